@@ -1,0 +1,192 @@
+import { inject, injectable, multiInject } from 'inversify';
+import type { InterlockEvent, NodeType, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-types';
+import { TYPES } from '../di/tokens.js';
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
+import { renderTemplate } from '../expressions/expressions.js';
+import type { Clock } from '../engine/clock.js';
+import { edgeTarget, findNode } from '../engine/graph.js';
+import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
+import { SHUTDOWN } from '../engine/shutdown.js';
+import { VariableScopes } from '../engine/variable-scopes.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Frame, ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+
+/**
+ * Runs the node under a thread's cursor, moves the cursor, and checkpoints after every
+ * node, until the thread ends or waits for a person. Each node type is run by its own
+ * multi-injected executor (F2, F36).
+ */
+@injectable()
+export class NodeExecutionCoordinator {
+  private readonly executors: ReadonlyMap<NodeType, INodeExecutor>;
+
+  constructor(
+    @multiInject(TYPES.NodeExecutor) executors: INodeExecutor[],
+    @inject(TYPES.WorkflowRegistry) private readonly workflows: WorkflowRegistry,
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.EventBus) private readonly bus: EventBus,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {
+    this.executors = new Map(executors.map((executor) => [executor.type, executor]));
+  }
+
+  /** Publishes an event of this thread. */
+  emit(thread: ThreadRecord, event: EmittedEvent): void {
+    this.bus.publish({
+      ...event,
+      threadId: thread.threadId,
+      workflowId: thread.workflowId,
+      timestamp: new Date(this.clock.now()).toISOString(),
+    } as InterlockEvent);
+  }
+
+  /** Runs the thread (mutating the working copy given) until it ends or waits. */
+  async run(thread: ThreadRecord, signal: AbortSignal): Promise<ThreadRecord> {
+    const root = this.workflows.get(thread.workflowId);
+    for (;;) {
+      if (signal.aborted && thread.pendingInteractionId === null) {
+        if (signal.reason === SHUTDOWN) return thread;
+        return this.finish(thread, 'cancelled');
+      }
+      const frame = thread.frames.at(-1)!;
+      const workflow = this.workflows.get(frame.workflowId);
+      const node = findNode(workflow, frame.cursor!);
+      const resuming = thread.pendingInteractionId !== null;
+      try {
+        if (!resuming) {
+          if (thread.steps >= root.config.maxSteps) {
+            throw new InterlockError(
+              'MAX_STEPS_EXCEEDED',
+              `thread ran ${thread.steps} nodes, the limit of workflow "${root.id}" (config.maxSteps): check for a cycle that never exits, or raise maxSteps`,
+            );
+          }
+          thread.steps += 1;
+          this.emit(thread, { type: 'NODE_STARTED', nodeId: node.id, nodeType: node.type });
+        }
+        const outcome = await this.executeNode(thread, frame, workflow, node, signal);
+        const done = await this.advance(thread, frame, workflow, node, outcome);
+        if (done) return thread;
+      } catch (error) {
+        const failure = toInterlockError(error);
+        const threadError = { code: failure.code, message: failure.message, nodeId: node.id };
+        this.emit(thread, { type: 'NODE_FAILED', nodeId: node.id, nodeType: node.type, error: threadError });
+        thread.error = threadError;
+        return this.finish(thread, 'failed');
+      }
+    }
+  }
+
+  private async executeNode(
+    thread: ThreadRecord,
+    frame: Frame,
+    workflow: WorkflowDefinition,
+    node: WorkflowNode,
+    signal: AbortSignal,
+  ): Promise<NodeOutcome> {
+    const executor = this.executors.get(node.type);
+    if (!executor) {
+      throw new InterlockError('NODE_NOT_SUPPORTED', `no executor is registered for ${node.type} nodes (node "${node.id}")`);
+    }
+    const scopes = new VariableScopes(thread, frame, workflow, await this.store.getGlobalVariables(workflow.id));
+    const context: NodeExecutionContext = {
+      thread,
+      frame,
+      workflow,
+      scopes,
+      signal,
+      emit: (event) => this.emit(thread, event),
+      checkpoint: () => this.checkpoint(thread),
+    };
+    const outcome = await (executor as INodeExecutor<typeof node.type>).execute(node as never, context);
+    if (Object.keys(scopes.globalWrites).length > 0) await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
+    return outcome;
+  }
+
+  /** Applies a node's outcome; returns true when the run stops here. */
+  private async advance(
+    thread: ThreadRecord,
+    frame: Frame,
+    workflow: WorkflowDefinition,
+    node: WorkflowNode,
+    outcome: NodeOutcome,
+  ): Promise<boolean> {
+    switch (outcome.kind) {
+      case 'suspend':
+        thread.status = 'waiting';
+        await this.checkpoint(thread);
+        this.emit(thread, { type: 'THREAD_SUSPENDED', interactionIds: outcome.interactionIds });
+        return true;
+      case 'cancelled':
+        await this.finish(thread, 'cancelled', outcome.reason);
+        return true;
+      case 'enter':
+        await this.checkpoint(thread);
+        return false;
+      case 'next': {
+        const next = outcome.next ?? edgeTarget(workflow, node.id);
+        frame.cursor = next;
+        this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next });
+        await this.checkpoint(thread);
+        return false;
+      }
+      case 'end':
+        this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next: null });
+        frame.cursor = null;
+        if (thread.frames.length > 1) {
+          await this.returnFromSubgraph(thread, workflow);
+          return false;
+        }
+        thread.output = outcome.output;
+        await this.finish(thread, 'completed');
+        return true;
+    }
+  }
+
+  /** Pops a finished child frame, maps its outputs into the parent, and moves the parent on. */
+  private async returnFromSubgraph(thread: ThreadRecord, childWorkflow: WorkflowDefinition): Promise<void> {
+    const child = thread.frames.pop()!;
+    const parent = thread.frames.at(-1)!;
+    const parentWorkflow = this.workflows.get(parent.workflowId);
+    const subgraphNode = findNode(parentWorkflow, child.parentNodeId!);
+    if (subgraphNode.type !== 'SUBGRAPH') throw new InterlockError('INTERNAL', `node "${subgraphNode.id}" is not a SUBGRAPH`);
+    const childVariables = new VariableScopes(
+      thread,
+      child,
+      childWorkflow,
+      await this.store.getGlobalVariables(childWorkflow.id),
+    ).all();
+    const parentScopes = new VariableScopes(thread, parent, parentWorkflow, await this.store.getGlobalVariables(parentWorkflow.id));
+    for (const [name, template] of Object.entries(subgraphNode.config.output)) {
+      parentScopes.set(name, renderTemplate(template, childVariables));
+    }
+    if (Object.keys(parentScopes.globalWrites).length > 0) {
+      await this.store.setGlobalVariables(parentWorkflow.id, parentScopes.globalWrites);
+    }
+    const next = edgeTarget(parentWorkflow, subgraphNode.id);
+    parent.cursor = next;
+    this.emit(thread, { type: 'NODE_COMPLETED', nodeId: subgraphNode.id, nodeType: subgraphNode.type, next });
+    await this.checkpoint(thread);
+  }
+
+  private async finish(thread: ThreadRecord, status: 'completed' | 'failed' | 'cancelled', reason?: string): Promise<ThreadRecord> {
+    thread.status = status;
+    thread.pendingInteractionId = null;
+    await this.checkpoint(thread);
+    if (status === 'completed') {
+      this.emit(thread, { type: 'THREAD_COMPLETED', output: thread.output ?? null, variables: thread.variables });
+    } else if (status === 'failed') {
+      this.emit(thread, { type: 'THREAD_FAILED', error: thread.error ?? { code: 'INTERNAL', message: 'unknown failure' } });
+    } else {
+      this.emit(thread, { type: 'THREAD_CANCELLED', ...(reason === undefined ? {} : { reason }) });
+    }
+    return thread;
+  }
+
+  /** Saves the working copy; the store bumps its version (a stale writer gets STORE_CONFLICT). */
+  async checkpoint(thread: ThreadRecord): Promise<void> {
+    const saved = await this.store.saveThread(thread);
+    thread.version = saved.version;
+    thread.updatedAt = saved.updatedAt;
+  }
+}

@@ -1,0 +1,41 @@
+import type { DistributiveOmit } from './types.js';
+import type { InterlockEvent, NodeOfType, NodeType, WorkflowDefinition } from '@interlock/sdk-types';
+import type { Frame, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { VariableScopes } from './variable-scopes.js';
+
+/** An event as an executor emits it; the engine adds thread, workflow and time. */
+export type EmittedEvent = DistributiveOmit<InterlockEvent, 'threadId' | 'workflowId' | 'timestamp'>;
+
+/** What a node executor works with. The thread record is the run's working copy. */
+export interface NodeExecutionContext {
+  readonly thread: ThreadRecord;
+  readonly frame: Frame;
+  readonly workflow: WorkflowDefinition;
+  readonly scopes: VariableScopes;
+  /** Aborted when the thread is cancelled. */
+  readonly signal: AbortSignal;
+  emit(event: EmittedEvent): void;
+  /** Saves the working copy to the store now (the engine also saves after every node). */
+  checkpoint(): Promise<void>;
+}
+
+/** What running one node led to. */
+export type NodeOutcome =
+  /** Go on; `next` overrides the node's outgoing edge. */
+  | { kind: 'next'; next?: string }
+  /** Wait durably for a person; the thread is saved as `waiting`. */
+  | { kind: 'suspend'; interactionIds: string[] }
+  /** This frame's workflow has ended. */
+  | { kind: 'end'; output: unknown }
+  /** A child frame was pushed (SUBGRAPH); run it. */
+  | { kind: 'enter' }
+  | { kind: 'cancelled'; reason: string };
+
+/**
+ * Runs one node type. Adding a node type is one class implementing this and one
+ * multi-injected binding to `TYPES.NodeExecutor`. Failures are thrown as InterlockError.
+ */
+export interface INodeExecutor<T extends NodeType = NodeType> {
+  readonly type: T;
+  execute(node: NodeOfType<T>, context: NodeExecutionContext): Promise<NodeOutcome>;
+}

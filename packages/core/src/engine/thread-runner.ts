@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'inversify';
+import { ReplaySubject, type Subscription } from 'rxjs';
+import type { InterlockEvent, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
+import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
+import { TYPES } from '../di/tokens.js';
+import { InterlockError } from '../errors/interlock-error.js';
+import type { EventBus } from '../events/event-bus.js';
+import { forThread } from '../events/event-operators.js';
+import { interpretInput } from '../interaction/interpret-input.js';
+import type { InteractionResponses } from '../interaction/interaction-responses.js';
+import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+import { timerUntil, type Clock } from './clock.js';
+import { startNodeId } from './graph.js';
+import { SHUTDOWN } from './shutdown.js';
+import type { ThreadHandle } from './thread-handle.js';
+import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
+import { defaultsOf } from './variable-scopes.js';
+
+export interface StartOptions {
+  /** Initial values of declared thread or subgraph variables. */
+  input?: Record<string, unknown>;
+  /** Which handler answers this thread's interactions; `none` means nobody can. Default `default`. */
+  channel?: string;
+  threadId?: string;
+}
+
+/** What `respond` did with an answer. */
+export type RespondResult =
+  | { status: 'accepted'; threadId: string; thread: ThreadHandle }
+  | { status: 'already_answered'; threadId: string }
+  | { status: 'expired'; threadId: string };
+
+interface ActiveRun {
+  handle: ThreadHandle;
+  controller: AbortController;
+  finished: Promise<ThreadOutcome>;
+}
+
+/** Starts, resumes, answers and cancels threads; tracks the runs of this process. */
+@injectable()
+export class ThreadRunner {
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly deadlines = new Map<string, Subscription>();
+  private closed = false;
+
+  constructor(
+    @inject(TYPES.NodeExecutionCoordinator) private readonly coordinator: NodeExecutionCoordinator,
+    @inject(TYPES.WorkflowRegistry) private readonly workflows: WorkflowRegistry,
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.EventBus) private readonly bus: EventBus,
+    @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
+    this.assertOpen();
+    const registered = this.workflows.get(workflow.id);
+    const input = options.input ?? {};
+    const declared = new Map(registered.variables.map((declaration) => [declaration.name, declaration]));
+    const variables = defaultsOf(registered, 'thread');
+    const frameVariables = defaultsOf(registered, 'subgraph');
+    for (const [name, value] of Object.entries(input)) {
+      const declaration = declared.get(name);
+      if (declaration?.scope === 'thread') variables[name] = value;
+      else if (declaration?.scope === 'subgraph') frameVariables[name] = value;
+      else {
+        throw new InterlockError(
+          'VARIABLE_UNDECLARED',
+          `input "${name}" is not a declared thread or subgraph variable of workflow "${registered.id}"`,
+        );
+      }
+    }
+    await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
+    const now = new Date(this.clock.now()).toISOString();
+    const channel = options.channel ?? 'default';
+    const thread = await this.store.createThread({
+      threadId: options.threadId ?? randomUUID(),
+      workflowId: registered.id,
+      workflowVersion: registered.version,
+      status: 'running',
+      channel,
+      input,
+      frames: [
+        {
+          workflowId: registered.id,
+          workflowVersion: registered.version,
+          cursor: startNodeId(registered),
+          variables: frameVariables,
+          loops: [],
+        },
+      ],
+      variables,
+      conversation: [],
+      pendingInteractionId: null,
+      steps: 0,
+      version: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return this.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
+  }
+
+  /** Continues a thread from the store: after a restart, or in another process. */
+  async resume(threadId: string): Promise<ThreadHandle> {
+    this.assertOpen();
+    const running = this.active.get(threadId);
+    if (running) return running.handle;
+    const thread = await this.loadThread(threadId);
+    if (thread.status !== 'waiting' && thread.status !== 'running') {
+      throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
+    }
+    for (const frame of thread.frames) {
+      const workflow = this.workflows.get(frame.workflowId);
+      if (workflow.version !== frame.workflowVersion) {
+        throw new InterlockError(
+          'WORKFLOW_VERSION_MISMATCH',
+          `thread ${threadId} was checkpointed with workflow "${workflow.id}" version ${frame.workflowVersion}, but version ${workflow.version} is loaded: load the matching version to resume it`,
+        );
+      }
+    }
+    this.disarm(thread.pendingInteractionId);
+    const interactionId = thread.pendingInteractionId ?? undefined;
+    return this.launch(thread, () =>
+      this.coordinator.emit(thread, { type: 'THREAD_RESUMED', ...(interactionId === undefined ? {} : { interactionId }) }),
+    );
+  }
+
+  /**
+   * Answers a pending interaction. The first valid answer wins; a later one gets
+   * `already_answered`, one after the deadline gets `expired`, and neither changes anything.
+   * An answer the input kind cannot accept throws INTERACTION_INVALID_RESPONSE and the
+   * interaction stays pending.
+   */
+  async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
+    this.assertOpen();
+    const interaction = await this.store.getInteraction(interactionId);
+    if (!interaction) {
+      throw new InterlockError('INTERACTION_NOT_FOUND', `no interaction ${interactionId}: list what waits with interlock.pending()`);
+    }
+    const { threadId } = interaction;
+    if (interaction.status !== 'pending') return { status: 'already_answered', threadId };
+    if (interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now()) {
+      await this.expire(interaction);
+      return { status: 'expired', threadId };
+    }
+    const value = interpretInput(interaction.request.input, input);
+    const recorded = await this.store.recordResponse(interactionId, {
+      input: value,
+      ...(options.responder === undefined ? {} : { responder: options.responder }),
+      respondedAt: new Date(this.clock.now()).toISOString(),
+    });
+    if (recorded.status !== 'recorded') return { status: 'already_answered', threadId };
+    this.disarm(interactionId);
+    const running = this.active.get(threadId);
+    if (running) {
+      this.responses.notify(interactionId);
+      return { status: 'accepted', threadId, thread: running.handle };
+    }
+    return { status: 'accepted', threadId, thread: await this.resume(threadId) };
+  }
+
+  /** Cancels a thread, running here or waiting in the store. */
+  async cancel(threadId: string, reason = 'cancelled by the user'): Promise<void> {
+    const running = this.active.get(threadId);
+    if (running) {
+      running.controller.abort(reason);
+      await running.finished;
+      return;
+    }
+    const thread = await this.loadThread(threadId);
+    if (thread.status !== 'waiting' && thread.status !== 'running') return;
+    if (thread.pendingInteractionId !== null) {
+      this.disarm(thread.pendingInteractionId);
+      await this.store.failInteraction(thread.pendingInteractionId, 'cancelled', reason);
+    }
+    const controller = new AbortController();
+    controller.abort(reason);
+    await this.launch(thread, () => undefined, controller).done();
+  }
+
+  /** Every interaction waiting for an answer, oldest first. */
+  async pending(): Promise<UserInteractionRequest[]> {
+    const interactions = await this.store.listInteractions({ status: 'pending' });
+    return interactions
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+      .map((interaction) => interaction.request);
+  }
+
+  /** Stops every run of this process without cancelling threads: they stay resumable. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const subscription of this.deadlines.values()) subscription.unsubscribe();
+    this.deadlines.clear();
+    const runs = [...this.active.values()];
+    for (const run of runs) run.controller.abort(SHUTDOWN);
+    await Promise.allSettled(runs.map((run) => run.finished));
+  }
+
+  get activeRuns(): number {
+    return this.active.size;
+  }
+
+  get armedDeadlines(): number {
+    return this.deadlines.size;
+  }
+
+  private launch(thread: ThreadRecord, announce: () => void, controller = new AbortController()): ThreadHandle {
+    const { threadId } = thread;
+    const events = new ReplaySubject<InterlockEvent>();
+    const subscription = this.bus.events$.pipe(forThread(threadId)).subscribe(events);
+    const finished = Promise.resolve()
+      .then(() => {
+        announce();
+        thread.status = thread.pendingInteractionId === null ? 'running' : thread.status;
+        return this.coordinator.run(thread, controller.signal);
+      })
+      .then((final) => outcomeOf(final))
+      .finally(() => {
+        subscription.unsubscribe();
+        events.complete();
+        this.active.delete(threadId);
+      });
+    const handle: ThreadHandle = {
+      threadId,
+      events$: events.asObservable(),
+      done: () => finished,
+      cancel: (reason) => this.cancel(threadId, reason),
+    };
+    this.active.set(threadId, { handle, controller, finished });
+    void finished.then((outcome) => this.afterRun(outcome)).catch(() => undefined);
+    return handle;
+  }
+
+  /** A thread that now waits durably: arm its deadline, and catch an answer that raced the suspension. */
+  private async afterRun(outcome: ThreadOutcome): Promise<void> {
+    if (outcome.status !== 'waiting' || this.closed) return;
+    for (const interactionId of outcome.pendingInteractionIds) {
+      const interaction = await this.store.getInteraction(interactionId);
+      if (!interaction) continue;
+      if (interaction.status !== 'pending') {
+        await this.resume(outcome.threadId);
+        return;
+      }
+      this.arm(interaction);
+    }
+  }
+
+  private arm(interaction: InteractionRecord): void {
+    if (interaction.deadline === null || this.deadlines.has(interaction.interactionId)) return;
+    const subscription = timerUntil(Date.parse(interaction.deadline), this.clock).subscribe(() => {
+      this.deadlines.delete(interaction.interactionId);
+      void this.expire(interaction).catch(() => undefined);
+    });
+    this.deadlines.set(interaction.interactionId, subscription);
+  }
+
+  private disarm(interactionId: string | null): void {
+    if (interactionId === null) return;
+    this.deadlines.get(interactionId)?.unsubscribe();
+    this.deadlines.delete(interactionId);
+  }
+
+  /** Times out a durable wait: the thread resumes and fails the interaction with reason `timeout`. */
+  private async expire(interaction: InteractionRecord): Promise<void> {
+    this.disarm(interaction.interactionId);
+    const failed = await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
+    if (failed && !this.active.has(interaction.threadId) && !this.closed) await this.resume(interaction.threadId);
+  }
+
+  private async loadThread(threadId: string): Promise<ThreadRecord> {
+    const thread = await this.store.getThread(threadId);
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    return thread;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new InterlockError('INVALID_OPTIONS', 'this Interlock instance is closed: create a new one');
+  }
+}

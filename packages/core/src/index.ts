@@ -1,0 +1,29 @@
+/**
+ * @packageDocumentation
+ * Interlock's engine. Start with {@link createInterlock}.
+ */
+export { createInterlock, Interlock, type InterlockOptions, type StoreOptions } from './interlock.js';
+export type { ThreadHandle } from './engine/thread-handle.js';
+export type { ThreadOutcome } from './engine/thread-outcome.js';
+export type { RespondResult, StartOptions } from './engine/thread-runner.js';
+export { InterlockError, toInterlockError } from './errors/interlock-error.js';
+export { ofType, forThread, forInteraction } from './events/event-operators.js';
+export { TYPES } from './di/tokens.js';
+export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
+export type { Clock } from './engine/clock.js';
+export type { ModelProvider, ModelRequest, ModelResponse } from './llm/model-provider.js';
+export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
+export type {
+  ICheckpointStore,
+  ThreadRecord,
+  ThreadStatus,
+  InteractionRecord,
+  InteractionResponseRecord,
+  RecordResponseResult,
+  Frame,
+  LoopState,
+} from './persistence/checkpoint-store.js';
+export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
+export { interpretInput } from './interaction/interpret-input.js';
+export { renderTemplate, evaluateExpression } from './expressions/expressions.js';
+export type { WorkflowIssue } from './workflow/workflow-issues.js';

@@ -1,0 +1,109 @@
+import type {
+  InteractionFailureReason,
+  InteractionStatus,
+  Message,
+  ThreadError,
+  UserInteractionRequest,
+} from '@interlock/sdk-types';
+
+export type ThreadStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+/** One iteration state of a LOOP node. */
+export interface LoopState {
+  nodeId: string;
+  items: unknown[];
+  index: number;
+  /** Loop-scope variables of the current iteration. */
+  variables: Record<string, unknown>;
+}
+
+/** One workflow being run: the root, or a SUBGRAPH's child. */
+export interface Frame {
+  workflowId: string;
+  workflowVersion: string;
+  /** The node to run next; null once the frame has ended. */
+  cursor: string | null;
+  /** Subgraph-scope variables. */
+  variables: Record<string, unknown>;
+  loops: LoopState[];
+  /** The SUBGRAPH node in the parent frame that started this one. */
+  parentNodeId?: string;
+}
+
+/** A thread as stored: plain data, enough to resume it in any process. */
+export interface ThreadRecord {
+  threadId: string;
+  workflowId: string;
+  workflowVersion: string;
+  status: ThreadStatus;
+  channel: string;
+  input: Record<string, unknown>;
+  frames: Frame[];
+  variables: Record<string, unknown>;
+  conversation: Message[];
+  pendingInteractionId: string | null;
+  steps: number;
+  output?: unknown;
+  error?: ThreadError;
+  /** Optimistic concurrency: incremented by every save. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface InteractionResponseRecord {
+  input: unknown;
+  responder?: string;
+  respondedAt: string;
+}
+
+export interface InteractionRecord {
+  interactionId: string;
+  threadId: string;
+  nodeId: string;
+  request: UserInteractionRequest;
+  status: InteractionStatus;
+  /** Absolute deadline (ISO 8601) or null. */
+  deadline: string | null;
+  response?: InteractionResponseRecord;
+  failureReason?: InteractionFailureReason;
+  failureMessage?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The result of trying to store an answer: the first valid answer wins. */
+export type RecordResponseResult =
+  | { status: 'recorded'; interaction: InteractionRecord }
+  | { status: 'not_pending'; interaction: InteractionRecord }
+  | { status: 'not_found' };
+
+/**
+ * The persistence port (F21, F40). The engine checkpoints a thread before every wait and
+ * after every node; an implementation must make `recordResponse` and `failInteraction`
+ * atomic (first writer wins) and `saveThread` reject a stale `expectedVersion`.
+ */
+export interface ICheckpointStore {
+  /** Inserts a new thread (version 1). */
+  createThread(thread: ThreadRecord): Promise<ThreadRecord>;
+  /** Saves a thread if its stored version is still `thread.version`; returns it with version + 1. Throws STORE_CONFLICT. */
+  saveThread(thread: ThreadRecord): Promise<ThreadRecord>;
+  getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
+
+  createInteraction(interaction: InteractionRecord): Promise<void>;
+  getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
+  listInteractions(filter?: { status?: InteractionStatus; threadId?: string }): Promise<InteractionRecord[]>;
+  /** Stores the answer if the interaction is still pending. */
+  recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult>;
+  /** Marks a pending interaction failed; returns false if it was no longer pending. */
+  failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
+  /** Marks a responded interaction processed. */
+  markProcessed(interactionId: string): Promise<void>;
+
+  getGlobalVariables(workflowId: string): Promise<Record<string, unknown>>;
+  /** Sets global variables, creating only the ones absent when `onlyIfAbsent`. */
+  setGlobalVariables(workflowId: string, values: Record<string, unknown>, options?: { onlyIfAbsent?: boolean }): Promise<void>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,116 @@
+import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
+import { InterlockError } from '../../errors/interlock-error.js';
+import type {
+  ICheckpointStore,
+  InteractionRecord,
+  InteractionResponseRecord,
+  RecordResponseResult,
+  ThreadRecord,
+  ThreadStatus,
+} from '../checkpoint-store.js';
+
+/**
+ * A store that lives in this process only: for tests and one-shot runs. Records are
+ * deep-copied in and out so callers can never change stored state by accident.
+ */
+export class InMemoryCheckpointStore implements ICheckpointStore {
+  private readonly threads = new Map<string, ThreadRecord>();
+  private readonly interactions = new Map<string, InteractionRecord>();
+  private readonly globals = new Map<string, Record<string, unknown>>();
+
+  async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
+    if (this.threads.has(thread.threadId)) {
+      throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`);
+    }
+    const created = { ...thread, version: 1 };
+    this.threads.set(thread.threadId, structuredClone(created));
+    return created;
+  }
+
+  async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+    const stored = this.threads.get(thread.threadId);
+    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
+    if (stored.version !== thread.version) {
+      throw new InterlockError(
+        'STORE_CONFLICT',
+        `thread ${thread.threadId} was changed by someone else (stored version ${stored.version}, yours ${thread.version}): reload it and retry`,
+      );
+    }
+    const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
+    this.threads.set(thread.threadId, structuredClone(saved));
+    return saved;
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
+    const thread = this.threads.get(threadId);
+    return thread && structuredClone(thread);
+  }
+
+  async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
+    return [...this.threads.values()]
+      .filter((thread) => filter.status === undefined || thread.status === filter.status)
+      .map((thread) => structuredClone(thread));
+  }
+
+  async createInteraction(interaction: InteractionRecord): Promise<void> {
+    this.interactions.set(interaction.interactionId, structuredClone(interaction));
+  }
+
+  async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
+    const interaction = this.interactions.get(interactionId);
+    return interaction && structuredClone(interaction);
+  }
+
+  async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
+    return [...this.interactions.values()]
+      .filter((interaction) => filter.status === undefined || interaction.status === filter.status)
+      .filter((interaction) => filter.threadId === undefined || interaction.threadId === filter.threadId)
+      .map((interaction) => structuredClone(interaction));
+  }
+
+  async recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult> {
+    const interaction = this.interactions.get(interactionId);
+    if (!interaction) return { status: 'not_found' };
+    if (interaction.status !== 'pending') return { status: 'not_pending', interaction: structuredClone(interaction) };
+    interaction.status = 'responded';
+    interaction.response = structuredClone(response);
+    interaction.updatedAt = response.respondedAt;
+    return { status: 'recorded', interaction: structuredClone(interaction) };
+  }
+
+  async failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
+    const interaction = this.interactions.get(interactionId);
+    if (!interaction || interaction.status !== 'pending') return false;
+    interaction.status = 'failed';
+    interaction.failureReason = reason;
+    interaction.failureMessage = message;
+    interaction.updatedAt = new Date().toISOString();
+    return true;
+  }
+
+  async markProcessed(interactionId: string): Promise<void> {
+    const interaction = this.interactions.get(interactionId);
+    if (interaction?.status === 'responded') {
+      interaction.status = 'processed';
+      interaction.updatedAt = new Date().toISOString();
+    }
+  }
+
+  async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
+    return structuredClone(this.globals.get(workflowId) ?? {});
+  }
+
+  async setGlobalVariables(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options: { onlyIfAbsent?: boolean } = {},
+  ): Promise<void> {
+    const current = this.globals.get(workflowId) ?? {};
+    for (const [name, value] of Object.entries(values)) {
+      if (!options.onlyIfAbsent || !(name in current)) current[name] = structuredClone(value);
+    }
+    this.globals.set(workflowId, current);
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, resolve } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { WorkflowDefinition, type WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { InterlockError } from '../errors/interlock-error.js';
+import { issuesFromZod, workflowInvalid } from './workflow-issues.js';
+import { validateWorkflow } from './workflow-validator.js';
+
+const FILE_REFERENCE = /\.(toml|json)$/i;
+
+/**
+ * The workflows this process knows, by id. Loading a file validates it completely (schema,
+ * graph, variables, expressions) and loads the files its SUBGRAPH nodes name.
+ */
+export class WorkflowRegistry {
+  private readonly workflows = new Map<string, WorkflowDefinition>();
+
+  /** The workflow with this id, or a WORKFLOW_NOT_FOUND error that says how to load it. */
+  get(id: string): WorkflowDefinition {
+    const workflow = this.workflows.get(id);
+    if (!workflow) {
+      throw new InterlockError(
+        'WORKFLOW_NOT_FOUND',
+        `workflow "${id}" is not loaded in this process: call interlock.loadWorkflow(path) or registerWorkflow(definition) first`,
+        { details: { workflowId: id } },
+      );
+    }
+    return workflow;
+  }
+
+  find(id: string): WorkflowDefinition | undefined {
+    return this.workflows.get(id);
+  }
+
+  /** Validates a definition given as data and registers it. */
+  register(input: WorkflowDefinitionInput | unknown, source = 'workflow'): WorkflowDefinition {
+    return this.accept(input, source, (reference) => this.workflows.get(reference));
+  }
+
+  /** Reads, validates and registers a TOML or JSON workflow file and the files it refers to. */
+  async load(path: string): Promise<WorkflowDefinition> {
+    return this.loadFile(resolve(path), []);
+  }
+
+  private async loadFile(path: string, loading: string[]): Promise<WorkflowDefinition> {
+    if (loading.includes(path)) {
+      throw workflowInvalid(path, [{ path: '(root)', message: `SUBGRAPH cycle: ${[...loading, path].join(' -> ')}` }]);
+    }
+    const raw = await readWorkflowFile(path);
+    const children = new Map<string, WorkflowDefinition>();
+    for (const reference of subgraphFileReferences(raw)) {
+      if (!children.has(reference)) {
+        children.set(reference, await this.loadFile(resolve(dirname(path), reference), [...loading, path]));
+      }
+    }
+    return this.accept(raw, path, (reference) => children.get(reference) ?? this.workflows.get(reference));
+  }
+
+  private accept(
+    input: unknown,
+    source: string,
+    lookup: (reference: string) => WorkflowDefinition | undefined,
+  ): WorkflowDefinition {
+    const parsed = WorkflowDefinition.safeParse(input);
+    if (!parsed.success) throw workflowInvalid(source, issuesFromZod(parsed.error));
+    const issues = validateWorkflow(parsed.data, lookup);
+    if (issues.length > 0) throw workflowInvalid(source, issues);
+    const workflow = resolveSubgraphReferences(parsed.data, lookup);
+    this.workflows.set(workflow.id, workflow);
+    return workflow;
+  }
+}
+
+async function readWorkflowFile(path: string): Promise<unknown> {
+  const extension = extname(path).toLowerCase();
+  if (extension !== '.toml' && extension !== '.json') {
+    throw new InterlockError('WORKFLOW_INVALID', `${path}: a workflow file must end in .toml or .json`);
+  }
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InterlockError('WORKFLOW_NOT_FOUND', `cannot read workflow file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  try {
+    return extension === '.toml' ? parseToml(text) : JSON.parse(text);
+  } catch (error) {
+    const kind = extension === '.toml' ? 'TOML' : 'JSON';
+    throw workflowInvalid(path, [{ path: '(file)', message: `not valid ${kind}: ${(error as Error).message}` }]);
+  }
+}
+
+function subgraphFileReferences(raw: unknown): string[] {
+  const nodes = (raw as { nodes?: unknown } | null)?.nodes;
+  if (!Array.isArray(nodes)) return [];
+  return nodes.flatMap((node: unknown) => {
+    const candidate = node as { type?: unknown; config?: { workflow?: unknown } } | null;
+    const reference = candidate?.config?.workflow;
+    return candidate?.type === 'SUBGRAPH' && typeof reference === 'string' && FILE_REFERENCE.test(reference)
+      ? [reference]
+      : [];
+  });
+}
+
+/** Rewrites SUBGRAPH references (file paths) to the ids of the workflows they loaded. */
+function resolveSubgraphReferences(
+  workflow: WorkflowDefinition,
+  lookup: (reference: string) => WorkflowDefinition | undefined,
+): WorkflowDefinition {
+  return {
+    ...workflow,
+    nodes: workflow.nodes.map((node) =>
+      node.type === 'SUBGRAPH'
+        ? { ...node, config: { ...node.config, workflow: lookup(node.config.workflow)?.id ?? node.config.workflow } }
+        : node,
+    ),
+  };
+}
