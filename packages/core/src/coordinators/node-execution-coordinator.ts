@@ -47,7 +47,7 @@ export class NodeExecutionCoordinator {
     for (;;) {
       if (signal.aborted && thread.pendingInteractionId === null) {
         if (signal.reason === SHUTDOWN) return thread;
-        return this.finish(thread, 'cancelled');
+        return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
       }
       const frame = thread.frames.at(-1)!;
       const workflow = this.workflows.get(frame.workflowId);

@@ -216,7 +216,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
   /** Closing the process is not cancelling the thread: a shutdown leaves the wait in the store. */
   private async onAbort(interactionId: string, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
     if (signal.reason === SHUTDOWN) return 'suspend';
-    return this.settle(interactionId, 'cancelled', 'the thread was cancelled');
+    return this.settle(interactionId, 'cancelled', typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled');
   }
 
   private async settle(interactionId: string, reason: InteractionFailureReason, message: string): Promise<InteractionRecord> {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateCondition, evaluateExpression, renderTemplate } from './expressions.js';
+
+describe('expressions (CEL) and templates', () => {
+  it('keeps the type of a template that is exactly one expression', () => {
+    expect(renderTemplate("{{ input == 'yes' }}", { input: 'yes' })).toBe(true);
+    expect(renderTemplate('{{ count + 1 }}', { count: 2 })).toBe(3);
+    expect(renderTemplate('{{ items }}', { items: [1, 'a'] })).toEqual([1, 'a']);
+  });
+
+  it('interpolates expressions inside text', () => {
+    expect(renderTemplate('Hi {{ name }}, you have {{ count }} items', { name: 'Ada', count: 2 })).toBe('Hi Ada, you have 2 items');
+    expect(renderTemplate('data: {{ data }}', { data: { a: 1 } })).toBe('data: {"a":1}');
+    expect(renderTemplate('no expressions here', {})).toBe('no expressions here');
+  });
+
+  it('treats a condition as true only when it is exactly true', () => {
+    expect(evaluateCondition('score > 5', { score: 6 })).toBe(true);
+    expect(evaluateCondition('{{ name }}', { name: 'x' })).toBe(false);
+  });
+
+  it('names the expression when evaluation fails', () => {
+    expect(() => evaluateExpression('missing + 1', {})).toThrow(/`missing \+ 1` failed/);
+    expect(() => evaluateExpression('1 +', {})).toThrow(expect.objectContaining({ code: 'EXPRESSION_INVALID' }));
+  });
+
+  it('returns JavaScript numbers, and accepts fractional numbers as doubles', () => {
+    expect(evaluateExpression('price * 2.0', { price: 1.5 })).toBe(3);
+    expect(typeof evaluateExpression('1 + 2', {})).toBe('number');
+  });
+});

@@ -1,0 +1,172 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { linearWorkflow } from '../__fixtures__/workflows.js';
+import { InterlockError } from '../errors/interlock-error.js';
+import { WorkflowRegistry } from './workflow-registry.js';
+
+async function fileWith(name: string, text: string): Promise<string> {
+  const directory = await mkdtemp(join(tmpdir(), 'interlock-workflow-'));
+  const path = join(directory, name);
+  await writeFile(path, text);
+  return path;
+}
+
+function issuesOf(action: () => unknown): { path: string; message: string }[] {
+  try {
+    action();
+  } catch (error) {
+    if (InterlockError.is(error) && error.code === 'WORKFLOW_INVALID') return error.details.issues as { path: string; message: string }[];
+    throw error;
+  }
+  throw new Error('expected the workflow to be refused');
+}
+
+const START_END = `
+[[nodes]]
+id = "start"
+type = "START"
+
+[[nodes]]
+id = "end"
+type = "END"
+`;
+
+describe('WorkflowRegistry (F1)', () => {
+  it('loads the example workflows', async () => {
+    const registry = new WorkflowRegistry();
+    await expect(registry.load('examples/workflows/plan-approval.toml')).resolves.toMatchObject({ id: 'plan-approval' });
+    await expect(registry.load('examples/workflows/ask-user.toml')).resolves.toMatchObject({ id: 'ask-user' });
+  });
+
+  it('refuses a bad file before anything runs, listing every error with its path', async () => {
+    const path = await fileWith(
+      'bad.toml',
+      `id = "bad"
+name = "Bad"
+[[variables]]
+name = "approved"
+${START_END}
+[[nodes]]
+id = "ask"
+type = "USER_INTERACTION"
+[nodes.config]
+operationType = "UPDATE_VARIABLES"
+prompt = "ok?"
+variables = [ { variableName = "approved", expression = "{{ input }}", scope = "galactic" } ]
+showMessage = "UI fields do not belong here"
+`,
+    );
+    const error = await new WorkflowRegistry().load(path).catch((caught: unknown) => caught);
+    expect(InterlockError.is(error) && error.code).toBe('WORKFLOW_INVALID');
+    const message = (error as Error).message;
+    expect(message).toContain('nodes[2].config.variables[0].scope');
+    expect(message).toMatch(/global.*thread.*subgraph.*loop/);
+    expect(message).toContain('showMessage');
+    expect(message).toContain(path);
+  });
+
+  it('reports graph errors: duplicate ids, unknown edge targets, unreachable nodes, ROUTE without default', () => {
+    const registry = new WorkflowRegistry();
+    const issues = issuesOf(() =>
+      registry.register({
+        id: 'graph',
+        name: 'Graph',
+        nodes: [
+          { id: 'start', type: 'START' },
+          { id: 'route', type: 'ROUTE', config: { branches: [{ condition: 'true', to: 'end' }] } },
+          { id: 'end', type: 'END' },
+        ],
+        edges: [{ from: 'start', to: 'route' }],
+      }),
+    );
+    expect(issues).toContainEqual({ path: 'nodes[1].config.default', message: expect.any(String) });
+
+    const more = issuesOf(() =>
+      registry.register({
+        id: 'graph',
+        name: 'Graph',
+        nodes: [
+          { id: 'start', type: 'START' },
+          { id: 'end', type: 'END' },
+          { id: 'end', type: 'END' },
+          { id: 'island', type: 'VARIABLE', config: { assignments: [{ variableName: 'x', expression: '1' }] } },
+        ],
+        variables: [{ name: 'x' }],
+        edges: [
+          { from: 'start', to: 'end' },
+          { from: 'start', to: 'nowhere' },
+          { from: 'island', to: 'end' },
+        ],
+      }),
+    );
+    expect(more).toEqual(
+      expect.arrayContaining([
+        { path: 'nodes[2].id', message: 'duplicate node id "end" (also nodes[1])' },
+        { path: 'edges[1].to', message: 'unknown node "nowhere"' },
+        { path: 'nodes[0]', message: 'START node "start" needs exactly one outgoing edge, found 2' },
+        { path: 'nodes[3]', message: 'node "island" is unreachable from START' },
+      ]),
+    );
+  });
+
+  it('reports undeclared variables in writes and in expressions, and scope mismatches', () => {
+    const issues = issuesOf(() =>
+      new WorkflowRegistry().register(
+        linearWorkflow(
+          [
+            { id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'ghost', expression: '{{ phantom + 1 }}' }] } },
+            { id: 'scoped', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'x', scope: 'global' }] } },
+            { id: 'route', type: 'ROUTE', config: { branches: [{ condition: 'missing == 1', to: 'end' }], default: 'end' } },
+          ],
+        ),
+      ),
+    );
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        { path: 'nodes[1].config.assignments[0].variableName', message: expect.stringContaining('"ghost" is not declared') },
+        { path: 'nodes[1].config.assignments[0].expression', message: expect.stringContaining('phantom') },
+        { path: 'nodes[2].config.assignments[0].variableName', message: 'variable "output" is declared with scope "thread", not "global"' },
+        { path: 'nodes[3].config.branches[0].condition', message: expect.stringContaining('missing') },
+      ]),
+    );
+  });
+
+  it('reports an expression that does not parse', () => {
+    const issues = issuesOf(() =>
+      new WorkflowRegistry().register(
+        linearWorkflow([{ id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: '{{ 1 + }}' }] } }]),
+      ),
+    );
+    expect(issues[0]?.path).toBe('nodes[1].config.assignments[0].expression');
+  });
+
+  it('refuses a file that is not valid TOML, and one with another extension', async () => {
+    const broken = await fileWith('broken.toml', 'id = "x\nname = ');
+    await expect(new WorkflowRegistry().load(broken)).rejects.toThrow(/not valid TOML/);
+    const yaml = await fileWith('flow.yaml', 'id: x');
+    await expect(new WorkflowRegistry().load(yaml)).rejects.toThrow(/must end in \.toml or \.json/);
+    await expect(new WorkflowRegistry().load('/no/such/file.toml')).rejects.toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
+  });
+
+  it('loads JSON with the same schema, and SUBGRAPH files relative to the parent', async () => {
+    const child = await fileWith('child.json', JSON.stringify(linearWorkflow([], { id: 'child-flow' })));
+    const parentPath = child.replace('child.json', 'parent.json');
+    await writeFile(
+      parentPath,
+      JSON.stringify(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: './child.json' } }], { id: 'parent-flow' })),
+    );
+    const registry = new WorkflowRegistry();
+    const parent = await registry.load(parentPath);
+    expect(parent.nodes.find((node) => node.id === 'sub')).toMatchObject({ config: { workflow: 'child-flow' } });
+    expect(registry.find('child-flow')).toBeDefined();
+  });
+
+  it('refuses a SUBGRAPH that names an unknown workflow', () => {
+    const issues = issuesOf(() =>
+      new WorkflowRegistry().register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'nope' } }])),
+    );
+    expect(issues).toEqual([{ path: 'nodes[1].config.workflow', message: expect.stringContaining('no workflow "nope"') }]);
+  });
+});
