@@ -49,9 +49,10 @@ export class NodeExecutionCoordinator {
         if (signal.reason === SHUTDOWN) return thread;
         return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
       }
-      const frame = thread.frames.at(-1)!;
+      const frame = currentFrame(thread);
       const workflow = this.workflows.get(frame.workflowId);
-      const node = findNode(workflow, frame.cursor!);
+      if (frame.cursor === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no node to run`);
+      const node = findNode(workflow, frame.cursor);
       const resuming = thread.pendingInteractionId !== null;
       try {
         if (!resuming) {
@@ -145,10 +146,11 @@ export class NodeExecutionCoordinator {
 
   /** Pops a finished child frame, maps its outputs into the parent, and moves the parent on. */
   private async returnFromSubgraph(thread: ThreadRecord, childWorkflow: WorkflowDefinition): Promise<void> {
-    const child = thread.frames.pop()!;
-    const parent = thread.frames.at(-1)!;
+    const child = currentFrame(thread);
+    thread.frames.pop();
+    const parent = currentFrame(thread);
     const parentWorkflow = this.workflows.get(parent.workflowId);
-    const subgraphNode = findNode(parentWorkflow, child.parentNodeId!);
+    const subgraphNode = findNode(parentWorkflow, child.parentNodeId ?? '');
     if (subgraphNode.type !== 'SUBGRAPH') throw new InterlockError('INTERNAL', `node "${subgraphNode.id}" is not a SUBGRAPH`);
     const childVariables = new VariableScopes(
       thread,
@@ -189,4 +191,10 @@ export class NodeExecutionCoordinator {
     thread.version = saved.version;
     thread.updatedAt = saved.updatedAt;
   }
+}
+
+function currentFrame(thread: ThreadRecord): Frame {
+  const frame = thread.frames.at(-1);
+  if (!frame) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no workflow frame`);
+  return frame;
 }

@@ -256,7 +256,8 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     context: NodeExecutionContext,
   ): Promise<NodeOutcome> {
     this.responses.forget(interaction.interactionId);
-    const response = interaction.response!;
+    const response = interaction.response;
+    if (!response) throw new InterlockError('INTERNAL', `interaction ${interaction.interactionId} is responded but has no response`);
     const base = { interactionId: interaction.interactionId, nodeId: node.id, operationType: node.config.operationType };
     context.thread.pendingInteractionId = null;
     context.thread.status = 'running';

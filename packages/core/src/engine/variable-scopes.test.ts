@@ -84,6 +84,23 @@ describe('variable scopes (F3)', () => {
     expect(thread?.frames[0]?.variables).toEqual({ note: 'parent note' });
   });
 
+  it("a SUBGRAPH child's global variables start at their defaults", async () => {
+    interlock = await createInterlock();
+    interlock.registerWorkflow(
+      linearWorkflow([assign('bump', 'counter', '{{ counter + 1 }}')], {
+        id: 'counter-child',
+        variables: [{ name: 'counter', scope: 'global', default: 5 }],
+      }),
+    );
+    const parent = interlock.registerWorkflow(
+      linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'counter-child', output: { output: '{{ counter }}' } } }], {
+        id: 'counter-parent',
+      }),
+    );
+    expect(await (await interlock.start(parent)).done()).toMatchObject({ status: 'completed', output: 6 });
+    expect(await (await interlock.start(parent)).done()).toMatchObject({ status: 'completed', output: 7 });
+  });
+
   it('a SUBGRAPH can wait for a person, and the answer lands in the child', async () => {
     interlock = await createInterlock({ handlers: { cli: scriptedHandler([{ input: 'from child' }]) } });
     interlock.registerWorkflow(

@@ -29,3 +29,9 @@ describe('expressions (CEL) and templates', () => {
     expect(typeof evaluateExpression('1 + 2', {})).toBe('number');
   });
 });
+
+describe('templates with several expressions', () => {
+  it('interpolates each of them instead of evaluating the whole as one', () => {
+    expect(renderTemplate('{{ a }} and {{ b }}', { a: 1, b: 'two' })).toBe('1 and two');
+  });
+});

@@ -44,8 +44,8 @@ export function evaluateExpression(expression: string, variables: Readonly<Recor
 
 /** Renders a template: text with `{{ expr }}` parts. A lone `{{ expr }}` keeps its type. */
 export function renderTemplate(template: string, variables: Readonly<Record<string, unknown>>): unknown {
-  const single = SINGLE_EXPRESSION.exec(template);
-  if (single && !single[1]!.includes('}}')) return evaluateExpression(single[1]!.trim(), variables);
+  const single = SINGLE_EXPRESSION.exec(template)?.[1];
+  if (single !== undefined && !single.includes('{{')) return evaluateExpression(single.trim(), variables);
   return template.replace(TEMPLATE_PART, (_match, expression: string) =>
     stringify(evaluateExpression(expression.trim(), variables)),
   );
@@ -58,7 +58,7 @@ export function evaluateCondition(condition: string, variables: Readonly<Record<
 
 /** The expressions a template contains, for static checks. */
 export function templateExpressions(template: string): string[] {
-  return [...template.matchAll(TEMPLATE_PART)].map((match) => match[1]!.trim());
+  return [...template.matchAll(TEMPLATE_PART)].map((match) => (match[1] ?? '').trim());
 }
 
 /** The expression of a condition, with any `{{ }}` wrapping removed. */

@@ -163,6 +163,15 @@ showMessage = "UI fields do not belong here"
     expect(registry.find('child-flow')).toBeDefined();
   });
 
+  it("checks a SUBGRAPH's output templates against the child's variables", () => {
+    const registry = new WorkflowRegistry();
+    registry.register(linearWorkflow([], { id: 'child' }));
+    const issues = issuesOf(() =>
+      registry.register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'child', output: { output: '{{ nothere }}' } } }])),
+    );
+    expect(issues).toEqual([{ path: 'nodes[1].config.output.output', message: expect.stringContaining('nothere') }]);
+  });
+
   it('refuses a SUBGRAPH that names an unknown workflow', () => {
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'nope' } }])),

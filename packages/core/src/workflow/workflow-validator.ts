@@ -62,7 +62,13 @@ export function validateWorkflow(workflow: WorkflowDefinition, lookup: Subworkfl
     const at = `nodes[${index}]`;
     const edgeCount = outgoing.get(node.id)?.length ?? 0;
     checkEdges(node, edgeCount, (message) => report(at, message));
-    checkNode(node, `${at}.config`, { checkTarget, checkTemplate, checkWrite, lookup, report });
+    const checkChildTemplate = (path: string, template: string, childNames: string[]) => {
+      for (const expression of templateExpressions(template)) {
+        const problem = checkExpression(expression, childNames);
+        if (problem) report(path, `${problem} in \`${expression}\``);
+      }
+    };
+    checkNode(node, `${at}.config`, { checkTarget, checkTemplate, checkWrite, checkChildTemplate, lookup, report });
   });
 
   reportUnreachable(workflow, indexById, report);
@@ -73,6 +79,8 @@ interface NodeChecks {
   checkTarget(path: string, target: string): void;
   checkTemplate(path: string, template: string, extra?: string[]): void;
   checkWrite(path: string, name: string, scope?: string): void;
+  /** Checks a template against another workflow's names only (a SUBGRAPH's outputs). */
+  checkChildTemplate(path: string, template: string, names: string[]): void;
   lookup: SubworkflowLookup;
   report(path: string, message: string): void;
 }
@@ -147,7 +155,11 @@ function checkNode(node: WorkflowNode, at: string, checks: NodeChecks): void {
         }
         checks.checkTemplate(`${at}.input.${name}`, template);
       }
-      for (const name of Object.keys(node.config.output)) checks.checkWrite(`${at}.output.${name}`, name);
+      const childReadable = [...child.variables.map((v) => v.name)];
+      for (const [name, template] of Object.entries(node.config.output)) {
+        checks.checkWrite(`${at}.output.${name}`, name);
+        checks.checkChildTemplate(`${at}.output.${name}`, template, childReadable);
+      }
       return;
     }
   }

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { NodeOfType } from '@interlock/sdk-types';
 import { TYPES } from '../../di/tokens.js';
 import { renderTemplate } from '../../expressions/expressions.js';
+import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 import type { WorkflowRegistry } from '../../workflow/workflow-registry.js';
 import { startNodeId } from '../graph.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
@@ -16,10 +17,14 @@ import { defaultsOf } from '../variable-scopes.js';
 export class SubgraphNodeExecutor implements INodeExecutor<'SUBGRAPH'> {
   readonly type = 'SUBGRAPH' as const;
 
-  constructor(@inject(TYPES.WorkflowRegistry) private readonly workflows: WorkflowRegistry) {}
+  constructor(
+    @inject(TYPES.WorkflowRegistry) private readonly workflows: WorkflowRegistry,
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+  ) {}
 
   async execute(node: NodeOfType<'SUBGRAPH'>, context: NodeExecutionContext): Promise<NodeOutcome> {
     const child = this.workflows.get(node.config.workflow);
+    await this.store.setGlobalVariables(child.id, defaultsOf(child, 'global'), { onlyIfAbsent: true });
     const parentVariables = context.scopes.all();
     const variables = defaultsOf(child, 'subgraph');
     const threadScoped = new Set(child.variables.filter((v) => v.scope === 'thread').map((v) => v.name));

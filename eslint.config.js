@@ -1,0 +1,134 @@
+// ESLint 9 flat config: eslint + typescript-eslint recommended (not type-checked, so it
+// stays fast), plus the rule of the layers (ARCHITECTURE.md) as no-restricted-imports:
+//   sdk-types  depends on nothing of ours, no Node APIs, no rxjs/inversify
+//   core       depends on @interlock/sdk-types only
+//   apps       depend on the public entry points of core and sdk-types only
+// Flat config does not merge a rule's options: the last matching block sets the whole
+// no-restricted-imports rule for a file, so each layer lists everything it forbids.
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** `node:*` and the bare names of Node's built-in modules (`fs`, `fs/promises`, …). */
+const NODE_BUILTIN = `^(?:node:|(?:${builtinModules
+  .filter((name) => !name.startsWith('_'))
+  .map(escapeRegex)
+  .join('|')})$)`;
+
+/** A relative path that climbs out of the current package into another one. */
+const relativeInto = (folders) => `^(?:\\.\\.?/)*\\.\\./(?:${folders.join('|')})/`;
+
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+const sdkTypesLayer = [
+  {
+    regex: '^@interlock/',
+    message: 'sdk-types depends on nothing of ours (layer rule, ARCHITECTURE.md).',
+  },
+  {
+    regex: '^(?:(?:rxjs|inversify|reflect-metadata)(?:/|$)|@inversifyjs/)',
+    message: 'sdk-types is zod schemas only: no rxjs, no inversify, no decorators.',
+  },
+  {
+    regex: relativeInto(['core', 'cli', 'web', 'packages', 'apps']),
+    message: 'sdk-types may not reach into another package by a relative path.',
+  },
+];
+
+export default defineConfig(
+  globalIgnores([
+    '**/dist/',
+    '**/node_modules/',
+    '**/coverage/',
+    '**/.turbo/',
+    '**/*.d.ts',
+    'packages/sdk-types/workflow.schema.json',
+  ]),
+
+  js.configs.recommended,
+  tseslint.configs.recommended,
+
+  {
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: 'module',
+      // Only plain .js/.mjs files need these (no-undef is off for TypeScript files).
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+    },
+  },
+
+  {
+    files: ['**/*.ts'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'error' },
+  },
+  {
+    // Tests and their helpers may assert what the test just arranged.
+    files: ['**/*.test.ts', '**/__fixtures__/**', 'apps/*/test/**'],
+    rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+
+  // ---- The layer rule ------------------------------------------------------------------
+
+  {
+    files: ['packages/sdk-types/**'],
+    rules: restrict(...sdkTypesLayer, {
+      regex: NODE_BUILTIN,
+      message: 'sdk-types runs anywhere: no Node APIs (zod only).',
+    }),
+  },
+  {
+    // Build scripts (JSON Schema generation) and tests run in Node and are not shipped
+    // (tsconfig.build.json excludes tests): Node built-ins are allowed there, every
+    // other sdk-types restriction stays.
+    files: ['packages/sdk-types/scripts/**', 'packages/sdk-types/**/*.test.ts'],
+    rules: restrict(...sdkTypesLayer),
+  },
+
+  {
+    files: ['packages/core/**'],
+    rules: restrict(
+      {
+        // Anything under @interlock/ except exactly '@interlock/sdk-types' (no deep imports either).
+        regex: '^@interlock/(?!sdk-types$)',
+        message:
+          "core may import '@interlock/sdk-types' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, ARCHITECTURE.md).",
+      },
+      {
+        regex: relativeInto(['sdk-types', 'cli', 'web', 'packages', 'apps']),
+        message: "core may not reach into another package by a relative path: import '@interlock/sdk-types'.",
+      },
+    ),
+  },
+
+  {
+    files: ['apps/**', 'examples/**'],
+    rules: restrict(
+      {
+        regex: '^@interlock/(?!(?:core|core/testing|sdk-types)$)',
+        message:
+          "apps use the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an app needs something, core exports it).",
+      },
+      {
+        regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web']),
+        message:
+          "apps may not reach into another package by a relative path: import '@interlock/core' or '@interlock/sdk-types'.",
+      },
+    ),
+  },
+);
