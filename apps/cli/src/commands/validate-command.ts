@@ -1,0 +1,43 @@
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createCliInterlock } from '../composition-root.js';
+import { describeLoadError } from '../describe-load-error.js';
+import { ExitCode } from '../exit-code.js';
+import { VALIDATE_HELP } from '../help-text.js';
+import { colourWanted, createTerminalStyle } from '../terminal-style.js';
+import { UsageError } from '../usage-error.js';
+import { withUsageErrors } from './with-usage-errors.js';
+
+/**
+ * `interlock validate <workflow.toml|json>`: prints `valid`, or every error with its path.
+ *
+ * @returns 0 when valid, 1 when invalid or unreadable.
+ * @throws UsageError for a wrong command line.
+ */
+export async function validateCommand(argv: string[]): Promise<ExitCode> {
+  const { values, positionals } = withUsageErrors('validate', () =>
+    parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } }),
+  );
+  if (values.help) {
+    process.stdout.write(VALIDATE_HELP);
+    return ExitCode.completed;
+  }
+  const [path, ...extra] = positionals;
+  if (path === undefined) throw new UsageError('interlock validate needs a workflow file: interlock validate <workflow.toml|json>', 'validate');
+  if (extra.length > 0) throw new UsageError(`interlock validate takes one workflow file, not also ${extra.join(' ')}`, 'validate');
+  const interlock = await createCliInterlock();
+  try {
+    const workflow = await interlock.loadWorkflow(resolve(path));
+    const style = createTerminalStyle(colourWanted(process.stdout));
+    process.stdout.write(
+      `${style.green('valid')}${style.dim(`: ${path} (workflow "${workflow.id}" version ${workflow.version}, ${workflow.nodes.length} nodes)`)}\n`,
+    );
+    return ExitCode.completed;
+  } catch (error) {
+    const style = createTerminalStyle(colourWanted(process.stderr));
+    process.stderr.write(`${style.red(describeLoadError(path, error))}\n`);
+    return ExitCode.failed;
+  } finally {
+    await interlock.close();
+  }
+}

@@ -1,0 +1,90 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { ThreadOutcome } from '@interlock/core';
+import type { InterlockEvent } from '@interlock/sdk-types';
+import { ReadableEventPrinter } from './event-printer.js';
+import { JsonEventPrinter } from './json-event-printer.js';
+import { createTerminalStyle } from './terminal-style.js';
+
+const base = { threadId: 'thread-1', workflowId: 'plan-approval', timestamp: '2025-01-01T00:00:00.000Z' };
+
+function capture(): { stream: PassThrough; text: () => string } {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  return { stream, text: () => text };
+}
+
+const streamedReply: InterlockEvent[] = [
+  { ...base, type: 'NODE_STARTED', nodeId: 'draft', nodeType: 'LLM' },
+  { ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'Plan:\n1. ' },
+  { ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'read' },
+  { ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'Plan:\n1. read', toolCallCount: 0 },
+  { ...base, type: 'NODE_STARTED', nodeId: 'ask', nodeType: 'USER_INTERACTION' },
+];
+
+describe('ReadableEventPrinter', () => {
+  it('streams model text inline, indented, and ends the line when the call completes', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    for (const event of streamedReply) printer.printEvent(event);
+    expect(output.text()).toBe('› draft (LLM)\n  Plan:\n  1. read\n› ask (USER_INTERACTION)\n');
+  });
+
+  it('prints the whole reply of a model that did not stream', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    printer.printEvent({ ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'All done.', toolCallCount: 0 });
+    expect(output.text()).toBe('  All done.\n');
+  });
+
+  it('says why a question failed', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    printer.printEvent({
+      ...base,
+      type: 'USER_INTERACTION_FAILED',
+      interactionId: 'i-1',
+      nodeId: 'ask',
+      operationType: 'UPDATE_VARIABLES',
+      reason: 'timeout',
+      message: 'nobody answered before the deadline',
+    });
+    expect(output.text()).toContain('question from node "ask" failed (timeout): nobody answered before the deadline');
+  });
+
+  it('summarises a completed run with its steps and output, and a failure with its code and node', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    printer.printOutcome({ status: 'completed', threadId: 'thread-1', output: 'the plan', variables: {} }, { steps: 6 });
+    printer.printOutcome(
+      { status: 'failed', threadId: 'thread-2', error: { code: 'MODEL_FAILED', message: 'no reply', nodeId: 'draft' } },
+      {},
+    );
+    expect(output.text()).toBe(
+      '✔ completed · 6 steps · thread thread-1\nOutput:\nthe plan\n✘ failed · thread thread-2\nMODEL_FAILED at node "draft": no reply\n',
+    );
+  });
+
+  it('colours only when asked to', () => {
+    const plain = capture();
+    const coloured = capture();
+    const outcome: ThreadOutcome = { status: 'waiting', threadId: 'thread-1', pendingInteractionIds: ['i-1'] };
+    new ReadableEventPrinter(plain.stream, createTerminalStyle(false)).printOutcome(outcome, {});
+    new ReadableEventPrinter(coloured.stream, createTerminalStyle(true)).printOutcome(outcome, {});
+    expect(plain.text()).not.toContain('\u001B[');
+    expect(coloured.text()).toContain('\u001B[33m');
+  });
+});
+
+describe('JsonEventPrinter', () => {
+  it('prints one parseable line per event and ends with the outcome and its exit code', () => {
+    const output = capture();
+    const printer = new JsonEventPrinter(output.stream);
+    for (const event of streamedReply) printer.printEvent(event);
+    printer.printOutcome({ status: 'waiting', threadId: 'thread-1', pendingInteractionIds: ['i-1'] }, { steps: 2, interrupted: true });
+    const lines = output.text().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((line) => line['type'])).toEqual([...streamedReply.map((event) => event.type), 'OUTCOME']);
+    expect(lines.at(-1)).toMatchObject({ outcome: { status: 'waiting' }, steps: 2, interrupted: true, exitCode: 130 });
+  });
+});

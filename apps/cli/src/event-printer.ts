@@ -1,0 +1,151 @@
+import type { ThreadOutcome } from '@interlock/core';
+import type { InterlockEvent } from '@interlock/sdk-types';
+import type { TerminalStyle } from './terminal-style.js';
+
+/** Facts about a finished run that the outcome itself does not carry. */
+export interface RunSummary {
+  /** Nodes the thread executed, when known. */
+  steps?: number;
+  /** The person pressed Ctrl+C, so the thread waits. */
+  interrupted?: boolean;
+}
+
+/** Shows a run to the person: its events as they happen, then how it ended. */
+export interface EventPrinter {
+  /** Prints one event of the thread. */
+  printEvent(event: InterlockEvent): void;
+  /** Prints how the run ended; called once, last. */
+  printOutcome(outcome: ThreadOutcome, summary: RunSummary): void;
+  /** Ends a line left open by streamed text, before something else is written. */
+  breakLine(): void;
+}
+
+const INDENT = '  ';
+
+/**
+ * Prints events for people: node starts dimmed, model text streamed as it arrives,
+ * questions and answers with their reasons, and a summary line at the end.
+ */
+export class ReadableEventPrinter implements EventPrinter {
+  private midLine = false;
+  private readonly streamedNodes = new Set<string>();
+
+  /**
+   * @param output - usually `process.stdout`.
+   * @param style - colours, or plain text when `output` is not a terminal.
+   */
+  constructor(
+    private readonly output: NodeJS.WritableStream,
+    private readonly style: TerminalStyle,
+  ) {}
+
+  printEvent(event: InterlockEvent): void {
+    const { style } = this;
+    switch (event.type) {
+      case 'THREAD_STARTED': {
+        const input = Object.keys(event.input).length === 0 ? '' : ` with ${JSON.stringify(event.input)}`;
+        return this.line(style.dim(`Thread ${event.threadId} of workflow "${event.workflowId}" started${input}`));
+      }
+      case 'THREAD_RESUMED':
+        return this.line(style.dim(`Thread ${event.threadId} resumed`));
+      case 'NODE_STARTED':
+        return this.line(style.dim(`› ${event.nodeId} (${event.nodeType})`));
+      case 'NODE_FAILED':
+        return this.line(style.red(`✘ node "${event.nodeId}" failed: ${event.error.code}: ${event.error.message}`));
+      case 'LLM_TEXT_DELTA':
+        this.streamedNodes.add(event.nodeId);
+        return this.stream(event.delta);
+      case 'LLM_CALL_COMPLETED':
+        if (!this.streamedNodes.delete(event.nodeId)) this.stream(event.text);
+        return this.breakLine();
+      case 'LLM_CALL_FAILED':
+        this.streamedNodes.delete(event.nodeId);
+        return this.line(style.red(`✘ model "${event.model}" failed: ${event.error.message}`));
+      case 'USER_INTERACTION_REQUESTED':
+        return this.line(style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`));
+      case 'USER_INTERACTION_RESPONDED': {
+        const responder = event.responder === undefined ? '' : ` by ${event.responder}`;
+        return this.line(style.dim(`✓ answered${responder}: ${JSON.stringify(event.input)}`));
+      }
+      case 'USER_INTERACTION_PROCESSED':
+        for (const [name, value] of Object.entries(event.updatedVariables ?? {})) {
+          this.line(style.dim(`${INDENT}${name} = ${JSON.stringify(value)}`));
+        }
+        if (event.appendedMessage !== undefined) {
+          this.line(style.dim(`${INDENT}added to the conversation: ${JSON.stringify(event.appendedMessage)}`));
+        }
+        return;
+      case 'USER_INTERACTION_FAILED':
+        return this.line(style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`));
+      case 'TOOL_CALL_REQUESTED':
+        return this.line(style.dim(`⚙ ${event.toolName} ${JSON.stringify(event.arguments)}`));
+      case 'TOOL_CALL_DECIDED':
+        return this.line(style.dim(`${INDENT}${event.decision} (rule ${event.rule})`));
+      case 'TOOL_CALL_COMPLETED':
+        return this.line(style.dim(`${INDENT}${event.toolName}: ${event.status}`));
+      case 'TOOL_CALL_FAILED':
+        return this.line(style.red(`${INDENT}${event.toolName} ${event.status}: ${event.message}`));
+      case 'THREAD_SUSPENDED':
+      case 'NODE_COMPLETED':
+      case 'LLM_CALL_STARTED':
+      case 'TOOL_CALL_STARTED':
+      case 'THREAD_COMPLETED':
+      case 'THREAD_FAILED':
+      case 'THREAD_CANCELLED':
+        // Shown by the summary, or by the events around them.
+        return;
+    }
+  }
+
+  printOutcome(outcome: ThreadOutcome, summary: RunSummary): void {
+    const { style } = this;
+    const facts = [...(summary.steps === undefined ? [] : [`${summary.steps} steps`]), `thread ${outcome.threadId}`];
+    const details = style.dim(` · ${facts.join(' · ')}`);
+    switch (outcome.status) {
+      case 'completed':
+        this.line(style.green(style.bold('✔ completed')) + details);
+        if (outcome.output !== null && outcome.output !== undefined) {
+          this.line(style.bold('Output:'));
+          this.line(typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output, null, 2));
+        }
+        return;
+      case 'failed': {
+        const at = outcome.error.nodeId === undefined ? '' : ` at node "${outcome.error.nodeId}"`;
+        this.line(style.red(style.bold('✘ failed')) + details);
+        this.line(style.red(`${outcome.error.code}${at}: ${outcome.error.message}`));
+        return;
+      }
+      case 'cancelled':
+        return this.line(style.yellow(style.bold('✘ cancelled')) + details);
+      case 'waiting': {
+        const status = summary.interrupted === true ? '⏸ interrupted, waiting for an answer' : '⏸ waiting for an answer';
+        return this.line(style.yellow(style.bold(status)) + details);
+      }
+    }
+  }
+
+  breakLine(): void {
+    if (!this.midLine) return;
+    this.output.write('\n');
+    this.midLine = false;
+  }
+
+  private line(text: string): void {
+    this.breakLine();
+    this.output.write(`${text}\n`);
+  }
+
+  /** Writes model text as it streams, indented, keeping track of an open line. */
+  private stream(text: string): void {
+    for (const [index, part] of text.split('\n').entries()) {
+      if (index > 0) {
+        this.output.write('\n');
+        this.midLine = false;
+      }
+      if (part === '') continue;
+      if (!this.midLine) this.output.write(INDENT);
+      this.output.write(part);
+      this.midLine = true;
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import type { ThreadOutcome } from '@interlock/core';
+
+/**
+ * The exit codes of `interlock`, documented in every `--help`.
+ * Scripts can tell a finished run from one that still waits for a person.
+ */
+export const ExitCode = {
+  /** The thread completed. */
+  completed: 0,
+  /** The thread failed, or the workflow file is invalid or unreadable. */
+  failed: 1,
+  /** The command line is wrong: unknown command, option or input variable. */
+  usage: 2,
+  /** The thread is left waiting for an answer nobody gave. */
+  waiting: 3,
+  /** The run was interrupted (Ctrl+C) or the thread was cancelled. */
+  interrupted: 130,
+} as const;
+
+/** One of the values of {@link ExitCode}. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/**
+ * The exit code for how a run ended.
+ *
+ * @param outcome - what `thread.done()` resolved to.
+ * @param interrupted - true when the person pressed Ctrl+C during the run.
+ */
+export function exitCodeOf(outcome: ThreadOutcome, interrupted: boolean): ExitCode {
+  switch (outcome.status) {
+    case 'completed':
+      return ExitCode.completed;
+    case 'failed':
+      return ExitCode.failed;
+    case 'cancelled':
+      return ExitCode.interrupted;
+    case 'waiting':
+      return interrupted ? ExitCode.interrupted : ExitCode.waiting;
+  }
+}

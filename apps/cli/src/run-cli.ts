@@ -1,0 +1,74 @@
+import { createRequire } from 'node:module';
+import { toInterlockError } from '@interlock/core';
+import { demoCommand } from './commands/demo-command.js';
+import { runCommand } from './commands/run-command.js';
+import { validateCommand } from './commands/validate-command.js';
+import { ExitCode } from './exit-code.js';
+import { TOP_LEVEL_HELP } from './help-text.js';
+import { colourWanted, createTerminalStyle } from './terminal-style.js';
+import { UsageError } from './usage-error.js';
+
+const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
+  run: runCommand,
+  demo: demoCommand,
+  validate: validateCommand,
+};
+
+/**
+ * Runs the `interlock` command line and returns the exit code. Usage errors print their
+ * message and a pointer to the help (code 2); unexpected errors print their message (code 1).
+ *
+ * @param argv - the arguments after `interlock`, e.g. `['run', 'flow.toml', '--json']`.
+ */
+export async function runCli(argv: string[]): Promise<ExitCode> {
+  const errorStyle = createTerminalStyle(colourWanted(process.stderr));
+  try {
+    return await dispatch(argv);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const help = error.helpCommand === undefined ? 'interlock --help' : `interlock ${error.helpCommand} --help`;
+      process.stderr.write(`${errorStyle.red(error.message)}\n${errorStyle.dim(`See ${help}.`)}\n`);
+      return ExitCode.usage;
+    }
+    const failure = toInterlockError(error);
+    process.stderr.write(`${errorStyle.red(`interlock: ${failure.code}: ${failure.message}`)}\n`);
+    return ExitCode.failed;
+  }
+}
+
+async function dispatch(argv: string[]): Promise<ExitCode> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    process.stderr.write(TOP_LEVEL_HELP);
+    return ExitCode.usage;
+  }
+  if (first === '--help' || first === '-h') {
+    process.stdout.write(TOP_LEVEL_HELP);
+    return ExitCode.completed;
+  }
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${version()}\n`);
+    return ExitCode.completed;
+  }
+  if (first === 'help') {
+    const [topic] = rest;
+    if (topic === undefined) {
+      process.stdout.write(TOP_LEVEL_HELP);
+      return ExitCode.completed;
+    }
+    return dispatch([topic, '--help']);
+  }
+  const command = COMMANDS[first];
+  if (command === undefined) {
+    const known = Object.keys(COMMANDS).join(', ');
+    const hint = first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`;
+    throw new UsageError(`interlock: ${hint}. Commands: ${known}.`);
+  }
+  return command(rest);
+}
+
+function version(): string {
+  const manifest: unknown = createRequire(import.meta.url)('../package.json');
+  const value = typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  return typeof value === 'string' ? value : 'unknown';
+}

@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: the end-to-end tests run the CLI from here, as a user would. */
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The built bin. The end-to-end tests run it, not the sources. */
+export const BUILT_CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+/** Fails with the command to run when the CLI has not been built. */
+export function assertBuilt(): void {
+  if (!existsSync(BUILT_CLI)) {
+    throw new Error(
+      `${BUILT_CLI} does not exist: build first with ` +
+        '`pnpm --filter @interlock/sdk-types build && pnpm --filter @interlock/core build && pnpm --filter @interlock/cli build` (root `pnpm test` does it)',
+    );
+  }
+}
+
+/** How a run of the CLI ended. */
+export interface CliRun {
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built CLI with `stdin` piped in (then closed), and resolves when it exits.
+ * Rejects if it runs longer than `timeoutMilliseconds`, with what it printed so far.
+ */
+export function runBuiltCli(args: string[], stdin = '', timeoutMilliseconds = 15_000): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+      cwd: REPOSITORY_ROOT,
+      env: { ...process.env, NO_COLOR: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`interlock ${args.join(' ')} did not exit within ${timeoutMilliseconds} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    }, timeoutMilliseconds);
+    child.on('error', reject);
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      resolve({ exitCode, stdout, stderr });
+    });
+    child.stdin.end(stdin);
+  });
+}
