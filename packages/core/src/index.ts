@@ -11,8 +11,32 @@ export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
 export type { Clock } from './engine/clock.js';
-export type { ModelProvider, ModelRequest, ModelResponse } from './llm/model-provider.js';
+export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
+export { defineTool, type Tool, type ToolDefinition, type ToolContext, type NeedsApprovalContext } from './tools/define-tool.js';
+export {
+  builtinTools,
+  readFileTool,
+  listDirTool,
+  writeFileTool,
+  editFileTool,
+  bashTool,
+  httpFetchTool,
+  askUserTool,
+} from './tools/builtin/index.js';
+export type { ApprovalOptions, ApprovalMode, ToolUse, ToolApproveResult } from './policy/approval-options.js';
+export {
+  decideApproval,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type ApprovalCall,
+  type RuleStep,
+  type ShellClassifierPort,
+  type ShellVerdict,
+} from './policy/decide-approval.js';
+export { canonicalJson, hashArguments } from './policy/canonical-arguments.js';
+export { verifyAuditChain, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
+export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export type {
   ICheckpointStore,
   ThreadRecord,

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { resolve } from 'node:path';
 import { Container } from 'inversify';
 import type { Observable } from 'rxjs';
 import type {
@@ -18,7 +19,14 @@ import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
 import type { ICheckpointStore, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
-import type { WorkflowRegistry } from './workflow/workflow-registry.js';
+import { WorkflowRegistry } from './workflow/workflow-registry.js';
+import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
+import { checkExpression } from './expressions/expressions.js';
+import { resolveApprovalOptions, type ApprovalOptions } from './policy/approval-options.js';
+import type { ApprovalPolicy } from './policy/approval-policy.js';
+import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-approval.js';
+import type { Tool } from './tools/define-tool.js';
+import { ToolRegistry } from './tools/tool-registry.js';
 
 /** Where threads and interactions are kept. The TypeORM stores (SQLite, PostgreSQL) are not built yet. */
 export type StoreOptions = { type: 'memory' } | { type: 'custom'; store: ICheckpointStore };
@@ -30,6 +38,14 @@ export interface InterlockOptions {
   models?: Record<string, ModelProvider>;
   /** The app's handler per channel. A thread whose channel has none waits durably for `respond()`. */
   handlers?: Record<string, IUserInteractionHandler>;
+  /** Tools LLM and TOOL nodes may call (see `defineTool` and `builtinTools`). */
+  tools?: Tool[];
+  /** How tool calls are decided: mode, overrides, rules, callback (F22–F30). */
+  approval?: ApprovalOptions;
+  /** The directory file and shell tools are confined to. Default: the current directory. */
+  workspaceRoot?: string;
+  /** Classifies shell commands for tools with `shellCommand` (F25). Default: the built-in tree-sitter rules. */
+  shellClassifier?: ShellClassifierPort;
   /** Time source, for tests. */
   clock?: Clock;
   /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */
@@ -55,9 +71,32 @@ export class Interlock {
     private readonly registry: WorkflowRegistry,
     private readonly store: ICheckpointStore,
     private readonly handlers: Map<string, IUserInteractionHandler>,
+    private readonly policy: ApprovalPolicy,
+    private readonly auditLog: AuditLog,
     bus: EventBus,
   ) {
     this.events$ = bus.events$;
+  }
+
+  /**
+   * Dry-runs the approval pipeline for a hypothetical call (F42): the decision and the path
+   * of rules that led to it. Nothing runs and nothing is remembered.
+   */
+  explain(
+    call: { toolName: string; arguments: Record<string, unknown> },
+    scope: { channel?: string; chatId?: string; autoApprovedTools?: string[] } = {},
+  ): ApprovalDecision {
+    return this.policy.decide(call, { ...scope, channel: scope.channel ?? 'default' });
+  }
+
+  /** The audit trail of tool-call decisions (F33), optionally of one thread. */
+  audit(filter?: { threadId?: string }): AuditEntry[] {
+    return this.auditLog.list(filter);
+  }
+
+  /** Checks the audit trail's hash chain (F45). */
+  verifyAudit(): AuditVerification {
+    return this.auditLog.verify();
   }
 
   /** Reads and validates a TOML or JSON workflow file (and the files its SUBGRAPH nodes name). Throws WORKFLOW_INVALID listing every error. */
@@ -115,18 +154,31 @@ export class Interlock {
 
 /** Builds an Interlock: the only place (with the apps' composition roots) that creates the container. */
 export async function createInterlock(options: InterlockOptions = {}): Promise<Interlock> {
+  const approval = resolveApprovalOptions(options.approval);
+  checkRules(approval.denyRules, 'denyRules');
+  checkRules(approval.allowRules, 'allowRules');
+  const tools = new ToolRegistry(options.tools ?? []);
+  const clock = options.clock ?? systemClock;
   const container = new Container();
   container.loadSync(coreModule);
+  container.bind(TYPES.ToolRegistry).toConstantValue(tools);
+  container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
+  container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
+  container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await createShellClassifier()));
+  container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(() => clock.now()));
+  container.bind(TYPES.WorkspaceRoot).toConstantValue(resolve(options.workspaceRoot ?? process.cwd()));
   container.bind(TYPES.CheckpointStore).toConstantValue(createStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
-  container.bind(TYPES.Clock).toConstantValue(options.clock ?? systemClock);
+  container.bind(TYPES.Clock).toConstantValue(clock);
   options.configureContainer?.(container);
   return new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
     container.get(TYPES.WorkflowRegistry),
     container.get(TYPES.CheckpointStore),
     container.get(TYPES.Handlers),
+    container.get<ApprovalPolicy>(TYPES.ApprovalPolicy),
+    container.get(TYPES.AuditLog),
     container.get(TYPES.EventBus),
   );
 }
@@ -143,4 +195,16 @@ function createStore(options: StoreOptions): ICheckpointStore {
         `store type "${(options as { type: string }).type}" is not available: use "memory" or "custom"`,
       );
   }
+}
+
+function checkRules(rules: readonly string[], name: string): void {
+  rules.forEach((rule, index) => {
+    const problem = checkExpression(rule, ['tool', 'args', 'category', 'risk']);
+    if (problem) throw new InterlockError('INVALID_OPTIONS', `approval.${name}[${index}] \`${rule}\` is not a valid rule: ${problem}`);
+  });
+}
+
+// TEMPORARY until policy/shell lands: fail closed.
+async function createShellClassifier(): Promise<ShellClassifierPort> {
+  return { classify: () => ({ verdict: 'ask', rule: 'shell:unavailable', reasons: ['no shell classifier'] }) };
 }

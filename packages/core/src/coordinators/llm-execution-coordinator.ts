@@ -4,74 +4,137 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
-import type { ModelProvider } from '../llm/model-provider.js';
+import type { ModelProvider, ModelResponse } from '../llm/model-provider.js';
+import type { ToolCallPipeline } from '../tools/tool-call-pipeline.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import { newTurnCall, type TurnState } from '../tools/turn-state.js';
+
+/** What an LLM node keeps between rounds (checkpointed, so a wait for approval resumes here). */
+interface LlmNodeState {
+  round: number;
+  toolCallCount: number;
+  /** The model turn whose tool calls are being decided or run. */
+  turn: (TurnState & { text: string }) | null;
+}
 
 /**
- * Runs LLM nodes: renders the prompt into the conversation, calls the model with the whole
- * conversation (so messages added by ADD_MESSAGE are seen), and appends the answer.
- * Tool calls inside the loop arrive with the tool-approval work.
+ * Runs LLM nodes: the tool-call loop of F15. The model sees the whole conversation (so a
+ * message added by ADD_MESSAGE reaches it) and the node's tools as JSON Schema; each turn's
+ * tool calls go through the ToolCallPipeline; results go back to the model until it
+ * answers with text, or `maxRounds` / `maxToolCalls` is reached.
  */
 @injectable()
 export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
   readonly type = 'LLM' as const;
 
-  constructor(@inject(TYPES.Models) private readonly models: Readonly<Record<string, ModelProvider>>) {}
+  constructor(
+    @inject(TYPES.Models) private readonly models: Readonly<Record<string, ModelProvider>>,
+    @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
+    @inject(TYPES.ToolCallPipeline) private readonly pipeline: ToolCallPipeline,
+  ) {}
 
   async execute(node: NodeOfType<'LLM'>, context: NodeExecutionContext): Promise<NodeOutcome> {
     const { config } = node;
     const model = this.models[config.model];
     if (!model) {
       const known = Object.keys(this.models).join(', ') || 'none';
-      throw new InterlockError(
-        'MODEL_NOT_FOUND',
-        `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`,
-      );
+      throw new InterlockError('MODEL_NOT_FOUND', `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`);
     }
-    const variables = context.scopes.all();
-    if (config.prompt !== undefined) {
-      context.thread.conversation.push({ role: 'user', content: stringify(renderTemplate(config.prompt, variables)), nodeId: node.id });
+    let state = context.nodeState<LlmNodeState>();
+    if (!state) {
+      if (config.prompt !== undefined) {
+        context.thread.conversation.push({ role: 'user', content: stringify(renderTemplate(config.prompt, context.scopes.all())), nodeId: node.id });
+      }
+      state = { round: 0, toolCallCount: 0, turn: null };
+      context.setNodeState(state);
     }
+    for (;;) {
+      if (!state.turn) {
+        if (state.round >= config.maxRounds) {
+          throw new InterlockError(
+            'LLM_MAX_ROUNDS_EXCEEDED',
+            `LLM node "${node.id}" reached maxRounds (${config.maxRounds}) without a final answer: raise maxRounds or give the model fewer steps`,
+          );
+        }
+        state.round += 1;
+        const response = await this.callModel(node, model, state.round, context);
+        const calls = response.toolCalls ?? [];
+        if (calls.length === 0) {
+          context.thread.conversation.push({ role: 'assistant', content: response.text, nodeId: node.id });
+          if (config.outputVariable !== undefined) context.scopes.set(config.outputVariable, response.text);
+          return { kind: 'next' };
+        }
+        if (state.toolCallCount + calls.length > config.maxToolCalls) {
+          throw new InterlockError(
+            'LLM_MAX_TOOL_CALLS_EXCEEDED',
+            `LLM node "${node.id}" would exceed maxToolCalls (${config.maxToolCalls}) with ${calls.length} more calls: raise maxToolCalls`,
+          );
+        }
+        state.toolCallCount += calls.length;
+        state.turn = { text: response.text, calls: calls.map(newTurnCall) };
+        // The model's proposal is stored before anything is decided or run: resume never re-asks the model.
+        await context.checkpoint();
+      }
+      const progress = await this.pipeline.run(state.turn, context, { nodeId: node.id });
+      if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
+      this.closeTurn(node.id, state.turn, context);
+      state.turn = null;
+      if (progress === 'cancelled') return { kind: 'cancelled', reason: 'the thread was cancelled' };
+      await context.checkpoint();
+    }
+  }
+
+  private async callModel(node: NodeOfType<'LLM'>, model: ModelProvider, round: number, context: NodeExecutionContext): Promise<ModelResponse> {
+    const { config } = node;
     const messages: Message[] = [...context.thread.conversation];
     if (config.systemPrompt !== undefined) {
-      messages.unshift({ role: 'system', content: stringify(renderTemplate(config.systemPrompt, variables)) });
+      messages.unshift({ role: 'system', content: stringify(renderTemplate(config.systemPrompt, context.scopes.all())) });
     }
-
-    context.emit({ type: 'LLM_CALL_STARTED', nodeId: node.id, model: config.model, round: 1 });
-    let response;
+    context.emit({ type: 'LLM_CALL_STARTED', nodeId: node.id, model: config.model, round });
     try {
-      response = await model.complete({
+      const response = await model.complete({
         threadId: context.thread.threadId,
         nodeId: node.id,
         messages,
+        tools: this.tools.specs(config.tools),
         signal: context.signal,
         onTextDelta: (delta) => context.emit({ type: 'LLM_TEXT_DELTA', nodeId: node.id, delta }),
       });
-    } catch (error) {
-      const failure = toInterlockError(error, 'MODEL_FAILED');
       context.emit({
-        type: 'LLM_CALL_FAILED',
+        type: 'LLM_CALL_COMPLETED',
         nodeId: node.id,
         model: config.model,
-        error: { code: failure.code, message: failure.message, nodeId: node.id },
+        round,
+        text: response.text,
+        toolCallCount: response.toolCalls?.length ?? 0,
       });
+      return response;
+    } catch (error) {
+      const failure = toInterlockError(error, 'MODEL_FAILED');
+      context.emit({ type: 'LLM_CALL_FAILED', nodeId: node.id, model: config.model, error: { code: failure.code, message: failure.message, nodeId: node.id } });
       throw failure;
     }
-    if (response.toolCalls?.length) {
-      throw new InterlockError(
-        'NODE_NOT_SUPPORTED',
-        `model "${config.model}" asked for tool calls in node "${node.id}"; tool calls inside LLM nodes are not supported yet`,
-      );
-    }
-    context.emit({
-      type: 'LLM_CALL_COMPLETED',
-      nodeId: node.id,
-      model: config.model,
-      round: 1,
-      text: response.text,
-      toolCallCount: 0,
+  }
+
+  /**
+   * Writes a finished turn into the conversation by the rules of ARCHITECTURE.md: the
+   * assistant message with the arguments that really ran, exactly one tool message per
+   * call in order, then the approvers' instructions as one user message.
+   */
+  private closeTurn(nodeId: string, turn: TurnState & { text: string }, context: NodeExecutionContext): void {
+    const { conversation } = context.thread;
+    conversation.push({
+      role: 'assistant',
+      content: turn.text,
+      toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.finalArguments })),
+      nodeId,
     });
-    context.thread.conversation.push({ role: 'assistant', content: response.text, nodeId: node.id });
-    if (config.outputVariable !== undefined) context.scopes.set(config.outputVariable, response.text);
-    return { kind: 'next' };
+    for (const call of turn.calls) {
+      conversation.push({ role: 'tool', toolCallId: call.id, content: call.content ?? '[ERROR] the call did not finish', nodeId });
+    }
+    const instructions = turn.calls
+      .filter((call) => call.userInstruction !== undefined && this.tools.find(call.name)?.category !== 'ask')
+      .map((call) => call.userInstruction);
+    if (instructions.length > 0) conversation.push({ role: 'user', content: instructions.join('\n'), nodeId });
   }
 }

@@ -45,7 +45,7 @@ export class NodeExecutionCoordinator {
   async run(thread: ThreadRecord, signal: AbortSignal): Promise<ThreadRecord> {
     const root = this.workflows.get(thread.workflowId);
     for (;;) {
-      if (signal.aborted && thread.pendingInteractionId === null) {
+      if (signal.aborted && thread.pendingInteractionIds.length === 0) {
         if (signal.reason === SHUTDOWN) return thread;
         return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
       }
@@ -53,7 +53,8 @@ export class NodeExecutionCoordinator {
       const workflow = this.workflows.get(frame.workflowId);
       if (frame.cursor === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no node to run`);
       const node = findNode(workflow, frame.cursor);
-      const resuming = thread.pendingInteractionId !== null;
+      const active = thread.activeNode;
+      const resuming = active !== null && active.workflowId === workflow.id && active.nodeId === node.id;
       try {
         if (!resuming) {
           if (thread.steps >= root.config.maxSteps) {
@@ -63,12 +64,18 @@ export class NodeExecutionCoordinator {
             );
           }
           thread.steps += 1;
+          thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state: null };
           this.emit(thread, { type: 'NODE_STARTED', nodeId: node.id, nodeType: node.type });
         }
         const outcome = await this.executeNode(thread, frame, workflow, node, signal);
         const done = await this.advance(thread, frame, workflow, node, outcome);
         if (done) return thread;
       } catch (error) {
+        // A model call or tool aborted by cancel/close is not a failure of the thread.
+        if (signal.aborted) {
+          if (signal.reason === SHUTDOWN) return thread;
+          return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
+        }
         const failure = toInterlockError(error);
         const threadError = { code: failure.code, message: failure.message, nodeId: node.id };
         this.emit(thread, { type: 'NODE_FAILED', nodeId: node.id, nodeType: node.type, error: threadError });
@@ -98,6 +105,10 @@ export class NodeExecutionCoordinator {
       signal,
       emit: (event) => this.emit(thread, event),
       checkpoint: () => this.checkpoint(thread),
+      nodeState: <State>() => (thread.activeNode?.state ?? undefined) as State | undefined,
+      setNodeState: (state) => {
+        thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state };
+      },
     };
     const outcome = await (executor as INodeExecutor<typeof node.type>).execute(node as never, context);
     if (Object.keys(scopes.globalWrites).length > 0) await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
@@ -112,6 +123,7 @@ export class NodeExecutionCoordinator {
     node: WorkflowNode,
     outcome: NodeOutcome,
   ): Promise<boolean> {
+    if (outcome.kind !== 'suspend') thread.activeNode = null;
     switch (outcome.kind) {
       case 'suspend':
         thread.status = 'waiting';
@@ -173,7 +185,8 @@ export class NodeExecutionCoordinator {
 
   private async finish(thread: ThreadRecord, status: 'completed' | 'failed' | 'cancelled', reason?: string): Promise<ThreadRecord> {
     thread.status = status;
-    thread.pendingInteractionId = null;
+    thread.pendingInteractionIds = [];
+    thread.activeNode = null;
     await this.checkpoint(thread);
     if (status === 'completed') {
       this.emit(thread, { type: 'THREAD_COMPLETED', output: thread.output ?? null, variables: thread.variables });

@@ -1,26 +1,40 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
-import type { EventBus } from '../events/event-bus.js';
-import type { INodeExecutor } from '../engine/node-executor.js';
-import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
-import type { ModelProvider } from '../llm/model-provider.js';
-import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { Clock } from '../engine/clock.js';
+import type { INodeExecutor } from '../engine/node-executor.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { ModelProvider } from '../llm/model-provider.js';
+import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { ResolvedApprovalOptions } from '../policy/approval-options.js';
+import type { ShellClassifierPort } from '../policy/decide-approval.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`interlock.${name}`);
 
 /**
- * The container's tokens. Rebind one to replace a service, e.g.
- * `container.rebind(TYPES.CheckpointStore).toConstantValue(myStore)`.
+ * The container's tokens. Rebind one in `createInterlock({ configureContainer })` to
+ * replace a service, e.g. `container.rebindSync(TYPES.Clock).toConstantValue(myClock)`.
  */
 export const TYPES = {
   CheckpointStore: token<ICheckpointStore>('CheckpointStore'),
   EventBus: token<EventBus>('EventBus'),
   WorkflowRegistry: token<WorkflowRegistry>('WorkflowRegistry'),
+  ToolRegistry: token<ToolRegistry>('ToolRegistry'),
   NodeExecutor: token<INodeExecutor>('NodeExecutor'),
   Models: token<Readonly<Record<string, ModelProvider>>>('Models'),
   Handlers: token<Map<string, IUserInteractionHandler>>('Handlers'),
   Clock: token<Clock>('Clock'),
+  ApprovalOptions: token<ResolvedApprovalOptions>('ApprovalOptions'),
+  ShellClassifier: token<ShellClassifierPort>('ShellClassifier'),
+  AuditLog: token<AuditLog>('AuditLog'),
+  /** The directory file and shell tools are confined to. */
+  WorkspaceRoot: token<string>('WorkspaceRoot'),
+  ApprovalPolicy: Symbol.for('interlock.ApprovalPolicy'),
+  ResponseInterpreter: Symbol.for('interlock.ResponseInterpreter'),
+  InteractionGateway: Symbol.for('interlock.InteractionGateway'),
+  ToolCallPipeline: Symbol.for('interlock.ToolCallPipeline'),
   NodeExecutionCoordinator: Symbol.for('interlock.NodeExecutionCoordinator'),
   UserInteractionCoordinator: Symbol.for('interlock.UserInteractionCoordinator'),
   LLMExecutionCoordinator: Symbol.for('interlock.LLMExecutionCoordinator'),

@@ -15,6 +15,10 @@ export interface NodeExecutionContext {
   /** Aborted when the thread is cancelled. */
   readonly signal: AbortSignal;
   emit(event: EmittedEvent): void;
+  /** The node's resumable state from an earlier run of this node (after a wait), if any. */
+  nodeState<State>(): State | undefined;
+  /** Keeps resumable state for this node; saved with the next checkpoint, cleared when the node completes. */
+  setNodeState<State>(state: State): void;
   /** Saves the working copy to the store now (the engine also saves after every node). */
   checkpoint(): Promise<void>;
 }

@@ -22,7 +22,7 @@ export function outcomeOf(thread: ThreadRecord): ThreadOutcome {
       return {
         status: 'waiting',
         threadId,
-        pendingInteractionIds: thread.pendingInteractionId === null ? [] : [thread.pendingInteractionId],
+        pendingInteractionIds: [...thread.pendingInteractionIds],
       };
   }
 }

@@ -7,7 +7,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { forThread } from '../events/event-operators.js';
-import { interpretInput } from '../interaction/interpret-input.js';
+import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
@@ -24,6 +24,8 @@ export interface StartOptions {
   /** Which handler answers this thread's interactions; `none` means nobody can. Default `default`. */
   channel?: string;
   threadId?: string;
+  /** The session the thread belongs to (defaults: sessionId = threadId); approval requests carry it (F27). */
+  session?: { sessionId?: string; chatId?: string; parentThreadId?: string };
 }
 
 /** What `respond` did with an answer. */
@@ -51,6 +53,7 @@ export class ThreadRunner {
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.EventBus) private readonly bus: EventBus,
     @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
+    @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
@@ -75,8 +78,9 @@ export class ThreadRunner {
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
     const now = new Date(this.clock.now()).toISOString();
     const channel = options.channel ?? 'default';
+    const threadId = options.threadId ?? randomUUID();
     const thread = await this.store.createThread({
-      threadId: options.threadId ?? randomUUID(),
+      threadId,
       workflowId: registered.id,
       workflowVersion: registered.version,
       status: 'running',
@@ -93,7 +97,13 @@ export class ThreadRunner {
       ],
       variables,
       conversation: [],
-      pendingInteractionId: null,
+      session: {
+        sessionId: options.session?.sessionId ?? threadId,
+        ...(options.session?.chatId === undefined ? {} : { chatId: options.session.chatId }),
+        ...(options.session?.parentThreadId === undefined ? {} : { parentThreadId: options.session.parentThreadId }),
+      },
+      pendingInteractionIds: [],
+      activeNode: null,
       steps: 0,
       version: 0,
       createdAt: now,
@@ -120,8 +130,8 @@ export class ThreadRunner {
         );
       }
     }
-    this.disarm(thread.pendingInteractionId);
-    const interactionId = thread.pendingInteractionId ?? undefined;
+    for (const id of thread.pendingInteractionIds) this.disarm(id);
+    const interactionId = thread.pendingInteractionIds[0];
     return this.launch(thread, () =>
       this.coordinator.emit(thread, { type: 'THREAD_RESUMED', ...(interactionId === undefined ? {} : { interactionId }) }),
     );
@@ -145,7 +155,7 @@ export class ThreadRunner {
       await this.expire(interaction);
       return { status: 'expired', threadId };
     }
-    const value = interpretInput(interaction.request.input, input);
+    const value = this.interpreter.interpret(interaction, input);
     const recorded = await this.store.recordResponse(interactionId, {
       input: value,
       ...(options.responder === undefined ? {} : { responder: options.responder }),
@@ -171,9 +181,9 @@ export class ThreadRunner {
     }
     const thread = await this.loadThread(threadId);
     if (thread.status !== 'waiting' && thread.status !== 'running') return;
-    if (thread.pendingInteractionId !== null) {
-      this.disarm(thread.pendingInteractionId);
-      await this.store.failInteraction(thread.pendingInteractionId, 'cancelled', reason);
+    for (const id of thread.pendingInteractionIds) {
+      this.disarm(id);
+      await this.store.failInteraction(id, 'cancelled', reason);
     }
     const controller = new AbortController();
     controller.abort(reason);
@@ -211,18 +221,35 @@ export class ThreadRunner {
     const { threadId } = thread;
     const events = new ReplaySubject<InterlockEvent>();
     const subscription = this.bus.events$.pipe(forThread(threadId)).subscribe(events);
+    const end = () => {
+      subscription.unsubscribe();
+      this.active.delete(threadId);
+    };
     const finished = Promise.resolve()
       .then(() => {
         announce();
-        thread.status = thread.pendingInteractionId === null ? 'running' : thread.status;
+        thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
         return this.coordinator.run(thread, controller.signal);
       })
-      .then((final) => outcomeOf(final))
-      .finally(() => {
-        subscription.unsubscribe();
-        events.complete();
-        this.active.delete(threadId);
-      });
+      .then(
+        async (final): Promise<ThreadOutcome> => {
+          end();
+          const outcome = outcomeOf(final);
+          const next = await this.afterRun(outcome);
+          if (!next) {
+            events.complete();
+            return outcome;
+          }
+          // An answer arrived while this run was suspending: the handle follows the run that continues.
+          next.events$.subscribe(events);
+          return next.done();
+        },
+        (error: unknown) => {
+          end();
+          events.complete();
+          throw error;
+        },
+      );
     const handle: ThreadHandle = {
       threadId,
       events$: events.asObservable(),
@@ -230,22 +257,23 @@ export class ThreadRunner {
       cancel: (reason) => this.cancel(threadId, reason),
     };
     this.active.set(threadId, { handle, controller, finished });
-    void finished.then((outcome) => this.afterRun(outcome)).catch(() => undefined);
     return handle;
   }
 
-  /** A thread that now waits durably: arm its deadline, and catch an answer that raced the suspension. */
-  private async afterRun(outcome: ThreadOutcome): Promise<void> {
-    if (outcome.status !== 'waiting' || this.closed) return;
+  /**
+   * A thread that now waits durably: if an answer raced the suspension, continue it at once
+   * (returns the new run); otherwise arm its deadlines.
+   */
+  private async afterRun(outcome: ThreadOutcome): Promise<ThreadHandle | undefined> {
+    if (outcome.status !== 'waiting' || this.closed) return undefined;
+    const interactions = [];
     for (const interactionId of outcome.pendingInteractionIds) {
       const interaction = await this.store.getInteraction(interactionId);
-      if (!interaction) continue;
-      if (interaction.status !== 'pending') {
-        await this.resume(outcome.threadId);
-        return;
-      }
-      this.arm(interaction);
+      if (interaction?.status === 'pending') interactions.push(interaction);
+      else if (interaction) return this.resume(outcome.threadId);
     }
+    for (const interaction of interactions) this.arm(interaction);
+    return undefined;
   }
 
   private arm(interaction: InteractionRecord): void {

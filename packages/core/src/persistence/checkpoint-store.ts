@@ -30,6 +30,12 @@ export interface Frame {
   parentNodeId?: string;
 }
 
+export interface ThreadSession {
+  sessionId: string;
+  chatId?: string;
+  parentThreadId?: string;
+}
+
 /** A thread as stored: plain data, enough to resume it in any process. */
 export interface ThreadRecord {
   threadId: string;
@@ -41,7 +47,12 @@ export interface ThreadRecord {
   frames: Frame[];
   variables: Record<string, unknown>;
   conversation: Message[];
-  pendingInteractionId: string | null;
+  /** Who the thread belongs to; approval requests carry it (F27). */
+  session: ThreadSession;
+  /** Interactions this thread waits on. */
+  pendingInteractionIds: string[];
+  /** The node that started and has not completed, with its resumable state. */
+  activeNode: { workflowId: string; nodeId: string; state: unknown } | null;
   steps: number;
   output?: unknown;
   error?: ThreadError;

@@ -15,6 +15,9 @@ const FILE_REFERENCE = /\.(toml|json)$/i;
 export class WorkflowRegistry {
   private readonly workflows = new Map<string, WorkflowDefinition>();
 
+  /** @param toolExists when given, tools named by workflows must exist. */
+  constructor(private readonly toolExists?: (name: string) => boolean) {}
+
   /** The workflow with this id, or a WORKFLOW_NOT_FOUND error that says how to load it. */
   get(id: string): WorkflowDefinition {
     const workflow = this.workflows.get(id);
@@ -63,7 +66,7 @@ export class WorkflowRegistry {
   ): WorkflowDefinition {
     const parsed = WorkflowDefinition.safeParse(input);
     if (!parsed.success) throw workflowInvalid(source, issuesFromZod(parsed.error));
-    const issues = validateWorkflow(parsed.data, lookup);
+    const issues = validateWorkflow(parsed.data, lookup, this.toolExists);
     if (issues.length > 0) throw workflowInvalid(source, issues);
     const workflow = resolveSubgraphReferences(parsed.data, lookup);
     this.workflows.set(workflow.id, workflow);

@@ -9,9 +9,14 @@ export type SubworkflowLookup = (reference: string) => WorkflowDefinition | unde
  * Checks what the schema cannot: the graph (ids, edges, reachability, branches) and the
  * variables (every write and every expression refers to a declared variable).
  */
-export function validateWorkflow(workflow: WorkflowDefinition, lookup: SubworkflowLookup): WorkflowIssue[] {
+export function validateWorkflow(
+  workflow: WorkflowDefinition,
+  lookup: SubworkflowLookup,
+  toolExists?: (name: string) => boolean,
+): WorkflowIssue[] {
   const issues: WorkflowIssue[] = [];
   const report = (path: string, message: string) => issues.push({ path, message });
+  if (toolExists) checkTools(workflow, toolExists, report);
   const indexById = new Map<string, number>();
 
   workflow.nodes.forEach((node, index) => {
@@ -195,4 +200,20 @@ function reportUnreachable(
   for (const node of workflow.nodes) {
     if (!seen.has(node.id)) report(`nodes[${indexById.get(node.id)}]`, `node "${node.id}" is unreachable from START`);
   }
+}
+
+/** Every tool a workflow names must be registered with createInterlock({ tools }). */
+function checkTools(workflow: WorkflowDefinition, toolExists: (name: string) => boolean, report: (path: string, message: string) => void): void {
+  const unknown = (name: string) => `no tool "${name}" is registered: pass it to createInterlock({ tools })`;
+  workflow.config.toolApproval.autoApprovedTools.forEach((name, index) => {
+    if (!toolExists(name)) report(`config.toolApproval.autoApprovedTools[${index}]`, unknown(name));
+  });
+  workflow.nodes.forEach((node, index) => {
+    if (node.type === 'LLM') {
+      node.config.tools.forEach((name, toolIndex) => {
+        if (!toolExists(name)) report(`nodes[${index}].config.tools[${toolIndex}]`, unknown(name));
+      });
+    }
+    if (node.type === 'TOOL' && !toolExists(node.config.tool)) report(`nodes[${index}].config.tool`, unknown(node.config.tool));
+  });
 }

@@ -1,0 +1,230 @@
+import { randomUUID } from 'node:crypto';
+import { inject, injectable } from 'inversify';
+import { catchError, firstValueFrom, from, fromEvent, map, NEVER, of, race, type Observable } from 'rxjs';
+import {
+  UserInteractionHandlerResult,
+  type InteractionFailureReason,
+  type IUserInteractionHandler,
+  type UserInteractionContext,
+  type UserInteractionRequest,
+} from '@interlock/sdk-types';
+import { TYPES } from '../di/tokens.js';
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
+import { timerUntil, type Clock } from '../engine/clock.js';
+import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { SHUTDOWN } from '../engine/shutdown.js';
+import type { EventBus } from '../events/event-bus.js';
+import { forThread } from '../events/event-operators.js';
+import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { InteractionResponses } from './interaction-responses.js';
+import type { ResponseInterpreter } from './response-interpreter.js';
+
+/** The channel that means "nobody can answer": interactions fail with `no_handler`. */
+export const NO_RESPONDER_CHANNEL = 'none';
+
+/** What a new interaction asks; the gateway adds ids, times and the session. */
+export type InteractionSpec = Omit<
+  UserInteractionRequest,
+  'interactionId' | 'threadId' | 'workflowId' | 'deadline' | 'session' | 'requestedAt'
+>;
+
+type Settled =
+  | { kind: 'handler'; result: UserInteractionHandlerResult }
+  | { kind: 'handler_error'; error: unknown }
+  | { kind: 'answered_elsewhere' }
+  | { kind: 'timeout' }
+  | { kind: 'cancelled' };
+
+/**
+ * Every wait for a person goes through here (ARCHITECTURE.md, "one rule for every wait"):
+ * interactions are stored and the thread checkpointed before anybody is asked; then the
+ * channel's handler in this process is asked, or the thread suspends until `respond()`.
+ * Timeouts, cancellation, handler errors and malformed answers settle the interaction as
+ * failed with their reason; the first writer wins.
+ */
+@injectable()
+export class InteractionGateway {
+  constructor(
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.EventBus) private readonly bus: EventBus,
+    @inject(TYPES.Handlers) private readonly handlers: Map<string, IUserInteractionHandler>,
+    @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
+    @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
+    @inject(TYPES.Clock) private readonly clock: Clock,
+  ) {}
+
+  /** Stores new interactions, checkpoints the thread waiting on them, then announces them (REQUESTED). */
+  async open(specs: InteractionSpec[], context: NodeExecutionContext): Promise<InteractionRecord[]> {
+    const now = this.clock.now();
+    const { thread } = context;
+    const records = specs.map((spec): InteractionRecord => {
+      const request: UserInteractionRequest = {
+        ...spec,
+        interactionId: randomUUID(),
+        threadId: thread.threadId,
+        workflowId: context.workflow.id,
+        deadline: spec.timeout > 0 ? new Date(now + spec.timeout).toISOString() : null,
+        session: {
+          channel: thread.channel,
+          sessionId: thread.session.sessionId,
+          ...(thread.session.chatId === undefined ? {} : { chatId: thread.session.chatId }),
+          ...(thread.session.parentThreadId === undefined ? {} : { parentThreadId: thread.session.parentThreadId }),
+        },
+        requestedAt: new Date(now).toISOString(),
+      };
+      return {
+        interactionId: request.interactionId,
+        threadId: thread.threadId,
+        nodeId: spec.nodeId,
+        request,
+        status: 'pending',
+        deadline: request.deadline,
+        createdAt: request.requestedAt,
+        updatedAt: request.requestedAt,
+      };
+    });
+    for (const record of records) await this.store.createInteraction(record);
+    thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
+    thread.status = 'waiting';
+    await context.checkpoint();
+    for (const record of records) {
+      context.emit({
+        type: 'USER_INTERACTION_REQUESTED',
+        interactionId: record.interactionId,
+        nodeId: record.nodeId,
+        operationType: record.request.operationType,
+        request: record.request,
+      });
+    }
+    return records;
+  }
+
+  /**
+   * Waits for every pending interaction given, concurrently. Returns them as stored once
+   * settled; `suspended` is true when some still wait for a responder outside this process.
+   */
+  async settle(
+    interactions: InteractionRecord[],
+    context: NodeExecutionContext,
+  ): Promise<{ settled: InteractionRecord[]; suspended: boolean; suspendedIds: string[] }> {
+    const results = await Promise.all(
+      interactions.map((interaction) => (interaction.status === 'pending' ? this.awaitOne(interaction, context) : interaction)),
+    );
+    const settled = results.filter((result): result is InteractionRecord => result !== 'suspend');
+    const suspendedIds = interactions.filter((_, index) => results[index] === 'suspend').map((interaction) => interaction.interactionId);
+    return { settled, suspended: suspendedIds.length > 0, suspendedIds };
+  }
+
+  /** Marks an interaction as handled: no longer pending for this thread. */
+  release(interactionId: string, context: NodeExecutionContext): void {
+    this.responses.forget(interactionId);
+    const { thread } = context;
+    thread.pendingInteractionIds = thread.pendingInteractionIds.filter((id) => id !== interactionId);
+    if (thread.pendingInteractionIds.length === 0) thread.status = 'running';
+  }
+
+  async load(interactionId: string): Promise<InteractionRecord> {
+    const interaction = await this.store.getInteraction(interactionId);
+    if (!interaction) throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
+    return interaction;
+  }
+
+  private async awaitOne(interaction: InteractionRecord, context: NodeExecutionContext): Promise<InteractionRecord | 'suspend'> {
+    const { interactionId } = interaction;
+    const deadline = interaction.deadline === null ? undefined : Date.parse(interaction.deadline);
+    if (deadline !== undefined && deadline <= this.clock.now()) {
+      return this.fail(interactionId, 'timeout', 'nobody answered before the deadline');
+    }
+    if (context.signal.aborted) return this.onAbort(interactionId, context.signal);
+    if (context.thread.channel === NO_RESPONDER_CHANNEL) {
+      return this.fail(interactionId, 'no_handler', `the thread runs on channel "${NO_RESPONDER_CHANNEL}": nobody can answer`);
+    }
+    const handler = this.handlers.get(context.thread.channel);
+    if (!handler) return 'suspend';
+
+    const abort = new AbortController();
+    const settled = await firstValueFrom(
+      race<Settled[]>(
+        this.askHandler(handler, interaction, context, abort.signal),
+        this.responses.answered$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
+        deadline === undefined ? NEVER : timerUntil(deadline, this.clock).pipe(map((): Settled => ({ kind: 'timeout' }))),
+        fromEvent(context.signal, 'abort').pipe(map((): Settled => ({ kind: 'cancelled' }))),
+      ),
+    );
+    abort.abort();
+    this.responses.forget(interactionId);
+    return this.record(interaction, settled, context.signal);
+  }
+
+  private askHandler(
+    handler: IUserInteractionHandler,
+    interaction: InteractionRecord,
+    context: NodeExecutionContext,
+    signal: AbortSignal,
+  ): Observable<Settled> {
+    const handlerContext: UserInteractionContext = {
+      threadId: context.thread.threadId,
+      workflowId: context.workflow.id,
+      nodeId: interaction.nodeId,
+      timeout: interaction.request.timeout,
+      signal,
+      conversation: structuredClone(context.thread.conversation),
+      events: this.bus.events$.pipe(forThread(context.thread.threadId)),
+      getVariable: (name) => context.scopes.get(name),
+      getVariables: () => context.scopes.all(),
+      setVariable: (name, value, scope) => {
+        context.scopes.set(name, value, scope);
+      },
+    };
+    return from(Promise.resolve().then(() => handler.handle(interaction.request, handlerContext))).pipe(
+      map((result): Settled => ({ kind: 'handler', result })),
+      catchError((error: unknown) => of<Settled>({ kind: 'handler_error', error })),
+    );
+  }
+
+  private async record(interaction: InteractionRecord, settled: Settled, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
+    const { interactionId } = interaction;
+    switch (settled.kind) {
+      case 'answered_elsewhere':
+        return this.load(interactionId);
+      case 'timeout':
+        return this.fail(interactionId, 'timeout', 'nobody answered before the deadline');
+      case 'cancelled':
+        return this.onAbort(interactionId, signal);
+      case 'handler_error':
+        return this.fail(interactionId, 'handler_error', `the handler failed: ${toInterlockError(settled.error).message}`);
+      case 'handler':
+        break;
+    }
+    const parsed = UserInteractionHandlerResult.safeParse(settled.result);
+    if (!parsed.success) {
+      return this.fail(interactionId, 'invalid_response', `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message}`);
+    }
+    const result = parsed.data;
+    if (result.outcome === 'deferred') return 'suspend';
+    if (result.outcome === 'cancelled') return this.fail(interactionId, 'cancelled', result.reason ?? 'the person cancelled');
+    let input: unknown;
+    try {
+      input = this.interpreter.interpret(interaction, result.input);
+    } catch (error) {
+      return this.fail(interactionId, 'invalid_response', toInterlockError(error).message);
+    }
+    await this.store.recordResponse(interactionId, {
+      input,
+      ...(result.responder === undefined ? {} : { responder: result.responder }),
+      respondedAt: new Date(this.clock.now()).toISOString(),
+    });
+    return this.load(interactionId);
+  }
+
+  /** Closing the process is not cancelling the thread: a shutdown leaves the wait in the store. */
+  private async onAbort(interactionId: string, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
+    if (signal.reason === SHUTDOWN) return 'suspend';
+    return this.fail(interactionId, 'cancelled', typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled');
+  }
+
+  private async fail(interactionId: string, reason: InteractionFailureReason, message: string): Promise<InteractionRecord> {
+    await this.store.failInteraction(interactionId, reason, message);
+    return this.load(interactionId);
+  }
+}

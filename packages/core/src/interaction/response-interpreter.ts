@@ -1,0 +1,70 @@
+import { inject, injectable } from 'inversify';
+import { ToolApprovalResponse } from '@interlock/sdk-types';
+import { TYPES } from '../di/tokens.js';
+import { InterlockError } from '../errors/interlock-error.js';
+import type { ApprovalPolicy } from '../policy/approval-policy.js';
+import type { ToolRegistry } from '../tools/tool-registry.js';
+import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+import { interpretInput } from './interpret-input.js';
+
+const YES = new Set(['y', 'yes', 'approve', 'approved', 'allow', 'true']);
+const NO = new Set(['n', 'no', 'reject', 'rejected', 'deny', 'false']);
+
+/**
+ * Turns a raw answer into the value the engine applies, or refuses it with
+ * INTERACTION_INVALID_RESPONSE (the interaction then stays pending when the answer came
+ * through `respond()`). Validation happens once, here, at the boundary.
+ */
+@injectable()
+export class ResponseInterpreter {
+  constructor(
+    @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
+    @inject(TYPES.ApprovalPolicy) private readonly policy: ApprovalPolicy,
+  ) {}
+
+  interpret(interaction: InteractionRecord, raw: unknown): unknown {
+    const { request } = interaction;
+    if (request.operationType !== 'TOOL_APPROVAL') return interpretInput(request.input, raw);
+    return this.interpretApproval(interaction, raw);
+  }
+
+  private interpretApproval(interaction: InteractionRecord, raw: unknown): ToolApprovalResponse {
+    const invalid = (message: string) => new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
+    const details = interaction.request.toolApproval;
+    if (!details) throw invalid('this approval request has no tool call');
+    const parsed = ToolApprovalResponse.safeParse(normalise(raw));
+    if (!parsed.success) {
+      throw invalid(`expected { approved: boolean, editedParameters?, userInstruction?, denyReason?, remember? }: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+    }
+    const response = parsed.data;
+    if (response.remember && !details.rememberable) {
+      throw invalid(`"remember for this session" is not offered for ${details.toolName} at ${details.riskLevel} risk`);
+    }
+    if (response.editedParameters === undefined) return response;
+    if (!response.approved) throw invalid('editedParameters only make sense with approved: true');
+    if (details.stage === 'result') throw invalid('a result cannot be edited: approve or reject it');
+    const tool = this.tools.find(details.toolName);
+    if (!tool) throw invalid(`tool ${details.toolName} no longer exists`);
+    const edited = tool.parameters.safeParse(response.editedParameters);
+    if (!edited.success) {
+      throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+    }
+    const editedParameters = edited.data as Record<string, unknown>;
+    const decision = this.policy.decide({ toolName: tool.name, arguments: editedParameters }, { channel: interaction.request.session.channel });
+    if (decision.outcome === 'deny') {
+      throw invalid(`the edited arguments are denied (${decision.rule}): ${decision.reason}`);
+    }
+    return { ...response, editedParameters };
+  }
+}
+
+/** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`. */
+function normalise(raw: unknown): unknown {
+  if (typeof raw === 'boolean') return { approved: raw };
+  if (typeof raw === 'string') {
+    const word = raw.trim().toLowerCase();
+    if (YES.has(word)) return { approved: true };
+    if (NO.has(word)) return { approved: false };
+  }
+  return raw;
+}

@@ -1,0 +1,183 @@
+import { evaluateExpression } from '../expressions/expressions.js';
+import type { Tool } from '../tools/define-tool.js';
+import type { ResolvedApprovalOptions } from './approval-options.js';
+import { SessionMemory, type MemoryScope } from './session-memory.js';
+
+export type ApprovalOutcome = 'allow' | 'ask' | 'deny';
+
+/** What the shell rules say of a command line (see policy/shell). */
+export interface ShellVerdict {
+  verdict: 'safe' | 'ask' | 'high-risk' | 'banned';
+  rule: string;
+  reasons: string[];
+}
+
+export interface ShellClassifierPort {
+  classify(command: string): ShellVerdict;
+}
+
+/** A proposed call: the tool's name and the arguments as the model gave them. */
+export interface ApprovalCall {
+  toolName: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Everything the pipeline reads. It reads; it never waits and never writes. */
+export interface ApprovalContext {
+  tools: { find(name: string): Tool | undefined };
+  options: ResolvedApprovalOptions;
+  /** The workflow's `config.toolApproval.autoApprovedTools` (F17). */
+  autoApprovedTools: readonly string[];
+  shell: ShellClassifierPort;
+  memory: SessionMemory;
+  scope: MemoryScope;
+  now: number;
+}
+
+/** One rule the pipeline looked at, and what it said. */
+export interface RuleStep {
+  rule: string;
+  result: ApprovalOutcome | 'skip';
+  reason?: string;
+}
+
+export interface ApprovalDecision {
+  outcome: ApprovalOutcome;
+  /** The rule that decided, e.g. `category:read`, `shell:banned:rm-root`, `ask:risk:HIGH`. */
+  rule: string;
+  reason: string;
+  /** Every rule looked at, in order, ending with the one that decided (F42). */
+  path: RuleStep[];
+  /** True when the tool does not exist: the call is reported as NOT_FOUND. */
+  notFound: boolean;
+  /** Whether "remember for this session" may be offered to the approver (MEDIUM risk, not a risky command). */
+  rememberable: boolean;
+}
+
+/**
+ * The approval pipeline (F24): one function, first match wins, security rules before
+ * convenience rules, so no mode or whitelist can open what a deny rule or the shell
+ * rules closed. The order is documented in docs/approval-pipeline.md.
+ */
+export function decideApproval(call: ApprovalCall, context: ApprovalContext): ApprovalDecision {
+  const path: RuleStep[] = [];
+  const { options } = context;
+  const tool = context.tools.find(call.toolName);
+  const decide = (outcome: ApprovalOutcome, rule: string, reason: string, extra: Partial<ApprovalDecision> = {}): ApprovalDecision => {
+    path.push({ rule, result: outcome, reason });
+    return { outcome, rule, reason, path, notFound: false, rememberable: false, ...extra };
+  };
+  const skip = (rule: string, reason?: string) => path.push({ rule, result: 'skip', ...(reason === undefined ? {} : { reason }) });
+
+  // 1. Approval switched off for this run.
+  if (!options.enabled) return decide('allow', 'approval:disabled', 'approval.enabled is false');
+  skip('approval:disabled');
+
+  // 2. Unknown tool: never executed.
+  if (!tool) return decide('deny', 'tool:not-found', `no tool named "${call.toolName}"`, { notFound: true });
+
+  // 3. Deny rules and banned shell commands.
+  const ruleVariables = { tool: tool.name, args: call.arguments, category: tool.category, risk: tool.riskLevel };
+  for (const [index, expression] of options.denyRules.entries()) {
+    if (matches(expression, ruleVariables)) return decide('deny', `deny-rule:${index}`, `deny rule \`${expression}\` matches`);
+  }
+  skip('deny-rules');
+  const shell = tool.shellCommand ? classifyShell(tool, call, context.shell) : undefined;
+  if (shell?.verdict === 'banned') return decide('deny', shell.rule, `banned command: ${shell.reasons.join('; ')}`);
+  if (shell) skip('shell:banned');
+
+  // 4. Tools that exist to ask the person.
+  if (tool.category === 'ask') return decide('ask', 'category:ask', 'this tool always asks the user');
+  skip('category:ask');
+
+  // 5. Per-tool overrides, then the tool's own demand.
+  const override = options.toolOverrides[tool.name];
+  if (override === 'deny') return decide('deny', `override:${tool.name}`, 'toolOverrides says deny');
+  if (override === true) return decide('ask', `override:${tool.name}`, 'toolOverrides says ask');
+  // An override may skip the person, but never the shell rules of step 6: risky commands always ask.
+  if (override === false && (!shell || shell.verdict === 'safe')) return decide('allow', `override:${tool.name}`, 'toolOverrides says allow');
+  if (tool.requireExecutionApproval === true) return decide('ask', 'tool:require-execution-approval', 'the tool always asks');
+  skip('overrides');
+
+  // 6. Shell commands that are risky, or that cannot be proven safe, ask in every mode.
+  if (shell && shell.verdict !== 'safe') {
+    return decide('ask', shell.rule, `${shell.verdict === 'high-risk' ? 'high-risk command' : 'not provably safe'}: ${shell.reasons.join('; ')}`);
+  }
+  if (shell) skip('shell:risk');
+
+  // 7. yolo.
+  if (options.mode === 'yolo') return decide('allow', 'mode:yolo', 'yolo mode runs everything not stopped above');
+  skip('mode:yolo');
+
+  const strict = options.strictMode && tool.riskLevel !== 'LOW';
+  if (strict) {
+    skip('strict-mode', 'strictMode: only LOW-risk tools skip the person');
+  } else {
+    const remembered = convenience(tool, call, context, decide, skip);
+    if (remembered) return remembered;
+  }
+
+  // 13. A person decides.
+  return decide('ask', `ask:risk:${tool.riskLevel}`, `${tool.category} tool with ${tool.riskLevel} risk needs a person`, {
+    rememberable: tool.riskLevel === 'MEDIUM',
+  });
+}
+
+type Decide = (outcome: ApprovalOutcome, rule: string, reason: string, extra?: Partial<ApprovalDecision>) => ApprovalDecision;
+
+/** Steps 8–12: the rules that let a call run without a person. */
+function convenience(
+  tool: Tool,
+  call: ApprovalCall,
+  context: ApprovalContext,
+  decide: Decide,
+  skip: (rule: string, reason?: string) => void,
+): ApprovalDecision | undefined {
+  const { options } = context;
+  // 8. Reads and LOW risk.
+  if (tool.category === 'read') return decide('allow', 'category:read', 'read-only tool');
+  if (tool.riskLevel === 'LOW') return decide('allow', 'risk:LOW', 'LOW-risk tool');
+  skip('category:read');
+  // 9. The tool says this call needs no approval.
+  if (tool.needsApproval) {
+    const parsed = tool.parameters.safeParse(call.arguments);
+    if (parsed.success && tool.needsApproval({ arguments: parsed.data, mode: options.mode, channel: context.scope.channel }) === false) {
+      return decide('allow', 'tool:needs-approval', 'the tool says this call needs no approval');
+    }
+  }
+  skip('tool:needs-approval');
+  // 10. autoEdit runs writes.
+  if (options.mode === 'autoEdit' && tool.category === 'write') return decide('allow', 'mode:autoEdit', 'autoEdit mode runs writes');
+  skip('mode:autoEdit');
+  // 11. Whitelists and allow rules.
+  if (context.autoApprovedTools.includes(tool.name)) return decide('allow', 'whitelist:workflow', 'in toolApproval.autoApprovedTools');
+  if (options.approvalTools.includes(tool.name)) return decide('allow', 'whitelist:session', 'in the session approvalTools');
+  const ruleVariables = { tool: tool.name, args: call.arguments, category: tool.category, risk: tool.riskLevel };
+  for (const [index, expression] of options.allowRules.entries()) {
+    if (matches(expression, ruleVariables)) return decide('allow', `allow-rule:${index}`, `allow rule \`${expression}\` matches`);
+  }
+  skip('whitelists');
+  // 12. Remembered for this session (MEDIUM only).
+  if (tool.riskLevel === 'MEDIUM' && context.memory.has(SessionMemory.key(context.scope, tool.name, call.arguments), context.now)) {
+    return decide('allow', 'memory:session', 'the same call was approved earlier in this session');
+  }
+  skip('memory:session');
+  return undefined;
+}
+
+function classifyShell(tool: Tool, call: ApprovalCall, classifier: ShellClassifierPort): ShellVerdict {
+  const parsed = tool.parameters.safeParse(call.arguments);
+  if (!parsed.success || !tool.shellCommand) {
+    return { verdict: 'ask', rule: 'shell:invalid-arguments', reasons: ['the arguments do not match the tool schema'] };
+  }
+  return classifier.classify(tool.shellCommand(parsed.data));
+}
+
+/** A rule that fails to evaluate does not match (and a deny rule that fails never opens anything: asking follows). */
+function matches(expression: string, variables: Record<string, unknown>): boolean {
+  try {
+    return evaluateExpression(expression, variables) === true;
+  } catch {
+    return false;
+  }
+}

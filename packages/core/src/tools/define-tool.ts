@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { RiskLevel, type ToolCategory } from '@interlock/sdk-types';
+
+/** What a tool's `execute` gets besides its arguments. */
+export interface ToolContext {
+  threadId: string;
+  nodeId: string;
+  toolCallId: string;
+  /** Aborted when the thread is cancelled or the process closes. */
+  signal: AbortSignal;
+  /** The directory file and shell tools are confined to. */
+  workspaceRoot: string;
+  /** What the approver said, when a person approved the call. */
+  approval?: { userInstruction?: string; responder?: string };
+}
+
+/** What `needsApproval` can look at. */
+export interface NeedsApprovalContext<Arguments> {
+  arguments: Arguments;
+  mode: 'default' | 'autoEdit' | 'yolo';
+  channel: string;
+}
+
+/** What a tool author writes. `riskLevel` also accepts PUBLIC / MODERATE / SENSITIVE. */
+export interface ToolDefinition<Parameters extends z.ZodType> {
+  name: string;
+  description: string;
+  parameters: Parameters;
+  category: ToolCategory;
+  riskLevel: RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE';
+  /** Always ask a person before it runs, in every mode (like category `ask`). */
+  requireExecutionApproval?: boolean;
+  /** Show the result to a person before the model sees it (F13). */
+  requireResultApproval?: boolean;
+  /** Return false to let a call run without asking (pipeline step 9). */
+  needsApproval?: (context: NeedsApprovalContext<z.output<Parameters>>) => boolean;
+  /** Safe to run again after a crash left its outcome unknown. */
+  idempotent?: boolean;
+  tags?: string[];
+  /** For shell tools: the command line a call would run, so the shell rules can classify it. */
+  shellCommand?: (args: z.output<Parameters>) => string;
+  execute(args: z.output<Parameters>, context: ToolContext): Promise<unknown>;
+}
+
+/** A tool as the engine uses it. */
+export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<ToolDefinition<Parameters>, 'riskLevel'> {
+  riskLevel: RiskLevel;
+  /** The parameters as JSON Schema, as the model sees them. */
+  jsonSchema: Record<string, unknown>;
+}
+
+/**
+ * Defines a tool (F11).
+ *
+ * @example
+ * const greet = defineTool({
+ *   name: 'greet', description: 'Greets someone', category: 'read', riskLevel: 'LOW',
+ *   parameters: z.object({ name: z.string() }),
+ *   execute: async ({ name }) => `hello ${name}`,
+ * });
+ */
+export function defineTool<Parameters extends z.ZodType>(definition: ToolDefinition<Parameters>): Tool<Parameters> {
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input', unrepresentable: 'any' });
+  return { ...definition, riskLevel: RiskLevel.parse(definition.riskLevel), jsonSchema };
+}

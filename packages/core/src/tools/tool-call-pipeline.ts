@@ -1,0 +1,340 @@
+import { inject, injectable } from 'inversify';
+import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason } from '@interlock/sdk-types';
+import type { AuditLog } from '../audit/audit-log.js';
+import { TYPES } from '../di/tokens.js';
+import { toInterlockError } from '../errors/interlock-error.js';
+import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { SHUTDOWN } from '../engine/shutdown.js';
+import type { InteractionGateway, InteractionSpec } from '../interaction/interaction-gateway.js';
+import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { ApprovalPolicy } from '../policy/approval-policy.js';
+import type { ApprovalDecision } from '../policy/decide-approval.js';
+import type { Tool } from './define-tool.js';
+import { toolMessage } from './tool-messages.js';
+import type { ToolRegistry } from './tool-registry.js';
+import type { TurnCall, TurnState } from './turn-state.js';
+
+/** How a batch of calls ended in this run. */
+export type TurnProgress = 'done' | 'suspend' | 'cancelled';
+
+export interface TurnOptions {
+  nodeId: string;
+}
+
+/**
+ * Decides, asks about, runs and reports the tool calls of one model turn (or one TOOL
+ * node), F13–F19, F44: every call goes through the approval pipeline; the calls that need
+ * a person are requested together; the allowed ones run at once; one rejection never
+ * drops the others. The turn state is checkpointed, so a wait can resume in any process.
+ */
+@injectable()
+export class ToolCallPipeline {
+  constructor(
+    @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
+    @inject(TYPES.ApprovalPolicy) private readonly policy: ApprovalPolicy,
+    @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.AuditLog) private readonly audit: AuditLog,
+    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
+  ) {}
+
+  async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
+    // Interactions whose responder is elsewhere (or deferred) are not asked again in this run.
+    const elsewhere = new Set<string>();
+    for (;;) {
+      const toAsk = await this.decideNewCalls(turn, context, options);
+      if (toAsk.length > 0) await this.requestApprovals(toAsk, 'execution', context, options);
+      await this.runReadyCalls(turn, context, options);
+
+      const awaiting = turn.calls.filter((call) => call.phase === 'awaiting-approval' || call.phase === 'awaiting-result');
+      if (awaiting.length === 0) return 'done';
+      const waiting = awaiting.filter((call) => !elsewhere.has(call.interactionId ?? ''));
+      if (waiting.length === 0) return 'suspend';
+      const records = await Promise.all(waiting.map((call) => this.gateway.load(call.interactionId ?? '')));
+      const { settled, suspendedIds } = await this.gateway.settle(records, context);
+      for (const id of suspendedIds) elsewhere.add(id);
+      if (context.signal.aborted && context.signal.reason !== SHUTDOWN) {
+        for (const record of settled) this.gateway.release(record.interactionId, context);
+        this.closeCancelled(turn, context);
+        return 'cancelled';
+      }
+      for (const record of settled) {
+        const call = waiting.find((candidate) => candidate.interactionId === record.interactionId);
+        if (call) await this.applyAnswer(call, record, context);
+      }
+      await context.checkpoint();
+    }
+  }
+
+  /** Runs the pipeline on each new call; returns the calls that need a person. */
+  private async decideNewCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnCall[]> {
+    const toAsk: TurnCall[] = [];
+    for (const call of turn.calls.filter((candidate) => candidate.phase === 'new')) {
+      context.emit({ type: 'TOOL_CALL_REQUESTED', ...this.describe(call, options) });
+      const tool = this.tools.find(call.name);
+      if (tool && call.argumentsError !== undefined) {
+        this.finish(call, 'ERROR', `The arguments were not a JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`, context, options);
+        continue;
+      }
+      if (tool) {
+        const parsed = tool.parameters.safeParse(call.arguments);
+        if (!parsed.success) {
+          const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
+          this.finish(call, 'ERROR', `The arguments do not match the schema of ${tool.name}: ${problems}. Fix them and call again.`, context, options);
+          continue;
+        }
+        call.finalArguments = parsed.data as Record<string, unknown>;
+      }
+      const decision = this.policy.decide(
+        { toolName: call.name, arguments: call.finalArguments },
+        { ...this.scopeOf(context), autoApprovedTools: context.workflow.config.toolApproval.autoApprovedTools },
+      );
+      call.rule = decision.rule;
+      call.rememberable = decision.rememberable;
+      context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
+      if (decision.outcome === 'ask' && this.policy.options.onToolApprove && tool) {
+        await this.askCallback(call, tool, decision, context, options);
+        continue;
+      }
+      this.applyDecision(call, decision, context, options, toAsk);
+    }
+    return toAsk;
+  }
+
+  private applyDecision(call: TurnCall, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions, toAsk: TurnCall[]): void {
+    if (decision.outcome === 'ask') {
+      toAsk.push(call);
+      return;
+    }
+    this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
+    if (decision.outcome === 'allow') {
+      call.phase = 'ready';
+    } else if (decision.notFound) {
+      this.finish(call, 'NOT_FOUND', `No tool named "${call.name}". Available tools: ${this.tools.names().join(', ') || 'none'}.`, context, options);
+    } else {
+      this.finish(call, 'EXECUTION_REJECTED', `denied by policy (${decision.rule}): ${decision.reason}`, context, options);
+    }
+  }
+
+  /** The `onToolApprove` callback decides when the pipeline did not (F26); errors and bad answers deny. */
+  private async askCallback(call: TurnCall, tool: Tool, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const callback = this.policy.options.onToolApprove;
+    let approved = false;
+    let reason = 'onToolApprove said no';
+    try {
+      const answer = await callback?.({
+        toolName: tool.name,
+        arguments: call.finalArguments,
+        category: tool.category,
+        riskLevel: tool.riskLevel,
+        rule: decision.rule,
+        threadId: context.thread.threadId,
+        sessionId: context.thread.session.sessionId,
+        channel: context.thread.channel,
+      });
+      if (typeof answer === 'boolean') approved = answer;
+      else if (answer && typeof answer === 'object') {
+        approved = answer.approved === true;
+        if (answer.denyReason) reason = answer.denyReason;
+        if (approved && answer.params) {
+          const edited = tool.parameters.safeParse(answer.params);
+          const again = edited.success ? this.policy.decide({ toolName: tool.name, arguments: edited.data as Record<string, unknown> }, this.scopeOf(context)) : undefined;
+          if (!edited.success || again?.outcome === 'deny') {
+            approved = false;
+            reason = 'onToolApprove returned params that are invalid or denied';
+          } else {
+            call.finalArguments = edited.data as Record<string, unknown>;
+          }
+        }
+      } else {
+        reason = 'onToolApprove returned neither a boolean nor a decision';
+      }
+    } catch (error) {
+      reason = `onToolApprove failed: ${toInterlockError(error).message}`;
+    }
+    this.record(call, context, {
+      outcome: approved ? 'allow' : 'deny',
+      decidedBy: 'callback:onToolApprove',
+      rule: decision.rule,
+      reason: approved ? 'onToolApprove approved' : reason,
+      stage: 'execution',
+    });
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: 'callback:onToolApprove' });
+    if (approved) call.phase = 'ready';
+    else this.finish(call, 'EXECUTION_REJECTED', reason, context, options);
+  }
+
+  private async requestApprovals(calls: TurnCall[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const specs = calls.map((call): InteractionSpec => {
+      const tool = this.tools.find(call.name);
+      return {
+        nodeId: options.nodeId,
+        operationType: 'TOOL_APPROVAL',
+        prompt: stage === 'execution' ? `Allow ${call.name} to run with these arguments?` : `Let the model see the result of ${call.name}?`,
+        timeout: context.workflow.config.toolApproval.approvalTimeout,
+        metadata: {},
+        toolApproval: {
+          toolCallId: call.id,
+          toolName: call.name,
+          toolDescription: tool?.description ?? '',
+          toolParameters: call.finalArguments,
+          category: tool?.category ?? 'command',
+          riskLevel: tool?.riskLevel ?? 'HIGH',
+          rule: call.rule ?? 'ask',
+          stage,
+          ...(stage === 'result' ? { result: call.result } : {}),
+          rememberable: stage === 'execution' && call.rememberable === true,
+        },
+      };
+    });
+    const records = await this.gateway.open(specs, context);
+    records.forEach((record, index) => {
+      const call = calls[index];
+      if (!call) return;
+      call.interactionId = record.interactionId;
+      call.phase = stage === 'execution' ? 'awaiting-approval' : 'awaiting-result';
+    });
+  }
+
+  /** Runs every call that may run, concurrently; results that need approval are asked about together. */
+  private async runReadyCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const ready = turn.calls.filter((call) => call.phase === 'ready');
+    if (ready.length === 0) return;
+    await Promise.all(ready.map((call) => this.execute(call, context, options)));
+    const needResultApproval = ready.filter((call) => call.phase === 'awaiting-result' && call.interactionId === undefined);
+    if (needResultApproval.length > 0) await this.requestApprovals(needResultApproval, 'result', context, options);
+    await context.checkpoint();
+  }
+
+  private async execute(call: TurnCall, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const tool = this.tools.find(call.name);
+    if (!tool) {
+      this.finish(call, 'NOT_FOUND', `No tool named "${call.name}".`, context, options);
+      return;
+    }
+    context.emit({ type: 'TOOL_CALL_STARTED', ...this.describe(call, options) });
+    try {
+      const result = await tool.execute(tool.parameters.parse(call.finalArguments), {
+        threadId: context.thread.threadId,
+        nodeId: options.nodeId,
+        toolCallId: call.id,
+        signal: context.signal,
+        workspaceRoot: this.workspaceRoot,
+        ...(call.userInstruction === undefined && call.responder === undefined
+          ? {}
+          : {
+              approval: {
+                ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
+                ...(call.responder === undefined ? {} : { responder: call.responder }),
+              },
+            }),
+      });
+      if (tool.requireResultApproval) {
+        call.result = result;
+        delete call.interactionId;
+        call.phase = 'awaiting-result';
+        return;
+      }
+      this.finish(call, 'SUCCESS', result, context, options);
+    } catch (error) {
+      this.finish(call, 'ERROR', toInterlockError(error).message, context, options);
+    }
+  }
+
+  /** Applies a person's answer (or the failure of the wait) to its call. */
+  private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext): Promise<void> {
+    this.gateway.release(record.interactionId, context);
+    const options = { nodeId: record.nodeId };
+    const stage: ApprovalStage = call.phase === 'awaiting-result' ? 'result' : 'execution';
+    const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
+    if (record.status === 'failed') {
+      const reason: InteractionFailureReason = record.failureReason ?? 'handler_error';
+      const message = record.failureMessage ?? reason;
+      context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason, message });
+      this.record(call, context, { outcome: 'deny', decidedBy: `interaction:${reason}`, rule: call.rule ?? 'ask', reason: message, stage });
+      if (stage === 'result') this.finish(call, 'RESULT_REJECTED', `no approval (${reason})`, context, options);
+      else if (reason === 'timeout') this.finish(call, 'TIMEOUT', message, context, options);
+      else this.finish(call, 'EXECUTION_REJECTED', `no approval (${reason}): ${message}`, context, options);
+      return;
+    }
+    const response = ToolApprovalResponse.parse(record.response?.input);
+    const responder = record.response?.responder;
+    context.emit({ type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) });
+    if (response.approved && response.editedParameters) call.finalArguments = response.editedParameters;
+    if (response.userInstruction) call.userInstruction = response.userInstruction;
+    if (responder !== undefined) call.responder = responder;
+    this.record(call, context, {
+      outcome: response.approved ? 'allow' : 'deny',
+      decidedBy: 'person',
+      rule: call.rule ?? 'ask',
+      reason: response.approved ? 'approved by a person' : (response.denyReason ?? 'rejected by a person'),
+      stage,
+      ...(responder === undefined ? {} : { responder }),
+      ...(response.editedParameters && response.approved ? { editedArguments: response.editedParameters } : {}),
+    });
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
+    if (response.approved && response.remember && call.rememberable) {
+      this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
+    }
+    if (stage === 'result') {
+      if (response.approved) this.finish(call, 'SUCCESS', call.result, context, options);
+      else this.finish(call, 'RESULT_REJECTED', response.denyReason ?? '', context, options);
+      delete call.result;
+    } else if (response.approved) {
+      call.phase = 'ready';
+      delete call.interactionId;
+    } else {
+      this.finish(call, 'EXECUTION_REJECTED', `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`, context, options);
+    }
+    await this.store.markProcessed(record.interactionId);
+    context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
+  }
+
+  private closeCancelled(turn: TurnState, context: NodeExecutionContext): void {
+    for (const call of turn.calls.filter((candidate) => candidate.phase !== 'done')) {
+      this.finish(call, 'EXECUTION_REJECTED', 'the thread was cancelled', context, { nodeId: context.thread.activeNode?.nodeId ?? '' });
+    }
+  }
+
+  private finish(call: TurnCall, status: NonNullable<TurnCall['status']>, detail: unknown, context: NodeExecutionContext, options: TurnOptions): void {
+    call.phase = 'done';
+    call.status = status;
+    call.content = toolMessage(status, detail);
+    if (status === 'SUCCESS') {
+      call.output = detail;
+      context.emit({ type: 'TOOL_CALL_COMPLETED', ...this.describe(call, options), status, result: detail });
+    } else {
+      context.emit({ type: 'TOOL_CALL_FAILED', ...this.describe(call, options), status, message: call.content });
+    }
+  }
+
+  private record(
+    call: TurnCall,
+    context: NodeExecutionContext,
+    entry: {
+      outcome: 'allow' | 'deny';
+      decidedBy: string;
+      rule: string;
+      reason: string;
+      stage: ApprovalStage;
+      responder?: string;
+      editedArguments?: Record<string, unknown>;
+    },
+  ): void {
+    this.audit.append({
+      threadId: context.thread.threadId,
+      toolCallId: call.id,
+      toolName: call.name,
+      originalArguments: call.arguments,
+      ...entry,
+    });
+  }
+
+  private describe(call: TurnCall, options: TurnOptions) {
+    return { nodeId: options.nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
+  }
+
+  private scopeOf(context: NodeExecutionContext) {
+    return { channel: context.thread.channel, ...(context.thread.session.chatId === undefined ? {} : { chatId: context.thread.session.chatId }) };
+  }
+}

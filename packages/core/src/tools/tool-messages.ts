@@ -1,0 +1,23 @@
+import type { ToolCallStatus } from '@interlock/sdk-types';
+import { stringify } from '../expressions/expressions.js';
+
+/**
+ * What the model is told about a call (F14, F19): the status first, then the result or a
+ * short explanation that says what happened and that a plain retry will not help.
+ */
+export function toolMessage(status: ToolCallStatus, detail: unknown): string {
+  switch (status) {
+    case 'SUCCESS':
+      return `[SUCCESS] ${stringify(detail)}`;
+    case 'ERROR':
+      return `[ERROR] ${stringify(detail)}`;
+    case 'EXECUTION_REJECTED':
+      return `[EXECUTION_REJECTED] This call was not run: ${stringify(detail)}. Do not retry it unchanged; change your approach or ask the user.`;
+    case 'RESULT_REJECTED':
+      return `[RESULT_REJECTED] The call ran, but the user withheld its result${detail ? `: ${stringify(detail)}` : ''}. Do not retry it unchanged.`;
+    case 'NOT_FOUND':
+      return `[NOT_FOUND] ${stringify(detail)}`;
+    case 'TIMEOUT':
+      return `[TIMEOUT] Nobody approved this call in time, so it was not run. Do not retry it unchanged; ask the user.`;
+  }
+}
