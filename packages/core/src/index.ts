@@ -34,6 +34,7 @@ export {
   type ShellVerdict,
 } from './policy/decide-approval.js';
 export { canonicalJson, hashArguments } from './policy/canonical-arguments.js';
+export { MessageBus, type ToolApprovalBusRequest } from './policy/message-bus.js';
 export { verifyAuditChain, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';

@@ -24,6 +24,8 @@ import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit
 import { checkExpression } from './expressions/expressions.js';
 import { resolveApprovalOptions, type ApprovalOptions } from './policy/approval-options.js';
 import type { ApprovalPolicy } from './policy/approval-policy.js';
+import type { ResponseInterpreter } from './interaction/response-interpreter.js';
+import type { MessageBus } from './policy/message-bus.js';
 import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-approval.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
@@ -65,6 +67,8 @@ export interface InterlockOptions {
 export class Interlock {
   /** Every event of every thread run by this instance. */
   readonly events$: Observable<InterlockEvent>;
+  /** Seed 002's request/response bus: `messageBus.registerHandler('toolApproval', …)`. */
+  readonly messageBus: MessageBus;
 
   constructor(
     private readonly runner: ThreadRunner,
@@ -73,9 +77,12 @@ export class Interlock {
     private readonly handlers: Map<string, IUserInteractionHandler>,
     private readonly policy: ApprovalPolicy,
     private readonly auditLog: AuditLog,
+    private readonly interpreter: ResponseInterpreter,
     bus: EventBus,
+    messageBus: MessageBus,
   ) {
     this.events$ = bus.events$;
+    this.messageBus = messageBus;
   }
 
   /**
@@ -92,6 +99,21 @@ export class Interlock {
   /** The audit trail of tool-call decisions (F33), optionally of one thread. */
   audit(filter?: { threadId?: string }): AuditEntry[] {
     return this.auditLog.list(filter);
+  }
+
+  /**
+   * Checks an answer without recording it: what `respond()` would refuse, and why. Apps use
+   * it to re-ask until an edit is valid.
+   */
+  async checkResponse(interactionId: string, input: unknown): Promise<{ ok: true } | { ok: false; message: string }> {
+    const interaction = await this.store.getInteraction(interactionId);
+    if (!interaction) return { ok: false, message: `no interaction ${interactionId}` };
+    try {
+      this.interpreter.interpret(interaction, input);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** Checks the audit trail's hash chain (F45). */
@@ -179,7 +201,9 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
     container.get(TYPES.Handlers),
     container.get<ApprovalPolicy>(TYPES.ApprovalPolicy),
     container.get(TYPES.AuditLog),
+    container.get<ResponseInterpreter>(TYPES.ResponseInterpreter),
     container.get(TYPES.EventBus),
+    container.get(TYPES.MessageBus),
   );
 }
 

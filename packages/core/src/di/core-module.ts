@@ -17,6 +17,7 @@ import { InteractionGateway } from '../interaction/interaction-gateway.js';
 import { InteractionResponses } from '../interaction/interaction-responses.js';
 import { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import { ApprovalPolicy } from '../policy/approval-policy.js';
+import { MessageBus } from '../policy/message-bus.js';
 import { ToolCallPipeline } from '../tools/tool-call-pipeline.js';
 import { TYPES } from './tokens.js';
 
@@ -28,6 +29,7 @@ import { TYPES } from './tokens.js';
 export const coreModule = new ContainerModule(({ bind }) => {
   bind(TYPES.EventBus).toConstantValue(new EventBus());
   bind(TYPES.InteractionResponses).toConstantValue(new InteractionResponses());
+  bind(TYPES.MessageBus).toConstantValue(new MessageBus());
 
   bind(TYPES.ApprovalPolicy).to(ApprovalPolicy).inSingletonScope();
   bind(TYPES.ResponseInterpreter).to(ResponseInterpreter).inSingletonScope();

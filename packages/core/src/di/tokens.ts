@@ -1,6 +1,7 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
+import type { MessageBus } from '../policy/message-bus.js';
 import type { Clock } from '../engine/clock.js';
 import type { INodeExecutor } from '../engine/node-executor.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -29,6 +30,7 @@ export const TYPES = {
   ApprovalOptions: token<ResolvedApprovalOptions>('ApprovalOptions'),
   ShellClassifier: token<ShellClassifierPort>('ShellClassifier'),
   AuditLog: token<AuditLog>('AuditLog'),
+  MessageBus: token<MessageBus>('MessageBus'),
   /** The directory file and shell tools are confined to. */
   WorkspaceRoot: token<string>('WorkspaceRoot'),
   ApprovalPolicy: Symbol.for('interlock.ApprovalPolicy'),

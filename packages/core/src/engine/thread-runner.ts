@@ -102,6 +102,7 @@ export class ThreadRunner {
         ...(options.session?.chatId === undefined ? {} : { chatId: options.session.chatId }),
         ...(options.session?.parentThreadId === undefined ? {} : { parentThreadId: options.session.parentThreadId }),
       },
+      toolApproval: structuredClone(registered.config.toolApproval),
       pendingInteractionIds: [],
       activeNode: null,
       steps: 0,

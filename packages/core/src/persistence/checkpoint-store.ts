@@ -3,6 +3,7 @@ import type {
   InteractionStatus,
   Message,
   ThreadError,
+  ToolApprovalConfig,
   UserInteractionRequest,
 } from '@interlock/sdk-types';
 
@@ -47,6 +48,8 @@ export interface ThreadRecord {
   frames: Frame[];
   variables: Record<string, unknown>;
   conversation: Message[];
+  /** The workflow's tool-approval config, fixed when the thread started (F17). */
+  toolApproval: ToolApprovalConfig;
   /** Who the thread belongs to; approval requests carry it (F27). */
   session: ThreadSession;
   /** Interactions this thread waits on. */

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { ToolCategory } from '@interlock/sdk-types';
 import { defineTool, type Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
-import { resolveApprovalOptions, type ApprovalOptions } from './approval-options.js';
+import { resolveApprovalOptions, type ApprovalMode, type ApprovalOptions } from './approval-options.js';
 import { decideApproval, type ShellClassifierPort, type ShellVerdict } from './decide-approval.js';
 import { SessionMemory } from './session-memory.js';
 
@@ -70,7 +70,7 @@ describe('decideApproval: seed 002 modes × categories (F22, F23)', () => {
     it.each(['read', 'write', 'command', 'network', 'ask'].map((category, index) => [category, expected[index]]))(
       `${mode}: %s → %s`,
       (category, outcome) => {
-        expect(decide(category, {}, { mode: mode as ApprovalOptions['mode'] }).outcome).toBe(outcome);
+        expect(decide(category, {}, { mode: mode as ApprovalMode }).outcome).toBe(outcome);
       },
     );
   }

@@ -33,12 +33,12 @@ export interface ToolDefinition<Parameters extends z.ZodType> {
   /** Show the result to a person before the model sees it (F13). */
   requireResultApproval?: boolean;
   /** Return false to let a call run without asking (pipeline step 9). */
-  needsApproval?: (context: NeedsApprovalContext<z.output<Parameters>>) => boolean;
+  needsApproval?(context: NeedsApprovalContext<z.output<Parameters>>): boolean;
   /** Safe to run again after a crash left its outcome unknown. */
   idempotent?: boolean;
   tags?: string[];
   /** For shell tools: the command line a call would run, so the shell rules can classify it. */
-  shellCommand?: (args: z.output<Parameters>) => string;
+  shellCommand?(args: z.output<Parameters>): string;
   execute(args: z.output<Parameters>, context: ToolContext): Promise<unknown>;
 }
 

@@ -9,6 +9,8 @@ import type { InteractionGateway, InteractionSpec } from '../interaction/interac
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
+import type { ToolApproveResult, ToolUse } from '../policy/approval-options.js';
+import type { MessageBus } from '../policy/message-bus.js';
 import type { Tool } from './define-tool.js';
 import { toolMessage } from './tool-messages.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -36,6 +38,7 @@ export class ToolCallPipeline {
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.AuditLog) private readonly audit: AuditLog,
     @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
+    @inject(TYPES.MessageBus) private readonly bus: MessageBus,
   ) {}
 
   async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
@@ -87,13 +90,14 @@ export class ToolCallPipeline {
       }
       const decision = this.policy.decide(
         { toolName: call.name, arguments: call.finalArguments },
-        { ...this.scopeOf(context), autoApprovedTools: context.workflow.config.toolApproval.autoApprovedTools },
+        { ...this.scopeOf(context), autoApprovedTools: context.thread.toolApproval.autoApprovedTools },
       );
       call.rule = decision.rule;
       call.rememberable = decision.rememberable;
       context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
-      if (decision.outcome === 'ask' && this.policy.options.onToolApprove && tool) {
-        await this.askCallback(call, tool, decision, context, options);
+      const responder = this.automaticResponder();
+      if (decision.outcome === 'ask' && responder && tool) {
+        await this.askCallback(call, tool, decision, responder, context, options);
         continue;
       }
       this.applyDecision(call, decision, context, options, toAsk);
@@ -116,13 +120,29 @@ export class ToolCallPipeline {
     }
   }
 
-  /** The `onToolApprove` callback decides when the pipeline did not (F26); errors and bad answers deny. */
-  private async askCallback(call: TurnCall, tool: Tool, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+  /** `onToolApprove`, else a `toolApproval` handler on the message bus, else nobody (a person is asked). */
+  private automaticResponder(): { name: string; ask: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult> } | undefined {
     const callback = this.policy.options.onToolApprove;
+    if (callback) return { name: 'callback:onToolApprove', ask: callback };
+    if (this.bus.has('toolApproval')) {
+      return { name: 'bus:toolApproval', ask: (toolUse) => this.bus.request('toolApproval', { toolUse, category: toolUse.category, sessionId: toolUse.sessionId }) };
+    }
+    return undefined;
+  }
+
+  /** The callback (or bus handler) decides when the pipeline did not (F26); errors and bad answers deny (F28). */
+  private async askCallback(
+    call: TurnCall,
+    tool: Tool,
+    decision: ApprovalDecision,
+    responder: { name: string; ask: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult> },
+    context: NodeExecutionContext,
+    options: TurnOptions,
+  ): Promise<void> {
     let approved = false;
-    let reason = 'onToolApprove said no';
+    let reason = `${responder.name} said no`;
     try {
-      const answer = await callback?.({
+      const answer = await responder.ask({
         toolName: tool.name,
         arguments: call.finalArguments,
         category: tool.category,
@@ -141,25 +161,25 @@ export class ToolCallPipeline {
           const again = edited.success ? this.policy.decide({ toolName: tool.name, arguments: edited.data as Record<string, unknown> }, this.scopeOf(context)) : undefined;
           if (!edited.success || again?.outcome === 'deny') {
             approved = false;
-            reason = 'onToolApprove returned params that are invalid or denied';
+            reason = `${responder.name} returned params that are invalid or denied`;
           } else {
             call.finalArguments = edited.data as Record<string, unknown>;
           }
         }
       } else {
-        reason = 'onToolApprove returned neither a boolean nor a decision';
+        reason = `${responder.name} returned neither a boolean nor a decision`;
       }
     } catch (error) {
-      reason = `onToolApprove failed: ${toInterlockError(error).message}`;
+      reason = `${responder.name} failed: ${toInterlockError(error).message}`;
     }
     this.record(call, context, {
       outcome: approved ? 'allow' : 'deny',
-      decidedBy: 'callback:onToolApprove',
+      decidedBy: responder.name,
       rule: decision.rule,
-      reason: approved ? 'onToolApprove approved' : reason,
+      reason: approved ? `${responder.name} approved` : reason,
       stage: 'execution',
     });
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: 'callback:onToolApprove' });
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: responder.name });
     if (approved) call.phase = 'ready';
     else this.finish(call, 'EXECUTION_REJECTED', reason, context, options);
   }
@@ -171,13 +191,14 @@ export class ToolCallPipeline {
         nodeId: options.nodeId,
         operationType: 'TOOL_APPROVAL',
         prompt: stage === 'execution' ? `Allow ${call.name} to run with these arguments?` : `Let the model see the result of ${call.name}?`,
-        timeout: context.workflow.config.toolApproval.approvalTimeout,
+        timeout: context.thread.toolApproval.approvalTimeout,
         metadata: {},
         toolApproval: {
           toolCallId: call.id,
           toolName: call.name,
           toolDescription: tool?.description ?? '',
           toolParameters: call.finalArguments,
+          ...(tool ? { parametersSchema: tool.jsonSchema } : {}),
           category: tool?.category ?? 'command',
           riskLevel: tool?.riskLevel ?? 'HIGH',
           rule: call.rule ?? 'ask',

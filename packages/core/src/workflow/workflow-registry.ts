@@ -64,7 +64,7 @@ export class WorkflowRegistry {
     source: string,
     lookup: (reference: string) => WorkflowDefinition | undefined,
   ): WorkflowDefinition {
-    const parsed = WorkflowDefinition.safeParse(input);
+    const parsed = WorkflowDefinition.safeParse(unwrap(input));
     if (!parsed.success) throw workflowInvalid(source, issuesFromZod(parsed.error));
     const issues = validateWorkflow(parsed.data, lookup, this.toolExists);
     if (issues.length > 0) throw workflowInvalid(source, issues);
@@ -96,7 +96,7 @@ async function readWorkflowFile(path: string): Promise<unknown> {
 }
 
 function subgraphFileReferences(raw: unknown): string[] {
-  const nodes = (raw as { nodes?: unknown } | null)?.nodes;
+  const nodes = (unwrap(raw) as { nodes?: unknown } | null)?.nodes;
   if (!Array.isArray(nodes)) return [];
   return nodes.flatMap((node: unknown) => {
     const candidate = node as { type?: unknown; config?: { workflow?: unknown } } | null;
@@ -120,4 +120,11 @@ function resolveSubgraphReferences(
         : node,
     ),
   };
+}
+
+/** Files may also put everything under a `[workflow]` table, as seed 000's examples do. */
+function unwrap(input: unknown): unknown {
+  if (typeof input !== 'object' || input === null || 'nodes' in input) return input;
+  const { workflow } = input as { workflow?: unknown };
+  return typeof workflow === 'object' && workflow !== null ? workflow : input;
 }

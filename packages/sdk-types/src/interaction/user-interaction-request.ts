@@ -18,6 +18,8 @@ export const ToolApprovalDetails = z.strictObject({
   toolName: z.string(),
   toolDescription: z.string(),
   toolParameters: z.record(z.string(), z.unknown()),
+  /** The tool's parameters as JSON Schema, so an app can help the approver edit them. */
+  parametersSchema: z.record(z.string(), z.unknown()).optional(),
   category: ToolCategory,
   riskLevel: RiskLevel,
   /** The pipeline rule that asked, e.g. `risk:HIGH` or `shell:high-risk`. */
