@@ -172,6 +172,34 @@ showMessage = "UI fields do not belong here"
     expect(issues).toEqual([{ path: 'nodes[1].config.output.output', message: expect.stringContaining('nothere') }]);
   });
 
+  it("accepts seed 000's layout, with everything under a [workflow] table", async () => {
+    const path = await fileWith(
+      'wrapped.toml',
+      `[workflow]
+id = "wrapped"
+name = "Wrapped"
+
+[workflow.config.toolApproval]
+autoApprovedTools = ["get_weather"]
+approvalTimeout = 60000
+
+[[workflow.nodes]]
+id = "start"
+type = "START"
+
+[[workflow.nodes]]
+id = "end"
+type = "END"
+
+[[workflow.edges]]
+from = "start"
+to = "end"
+`,
+    );
+    const workflow = await new WorkflowRegistry().load(path);
+    expect(workflow.config.toolApproval).toEqual({ autoApprovedTools: ['get_weather'], approvalTimeout: 60_000 });
+  });
+
   it('refuses a SUBGRAPH that names an unknown workflow', () => {
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'nope' } }])),
