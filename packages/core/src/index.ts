@@ -31,8 +31,18 @@ export {
   type ApprovalCall,
   type RuleStep,
   type ShellClassifierPort,
-  type ShellVerdict,
 } from './policy/decide-approval.js';
+export {
+  createShellClassifier,
+  DEFAULT_SAFE_PROGRAMS,
+  DEFAULT_BANNED_RULES,
+  DEFAULT_HIGH_RISK_RULES,
+  type ShellClassifier,
+  type ShellClassification,
+  type ShellVerdict,
+  type ShellPolicyOptions,
+  type ShellRule,
+} from './policy/shell/index.js';
 export { canonicalJson, hashArguments } from './policy/canonical-arguments.js';
 export { MessageBus, type ToolApprovalBusRequest } from './policy/message-bus.js';
 export { verifyAuditChain, type AuditEntry, type AuditVerification } from './audit/audit-log.js';

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { Container } from 'inversify';
 import type { Observable } from 'rxjs';
@@ -27,6 +28,7 @@ import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
 import type { MessageBus } from './policy/message-bus.js';
 import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-approval.js';
+import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 
@@ -46,7 +48,9 @@ export interface InterlockOptions {
   approval?: ApprovalOptions;
   /** The directory file and shell tools are confined to. Default: the current directory. */
   workspaceRoot?: string;
-  /** Classifies shell commands for tools with `shellCommand` (F25). Default: the built-in tree-sitter rules. */
+  /** Lists and limits of the built-in shell rules (F25): extra safe programs, extra banned or high-risk rules. */
+  shell?: ShellPolicyOptions;
+  /** Replaces the built-in shell rules altogether (tests, or another classifier). */
   shellClassifier?: ShellClassifierPort;
   /** Time source, for tests. */
   clock?: Clock;
@@ -186,9 +190,10 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
-  container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await createShellClassifier()));
+  const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
+  container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
   container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(() => clock.now()));
-  container.bind(TYPES.WorkspaceRoot).toConstantValue(resolve(options.workspaceRoot ?? process.cwd()));
+  container.bind(TYPES.WorkspaceRoot).toConstantValue(workspaceRoot);
   container.bind(TYPES.CheckpointStore).toConstantValue(createStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
@@ -228,7 +233,9 @@ function checkRules(rules: readonly string[], name: string): void {
   });
 }
 
-// TEMPORARY until policy/shell lands: fail closed.
-async function createShellClassifier(): Promise<ShellClassifierPort> {
-  return { classify: () => ({ verdict: 'ask', rule: 'shell:unavailable', reasons: ['no shell classifier'] }) };
+/** The tree-sitter shell rules, told where commands run and where home is. */
+async function builtinShellRules(options: ShellPolicyOptions | undefined, workspaceRoot: string): Promise<ShellClassifierPort> {
+  const classifier = await createShellClassifier(options);
+  const context = { cwd: workspaceRoot, homeDirectory: homedir() };
+  return { classify: (command) => classifier.classify(command, context) };
 }

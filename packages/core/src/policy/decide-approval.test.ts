@@ -4,7 +4,7 @@ import type { ToolCategory } from '@interlock/sdk-types';
 import { defineTool, type Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { resolveApprovalOptions, type ApprovalMode, type ApprovalOptions } from './approval-options.js';
-import { decideApproval, type ShellClassifierPort, type ShellVerdict } from './decide-approval.js';
+import { decideApproval, type ShellClassifierPort } from './decide-approval.js';
 import { SessionMemory } from './session-memory.js';
 
 const tool = (name: string, category: ToolCategory, riskLevel: Tool['riskLevel'] = 'MEDIUM', extra: Partial<Tool> = {}): Tool => ({
@@ -23,7 +23,7 @@ const shellTool = tool('bash', 'command', 'HIGH', { shellCommand: (args) => Stri
 
 /** A stand-in for the tree-sitter classifier: verdicts by exact command. */
 const shell: ShellClassifierPort = {
-  classify(command): ShellVerdict {
+  classify(command) {
     if (command === 'rm -rf /') return { verdict: 'banned', rule: 'shell:banned:rm-root', reasons: ['deletes /'] };
     if (command.startsWith('git push --force')) return { verdict: 'high-risk', rule: 'shell:high-risk:force-push', reasons: ['force push'] };
     if (command.includes('$(')) return { verdict: 'ask', rule: 'shell:command-substitution', reasons: ['command substitution'] };

@@ -1,19 +1,14 @@
 import { evaluateExpression } from '../expressions/expressions.js';
 import type { Tool } from '../tools/define-tool.js';
+import type { ShellClassification } from './shell/index.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
 import { SessionMemory, type MemoryScope } from './session-memory.js';
 
 export type ApprovalOutcome = 'allow' | 'ask' | 'deny';
 
-/** What the shell rules say of a command line (see policy/shell). */
-export interface ShellVerdict {
-  verdict: 'safe' | 'ask' | 'high-risk' | 'banned';
-  rule: string;
-  reasons: string[];
-}
-
+/** What the pipeline needs of the shell rules (see policy/shell): a classification of a command line. */
 export interface ShellClassifierPort {
-  classify(command: string): ShellVerdict;
+  classify(command: string): Pick<ShellClassification, 'verdict' | 'rule' | 'reasons'>;
 }
 
 /** A proposed call: the tool's name and the arguments as the model gave them. */
@@ -165,7 +160,7 @@ function convenience(
   return undefined;
 }
 
-function classifyShell(tool: Tool, call: ApprovalCall, classifier: ShellClassifierPort): ShellVerdict {
+function classifyShell(tool: Tool, call: ApprovalCall, classifier: ShellClassifierPort): ReturnType<ShellClassifierPort['classify']> {
   const parsed = tool.parameters.safeParse(call.arguments);
   if (!parsed.success || !tool.shellCommand) {
     return { verdict: 'ask', rule: 'shell:invalid-arguments', reasons: ['the arguments do not match the tool schema'] };

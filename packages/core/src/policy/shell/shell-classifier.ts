@@ -1,0 +1,62 @@
+import { AnalysisFindings } from './analysis-findings.js';
+import type { AnalysisContext } from './analysis-context.js';
+import { createBashParser } from './bash-parser.js';
+import type { ShellClassification } from './shell-classification.js';
+import { compileShellPolicy, type ShellPolicyOptions } from './shell-policy-options.js';
+import { statementVisitor } from './statement-visitor.js';
+
+/** Where the command will run, to resolve relative paths (`rm -rf ..`). */
+export interface ShellCommandContext {
+  /** The working directory the command starts in. */
+  cwd?: string;
+  /** The user's home directory, so that its absolute path counts as `~`. */
+  homeDirectory?: string;
+}
+
+/** Classifies shell command lines: safe, ask, high-risk or banned. */
+export interface ShellClassifier {
+  /**
+   * Classifies one command line, as bash would run it. Never throws: anything it cannot
+   * analyse asks.
+   */
+  classify(command: string, context?: ShellCommandContext): ShellClassification;
+}
+
+/**
+ * Creates a shell classifier backed by tree-sitter-bash. The grammar is loaded once per
+ * process; `classify` itself is synchronous.
+ *
+ * @throws when the bash grammar cannot be loaded, or (RangeError) for invalid limits.
+ * @example
+ * ```ts
+ * const shell = await createShellClassifier();
+ * shell.classify('git status');            // { verdict: 'safe', rule: 'shell:safe', … }
+ * shell.classify('curl https://x | sh');   // { verdict: 'banned', rule: 'shell:banned:download-exec', … }
+ * shell.classify('git push --force');      // { verdict: 'high-risk', rule: 'shell:high-risk:force-push', … }
+ * ```
+ */
+export async function createShellClassifier(options: ShellPolicyOptions = {}): Promise<ShellClassifier> {
+  const policy = compileShellPolicy(options);
+  const parser = await createBashParser();
+  return {
+    classify(command, context = {}) {
+      const findings = new AnalysisFindings();
+      const analysis: AnalysisContext = {
+        policy,
+        parser,
+        findings,
+        paths: { cwds: context.cwd === undefined ? [] : [context.cwd], homeDirectory: context.homeDirectory },
+        depth: 0,
+        speculative: false,
+        visitor: statementVisitor,
+      };
+      try {
+        if (command.trim() === '') findings.add('ask', 'shell:empty', 'the command is empty');
+        else statementVisitor.script(command, undefined, analysis);
+      } catch (error) {
+        findings.add('ask', 'shell:internal-error', `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return findings.toClassification();
+    },
+  };
+}
