@@ -1,14 +1,17 @@
-import { scriptedModel, type ModelRequest, type ScriptedModel } from '@interlock/core';
+import { InterlockError, scriptedModel, type ModelRequest, type ModelResponse, type ScriptedModel } from '@interlock/core';
 import type { Message } from '@interlock/sdk-types';
+import { codingAgentTurn } from './coding-agent-turns.js';
 
 const DRAFT_REQUEST = /Draft a plan for:\s*([\s\S]+)/;
 const REVISION_NUMBER = /revision\s+(\d+)/i;
 
 /**
- * An offline model for `interlock demo` and `interlock run` until real providers exist.
+ * The offline model of `interlock demo` and `interlock run --model scripted` (the default).
  * It answers by node: `draft` → a numbered three-step plan for the task in the conversation,
- * `revise` → a revised plan naming the revision, `execute` → a short report, anything
- * else → a short answer that quotes the person's last message.
+ * `revise` → a revised plan naming the revision, `execute` → a short report, `agent` → the
+ * coding agent's four tool calls, then a summary of what ran and what was refused (see
+ * {@link codingAgentTurn}), anything else → a short answer that quotes the person's last
+ * message. Like a real model, it stops when the request's signal has aborted.
  *
  * @example
  * const interlock = await createInterlock({ models: { default: createDemoModel() } });
@@ -17,7 +20,9 @@ export function createDemoModel(): ScriptedModel {
   return scriptedModel(replyTo);
 }
 
-function replyTo(request: ModelRequest): string {
+function replyTo(request: ModelRequest): string | ModelResponse {
+  if (request.signal.aborted) throw new InterlockError('MODEL_FAILED', 'the demo model was stopped: the run is closing');
+  if (request.nodeId === 'agent') return codingAgentTurn(request);
   const task = taskOf(request.messages);
   switch (request.nodeId) {
     case 'draft':

@@ -77,6 +77,88 @@ describe('ReadableEventPrinter', () => {
   });
 });
 
+describe('ReadableEventPrinter on tool calls', () => {
+  const call = { ...base, nodeId: 'agent', toolCallId: 'call-1', toolName: 'bash', arguments: { command: 'rm -rf /' } };
+
+  it('prints one line per tool-call event, naming the call, with the decision and its rule', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const read = { ...call, toolCallId: 'call-2', toolName: 'read_file', arguments: { path: 'README.md' } };
+    printer.printEvent({ ...call, type: 'TOOL_CALL_REQUESTED' });
+    printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'deny', rule: 'shell:banned:rm-root' });
+    printer.printEvent({ ...call, type: 'TOOL_CALL_FAILED', status: 'EXECUTION_REJECTED', message: '[EXECUTION_REJECTED] This call was not run: denied by policy.' });
+    printer.printEvent({ ...read, type: 'TOOL_CALL_DECIDED', decision: 'allow', rule: 'category:read' });
+    printer.printEvent({ ...read, type: 'TOOL_CALL_STARTED' });
+    printer.printEvent({ ...read, type: 'TOOL_CALL_COMPLETED', status: 'SUCCESS', result: '# Demo\nproject' });
+    printer.printEvent({ ...read, type: 'TOOL_CALL_DECIDED', decision: 'allow', rule: 'person' });
+    expect(output.text()).toBe(
+      [
+        '⚙ bash(rm -rf /) proposed: {"command":"rm -rf /"}',
+        '  bash(rm -rf /) → deny (rule shell:banned:rm-root)',
+        '  bash(rm -rf /) ✘ EXECUTION_REJECTED: This call was not run: denied by policy.',
+        '  read_file(README.md) → allow (rule category:read)',
+        '  read_file(README.md) ▶ running',
+        '  read_file(README.md) ✔ SUCCESS: # Demo ⏎ project',
+        '  read_file(README.md) → allow (by a person)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('colours a decision by its outcome', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(true));
+    printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'deny', rule: 'shell:banned:rm-root' });
+    printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'ask', rule: 'ask:risk:HIGH' });
+    printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'allow', rule: 'mode:yolo' });
+    const [deny, ask, allow] = output.text().split('\n');
+    expect(deny).toContain('\u001B[31m→ deny');
+    expect(ask).toContain('\u001B[33m→ ask');
+    expect(allow).toContain('\u001B[32m→ allow');
+  });
+
+  it('names an approval by its call and shows the answer in words', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const request = {
+      interactionId: 'i-1',
+      threadId: 'thread-1',
+      workflowId: 'coding-agent',
+      nodeId: 'agent',
+      operationType: 'TOOL_APPROVAL' as const,
+      prompt: 'Allow bash to run with these arguments?',
+      timeout: 0,
+      deadline: null,
+      metadata: {},
+      session: { channel: 'cli' },
+      requestedAt: base.timestamp,
+      toolApproval: {
+        toolCallId: 'call-1',
+        toolName: 'bash',
+        toolDescription: 'Runs a command',
+        toolParameters: { command: 'ls -la' },
+        category: 'command' as const,
+        riskLevel: 'HIGH' as const,
+        rule: 'ask:risk:HIGH',
+        stage: 'execution' as const,
+        rememberable: false,
+      },
+    };
+    const interaction = { ...base, interactionId: 'i-1', nodeId: 'agent', operationType: 'TOOL_APPROVAL' as const };
+    printer.printEvent({ ...interaction, type: 'USER_INTERACTION_REQUESTED', request });
+    printer.printEvent({ ...interaction, type: 'USER_INTERACTION_RESPONDED', input: { approved: false, denyReason: 'not today' }, responder: 'terminal' });
+    printer.printEvent({ ...interaction, type: 'USER_INTERACTION_PROCESSED' });
+    expect(output.text()).toBe('◆ bash(ls -la): it needs your approval\n✓ bash(ls -la) answered by terminal: rejected: not today\n');
+  });
+
+  it('ends with how many tool-call decisions the audit trail holds', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    printer.printOutcome({ status: 'completed', threadId: 'thread-1', output: null, variables: {} }, { audit: { entries: 4, allowed: 2, denied: 2, chainValid: true } });
+    expect(output.text()).toBe('✔ completed · thread thread-1\nAudit: 4 tool-call decisions (2 allowed, 2 denied) · hash chain intact\n');
+  });
+});
+
 describe('JsonEventPrinter', () => {
   it('prints one parseable line per event and ends with the outcome and its exit code', () => {
     const output = capture();

@@ -1,6 +1,7 @@
 import type { ThreadOutcome } from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import type { TerminalStyle } from './terminal-style.js';
+import { ToolApprovalEventLines, toolEventLine } from './tool-event-lines.js';
 
 /** Facts about a finished run that the outcome itself does not carry. */
 export interface RunSummary {
@@ -8,6 +9,16 @@ export interface RunSummary {
   steps?: number;
   /** The person pressed Ctrl+C, so the thread waits. */
   interrupted?: boolean;
+  /** The thread's tool-call decisions in the audit trail, when there were any. */
+  audit?: AuditSummary;
+}
+
+/** How many tool-call decisions the audit trail recorded for the thread, and whether its hash chain holds. */
+export interface AuditSummary {
+  entries: number;
+  allowed: number;
+  denied: number;
+  chainValid: boolean;
 }
 
 /** Shows a run to the person: its events as they happen, then how it ended. */
@@ -29,6 +40,7 @@ const INDENT = '  ';
 export class ReadableEventPrinter implements EventPrinter {
   private midLine = false;
   private readonly streamedNodes = new Set<string>();
+  private readonly approvalLines: ToolApprovalEventLines;
 
   /**
    * @param output - usually `process.stdout`.
@@ -37,7 +49,9 @@ export class ReadableEventPrinter implements EventPrinter {
   constructor(
     private readonly output: NodeJS.WritableStream,
     private readonly style: TerminalStyle,
-  ) {}
+  ) {
+    this.approvalLines = new ToolApprovalEventLines(style);
+  }
 
   printEvent(event: InterlockEvent): void {
     const { style } = this;
@@ -62,12 +76,15 @@ export class ReadableEventPrinter implements EventPrinter {
         this.streamedNodes.delete(event.nodeId);
         return this.line(style.red(`✘ model "${event.model}" failed: ${event.error.message}`));
       case 'USER_INTERACTION_REQUESTED':
-        return this.line(style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`));
+        return this.line(this.approvalLines.lineFor(event) ?? style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`));
       case 'USER_INTERACTION_RESPONDED': {
+        const approval = this.approvalLines.lineFor(event);
+        if (approval !== undefined) return this.line(approval);
         const responder = event.responder === undefined ? '' : ` by ${event.responder}`;
         return this.line(style.dim(`✓ answered${responder}: ${JSON.stringify(event.input)}`));
       }
       case 'USER_INTERACTION_PROCESSED':
+        if (event.operationType === 'TOOL_APPROVAL') return;
         for (const [name, value] of Object.entries(event.updatedVariables ?? {})) {
           this.line(style.dim(`${INDENT}${name} = ${JSON.stringify(value)}`));
         }
@@ -78,17 +95,14 @@ export class ReadableEventPrinter implements EventPrinter {
       case 'USER_INTERACTION_FAILED':
         return this.line(style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`));
       case 'TOOL_CALL_REQUESTED':
-        return this.line(style.dim(`⚙ ${event.toolName} ${JSON.stringify(event.arguments)}`));
       case 'TOOL_CALL_DECIDED':
-        return this.line(style.dim(`${INDENT}${event.decision} (rule ${event.rule})`));
+      case 'TOOL_CALL_STARTED':
       case 'TOOL_CALL_COMPLETED':
-        return this.line(style.dim(`${INDENT}${event.toolName}: ${event.status}`));
       case 'TOOL_CALL_FAILED':
-        return this.line(style.red(`${INDENT}${event.toolName} ${event.status}: ${event.message}`));
+        return this.line(toolEventLine(event, style));
       case 'THREAD_SUSPENDED':
       case 'NODE_COMPLETED':
       case 'LLM_CALL_STARTED':
-      case 'TOOL_CALL_STARTED':
       case 'THREAD_COMPLETED':
       case 'THREAD_FAILED':
       case 'THREAD_CANCELLED':
@@ -98,6 +112,15 @@ export class ReadableEventPrinter implements EventPrinter {
   }
 
   printOutcome(outcome: ThreadOutcome, summary: RunSummary): void {
+    this.printStatus(outcome, summary);
+    const { audit } = summary;
+    if (audit === undefined || audit.entries === 0) return;
+    const decisions = `${audit.entries} tool-call ${audit.entries === 1 ? 'decision' : 'decisions'} (${audit.allowed} allowed, ${audit.denied} denied)`;
+    const chain = audit.chainValid ? this.style.dim(' · hash chain intact') : this.style.red(' · hash chain BROKEN');
+    this.line(`${this.style.bold('Audit:')} ${decisions}${chain}`);
+  }
+
+  private printStatus(outcome: ThreadOutcome, summary: RunSummary): void {
     const { style } = this;
     const facts = [...(summary.steps === undefined ? [] : [`${summary.steps} steps`]), `thread ${outcome.threadId}`];
     const details = style.dim(` · ${facts.join(' · ')}`);

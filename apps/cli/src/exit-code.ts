@@ -13,7 +13,7 @@ export const ExitCode = {
   usage: 2,
   /** The thread is left waiting for an answer nobody gave. */
   waiting: 3,
-  /** The run was interrupted (Ctrl+C) or the thread was cancelled. */
+  /** The run was interrupted (Ctrl+C; at a tool approval that call is rejected) or the thread was cancelled. */
   interrupted: 130,
 } as const;
 
@@ -24,9 +24,10 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
  * The exit code for how a run ended.
  *
  * @param outcome - what `thread.done()` resolved to.
- * @param interrupted - true when the person pressed Ctrl+C during the run.
+ * @param interrupted - true when the person pressed Ctrl+C during the run: 130 unless it failed.
  */
 export function exitCodeOf(outcome: ThreadOutcome, interrupted: boolean): ExitCode {
+  if (interrupted && outcome.status !== 'failed') return ExitCode.interrupted;
   switch (outcome.status) {
     case 'completed':
       return ExitCode.completed;
@@ -35,6 +36,6 @@ export function exitCodeOf(outcome: ThreadOutcome, interrupted: boolean): ExitCo
     case 'cancelled':
       return ExitCode.interrupted;
     case 'waiting':
-      return interrupted ? ExitCode.interrupted : ExitCode.waiting;
+      return ExitCode.waiting;
   }
 }

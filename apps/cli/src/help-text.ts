@@ -1,34 +1,52 @@
 const EXIT_CODES = `Exit codes:
-  0    the thread completed (validate: the workflow is valid)
+  0    the thread completed (validate: the workflow is valid; explain: any decision)
   1    the thread failed, or the workflow file is invalid or unreadable
-  2    usage error: unknown command or option, bad --input, undeclared variable
+  2    usage error: unknown command or option, bad --input, --mode, --model or JSON
   3    the thread is left waiting for an answer nobody gave (e.g. stdin ran out)
-  130  interrupted with Ctrl+C (the thread is left waiting) or cancelled`;
+  130  interrupted with Ctrl+C (at a tool approval that call is rejected; the
+       thread is left waiting) or cancelled`;
 
 const IN_MEMORY = `Runs are kept in memory for now (the SQLite store is not built yet): a thread
-left waiting ends with the process. LLM nodes are answered by the offline demo
-model (real model providers are not wired into the CLI yet).`;
+left waiting ends with the process.`;
 
 const ANSWERING = `Answering questions:
-  In a terminal, questions are interactive prompts (Ctrl+C leaves the thread waiting).
+  In a terminal, questions are interactive prompts. When a model proposes several
+  tool calls at once, you see them all first and answer them one by one, or
+  approve or reject them all. Ctrl+C at a tool approval rejects that call and
+  stops the run; at another question it leaves the thread waiting.
   Otherwise one line of standard input answers one question, in order:
     printf 'no\\nyes\\n' | interlock demo
-  When standard input runs out, the thread is left waiting (exit code 3);
-  nothing is ever approved on your behalf.`;
+  A tool approval takes one line per call that waits:
+    y | yes | approve          approve
+    n | no | reject [: reason] reject, e.g. "n: not today"
+    edit {json}                approve with these arguments instead
+    i: instruction             approve, and tell the model the instruction
+    remember                   approve and remember for this session (where offered)
+  A line that is not an answer is reported and the next one is read. When
+  standard input runs out, the thread is left waiting (exit code 3); nothing is
+  ever approved on your behalf.`;
+
+const MODES = `Modes (--mode), in the approval pipeline after the deny and shell rules:
+  default    reads run; writes, commands and network calls ask
+  autoEdit   writes run too
+  yolo       everything runs, but deny rules and banned shell commands still
+             refuse, and risky shell commands and "ask" tools still ask`;
 
 /** `interlock --help`. */
 export const TOP_LEVEL_HELP = `interlock: run workflows that ask people before they go on.
 
 Usage:
-  interlock run <workflow.toml|json> [--input key=value ...] [--json]
-  interlock demo [--input key=value ...] [--json]
+  interlock run <workflow.toml|json> [options]
+  interlock demo [plan-approval|coding-agent] [options]
+  interlock explain <tool> '<json args>' [--json] [--mode MODE] [--workspace DIR]
   interlock validate <workflow.toml|json>
   interlock <command> --help
   interlock --version
 
 Commands:
   run       run a workflow file and answer its questions in this terminal
-  demo      run the plan-approval example with a scripted demo model
+  demo      run an example with the scripted demo model
+  explain   say whether a tool call would run, ask or be refused, and why
   validate  check a workflow file and list every error with its path
 
 ${ANSWERING}
@@ -41,49 +59,99 @@ ${EXIT_CODES}
 /** `interlock run --help`. */
 export const RUN_HELP = `Usage: interlock run <workflow.toml|json> [options]
 
-Runs a workflow file in this process and prints its events as they happen.
+Runs a workflow file in this process with the built-in tools (read_file, list_dir,
+write_file, edit_file, bash, http_fetch, ask_user) and prints its events as they happen.
 
 Options:
+      --mode MODE         default, autoEdit or yolo (default: default)
+      --model MODEL       scripted (the offline demo model, the default) or
+                          openai:<model>, e.g. openai:gpt-4o-mini
+      --base-url URL      the OpenAI-compatible server of --model openai:<model>
+                          (default https://api.openai.com/v1; e.g. Ollama:
+                          http://localhost:11434/v1). The key is read from
+                          OPENAI_API_KEY and never printed.
+      --workspace DIR     the directory the file and shell tools are confined to
+                          (default: the current directory)
   -i, --input key=value   set a declared thread variable to a string (repeatable)
   -i, --input key:=json   set it to a JSON value, e.g. --input count:=3
       --json              print each event as one JSON line, then an OUTCOME line;
                           questions go to standard error
   -h, --help              show this help
 
+${MODES}
+
 ${ANSWERING}
 
 ${IN_MEMORY}
 
 ${EXIT_CODES}
 
-Example:
+Examples:
   printf 'Sichuan\\n' | interlock run examples/workflows/ask-user.toml
+  interlock run examples/workflows/coding-agent.toml --workspace ./sandbox --mode autoEdit
 `;
 
 /** `interlock demo --help`. */
-export const DEMO_HELP = `Usage: interlock demo [options]
+export const DEMO_HELP = `Usage: interlock demo [plan-approval|coding-agent] [options]
 
-Runs examples/workflows/plan-approval.toml: a scripted demo model drafts a plan,
-you approve it (or say no and get a revised plan), and the model reports.
+plan-approval (the default) runs examples/workflows/plan-approval.toml: a scripted
+demo model drafts a plan, you approve it (or say no and get a revised plan), and
+the model reports.
+
+coding-agent runs examples/workflows/coding-agent.toml in a new temporary
+workspace with a README.md (its path is printed). The model proposes four tool
+calls at once: read README.md (runs: a read), write NOTES.md (asks), ls -la
+(asks: a command), rm -rf / (refused: a banned command). Then it sums up what ran
+and what was refused.
 
 Options:
+      --mode MODE         default, autoEdit or yolo (default: default)
   -i, --input key=value   e.g. --input task="Add a --json flag to the report command"
       --json              print each event as one JSON line, then an OUTCOME line
   -h, --help              show this help
 
+Example:
+  printf 'y\\nn: not today\\n' | interlock demo coding-agent
+
 ${ANSWERING}
 
 ${IN_MEMORY}
 
 ${EXIT_CODES}
+`;
+
+/** `interlock explain --help`. */
+export const EXPLAIN_HELP = `Usage: interlock explain <tool> '<json args>' [options]
+
+Dry-runs the approval pipeline for one call of a built-in tool and prints the
+decision (allow, ask or deny), the rule that decided, its reason, and every rule
+looked at on the way. Nothing runs.
+
+Options:
+      --json            print exactly {"outcome","rule","reason","path"} as one line
+      --mode MODE       default, autoEdit or yolo (default: default)
+      --workspace DIR   where shell commands would run, for the shell rules
+                        (default: the current directory)
+  -h, --help            show this help
+
+${MODES}
+
+Examples:
+  interlock explain bash '{"command":"rm -rf /"}'
+  interlock explain write_file '{"path":"NOTES.md","content":"hi"}' --mode autoEdit --json
+
+Exit codes:
+  0    a decision was printed (allow, ask or deny alike)
+  2    usage error: no tool, arguments that are not a JSON object, a bad --mode
+       or --workspace
 `;
 
 /** `interlock validate --help`. */
 export const VALIDATE_HELP = `Usage: interlock validate <workflow.toml|json>
 
-Checks a workflow file completely (schema, graph, variables, expressions, and the
-files its SUBGRAPH nodes name). Prints "valid", or every error with its path
-(e.g. nodes[3].config.variables[0].scope).
+Checks a workflow file completely (schema, graph, variables, expressions, the
+tools its LLM nodes name, and the files its SUBGRAPH nodes name). Prints "valid",
+or every error with its path (e.g. nodes[3].config.variables[0].scope).
 
 Options:
   -h, --help   show this help

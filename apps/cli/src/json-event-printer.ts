@@ -1,6 +1,6 @@
 import type { ThreadOutcome } from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
-import type { EventPrinter, RunSummary } from './event-printer.js';
+import type { AuditSummary, EventPrinter, RunSummary } from './event-printer.js';
 import { exitCodeOf } from './exit-code.js';
 
 /** The last line of `--json` output: how the run ended and the process's exit code. */
@@ -10,6 +10,8 @@ export interface JsonOutcomeLine {
   steps?: number;
   /** True when Ctrl+C left the thread waiting. */
   interrupted: boolean;
+  /** The thread's tool-call decisions in the audit trail, when there were any. */
+  audit?: AuditSummary;
   exitCode: number;
 }
 
@@ -31,6 +33,7 @@ export class JsonEventPrinter implements EventPrinter {
       outcome,
       ...(summary.steps === undefined ? {} : { steps: summary.steps }),
       interrupted: summary.interrupted === true,
+      ...(summary.audit === undefined ? {} : { audit: summary.audit }),
       exitCode: exitCodeOf(outcome, summary.interrupted === true),
     };
     this.output.write(`${JSON.stringify(line)}\n`);

@@ -1,12 +1,12 @@
 import { describeAnswer, interpretLine } from './line-answer.js';
-import { LineReader } from './line-reader.js';
+import type { LineReader } from './line-reader.js';
 import type { PromptResult, Prompter, Question } from './prompter.js';
 import type { TerminalStyle } from './terminal-style.js';
 
 /** Where a {@link LinePrompter} reads and writes. */
 export interface LinePrompterOptions {
-  /** The stream answers are read from, one line per question. */
-  input: NodeJS.ReadableStream;
+  /** The one reader of standard input (one line per question), shared with the tool approvals. */
+  lines: () => LineReader;
   /** Where questions and the answers read are echoed. */
   output: NodeJS.WritableStream;
   /** Where lines that are not an answer are reported. */
@@ -22,8 +22,6 @@ export interface LinePrompterOptions {
  * guessed answer.
  */
 export class LinePrompter implements Prompter {
-  private reader: LineReader | undefined;
-
   constructor(private readonly options: LinePrompterOptions) {}
 
   async ask(question: Question, signal: AbortSignal): Promise<PromptResult> {
@@ -32,9 +30,8 @@ export class LinePrompter implements Prompter {
     output.write(`${style.cyan('?')} ${style.bold(first)}\n`);
     for (const line of rest) output.write(`  ${line}\n`);
     output.write(style.dim(`  answer: ${describeAnswer(question.kind)}${question.hint ? ` · ${question.hint}` : ''}`) + '\n');
-    this.reader ??= new LineReader(this.options.input);
     for (;;) {
-      const read = await this.reader.next(signal);
+      const read = await this.options.lines().next(signal);
       if (read.status === 'ended') return { status: 'no-input' };
       if (read.status === 'aborted') return { status: 'aborted' };
       const answer = interpretLine(question.kind, read.text);
@@ -47,6 +44,6 @@ export class LinePrompter implements Prompter {
   }
 
   close(): void {
-    this.reader?.close();
+    // The reader belongs to the handler, which closes it.
   }
 }

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { toInterlockError } from '@interlock/core';
 import { demoCommand } from './commands/demo-command.js';
+import { explainCommand } from './commands/explain-command.js';
 import { runCommand } from './commands/run-command.js';
 import { validateCommand } from './commands/validate-command.js';
 import { ExitCode } from './exit-code.js';
@@ -11,6 +12,7 @@ import { UsageError } from './usage-error.js';
 const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   run: runCommand,
   demo: demoCommand,
+  explain: explainCommand,
   validate: validateCommand,
 };
 

@@ -7,6 +7,7 @@ export interface TerminalStyle {
   green(text: string): string;
   yellow(text: string): string;
   cyan(text: string): string;
+  magenta(text: string): string;
 }
 
 const CODES = {
@@ -16,6 +17,7 @@ const CODES = {
   green: [32, 39],
   yellow: [33, 39],
   cyan: [36, 39],
+  magenta: [35, 39],
 } as const;
 
 /**
@@ -44,5 +46,6 @@ export function createTerminalStyle(enabled: boolean): TerminalStyle {
     green: paint('green'),
     yellow: paint('yellow'),
     cyan: paint('cyan'),
+    magenta: paint('magenta'),
   };
 }

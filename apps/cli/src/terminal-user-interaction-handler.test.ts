@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { UserInteractionContext, UserInteractionRequest } from '@interlock/sdk-types';
-import { TerminalUserInteractionHandler } from './terminal-user-interaction-handler.js';
+import type { ToolApprovalDetails, UserInteractionContext, UserInteractionRequest } from '@interlock/sdk-types';
+import { TerminalUserInteractionHandler, type TerminalUserInteractionHandlerOptions } from './terminal-user-interaction-handler.js';
 
 function requestOf(overrides: Partial<UserInteractionRequest> = {}): UserInteractionRequest {
   return {
@@ -37,7 +37,7 @@ function contextOf(signal = new AbortController().signal): UserInteractionContex
 }
 
 /** A handler reading piped lines (no terminal), with what it writes captured. */
-function pipedHandler(lines: string | undefined) {
+function pipedHandler(lines: string | undefined, options: Partial<TerminalUserInteractionHandlerOptions> = {}) {
   const input = new PassThrough();
   if (lines !== undefined) input.end(lines);
   const output = new PassThrough();
@@ -45,7 +45,7 @@ function pipedHandler(lines: string | undefined) {
   const written = { output: '', errorOutput: '' };
   output.on('data', (chunk: Buffer) => (written.output += chunk.toString()));
   errorOutput.on('data', (chunk: Buffer) => (written.errorOutput += chunk.toString()));
-  const handler = new TerminalUserInteractionHandler({ input, output, errorOutput, interactive: false });
+  const handler = new TerminalUserInteractionHandler({ input, output, errorOutput, interactive: false, ...options });
   return { handler, input, written };
 }
 
@@ -84,35 +84,131 @@ describe('TerminalUserInteractionHandler without a terminal', () => {
     handler.close();
   });
 
-  it('asks yes or no for a tool call and answers with an approval decision', async () => {
-    const { handler, written } = pipedHandler('y\n');
-    const { input: _choice, ...withoutInput } = requestOf();
-    const request: UserInteractionRequest = {
-      ...withoutInput,
-      operationType: 'TOOL_APPROVAL',
-      prompt: 'The model wants to run a command.',
-      toolApproval: {
-        toolCallId: 'call-1',
-        toolName: 'bash',
-        toolDescription: 'Runs a shell command',
-        toolParameters: { command: 'rm -rf build' },
-        category: 'command',
-        riskLevel: 'HIGH',
-        rule: 'shell:high-risk',
-        stage: 'execution',
-        rememberable: false,
-      },
-    };
-    expect(await handler.handle(request, contextOf())).toEqual({ outcome: 'responded', input: { approved: true }, responder: 'terminal' });
-    handler.close();
-    expect(written.output).toContain('Allow tool "bash"');
-    expect(written.output).toContain('rm -rf build');
-  });
-
   it('shows how long the person has to answer', async () => {
     const { handler, written } = pipedHandler('yes\n');
     await handler.handle(requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }), contextOf());
     handler.close();
     expect(written.output).toContain('answer within 30 s');
+  });
+});
+
+/** A TOOL_APPROVAL request for one call, as the engine sends it. */
+function approvalOf(interactionId: string, details: Partial<ToolApprovalDetails> = {}): UserInteractionRequest {
+  const { input: _choice, ...withoutInput } = requestOf();
+  const toolApproval: ToolApprovalDetails = {
+    toolCallId: `call-${interactionId}`,
+    toolName: 'bash',
+    toolDescription: 'Run a bash command in the workspace directory.',
+    toolParameters: { command: 'ls -la' },
+    category: 'command',
+    riskLevel: 'HIGH',
+    rule: 'ask:risk:HIGH',
+    stage: 'execution',
+    rememberable: false,
+    ...details,
+  };
+  return {
+    ...withoutInput,
+    interactionId,
+    nodeId: 'agent',
+    operationType: 'TOOL_APPROVAL',
+    prompt: `Allow ${toolApproval.toolName} to run with these arguments?`,
+    toolApproval,
+  };
+}
+
+const writeNotes: Partial<ToolApprovalDetails> = {
+  toolName: 'write_file',
+  toolDescription: 'Create or overwrite a text file of the workspace.',
+  toolParameters: { path: 'NOTES.md', content: 'hi' },
+  category: 'write',
+  riskLevel: 'MEDIUM',
+  rule: 'ask:risk:MEDIUM',
+  rememberable: true,
+};
+
+describe('TerminalUserInteractionHandler answering tool approvals from a pipe', () => {
+  it('shows the call in full and answers with an approval decision', async () => {
+    const { handler, written } = pipedHandler('y\n');
+    expect(await handler.handle(approvalOf('i-1'), contextOf())).toEqual({ outcome: 'responded', input: { approved: true }, responder: 'terminal' });
+    handler.close();
+    expect(written.output).toContain('? Allow bash to run with these arguments?\n  Tool call: bash\n');
+    expect(written.output).toContain('category command · risk HIGH · asked by rule ask:risk:HIGH');
+    expect(written.output).toContain('"command": "ls -la"');
+    expect(written.output).toContain('answer: y | n[: reason] | edit {json} | i: instruction\n');
+    expect(written.output).toContain('> y\n  → approved\n');
+  });
+
+  it('lists a batch of calls first, then reads one line per call, in order', async () => {
+    const { handler, written } = pipedHandler('y\nn: not today\ni: keep it short\n');
+    const answers = await Promise.all([
+      handler.handle(approvalOf('i-1', writeNotes), contextOf()),
+      handler.handle(approvalOf('i-2'), contextOf()),
+      handler.handle(approvalOf('i-3', { toolParameters: { command: 'git status' } }), contextOf()),
+    ]);
+    handler.close();
+    expect(answers.map((answer) => (answer.outcome === 'responded' ? answer.input : answer))).toEqual([
+      { approved: true },
+      { approved: false, denyReason: 'not today' },
+      { approved: true, userInstruction: 'keep it short' },
+    ]);
+    const batch = written.output.indexOf('3 tool calls wait for you:\n  1. write_file(NOTES.md) · write · risk MEDIUM\n  2. bash(ls -la)');
+    expect(batch).toBeGreaterThanOrEqual(0);
+    expect(written.output.indexOf('Tool call (1 of 3): write_file')).toBeGreaterThan(batch);
+    expect(written.output.indexOf('Tool call (2 of 3): bash')).toBeGreaterThan(written.output.indexOf('> y'));
+    expect(written.output).toContain('> n: not today\n  → rejected: not today\n');
+    expect(written.output).toContain('→ approved, with an instruction for the model: keep it short');
+  });
+
+  it('asks about one call at a time: a second question waits until the first is answered', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let text = '';
+    output.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const handler = new TerminalUserInteractionHandler({ input, output, errorOutput: new PassThrough(), interactive: false });
+    const first = handler.handle(approvalOf('i-1'), contextOf());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = handler.handle(approvalOf('i-2', writeNotes), contextOf());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(text).not.toContain('write_file');
+    input.write('n\n');
+    await first;
+    input.end('y\n');
+    expect(await second).toMatchObject({ input: { approved: true } });
+    handler.close();
+  });
+
+  it('reports a line that is not an answer, or an edit the engine refuses, and reads the next line', async () => {
+    const checked: unknown[] = [];
+    const { handler, written } = pipedHandler('maybe\nedit {"command": 1}\nedit {"command": "ls"}\n', {
+      checkResponse: async (_id, response) => {
+        checked.push(response);
+        return response.editedParameters?.['command'] === 1 ? { ok: false, message: 'command: expected string' } : { ok: true };
+      },
+    });
+    expect(await handler.handle(approvalOf('i-1'), contextOf())).toMatchObject({ input: { approved: true, editedParameters: { command: 'ls' } } });
+    handler.close();
+    expect(written.errorOutput).toContain('"maybe" is not an answer: expected y | n[: reason]');
+    expect(written.errorOutput).toContain('"edit {\\"command\\": 1}" is not an answer: command: expected string. Reading the next line.');
+    expect(checked).toHaveLength(2);
+    expect(written.output).toContain('→ approved with edited arguments {"command":"ls"}');
+  });
+
+  it('defers, never approves, when input runs out, and says once how to answer', async () => {
+    const { handler, written } = pipedHandler('', { commandLine: 'interlock demo coding-agent' });
+    const answers = await Promise.all([handler.handle(approvalOf('i-1'), contextOf()), handler.handle(approvalOf('i-2', writeNotes), contextOf())]);
+    handler.close();
+    expect(answers).toEqual([{ outcome: 'deferred' }, { outcome: 'deferred' }]);
+    expect(written.errorOutput).toContain('no answer for the tool call bash(ls -la): standard input has no more lines; it stays pending.');
+    expect(written.errorOutput).toContain('no answer for the tool call write_file(NOTES.md)');
+    expect(written.errorOutput.split("printf 'y\\nn: not now\\n' | interlock demo coding-agent")).toHaveLength(2);
+  });
+
+  it('shows invisible characters in the arguments and warns about them', async () => {
+    const { handler, written } = pipedHandler('n\n');
+    await handler.handle(approvalOf('i-1', { toolParameters: { command: 'echo hi\u202E #' } }), contextOf());
+    handler.close();
+    expect(written.output).toContain('"command": "echo hi⟨U+202E⟩ #"');
+    expect(written.output).toContain('⚠ the arguments contain invisible or bidirectional characters');
   });
 });

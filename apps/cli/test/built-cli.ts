@@ -28,12 +28,13 @@ export interface CliRun {
 /**
  * Runs the built CLI with `stdin` piped in (then closed), and resolves when it exits.
  * Rejects if it runs longer than `timeoutMilliseconds`, with what it printed so far.
+ * `environment` is added to this process's environment (a value of `undefined` removes a variable).
  */
-export function runBuiltCli(args: string[], stdin = '', timeoutMilliseconds = 15_000): Promise<CliRun> {
+export function runBuiltCli(args: string[], stdin = '', timeoutMilliseconds = 15_000, environment: NodeJS.ProcessEnv = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BUILT_CLI, ...args], {
       cwd: REPOSITORY_ROOT,
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -35,7 +35,7 @@ describe('interlock demo with answers piped in', () => {
     const run = await runBuiltCli(['demo'], '');
     expect(run.exitCode).toBe(3);
     expect(run.stderr).toContain('no answer for the question at node "ask": standard input has no more lines');
-    expect(run.stderr).toContain("printf 'yes\\n' | interlock run <workflow>");
+    expect(run.stderr).toContain("printf 'yes\\n' | interlock demo");
     expect(run.stderr).toMatch(/The thread is left waiting for an answer \(thread [0-9a-f-]{36}\)/);
     expect(run.stdout).toContain('⏸ waiting for an answer');
     expect(run.stdout).not.toContain('approved = true');
@@ -141,7 +141,7 @@ describe.concurrent('interlock usage', () => {
   it('explains an unknown command and exits 2', async () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, validate.');
+    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, explain, validate.');
     expect(run.stderr).toContain('See interlock --help.');
   });
 
@@ -158,7 +158,7 @@ describe.concurrent('interlock usage', () => {
     expect(run.stderr).toContain('interlock run needs a workflow file');
   });
 
-  it.each([[['--help']], [['run', '--help']], [['demo', '--help']], [['validate', '--help']], [['help', 'run']]])(
+  it.each([[['--help']], [['run', '--help']], [['demo', '--help']], [['explain', '--help']], [['validate', '--help']], [['help', 'run']]])(
     'documents the exit codes in %j',
     async (args) => {
       const run = await runBuiltCli(args);

@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util';
-import { createDemoModel } from '../demo-model.js';
+import { parseApprovalMode } from '../approval-mode-option.js';
 import { ExitCode } from '../exit-code.js';
 import { RUN_HELP } from '../help-text.js';
+import { createModel } from '../model-option.js';
 import { parseInputAssignments } from '../parse-input-assignments.js';
 import { runWorkflow } from '../run-workflow.js';
 import { UsageError } from '../usage-error.js';
+import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
 /**
- * `interlock run <workflow.toml|json> [--input key=value ...] [--json]`.
+ * `interlock run <workflow.toml|json> [--mode default|autoEdit|yolo] [--model scripted|openai:<model>]
+ * [--base-url URL] [--workspace DIR] [--input key=value ...] [--json]`.
  *
  * @returns the process's exit code.
  * @throws UsageError for a wrong command line.
@@ -20,6 +23,10 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
       allowPositionals: true,
       options: {
         input: { type: 'string', short: 'i', multiple: true },
+        mode: { type: 'string' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        workspace: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -32,11 +39,17 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
   const [workflowPath, ...extra] = positionals;
   if (workflowPath === undefined) throw new UsageError('interlock run needs a workflow file: interlock run <workflow.toml|json>', 'run');
   if (extra.length > 0) throw new UsageError(`interlock run takes one workflow file, not also ${extra.join(' ')}`, 'run');
+  const model = createModel(
+    { ...(values.model === undefined ? {} : { model: values.model }), ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) },
+    'run',
+  );
   return runWorkflow({
     workflowPath,
     input: parseInputAssignments(values.input ?? []),
     json: values.json ?? false,
-    model: createDemoModel(),
+    model,
+    mode: parseApprovalMode(values.mode, 'run'),
+    workspaceRoot: await resolveWorkspace(values.workspace, 'run'),
     command: 'run',
   });
 }

@@ -56,6 +56,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
             `LLM node "${node.id}" reached maxRounds (${config.maxRounds}) without a final answer: raise maxRounds or give the model fewer steps`,
           );
         }
+        if (context.signal.aborted) throw new InterlockError('INTERNAL', 'the run was stopped before the next model call');
         state.round += 1;
         const response = await this.callModel(node, model, state.round, context);
         const calls = response.toolCalls ?? [];

@@ -129,6 +129,41 @@ describe('ToolCallPipeline', () => {
     expect(toolMessages(second.model)[0]).toMatch(/^\[EXECUTION_REJECTED\] .*no_handler/);
   });
 
+  it('cancelling a thread fails its pending approvals with reason cancelled, and nothing runs (F10)', async () => {
+    const { workflow } = await setUp({ answers: [() => new Promise<never>(() => undefined)] });
+    const events: string[] = [];
+    interlock!.events$.subscribe((event) => events.push(event.type === 'USER_INTERACTION_FAILED' ? `FAILED:${event.reason}` : event.type));
+    const before = effects.length;
+    const thread = await interlock!.start(workflow, { channel: 'cli' });
+    await vi.waitFor(() => expect(events).toContain('USER_INTERACTION_REQUESTED'));
+    await thread.cancel();
+    expect(await thread.done()).toMatchObject({ status: 'cancelled' });
+    expect(events).toContain('FAILED:cancelled');
+    expect(effects.length).toBe(before);
+  });
+
+  it('closing the process mid-wait runs nothing and leaves the thread waiting for a resume', async () => {
+    let release: (() => void) | undefined;
+    const { workflow } = await setUp({
+      texts: ['approved-then-closed'],
+      answers: [
+        () =>
+          new Promise((resolve) => {
+            release = () => resolve({ outcome: 'responded', input: { approved: true } });
+          }),
+      ],
+    });
+    const before = effects.length;
+    const thread = await interlock!.start(workflow, { channel: 'cli' });
+    await vi.waitFor(() => expect(release).toBeDefined());
+    const closing = interlock!.close();
+    release?.();
+    await closing;
+    expect(await thread.done()).toMatchObject({ status: 'waiting' });
+    expect(effects.length).toBe(before);
+    interlock = undefined;
+  });
+
   it('carries the session context in approval requests (F27)', async () => {
     const { handler, workflow } = await setUp({ answers: [{ input: true }] });
     await (await interlock!.start(workflow, { channel: 'cli', session: { chatId: 'chat-7', parentThreadId: 'parent-1' } })).done();

@@ -45,6 +45,8 @@ export class ToolCallPipeline {
     // Interactions whose responder is elsewhere (or deferred) are not asked again in this run.
     const elsewhere = new Set<string>();
     for (;;) {
+      // Closing the process stops here: approved calls not yet run stay 'ready' in the checkpoint.
+      if (context.signal.aborted && context.signal.reason === SHUTDOWN) return 'suspend';
       const toAsk = await this.decideNewCalls(turn, context, options);
       if (toAsk.length > 0) await this.requestApprovals(toAsk, 'execution', context, options);
       await this.runReadyCalls(turn, context, options);
@@ -57,7 +59,19 @@ export class ToolCallPipeline {
       const { settled, suspendedIds } = await this.gateway.settle(records, context);
       for (const id of suspendedIds) elsewhere.add(id);
       if (context.signal.aborted && context.signal.reason !== SHUTDOWN) {
-        for (const record of settled) this.gateway.release(record.interactionId, context);
+        for (const record of settled) {
+          this.gateway.release(record.interactionId, context);
+          if (record.status === 'failed') {
+            context.emit({
+              type: 'USER_INTERACTION_FAILED',
+              interactionId: record.interactionId,
+              nodeId: record.nodeId,
+              operationType: 'TOOL_APPROVAL',
+              reason: record.failureReason ?? 'cancelled',
+              message: record.failureMessage ?? 'the thread was cancelled',
+            });
+          }
+        }
         this.closeCancelled(turn, context);
         return 'cancelled';
       }
@@ -185,7 +199,8 @@ export class ToolCallPipeline {
   }
 
   private async requestApprovals(calls: TurnCall[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    const specs = calls.map((call): InteractionSpec => {
+    const batchId = calls[0]?.id ?? '';
+    const specs = calls.map((call, index): InteractionSpec => {
       const tool = this.tools.find(call.name);
       return {
         nodeId: options.nodeId,
@@ -205,6 +220,7 @@ export class ToolCallPipeline {
           stage,
           ...(stage === 'result' ? { result: call.result } : {}),
           rememberable: stage === 'execution' && call.rememberable === true,
+          batch: { id: `${options.nodeId}:${batchId}`, index, size: calls.length },
         },
       };
     });
@@ -220,7 +236,7 @@ export class ToolCallPipeline {
   /** Runs every call that may run, concurrently; results that need approval are asked about together. */
   private async runReadyCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
     const ready = turn.calls.filter((call) => call.phase === 'ready');
-    if (ready.length === 0) return;
+    if (ready.length === 0 || context.signal.aborted) return;
     await Promise.all(ready.map((call) => this.execute(call, context, options)));
     const needResultApproval = ready.filter((call) => call.phase === 'awaiting-result' && call.interactionId === undefined);
     if (needResultApproval.length > 0) await this.requestApprovals(needResultApproval, 'result', context, options);

@@ -29,6 +29,8 @@ export const ToolApprovalDetails = z.strictObject({
   result: z.unknown().optional(),
   /** Whether "remember for this session" may be offered (MEDIUM risk only). */
   rememberable: z.boolean().default(false),
+  /** The calls of one model turn asked about together: same `id`, `index` of `size`. */
+  batch: z.strictObject({ id: z.string(), index: z.number().int(), size: z.number().int() }).optional(),
 });
 export type ToolApprovalDetails = z.infer<typeof ToolApprovalDetails>;
 

@@ -1,0 +1,92 @@
+import type { ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk-types';
+import { createTerminalStyle, type TerminalStyle } from '../terminal-style.js';
+import { displayJson } from './json-display.js';
+import { truncateForDisplay } from './truncate-for-display.js';
+import { hasInvisible, makeVisible } from './visible-text.js';
+
+/** Where a call stands in the batch the person is answering, e.g. 2 of 3. */
+export interface BatchPosition {
+  index: number;
+  total: number;
+}
+
+const INDENT = '  ';
+
+/**
+ * A short name for a tool call, for lists and event lines: the tool and its first string
+ * argument (the path, the command, the URL), e.g. `bash(ls -la)`, with invisible
+ * characters shown as markers and long values cut at 48 characters.
+ */
+export function callLabel(toolName: string, parameters: Record<string, unknown>): string {
+  const first = Object.values(parameters).find((value): value is string => typeof value === 'string');
+  if (first === undefined) return makeVisible(toolName);
+  const flat = makeVisible(first.replace(/\n/g, '⏎'));
+  const shown = flat.length > 48 ? `${flat.slice(0, 47)}…` : flat;
+  return `${makeVisible(toolName)}(${shown})`;
+}
+
+/**
+ * Everything a person needs to decide on one tool call, as lines: the tool and where it
+ * stands in the batch, what it does, its category and risk, the rule that asked, the stage,
+ * and the exact arguments as indented JSON (or, at the result stage, the result, cut to
+ * about a screenful with a note on what was cut). Invisible and bidirectional characters
+ * are shown as `⟨U+XXXX⟩` markers, with a warning line when there are any.
+ */
+export function describeToolCall(details: ToolApprovalDetails, style: TerminalStyle, position?: BatchPosition): string[] {
+  const where = position === undefined || position.total < 2 ? '' : ` (${position.index} of ${position.total})`;
+  const stage = details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
+  const lines = [
+    `${style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`)}`,
+    ...(details.toolDescription === '' ? [] : [`${INDENT}${style.dim(makeVisible(details.toolDescription))}`]),
+    `${INDENT}category ${style.bold(details.category)} · risk ${riskColour(details.riskLevel, style)} · asked by rule ${style.bold(details.rule)}`,
+    `${INDENT}stage ${style.bold(stage)}`,
+    `${INDENT}arguments:`,
+    ...indent(displayJson(details.toolParameters, style), `${INDENT}${INDENT}`),
+  ];
+  if (containsInvisible(details.toolParameters)) {
+    lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain invisible or bidirectional characters, shown as ⟨U+XXXX⟩'))}`);
+  }
+  if (details.stage === 'result') lines.push(...describeResult(details.result, style));
+  return lines;
+}
+
+/** One line per call of a batch, numbered, for "3 tool calls wait for you". */
+export function describeBatch(requests: readonly UserInteractionRequest[], style: TerminalStyle): string[] {
+  const approvals = requests.flatMap((request) => (request.toolApproval ? [request.toolApproval] : []));
+  return [
+    style.bold(`${approvals.length} tool calls wait for you:`),
+    ...approvals.map((details, index) => {
+      const stage = details.stage === 'result' ? ' · result' : '';
+      return `${INDENT}${index + 1}. ${callLabel(details.toolName, details.toolParameters)} ${style.dim(`· ${details.category} · risk ${details.riskLevel}${stage}`)}`;
+    }),
+  ];
+}
+
+function describeResult(result: unknown, style: TerminalStyle): string[] {
+  const plain = typeof result === 'string' ? result : displayJson(result ?? null, createTerminalStyle(false));
+  const { text, note } = truncateForDisplay(plain);
+  return [
+    `${INDENT}result:`,
+    ...indent(makeVisible(text), `${INDENT}${INDENT}`),
+    ...(note === undefined ? [] : [`${INDENT}${style.yellow(note)}`]),
+  ];
+}
+
+function riskColour(risk: string, style: TerminalStyle): string {
+  if (risk === 'HIGH') return style.red(style.bold(risk));
+  if (risk === 'MEDIUM') return style.yellow(risk);
+  return style.green(risk);
+}
+
+function indent(text: string, prefix: string): string[] {
+  return text.split('\n').map((line) => `${prefix}${line}`);
+}
+
+function containsInvisible(value: unknown): boolean {
+  if (typeof value === 'string') return hasInvisible(value, { keep: ['\n', '\t', '\r'] });
+  if (Array.isArray(value)) return value.some(containsInvisible);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).some(([key, item]) => containsInvisible(key) || containsInvisible(item));
+  }
+  return false;
+}

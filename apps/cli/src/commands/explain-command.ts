@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util';
+import { parseApprovalMode } from '../approval-mode-option.js';
+import { CLI_CHANNEL, createCliInterlock } from '../composition-root.js';
+import { decisionJson, decisionText } from '../decision-text.js';
+import { ExitCode } from '../exit-code.js';
+import { EXPLAIN_HELP } from '../help-text.js';
+import { colourWanted, createTerminalStyle } from '../terminal-style.js';
+import { UsageError } from '../usage-error.js';
+import { resolveWorkspace } from '../workspace-option.js';
+import { withUsageErrors } from './with-usage-errors.js';
+
+/**
+ * `interlock explain <tool> '<json args>' [--json] [--mode default|autoEdit|yolo] [--workspace DIR]`: dry-runs
+ * the approval pipeline for one call with the built-in tools and prints the decision (allow,
+ * ask or deny), the rule that decided, its reason and the path of rules. Nothing runs.
+ *
+ * @returns 0 for any decision.
+ * @throws UsageError for a wrong command line or arguments that are not a JSON object.
+ */
+export async function explainCommand(argv: string[]): Promise<ExitCode> {
+  const { values, positionals } = withUsageErrors('explain', () =>
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        mode: { type: 'string' },
+        workspace: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) {
+    process.stdout.write(EXPLAIN_HELP);
+    return ExitCode.completed;
+  }
+  const [toolName, argumentsText = '{}', ...extra] = positionals;
+  if (toolName === undefined) throw new UsageError(`interlock explain needs a tool: interlock explain <tool> '<json args>'`, 'explain');
+  if (extra.length > 0) throw new UsageError(`interlock explain takes a tool and one JSON object, not also ${extra.join(' ')} (quote the JSON)`, 'explain');
+  const parameters = parseArgumentsJson(argumentsText);
+  const interlock = await createCliInterlock({
+    mode: parseApprovalMode(values.mode, 'explain'),
+    workspaceRoot: await resolveWorkspace(values.workspace, 'explain'),
+  });
+  try {
+    const decision = interlock.explain({ toolName, arguments: parameters }, { channel: CLI_CHANNEL });
+    if (values.json) process.stdout.write(`${JSON.stringify(decisionJson(decision))}\n`);
+    else process.stdout.write(decisionText(toolName, parameters, decision, createTerminalStyle(colourWanted(process.stdout))));
+    return ExitCode.completed;
+  } finally {
+    await interlock.close();
+  }
+}
+
+function parseArgumentsJson(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`interlock explain: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`, 'explain');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new UsageError(`interlock explain: the arguments must be a JSON object, e.g. '{"path":"README.md"}'`, 'explain');
+  }
+  return { ...value };
+}

@@ -1,0 +1,46 @@
+import { openAICompatible, type ModelProvider } from '@interlock/core';
+import { createDemoModel } from './demo-model.js';
+import { UsageError } from './usage-error.js';
+
+/** The base URL of `--model openai:<model>` when `--base-url` is not given. */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+/** `--model` and `--base-url` as given on the command line. */
+export interface ModelOptions {
+  model?: string;
+  baseUrl?: string;
+}
+
+/**
+ * Creates the model of `--model`: `scripted` (the default) is the offline demo model;
+ * `openai:<model>` talks to an OpenAI-compatible server at `--base-url` (default
+ * https://api.openai.com/v1) with the key from `OPENAI_API_KEY`, which is never printed.
+ *
+ * @throws UsageError for an unknown model, an empty model name, `--base-url` without an
+ *   openai model, or OpenAI's own server without `OPENAI_API_KEY`.
+ */
+export function createModel(options: ModelOptions, command: string, environment: NodeJS.ProcessEnv = process.env): ModelProvider {
+  const spec = options.model ?? 'scripted';
+  if (spec === 'scripted') {
+    if (options.baseUrl !== undefined) throw new UsageError('--base-url applies to --model openai:<model> only', command);
+    return createDemoModel();
+  }
+  if (!spec.startsWith('openai:')) {
+    throw new UsageError(`--model ${JSON.stringify(spec)} is not a model: use scripted or openai:<model> (e.g. openai:gpt-4o-mini)`, command);
+  }
+  const model = spec.slice('openai:'.length).trim();
+  if (model === '') throw new UsageError('--model openai: needs the model name, e.g. openai:gpt-4o-mini or openai:llama3.1:8b', command);
+  const baseURL = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
+  const apiKey = environment['OPENAI_API_KEY'] || undefined;
+  if (apiKey === undefined && baseURL === DEFAULT_OPENAI_BASE_URL) {
+    throw new UsageError(
+      `--model ${spec} talks to ${DEFAULT_OPENAI_BASE_URL} and needs OPENAI_API_KEY in the environment (or give --base-url for a local server such as http://localhost:11434/v1)`,
+      command,
+    );
+  }
+  try {
+    return openAICompatible({ baseURL, model, ...(apiKey === undefined ? {} : { apiKey }) });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+}
