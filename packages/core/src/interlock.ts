@@ -235,7 +235,9 @@ function checkRules(rules: readonly string[], name: string): void {
 
 /** The tree-sitter shell rules, told where commands run and where home is. */
 async function builtinShellRules(options: ShellPolicyOptions | undefined, workspaceRoot: string): Promise<ShellClassifierPort> {
-  const classifier = await createShellClassifier(options);
+  const classifier = await createShellClassifier(options).catch((error: unknown) => {
+    throw new InterlockError('INVALID_OPTIONS', `the shell options are invalid: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
   const context = { cwd: workspaceRoot, homeDirectory: homedir() };
   return { classify: (command) => classifier.classify(command, context) };
 }

@@ -76,11 +76,11 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         // The model's proposal is stored before anything is decided or run: resume never re-asks the model.
         await context.checkpoint();
       }
-      const progress = await this.pipeline.run(state.turn, context, { nodeId: node.id });
+      const progress = await this.pipeline.run(state.turn, context, { nodeId: node.id, allowedTools: config.tools });
       if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
       this.closeTurn(node.id, state.turn, context);
       state.turn = null;
-      if (progress === 'cancelled') return { kind: 'cancelled', reason: 'the thread was cancelled' };
+      if (progress === 'cancelled') return { kind: 'cancelled', reason: cancelReason(context.signal) };
       await context.checkpoint();
     }
   }
@@ -138,4 +138,8 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       .map((call) => call.userInstruction);
     if (instructions.length > 0) conversation.push({ role: 'user', content: instructions.join('\n'), nodeId });
   }
+}
+
+function cancelReason(signal: AbortSignal): string {
+  return typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled';
 }

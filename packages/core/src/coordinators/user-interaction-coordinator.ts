@@ -55,10 +55,12 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
           },
         ],
         context,
+        ([record]) => {
+          if (record) context.setNodeState<WaitState>({ interactionId: record.interactionId });
+        },
       );
       if (!opened) throw new InterlockError('INTERNAL', 'the interaction was not opened');
       interaction = opened;
-      context.setNodeState<WaitState>({ interactionId: interaction.interactionId });
     }
     const { settled, suspended } = await this.gateway.settle([interaction], context);
     const [answered] = settled;

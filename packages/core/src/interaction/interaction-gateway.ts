@@ -54,7 +54,12 @@ export class InteractionGateway {
   ) {}
 
   /** Stores new interactions, checkpoints the thread waiting on them, then announces them (REQUESTED). */
-  async open(specs: InteractionSpec[], context: NodeExecutionContext): Promise<InteractionRecord[]> {
+  async open(
+    specs: InteractionSpec[],
+    context: NodeExecutionContext,
+    /** Called before the checkpoint, so the caller's node state names the new interactions. */
+    onStored?: (records: InteractionRecord[]) => void,
+  ): Promise<InteractionRecord[]> {
     const now = this.clock.now();
     const { thread } = context;
     const records = specs.map((spec): InteractionRecord => {
@@ -86,6 +91,7 @@ export class InteractionGateway {
     for (const record of records) await this.store.createInteraction(record);
     thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
     thread.status = 'waiting';
+    onStored?.(records);
     await context.checkpoint();
     for (const record of records) {
       context.emit({

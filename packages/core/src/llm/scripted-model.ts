@@ -23,6 +23,7 @@ export function scriptedModel(turns: ScriptedTurn[] | ((request: ModelRequest) =
     name: 'scripted',
     requests,
     async complete(request) {
+      if (request.signal.aborted) throw new InterlockError('MODEL_FAILED', 'the scripted model was called after the run was stopped');
       requests.push({ ...request, messages: structuredClone(request.messages) });
       const turn = typeof turns === 'function' ? turns : turns[requests.length - 1];
       if (turn === undefined) {

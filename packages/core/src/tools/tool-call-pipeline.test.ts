@@ -164,6 +164,29 @@ describe('ToolCallPipeline', () => {
     interlock = undefined;
   });
 
+  it("a call to a registered tool that the node does not offer is NOT_FOUND and never runs", async () => {
+    const other = defineTool({
+      name: 'other', description: 'not offered', category: 'read', riskLevel: 'LOW', parameters: z.object({}),
+      execute: async () => { effects.push('other ran'); return 'ran'; },
+    });
+    const model = scriptedModel([{ text: '', toolCalls: [{ id: 'x', name: 'other', arguments: {} }] }, 'done']);
+    interlock = await createInterlock({ models: { default: model }, tools: [note, other], shellClassifier: safeShell });
+    const workflow = interlock.registerWorkflow(linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['note'] } }], { id: 'offered' }));
+    await (await interlock.start(workflow)).done();
+    expect(effects).not.toContain('other ran');
+    expect(toolMessages(model)[0]).toBe('[NOT_FOUND] No tool named "other" is available here. Available tools: note.');
+  });
+
+  it('an onToolApprove callback that never answers is denied after approvalTimeout (F28)', async () => {
+    vi.useFakeTimers();
+    const { model, workflow } = await setUp({ approval: { onToolApprove: () => new Promise<boolean>(() => undefined) } });
+    const thread = await interlock!.start(workflow);
+    await vi.advanceTimersByTimeAsync(30_000);
+    await thread.done();
+    expect(toolMessages(model)[0]).toMatch(/^\[EXECUTION_REJECTED\] .*did not answer within 30000 ms/);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('carries the session context in approval requests (F27)', async () => {
     const { handler, workflow } = await setUp({ answers: [{ input: true }] });
     await (await interlock!.start(workflow, { channel: 'cli', session: { chatId: 'chat-7', parentThreadId: 'parent-1' } })).done();

@@ -21,6 +21,8 @@ export type TurnProgress = 'done' | 'suspend' | 'cancelled';
 
 export interface TurnOptions {
   nodeId: string;
+  /** The tools this node offers; a call to any other is NOT_FOUND. */
+  allowedTools: readonly string[];
 }
 
 /**
@@ -72,12 +74,12 @@ export class ToolCallPipeline {
             });
           }
         }
-        this.closeCancelled(turn, context);
+        this.closeCancelled(turn, context, options);
         return 'cancelled';
       }
       for (const record of settled) {
         const call = waiting.find((candidate) => candidate.interactionId === record.interactionId);
-        if (call) await this.applyAnswer(call, record, context);
+        if (call) await this.applyAnswer(call, record, context, options);
       }
       await context.checkpoint();
     }
@@ -88,6 +90,12 @@ export class ToolCallPipeline {
     const toAsk: TurnCall[] = [];
     for (const call of turn.calls.filter((candidate) => candidate.phase === 'new')) {
       context.emit({ type: 'TOOL_CALL_REQUESTED', ...this.describe(call, options) });
+      if (!options.allowedTools.includes(call.name)) {
+        const offered = options.allowedTools.join(', ') || 'none';
+        this.record(call, context, { outcome: 'deny', decidedBy: 'tool:not-offered', rule: 'tool:not-offered', reason: `not among this node's tools (${offered})`, stage: 'execution' });
+        this.finish(call, 'NOT_FOUND', `No tool named "${call.name}" is available here. Available tools: ${offered}.`, context, options);
+        continue;
+      }
       const tool = this.tools.find(call.name);
       if (tool && call.argumentsError !== undefined) {
         this.finish(call, 'ERROR', `The arguments were not a JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`, context, options);
@@ -156,7 +164,7 @@ export class ToolCallPipeline {
     let approved = false;
     let reason = `${responder.name} said no`;
     try {
-      const answer = await responder.ask({
+      const answer = await withTimeout(context.thread.toolApproval.approvalTimeout, responder.name, responder.ask({
         toolName: tool.name,
         arguments: call.finalArguments,
         category: tool.category,
@@ -165,7 +173,7 @@ export class ToolCallPipeline {
         threadId: context.thread.threadId,
         sessionId: context.thread.session.sessionId,
         channel: context.thread.channel,
-      });
+      }));
       if (typeof answer === 'boolean') approved = answer;
       else if (answer && typeof answer === 'object') {
         approved = answer.approved === true;
@@ -224,13 +232,15 @@ export class ToolCallPipeline {
         },
       };
     });
-    const records = await this.gateway.open(specs, context);
-    records.forEach((record, index) => {
-      const call = calls[index];
-      if (!call) return;
-      call.interactionId = record.interactionId;
-      call.phase = stage === 'execution' ? 'awaiting-approval' : 'awaiting-result';
-    });
+    // The calls learn their interaction ids before the checkpoint, so a crash never orphans one.
+    await this.gateway.open(specs, context, (records) =>
+      records.forEach((record, index) => {
+        const call = calls[index];
+        if (!call) return;
+        call.interactionId = record.interactionId;
+        call.phase = stage === 'execution' ? 'awaiting-approval' : 'awaiting-result';
+      }),
+    );
   }
 
   /** Runs every call that may run, concurrently; results that need approval are asked about together. */
@@ -279,9 +289,8 @@ export class ToolCallPipeline {
   }
 
   /** Applies a person's answer (or the failure of the wait) to its call. */
-  private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext): Promise<void> {
+  private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
     this.gateway.release(record.interactionId, context);
-    const options = { nodeId: record.nodeId };
     const stage: ApprovalStage = call.phase === 'awaiting-result' ? 'result' : 'execution';
     const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
     if (record.status === 'failed') {
@@ -327,9 +336,10 @@ export class ToolCallPipeline {
     context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
   }
 
-  private closeCancelled(turn: TurnState, context: NodeExecutionContext): void {
+  private closeCancelled(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): void {
+    const reason = typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled';
     for (const call of turn.calls.filter((candidate) => candidate.phase !== 'done')) {
-      this.finish(call, 'EXECUTION_REJECTED', 'the thread was cancelled', context, { nodeId: context.thread.activeNode?.nodeId ?? '' });
+      this.finish(call, 'EXECUTION_REJECTED', `the thread was cancelled: ${reason}`, context, options);
     }
   }
 
@@ -371,7 +381,22 @@ export class ToolCallPipeline {
     return { nodeId: options.nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
   }
 
+  /** Session memory is keyed channel:chatId; a thread without a chat id is its own session. */
   private scopeOf(context: NodeExecutionContext) {
-    return { channel: context.thread.channel, ...(context.thread.session.chatId === undefined ? {} : { chatId: context.thread.session.chatId }) };
+    return { channel: context.thread.channel, chatId: context.thread.session.chatId ?? context.thread.session.sessionId };
+  }
+}
+
+/** Resolves like `promise`, or rejects after `timeoutMs` (0 waits forever); the timer never outlives it. */
+async function withTimeout<T>(timeoutMs: number, name: string, promise: T | Promise<T>): Promise<T> {
+  if (timeoutMs <= 0) return promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

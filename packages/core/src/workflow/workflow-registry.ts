@@ -125,6 +125,8 @@ function resolveSubgraphReferences(
 /** Files may also put everything under a `[workflow]` table, as seed 000's examples do. */
 function unwrap(input: unknown): unknown {
   if (typeof input !== 'object' || input === null || 'nodes' in input) return input;
-  const { workflow } = input as { workflow?: unknown };
-  return typeof workflow === 'object' && workflow !== null ? workflow : input;
+  const { workflow, $schema, ...rest } = input as { workflow?: unknown; $schema?: unknown };
+  // Anything beside [workflow] is left for the schema to refuse, rather than silently dropped.
+  if (typeof workflow !== 'object' || workflow === null || Object.keys(rest).length > 0) return input;
+  return $schema === undefined ? workflow : { $schema, ...workflow };
 }

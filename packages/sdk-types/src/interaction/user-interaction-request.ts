@@ -22,7 +22,7 @@ export const ToolApprovalDetails = z.strictObject({
   parametersSchema: z.record(z.string(), z.unknown()).optional(),
   category: ToolCategory,
   riskLevel: RiskLevel,
-  /** The pipeline rule that asked, e.g. `risk:HIGH` or `shell:high-risk`. */
+  /** The pipeline rule that asked, e.g. `ask:risk:HIGH` or `shell:high-risk:force-push`. */
   rule: z.string(),
   stage: ApprovalStage,
   /** The result awaiting approval, when `stage` is `result`. */

@@ -28,9 +28,11 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
       context.setNodeState(turn);
       await context.checkpoint();
     }
-    const progress = await this.pipeline.run(turn, context, { nodeId: node.id });
+    const progress = await this.pipeline.run(turn, context, { nodeId: node.id, allowedTools: [node.config.tool] });
     if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
-    if (progress === 'cancelled') return { kind: 'cancelled', reason: 'the thread was cancelled' };
+    if (progress === 'cancelled') {
+      return { kind: 'cancelled', reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled' };
+    }
     const [call] = turn.calls;
     if (call?.status !== 'SUCCESS') {
       throw new InterlockError('TOOL_CALL_FAILED', `TOOL node "${node.id}": ${call?.content ?? 'the call did not run'}`, {
