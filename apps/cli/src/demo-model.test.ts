@@ -86,6 +86,6 @@ describe('the demo coding agent (node "agent")', () => {
   it('stops when the request was aborted, as a real model does', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(createDemoModel().complete({ ...request([]), signal: controller.signal })).rejects.toThrow('the demo model was stopped');
+    await expect(createDemoModel().complete({ ...request([]), signal: controller.signal })).rejects.toThrow('called after the run was stopped');
   });
 });

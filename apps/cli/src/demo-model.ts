@@ -1,4 +1,4 @@
-import { InterlockError, scriptedModel, type ModelRequest, type ModelResponse, type ScriptedModel } from '@interlock/core';
+import { scriptedModel, type ModelRequest, type ModelResponse, type ScriptedModel } from '@interlock/core';
 import type { Message } from '@interlock/sdk-types';
 import { codingAgentTurn } from './coding-agent-turns.js';
 
@@ -21,7 +21,6 @@ export function createDemoModel(): ScriptedModel {
 }
 
 function replyTo(request: ModelRequest): string | ModelResponse {
-  if (request.signal.aborted) throw new InterlockError('MODEL_FAILED', 'the demo model was stopped: the run is closing');
   if (request.nodeId === 'agent') return codingAgentTurn(request);
   const task = taskOf(request.messages);
   switch (request.nodeId) {
