@@ -2,7 +2,9 @@
  * @packageDocumentation
  * Interlock's engine. Start with {@link createInterlock}.
  */
-export { createInterlock, Interlock, type InterlockOptions, type StoreOptions } from './interlock.js';
+export { createInterlock, Interlock, DEFAULT_SQLITE_PATH, type InterlockOptions, type StoreOptions } from './interlock.js';
+export { createTypeormStore, type TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
+export { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { RespondResult, StartOptions } from './engine/thread-runner.js';

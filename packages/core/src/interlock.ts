@@ -20,6 +20,7 @@ import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
 import type { ICheckpointStore, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
+import { createTypeormStore } from './persistence/typeorm/create-typeorm-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
@@ -32,8 +33,16 @@ import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/i
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 
-/** Where threads and interactions are kept. The TypeORM stores (SQLite, PostgreSQL) are not built yet. */
-export type StoreOptions = { type: 'memory' } | { type: 'custom'; store: ICheckpointStore };
+/**
+ * Where threads and interactions are kept: in this process (`memory`, the default), in a
+ * SQLite file (`.interlock/interlock.db` unless `path` says otherwise), in PostgreSQL, or
+ * in a store of your own.
+ */
+export type StoreOptions =
+  | { type: 'memory' }
+  | { type: 'sqlite'; path?: string }
+  | { type: 'postgres'; url: string; schema?: string }
+  | { type: 'custom'; store: ICheckpointStore };
 
 export interface InterlockOptions {
   /** Default `{ type: 'memory' }`. */
@@ -194,7 +203,7 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
   container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(() => clock.now()));
   container.bind(TYPES.WorkspaceRoot).toConstantValue(workspaceRoot);
-  container.bind(TYPES.CheckpointStore).toConstantValue(createStore(options.store ?? { type: 'memory' }));
+  container.bind(TYPES.CheckpointStore).toConstantValue(await createStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);
@@ -212,19 +221,26 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   );
 }
 
-function createStore(options: StoreOptions): ICheckpointStore {
+async function createStore(options: StoreOptions): Promise<ICheckpointStore> {
   switch (options.type) {
     case 'memory':
       return new InMemoryCheckpointStore();
+    case 'sqlite':
+      return createTypeormStore({ type: 'sqlite', path: options.path ?? DEFAULT_SQLITE_PATH });
+    case 'postgres':
+      return createTypeormStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
     case 'custom':
       return options.store;
     default:
       throw new InterlockError(
         'INVALID_OPTIONS',
-        `store type "${(options as { type: string }).type}" is not available: use "memory" or "custom"`,
+        `store type "${(options as { type: string }).type}" is not available: use "memory", "sqlite", "postgres" or "custom"`,
       );
   }
 }
+
+/** The embedded default: a SQLite file under `.interlock/` in the working directory. */
+export const DEFAULT_SQLITE_PATH = '.interlock/interlock.db';
 
 function checkRules(rules: readonly string[], name: string): void {
   rules.forEach((rule, index) => {

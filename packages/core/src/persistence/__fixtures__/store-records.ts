@@ -1,0 +1,118 @@
+import type { Message, UserInteractionRequest } from '@interlock/sdk-types';
+import { expect } from 'vitest';
+import { InterlockError } from '../../errors/interlock-error.js';
+import type { InteractionRecord, InteractionResponseRecord, ThreadRecord } from '../checkpoint-store.js';
+
+/** A fixed moment, so records compare equal after a round trip. */
+export const CREATED_AT = '2026-01-02T03:04:05.678Z';
+
+/** A thread as the engine creates it; `overrides` replace whole fields. */
+export function threadRecord(overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+  return {
+    threadId: 'thread-1',
+    workflowId: 'workflow-a',
+    workflowVersion: '1.0.0',
+    status: 'running',
+    channel: 'cli',
+    input: { task: 'tidy the docs' },
+    frames: [{ workflowId: 'workflow-a', workflowVersion: '1.0.0', cursor: 'start', variables: {}, loops: [] }],
+    variables: { count: 0 },
+    conversation: [],
+    toolApproval: { autoApprovedTools: ['read_file'], approvalTimeout: 30_000 },
+    session: { sessionId: 'session-1' },
+    pendingInteractionIds: [],
+    activeNode: null,
+    steps: 0,
+    version: 1,
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+    ...overrides,
+  };
+}
+
+/** A user message of the conversation. */
+export function userMessage(content: string): Message {
+  return { role: 'user', content, nodeId: 'ask' };
+}
+
+/** An assistant message proposing one tool call. */
+export function toolCallMessage(callId: string, args: Record<string, unknown>): Message {
+  return { role: 'assistant', content: '', toolCalls: [{ id: callId, name: 'write_file', arguments: args }], nodeId: 'agent' };
+}
+
+/** The request of a TOOL_APPROVAL interaction. */
+export function approvalRequest(interactionId: string, threadId: string, parameters: Record<string, unknown>): UserInteractionRequest {
+  return {
+    interactionId,
+    threadId,
+    workflowId: 'workflow-a',
+    nodeId: 'agent',
+    operationType: 'TOOL_APPROVAL',
+    prompt: 'May the agent write this file?',
+    timeout: 60_000,
+    deadline: '2026-01-02T03:05:05.678Z',
+    metadata: {},
+    session: { channel: 'cli', sessionId: 'session-1' },
+    requestedAt: CREATED_AT,
+    toolApproval: {
+      toolCallId: 'call-1',
+      toolName: 'write_file',
+      toolDescription: 'Writes a file',
+      toolParameters: parameters,
+      category: 'write',
+      riskLevel: 'HIGH',
+      rule: 'risk:HIGH',
+      stage: 'execution',
+      rememberable: false,
+    },
+  };
+}
+
+/** A pending interaction as the engine creates it; `overrides` replace whole fields. */
+export function interactionRecord(overrides: Partial<InteractionRecord> = {}): InteractionRecord {
+  const interactionId = overrides.interactionId ?? 'interaction-1';
+  const threadId = overrides.threadId ?? 'thread-1';
+  return {
+    interactionId,
+    threadId,
+    nodeId: 'agent',
+    request: approvalRequest(interactionId, threadId, { path: 'README.md', content: 'hello' }),
+    status: 'pending',
+    deadline: '2026-01-02T03:05:05.678Z',
+    createdAt: CREATED_AT,
+    updatedAt: CREATED_AT,
+    ...overrides,
+  };
+}
+
+/** Text no store may mangle: emoji (with ZWJ and skin tone), CJK, RTL with marks, combining accents. */
+export const UNICODE_TEXT = '👩🏽‍💻 🧵 — 中文 日本語 한국어 — עברית שלום ‏مرحبا‎ — é (e\u0301) — 𝄞';
+
+/** Text with NUL characters and an unpaired surrogate, which no database text column holds as-is. */
+export const AWKWARD_TEXT = 'before\u0000middle\u0000\u0000after \uD800 lone \uDFFF end';
+
+/** A string of exactly 1 MiB of ASCII. */
+export const ONE_MEGABYTE = 'x'.repeat(1024 * 1024);
+
+/** Resolves to the InterlockError code a promise rejects with, or fails when it resolves. */
+export async function errorCodeOf(promise: Promise<unknown>): Promise<string> {
+  const error: unknown = await promise.then(
+    () => expect.unreachable('expected the store to refuse'),
+    (reason: unknown) => reason,
+  );
+  if (!InterlockError.is(error)) throw error;
+  return error.code;
+}
+
+/** The value, or a failed expectation when there is none. */
+export function present<T>(value: T | null | undefined): T {
+  if (value === null || value === undefined) return expect.unreachable('expected the store to return a value');
+  return value;
+}
+
+/** An answer, recorded at a fixed moment. */
+export const response = (input: unknown, responder = 'ada'): InteractionResponseRecord => ({
+  input,
+  responder,
+  respondedAt: '2026-01-02T03:04:30.000Z',
+});

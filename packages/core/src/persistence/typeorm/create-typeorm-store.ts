@@ -1,0 +1,154 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { DataSource } from 'typeorm';
+import { InterlockError } from '../../errors/interlock-error.js';
+import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
+import { STORE_ENTITIES } from './store-entities.js';
+import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
+
+/** Where a TypeORM store keeps its data. */
+export type TypeormStoreOptions =
+  | {
+      type: 'sqlite';
+      /** The database file, its directory created if missing; callers default to `.interlock/interlock.db`. `:memory:` for a throwaway database. */
+      path: string;
+    }
+  | {
+      type: 'postgres';
+      /** A connection URL, `postgres://user:password@host:port/database`. */
+      url: string;
+      /** A schema to keep the tables in, created if missing; the search_path's (usually `public`) by default. */
+      schema?: string;
+    };
+
+/** The table that records which migrations ran. */
+const MIGRATIONS_TABLE = 'interlock_migrations';
+/** How long a SQLite statement waits for another process's lock before it fails. */
+const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** SQLite's name for a database that lives in memory only (for tests). */
+const IN_MEMORY = ':memory:';
+
+/**
+ * Opens the durable store and brings its tables up to date with the store's migrations
+ * (never `synchronize`). Any number of processes may open the same database at once: the
+ * migrations run under a database lock. With SQLite, open one store per file in a
+ * process: better-sqlite3 waits for a lock synchronously, so a second store in the same
+ * process would stall behind the first one's open transaction.
+ *
+ * @example
+ * ```ts
+ * const store = await createTypeormStore({ type: 'sqlite', path: '.interlock/interlock.db' });
+ * const thread = await store.getThread(threadId);
+ * await store.close();
+ * ```
+ * @throws InterlockError INVALID_OPTIONS for a schema name that is not a plain identifier,
+ * or when the database cannot be opened or migrated (the driver's error is the cause).
+ */
+export async function createTypeormStore(options: TypeormStoreOptions): Promise<TypeormCheckpointStore> {
+  if (options.type === 'postgres' && options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `store schema ${JSON.stringify(options.schema)} is not a plain identifier: use letters, digits and _ (at most 63)`,
+    );
+  }
+  try {
+    return options.type === 'sqlite' ? await openSqlite(options.path) : await openPostgres(options.url, options.schema);
+  } catch (error) {
+    if (InterlockError.is(error)) throw error;
+    const where = options.type === 'sqlite' ? `the SQLite store at ${options.path}` : `the PostgreSQL store at ${redact(options.url)}`;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InterlockError('INVALID_OPTIONS', `cannot open ${where}: ${reason}`, { cause: error });
+  }
+}
+
+/** The URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(a URL that does not parse)';
+  }
+}
+
+async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
+  const { default: Database } = await import('better-sqlite3');
+  const file = path === IN_MEMORY ? path : resolve(path);
+  if (file !== IN_MEMORY) await mkdir(dirname(file), { recursive: true });
+  const dataSource = new DataSource({
+    type: 'better-sqlite3',
+    driver: Database,
+    database: file,
+    enableWAL: true,
+    timeout: SQLITE_BUSY_TIMEOUT_MS,
+    entities: STORE_ENTITIES,
+    migrations: STORE_MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    synchronize: false,
+    logging: false,
+  });
+  await dataSource.initialize();
+  try {
+    // BEGIN IMMEDIATE takes the database's write lock (waiting out other processes),
+    // so two processes opening a new file do not both create the tables.
+    await dataSource.query('BEGIN IMMEDIATE');
+    try {
+      await dataSource.runMigrations({ transaction: 'none' });
+      await dataSource.query('COMMIT');
+    } catch (error) {
+      await dataSource.query('ROLLBACK');
+      throw error;
+    }
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return new TypeormCheckpointStore(dataSource, 'sqlite');
+}
+
+async function openPostgres(url: string, schema: string | undefined): Promise<TypeormCheckpointStore> {
+  const { default: pg } = await import('pg');
+  const dataSource = new DataSource({
+    type: 'postgres',
+    driver: pg,
+    url,
+    ...(schema === undefined ? {} : { schema }),
+    applicationName: 'interlock',
+    entities: STORE_ENTITIES,
+    migrations: STORE_MIGRATIONS,
+    migrationsTableName: MIGRATIONS_TABLE,
+    synchronize: false,
+    logging: false,
+  });
+  await dataSource.initialize();
+  try {
+    await migratePostgres(dataSource, schema);
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
+  return new TypeormCheckpointStore(dataSource, 'postgres');
+}
+
+/**
+ * Creates the schema and runs the migrations while holding a session advisory lock, so
+ * concurrent openers wait for the first one instead of racing it.
+ */
+async function migratePostgres(dataSource: DataSource, schema: string | undefined): Promise<void> {
+  const lock = dataSource.createQueryRunner();
+  const key = `interlock-migrations:${schema ?? ''}`;
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    try {
+      if (schema !== undefined) await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      await dataSource.runMigrations({ transaction: 'all' });
+    } finally {
+      await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    }
+  } finally {
+    await lock.release();
+  }
+}

@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DataSource } from 'typeorm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { threadRecord } from '../__fixtures__/store-records.js';
+import { describeStoreConformance } from '../store-conformance.js';
+import { createTypeormStore } from './create-typeorm-store.js';
+import { STORE_ENTITIES } from './store-entities.js';
+import { describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+
+const root = mkdtempSync(join(tmpdir(), 'interlock-sqlite-store-'));
+let databases = 0;
+/** A fresh file in a directory that does not exist yet: the store must create it. */
+const freshPath = () => join(root, `database-${(databases += 1)}`, 'nested', 'interlock.db');
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describeStoreConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
+
+let path = '';
+describeTypeormStoreBehaviour('SQLite store', {
+  async prepare() {
+    path = freshPath();
+  },
+  open: () => createTypeormStore({ type: 'sqlite', path }),
+  async inspect() {
+    const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: path, entities: STORE_ENTITIES });
+    return dataSource.initialize();
+  },
+  logMessageWritesSql: () => [
+    'CREATE TABLE "message_writes" ("position" integer, "operation" text)',
+    `CREATE TRIGGER "log_message_inserts" AFTER INSERT ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'insert'); END`,
+    `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
+    `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
+  ],
+  messageWritesTable: () => '"message_writes"',
+  async cleanup() {
+    rmSync(join(path, '..', '..'), { recursive: true, force: true });
+  },
+});
+
+/** Holds the database's write lock from another process for `milliseconds`; resolves once it holds it. */
+function holdWriteLock(file: string, milliseconds: number): Promise<{ released: Promise<void> }> {
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const script = `
+    const Database = require(${JSON.stringify(betterSqlite3)});
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN IMMEDIATE');
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${milliseconds});
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const released = new Promise<void>((resolve, reject) => {
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited with ${code}`))));
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve({ released }));
+    child.once('error', reject);
+  });
+}
+
+describe('SQLite store file', () => {
+  it('creates the parent directory, uses WAL and records its migrations', async () => {
+    const file = freshPath();
+    const store = await createTypeormStore({ type: 'sqlite', path: file });
+    await store.createThread(threadRecord());
+    await store.close();
+    expect(existsSync(file)).toBe(true);
+    const database = new Database(file, { readonly: true });
+    try {
+      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
+      const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      expect(tables).toEqual(expect.arrayContaining(['global_variables', 'interactions', 'interlock_migrations', 'messages', 'threads']));
+      expect(database.prepare('SELECT name FROM interlock_migrations').pluck().all()).toEqual(['CreateStoreTables1795305600000']);
+    } finally {
+      database.close();
+    }
+  });
+
+  it('opens a throwaway database in memory', async () => {
+    const store = await createTypeormStore({ type: 'sqlite', path: ':memory:' });
+    await store.createThread(threadRecord());
+    expect((await store.getThread('thread-1'))?.version).toBe(1);
+    await store.close();
+    expect(existsSync(':memory:')).toBe(false);
+  });
+
+  it('says which file it cannot open', async () => {
+    const blocked = join(root, 'a-file');
+    writeFileSync(blocked, '');
+    await expect(createTypeormStore({ type: 'sqlite', path: join(blocked, 'interlock.db') })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining(`cannot open the SQLite store at ${join(blocked, 'interlock.db')}`),
+    });
+  });
+
+  it('waits for another process that holds the write lock instead of failing', async () => {
+    const file = freshPath();
+    const store = await createTypeormStore({ type: 'sqlite', path: file });
+    try {
+      const created = await store.createThread(threadRecord());
+      const lock = await holdWriteLock(file, 300);
+      const saved = await store.saveThread({ ...created, steps: 1 });
+      await lock.released;
+      expect(saved.version).toBe(2);
+      expect((await store.getThread('thread-1'))?.steps).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+});

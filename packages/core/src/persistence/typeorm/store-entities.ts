@@ -1,0 +1,142 @@
+import { EntitySchema } from 'typeorm';
+
+/*
+ * The store's tables as TypeORM entity schemas. Every column names its type: esbuild and
+ * vitest emit no decorator metadata, and the same types must work on SQLite and
+ * PostgreSQL (text for ids, JSON and ISO 8601 timestamps, integer for counters). The
+ * tables themselves are created by the migrations in ./migrations, never synchronized;
+ * a test checks that these schemas and the migrations agree.
+ */
+
+/** A row of `threads`: the thread's columns, the rest of its record as JSON in `state`. */
+export interface ThreadRow {
+  threadId: string;
+  workflowId: string;
+  workflowVersion: string;
+  status: string;
+  channel: string;
+  version: number;
+  /** JSON of the ThreadRecord fields that have no column, conversation excluded. */
+  state: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row of `messages`: one message of a thread's conversation. */
+export interface MessageRow {
+  threadId: string;
+  /** 0-based position in the conversation. */
+  position: number;
+  /** The message as JSON. */
+  message: string;
+  /** SHA-256 chained over every message up to this one, to find edits without reading them. */
+  digest: string;
+}
+
+/** A row of `interactions`. */
+export interface InteractionRow {
+  interactionId: string;
+  threadId: string;
+  nodeId: string;
+  status: string;
+  deadline: string | null;
+  /** The UserInteractionRequest as JSON. */
+  request: string;
+  /** The InteractionResponseRecord as JSON. */
+  response: string | null;
+  failureReason: string | null;
+  /** The failure message as a JSON string (free text may hold NUL). */
+  failureMessage: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row of `global_variables`: one global-scope variable of a workflow. */
+export interface GlobalVariableRow {
+  workflowId: string;
+  name: string;
+  /** The value as JSON; NULL for `undefined`. */
+  value: string | null;
+}
+
+const text = (name: string, options: { nullable?: boolean } = {}) =>
+  ({ name, type: 'text', nullable: options.nullable ?? false }) as const;
+
+const primaryText = (name: string, constraint: string) =>
+  ({ name, type: 'text', primary: true, primaryKeyConstraintName: constraint }) as const;
+
+/** The `threads` table. */
+export const ThreadEntity = new EntitySchema<ThreadRow>({
+  name: 'InterlockThread',
+  tableName: 'threads',
+  columns: {
+    threadId: primaryText('thread_id', 'pk_threads'),
+    workflowId: text('workflow_id'),
+    workflowVersion: text('workflow_version'),
+    status: text('status'),
+    channel: text('channel'),
+    version: { name: 'version', type: 'integer' },
+    state: text('state'),
+    createdAt: text('created_at'),
+    updatedAt: text('updated_at'),
+  },
+  indices: [{ name: 'idx_threads_status', columns: ['status'] }],
+});
+
+/** The `messages` table. */
+export const MessageEntity = new EntitySchema<MessageRow>({
+  name: 'InterlockMessage',
+  tableName: 'messages',
+  columns: {
+    threadId: primaryText('thread_id', 'pk_messages'),
+    position: { name: 'position', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_messages' },
+    message: text('message'),
+    digest: text('digest'),
+  },
+  foreignKeys: [
+    {
+      name: 'fk_messages_thread',
+      target: ThreadEntity,
+      columnNames: ['threadId'],
+      referencedColumnNames: ['threadId'],
+      onDelete: 'CASCADE',
+    },
+  ],
+});
+
+/** The `interactions` table. */
+export const InteractionEntity = new EntitySchema<InteractionRow>({
+  name: 'InterlockInteraction',
+  tableName: 'interactions',
+  columns: {
+    interactionId: primaryText('interaction_id', 'pk_interactions'),
+    threadId: text('thread_id'),
+    nodeId: text('node_id'),
+    status: text('status'),
+    deadline: text('deadline', { nullable: true }),
+    request: text('request'),
+    response: text('response', { nullable: true }),
+    failureReason: text('failure_reason', { nullable: true }),
+    failureMessage: text('failure_message', { nullable: true }),
+    createdAt: text('created_at'),
+    updatedAt: text('updated_at'),
+  },
+  indices: [
+    { name: 'idx_interactions_thread_id', columns: ['threadId'] },
+    { name: 'idx_interactions_status', columns: ['status'] },
+  ],
+});
+
+/** The `global_variables` table. */
+export const GlobalVariableEntity = new EntitySchema<GlobalVariableRow>({
+  name: 'InterlockGlobalVariable',
+  tableName: 'global_variables',
+  columns: {
+    workflowId: primaryText('workflow_id', 'pk_global_variables'),
+    name: primaryText('name', 'pk_global_variables'),
+    value: text('value', { nullable: true }),
+  },
+});
+
+/** Every entity of the store, for the DataSource. */
+export const STORE_ENTITIES = [ThreadEntity, MessageEntity, InteractionEntity, GlobalVariableEntity];

@@ -1,0 +1,258 @@
+import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
+import type { DataSource, EntityManager } from 'typeorm';
+import { InterlockError } from '../../errors/interlock-error.js';
+import type {
+  ICheckpointStore,
+  InteractionRecord,
+  InteractionResponseRecord,
+  RecordResponseResult,
+  ThreadRecord,
+  ThreadStatus,
+} from '../checkpoint-store.js';
+import { encodeConversation, readConversations, writeConversation } from './conversation-log.js';
+import { toInteractionRecord, toInteractionRow, toThreadRecord, toThreadRow } from './record-mapping.js';
+import { SerialQueue } from './serial-queue.js';
+import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
+import { GlobalVariableEntity, InteractionEntity, ThreadEntity, type GlobalVariableRow } from './store-entities.js';
+
+/** Which database a TypeORM store runs on. */
+export type StoreDialect = 'sqlite' | 'postgres';
+
+const BATCH = 500;
+
+/**
+ * The durable store (F21, F40) on TypeORM: SQLite through better-sqlite3 or PostgreSQL
+ * through pg. Every method is one transaction; the atomic ones are single conditional
+ * UPDATEs (`WHERE version = ?`, `WHERE status = 'pending'`), so they hold across
+ * processes sharing the database, not only inside this one. Create it with
+ * `createTypeormStore`.
+ */
+export class TypeormCheckpointStore implements ICheckpointStore {
+  /** SQLite has one connection: its transactions must not interleave. */
+  private readonly queue: SerialQueue | undefined;
+  private readonly running = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    /** The database behind this store. */
+    readonly dialect: StoreDialect,
+  ) {
+    this.queue = dialect === 'sqlite' ? new SerialQueue() : undefined;
+  }
+
+  /** @throws InterlockError STORE_CONFLICT when a thread with this id exists. */
+  async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
+    const row = toThreadRow(thread, 1);
+    const messages = encodeConversation(thread.threadId, thread.conversation);
+    await this.write(async (manager) => {
+      try {
+        await manager.insert(ThreadEntity, row);
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
+        throw error;
+      }
+      await writeConversation(manager, thread.threadId, messages);
+    });
+    return { ...thread, version: 1 };
+  }
+
+  /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
+  async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+    const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
+    const { threadId: _threadId, ...columns } = toThreadRow(saved, saved.version);
+    const messages = encodeConversation(thread.threadId, thread.conversation);
+    await this.write(async (manager) => {
+      // The conditional UPDATE comes first: it takes the row's write lock, so the check
+      // and the write are one step, and a stale writer changes nothing.
+      const updated = await manager.update(ThreadEntity, { threadId: thread.threadId, version: thread.version }, columns);
+      if (updated.affected !== 1) {
+        const stored = await manager.findOne(ThreadEntity, { select: { version: true }, where: { threadId: thread.threadId } });
+        if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
+        throw new InterlockError(
+          'STORE_CONFLICT',
+          `thread ${thread.threadId} was changed by someone else (stored version ${stored.version}, yours ${thread.version}): reload it and retry`,
+        );
+      }
+      await writeConversation(manager, thread.threadId, messages);
+    });
+    return saved;
+  }
+
+  async getThread(threadId: string): Promise<ThreadRecord | undefined> {
+    if (!isStorableText(threadId)) return undefined;
+    return this.read(async (manager) => {
+      const row = await manager.findOne(ThreadEntity, { where: { threadId } });
+      if (row === null) return undefined;
+      const conversations = await readConversations(manager, [threadId]);
+      return toThreadRecord(row, conversations.get(threadId) ?? []);
+    });
+  }
+
+  async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
+    return this.read(async (manager) => {
+      const rows = await manager.find(ThreadEntity, {
+        where: filter.status === undefined ? {} : { status: filter.status },
+        order: { createdAt: 'ASC', threadId: 'ASC' },
+      });
+      const conversations = await readConversations(
+        manager,
+        rows.map((row) => row.threadId),
+      );
+      return rows.map((row) => toThreadRecord(row, conversations.get(row.threadId) ?? []));
+    });
+  }
+
+  /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
+  async createInteraction(interaction: InteractionRecord): Promise<void> {
+    const row = toInteractionRow(interaction);
+    const { interactionId: _interactionId, ...columns } = row;
+    await this.write(async (manager) => {
+      await manager
+        .createQueryBuilder()
+        .insert()
+        .into(InteractionEntity)
+        .values(row)
+        .orUpdate(Object.keys(columns).map((property) => columnName(manager, property)), ['interaction_id'])
+        .execute();
+    });
+  }
+
+  async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
+    if (!isStorableText(interactionId)) return undefined;
+    const row = await this.read((manager) => manager.findOne(InteractionEntity, { where: { interactionId } }));
+    return row === null ? undefined : toInteractionRecord(row);
+  }
+
+  async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
+    if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
+    const rows = await this.read((manager) =>
+      manager.find(InteractionEntity, {
+        where: {
+          ...(filter.status === undefined ? {} : { status: filter.status }),
+          ...(filter.threadId === undefined ? {} : { threadId: filter.threadId }),
+        },
+        order: { createdAt: 'ASC', interactionId: 'ASC' },
+      }),
+    );
+    return rows.map(toInteractionRecord);
+  }
+
+  async recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult> {
+    if (!isStorableText(interactionId)) return { status: 'not_found' };
+    const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
+    const respondedAt = storableText(response.respondedAt, 'respondedAt');
+    return this.write(async (manager): Promise<RecordResponseResult> => {
+      const updated = await manager.update(
+        InteractionEntity,
+        { interactionId, status: 'pending' },
+        { status: 'responded', response: encoded, updatedAt: respondedAt },
+      );
+      const row = await manager.findOne(InteractionEntity, { where: { interactionId } });
+      if (row === null) return { status: 'not_found' };
+      return { status: updated.affected === 1 ? 'recorded' : 'not_pending', interaction: toInteractionRecord(row) };
+    });
+  }
+
+  async failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
+    if (!isStorableText(interactionId)) return false;
+    const failureMessage = encodeJson(message, `the failure message of interaction ${interactionId}`);
+    const updated = await this.write((manager) =>
+      manager.update(
+        InteractionEntity,
+        { interactionId, status: 'pending' },
+        { status: 'failed', failureReason: reason, failureMessage, updatedAt: new Date().toISOString() },
+      ),
+    );
+    return updated.affected === 1;
+  }
+
+  async markProcessed(interactionId: string): Promise<void> {
+    if (!isStorableText(interactionId)) return;
+    await this.write((manager) =>
+      manager.update(
+        InteractionEntity,
+        { interactionId, status: 'responded' },
+        { status: 'processed', updatedAt: new Date().toISOString() },
+      ),
+    );
+  }
+
+  async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
+    if (!isStorableText(workflowId)) return {};
+    const rows = await this.read((manager) => manager.find(GlobalVariableEntity, { where: { workflowId } }));
+    return Object.fromEntries(
+      rows.map((row) => [row.name, decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`)]),
+    );
+  }
+
+  /** Sets global variables in one transaction; with `onlyIfAbsent`, an existing variable is left as it is. */
+  async setGlobalVariables(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options: { onlyIfAbsent?: boolean } = {},
+  ): Promise<void> {
+    const rows: GlobalVariableRow[] = Object.entries(values).map(([name, value]) => ({
+      workflowId: storableText(workflowId, 'workflow id'),
+      name: storableText(name, 'global variable name'),
+      value: encodeOptionalJson(value, `global variable ${name} of workflow ${workflowId}`),
+    }));
+    if (rows.length === 0) return;
+    await this.write(async (manager) => {
+      for (let start = 0; start < rows.length; start += BATCH) {
+        const insert = manager.createQueryBuilder().insert().into(GlobalVariableEntity).values(rows.slice(start, start + BATCH));
+        await (options.onlyIfAbsent ? insert.orIgnore() : insert.orUpdate(['value'], ['workflow_id', 'name'])).execute();
+      }
+    });
+  }
+
+  /** Waits for the operations under way, then closes the database connection(s). Closing twice is harmless. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled(this.running);
+    if (this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+
+  private write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.schedule(() => this.dataSource.transaction(work));
+  }
+
+  /**
+   * Reads in one transaction, so a thread and its conversation come from the same
+   * moment. PostgreSQL needs REPEATABLE READ for that (READ COMMITTED takes a new
+   * snapshot per statement); a SQLite transaction is already one snapshot.
+   */
+  private read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.schedule(() =>
+      this.dialect === 'postgres' ? this.dataSource.transaction('REPEATABLE READ', work) : this.dataSource.transaction(work),
+    );
+  }
+
+  private schedule<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.closed) {
+      return Promise.reject(new InterlockError('INVALID_OPTIONS', 'the store is closed: create a new one to go on'));
+    }
+    const result = this.queue === undefined ? operation() : this.queue.run(operation);
+    this.running.add(result);
+    void result.then(
+      () => this.running.delete(result),
+      () => this.running.delete(result),
+    );
+    return result;
+  }
+}
+
+/** The database column of an entity property of `interactions`. */
+function columnName(manager: EntityManager, property: string): string {
+  const column = manager.connection.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
+  if (column === undefined) throw new InterlockError('INTERNAL', `interactions has no column for ${property}`);
+  return column.databaseName;
+}
+
+/** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
+function isUniqueViolation(error: unknown): boolean {
+  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
+  const code = typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
