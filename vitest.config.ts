@@ -13,6 +13,7 @@ export default defineConfig({
     ],
   },
   test: {
+    globalSetup: ['./vitest.global-setup.ts'],
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,

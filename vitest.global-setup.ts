@@ -1,0 +1,18 @@
+import { execFileSync } from 'node:child_process';
+
+/**
+ * The store tests need a PostgreSQL. When INTERLOCK_TEST_POSTGRES_URL is not set, start the
+ * throwaway server of scripts/start-postgres.sh (127.0.0.1 only; it installs Debian's
+ * postgresql if missing) and hand its URL to the test workers.
+ */
+export default function setup(): void {
+  if (process.env['INTERLOCK_TEST_POSTGRES_URL']) return;
+  try {
+    const output = execFileSync('bash', ['scripts/start-postgres.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const url = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(output)?.[1];
+    if (url) process.env['INTERLOCK_TEST_POSTGRES_URL'] = url;
+  } catch (error) {
+    // The PostgreSQL tests then fail and say how to start one; everything else still runs.
+    console.error(`could not start PostgreSQL for the store tests: ${(error as Error).message}`);
+  }
+}
