@@ -20,7 +20,7 @@ export async function main(log: (...values: unknown[]) => void = console.log): P
   if (!question) throw new Error('nothing is waiting for an answer');
   const answer = await interlock.respond(question.interactionId, 'yes', { responder: 'ada' });
   const outcomes = [waiting];
-  if (answer.status === 'accepted') outcomes.push(await answer.thread.done());
+  if (answer.status === 'accepted' && answer.thread) outcomes.push(await answer.thread.done());
   log(outcomes.at(-1)); // { status: 'completed', … }
   await interlock.close();
   return outcomes;

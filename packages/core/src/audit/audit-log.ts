@@ -1,3 +1,4 @@
+import type { ApprovalStage } from '@interlock/sdk-types';
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 
@@ -12,7 +13,7 @@ export interface AuditEntryInput {
   rule: string;
   reason: string;
   responder?: string;
-  stage: 'execution' | 'result';
+  stage: ApprovalStage;
   originalArguments: Record<string, unknown>;
   editedArguments?: Record<string, unknown>;
 }

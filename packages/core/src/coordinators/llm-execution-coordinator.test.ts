@@ -156,7 +156,7 @@ describe('LLMExecutionCoordinator with tools', () => {
     expect(afterOne).toHaveLength(1);
 
     const last = await interlock.respond(pending[1]!.interactionId, 'no');
-    const outcome = last.status === 'accepted' ? await last.thread.done() : undefined;
+    const outcome = last.status === 'accepted' ? await last.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: 'Finished.' });
     const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content);
     expect(tools[0]).toMatch(/^\[ERROR\] .*leaves the workspace/);

@@ -72,7 +72,7 @@ describe('UserInteractionCoordinator', () => {
 
     const result = await interlock.respond(pending!.interactionId, 'from the inbox', { responder: 'ada' });
     expect(result.status).toBe('accepted');
-    const outcome = result.status === 'accepted' ? await result.thread.done() : undefined;
+    const outcome = result.status === 'accepted' ? await result.thread?.done() : undefined;
 
     expect(outcome).toMatchObject({ status: 'completed', output: 'from the inbox' });
     expect(await interlock.pending()).toEqual([]);
@@ -97,7 +97,7 @@ describe('UserInteractionCoordinator', () => {
 
     expect(first.status).toBe('accepted');
     expect(second.status).toBe('already_answered');
-    const outcome = first.status === 'accepted' ? await first.thread.done() : undefined;
+    const outcome = first.status === 'accepted' ? await first.thread?.done() : undefined;
     expect(outcome).toMatchObject({ output: 'first' });
   });
 
@@ -112,7 +112,7 @@ describe('UserInteractionCoordinator', () => {
     expect(await interlock.pending()).toHaveLength(1);
 
     const accepted = await interlock.respond(pending!.interactionId, 'Y');
-    const outcome = accepted.status === 'accepted' ? await accepted.thread.done() : undefined;
+    const outcome = accepted.status === 'accepted' ? await accepted.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: true });
   });
 

@@ -30,7 +30,8 @@ export interface StartOptions {
 
 /** What `respond` did with an answer. */
 export type RespondResult =
-  | { status: 'accepted'; threadId: string; thread: ThreadHandle }
+  /** `thread` is absent when another process is taking the thread forward: it applies the answer. */
+  | { status: 'accepted'; threadId: string; thread?: ThreadHandle }
   | { status: 'already_answered'; threadId: string }
   | { status: 'expired'; threadId: string };
 
@@ -76,6 +77,7 @@ export class ThreadRunner {
       }
     }
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
+    await this.keepWorkflows(registered);
     const now = new Date(this.clock.now()).toISOString();
     const channel = options.channel ?? 'default';
     const threadId = options.threadId ?? randomUUID();
@@ -122,14 +124,18 @@ export class ThreadRunner {
     if (thread.status !== 'waiting' && thread.status !== 'running') {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
     }
-    for (const frame of thread.frames) {
-      const workflow = this.workflows.get(frame.workflowId);
-      if (workflow.version !== frame.workflowVersion) {
-        throw new InterlockError(
-          'WORKFLOW_VERSION_MISMATCH',
-          `thread ${threadId} was checkpointed with workflow "${workflow.id}" version ${frame.workflowVersion}, but version ${workflow.version} is loaded: load the matching version to resume it`,
-        );
+    await this.loadWorkflowsOf(thread);
+    // Claim the thread: a save at the version read. Another process that claimed it first makes this fail.
+    try {
+      thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
+      const claimed = await this.store.saveThread(thread);
+      thread.version = claimed.version;
+      thread.updatedAt = claimed.updatedAt;
+    } catch (error) {
+      if (InterlockError.is(error) && error.code === 'STORE_CONFLICT') {
+        throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward by another process: try again when it waits`, { cause: error });
       }
+      throw error;
     }
     for (const id of thread.pendingInteractionIds) this.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
@@ -169,7 +175,12 @@ export class ThreadRunner {
       this.responses.notify(interactionId);
       return { status: 'accepted', threadId, thread: running.handle };
     }
-    return { status: 'accepted', threadId, thread: await this.resume(threadId) };
+    try {
+      return { status: 'accepted', threadId, thread: await this.resume(threadId) };
+    } catch (error) {
+      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return { status: 'accepted', threadId };
+      throw error;
+    }
   }
 
   /** Cancels a thread, running here or waiting in the store. */
@@ -297,6 +308,42 @@ export class ThreadRunner {
     this.disarm(interaction.interactionId);
     const failed = await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
     if (failed && !this.active.has(interaction.threadId) && !this.closed) await this.resume(interaction.threadId);
+  }
+
+  /**
+   * Makes sure every workflow a thread runs is loaded at the version it was checkpointed
+   * with: from this process's registry, else from the definitions kept in the store.
+   */
+  private async loadWorkflowsOf(thread: ThreadRecord): Promise<void> {
+    for (const frame of thread.frames) {
+      let workflow = this.workflows.find(frame.workflowId);
+      if (!workflow) {
+        const kept = await this.store.getWorkflowDefinition(frame.workflowId, frame.workflowVersion);
+        if (!kept) {
+          throw new InterlockError(
+            'WORKFLOW_NOT_FOUND',
+            `workflow "${frame.workflowId}" version ${frame.workflowVersion} of thread ${thread.threadId} is neither loaded nor kept in the store: load it with interlock.loadWorkflow(path)`,
+          );
+        }
+        workflow = this.workflows.register(kept, `the stored definition of workflow "${frame.workflowId}"`);
+      }
+      if (workflow.version !== frame.workflowVersion) {
+        throw new InterlockError(
+          'WORKFLOW_VERSION_MISMATCH',
+          `thread ${thread.threadId} was checkpointed with workflow "${workflow.id}" version ${frame.workflowVersion}, but version ${workflow.version} is loaded: load the matching version to resume it`,
+        );
+      }
+    }
+  }
+
+  /** Keeps the definitions a thread may run (the workflow and the SUBGRAPHs it reaches) in the store. */
+  private async keepWorkflows(workflow: WorkflowDefinition, seen = new Set<string>()): Promise<void> {
+    if (seen.has(workflow.id)) return;
+    seen.add(workflow.id);
+    await this.store.saveWorkflowDefinition(workflow);
+    for (const node of workflow.nodes) {
+      if (node.type === 'SUBGRAPH') await this.keepWorkflows(this.workflows.get(node.config.workflow), seen);
+    }
   }
 
   private async loadThread(threadId: string): Promise<ThreadRecord> {

@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { interpretInput } from './interpret-input.js';
 
+const RESOLUTIONS = new Set(['done', 'retry', 'fail']);
 const YES = new Set(['y', 'yes', 'approve', 'approved', 'allow', 'true']);
 const NO = new Set(['n', 'no', 'reject', 'rejected', 'deny', 'false']);
 
@@ -32,11 +33,19 @@ export class ResponseInterpreter {
     const invalid = (message: string) => new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
     const details = interaction.request.toolApproval;
     if (!details) throw invalid('this approval request has no tool call');
-    const parsed = ToolApprovalResponse.safeParse(normalise(raw));
+    const parsed = ToolApprovalResponse.safeParse(details.stage === 'recovery' && typeof raw === 'string' && RESOLUTIONS.has(raw.trim().toLowerCase())
+      ? { approved: raw.trim().toLowerCase() !== 'fail', resolution: raw.trim().toLowerCase() }
+      : normalise(raw));
     if (!parsed.success) {
       throw invalid(`expected { approved: boolean, editedParameters?, userInstruction?, denyReason?, remember? }: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
     }
     const response = parsed.data;
+    if (response.resolution !== undefined && details.stage !== 'recovery') {
+      throw invalid('resolution (done, retry, fail) answers only a call whose outcome is unknown');
+    }
+    if (details.stage === 'recovery' && response.editedParameters !== undefined) {
+      throw invalid('a call whose outcome is unknown cannot be edited: answer done, retry or fail');
+    }
     if (response.remember && !details.rememberable) {
       throw invalid(`"remember for this session" is not offered for ${details.toolName} at ${details.riskLevel} risk`);
     }

@@ -4,7 +4,9 @@ import type {
   Message,
   ThreadError,
   ToolApprovalConfig,
+  ToolCallStatus,
   UserInteractionRequest,
+  WorkflowDefinition,
 } from '@interlock/sdk-types';
 
 export type ThreadStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
@@ -86,6 +88,28 @@ export interface InteractionRecord {
   updatedAt: string;
 }
 
+/**
+ * The write-ahead record of one tool call (F40): approved → started → finished. A call that
+ * started and never finished (the process died) is `unknown` unless its tool is idempotent.
+ */
+export type ToolExecutionStatus = 'approved' | 'started' | 'finished' | 'unknown';
+
+export interface ToolExecutionRecord {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  /** SHA-256 of the canonical JSON of the arguments that may run. */
+  argumentsHash: string;
+  arguments: Record<string, unknown>;
+  status: ToolExecutionStatus;
+  /** The rule, callback or person that approved it. */
+  approvedBy: string;
+  idempotent: boolean;
+  outcome?: { status: ToolCallStatus; output?: unknown; content: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
 /** The result of trying to store an answer: the first valid answer wins. */
 export type RecordResponseResult =
   | { status: 'recorded'; interaction: InteractionRecord }
@@ -118,6 +142,33 @@ export interface ICheckpointStore {
   getGlobalVariables(workflowId: string): Promise<Record<string, unknown>>;
   /** Sets global variables, creating only the ones absent when `onlyIfAbsent`. */
   setGlobalVariables(workflowId: string, values: Record<string, unknown>, options?: { onlyIfAbsent?: boolean }): Promise<void>;
+
+  /**
+   * Stores the approval of a tool call before it may run. Approving the same call again with
+   * the same arguments hash changes nothing; with another hash it throws STORE_CONFLICT.
+   */
+  recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>): Promise<void>;
+  /**
+   * Moves a call to `started` if its stored status is one of `from` and its stored hash is
+   * `argumentsHash`; returns false otherwise (and the call must not run).
+   */
+  markToolStarted(threadId: string, toolCallId: string, argumentsHash: string, from: readonly ToolExecutionStatus[], at: string): Promise<boolean>;
+  /** Stores the outcome of a started call. */
+  markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void>;
+  /** Moves a call from one of `from` to `to`; returns false if its status was not one of `from`. */
+  setToolExecutionStatus(
+    threadId: string,
+    toolCallId: string,
+    from: readonly ToolExecutionStatus[],
+    to: ToolExecutionStatus,
+    at: string,
+  ): Promise<boolean>;
+  getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined>;
+  listToolExecutions(filter?: { threadId?: string; status?: ToolExecutionStatus }): Promise<ToolExecutionRecord[]>;
+
+  /** Keeps a workflow definition a thread runs, so any process can resume it without the file. */
+  saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void>;
+  getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined>;
 
   close(): Promise<void>;
 }

@@ -202,7 +202,7 @@ describe('ToolCallPipeline', () => {
     interlock!.registerWorkflow({ ...definition, config: { toolApproval: { autoApprovedTools: ['note'] } } });
     const [first] = await interlock!.pending();
     const answer = await interlock!.respond(first!.interactionId, true);
-    const outcome = answer.status === 'accepted' ? await answer.thread.done() : undefined;
+    const outcome = answer.status === 'accepted' ? await answer.thread?.done() : undefined;
     // …but the second call of the same run still asks.
     expect(outcome?.status).toBe('waiting');
     expect((await interlock!.pending())[0]?.toolApproval?.toolParameters).toEqual({ text: 'second' });

@@ -6,7 +6,10 @@ import { toInterlockError } from '../errors/interlock-error.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { SHUTDOWN } from '../engine/shutdown.js';
 import type { InteractionGateway, InteractionSpec } from '../interaction/interaction-gateway.js';
-import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, ToolExecutionRecord, ToolExecutionStatus } from '../persistence/checkpoint-store.js';
+import { hashArguments } from '../policy/canonical-arguments.js';
+import type { Clock } from '../engine/clock.js';
+import { failpoint } from '../engine/failpoints.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
 import type { ToolApproveResult, ToolUse } from '../policy/approval-options.js';
@@ -15,6 +18,15 @@ import type { Tool } from './define-tool.js';
 import { toolMessage } from './tool-messages.js';
 import type { ToolRegistry } from './tool-registry.js';
 import type { TurnCall, TurnState } from './turn-state.js';
+
+const PROMPTS: Record<ApprovalStage, (toolName: string) => string> = {
+  execution: (toolName) => `Allow ${toolName} to run with these arguments?`,
+  result: (toolName) => `Let the model see the result of ${toolName}?`,
+  recovery: (toolName) =>
+    `${toolName} started before the process stopped and its outcome is unknown. Did it run (done), should it run again (retry), or did it fail (fail)?`,
+};
+
+const AWAITING = { execution: 'awaiting-approval', result: 'awaiting-result', recovery: 'awaiting-recovery' } as const;
 
 /** How a batch of calls ended in this run. */
 export type TurnProgress = 'done' | 'suspend' | 'cancelled';
@@ -41,6 +53,7 @@ export class ToolCallPipeline {
     @inject(TYPES.AuditLog) private readonly audit: AuditLog,
     @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) private readonly bus: MessageBus,
+    @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
   async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
@@ -53,7 +66,7 @@ export class ToolCallPipeline {
       if (toAsk.length > 0) await this.requestApprovals(toAsk, 'execution', context, options);
       await this.runReadyCalls(turn, context, options);
 
-      const awaiting = turn.calls.filter((call) => call.phase === 'awaiting-approval' || call.phase === 'awaiting-result');
+      const awaiting = turn.calls.filter((call) => call.phase.startsWith('awaiting-'));
       if (awaiting.length === 0) return 'done';
       const waiting = awaiting.filter((call) => !elsewhere.has(call.interactionId ?? ''));
       if (waiting.length === 0) return 'suspend';
@@ -135,6 +148,7 @@ export class ToolCallPipeline {
     this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
     if (decision.outcome === 'allow') {
       call.phase = 'ready';
+      call.approvedBy = decision.rule;
     } else if (decision.notFound) {
       this.finish(call, 'NOT_FOUND', `No tool named "${call.name}". Available tools: ${this.tools.names().join(', ') || 'none'}.`, context, options);
     } else {
@@ -202,8 +216,12 @@ export class ToolCallPipeline {
       stage: 'execution',
     });
     context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: responder.name });
-    if (approved) call.phase = 'ready';
-    else this.finish(call, 'EXECUTION_REJECTED', reason, context, options);
+    if (approved) {
+      call.phase = 'ready';
+      call.approvedBy = responder.name;
+    } else {
+      this.finish(call, 'EXECUTION_REJECTED', reason, context, options);
+    }
   }
 
   private async requestApprovals(calls: TurnCall[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
@@ -213,7 +231,7 @@ export class ToolCallPipeline {
       return {
         nodeId: options.nodeId,
         operationType: 'TOOL_APPROVAL',
-        prompt: stage === 'execution' ? `Allow ${call.name} to run with these arguments?` : `Let the model see the result of ${call.name}?`,
+        prompt: PROMPTS[stage](call.name),
         timeout: context.thread.toolApproval.approvalTimeout,
         metadata: {},
         toolApproval: {
@@ -238,7 +256,7 @@ export class ToolCallPipeline {
         const call = calls[index];
         if (!call) return;
         call.interactionId = record.interactionId;
-        call.phase = stage === 'execution' ? 'awaiting-approval' : 'awaiting-result';
+        call.phase = AWAITING[stage];
       }),
     );
   }
@@ -250,6 +268,8 @@ export class ToolCallPipeline {
     await Promise.all(ready.map((call) => this.execute(call, context, options)));
     const needResultApproval = ready.filter((call) => call.phase === 'awaiting-result' && call.interactionId === undefined);
     if (needResultApproval.length > 0) await this.requestApprovals(needResultApproval, 'result', context, options);
+    const unknown = ready.filter((call) => call.phase === 'awaiting-recovery' && call.interactionId === undefined);
+    if (unknown.length > 0) await this.requestApprovals(unknown, 'recovery', context, options);
     await context.checkpoint();
   }
 
@@ -259,6 +279,7 @@ export class ToolCallPipeline {
       this.finish(call, 'NOT_FOUND', `No tool named "${call.name}".`, context, options);
       return;
     }
+    if (!(await this.startExecution(call, tool, context, options))) return;
     context.emit({ type: 'TOOL_CALL_STARTED', ...this.describe(call, options) });
     try {
       const result = await tool.execute(tool.parameters.parse(call.finalArguments), {
@@ -276,6 +297,8 @@ export class ToolCallPipeline {
               },
             }),
       });
+      failpoint('tool:effect-done');
+      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'SUCCESS', output: result, content: toolMessage('SUCCESS', result) }, this.now());
       if (tool.requireResultApproval) {
         call.result = result;
         delete call.interactionId;
@@ -284,14 +307,78 @@ export class ToolCallPipeline {
       }
       this.finish(call, 'SUCCESS', result, context, options);
     } catch (error) {
-      this.finish(call, 'ERROR', toInterlockError(error).message, context, options);
+      const message = toInterlockError(error).message;
+      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'ERROR', content: toolMessage('ERROR', message) }, this.now());
+      this.finish(call, 'ERROR', message, context, options);
     }
+  }
+
+  /**
+   * The write-ahead record of a call (F40): its approval is stored bound to the hash of the
+   * exact arguments, then `started` only if that hash matches. A call found `finished` is
+   * never run again; one found `started` (the process died while it ran) is run again only
+   * if its tool is idempotent, otherwise a person decides what happened. Returns whether the
+   * tool may run now.
+   */
+  private async startExecution(call: TurnCall, tool: Tool, context: NodeExecutionContext, options: TurnOptions): Promise<boolean> {
+    const { threadId } = context.thread;
+    const argumentsHash = hashArguments(call.finalArguments);
+    await this.store.recordToolApproval({
+      threadId,
+      toolCallId: call.id,
+      toolName: tool.name,
+      argumentsHash,
+      arguments: call.finalArguments,
+      approvedBy: call.approvedBy ?? call.rule ?? 'unknown',
+      idempotent: tool.idempotent === true,
+      createdAt: this.now(),
+    });
+    failpoint('tool:approved');
+    const execution = await this.store.getToolExecution(threadId, call.id);
+    if (execution?.status === 'finished' && execution.outcome) {
+      this.replayOutcome(call, tool, execution.outcome, context, options);
+      return false;
+    }
+    const from: ToolExecutionStatus[] = tool.idempotent ? ['approved', 'started'] : ['approved'];
+    if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now())) {
+      failpoint('tool:started');
+      return true;
+    }
+    if (execution?.status === 'started') {
+      await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now());
+      context.emit({ type: 'TOOL_CALL_OUTCOME_UNKNOWN', ...this.describe(call, options) });
+      call.phase = 'awaiting-recovery';
+      delete call.interactionId;
+      return false;
+    }
+    if (execution?.status === 'unknown') {
+      call.phase = 'awaiting-recovery';
+      delete call.interactionId;
+      return false;
+    }
+    this.finish(call, 'ERROR', 'No stored approval matches these exact arguments, so the call was not run.', context, options);
+    return false;
+  }
+
+  /** A call that finished before a crash: its stored outcome stands; it does not run again. */
+  private replayOutcome(call: TurnCall, tool: Tool, outcome: NonNullable<ToolExecutionRecord['outcome']>, context: NodeExecutionContext, options: TurnOptions): void {
+    if (outcome.status === 'SUCCESS' && tool.requireResultApproval) {
+      call.result = outcome.output;
+      delete call.interactionId;
+      call.phase = 'awaiting-result';
+      return;
+    }
+    this.finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : outcome.content.replace(/^\[[A-Z_]+\] /, ''), context, options);
+  }
+
+  private now(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /** Applies a person's answer (or the failure of the wait) to its call. */
   private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
     this.gateway.release(record.interactionId, context);
-    const stage: ApprovalStage = call.phase === 'awaiting-result' ? 'result' : 'execution';
+    const stage: ApprovalStage = call.phase === 'awaiting-result' ? 'result' : call.phase === 'awaiting-recovery' ? 'recovery' : 'execution';
     const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
     if (record.status === 'failed') {
       const reason: InteractionFailureReason = record.failureReason ?? 'handler_error';
@@ -322,18 +409,37 @@ export class ToolCallPipeline {
     if (response.approved && response.remember && call.rememberable) {
       this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
     }
-    if (stage === 'result') {
+    if (stage === 'recovery') {
+      await this.resolveUnknown(call, response, context, options);
+    } else if (stage === 'result') {
       if (response.approved) this.finish(call, 'SUCCESS', call.result, context, options);
       else this.finish(call, 'RESULT_REJECTED', response.denyReason ?? '', context, options);
       delete call.result;
     } else if (response.approved) {
       call.phase = 'ready';
+      call.approvedBy = responder === undefined ? 'person' : `person:${responder}`;
       delete call.interactionId;
     } else {
       this.finish(call, 'EXECUTION_REJECTED', `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`, context, options);
     }
     await this.store.markProcessed(record.interactionId);
     context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
+  }
+
+  /** A person said what became of a call whose outcome was unknown: done, retry, or fail. */
+  private async resolveUnknown(call: TurnCall, response: ToolApprovalResponse, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const { threadId } = context.thread;
+    const resolution = response.resolution ?? (response.approved ? 'retry' : 'fail');
+    delete call.interactionId;
+    if (resolution === 'retry') {
+      await this.store.setToolExecutionStatus(threadId, call.id, ['unknown'], 'approved', this.now());
+      call.phase = 'ready';
+      return;
+    }
+    const status = resolution === 'done' ? 'SUCCESS' : 'ERROR';
+    const detail = resolution === 'done' ? 'A person confirmed the call ran; its result was lost in a restart.' : `The call's outcome is unknown and a person marked it failed${response.denyReason ? `: ${response.denyReason}` : ''}.`;
+    await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now());
+    this.finish(call, status, detail, context, options);
   }
 
   private closeCancelled(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): void {

@@ -9,7 +9,9 @@ export interface TurnCall {
   /** What runs: the proposed arguments, or the approver's edit. */
   finalArguments: Record<string, unknown>;
   argumentsError?: string;
-  phase: 'new' | 'awaiting-approval' | 'ready' | 'awaiting-result' | 'done';
+  phase: 'new' | 'awaiting-approval' | 'ready' | 'awaiting-result' | 'awaiting-recovery' | 'done';
+  /** Who approved it (a rule, a callback, or `person`), for the write-ahead record. */
+  approvedBy?: string;
   /** The pipeline's decision. */
   rule?: string;
   rememberable?: boolean;

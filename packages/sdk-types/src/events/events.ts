@@ -72,6 +72,8 @@ export const InterlockEvent = z.discriminatedUnion('type', [
   event('TOOL_CALL_STARTED', { ...toolCall }),
   event('TOOL_CALL_COMPLETED', { ...toolCall, status: ToolCallStatus, result: z.unknown().optional() }),
   event('TOOL_CALL_FAILED', { ...toolCall, status: ToolCallStatus, message: z.string() }),
+  /** A call started before a crash and never finished, and its tool is not idempotent: a person decides. */
+  event('TOOL_CALL_OUTCOME_UNKNOWN', { ...toolCall }),
 ]);
 export type InterlockEvent = z.infer<typeof InterlockEvent>;
 export type InterlockEventType = InterlockEvent['type'];

@@ -62,6 +62,11 @@ export const ToolApprovalResponse = z.strictObject({
   denyReason: z.string().optional(),
   /** Remember this approval for the session (MEDIUM risk only). */
   remember: z.boolean().optional(),
+  /**
+   * For stage `recovery` (the call started but its outcome is unknown): `done` (it ran; go
+   * on), `retry` (run it again), or `fail` (report it failed). `approved: false` means fail.
+   */
+  resolution: z.enum(['done', 'retry', 'fail']).optional(),
 });
 export type ToolApprovalResponse = z.infer<typeof ToolApprovalResponse>;
 

@@ -27,6 +27,9 @@ export const ToolCallStatus = z.enum([
 ]);
 export type ToolCallStatus = z.infer<typeof ToolCallStatus>;
 
-/** Which stage of a tool call a person is asked to approve (F13). */
-export const ApprovalStage = z.enum(['execution', 'result']);
+/**
+ * Which stage of a tool call a person is asked about: before it runs, its result before the
+ * model sees it (F13), or a call whose outcome is unknown after a crash (F40).
+ */
+export const ApprovalStage = z.enum(['execution', 'result', 'recovery']);
 export type ApprovalStage = z.infer<typeof ApprovalStage>;

@@ -1,7 +1,9 @@
-import type { Message, UserInteractionRequest } from '@interlock/sdk-types';
+import { createHash } from 'node:crypto';
+import { WorkflowDefinition, type Message, type UserInteractionRequest } from '@interlock/sdk-types';
 import { expect } from 'vitest';
+import { askNode, linearWorkflow } from '../../__fixtures__/workflows.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import type { InteractionRecord, InteractionResponseRecord, ThreadRecord } from '../checkpoint-store.js';
+import type { InteractionRecord, InteractionResponseRecord, ThreadRecord, ToolExecutionRecord } from '../checkpoint-store.js';
 
 /** A fixed moment, so records compare equal after a round trip. */
 export const CREATED_AT = '2026-01-02T03:04:05.678Z';
@@ -116,3 +118,44 @@ export const response = (input: unknown, responder = 'ada'): InteractionResponse
   responder,
   respondedAt: '2026-01-02T03:04:30.000Z',
 });
+
+/** What `recordToolApproval` receives. */
+export type ToolApprovalRecord = Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>;
+
+/** The SHA-256 of some arguments' JSON, as the engine hashes them (the store only compares it). */
+export function argumentsHashOf(toolArguments: Record<string, unknown>): string {
+  return createHash('sha256').update(JSON.stringify(toolArguments)).digest('hex');
+}
+
+/** The approval of a `write_file` call; `overrides` replace whole fields (pass a matching hash with new arguments). */
+export function toolApproval(overrides: Partial<ToolApprovalRecord> = {}): ToolApprovalRecord {
+  const toolArguments = { path: 'README.md', content: 'hello' };
+  return {
+    threadId: 'thread-1',
+    toolCallId: 'call-1',
+    toolName: 'write_file',
+    argumentsHash: argumentsHashOf(toolArguments),
+    arguments: toolArguments,
+    approvedBy: 'rule:risk:HIGH',
+    idempotent: false,
+    createdAt: CREATED_AT,
+    ...overrides,
+  };
+}
+
+/** The record a fresh approval is stored as. */
+export function approvedExecution(overrides: Partial<ToolApprovalRecord> = {}): ToolExecutionRecord {
+  const approval = toolApproval(overrides);
+  return { ...approval, status: 'approved', updatedAt: approval.createdAt };
+}
+
+/** A later moment than {@link CREATED_AT}, for status changes. */
+export const LATER = '2026-01-02T03:04:40.000Z';
+
+/** A workflow definition as the engine keeps it: parsed, defaults applied; `overrides` replace whole fields. */
+export function workflowDefinition(overrides: Partial<WorkflowDefinition> = {}): WorkflowDefinition {
+  return {
+    ...WorkflowDefinition.parse(linearWorkflow([askNode('ask', { timeout: '1h' })], { id: 'workflow-a', version: '1.0.0' })),
+    ...overrides,
+  };
+}

@@ -1,4 +1,4 @@
-import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
+import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
   ICheckpointStore,
@@ -7,6 +7,8 @@ import type {
   RecordResponseResult,
   ThreadRecord,
   ThreadStatus,
+  ToolExecutionRecord,
+  ToolExecutionStatus,
 } from '../checkpoint-store.js';
 
 /**
@@ -17,6 +19,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly threads = new Map<string, ThreadRecord>();
   private readonly interactions = new Map<string, InteractionRecord>();
   private readonly globals = new Map<string, Record<string, unknown>>();
+  private readonly executions = new Map<string, ToolExecutionRecord>();
+  private readonly workflows = new Map<string, WorkflowDefinition>();
 
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     if (this.threads.has(thread.threadId)) {
@@ -112,5 +116,79 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     this.globals.set(workflowId, current);
   }
 
+  async recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>): Promise<void> {
+    const key = executionKey(record.threadId, record.toolCallId);
+    const existing = this.executions.get(key);
+    if (existing) {
+      if (existing.argumentsHash !== record.argumentsHash) {
+        throw new InterlockError('STORE_CONFLICT', `tool call ${record.toolCallId} was approved with other arguments`);
+      }
+      return;
+    }
+    this.executions.set(key, structuredClone({ ...record, status: 'approved', updatedAt: record.createdAt }));
+  }
+
+  async markToolStarted(
+    threadId: string,
+    toolCallId: string,
+    argumentsHash: string,
+    from: readonly ToolExecutionStatus[],
+    at: string,
+  ): Promise<boolean> {
+    const execution = this.executions.get(executionKey(threadId, toolCallId));
+    if (!execution || execution.argumentsHash !== argumentsHash || !from.includes(execution.status)) return false;
+    execution.status = 'started';
+    execution.updatedAt = at;
+    return true;
+  }
+
+  async markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void> {
+    const execution = this.executions.get(executionKey(threadId, toolCallId));
+    if (!execution) return;
+    execution.status = 'finished';
+    execution.outcome = structuredClone(outcome);
+    execution.updatedAt = at;
+  }
+
+  async setToolExecutionStatus(
+    threadId: string,
+    toolCallId: string,
+    from: readonly ToolExecutionStatus[],
+    to: ToolExecutionStatus,
+    at: string,
+  ): Promise<boolean> {
+    const execution = this.executions.get(executionKey(threadId, toolCallId));
+    if (!execution || !from.includes(execution.status)) return false;
+    execution.status = to;
+    execution.updatedAt = at;
+    return true;
+  }
+
+  async getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
+    const execution = this.executions.get(executionKey(threadId, toolCallId));
+    return execution && structuredClone(execution);
+  }
+
+  async listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+    return [...this.executions.values()]
+      .filter((execution) => filter.threadId === undefined || execution.threadId === filter.threadId)
+      .filter((execution) => filter.status === undefined || execution.status === filter.status)
+      .map((execution) => structuredClone(execution));
+  }
+
+  async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {
+    const key = `${definition.id}@${definition.version}`;
+    if (!this.workflows.has(key)) this.workflows.set(key, structuredClone(definition));
+  }
+
+  async getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
+    const definition = this.workflows.get(`${workflowId}@${version}`);
+    return definition && structuredClone(definition);
+  }
+
   async close(): Promise<void> {}
+}
+
+function executionKey(threadId: string, toolCallId: string): string {
+  return `${threadId}\u0000${toolCallId}`;
 }

@@ -45,7 +45,7 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     const pending = (await second.pending()).filter((request) => request.threadId === waiting.threadId);
     expect(pending).toHaveLength(1);
     const answer = await second.respond(pending[0]!.interactionId, 'answered elsewhere', { responder: 'grace' });
-    const outcome = answer.status === 'accepted' ? await answer.thread.done() : undefined;
+    const outcome = answer.status === 'accepted' ? await answer.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: 'answered elsewhere' });
     expect(await second.respond(pending[0]!.interactionId, 'again')).toMatchObject({ status: 'already_answered' });
     await second.close();
@@ -73,7 +73,7 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     const [approval] = (await second.pending()).filter((request) => request.threadId === waiting.threadId);
     expect(approval?.toolApproval).toMatchObject({ toolName: 'write_file', toolParameters: { path: 'out.txt' } });
     const answer = await second.respond(approval!.interactionId, { approved: true });
-    const outcome = answer.status === 'accepted' ? await answer.thread.done() : undefined;
+    const outcome = answer.status === 'accepted' ? await answer.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: 'Written.' });
     expect(await readFile(join(workspace, 'out.txt'), 'utf8')).toBe('from a crash-safe run');
     expect(secondModel.requests).toHaveLength(1);

@@ -8,7 +8,7 @@ import { describeStoreConformance } from '../store-conformance.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
-import { describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
 
 const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
 
@@ -90,7 +90,7 @@ function describePostgresStore(url: string): void {
       `CREATE TRIGGER "log_message_writes" AFTER INSERT OR UPDATE OR DELETE ON "${schema}"."messages"
        FOR EACH ROW EXECUTE FUNCTION "${schema}"."log_message_write"()`,
     ],
-    messageWritesTable: () => `"${schema}"."message_writes"`,
+    table: (name) => `"${schema}"."${name}"`,
     async cleanup() {
       await dropSchema(schema);
     },
@@ -113,8 +113,8 @@ function describePostgresStore(url: string): void {
       const stores = await Promise.all([open(shared), open(shared), open(shared)]);
       await stores[0]?.createThread(threadRecord());
       for (const store of stores) expect((await store.getThread('thread-1'))?.version).toBe(1);
-      const migrations = await admin.query(`SELECT name FROM "${shared}"."interlock_migrations"`);
-      expect(migrations.rows).toEqual([{ name: 'CreateStoreTables1795305600000' }]);
+      const migrations = await admin.query<{ name: string }>(`SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`);
+      expect(migrations.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
     });
 
     it('lets exactly one of two stores commit the same version, and one of their answers', async () => {

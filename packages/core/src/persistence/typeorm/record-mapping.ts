@@ -1,13 +1,22 @@
 import {
   InteractionFailureReason,
   InteractionStatus,
+  ToolCallStatus,
   type Message,
   type UserInteractionRequest,
+  type WorkflowDefinition,
 } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
-import type { InteractionRecord, InteractionResponseRecord, ThreadRecord, ThreadStatus } from '../checkpoint-store.js';
+import type {
+  InteractionRecord,
+  InteractionResponseRecord,
+  ThreadRecord,
+  ThreadStatus,
+  ToolExecutionRecord,
+  ToolExecutionStatus,
+} from '../checkpoint-store.js';
 import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from './stored-text.js';
-import type { InteractionRow, ThreadRow } from './store-entities.js';
+import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from './store-entities.js';
 
 /** The fields of a ThreadRecord kept as JSON in `threads.state`. */
 type ThreadState = Omit<
@@ -24,6 +33,10 @@ const THREAD_STATUSES: readonly string[] = [
 ] satisfies ThreadStatus[];
 
 const isThreadStatus = (status: string): status is ThreadStatus => THREAD_STATUSES.includes(status);
+
+const TOOL_EXECUTION_STATUSES: readonly string[] = ['approved', 'started', 'finished', 'unknown'] satisfies ToolExecutionStatus[];
+
+const isToolExecutionStatus = (status: string): status is ToolExecutionStatus => TOOL_EXECUTION_STATUSES.includes(status);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -124,4 +137,75 @@ export function toInteractionRecord(row: InteractionRow): InteractionRecord {
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** What `recordToolApproval` receives: a tool execution before it has a status. */
+export type ToolApproval = Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>;
+
+/** The `tool_executions` row of a freshly approved tool call. */
+export function toToolExecutionRow(approval: ToolApproval): ToolExecutionRow {
+  const call = `tool call ${approval.toolCallId}`;
+  return {
+    threadId: storableText(approval.threadId, 'thread id'),
+    toolCallId: storableText(approval.toolCallId, 'tool call id'),
+    toolName: storableText(approval.toolName, 'tool name'),
+    argumentsHash: storableText(approval.argumentsHash, 'arguments hash'),
+    arguments: encodeJson(approval.arguments, `the arguments of ${call}`),
+    status: 'approved',
+    approvedBy: storableText(approval.approvedBy, 'approvedBy'),
+    idempotent: approval.idempotent,
+    outcome: null,
+    createdAt: storableText(approval.createdAt, 'createdAt'),
+    updatedAt: approval.createdAt,
+  };
+}
+
+/** The ToolExecutionRecord of a `tool_executions` row. */
+export function toToolExecutionRecord(row: ToolExecutionRow): ToolExecutionRecord {
+  const call = `tool call ${row.toolCallId} of thread ${row.threadId}`;
+  if (!isToolExecutionStatus(row.status)) throw damaged(`status of ${call}`, row.status);
+  const toolArguments = decodeJson(row.arguments, `arguments of ${call}`);
+  if (!isObject(toolArguments)) throw damaged(`arguments of ${call}`, toolArguments);
+  const outcome = decodeOptionalJson(row.outcome, `outcome of ${call}`);
+  if (outcome !== undefined && !isToolOutcome(outcome)) throw damaged(`outcome of ${call}`, outcome);
+  return {
+    threadId: row.threadId,
+    toolCallId: row.toolCallId,
+    toolName: row.toolName,
+    argumentsHash: row.argumentsHash,
+    arguments: toolArguments,
+    status: row.status,
+    approvedBy: row.approvedBy,
+    idempotent: row.idempotent,
+    ...(outcome === undefined ? {} : { outcome }),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function isToolOutcome(value: unknown): value is NonNullable<ToolExecutionRecord['outcome']> {
+  return isObject(value) && ToolCallStatus.safeParse(value['status']).success && typeof value['content'] === 'string';
+}
+
+/** The `workflow_definitions` row of a workflow definition, stored at `createdAt`. */
+export function toWorkflowDefinitionRow(definition: WorkflowDefinition, createdAt: string): WorkflowDefinitionRow {
+  return {
+    workflowId: storableText(definition.id, 'workflow id'),
+    version: storableText(definition.version, 'workflow version'),
+    definition: encodeJson(definition, `the definition of workflow ${definition.id} version ${definition.version}`),
+    createdAt,
+  };
+}
+
+/**
+ * The WorkflowDefinition of a `workflow_definitions` row. It was valid when stored, and
+ * parsing it again could change it (defaults, aliases), so only its shape is checked.
+ */
+export function toWorkflowDefinition(row: WorkflowDefinitionRow): WorkflowDefinition {
+  const what = `definition of workflow ${row.workflowId} version ${row.version}`;
+  const definition = decodeJson(row.definition, what);
+  if (!isObject(definition) || definition['id'] !== row.workflowId || definition['version'] !== row.version) {
+    throw damaged(what, definition);
+  }
+  return definition as unknown as WorkflowDefinition;
 }

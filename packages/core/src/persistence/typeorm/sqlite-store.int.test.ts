@@ -10,7 +10,7 @@ import { threadRecord } from '../__fixtures__/store-records.js';
 import { describeStoreConformance } from '../store-conformance.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
-import { describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
 
 const root = mkdtempSync(join(tmpdir(), 'interlock-sqlite-store-'));
 let databases = 0;
@@ -37,7 +37,7 @@ describeTypeormStoreBehaviour('SQLite store', {
     `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
     `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
   ],
-  messageWritesTable: () => '"message_writes"',
+  table: (name) => `"${name}"`,
   async cleanup() {
     rmSync(join(path, '..', '..'), { recursive: true, force: true });
   },
@@ -74,8 +74,18 @@ describe('SQLite store file', () => {
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
       const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).toEqual(expect.arrayContaining(['global_variables', 'interactions', 'interlock_migrations', 'messages', 'threads']));
-      expect(database.prepare('SELECT name FROM interlock_migrations').pluck().all()).toEqual(['CreateStoreTables1795305600000']);
+      expect(tables).toEqual(
+        expect.arrayContaining([
+          'global_variables',
+          'interactions',
+          'interlock_migrations',
+          'messages',
+          'threads',
+          'tool_executions',
+          'workflow_definitions',
+        ]),
+      );
+      expect(database.prepare('SELECT name FROM interlock_migrations ORDER BY id').pluck().all()).toEqual(MIGRATION_NAMES);
     } finally {
       database.close();
     }

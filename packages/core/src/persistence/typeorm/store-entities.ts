@@ -3,9 +3,9 @@ import { EntitySchema } from 'typeorm';
 /*
  * The store's tables as TypeORM entity schemas. Every column names its type: esbuild and
  * vitest emit no decorator metadata, and the same types must work on SQLite and
- * PostgreSQL (text for ids, JSON and ISO 8601 timestamps, integer for counters). The
- * tables themselves are created by the migrations in ./migrations, never synchronized;
- * a test checks that these schemas and the migrations agree.
+ * PostgreSQL (text for ids, JSON and ISO 8601 timestamps, integer for counters, boolean
+ * for flags). The tables themselves are created by the migrations in ./migrations, never
+ * synchronized; a test checks that these schemas and the migrations agree.
  */
 
 /** A row of `threads`: the thread's columns, the rest of its record as JSON in `state`. */
@@ -57,6 +57,32 @@ export interface GlobalVariableRow {
   name: string;
   /** The value as JSON; NULL for `undefined`. */
   value: string | null;
+}
+
+/** A row of `tool_executions`: the write-ahead record of one tool call. */
+export interface ToolExecutionRow {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  argumentsHash: string;
+  /** The arguments as JSON. */
+  arguments: string;
+  status: string;
+  approvedBy: string;
+  idempotent: boolean;
+  /** The outcome as JSON; NULL until the call finished. */
+  outcome: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A row of `workflow_definitions`: one version of a workflow that a thread runs. */
+export interface WorkflowDefinitionRow {
+  workflowId: string;
+  version: string;
+  /** The WorkflowDefinition as JSON. */
+  definition: string;
+  createdAt: string;
 }
 
 const text = (name: string, options: { nullable?: boolean } = {}) =>
@@ -138,5 +164,44 @@ export const GlobalVariableEntity = new EntitySchema<GlobalVariableRow>({
   },
 });
 
+/** The `tool_executions` table. */
+export const ToolExecutionEntity = new EntitySchema<ToolExecutionRow>({
+  name: 'InterlockToolExecution',
+  tableName: 'tool_executions',
+  columns: {
+    threadId: primaryText('thread_id', 'pk_tool_executions'),
+    toolCallId: primaryText('tool_call_id', 'pk_tool_executions'),
+    toolName: text('tool_name'),
+    argumentsHash: text('arguments_hash'),
+    arguments: text('arguments'),
+    status: text('status'),
+    approvedBy: text('approved_by'),
+    idempotent: { name: 'idempotent', type: 'boolean' },
+    outcome: text('outcome', { nullable: true }),
+    createdAt: text('created_at'),
+    updatedAt: text('updated_at'),
+  },
+  indices: [{ name: 'idx_tool_executions_status', columns: ['status'] }],
+});
+
+/** The `workflow_definitions` table. */
+export const WorkflowDefinitionEntity = new EntitySchema<WorkflowDefinitionRow>({
+  name: 'InterlockWorkflowDefinition',
+  tableName: 'workflow_definitions',
+  columns: {
+    workflowId: primaryText('workflow_id', 'pk_workflow_definitions'),
+    version: primaryText('version', 'pk_workflow_definitions'),
+    definition: text('definition'),
+    createdAt: text('created_at'),
+  },
+});
+
 /** Every entity of the store, for the DataSource. */
-export const STORE_ENTITIES = [ThreadEntity, MessageEntity, InteractionEntity, GlobalVariableEntity];
+export const STORE_ENTITIES = [
+  ThreadEntity,
+  MessageEntity,
+  InteractionEntity,
+  GlobalVariableEntity,
+  ToolExecutionEntity,
+  WorkflowDefinitionEntity,
+];

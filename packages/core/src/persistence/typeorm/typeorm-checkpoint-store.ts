@@ -1,5 +1,5 @@
-import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
+import { In, type DataSource, type EntityManager } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
   ICheckpointStore,
@@ -8,12 +8,31 @@ import type {
   RecordResponseResult,
   ThreadRecord,
   ThreadStatus,
+  ToolExecutionRecord,
+  ToolExecutionStatus,
 } from '../checkpoint-store.js';
 import { encodeConversation, readConversations, writeConversation } from './conversation-log.js';
-import { toInteractionRecord, toInteractionRow, toThreadRecord, toThreadRow } from './record-mapping.js';
+import {
+  toInteractionRecord,
+  toInteractionRow,
+  toThreadRecord,
+  toThreadRow,
+  toToolExecutionRecord,
+  toToolExecutionRow,
+  toWorkflowDefinition,
+  toWorkflowDefinitionRow,
+  type ToolApproval,
+} from './record-mapping.js';
 import { SerialQueue } from './serial-queue.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
-import { GlobalVariableEntity, InteractionEntity, ThreadEntity, type GlobalVariableRow } from './store-entities.js';
+import {
+  GlobalVariableEntity,
+  InteractionEntity,
+  ThreadEntity,
+  ToolExecutionEntity,
+  WorkflowDefinitionEntity,
+  type GlobalVariableRow,
+} from './store-entities.js';
 
 /** Which database a TypeORM store runs on. */
 export type StoreDialect = 'sqlite' | 'postgres';
@@ -23,9 +42,9 @@ const BATCH = 500;
 /**
  * The durable store (F21, F40) on TypeORM: SQLite through better-sqlite3 or PostgreSQL
  * through pg. Every method is one transaction; the atomic ones are single conditional
- * UPDATEs (`WHERE version = ?`, `WHERE status = 'pending'`), so they hold across
- * processes sharing the database, not only inside this one. Create it with
- * `createTypeormStore`.
+ * statements (`UPDATE … WHERE version = ?`, `WHERE status IN (…)`, `INSERT … ON CONFLICT
+ * DO NOTHING`), so they hold across processes sharing the database, not only inside this
+ * one. Create it with `createTypeormStore`.
  */
 export class TypeormCheckpointStore implements ICheckpointStore {
   /** SQLite has one connection: its transactions must not interleave. */
@@ -204,6 +223,122 @@ export class TypeormCheckpointStore implements ICheckpointStore {
         await (options.onlyIfAbsent ? insert.orIgnore() : insert.orUpdate(['value'], ['workflow_id', 'name'])).execute();
       }
     });
+  }
+
+  /**
+   * Stores the approval of a tool call as `approved`. Approving it again with the same
+   * arguments hash changes nothing, whatever its status by then.
+   *
+   * @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash;
+   * INVALID_OPTIONS when an id, name or timestamp cannot be stored or the arguments are not JSON.
+   */
+  async recordToolApproval(approval: ToolApproval): Promise<void> {
+    const row = toToolExecutionRow(approval);
+    await this.write(async (manager) => {
+      // Insert-if-absent is one statement, so of two concurrent approvals exactly one
+      // row is stored; the loser then reads the winner's committed row.
+      await manager.createQueryBuilder().insert().into(ToolExecutionEntity).values(row).orIgnore().execute();
+      const stored = await manager.findOne(ToolExecutionEntity, {
+        select: { argumentsHash: true },
+        where: { threadId: row.threadId, toolCallId: row.toolCallId },
+      });
+      if (stored !== null && stored.argumentsHash !== row.argumentsHash) {
+        throw new InterlockError(
+          'STORE_CONFLICT',
+          `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`,
+          { details: { threadId: approval.threadId, toolCallId: approval.toolCallId } },
+        );
+      }
+    });
+  }
+
+  /** Moves an approved call to `started` in one conditional UPDATE: of concurrent callers, one gets true. */
+  async markToolStarted(
+    threadId: string,
+    toolCallId: string,
+    argumentsHash: string,
+    from: readonly ToolExecutionStatus[],
+    at: string,
+  ): Promise<boolean> {
+    if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
+    const updatedAt = storableText(at, 'at');
+    const updated = await this.write((manager) =>
+      manager.update(
+        ToolExecutionEntity,
+        { threadId, toolCallId, argumentsHash, status: In([...from]) },
+        { status: 'started', updatedAt },
+      ),
+    );
+    return updated.affected === 1;
+  }
+
+  /**
+   * Stores the outcome and marks the call `finished`, whatever its status was, as the
+   * in-memory store does; a call never approved is left absent.
+   *
+   * @throws InterlockError INVALID_OPTIONS when the outcome is not JSON.
+   */
+  async markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void> {
+    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return;
+    const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
+    const updatedAt = storableText(at, 'at');
+    await this.write((manager) =>
+      manager.update(ToolExecutionEntity, { threadId, toolCallId }, { status: 'finished', outcome: encoded, updatedAt }),
+    );
+  }
+
+  /** Moves a call from one of `from` to `to` in one conditional UPDATE. */
+  async setToolExecutionStatus(
+    threadId: string,
+    toolCallId: string,
+    from: readonly ToolExecutionStatus[],
+    to: ToolExecutionStatus,
+    at: string,
+  ): Promise<boolean> {
+    if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
+    const updatedAt = storableText(at, 'at');
+    const updated = await this.write((manager) =>
+      manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt }),
+    );
+    return updated.affected === 1;
+  }
+
+  async getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
+    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return undefined;
+    const row = await this.read((manager) => manager.findOne(ToolExecutionEntity, { where: { threadId, toolCallId } }));
+    return row === null ? undefined : toToolExecutionRecord(row);
+  }
+
+  /** Lists tool executions, oldest first (ties by thread id, then call id). */
+  async listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+    if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
+    const rows = await this.read((manager) =>
+      manager.find(ToolExecutionEntity, {
+        where: {
+          ...(filter.threadId === undefined ? {} : { threadId: filter.threadId }),
+          ...(filter.status === undefined ? {} : { status: filter.status }),
+        },
+        order: { createdAt: 'ASC', threadId: 'ASC', toolCallId: 'ASC' },
+      }),
+    );
+    return rows.map(toToolExecutionRecord);
+  }
+
+  /**
+   * Stores a workflow definition unless this id and version are stored already: the first
+   * one stored is kept, so a thread always resumes with the definition it started with.
+   *
+   * @throws InterlockError INVALID_OPTIONS when the id or version cannot be stored.
+   */
+  async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {
+    const row = toWorkflowDefinitionRow(definition, new Date().toISOString());
+    await this.write((manager) => manager.createQueryBuilder().insert().into(WorkflowDefinitionEntity).values(row).orIgnore().execute());
+  }
+
+  async getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
+    if (!isStorableText(workflowId) || !isStorableText(version)) return undefined;
+    const row = await this.read((manager) => manager.findOne(WorkflowDefinitionEntity, { where: { workflowId, version } }));
+    return row === null ? undefined : toWorkflowDefinition(row);
   }
 
   /** Waits for the operations under way, then closes the database connection(s). Closing twice is harmless. */

@@ -1,7 +1,18 @@
 import type { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { errorCodeOf, interactionRecord, threadRecord, toolCallMessage, userMessage } from '../__fixtures__/store-records.js';
+import {
+  LATER,
+  approvedExecution,
+  errorCodeOf,
+  interactionRecord,
+  threadRecord,
+  toolApproval,
+  toolCallMessage,
+  userMessage,
+  workflowDefinition,
+} from '../__fixtures__/store-records.js';
 import type { ThreadRecord } from '../checkpoint-store.js';
+import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
 import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
 
 /** How the TypeORM store tests reach one database. */
@@ -17,20 +28,23 @@ export interface TypeormStoreHarness {
    * a table `message_writes ("position" integer, "operation" text)`, operation lower case.
    */
   logMessageWritesSql(): string[];
-  /** The name of that table as the SQL should spell it (schema-qualified on PostgreSQL). */
-  messageWritesTable(): string;
+  /** A table's name as the SQL should spell it (schema-qualified on PostgreSQL). */
+  table(name: string): string;
   /** Removes the prepared database. */
   cleanup(): Promise<void>;
 }
 
 const ESCAPES = ['NUL \u0000 inside', 'lone surrogate \uD800'];
 
+/** The names of every migration, oldest first, as the migrations table records them. */
+export const MIGRATION_NAMES = STORE_MIGRATIONS.map((migration) => new migration().name);
+
 /** The writes to `messages` logged since the last call, as `operation position`, sorted. */
 async function takeMessageWrites(inspector: DataSource, harness: TypeormStoreHarness): Promise<string[]> {
   const rows: { position: number; operation: string }[] = await inspector.query(
-    `SELECT "position", "operation" FROM ${harness.messageWritesTable()}`,
+    `SELECT "position", "operation" FROM ${harness.table('message_writes')}`,
   );
-  await inspector.query(`DELETE FROM ${harness.messageWritesTable()}`);
+  await inspector.query(`DELETE FROM ${harness.table('message_writes')}`);
   return rows.map((row) => `${row.operation} ${Number(row.position)}`).sort();
 }
 
@@ -64,6 +78,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       await store.createInteraction(interactionRecord());
       await store.recordResponse('interaction-1', { input: { approved: true }, responder: 'ada', respondedAt: '2026-01-02T03:04:30.000Z' });
       await store.setGlobalVariables('workflow-a', { counter: 3 });
+      await store.recordToolApproval(toolApproval());
+      await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
+      await store.saveWorkflowDefinition(workflowDefinition());
       await store.close();
 
       store = await harness.open();
@@ -71,6 +88,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       expect(await store.listThreads({ status: 'waiting' })).toEqual([saved]);
       expect(await store.getInteraction('interaction-1')).toMatchObject({ status: 'responded', response: { responder: 'ada' } });
       expect(await store.getGlobalVariables('workflow-a')).toEqual({ counter: 3 });
+      expect(await store.listToolExecutions({ status: 'started' })).toEqual([{ ...approvedExecution(), status: 'started', updatedAt: LATER }]);
+      expect(await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER)).toBe(false);
+      expect(await store.getWorkflowDefinition('workflow-a', '1.0.0')).toEqual(workflowDefinition());
       await expect(store.saveThread(created)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
     });
 
@@ -83,9 +103,10 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
           .getRawMany();
         return rows.map((row) => row.name);
       };
-      expect(await migrationNames()).toEqual(['CreateStoreTables1795305600000']);
+      expect(MIGRATION_NAMES).toEqual(['CreateStoreTables1795305600000', 'CreateToolExecutionAndWorkflowTables1795392000000']);
+      expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();
-      expect(await migrationNames()).toEqual(['CreateStoreTables1795305600000']);
+      expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       const pending = await inspector.driver.createSchemaBuilder().log();
       expect(pending.upQueries.map((query) => query.query)).toEqual([]);
     });
@@ -122,10 +143,44 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         expect(await store.recordResponse(text, { input: true, respondedAt: '2026-01-02T03:04:30.000Z' })).toEqual({ status: 'not_found' });
         expect(await store.failInteraction(text, 'timeout', 'late')).toBe(false);
         expect(await store.getGlobalVariables(text)).toEqual({});
+        await expectInvalid(store.recordToolApproval(toolApproval({ toolCallId: text })));
+        await expectInvalid(store.recordToolApproval(toolApproval({ threadId: 'ok', approvedBy: text })));
+        await expectInvalid(store.saveWorkflowDefinition(workflowDefinition({ version: text })));
+        expect(await store.getToolExecution(text, 'call-1')).toBeUndefined();
+        expect(await store.getToolExecution('thread-1', text)).toBeUndefined();
+        expect(await store.listToolExecutions({ threadId: text })).toEqual([]);
+        expect(await store.markToolStarted('thread-1', text, 'hash', ['approved'], LATER)).toBe(false);
+        expect(await store.setToolExecutionStatus(text, 'call-1', ['approved'], 'unknown', LATER)).toBe(false);
+        await store.markToolFinished(text, 'call-1', { status: 'SUCCESS', content: 'done' }, LATER);
+        expect(await store.getWorkflowDefinition('workflow-a', text)).toBeUndefined();
       }
       expect(await store.listThreads()).toEqual([]);
       expect(await store.listInteractions()).toEqual([]);
       expect(await store.getGlobalVariables('workflow-a')).toEqual({});
+      expect(await store.listToolExecutions()).toEqual([]);
+    });
+
+    it('lists tool executions oldest first, ties by thread id and then call id', async () => {
+      for (const [threadId, toolCallId, createdAt] of [
+        ['t2', 'c1', '2026-01-02T03:04:07.000Z'],
+        ['t1', 'c2', '2026-01-02T03:04:06.000Z'],
+        ['t2', 'c0', '2026-01-02T03:04:06.000Z'],
+        ['t1', 'c1', '2026-01-02T03:04:06.000Z'],
+        ['t3', 'c9', '2026-01-02T03:04:05.000Z'],
+      ] as const) {
+        await store.recordToolApproval(toolApproval({ threadId, toolCallId, createdAt }));
+      }
+      const order = (await store.listToolExecutions()).map((record) => `${record.threadId}/${record.toolCallId}`);
+      expect(order).toEqual(['t3/c9', 't1/c1', 't1/c2', 't2/c0', 't2/c1']);
+    });
+
+    it('refuses to read a tool execution or workflow definition whose row was damaged, with INTERNAL', async () => {
+      await store.recordToolApproval(toolApproval());
+      await store.saveWorkflowDefinition(workflowDefinition());
+      await inspector.query(`UPDATE ${harness.table('tool_executions')} SET "status" = 'exploded'`);
+      await inspector.query(`UPDATE ${harness.table('workflow_definitions')} SET "definition" = '{"id":"other"}'`);
+      expect(await errorCodeOf(store.getToolExecution('thread-1', 'call-1'))).toBe('INTERNAL');
+      expect(await errorCodeOf(store.getWorkflowDefinition('workflow-a', '1.0.0'))).toBe('INTERNAL');
     });
 
     it('refuses to work once closed', async () => {

@@ -1,4 +1,5 @@
 import { CreateStoreTables1795305600000 } from './1795305600000-create-store-tables.js';
+import { CreateToolExecutionAndWorkflowTables1795392000000 } from './1795392000000-create-tool-execution-and-workflow-tables.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
-export const STORE_MIGRATIONS = [CreateStoreTables1795305600000];
+export const STORE_MIGRATIONS = [CreateStoreTables1795305600000, CreateToolExecutionAndWorkflowTables1795392000000];

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import type { InterlockEvent } from '@interlock/sdk-types';
+import { linearWorkflow } from '../__fixtures__/workflows.js';
+import { createInterlock, defineTool, type Interlock, type ShellClassifierPort } from '../index.js';
+import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
+
+const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+const opened: Interlock[] = [];
+afterEach(async () => {
+  for (const interlock of opened.splice(0)) await interlock.close().catch(() => undefined);
+});
+
+/** A tool whose first run hangs (the "process" running it is as good as dead), counting its effects. */
+function hangingTool(idempotent: boolean) {
+  const effects: string[] = [];
+  let hang = true;
+  const tool = defineTool({
+    name: 'charge',
+    description: 'charges a card',
+    category: 'write',
+    riskLevel: 'LOW',
+    idempotent,
+    parameters: z.object({ amount: z.number() }),
+    execute: async ({ amount }) => {
+      effects.push(`charged ${amount}`);
+      if (hang) {
+        hang = false;
+        await new Promise(() => undefined);
+      }
+      return `charged ${amount}`;
+    },
+  });
+  return { tool, effects };
+}
+
+async function crashMidCall(idempotent: boolean, answer?: unknown) {
+  const store = new InMemoryCheckpointStore();
+  const { tool, effects } = hangingTool(idempotent);
+  const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }], { id: 'payments' });
+  const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
+
+  // The first process is never closed: it is as good as dead, stuck inside the tool.
+  const first = await createInterlock({ store: { type: 'custom', store }, models: { default: scriptedModel([proposal]) }, tools: [tool], shellClassifier: safeShell });
+  const stuck = await first.start(first.registerWorkflow(definition));
+  await vi.waitFor(() => expect(effects).toHaveLength(1));
+
+  // A second process takes the thread over from the store, as after a crash of the first.
+  const secondModel = scriptedModel(['Payment handled.']);
+  const handler = scriptedHandler(answer === undefined ? [] : [{ input: answer }]);
+  const second = await createInterlock({
+    store: { type: 'custom', store },
+    models: { default: secondModel },
+    tools: [tool],
+    shellClassifier: safeShell,
+    handlers: { default: handler },
+  });
+  opened.push(second);
+  const events: InterlockEvent[] = [];
+  second.events$.subscribe((event) => events.push(event));
+  const outcome = await (await second.resume(stuck.threadId)).done();
+  return { effects, outcome, events, handler, secondModel, store, threadId: stuck.threadId };
+}
+
+describe('write-ahead tool executions (F40)', () => {
+  it('never silently repeats a non-idempotent call that started before a crash: a person says what happened', async () => {
+    const { effects, outcome, events, handler, secondModel } = await crashMidCall(false, 'done');
+    expect(effects).toEqual(['charged 42']);
+    expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
+    expect(handler.requests[0]?.toolApproval).toMatchObject({ stage: 'recovery', toolName: 'charge', toolParameters: { amount: 42 } });
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
+    expect(secondModel.requests[0]!.messages.at(-1)!.content).toMatch(/^\[SUCCESS\] A person confirmed the call ran/);
+  });
+
+  it('runs it again only when the person says retry', async () => {
+    const { effects, outcome } = await crashMidCall(false, 'retry');
+    expect(effects).toEqual(['charged 42', 'charged 42']);
+    expect(outcome.status).toBe('completed');
+  });
+
+  it('reports it failed when the person says so', async () => {
+    const { effects, secondModel } = await crashMidCall(false, { approved: false, resolution: 'fail', denyReason: 'bank says no charge' });
+    expect(effects).toEqual(['charged 42']);
+    expect(secondModel.requests[0]!.messages.at(-1)!.content).toMatch(/^\[ERROR\] .*marked it failed: bank says no charge/);
+  });
+
+  it('waits for a person when nobody is there to say, and keeps the call unknown', async () => {
+    const { effects, outcome, store, threadId } = await crashMidCall(false);
+    expect(effects).toEqual(['charged 42']);
+    expect(outcome.status).toBe('waiting');
+    expect(await store.getToolExecution(threadId, 'pay-1')).toMatchObject({ status: 'unknown', argumentsHash: expect.any(String) });
+  });
+
+  it('re-runs an idempotent call without asking', async () => {
+    const { effects, outcome, handler } = await crashMidCall(true);
+    expect(effects).toEqual(['charged 42', 'charged 42']);
+    expect(outcome.status).toBe('completed');
+    expect(handler.requests).toHaveLength(0);
+  });
+
+  it('a stale process cannot commit over the one that took the thread over', async () => {
+    const { store, threadId } = await crashMidCall(false, 'done');
+    const thread = await store.getThread(threadId);
+    expect(thread?.status).toBe('completed');
+    // The first process's run is still stuck in the tool; whatever it tries to save now is refused.
+    await expect(store.saveThread({ ...thread!, version: thread!.version - 1, status: 'failed' })).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+  });
+});
