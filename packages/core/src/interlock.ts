@@ -63,6 +63,8 @@ export interface InterlockOptions {
   shellClassifier?: ShellClassifierPort;
   /** Time source, for tests. */
   clock?: Clock;
+  /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
+  recoverOnStart?: boolean;
   /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */
   configureContainer?: (container: Container) => void;
 }
@@ -165,6 +167,14 @@ export class Interlock {
     return this.runner.cancel(threadId, reason);
   }
 
+  /**
+   * Times out every interaction whose deadline passed while no process ran (run by
+   * `createInterlock` unless `recoverOnStart: false`). Returns how many.
+   */
+  expireOverdue(): Promise<number> {
+    return this.runner.expireOverdue();
+  }
+
   /** Every interaction waiting for an answer, in any thread, oldest first. */
   pending(): Promise<UserInteractionRequest[]> {
     return this.runner.pending();
@@ -208,7 +218,7 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);
   options.configureContainer?.(container);
-  return new Interlock(
+  const interlock = new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
     container.get(TYPES.WorkflowRegistry),
     container.get(TYPES.CheckpointStore),
@@ -219,6 +229,8 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
     container.get(TYPES.EventBus),
     container.get(TYPES.MessageBus),
   );
+  if (options.recoverOnStart !== false) await interlock.expireOverdue();
+  return interlock;
 }
 
 async function createStore(options: StoreOptions): Promise<ICheckpointStore> {

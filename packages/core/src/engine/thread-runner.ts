@@ -13,6 +13,7 @@ import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persi
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { timerUntil, type Clock } from './clock.js';
 import { startNodeId } from './graph.js';
+import { failpoint } from './failpoints.js';
 import { SHUTDOWN } from './shutdown.js';
 import type { ThreadHandle } from './thread-handle.js';
 import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
@@ -169,6 +170,7 @@ export class ThreadRunner {
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
     if (recorded.status !== 'recorded') return { status: 'already_answered', threadId };
+    failpoint('interaction:answer-stored');
     this.disarm(interactionId);
     const running = this.active.get(threadId);
     if (running) {
@@ -200,6 +202,21 @@ export class ThreadRunner {
     const controller = new AbortController();
     controller.abort(reason);
     await this.launch(thread, () => undefined, controller).done();
+  }
+
+  /**
+   * Deadlines are absolute times in the store: an interaction whose deadline passed while no
+   * process ran is timed out (a tool call it asked about is denied). Its thread reports it
+   * when it next resumes. Returns how many were timed out.
+   */
+  async expireOverdue(): Promise<number> {
+    const now = this.clock.now();
+    let expired = 0;
+    for (const interaction of await this.store.listInteractions({ status: 'pending' })) {
+      if (interaction.deadline === null || Date.parse(interaction.deadline) > now) continue;
+      if (await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline')) expired += 1;
+    }
+    return expired;
   }
 
   /** Every interaction waiting for an answer, oldest first. */

@@ -12,6 +12,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { failpoint } from '../engine/failpoints.js';
 import { SHUTDOWN } from '../engine/shutdown.js';
 import type { EventBus } from '../events/event-bus.js';
 import { forThread } from '../events/event-operators.js';
@@ -102,6 +103,7 @@ export class InteractionGateway {
         request: record.request,
       });
     }
+    failpoint('interaction:requested');
     return records;
   }
 
@@ -220,6 +222,7 @@ export class InteractionGateway {
       ...(result.responder === undefined ? {} : { responder: result.responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
+    failpoint('interaction:answer-stored');
     return this.load(interactionId);
   }
 

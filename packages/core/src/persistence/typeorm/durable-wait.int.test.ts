@@ -81,6 +81,25 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     await second.close();
   });
 
+  it('times out, at the next start, a deadline that passed while no process ran', async () => {
+    const store = await storeOptions();
+    let now = Date.parse('2026-03-01T09:00:00Z');
+    const clock = { now: () => now };
+    const definition = linearWorkflow([askNode('ask', { timeout: '1m' })], { id: `overdue-${Date.now()}` });
+    const first = await createInterlock({ store, clock });
+    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
+    const [question] = (await first.pending()).filter((request) => request.threadId === waiting.threadId);
+    await first.close();
+
+    now += 120_000; // nobody ran for two minutes
+    const second = await createInterlock({ store, clock });
+    expect((await second.pending()).filter((request) => request.threadId === waiting.threadId)).toEqual([]);
+    expect(await second.respond(question!.interactionId, 'too late')).toMatchObject({ status: 'already_answered' });
+    const outcome = await (await second.resume(waiting.threadId)).done();
+    expect(outcome).toMatchObject({ status: 'failed', error: { code: 'INTERACTION_TIMEOUT' } });
+    await second.close();
+  });
+
   it('refuses to resume with a changed workflow version instead of mapping answers to the wrong step', async () => {
     const store = await storeOptions();
     const id = `versioned-${Date.now()}`;
