@@ -112,7 +112,7 @@ export class Interlock {
   }
 
   /** The audit trail of tool-call decisions (F33), optionally of one thread. */
-  audit(filter?: { threadId?: string }): AuditEntry[] {
+  audit(filter?: { threadId?: string }): Promise<AuditEntry[]> {
     return this.auditLog.list(filter);
   }
 
@@ -132,7 +132,7 @@ export class Interlock {
   }
 
   /** Checks the audit trail's hash chain (F45). */
-  verifyAudit(): AuditVerification {
+  verifyAudit(): Promise<AuditVerification> {
     return this.auditLog.verify();
   }
 
@@ -206,14 +206,14 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   const clock = options.clock ?? systemClock;
   const container = new Container();
   container.loadSync(coreModule);
+  container.bind(TYPES.CheckpointStore).toConstantValue(await createStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
   container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
-  container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(() => clock.now()));
+  container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(container.get(TYPES.CheckpointStore), () => clock.now()));
   container.bind(TYPES.WorkspaceRoot).toConstantValue(workspaceRoot);
-  container.bind(TYPES.CheckpointStore).toConstantValue(await createStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);

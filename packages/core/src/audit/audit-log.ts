@@ -1,5 +1,6 @@
-import type { ApprovalStage } from '@interlock/sdk-types';
 import { createHash } from 'node:crypto';
+import type { ApprovalStage } from '@interlock/sdk-types';
+import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 
 /** One decision about a tool call (F33): who or which rule, what, when, why. */
@@ -30,29 +31,31 @@ export type AuditVerification = { valid: true; entries: number } | { valid: fals
 const GENESIS = '0'.repeat(64);
 
 /**
- * An append-only, hash-chained audit trail (F33, F45): each entry's hash covers its content
- * and the previous entry's hash, so changing or removing any entry breaks `verify()`.
+ * The append-only, hash-chained audit trail (F33, F45), kept in the store: each entry's
+ * hash covers its content and the previous entry's hash, so changing or removing any entry
+ * breaks `verify()`.
  */
 export class AuditLog {
-  private readonly entries: AuditEntry[] = [];
+  constructor(
+    private readonly store: ICheckpointStore,
+    private readonly now: () => number = Date.now,
+  ) {}
 
-  constructor(private readonly now: () => number = Date.now) {}
-
-  append(input: AuditEntryInput): AuditEntry {
-    const previousHash = this.entries.at(-1)?.hash ?? GENESIS;
-    const body = { ...input, sequence: this.entries.length + 1, at: new Date(this.now()).toISOString(), previousHash };
-    const entry = { ...body, hash: hashEntry(body) };
-    this.entries.push(entry);
-    return structuredClone(entry);
+  append(input: AuditEntryInput): Promise<AuditEntry> {
+    const at = new Date(this.now()).toISOString();
+    return this.store.appendAuditEntry((previous) => {
+      const body = { ...input, sequence: (previous?.sequence ?? 0) + 1, at, previousHash: previous?.hash ?? GENESIS };
+      return { ...body, hash: hashEntry(body) };
+    });
   }
 
-  list(filter: { threadId?: string } = {}): AuditEntry[] {
-    return this.entries.filter((entry) => filter.threadId === undefined || entry.threadId === filter.threadId).map((entry) => structuredClone(entry));
+  list(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
+    return this.store.listAuditEntries(filter);
   }
 
-  /** Checks the chain of the given entries (default: this log's). */
-  verify(entries: readonly AuditEntry[] = this.entries): AuditVerification {
-    return verifyAuditChain(entries);
+  /** Checks the whole chain as stored. */
+  async verify(): Promise<AuditVerification> {
+    return verifyAuditChain(await this.store.listAuditEntries());
   }
 }
 

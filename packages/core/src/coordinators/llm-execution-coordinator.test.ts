@@ -114,7 +114,7 @@ describe('LLMExecutionCoordinator with tools', () => {
       expect.stringMatching(/^(write_file:allow|bash:deny):person$/),
       expect.stringMatching(/^(write_file:allow|bash:deny):person$/),
     ]);
-    const audit = interlock.audit();
+    const audit = await interlock.audit();
     expect(audit.map((entry) => `${entry.toolName}:${entry.outcome}:${entry.decidedBy}`)).toEqual(
       expect.arrayContaining(['read_file:allow:category:read', 'write_file:allow:person', 'bash:deny:person']),
     );
@@ -123,7 +123,7 @@ describe('LLMExecutionCoordinator with tools', () => {
       originalArguments: { path: 'notes.txt', content: 'draft' },
       editedArguments: { path: 'notes.txt', content: 'edited' },
     });
-    expect(interlock.verifyAudit()).toEqual({ valid: true, entries: 3 });
+    expect(await interlock.verifyAudit()).toEqual({ valid: true, entries: 3 });
   });
 
   it('waits durably for approvals, answered one by one through respond(), and refuses an invalid edit (F21)', async () => {

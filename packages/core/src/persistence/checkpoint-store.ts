@@ -88,6 +88,8 @@ export interface InteractionRecord {
   updatedAt: string;
 }
 
+import type { AuditEntry } from '../audit/audit-log.js';
+
 /**
  * The write-ahead record of one tool call (F40): approved → started → finished. A call that
  * started and never finished (the process died) is `unknown` unless its tool is idempotent.
@@ -165,6 +167,20 @@ export interface ICheckpointStore {
   ): Promise<boolean>;
   getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined>;
   listToolExecutions(filter?: { threadId?: string; status?: ToolExecutionStatus }): Promise<ToolExecutionRecord[]>;
+
+  /**
+   * Appends to the hash-chained audit log (F33, F45), atomically: `seal` builds the entry
+   * from the last entry's sequence and hash (undefined for the first), and no two entries
+   * get the same sequence, even from two processes.
+   */
+  appendAuditEntry(seal: (previous: { sequence: number; hash: string } | undefined) => AuditEntry): Promise<AuditEntry>;
+  /** The audit log in sequence order, optionally of one thread. */
+  listAuditEntries(filter?: { threadId?: string }): Promise<AuditEntry[]>;
+
+  /** Remembers an approval ("for this session") under `key` until `expiresAt` (ms since the epoch). */
+  rememberApproval(key: string, expiresAt: number): Promise<void>;
+  /** Whether `key` is remembered at `now`; an expired entry is dropped. */
+  isApprovalRemembered(key: string, now: number): Promise<boolean>;
 
   /** Keeps a workflow definition a thread runs, so any process can resume it without the file. */
   saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void>;

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { TYPES } from '../di/tokens.js';
 import type { Clock } from '../engine/clock.js';
+import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
 import { decideApproval, type ApprovalCall, type ApprovalDecision, type ShellClassifierPort } from './decide-approval.js';
@@ -14,29 +15,40 @@ export interface DecisionScope extends MemoryScope {
 /** The approval pipeline bound to this instance's tools, options, shell rules and session memory. */
 @injectable()
 export class ApprovalPolicy {
-  readonly memory = new SessionMemory();
-
   constructor(
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
     @inject(TYPES.ApprovalOptions) readonly options: ResolvedApprovalOptions,
     @inject(TYPES.ShellClassifier) private readonly shell: ShellClassifierPort,
+    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
-  decide(call: ApprovalCall, scope: DecisionScope): ApprovalDecision {
+  /**
+   * Runs the pipeline. `remembered` says whether the session memory holds this exact call
+   * (see `isRemembered`); explain() and the check of edited arguments leave it false.
+   */
+  decide(call: ApprovalCall, scope: DecisionScope, remembered = false): ApprovalDecision {
+    const memoryScope = { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) };
+    const memory = new SessionMemory();
+    if (remembered) memory.remember(SessionMemory.key(memoryScope, call.toolName, call.arguments), 0, Number.MAX_SAFE_INTEGER);
     return decideApproval(call, {
       tools: this.tools,
       options: this.options,
       autoApprovedTools: scope.autoApprovedTools ?? [],
       shell: this.shell,
-      memory: this.memory,
-      scope: { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) },
+      memory,
+      scope: memoryScope,
       now: this.clock.now(),
     });
   }
 
+  /** Whether "remember for this session" holds this exact call now (kept in the store, F30). */
+  isRemembered(call: ApprovalCall, scope: MemoryScope): Promise<boolean> {
+    return this.store.isApprovalRemembered(SessionMemory.key(scope, call.toolName, call.arguments), this.clock.now());
+  }
+
   /** Remembers an approval of these exact arguments for the session window (F30). */
-  remember(call: ApprovalCall, scope: MemoryScope): void {
-    this.memory.remember(SessionMemory.key(scope, call.toolName, call.arguments), this.clock.now(), this.options.memoryWindow);
+  remember(call: ApprovalCall, scope: MemoryScope): Promise<void> {
+    return this.store.rememberApproval(SessionMemory.key(scope, call.toolName, call.arguments), this.clock.now() + this.options.memoryWindow);
   }
 }

@@ -104,7 +104,7 @@ describe('ToolCallPipeline', () => {
     expect(outcome.status).toBe('completed');
     expect(handler.requests.map((request) => request.toolApproval?.toolParameters)).toEqual([{ text: 'same' }, { text: 'other' }]);
     expect(handler.requests[0]?.toolApproval?.rememberable).toBe(true);
-    expect(interlock!.audit().map((entry) => entry.decidedBy)).toEqual(['person', 'memory:session', 'person']);
+    expect((await interlock!.audit()).map((entry) => entry.decidedBy)).toEqual(['person', 'memory:session', 'person']);
   });
 
   it('an approval nobody gives in time becomes TIMEOUT, and the call never runs (F14, F17)', async () => {

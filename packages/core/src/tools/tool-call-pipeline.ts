@@ -105,7 +105,7 @@ export class ToolCallPipeline {
       context.emit({ type: 'TOOL_CALL_REQUESTED', ...this.describe(call, options) });
       if (!options.allowedTools.includes(call.name)) {
         const offered = options.allowedTools.join(', ') || 'none';
-        this.record(call, context, { outcome: 'deny', decidedBy: 'tool:not-offered', rule: 'tool:not-offered', reason: `not among this node's tools (${offered})`, stage: 'execution' });
+        await this.record(call, context, { outcome: 'deny', decidedBy: 'tool:not-offered', rule: 'tool:not-offered', reason: `not among this node's tools (${offered})`, stage: 'execution' });
         this.finish(call, 'NOT_FOUND', `No tool named "${call.name}" is available here. Available tools: ${offered}.`, context, options);
         continue;
       }
@@ -123,10 +123,10 @@ export class ToolCallPipeline {
         }
         call.finalArguments = parsed.data as Record<string, unknown>;
       }
-      const decision = this.policy.decide(
-        { toolName: call.name, arguments: call.finalArguments },
-        { ...this.scopeOf(context), autoApprovedTools: context.thread.toolApproval.autoApprovedTools },
-      );
+      const proposed = { toolName: call.name, arguments: call.finalArguments };
+      const scope = this.scopeOf(context);
+      const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
+      const decision = this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered);
       call.rule = decision.rule;
       call.rememberable = decision.rememberable;
       context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
@@ -135,17 +135,17 @@ export class ToolCallPipeline {
         await this.askCallback(call, tool, decision, responder, context, options);
         continue;
       }
-      this.applyDecision(call, decision, context, options, toAsk);
+      await this.applyDecision(call, decision, context, options, toAsk);
     }
     return toAsk;
   }
 
-  private applyDecision(call: TurnCall, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions, toAsk: TurnCall[]): void {
+  private async applyDecision(call: TurnCall, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions, toAsk: TurnCall[]): Promise<void> {
     if (decision.outcome === 'ask') {
       toAsk.push(call);
       return;
     }
-    this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
+    await this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
     if (decision.outcome === 'allow') {
       call.phase = 'ready';
       call.approvedBy = decision.rule;
@@ -208,7 +208,7 @@ export class ToolCallPipeline {
     } catch (error) {
       reason = `${responder.name} failed: ${toInterlockError(error).message}`;
     }
-    this.record(call, context, {
+    await this.record(call, context, {
       outcome: approved ? 'allow' : 'deny',
       decidedBy: responder.name,
       rule: decision.rule,
@@ -384,7 +384,7 @@ export class ToolCallPipeline {
       const reason: InteractionFailureReason = record.failureReason ?? 'handler_error';
       const message = record.failureMessage ?? reason;
       context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason, message });
-      this.record(call, context, { outcome: 'deny', decidedBy: `interaction:${reason}`, rule: call.rule ?? 'ask', reason: message, stage });
+      await this.record(call, context, { outcome: 'deny', decidedBy: `interaction:${reason}`, rule: call.rule ?? 'ask', reason: message, stage });
       if (stage === 'result') this.finish(call, 'RESULT_REJECTED', `no approval (${reason})`, context, options);
       else if (reason === 'timeout') this.finish(call, 'TIMEOUT', message, context, options);
       else this.finish(call, 'EXECUTION_REJECTED', `no approval (${reason}): ${message}`, context, options);
@@ -396,7 +396,7 @@ export class ToolCallPipeline {
     if (response.approved && response.editedParameters) call.finalArguments = response.editedParameters;
     if (response.userInstruction) call.userInstruction = response.userInstruction;
     if (responder !== undefined) call.responder = responder;
-    this.record(call, context, {
+    await this.record(call, context, {
       outcome: response.approved ? 'allow' : 'deny',
       decidedBy: 'person',
       rule: call.rule ?? 'ask',
@@ -407,7 +407,7 @@ export class ToolCallPipeline {
     });
     context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
     if (response.approved && response.remember && call.rememberable) {
-      this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
+      await this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
     }
     if (stage === 'recovery') {
       await this.resolveUnknown(call, response, context, options);
@@ -461,7 +461,7 @@ export class ToolCallPipeline {
     }
   }
 
-  private record(
+  private async record(
     call: TurnCall,
     context: NodeExecutionContext,
     entry: {
@@ -473,8 +473,8 @@ export class ToolCallPipeline {
       responder?: string;
       editedArguments?: Record<string, unknown>;
     },
-  ): void {
-    this.audit.append({
+  ): Promise<void> {
+    await this.audit.append({
       threadId: context.thread.threadId,
       toolCallId: call.id,
       toolName: call.name,

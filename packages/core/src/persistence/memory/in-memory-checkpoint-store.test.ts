@@ -1,4 +1,6 @@
 import { describeStoreConformance } from '../store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
 import { InMemoryCheckpointStore } from './in-memory-checkpoint-store.js';
 
 describeStoreConformance('in-memory store', async () => new InMemoryCheckpointStore());
+describeAuditAndMemoryConformance('in-memory store', async () => new InMemoryCheckpointStore());

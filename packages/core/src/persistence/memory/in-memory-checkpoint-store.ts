@@ -1,4 +1,5 @@
 import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
+import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
   ICheckpointStore,
@@ -21,6 +22,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly globals = new Map<string, Record<string, unknown>>();
   private readonly executions = new Map<string, ToolExecutionRecord>();
   private readonly workflows = new Map<string, WorkflowDefinition>();
+  private readonly audit: AuditEntry[] = [];
+  private readonly remembered = new Map<string, number>();
 
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     if (this.threads.has(thread.threadId)) {
@@ -174,6 +177,31 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .filter((execution) => filter.threadId === undefined || execution.threadId === filter.threadId)
       .filter((execution) => filter.status === undefined || execution.status === filter.status)
       .map((execution) => structuredClone(execution));
+  }
+
+  async appendAuditEntry(seal: (previous: { sequence: number; hash: string } | undefined) => AuditEntry): Promise<AuditEntry> {
+    const last = this.audit.at(-1);
+    const entry = seal(last && { sequence: last.sequence, hash: last.hash });
+    this.audit.push(structuredClone(entry));
+    return structuredClone(entry);
+  }
+
+  async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
+    return this.audit.filter((entry) => filter.threadId === undefined || entry.threadId === filter.threadId).map((entry) => structuredClone(entry));
+  }
+
+  async rememberApproval(key: string, expiresAt: number): Promise<void> {
+    this.remembered.set(key, expiresAt);
+  }
+
+  async isApprovalRemembered(key: string, now: number): Promise<boolean> {
+    const expiresAt = this.remembered.get(key);
+    if (expiresAt === undefined) return false;
+    if (expiresAt <= now) {
+      this.remembered.delete(key);
+      return false;
+    }
+    return true;
   }
 
   async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {

@@ -100,6 +100,36 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     await second.close();
   });
 
+  it('keeps the audit trail and remembered approvals across processes (F30, F33, F45)', async () => {
+    const store = await storeOptions();
+    const workspace = await mkdtemp(join(tmpdir(), 'interlock-durable-memory-'));
+    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['write_file'] } }], { id: `memory-${Date.now()}` });
+    const write = { text: '', toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'same.txt', content: 'x' } }] };
+    const chatId = `chat-${Date.now()}`;
+
+    const first = await createInterlock({ store, models: { default: scriptedModel([write]) }, tools: builtinTools, workspaceRoot: workspace });
+    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })).done();
+    const [approval] = (await first.pending()).filter((request) => request.threadId === waiting.threadId);
+    expect(approval?.toolApproval?.rememberable).toBe(true);
+    await first.close();
+
+    const second = await createInterlock({ store, models: { default: scriptedModel(['ok']) }, tools: builtinTools, workspaceRoot: workspace });
+    second.registerWorkflow(definition);
+    const answer = await second.respond(approval!.interactionId, { approved: true, remember: true }, { responder: 'ada' });
+    await answer.thread?.done();
+    await second.close();
+
+    // A third process: the same call in the same chat runs without asking, and the trail is whole.
+    const third = await createInterlock({ store, models: { default: scriptedModel([write, 'ok']) }, tools: builtinTools, workspaceRoot: workspace });
+    const again = await (await third.start(third.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })).done();
+    expect(again.status).toBe('completed');
+    const trail = await third.audit();
+    expect(trail.filter((entry) => entry.threadId === waiting.threadId).map((entry) => `${entry.decidedBy}:${entry.responder ?? ''}`)).toEqual(['person:ada']);
+    expect(trail.filter((entry) => entry.threadId === again.threadId).map((entry) => entry.decidedBy)).toEqual(['memory:session']);
+    expect(await third.verifyAudit()).toMatchObject({ valid: true });
+    await third.close();
+  });
+
   it('refuses to resume with a changed workflow version instead of mapping answers to the wrong step', async () => {
     const store = await storeOptions();
     const id = `versioned-${Date.now()}`;

@@ -5,6 +5,7 @@ import { InterlockError } from '../../errors/interlock-error.js';
 import { threadRecord, interactionRecord } from '../__fixtures__/store-records.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
 import { describeStoreConformance } from '../store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
@@ -46,19 +47,18 @@ function describePostgresStore(url: string): void {
   });
 
   const storeSchemas = new WeakMap<ICheckpointStore, string>();
-  describeStoreConformance(
-    'PostgreSQL store',
-    async () => {
-      const schema = freshSchema();
-      const store = await createTypeormStore({ type: 'postgres', url, schema });
-      storeSchemas.set(store, schema);
-      return store;
-    },
-    async (store) => {
-      const schema = storeSchemas.get(store);
-      if (schema !== undefined) await dropSchema(schema);
-    },
-  );
+  const makeStore = async () => {
+    const schema = freshSchema();
+    const store = await createTypeormStore({ type: 'postgres', url, schema });
+    storeSchemas.set(store, schema);
+    return store;
+  };
+  const disposeStore = async (store: ICheckpointStore) => {
+    const schema = storeSchemas.get(store);
+    if (schema !== undefined) await dropSchema(schema);
+  };
+  describeStoreConformance('PostgreSQL store', makeStore, disposeStore);
+  describeAuditAndMemoryConformance('PostgreSQL store', makeStore, disposeStore);
 
   let schema = '';
   describeTypeormStoreBehaviour('PostgreSQL store', {

@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { threadRecord } from '../__fixtures__/store-records.js';
 import { describeStoreConformance } from '../store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
@@ -20,6 +21,7 @@ const freshPath = () => join(root, `database-${(databases += 1)}`, 'nested', 'in
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describeStoreConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
+describeAuditAndMemoryConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 
 let path = '';
 describeTypeormStoreBehaviour('SQLite store', {

@@ -85,6 +85,36 @@ export interface WorkflowDefinitionRow {
   createdAt: string;
 }
 
+/** A row of `audit_entries`: one entry of the hash-chained audit log (F33, F45). */
+export interface AuditEntryRow {
+  /** 1-based position in the chain; the primary key, so two appends cannot share one. */
+  sequence: number;
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  outcome: string;
+  decidedBy: string;
+  rule: string;
+  /** The reason as a JSON string (free text may hold NUL). */
+  reason: string;
+  responder: string | null;
+  stage: string;
+  /** The original arguments as JSON. */
+  originalArguments: string;
+  /** The edited arguments as JSON; NULL when none. */
+  editedArguments: string | null;
+  at: string;
+  previousHash: string;
+  hash: string;
+}
+
+/** A row of `remembered_approvals`: an approval remembered "for this session". */
+export interface RememberedApprovalRow {
+  key: string;
+  /** Milliseconds since the epoch; PostgreSQL's driver reads a bigint back as a string. */
+  expiresAt: number | string;
+}
+
 const text = (name: string, options: { nullable?: boolean } = {}) =>
   ({ name, type: 'text', nullable: options.nullable ?? false }) as const;
 
@@ -196,6 +226,40 @@ export const WorkflowDefinitionEntity = new EntitySchema<WorkflowDefinitionRow>(
   },
 });
 
+/** The `audit_entries` table: append-only. */
+export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
+  name: 'InterlockAuditEntry',
+  tableName: 'audit_entries',
+  columns: {
+    sequence: { name: 'sequence', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_entries' },
+    threadId: text('thread_id'),
+    toolCallId: text('tool_call_id'),
+    toolName: text('tool_name'),
+    outcome: text('outcome'),
+    decidedBy: text('decided_by'),
+    rule: text('rule'),
+    reason: text('reason'),
+    responder: text('responder', { nullable: true }),
+    stage: text('stage'),
+    originalArguments: text('original_arguments'),
+    editedArguments: text('edited_arguments', { nullable: true }),
+    at: text('at'),
+    previousHash: text('previous_hash'),
+    hash: text('hash'),
+  },
+  indices: [{ name: 'idx_audit_entries_thread_id', columns: ['threadId'] }],
+});
+
+/** The `remembered_approvals` table. */
+export const RememberedApprovalEntity = new EntitySchema<RememberedApprovalRow>({
+  name: 'InterlockRememberedApproval',
+  tableName: 'remembered_approvals',
+  columns: {
+    key: primaryText('key', 'pk_remembered_approvals'),
+    expiresAt: { name: 'expires_at', type: 'bigint' },
+  },
+});
+
 /** Every entity of the store, for the DataSource. */
 export const STORE_ENTITIES = [
   ThreadEntity,
@@ -204,4 +268,6 @@ export const STORE_ENTITIES = [
   GlobalVariableEntity,
   ToolExecutionEntity,
   WorkflowDefinitionEntity,
+  AuditEntryEntity,
+  RememberedApprovalEntity,
 ];

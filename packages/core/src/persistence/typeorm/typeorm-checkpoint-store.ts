@@ -1,5 +1,6 @@
 import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import { In, type DataSource, type EntityManager } from 'typeorm';
+import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
   ICheckpointStore,
@@ -24,6 +25,7 @@ import {
   type ToolApproval,
 } from './record-mapping.js';
 import { SerialQueue } from './serial-queue.js';
+import * as audit from './typeorm-audit-and-memory.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
 import {
   GlobalVariableEntity,
@@ -68,7 +70,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       try {
         await manager.insert(ThreadEntity, row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
+        if (audit.isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
         throw error;
       }
       await writeConversation(manager, thread.threadId, messages);
@@ -324,6 +326,23 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return rows.map(toToolExecutionRecord);
   }
 
+  /** Appends to the audit log; retries from the new end when another process appended first. */
+  appendAuditEntry(seal: audit.AuditSeal): Promise<AuditEntry> {
+    return audit.appendAuditEntry((work) => this.write(work), seal);
+  }
+
+  listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
+    return audit.listAuditEntries((work) => this.read(work), filter);
+  }
+
+  rememberApproval(key: string, expiresAt: number): Promise<void> {
+    return audit.rememberApproval((work) => this.write(work), key, expiresAt);
+  }
+
+  isApprovalRemembered(key: string, now: number): Promise<boolean> {
+    return audit.isApprovalRemembered((work) => this.write(work), key, now);
+  }
+
   /**
    * Stores a workflow definition unless this id and version are stored already: the first
    * one stored is kept, so a thread always resumes with the definition it started with.
@@ -383,11 +402,4 @@ function columnName(manager: EntityManager, property: string): string {
   const column = manager.connection.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
   if (column === undefined) throw new InterlockError('INTERNAL', `interactions has no column for ${property}`);
   return column.databaseName;
-}
-
-/** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
-function isUniqueViolation(error: unknown): boolean {
-  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
-  const code = typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }

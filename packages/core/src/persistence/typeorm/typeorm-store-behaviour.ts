@@ -103,7 +103,11 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
           .getRawMany();
         return rows.map((row) => row.name);
       };
-      expect(MIGRATION_NAMES).toEqual(['CreateStoreTables1795305600000', 'CreateToolExecutionAndWorkflowTables1795392000000']);
+      expect(MIGRATION_NAMES).toEqual([
+        'CreateStoreTables1795305600000',
+        'CreateToolExecutionAndWorkflowTables1795392000000',
+        'CreateAuditAndRememberedApprovalTables1795478400000',
+      ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
