@@ -9,7 +9,8 @@
 //   witness     a file outside the database where `charge` and `lookup` write their effects
 //   modelCalls  a file where the model writes one line per call it gets
 //   mode        start | respond | resume | person | auto
-//   threadId    the thread to start (start, auto) or take forward (resume, person, auto)
+//   threadId    the thread to start (start) or take forward (respond, resume, person)
+//   threadIds   the queue of threads to start or take forward (auto)
 //   interactionId, answer   what to answer (respond)
 //   channel     the thread's channel (start); `auto` answers everything itself
 //   waitForGo   (resume) print READY and resume only when a line arrives on stdin, so two
@@ -47,7 +48,7 @@ const charge = defineTool({
   riskLevel: 'HIGH',
   parameters: z.object({ amount: z.number() }),
   execute: async ({ amount }, context) => {
-    appendDurably(config.witness, `charged ${context.toolCallId} ${amount}`);
+    appendDurably(config.witness, `charged ${context.threadId} ${context.toolCallId} ${amount}`);
     return `charged ${amount}`;
   },
 });
@@ -61,7 +62,7 @@ const lookup = defineTool({
   idempotent: true,
   parameters: z.object({ customer: z.string() }),
   execute: async ({ customer }, context) => {
-    appendDurably(config.witness, `looked-up ${context.toolCallId} ${customer}`);
+    appendDurably(config.witness, `looked-up ${context.threadId} ${context.toolCallId} ${customer}`);
     return `${customer} is in good standing`;
   },
 });
@@ -120,7 +121,7 @@ const autoHandler = {
     const approval = request.toolApproval;
     if (!approval) return { outcome: 'responded', input: 'auto note', responder: 'auto' };
     if (approval.stage === 'recovery') {
-      const ran = witnessLines().some((line) => line.split(' ')[1] === approval.toolCallId);
+      const ran = witnessLines().some((line) => line.startsWith(`charged ${request.threadId} ${approval.toolCallId} `));
       return { outcome: 'responded', input: ran ? 'done' : 'retry', responder: 'auto' };
     }
     return { outcome: 'responded', input: { approved: true }, responder: 'auto' };
@@ -164,21 +165,37 @@ async function run(interlock) {
     }
     case 'person':
       return actLikeAPerson(interlock);
-    case 'auto': {
-      // Starts the thread, or takes it on from the store when an earlier process started it.
-      const stored = (await interlock.threads()).find((thread) => thread.threadId === config.threadId);
-      if (stored === undefined) {
-        interlock.registerWorkflow(definition);
-        process.stdout.write('CRASH-WORKER-WORKING\n');
-        return { outcome: await (await interlock.start(WORKFLOW_ID, { threadId: config.threadId, channel: 'auto' })).done() };
-      }
-      if (stored.status !== 'waiting' && stored.status !== 'running') return { outcome: { status: stored.status, threadId: stored.threadId } };
-      process.stdout.write('CRASH-WORKER-WORKING\n');
-      return { outcome: await (await interlock.resume(config.threadId)).done() };
-    }
+    case 'auto':
+      return workThroughQueue(interlock);
     default:
       throw new Error(`unknown mode ${JSON.stringify(config.mode)}`);
   }
+}
+
+/**
+ * A server working through a queue of payment jobs, one thread each, answered by the `auto`
+ * person: a job not in the store yet is started, one that waits or was interrupted is taken
+ * on from the store, one that ended is left alone.
+ */
+async function workThroughQueue(interlock) {
+  interlock.registerWorkflow(definition);
+  process.stdout.write('CRASH-WORKER-WORKING\n');
+  const outcomes = [];
+  for (const threadId of config.threadIds) {
+    const stored = (await interlock.threads()).find((thread) => thread.threadId === threadId);
+    try {
+      if (stored === undefined) {
+        outcomes.push(await (await interlock.start(WORKFLOW_ID, { threadId, channel: 'auto' })).done());
+      } else if (stored.status === 'waiting' || stored.status === 'running') {
+        outcomes.push(await (await interlock.resume(threadId)).done());
+      } else {
+        outcomes.push({ status: stored.status, threadId });
+      }
+    } catch (error) {
+      outcomes.push({ status: 'error', threadId, error: describeError(error) });
+    }
+  }
+  return { outcomes };
 }
 
 /** Says it is ready, then waits for the test to say go (one line on stdin). */
