@@ -1,37 +1,55 @@
-import { builtinTools, createInterlock, type ApprovalMode, type Interlock, type ModelProvider } from '@interlock/core';
+import { builtinTools, createInterlock, type ApprovalMode, type Interlock, type ModelProvider, type StoreOptions } from '@interlock/core';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 
-/** The channel of every thread the CLI starts; its handler is the terminal. */
+/** The channel of every thread `interlock run` and `interlock demo` start; its handler is the terminal. */
 export const CLI_CHANNEL = 'cli';
+
+/**
+ * The channel of threads started with `interlock run --detach`: no process answers it, so
+ * its questions wait in the store for `interlock respond` (or `interlock resume`).
+ */
+export const DETACHED_CHANNEL = 'detached';
 
 /** What the CLI plugs into the engine. */
 export interface CliInterlockOptions {
+  /** Where threads are kept (`--store`). Default: memory (for commands that keep nothing). */
+  store?: StoreOptions;
   /** The model LLM nodes call as `default`. */
   model?: ModelProvider;
-  /** Answers the questions of threads on the `cli` channel. */
+  /** Answers the questions of threads on the `handlerChannels`. */
   handler?: IUserInteractionHandler;
+  /** The channels `handler` answers. Default: `cli` only. */
+  handlerChannels?: readonly string[];
   /** How tool calls are decided (`--mode`). Default `default`. */
   mode?: ApprovalMode;
   /** The directory the file and shell tools are confined to (`--workspace`). Default: the current directory. */
   workspaceRoot?: string;
+  /**
+   * Time out, when the store opens, the interactions whose deadline passed while no process
+   * ran. Default true; `interlock respond` turns it off so that answering such an
+   * interaction is reported as expired rather than as already answered.
+   */
+  recoverOnStart?: boolean;
 }
 
 /**
  * Builds the CLI's Interlock with the built-in tools (read_file, list_dir, write_file,
- * edit_file, bash, http_fetch, ask_user). Runs are kept in memory: the SQLite store is
- * not built yet, so a thread left waiting ends with the process.
+ * edit_file, bash, http_fetch, ask_user) on the store of `--store`.
  *
  * @example
- * const interlock = await createCliInterlock({ model: createDemoModel(), handler: new TerminalUserInteractionHandler(), mode: 'autoEdit' });
+ * const interlock = await createCliInterlock({ store: { type: 'sqlite' }, model: createDemoModel(), handler: new TerminalUserInteractionHandler() });
  * const thread = await interlock.start(await interlock.loadWorkflow(path), { channel: CLI_CHANNEL });
  */
 export function createCliInterlock(options: CliInterlockOptions = {}): Promise<Interlock> {
+  const { handler } = options;
+  const channels = options.handlerChannels ?? [CLI_CHANNEL];
   return createInterlock({
-    store: { type: 'memory' },
+    store: options.store ?? { type: 'memory' },
     models: options.model === undefined ? {} : { default: options.model },
-    handlers: options.handler === undefined ? {} : { [CLI_CHANNEL]: options.handler },
+    handlers: handler === undefined ? {} : Object.fromEntries(channels.map((channel) => [channel, handler])),
     tools: builtinTools,
     approval: { mode: options.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
+    ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
   });
 }

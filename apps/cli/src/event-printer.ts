@@ -122,7 +122,7 @@ export class ReadableEventPrinter implements EventPrinter {
 
   private printStatus(outcome: ThreadOutcome, summary: RunSummary): void {
     const { style } = this;
-    const facts = [...(summary.steps === undefined ? [] : [`${summary.steps} steps`]), `thread ${outcome.threadId}`];
+    const facts = [...(summary.steps === undefined ? [] : [`${summary.steps} ${summary.steps === 1 ? 'step' : 'steps'}`]), `thread ${outcome.threadId}`];
     const details = style.dim(` · ${facts.join(' · ')}`);
     switch (outcome.status) {
       case 'completed':

@@ -7,12 +7,16 @@ import type { ThreadOutcome } from '@interlock/core';
 export const ExitCode = {
   /** The thread completed. */
   completed: 0,
-  /** The thread failed, or the workflow file is invalid or unreadable. */
+  /** The thread failed, the workflow file is invalid or unreadable, or an answer was refused. */
   failed: 1,
-  /** The command line is wrong: unknown command, option or input variable. */
+  /** The command line is wrong: unknown command, option, store or input variable. */
   usage: 2,
   /** The thread is left waiting for an answer nobody gave. */
   waiting: 3,
+  /** `interlock respond`: the interaction had already been answered; nothing changed. */
+  alreadyAnswered: 4,
+  /** `interlock respond`: the interaction's deadline had passed; the answer was refused and nothing ran. */
+  expired: 5,
   /** The run was interrupted (Ctrl+C; at a tool approval that call is rejected) or the thread was cancelled. */
   interrupted: 130,
 } as const;

@@ -1,13 +1,22 @@
+import { STORE_HELP } from './thread-commands-help.js';
+
 const EXIT_CODES = `Exit codes:
   0    the thread completed (validate: the workflow is valid; explain: any decision)
-  1    the thread failed, or the workflow file is invalid or unreadable
-  2    usage error: unknown command or option, bad --input, --mode, --model or JSON
-  3    the thread is left waiting for an answer nobody gave (e.g. stdin ran out)
+  1    the thread failed, the workflow file is invalid or unreadable, the store
+       cannot be opened, or (respond) the answer was refused
+  2    usage error: unknown command or option, bad --input, --mode, --model,
+       --store or JSON
+  3    the thread is left waiting for an answer (e.g. stdin ran out, --detach)
+  4    respond: the interaction was already answered; nothing changed
+  5    respond: the interaction expired (its deadline passed); nothing ran
   130  interrupted with Ctrl+C (at a tool approval that call is rejected; the
        thread is left waiting) or cancelled`;
 
-const IN_MEMORY = `Runs are kept in memory for now (the SQLite store is not built yet): a thread
-left waiting ends with the process.`;
+const KEPT = `Threads are kept in the store (default: the SQLite file .interlock/interlock.db
+in the current directory), so a thread left waiting, by Ctrl+C or when
+standard input runs out, survives the process: list what waits with
+interlock pending, answer it from any terminal with interlock respond, or
+continue it with interlock resume.`;
 
 const ANSWERING = `Answering questions:
   In a terminal, questions are interactive prompts. When a model proposes several
@@ -36,8 +45,13 @@ const MODES = `Modes (--mode), in the approval pipeline after the deny and shell
 export const TOP_LEVEL_HELP = `interlock: run workflows that ask people before they go on.
 
 Usage:
-  interlock run <workflow.toml|json> [options]
+  interlock run <workflow.toml|json> [--detach] [--store SPEC] [options]
   interlock demo [plan-approval|coding-agent] [options]
+  interlock threads [--status STATUS] [--json]
+  interlock pending [--json]
+  interlock respond <interactionId> approve|reject|edit '<json>'|answer '<text>'
+  interlock resume <threadId>
+  interlock audit [--verify] [--json]
   interlock explain <tool> '<json args>' [--json] [--mode MODE] [--workspace DIR]
   interlock validate <workflow.toml|json>
   interlock <command> --help
@@ -45,13 +59,21 @@ Usage:
 
 Commands:
   run       run a workflow file and answer its questions in this terminal
+            (--detach: start it, print its id, exit when it waits)
   demo      run an example with the scripted demo model
+  threads   list the threads of the store
+  pending   list what waits for an answer, with each interaction id
+  respond   answer a waiting interaction from any terminal; the thread goes on here
+  resume    continue a waiting or interrupted thread in this terminal
+  audit     print the audit trail of tool-call decisions (--verify its hash chain)
   explain   say whether a tool call would run, ask or be refused, and why
   validate  check a workflow file and list every error with its path
 
 ${ANSWERING}
 
-${IN_MEMORY}
+${KEPT}
+
+${STORE_HELP}
 
 ${EXIT_CODES}
 `;
@@ -61,8 +83,17 @@ export const RUN_HELP = `Usage: interlock run <workflow.toml|json> [options]
 
 Runs a workflow file in this process with the built-in tools (read_file, list_dir,
 write_file, edit_file, bash, http_fetch, ask_user) and prints its events as they happen.
+The thread is kept in the store, on the "cli" channel.
+
+With --detach, the thread runs on the "detached" channel, which nobody answers in
+this process: the command prints the thread's id and exits (3) as soon as it
+waits for a person, or 0 if it completed without asking. Answer it with
+interlock pending and interlock respond, or continue it with interlock resume.
 
 Options:
+      --detach            start the thread, print its id, exit when it waits
+      --store SPEC        where the thread is kept (see Stores below; default
+                          sqlite:.interlock/interlock.db)
       --mode MODE         default, autoEdit or yolo (default: default)
       --model MODEL       scripted (the offline demo model, the default) or
                           openai:<model>, e.g. openai:gpt-4o-mini
@@ -75,20 +106,24 @@ Options:
   -i, --input key=value   set a declared thread variable to a string (repeatable)
   -i, --input key:=json   set it to a JSON value, e.g. --input count:=3
       --json              print each event as one JSON line, then an OUTCOME line;
-                          questions go to standard error
+                          questions go to standard error. With --detach: one line,
+                          {"threadId","status","pendingInteractionIds"}
   -h, --help              show this help
 
 ${MODES}
 
 ${ANSWERING}
 
-${IN_MEMORY}
+${KEPT}
+
+${STORE_HELP}
 
 ${EXIT_CODES}
 
 Examples:
   printf 'Sichuan\\n' | interlock run examples/workflows/ask-user.toml
   interlock run examples/workflows/coding-agent.toml --workspace ./sandbox --mode autoEdit
+  interlock run examples/workflows/plan-approval.toml --detach --json
 `;
 
 /** `interlock demo --help`. */
@@ -106,6 +141,8 @@ and what was refused.
 
 Options:
       --mode MODE         default, autoEdit or yolo (default: default)
+      --store SPEC        where the thread is kept (default
+                          sqlite:.interlock/interlock.db; see interlock --help)
   -i, --input key=value   e.g. --input task="Add a --json flag to the report command"
       --json              print each event as one JSON line, then an OUTCOME line
   -h, --help              show this help
@@ -115,7 +152,7 @@ Example:
 
 ${ANSWERING}
 
-${IN_MEMORY}
+${KEPT}
 
 ${EXIT_CODES}
 `;

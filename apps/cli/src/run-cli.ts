@@ -1,10 +1,16 @@
 import { createRequire } from 'node:module';
 import { toInterlockError } from '@interlock/core';
+import { auditCommand } from './commands/audit-command.js';
 import { demoCommand } from './commands/demo-command.js';
 import { explainCommand } from './commands/explain-command.js';
+import { pendingCommand } from './commands/pending-command.js';
+import { respondCommand } from './commands/respond-command.js';
+import { resumeCommand } from './commands/resume-command.js';
 import { runCommand } from './commands/run-command.js';
+import { threadsCommand } from './commands/threads-command.js';
 import { validateCommand } from './commands/validate-command.js';
 import { ExitCode } from './exit-code.js';
+import { maskPassword } from './store-option.js';
 import { TOP_LEVEL_HELP } from './help-text.js';
 import { colourWanted, createTerminalStyle } from './terminal-style.js';
 import { UsageError } from './usage-error.js';
@@ -12,6 +18,11 @@ import { UsageError } from './usage-error.js';
 const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   run: runCommand,
   demo: demoCommand,
+  threads: threadsCommand,
+  pending: pendingCommand,
+  respond: respondCommand,
+  resume: resumeCommand,
+  audit: auditCommand,
   explain: explainCommand,
   validate: validateCommand,
 };
@@ -33,7 +44,8 @@ export async function runCli(argv: string[]): Promise<ExitCode> {
       return ExitCode.usage;
     }
     const failure = toInterlockError(error);
-    process.stderr.write(`${errorStyle.red(`interlock: ${failure.code}: ${failure.message}`)}\n`);
+    // A driver's message could quote a connection string: never print its password.
+    process.stderr.write(`${errorStyle.red(`interlock: ${failure.code}: ${maskPassword(failure.message)}`)}\n`);
     return ExitCode.failed;
   }
 }

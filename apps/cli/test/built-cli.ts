@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { TEST_STORE_ENVIRONMENT } from './test-store.js';
 
 /** The repository root: the end-to-end tests run the CLI from here, as a user would. */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -26,15 +27,23 @@ export interface CliRun {
 }
 
 /**
- * Runs the built CLI with `stdin` piped in (then closed), and resolves when it exits.
- * Rejects if it runs longer than `timeoutMilliseconds`, with what it printed so far.
- * `environment` is added to this process's environment (a value of `undefined` removes a variable).
+ * Runs the built CLI in `directory` (default: the repository root) with `stdin` piped in
+ * (then closed), and resolves when it exits. Rejects if it runs longer than
+ * `timeoutMilliseconds`, with what it printed so far. `environment` is added to this
+ * process's environment and the test file's own store (a value of `undefined` removes a
+ * variable: `{ INTERLOCK_STORE: undefined }` runs on the default store of `directory`).
  */
-export function runBuiltCli(args: string[], stdin = '', timeoutMilliseconds = 15_000, environment: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export function runBuiltCli(
+  args: string[],
+  stdin = '',
+  timeoutMilliseconds = 15_000,
+  environment: NodeJS.ProcessEnv = {},
+  directory = REPOSITORY_ROOT,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BUILT_CLI, ...args], {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...environment },
+      cwd: directory,
+      env: { ...process.env, NO_COLOR: '1', ...TEST_STORE_ENVIRONMENT, ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -141,7 +141,7 @@ describe.concurrent('interlock usage', () => {
   it('explains an unknown command and exits 2', async () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, explain, validate.');
+    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate.');
     expect(run.stderr).toContain('See interlock --help.');
   });
 
@@ -158,7 +158,19 @@ describe.concurrent('interlock usage', () => {
     expect(run.stderr).toContain('interlock run needs a workflow file');
   });
 
-  it.each([[['--help']], [['run', '--help']], [['demo', '--help']], [['explain', '--help']], [['validate', '--help']], [['help', 'run']]])(
+  it.each([
+    [['--help']],
+    [['run', '--help']],
+    [['demo', '--help']],
+    [['threads', '--help']],
+    [['pending', '--help']],
+    [['respond', '--help']],
+    [['resume', '--help']],
+    [['audit', '--help']],
+    [['explain', '--help']],
+    [['validate', '--help']],
+    [['help', 'run']],
+  ])(
     'documents the exit codes in %j',
     async (args) => {
       const run = await runBuiltCli(args);
@@ -168,10 +180,19 @@ describe.concurrent('interlock usage', () => {
     },
   );
 
-  it('says runs are in memory for now in the help', async () => {
+  it('says in the help where threads are kept and how to answer them later', async () => {
     const run = await runBuiltCli(['--help']);
-    expect(run.stdout).toContain('Runs are kept in memory for now');
+    expect(run.stdout).toContain('Threads are kept in the store (default: the SQLite file .interlock/interlock.db');
+    expect(run.stdout).toContain('sqlite:<path>');
+    expect(run.stdout).toContain('postgres://user:password@host:port/database[?schema=name]');
     expect(run.stdout).toMatch(/^ {2}3 {4}the thread is left waiting/m);
+    expect(run.stdout).toMatch(/^ {2}4 {4}respond: the interaction was already answered/m);
+    expect(run.stdout).toMatch(/^ {2}5 {4}respond: the interaction expired/m);
     expect(run.stdout).toMatch(/^ {2}130 {2}interrupted/m);
+  });
+
+  it('documents the exit codes of respond in its help', async () => {
+    const run = await runBuiltCli(['respond', '--help']);
+    for (const code of ['0', '1', '2', '3', '4', '5']) expect(run.stdout).toMatch(new RegExp(`^ {2}${code} {4}\\S`, 'm'));
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { TEST_STORE_ENVIRONMENT } from './test-store.js';
 
 const run = promisify(execFile);
 
@@ -28,11 +29,15 @@ export class TmuxSession {
 
   private constructor() {}
 
-  /** Starts `command` (a shell command line) in a 120×40 terminal in `directory`. */
-  static async start(command: string, directory: string): Promise<TmuxSession> {
+  /**
+   * Starts `command` (a shell command line) in a 120×40 terminal in `directory`, with
+   * `environment` set (default: the test file's own store).
+   */
+  static async start(command: string, directory: string, environment: Readonly<Record<string, string>> = TEST_STORE_ENVIRONMENT): Promise<TmuxSession> {
     const session = new TmuxSession();
+    const variables = Object.entries(environment).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
     await session.tmux(
-      'new-session', '-d', '-s', 'main', '-x', '120', '-y', '40', '-c', directory,
+      'new-session', '-d', '-s', 'main', '-x', '120', '-y', '40', '-c', directory, ...variables,
       `sh -c '${command}; echo "[exit code $?]"; sleep 600'`,
     );
     return session;

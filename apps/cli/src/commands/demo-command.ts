@@ -9,6 +9,7 @@ import { ExitCode } from '../exit-code.js';
 import { DEMO_HELP } from '../help-text.js';
 import { parseInputAssignments } from '../parse-input-assignments.js';
 import { runWorkflow } from '../run-workflow.js';
+import { parseStoreOption } from '../store-option.js';
 import { colourWanted, createTerminalStyle } from '../terminal-style.js';
 import { UsageError } from '../usage-error.js';
 import { withUsageErrors } from './with-usage-errors.js';
@@ -29,7 +30,7 @@ write NOTES.md (if you approve), and propose shell commands.
 `;
 
 /**
- * `interlock demo [plan-approval|coding-agent] [--mode …] [--input key=value ...] [--json]`:
+ * `interlock demo [plan-approval|coding-agent] [--mode …] [--store SPEC] [--input key=value ...] [--json]`:
  * an example workflow with the scripted demo model. `plan-approval` (the default) drafts a
  * plan and asks whether to go ahead; `coding-agent` proposes four tool calls at once in a
  * new temporary workspace (with a README.md), whose path it prints.
@@ -45,6 +46,7 @@ export async function demoCommand(argv: string[]): Promise<ExitCode> {
       options: {
         input: { type: 'string', short: 'i', multiple: true },
         mode: { type: 'string' },
+        store: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -62,6 +64,8 @@ export async function demoCommand(argv: string[]): Promise<ExitCode> {
     input: parseInputAssignments(values.input ?? []),
     json: values.json ?? false,
     model: createDemoModel(),
+    modelSpec: { model: 'scripted' },
+    store: parseStoreOption(values.store, 'demo'),
     mode: parseApprovalMode(values.mode, 'demo'),
     command: 'demo',
     commandLine: name === 'plan-approval' ? 'interlock demo' : `interlock demo ${name}`,

@@ -5,13 +5,14 @@ import { RUN_HELP } from '../help-text.js';
 import { createModel } from '../model-option.js';
 import { parseInputAssignments } from '../parse-input-assignments.js';
 import { runWorkflow } from '../run-workflow.js';
+import { parseStoreOption } from '../store-option.js';
 import { UsageError } from '../usage-error.js';
 import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
 /**
- * `interlock run <workflow.toml|json> [--mode default|autoEdit|yolo] [--model scripted|openai:<model>]
- * [--base-url URL] [--workspace DIR] [--input key=value ...] [--json]`.
+ * `interlock run <workflow.toml|json> [--store SPEC] [--detach] [--mode default|autoEdit|yolo]
+ * [--model scripted|openai:<model>] [--base-url URL] [--workspace DIR] [--input key=value ...] [--json]`.
  *
  * @returns the process's exit code.
  * @throws UsageError for a wrong command line.
@@ -27,6 +28,8 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
         model: { type: 'string' },
         'base-url': { type: 'string' },
         workspace: { type: 'string' },
+        store: { type: 'string' },
+        detach: { type: 'boolean' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -39,15 +42,16 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
   const [workflowPath, ...extra] = positionals;
   if (workflowPath === undefined) throw new UsageError('interlock run needs a workflow file: interlock run <workflow.toml|json>', 'run');
   if (extra.length > 0) throw new UsageError(`interlock run takes one workflow file, not also ${extra.join(' ')}`, 'run');
-  const model = createModel(
-    { ...(values.model === undefined ? {} : { model: values.model }), ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) },
-    'run',
-  );
+  const modelSpec = { model: values.model ?? 'scripted', ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) };
+  const model = createModel(modelSpec, 'run');
   return runWorkflow({
     workflowPath,
     input: parseInputAssignments(values.input ?? []),
     json: values.json ?? false,
     model,
+    modelSpec,
+    store: parseStoreOption(values.store, 'run'),
+    detach: values.detach ?? false,
     mode: parseApprovalMode(values.mode, 'run'),
     workspaceRoot: await resolveWorkspace(values.workspace, 'run'),
     command: 'run',

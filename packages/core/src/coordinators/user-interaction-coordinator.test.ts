@@ -182,7 +182,7 @@ describe('UserInteractionCoordinator', () => {
       await vi.waitFor(() => expect(events.map((event) => event.type)).toContain('THREAD_FAILED'));
 
       expect(events.find((event) => event.type === 'USER_INTERACTION_FAILED')).toMatchObject({ reason: 'timeout' });
-      expect(await interlock.respond(pending!.interactionId, 'late')).toMatchObject({ status: 'already_answered' });
+      expect(await interlock.respond(pending!.interactionId, 'late')).toMatchObject({ status: 'expired' });
     });
 
     it('timeout: an answer after the deadline is refused as expired even before the timer fires', async () => {

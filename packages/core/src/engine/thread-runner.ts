@@ -158,6 +158,7 @@ export class ThreadRunner {
       throw new InterlockError('INTERACTION_NOT_FOUND', `no interaction ${interactionId}: list what waits with interlock.pending()`);
     }
     const { threadId } = interaction;
+    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
     if (interaction.status !== 'pending') return { status: 'already_answered', threadId };
     if (interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now()) {
       await this.expire(interaction);

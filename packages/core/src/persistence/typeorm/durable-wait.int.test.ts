@@ -94,7 +94,7 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     now += 120_000; // nobody ran for two minutes
     const second = await createInterlock({ store, clock });
     expect((await second.pending()).filter((request) => request.threadId === waiting.threadId)).toEqual([]);
-    expect(await second.respond(question!.interactionId, 'too late')).toMatchObject({ status: 'already_answered' });
+    expect(await second.respond(question!.interactionId, 'too late')).toMatchObject({ status: 'expired' });
     const outcome = await (await second.resume(waiting.threadId)).done();
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'INTERACTION_TIMEOUT' } });
     await second.close();
