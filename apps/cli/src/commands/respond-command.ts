@@ -1,3 +1,4 @@
+import { CONTINUE_OPTIONS } from './continue-options.js';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { InterlockError, type RespondResult, type ThreadHandle } from '@interlock/core';
@@ -37,13 +38,7 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
         reason: { type: 'string' },
         instruction: { type: 'string' },
         remember: { type: 'boolean' },
-        store: { type: 'string' },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        mode: { type: 'string' },
-        workspace: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
+        ...CONTINUE_OPTIONS,
       },
     }),
   );

@@ -1,3 +1,4 @@
+import { CONTINUE_OPTIONS } from './continue-options.js';
 import { parseArgs } from 'node:util';
 import { CLI_CHANNEL, DETACHED_CHANNEL } from '../composition-root.js';
 import { resolveContinueSettings } from '../continue-settings.js';
@@ -25,15 +26,7 @@ export async function resumeCommand(argv: string[]): Promise<ExitCode> {
     parseArgs({
       args: argv,
       allowPositionals: true,
-      options: {
-        store: { type: 'string' },
-        model: { type: 'string' },
-        'base-url': { type: 'string' },
-        mode: { type: 'string' },
-        workspace: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CONTINUE_OPTIONS,
     }),
   );
   if (values.help) {
