@@ -126,6 +126,9 @@ export class ThreadRunner {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
     }
     await this.loadWorkflowsOf(thread);
+    for (const orphan of await this.store.listInteractions({ status: 'pending', threadId })) {
+      if (!thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
+    }
     // Claim the thread: a save at the version read. Another process that claimed it first makes this fail.
     try {
       thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
@@ -160,6 +163,10 @@ export class ThreadRunner {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
     if (interaction.status !== 'pending') return { status: 'already_answered', threadId };
+    if (!(await this.isAskedBy(interaction))) {
+      await this.retire(interaction.interactionId);
+      return { status: 'expired', threadId };
+    }
     if (interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now()) {
       await this.expire(interaction);
       return { status: 'expired', threadId };
@@ -223,9 +230,28 @@ export class ThreadRunner {
   /** Every interaction waiting for an answer, oldest first. */
   async pending(): Promise<UserInteractionRequest[]> {
     const interactions = await this.store.listInteractions({ status: 'pending' });
-    return interactions
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-      .map((interaction) => interaction.request);
+    const asked: InteractionRecord[] = [];
+    const threads = new Map<string, Promise<ThreadRecord | undefined>>();
+    for (const interaction of interactions) {
+      if (!threads.has(interaction.threadId)) threads.set(interaction.threadId, this.store.getThread(interaction.threadId));
+      const thread = await threads.get(interaction.threadId);
+      if (thread?.pendingInteractionIds.includes(interaction.interactionId)) asked.push(interaction);
+    }
+    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((interaction) => interaction.request);
+  }
+
+  /**
+   * Whether the thread waits on this interaction. A question is stored a moment before the
+   * thread is checkpointed as waiting on it; if the process died in between, the thread
+   * asks again when it resumes, and the stored question is an orphan nobody may answer.
+   */
+  private async isAskedBy(interaction: InteractionRecord): Promise<boolean> {
+    const thread = await this.store.getThread(interaction.threadId);
+    return thread?.pendingInteractionIds.includes(interaction.interactionId) ?? false;
+  }
+
+  private async retire(interactionId: string): Promise<void> {
+    await this.store.failInteraction(interactionId, 'cancelled', 'superseded: the process stopped before the thread asked this, and it asked again');
   }
 
   /** Stops every run of this process without cancelling threads: they stay resumable. */

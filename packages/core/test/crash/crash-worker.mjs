@@ -1,24 +1,29 @@
 // One process of Interlock's crash tests (packages/core/src/crash/crash-recovery.int.test.ts).
 // It opens the store, does one thing a person or a server would do, prints what happened as
 // one JSON line, and exits; or it dies by SIGKILL at the failpoint INTERLOCK_CRASH_AT names.
-// It runs the BUILT package, as another process on the same database would.
+// It runs the BUILT package, as another process on the same database would. On stdout it
+// says CRASH-WORKER-WORKING when it starts on its queue (auto), CRASH-WORKER-READY when it
+// waits for go, CRASH-WORKER-CLAIMED when it has claimed a thread to resume it, and last
+// CRASH-WORKER-RESULT followed by the JSON of what happened.
 //
 // The config is JSON in CRASH_WORKER_CONFIG:
 //   store       { type: 'sqlite', path } | { type: 'postgres', url, schema }
 //   workspace   the tools' workspace root
 //   witness     a file outside the database where `charge` and `lookup` write their effects
 //   modelCalls  a file where the model writes one line per call it gets
-//   mode        start | respond | resume | person | auto
-//   threadId    the thread to start (start) or take forward (respond, resume, person)
-//   threadIds   the queue of threads to start or take forward (auto)
-//   interactionId, answer   what to answer (respond)
-//   channel     the thread's channel (start); `auto` answers everything itself
+//   mode        start | resume | person | auto
+//   threadId    the thread to start (start) or take forward (resume, person)
+//   answers     (start) what the person answers, in order, to the questions the thread asks
+//   threadIds   the queue of threads to start or take forward (auto), on the channel `auto`
+//               whose handler answers everything
 //   waitForGo   (resume) print READY and resume only when a line arrives on stdin, so two
 //               processes can be made to resume at the same moment
 //   person      (person) { note, recovery: 'done' | 'retry', repeatAnswers: [interactionId] }
+//   killAfterStoreCall   `<method>:<n>`: SIGKILL right after the n-th call of that store method
+//               returned, for windows between two writes that have no failpoint of their own
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { createInterlock, defineTool, scriptedModel } from '../../dist/index.js';
+import { createInterlock, createTypeormStore, defineTool, scriptedModel } from '../../dist/index.js';
 
 const RESULT_PREFIX = 'CRASH-WORKER-RESULT ';
 const WORKFLOW_ID = 'crash-payments';
@@ -149,14 +154,16 @@ function describeError(error) {
 async function run(interlock) {
   switch (config.mode) {
     case 'start': {
+      // A person at the keyboard: starts the thread, then answers what it asks, in order, as it asks.
       const workflow = interlock.registerWorkflow(definition);
-      const thread = await interlock.start(workflow, { threadId: config.threadId, channel: config.channel ?? 'inbox' });
-      return { outcome: await thread.done() };
-    }
-    case 'respond': {
-      const answer = await interlock.respond(config.interactionId, config.answer, { responder: 'person' });
-      const outcome = answer.status === 'accepted' && answer.thread ? await answer.thread.done() : undefined;
-      return { respond: { status: answer.status, resumedHere: answer.thread !== undefined }, ...(outcome ? { outcome } : {}) };
+      let outcome = await (await interlock.start(workflow, { threadId: config.threadId, channel: 'inbox' })).done();
+      for (const input of config.answers ?? []) {
+        const [request] = (await interlock.pending()).filter((candidate) => candidate.threadId === config.threadId);
+        if (outcome.status !== 'waiting' || request === undefined) break;
+        const answer = await interlock.respond(request.interactionId, input, { responder: 'person' });
+        if (answer.status === 'accepted' && answer.thread) outcome = await answer.thread.done();
+      }
+      return { outcome };
     }
     case 'resume': {
       if (config.waitForGo) await readyThenGo();
@@ -180,16 +187,17 @@ async function run(interlock) {
 async function workThroughQueue(interlock) {
   interlock.registerWorkflow(definition);
   process.stdout.write('CRASH-WORKER-WORKING\n');
+  const stored = new Map((await interlock.threads()).map((thread) => [thread.threadId, thread.status]));
   const outcomes = [];
   for (const threadId of config.threadIds) {
-    const stored = (await interlock.threads()).find((thread) => thread.threadId === threadId);
+    const status = stored.get(threadId);
     try {
-      if (stored === undefined) {
+      if (status === undefined) {
         outcomes.push(await (await interlock.start(WORKFLOW_ID, { threadId, channel: 'auto' })).done());
-      } else if (stored.status === 'waiting' || stored.status === 'running') {
+      } else if (status === 'waiting' || status === 'running') {
         outcomes.push(await (await interlock.resume(threadId)).done());
       } else {
-        outcomes.push({ status: stored.status, threadId });
+        outcomes.push({ status, threadId });
       }
     } catch (error) {
       outcomes.push({ status: 'error', threadId, error: describeError(error) });
@@ -267,9 +275,31 @@ async function actLikeAPerson(interlock) {
   return { repeated, steps, final: thread === undefined ? undefined : { status: thread.status, output: thread.output } };
 }
 
+/** The store, or the store wrapped to die right after the n-th call of one of its methods. */
+async function openStore() {
+  if (config.killAfterStoreCall === undefined) return config.store;
+  const [method, nth = '1'] = config.killAfterStoreCall.split(':');
+  const store = await createTypeormStore(config.store);
+  let calls = 0;
+  const wrapped = new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      if (property !== method) return value.bind(target);
+      return async (...args) => {
+        const result = await value.apply(target, args);
+        calls += 1;
+        if (calls === Number(nth)) process.kill(process.pid, 'SIGKILL');
+        return result;
+      };
+    },
+  });
+  return { type: 'custom', store: wrapped };
+}
+
 async function main() {
   const interlock = await createInterlock({
-    store: config.store,
+    store: await openStore(),
     models: { default: model },
     tools: [charge, lookup],
     handlers: { auto: autoHandler },
@@ -279,6 +309,8 @@ async function main() {
   const events = [];
   interlock.events$.subscribe((event) => {
     if (event.type !== 'LLM_TEXT_DELTA') events.push(summarise(event));
+    // The claim is stored before THREAD_RESUMED: another process can now try to take the thread too.
+    if (event.type === 'THREAD_RESUMED') process.stdout.write('CRASH-WORKER-CLAIMED\n');
   });
   let result;
   try {

@@ -368,8 +368,20 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
-  private write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.schedule(() => this.dataSource.transaction(work));
+  /**
+   * Runs a write transaction. On SQLite, a transaction that reads before it writes can get
+   * SQLITE_BUSY at once when another process writes (the busy timeout does not apply to
+   * a lock upgrade); it rolled back whole, so it is run again.
+   */
+  private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.schedule(() => this.dataSource.transaction(work));
+      } catch (error) {
+        if (this.dialect !== 'sqlite' || !isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+      }
+    }
   }
 
   /**
@@ -402,4 +414,12 @@ function columnName(manager: EntityManager, property: string): string {
   const column = manager.connection.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
   if (column === undefined) throw new InterlockError('INTERNAL', `interactions has no column for ${property}`);
   return column.databaseName;
+}
+
+const BUSY_ATTEMPTS = 30;
+
+function isSqliteBusy(error: unknown): boolean {
+  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
+  const code = typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }
