@@ -126,9 +126,6 @@ export class ThreadRunner {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
     }
     await this.loadWorkflowsOf(thread);
-    for (const orphan of await this.store.listInteractions({ status: 'pending', threadId })) {
-      if (!thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
-    }
     // Claim the thread: a save at the version read. Another process that claimed it first makes this fail.
     try {
       thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
@@ -140,6 +137,10 @@ export class ThreadRunner {
         throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward by another process: try again when it waits`, { cause: error });
       }
       throw error;
+    }
+    // Only the process that holds the thread retires the questions it never got to ask.
+    for (const orphan of await this.store.listInteractions({ status: 'pending', threadId })) {
+      if (!thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
     }
     for (const id of thread.pendingInteractionIds) this.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
