@@ -78,6 +78,8 @@ export class NodeExecutionCoordinator {
           return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
         }
         const failure = toInterlockError(error);
+        // The store refused or failed: the thread stays as last saved, resumable; this run stops.
+        if (failure.code === 'STORE_CONFLICT' || failure.code === 'STORE_UNAVAILABLE') throw failure;
         const threadError = { code: failure.code, message: failure.message, nodeId: node.id };
         this.emit(thread, { type: 'NODE_FAILED', nodeId: node.id, nodeType: node.type, error: threadError });
         thread.error = threadError;

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, type Interlock, type ShellClassifierPort } from '../index.js';
+import { createInterlock, defineTool, InterlockError, type Interlock, type ShellClassifierPort } from '../index.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
 
 const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
@@ -96,6 +96,36 @@ describe('write-ahead tool executions (F40)', () => {
     expect(effects).toEqual(['charged 42', 'charged 42']);
     expect(outcome.status).toBe('completed');
     expect(handler.requests).toHaveLength(0);
+  });
+
+  it('a database failure stops the run without failing the thread: it resumes from its last checkpoint', async () => {
+    const store = new InMemoryCheckpointStore();
+    let down = false;
+    const flaky = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'saveThread' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        return async (...args: unknown[]) => {
+          if (down) throw new InterlockError('STORE_UNAVAILABLE', 'the database went away');
+          return (value as (...parameters: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], { id: 'flaky' });
+    const model = scriptedModel((request) => {
+      down = request.messages.length === 0 && !down ? true : down;
+      return 'answered';
+    });
+    const first = await createInterlock({ store: { type: 'custom', store: flaky }, models: { default: model }, shellClassifier: safeShell });
+    opened.push(first);
+    const thread = await first.start(first.registerWorkflow(definition));
+    await expect(thread.done()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect((await store.getThread(thread.threadId))?.status).not.toBe('failed');
+
+    down = false;
+    const second = await createInterlock({ store: { type: 'custom', store }, models: { default: scriptedModel(['answered again']) }, shellClassifier: safeShell });
+    opened.push(second);
+    expect(await (await second.resume(thread.threadId)).done()).toMatchObject({ status: 'completed', output: 'answered again' });
   });
 
   it('a stale process cannot commit over the one that took the thread over', async () => {

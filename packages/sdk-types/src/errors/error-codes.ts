@@ -29,6 +29,7 @@ export const ErrorCode = z.enum([
   'THREAD_NOT_WAITING',
   'THREAD_BUSY',
   'STORE_CONFLICT',
+  'STORE_UNAVAILABLE',
   'INVALID_OPTIONS',
   'INTERNAL',
 ]);

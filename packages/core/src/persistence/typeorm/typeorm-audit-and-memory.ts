@@ -98,7 +98,9 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** Another writer appended first: the sequence is taken, or (SQLite WAL) the snapshot read is stale. */
 function isAppendRace(error: unknown): boolean {
-  return isUniqueViolation(error) || driverErrorCode(error) === 'SQLITE_BUSY_SNAPSHOT';
+  // The store reports database failures as STORE_UNAVAILABLE; the driver's error is its cause.
+  const original = InterlockError.is(error) && error.code === 'STORE_UNAVAILABLE' ? error.cause : error;
+  return isUniqueViolation(original) || driverErrorCode(original) === 'SQLITE_BUSY_SNAPSHOT';
 }
 
 function driverErrorCode(error: unknown): unknown {

@@ -378,10 +378,19 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       try {
         return await this.schedule(() => this.dataSource.transaction(work));
       } catch (error) {
-        if (this.dialect !== 'sqlite' || !isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw error;
+        if (this.dialect !== 'sqlite' || !isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw this.unavailable(error);
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
       }
     }
+  }
+
+  /** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE: nothing was written. */
+  private unavailable(error: unknown): unknown {
+    if (InterlockError.is(error)) return error;
+    const message = error instanceof Error ? error.message : String(error);
+    return new InterlockError('STORE_UNAVAILABLE', `the ${this.dialect} store failed (${message}); nothing was written: try again when the database is back`, {
+      cause: error,
+    });
   }
 
   /**
@@ -392,7 +401,9 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   private read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.schedule(() =>
       this.dialect === 'postgres' ? this.dataSource.transaction('REPEATABLE READ', work) : this.dataSource.transaction(work),
-    );
+    ).catch((error: unknown) => {
+      throw this.unavailable(error);
+    });
   }
 
   private schedule<T>(operation: () => Promise<T>): Promise<T> {
