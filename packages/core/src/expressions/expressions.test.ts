@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateCondition, evaluateExpression, renderTemplate } from './expressions.js';
+import { evaluateCondition, evaluateExpression, renderDeep, renderTemplate, stringsIn } from './expressions.js';
 
 describe('expressions (CEL) and templates', () => {
   it('keeps the type of a template that is exactly one expression', () => {
@@ -33,5 +33,22 @@ describe('expressions (CEL) and templates', () => {
 describe('templates with several expressions', () => {
   it('interpolates each of them instead of evaluating the whole as one', () => {
     expect(renderTemplate('{{ a }} and {{ b }}', { a: 1, b: 'two' })).toBe('1 and two');
+  });
+});
+
+describe('templates inside structured values (TOOL node arguments)', () => {
+  it('renders every nested string and keeps everything else', () => {
+    expect(renderDeep({ path: '{{ dir }}/a.txt', options: { mode: '{{ mode }}', tags: ['{{ dir }}', 3] }, force: true }, { dir: 'src', mode: 644 })).toEqual({
+      path: 'src/a.txt',
+      options: { mode: 644, tags: ['src', 3] },
+      force: true,
+    });
+  });
+
+  it('lists nested strings with their paths, for validation', () => {
+    expect(stringsIn({ a: 'x', b: [{ c: 'y' }] })).toEqual([
+      { path: 'a', text: 'x' },
+      { path: 'b[0].c', text: 'y' },
+    ]);
   });
 });

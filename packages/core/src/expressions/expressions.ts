@@ -120,3 +120,19 @@ function firstLine(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0] ?? message;
 }
+
+/** Every string inside a value (nested objects and lists too), with its path, e.g. `files[0].path`. */
+export function stringsIn(value: unknown, path = ''): { path: string; text: string }[] {
+  if (typeof value === 'string') return [{ path, text: value }];
+  if (Array.isArray(value)) return value.flatMap((item, index) => stringsIn(item, `${path}[${index}]`));
+  if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => stringsIn(item, path ? `${path}.${key}` : key));
+  return [];
+}
+
+/** Renders every string inside a value as a template (nested objects and lists too). */
+export function renderDeep(value: unknown, variables: Readonly<Record<string, unknown>>): unknown {
+  if (typeof value === 'string') return renderTemplate(value, variables);
+  if (Array.isArray(value)) return value.map((item) => renderDeep(item, variables));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, variables)]));
+  return value;
+}

@@ -1,5 +1,5 @@
 import type { VariableDeclaration, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-types';
-import { checkExpression, conditionExpression, templateExpressions } from '../expressions/expressions.js';
+import { checkExpression, conditionExpression, stringsIn, templateExpressions } from '../expressions/expressions.js';
 import type { WorkflowIssue } from './workflow-issues.js';
 
 /** Looks up a workflow that a SUBGRAPH node refers to. */
@@ -138,9 +138,7 @@ function checkNode(node: WorkflowNode, at: string, checks: NodeChecks): void {
       });
       return;
     case 'TOOL':
-      for (const [name, value] of Object.entries(node.config.arguments)) {
-        if (typeof value === 'string') checks.checkTemplate(`${at}.arguments.${name}`, value);
-      }
+      for (const { path, text } of stringsIn(node.config.arguments)) checks.checkTemplate(`${at}.arguments.${path}`, text);
       if (node.config.outputVariable !== undefined) checks.checkWrite(`${at}.outputVariable`, node.config.outputVariable);
       return;
     case 'LOOP':

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { NodeOfType } from '@interlock/sdk-types';
 import { TYPES } from '../../di/tokens.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { renderTemplate } from '../../expressions/expressions.js';
+import { renderDeep } from '../../expressions/expressions.js';
 import type { ToolCallPipeline } from '../../tools/tool-call-pipeline.js';
 import { newTurnCall, type TurnState } from '../../tools/turn-state.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
@@ -21,9 +21,7 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
     let turn = context.nodeState<TurnState>();
     if (!turn) {
       const variables = context.scopes.all();
-      const args = Object.fromEntries(
-        Object.entries(node.config.arguments).map(([name, value]) => [name, typeof value === 'string' ? renderTemplate(value, variables) : value]),
-      );
+      const args = renderDeep(node.config.arguments, variables) as Record<string, unknown>;
       turn = { calls: [newTurnCall({ id: `${node.id}-${context.thread.steps}`, name: node.config.tool, arguments: args })] };
       context.setNodeState(turn);
       await context.checkpoint();
