@@ -16,7 +16,8 @@ const visits = new Map<string, number>();
 export function failpoint(name: Failpoint): void {
   const target = process.env['INTERLOCK_CRASH_AT'];
   if (!target) return;
-  const [point, nth = '1'] = target.split(':').length > 2 ? [target.slice(0, target.lastIndexOf(':')), target.slice(target.lastIndexOf(':') + 1)] : [target];
+  // Point names contain a colon themselves: `tool:started`, or `tool:started:2` for the 2nd visit.
+  const [, point, nth = '1'] = /^(.*?)(?::(\d+))?$/.exec(target) ?? [];
   if (point !== name) return;
   const count = (visits.get(name) ?? 0) + 1;
   visits.set(name, count);

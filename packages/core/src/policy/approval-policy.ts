@@ -29,8 +29,7 @@ export class ApprovalPolicy {
    */
   decide(call: ApprovalCall, scope: DecisionScope, remembered = false): ApprovalDecision {
     const memoryScope = { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) };
-    const memory = new SessionMemory();
-    if (remembered) memory.remember(SessionMemory.key(memoryScope, call.toolName, call.arguments), 0, Number.MAX_SAFE_INTEGER);
+    const memory = { has: () => remembered };
     return decideApproval(call, {
       tools: this.tools,
       options: this.options,

@@ -24,7 +24,8 @@ export interface ApprovalContext {
   /** The workflow's `config.toolApproval.autoApprovedTools` (F17). */
   autoApprovedTools: readonly string[];
   shell: ShellClassifierPort;
-  memory: SessionMemory;
+  /** Remembered approvals ("for this session"); `SessionMemory` is one, the store-backed policy passes its answer. */
+  memory: { has(key: string, now: number): boolean };
   scope: MemoryScope;
   now: number;
 }
