@@ -1,0 +1,54 @@
+/**
+ * One measurement in this process: `node --expose-gc dist/run.js <mode> [--n N] [--warmup W]
+ * [--store sqlite|memory] [--phase suspend|resume] [--db file] [--sample S] [--batch B]`.
+ * Prints one JSON object per line; the exit code says whether its checks passed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { emit } from './common.js';
+import { modeCommits, modeDurable, modeFanout, modeFsync, modeScale, modeSeq, type RunOptions } from './measure-round-trip.js';
+import { modeInspect } from './inspect-thread.js';
+import { modeMicro } from './micro.js';
+
+function parseArguments(argv: string[]): { mode: string; flags: Record<string, string> } {
+  const flags: Record<string, string> = {};
+  for (let i = 1; i < argv.length; i += 2) flags[(argv[i] ?? '').replace(/^--/, '')] = argv[i + 1] ?? '';
+  return { mode: argv[0] ?? '', flags };
+}
+
+const { mode, flags } = parseArguments(process.argv.slice(2));
+const resultsDir = path.resolve(flags['results'] ?? 'results');
+fs.mkdirSync(resultsDir, { recursive: true });
+const options: RunOptions = {
+  n: Number(flags['n'] ?? 1000),
+  warmup: Number(flags['warmup'] ?? 50),
+  store: flags['store'] === 'memory' ? 'memory' : 'sqlite',
+  resultsDir,
+  ...(flags['db'] === undefined ? {} : { db: flags['db'] }),
+  ...(flags['phase'] === undefined ? {} : { phase: flags['phase'] }),
+  ...(flags['sample'] === undefined ? {} : { scaleSample: Number(flags['sample']) }),
+  ...(flags['batch'] === undefined ? {} : { batch: Number(flags['batch']) }),
+  ...(flags['synchronous'] === undefined ? {} : { synchronous: flags['synchronous'] }),
+};
+
+const modes: Record<string, (options: RunOptions) => Promise<boolean> | boolean> = {
+  seq: modeSeq,
+  fanout: modeFanout,
+  durable: modeDurable,
+  scale: modeScale,
+  commits: modeCommits,
+  fsync: modeFsync,
+  inspect: modeInspect,
+  micro: modeMicro,
+};
+const run = modes[mode];
+if (!run) {
+  console.error(`unknown mode ${mode}; one of ${Object.keys(modes).join(', ')}`);
+  process.exit(2);
+}
+try {
+  process.exitCode = (await run(options)) ? 0 : 1;
+} catch (error) {
+  emit({ kind: 'error', engine: 'interlock', variant: 'llm-tool-approval', saver: options.store, mode, error: String((error as Error)?.stack ?? error) });
+  process.exitCode = 1;
+}
