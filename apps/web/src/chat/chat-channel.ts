@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import { InterlockError, type AuditEntry, type Interlock, type ThreadRecord } from '@interlock/core';
+import type {
+  InterlockEvent,
+  IUserInteractionHandler,
+  Subscribable,
+  UserInteractionContext,
+  UserInteractionHandlerResult,
+  UserInteractionRequest,
+} from '@interlock/sdk-types';
+import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
+import { approvalText, buildTranscript, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
+import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
+import { Updates } from './chat-updates.js';
+import { KeyedLock } from './keyed-lock.js';
+
+/** What this process keeps about one chat; everything else is read from the store. */
+interface ChatMemory {
+  chatId: string;
+  threadId: string;
+  /** Messages the agent has not taken yet (it was busy), oldest first. */
+  queue: (ChatEntry & { author: string })[];
+  delivered: DeliveredMessage[];
+  notes: LocalNote[];
+  /** Tool approvals seen asked or answered, by `toolCallId-stage`. */
+  seen: Map<string, SeenApproval>;
+  /** ADD_MESSAGE interactions already given a message (by the handler or by `respond`). */
+  claimed: Set<string>;
+  /** The interaction ids of the numbered list last shown ("yes 2" refers to it). */
+  numbering: string[] | undefined;
+  firstSeen: Map<string, string>;
+}
+
+/** The chat's thread and what waits in it, read from the store. */
+interface ChatState {
+  thread: ThreadRecord;
+  pending: UserInteractionRequest[];
+  approvals: UserInteractionRequest[];
+  audit: AuditEntry[];
+  transcript: ChatEntry[];
+}
+
+/**
+ * A chat channel (F16, F31, F32): a conversation with an agent thread in which tool
+ * approvals appear as messages and are answered with a plain yes or no. A reply that
+ * answers an approval is consumed when it arrives, before the agent's queue: it resolves
+ * the approval through `interlock.respond` and never reaches the agent.
+ *
+ * The transcript is derived from the store (the thread's conversation, its pending
+ * interactions, its audit trail), so approvals survive a restart; notices and messages
+ * queued for a busy agent live in this process only (see README.md).
+ *
+ * @example
+ * const chat = new ChatChannel({ interlock, workflow: 'chat-agent' });
+ * interlock.setHandler('chat', chat.handler);
+ * const { chatId } = await chat.open('alice');
+ * await chat.receive(chatId, 'write the notes', 'alice');   // the agent asks to write NOTES.md
+ * await chat.receive(chatId, 'yes', 'alice');               // { kind: 'approval', decision: 'approve', … }
+ */
+export class ChatChannel {
+  /** The channel's side of every interaction of its threads: register it with `interlock.setHandler(channel, handler)`. */
+  readonly handler: IUserInteractionHandler;
+  /** Emits a chat's id whenever its transcript may have changed. Subscribe, then read `transcript(chatId)`. */
+  readonly updates$: Subscribable<{ chatId: string }>;
+  /** The channel the chat threads run on. */
+  readonly channel: string;
+
+  private readonly interlock: Interlock;
+  private readonly workflow: string;
+  private readonly canApprove: (author: string, workflowId: string) => boolean;
+  private readonly now: () => number;
+  private readonly updates = new Updates<{ chatId: string }>();
+  private readonly memories = new Map<string, ChatMemory>();
+  private readonly chatOfThread = new Map<string, string>();
+  private readonly lock = new KeyedLock();
+  private readonly subscription: { unsubscribe(): void };
+  private nextNote = 0;
+
+  constructor(options: ChatChannelOptions) {
+    this.interlock = options.interlock;
+    this.workflow = options.workflow;
+    this.channel = options.channel ?? 'chat';
+    this.canApprove = options.canApprove ?? (() => true);
+    this.now = options.now ?? Date.now;
+    this.updates$ = this.updates;
+    this.handler = { handle: (request, context) => this.handle(request, context) };
+    this.subscription = this.interlock.events$.subscribe({ next: (event) => this.observe(event) });
+  }
+
+  /** Starts a chat: a thread of the chat workflow on this channel, with `session.chatId`. */
+  async open(author: string): Promise<{ chatId: string; threadId: string }> {
+    const chatId = randomUUID();
+    const threadId = randomUUID();
+    this.memoryFor(chatId, threadId);
+    await this.interlock.start(this.workflow, { channel: this.channel, threadId, session: { chatId, sessionId: chatId } });
+    this.note(this.memoryFor(chatId, threadId), undefined, { role: 'notice', text: `${author} opened this chat.` });
+    this.updates.emit({ chatId });
+    return { chatId, threadId };
+  }
+
+  /**
+   * Takes a message as it arrives. A clear yes or no while approvals wait in this chat
+   * answers them (never reaching the agent); an unclear one gets a question back; anything
+   * else goes to the agent: at once if it waits for a message, else queued until it asks.
+   *
+   * @throws InterlockError THREAD_NOT_FOUND for an unknown chat.
+   */
+  async receive(chatId: string, text: string, author: string): Promise<ReceiveResult> {
+    const memory = await this.memoryOf(chatId);
+    try {
+      return await this.lock.run(chatId, () => this.take(memory, text, author));
+    } finally {
+      this.updates.emit({ chatId });
+    }
+  }
+
+  /** The chat as people see it, oldest first. @throws InterlockError THREAD_NOT_FOUND for an unknown chat. */
+  async transcript(chatId: string): Promise<ChatEntry[]> {
+    return (await this.load(await this.memoryOf(chatId))).transcript;
+  }
+
+  /** Stops listening to the instance's events and completes `updates$`. The threads stay in the store. */
+  close(): void {
+    this.subscription.unsubscribe();
+    this.updates.complete();
+  }
+
+  private async take(memory: ChatMemory, text: string, author: string): Promise<ReceiveResult> {
+    const state = await this.load(memory);
+    const after = this.anchorOf(state.transcript);
+    const said = this.note(memory, after, { role: 'user', text, author });
+    const notice = (reason: ChatNoticeReason, message: string): ReceiveResult => {
+      this.note(memory, said.id, { role: 'notice', text: message });
+      return { kind: 'notice', reason, text: message };
+    };
+    if (!['running', 'waiting'].includes(state.thread.status)) {
+      return notice('chat_ended', `This chat has ended (${state.thread.status}); open a new one.`);
+    }
+    const reply = parseApprovalReply(text);
+    if (state.approvals.length > 0 && (reply.kind === 'approve' || reply.kind === 'reject')) {
+      if (!this.canApprove(author, state.thread.workflowId)) {
+        return notice('not_allowed', `${author} may not answer tool approvals in this chat; nothing was decided.`);
+      }
+      return this.answer(memory, state, reply, author, said.id, notice);
+    }
+    if (state.approvals.length > 0 && reply.kind === 'ambiguous') {
+      const question = `I could not tell whether that was a yes or a no, so nothing was decided. ${this.askWhich(memory, state.approvals)}`;
+      this.note(memory, said.id, { role: 'notice', text: question });
+      return { kind: 'clarify', text: question };
+    }
+    if (reply.kind === 'approve' || reply.kind === 'reject') {
+      const stale = lastApproval(state.transcript);
+      if (stale?.approval?.status === 'expired') return notice('expired', `That approval has expired: ${stale.text}`);
+      if (stale?.approval?.status === 'cancelled') return notice('cancelled', `That approval was cancelled: ${stale.text}`);
+      if (stale) return notice('already_answered', `That approval was already answered: ${stale.text}`);
+    }
+    this.forget(memory, said.id);
+    return this.deliver(memory, state, { text, author, at: said.at });
+  }
+
+  /** Resolves the approvals a clear yes or no names, or asks which when it names none of several. */
+  private async answer(
+    memory: ChatMemory,
+    state: ChatState,
+    reply: Extract<ParsedApprovalReply, { kind: 'approve' | 'reject' }>,
+    author: string,
+    after: string,
+    notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
+  ): Promise<ReceiveResult> {
+    const pendingIds = state.approvals.map((request) => request.interactionId);
+    const listed = memory.numbering?.length && pendingIds.every((id) => memory.numbering?.includes(id)) ? memory.numbering : pendingIds;
+    const clarify = (prefix: string): ReceiveResult => {
+      const question = `${prefix}${this.askWhich(memory, state.approvals)}`;
+      this.note(memory, after, { role: 'notice', text: question });
+      return { kind: 'clarify', text: question };
+    };
+    let targets: string[];
+    if (reply.targets.kind === 'all') targets = pendingIds;
+    else if (reply.targets.kind === 'numbered') {
+      const named = reply.targets.numbers.map((number) => listed[number - 1]);
+      const missing = reply.targets.numbers.filter((_, index) => named[index] === undefined);
+      if (missing.length > 0) return clarify(`There is no approval number ${missing.join(', ')}. `);
+      targets = named.filter((id) => id !== undefined);
+    } else if (state.approvals.length === 1) targets = pendingIds;
+    else return clarify('');
+    const approved = reply.kind === 'approve';
+    const resolved: string[] = [];
+    let refusal: ReceiveResult | undefined;
+    for (const interactionId of targets) {
+      const request = state.approvals.find((candidate) => candidate.interactionId === interactionId);
+      const entry = state.transcript.find((candidate) => candidate.interactionId === interactionId && candidate.role === 'approval');
+      const outcome = request
+        ? (await this.interlock.respond(interactionId, { approved }, { responder: author })).status
+        : entry?.approval?.status === 'expired' ? 'expired' : 'already_answered';
+      if (outcome === 'accepted' && request?.toolApproval) {
+        const key = `${request.toolApproval.toolCallId}-${request.toolApproval.stage}`;
+        memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.isoNow() } });
+        resolved.push(interactionId);
+        continue;
+      }
+      const what = request?.toolApproval ? approvalText(request.toolApproval.toolName, request.toolApproval.toolParameters, 'pending') : (entry?.text ?? 'that approval');
+      const text = outcome === 'expired' ? `Too late: the approval has expired. (${what})` : `That approval was already answered. (${what})`;
+      refusal ??= notice(outcome === 'expired' ? 'expired' : 'already_answered', text);
+    }
+    const [first] = resolved;
+    if (first === undefined) return refusal ?? notice('already_answered', 'That approval was already answered.');
+    return { kind: 'approval', interactionId: first, decision: reply.kind, interactionIds: resolved };
+  }
+
+  /** Gives a message to the agent if it waits for one (older queued messages first), else queues it. */
+  private async deliver(memory: ChatMemory, state: ChatState, message: DeliveredMessage): Promise<ReceiveResult> {
+    const asking = state.pending.find((request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId));
+    const queued = { id: this.noteId(), role: 'user' as const, text: message.text, at: message.at, author: message.author, queued: true };
+    if (!asking) {
+      memory.queue.push(queued);
+      return { kind: 'agent', queued: true };
+    }
+    const head = memory.queue.shift();
+    if (head) memory.queue.push(queued);
+    const sent = await this.sendToAgent(memory, asking, head ?? message);
+    if (!sent) {
+      if (head) memory.queue.unshift(head);
+      else memory.queue.push(queued);
+    }
+    return { kind: 'agent', queued: head !== undefined || !sent };
+  }
+
+  private async sendToAgent(memory: ChatMemory, asking: UserInteractionRequest, message: DeliveredMessage): Promise<boolean> {
+    memory.claimed.add(asking.interactionId);
+    memory.delivered.push({ text: message.text, author: message.author, at: message.at });
+    const result = await this.interlock.respond(asking.interactionId, message.text, { responder: message.author });
+    if (result.status === 'accepted') return true;
+    memory.delivered.pop();
+    return false;
+  }
+
+  /** The engine asks: a tool approval waits in the chat; a request for the next message takes the oldest queued one. */
+  private async handle(request: UserInteractionRequest, context: UserInteractionContext): Promise<UserInteractionHandlerResult> {
+    const { chatId } = request.session;
+    if (chatId === undefined) return { outcome: 'deferred' };
+    const memory = this.memoryFor(chatId, context.threadId);
+    if (request.operationType !== 'ADD_MESSAGE') return { outcome: 'deferred' };
+    return this.lock.run(chatId, async (): Promise<UserInteractionHandlerResult> => {
+      if (memory.claimed.has(request.interactionId) || context.signal.aborted) return { outcome: 'deferred' };
+      const next = memory.queue.shift();
+      if (!next) return { outcome: 'deferred' };
+      memory.claimed.add(request.interactionId);
+      memory.delivered.push({ text: next.text, author: next.author, at: next.at });
+      this.updates.emit({ chatId });
+      return { outcome: 'responded', input: next.text, responder: next.author };
+    });
+  }
+
+  /** Keeps the seen approvals current, delivers queued messages when the agent asks, and announces changes. */
+  private observe(event: InterlockEvent): void {
+    if (event.type === 'LLM_TEXT_DELTA') return;
+    if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.session.channel === this.channel && event.request.session.chatId !== undefined) {
+      const memory = this.memoryFor(event.request.session.chatId, event.threadId);
+      const details = event.request.toolApproval;
+      if (details) memory.seen.set(`${details.toolCallId}-${details.stage}`, { request: event.request });
+      if (event.operationType === 'ADD_MESSAGE' && memory.queue.length > 0) void this.drain(memory).catch(() => undefined);
+    }
+    const chatId = this.chatOfThread.get(event.threadId);
+    if (chatId === undefined) return;
+    if (event.type === 'USER_INTERACTION_RESPONDED' && event.operationType === 'TOOL_APPROVAL') {
+      const memory = this.memories.get(chatId);
+      const seen = [...(memory?.seen.values() ?? [])].find((candidate) => candidate.request.interactionId === event.interactionId);
+      if (seen && !seen.decision) {
+        seen.decision = { approved: isApproval(event.input), at: event.timestamp, ...(event.responder === undefined ? {} : { answeredBy: event.responder }) };
+      }
+    }
+    this.updates.emit({ chatId });
+  }
+
+  /** For a thread that asks for a message with no handler to take the queue (e.g. none registered): answer it. */
+  private async drain(memory: ChatMemory): Promise<void> {
+    await this.lock.run(memory.chatId, async () => {
+      const pending = await this.interlock.pending();
+      const asking = pending.find(
+        (request) => request.threadId === memory.threadId && request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
+      );
+      const head = asking ? memory.queue.shift() : undefined;
+      if (!asking || !head) return;
+      if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
+    });
+    this.updates.emit({ chatId: memory.chatId });
+  }
+
+  private async load(memory: ChatMemory): Promise<ChatState> {
+    const [threads, allPending, audit] = await Promise.all([
+      this.interlock.threads(),
+      this.interlock.pending(),
+      this.interlock.audit({ threadId: memory.threadId }),
+    ]);
+    const thread = threads.find((candidate) => candidate.threadId === memory.threadId);
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `the thread ${memory.threadId} of chat ${memory.chatId} is not in the store`);
+    const pending = allPending.filter((request) => request.threadId === memory.threadId);
+    const approvals = pending.filter((request) => request.operationType === 'TOOL_APPROVAL');
+    const transcript = buildTranscript({
+      thread,
+      pending: approvals,
+      audit,
+      seen: memory.seen,
+      delivered: memory.delivered,
+      notes: memory.notes,
+      queued: memory.queue,
+      firstSeen: (id) => {
+        const known = memory.firstSeen.get(id);
+        if (known !== undefined) return known;
+        const at = this.isoNow();
+        memory.firstSeen.set(id, at);
+        return at;
+      },
+    });
+    return { thread, pending, approvals, audit, transcript };
+  }
+
+  /** The chat's memory, found through the store (`session.chatId`) when this process has none yet (after a restart). */
+  private async memoryOf(chatId: string): Promise<ChatMemory> {
+    const known = this.memories.get(chatId);
+    if (known) return known;
+    const threads = await this.interlock.threads();
+    const thread = threads.find((candidate) => candidate.session.chatId === chatId && candidate.channel === this.channel && candidate.workflowId === this.workflow);
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no chat ${chatId}: open one with chat.open(author)`);
+    return this.memoryFor(chatId, thread.threadId);
+  }
+
+  private memoryFor(chatId: string, threadId: string): ChatMemory {
+    const known = this.memories.get(chatId);
+    if (known) return known;
+    const memory: ChatMemory = {
+      chatId,
+      threadId,
+      queue: [],
+      delivered: [],
+      notes: [],
+      seen: new Map(),
+      claimed: new Set(),
+      numbering: undefined,
+      firstSeen: new Map(),
+    };
+    this.memories.set(chatId, memory);
+    this.chatOfThread.set(threadId, chatId);
+    return memory;
+  }
+
+  /** "Which one?": the pending approvals numbered, remembered so that "yes 2" means what was shown. */
+  private askWhich(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string {
+    if (approvals.length === 1) {
+      const details = approvals[0]?.toolApproval;
+      return details ? approvalText(details.toolName, details.toolParameters, 'pending') : 'Reply "yes" or "no".';
+    }
+    memory.numbering = approvals.map((request) => request.interactionId);
+    const lines = approvals.map((request, index) => {
+      const details = request.toolApproval;
+      return `${index + 1}. ${details ? approvalText(details.toolName, details.toolParameters, 'pending').replace(/ Reply .*$/, '') : request.prompt}`;
+    });
+    return [`${approvals.length} tool calls are waiting. Which one? Reply "yes 1", "no 2", "yes all" or "no all":`, ...lines].join('\n');
+  }
+
+  private note(memory: ChatMemory, after: string | undefined, entry: Omit<ChatEntry, 'id' | 'at'>): ChatEntry {
+    const full: ChatEntry = { id: this.noteId(), at: this.isoNow(), ...entry };
+    memory.notes.push({ entry: full, after });
+    return full;
+  }
+
+  /** Drops a note again: a message that goes to the agent is shown from the queue or the conversation instead. */
+  private forget(memory: ChatMemory, id: string): void {
+    memory.notes = memory.notes.filter((note) => note.entry.id !== id);
+  }
+
+  /** The line a new note follows: the last one that is not a queued message. */
+  private anchorOf(transcript: readonly ChatEntry[]): string | undefined {
+    return transcript.findLast((entry) => entry.queued !== true)?.id;
+  }
+
+  private noteId(): string {
+    this.nextNote += 1;
+    return `note-${this.nextNote}`;
+  }
+
+  private isoNow(): string {
+    return new Date(this.now()).toISOString();
+  }
+}
+
+/** The last approval of the chat, if nothing the agent said came after it. */
+function lastApproval(transcript: readonly ChatEntry[]): ChatEntry | undefined {
+  for (let index = transcript.length - 1; index >= 0; index -= 1) {
+    const entry = transcript[index];
+    if (entry?.role === 'assistant') return undefined;
+    if (entry?.role === 'approval') return entry;
+  }
+  return undefined;
+}
+
+function isApproval(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && 'approved' in input && input.approved === true;
+}

@@ -1,0 +1,23 @@
+/**
+ * @packageDocumentation
+ * The chat channel of the web app (F16, F31, F32): tool approvals as messages in the
+ * conversation, answered with a plain yes or no that never reaches the agent. See README.md.
+ */
+export { ChatChannel } from './chat-channel.js';
+export {
+  classifyApprovalReply,
+  parseApprovalReply,
+  type ApprovalReply,
+  type ApprovalTargets,
+  type ParsedApprovalReply,
+} from './approval-reply.js';
+export type { ChatApprovalStatus, ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
+export {
+  chatDemoWorkflow,
+  chatDemoModel,
+  chatDemoTools,
+  CHAT_DEMO_WORKFLOW_ID,
+  CHAT_DEMO_NOTES,
+  CHAT_DEMO_TODO,
+  type ChatDemoWorkflowOptions,
+} from './chat-demo.js';
