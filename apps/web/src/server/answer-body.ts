@@ -1,0 +1,46 @@
+import type { ToolApprovalResponse, UserInteractionRequest } from '@interlock/sdk-types';
+import { WebError } from './web-error.js';
+
+/** The body of `POST /api/interactions/:id/respond`, once fastify has checked its shape. */
+export interface AnswerBody {
+  action: 'approve' | 'edit' | 'reject' | 'answer';
+  arguments?: Record<string, unknown>;
+  reason?: string;
+  instruction?: string;
+  remember?: boolean;
+  value?: unknown;
+}
+
+/**
+ * Turns an answer body into the raw input `interlock.respond` takes: a
+ * {@link ToolApprovalResponse} for a tool approval, the value itself for a question.
+ *
+ * @throws WebError 400 when the action does not fit the interaction (answer on a tool approval, edit without arguments, …).
+ */
+export function toInteractionInput(body: AnswerBody, request: UserInteractionRequest): ToolApprovalResponse | unknown {
+  const approval = request.operationType === 'TOOL_APPROVAL';
+  if (!approval) {
+    if (body.action !== 'answer') throw badAnswer(`interaction ${request.interactionId} is a question (${request.operationType}): answer it with {"action": "answer", "value": …}`);
+    if (body.value === undefined) throw badAnswer('an answer needs a "value"');
+    return body.value;
+  }
+  if (body.action === 'answer') throw badAnswer(`interaction ${request.interactionId} is a tool approval: use "approve", "edit" or "reject"`);
+  if (body.action === 'edit' && body.arguments === undefined) throw badAnswer('"edit" needs the new "arguments" (a JSON object)');
+  if (body.action !== 'edit' && body.arguments !== undefined) throw badAnswer('"arguments" goes with "edit"');
+  if (body.action !== 'reject' && body.reason !== undefined) throw badAnswer('"reason" goes with "reject"');
+  if (body.action === 'reject' && body.remember !== undefined) throw badAnswer('"remember" goes with "approve" or "edit"');
+  const instruction = body.instruction === undefined || body.instruction.trim() === '' ? {} : { userInstruction: body.instruction.trim() };
+  const remember = body.remember === true ? { remember: true } : {};
+  switch (body.action) {
+    case 'approve':
+      return { approved: true, ...instruction, ...remember };
+    case 'edit':
+      return { approved: true, editedParameters: body.arguments, ...instruction, ...remember };
+    case 'reject':
+      return { approved: false, ...(body.reason === undefined || body.reason.trim() === '' ? {} : { denyReason: body.reason.trim() }), ...instruction };
+  }
+}
+
+function badAnswer(message: string): WebError {
+  return new WebError(400, 'BAD_REQUEST', message);
+}

@@ -1,0 +1,77 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createToken, hashToken, type Approver, type WorkflowApprovers } from './approvers.js';
+
+/** Where `interlock-web` keeps its approvers unless `--approvers` says otherwise. */
+export const DEFAULT_APPROVERS_PATH = '.interlock/web-approvers.json';
+
+/** The name of the approver created at first start. */
+export const FIRST_APPROVER = 'admin';
+
+/** The approvers file as read. */
+export interface ApproversConfig {
+  approvers: Approver[];
+  workflowApprovers: WorkflowApprovers;
+  /** Set only when this call created the file (first start) or a new token: print it once, never log it. */
+  newToken?: string;
+}
+
+/**
+ * Reads the approvers file, creating it at first start with one approver (`admin`) whose
+ * token is returned once as `newToken`; only its SHA-256 is written. With `rotate`, the
+ * first approver gets a new token.
+ *
+ * File format: `{ "approvers": [{ "name": "alice", "tokenSha256": "<hex>" } | { "name": "bob", "token": "<plain>" }],
+ * "workflows": { "<workflowId>": ["alice"] } }`.
+ *
+ * @throws Error naming the file and what is wrong with it.
+ */
+export async function loadApprovers(path: string, options: { rotate?: boolean } = {}): Promise<ApproversConfig> {
+  let text: string | undefined;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (text === undefined) return createFirstApprover(path, {});
+  const config = parseApproversFile(text, path);
+  if (!options.rotate) return config;
+  return createFirstApprover(path, config.workflowApprovers, config.approvers.filter((approver) => approver.name !== FIRST_APPROVER));
+}
+
+async function createFirstApprover(path: string, workflowApprovers: WorkflowApprovers, others: Approver[] = []): Promise<ApproversConfig> {
+  const token = createToken();
+  const approvers = [{ name: FIRST_APPROVER, tokenSha256: hashToken(token) }, ...others];
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify({ approvers, workflows: workflowApprovers }, null, 2)}\n`, { mode: 0o600 });
+  return { approvers, workflowApprovers, newToken: token };
+}
+
+/** Reads the text of an approvers file; plain `token`s are hashed at once. */
+export function parseApproversFile(text: string, path: string): ApproversConfig {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${path} is not valid JSON (${(error as Error).message}): fix it or delete it to create a new first-start token`);
+  }
+  if (!isRecord(data) || !Array.isArray(data['approvers'])) throw new Error(`${path} needs an "approvers" list: [{ "name": "alice", "tokenSha256": "<hex>" }]`);
+  const approvers = data['approvers'].map((entry: unknown, index): Approver => {
+    if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'] === '') throw new Error(`${path}: approvers[${index}] needs a "name"`);
+    if (typeof entry['tokenSha256'] === 'string' && /^[0-9a-f]{64}$/i.test(entry['tokenSha256'])) return { name: entry['name'], tokenSha256: entry['tokenSha256'].toLowerCase() };
+    if (typeof entry['token'] === 'string' && entry['token'].length >= 16) return { name: entry['name'], tokenSha256: hashToken(entry['token']) };
+    throw new Error(`${path}: approvers[${index}] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters`);
+  });
+  const workflows = data['workflows'] ?? {};
+  if (!isRecord(workflows)) throw new Error(`${path}: "workflows" maps workflow ids to lists of approver names`);
+  const workflowApprovers: Record<string, string[]> = {};
+  for (const [workflowId, names] of Object.entries(workflows)) {
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new Error(`${path}: workflows.${workflowId} must be a list of approver names`);
+    workflowApprovers[workflowId] = names;
+  }
+  return { approvers, workflowApprovers };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

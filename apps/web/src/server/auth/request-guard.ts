@@ -1,0 +1,68 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { WebError } from '../web-error.js';
+import { findApprover, type Approver } from './approvers.js';
+import { sameSecret, type SessionStore } from './sessions.js';
+
+/** The cookie that carries the session id (HttpOnly, SameSite=Strict). */
+export const SESSION_COOKIE = 'interlock_session';
+/** The header a browser session must echo its CSRF token in on every state change. */
+export const CSRF_HEADER = 'x-csrf-token';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in approver's name; set by the guard on every non-public /api route. */
+    approver: string | undefined;
+  }
+  interface FastifyContextConfig {
+    /** No sign-in needed (the sign-in itself, the OpenAPI document, the page's files). */
+    public?: boolean;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The `onRequest` hook that authenticates every /api route not marked public, before its
+ * body is read: `Authorization: Bearer <token>` (scripts), or the session cookie — which
+ * on a state change must come with the session's CSRF token in `X-CSRF-Token`. Any state
+ * change from another origin (Origin or Sec-Fetch-Site) is refused.
+ */
+export function createRequestGuard(approvers: readonly Approver[], sessions: SessionStore) {
+  return async function guard(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    request.approver = undefined;
+    const stateChange = !SAFE_METHODS.has(request.method);
+    if (stateChange) checkSameOrigin(request);
+    if (request.routeOptions.config.public === true || !request.url.startsWith('/api/')) return;
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) {
+      const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+      const approver = token === undefined ? undefined : findApprover(approvers, token);
+      if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'the bearer token is not an approver\'s token: use the token printed at first start, or one from the approvers file');
+      request.approver = approver.name;
+      return;
+    }
+    const session = sessions.get(request.cookies[SESSION_COOKIE]);
+    if (session === undefined) {
+      throw new WebError(401, 'UNAUTHENTICATED', 'sign in first: POST /api/session with {"token": "<the token printed at first start>"}, or send Authorization: Bearer <token>');
+    }
+    if (stateChange) {
+      const sent = request.headers[CSRF_HEADER];
+      if (typeof sent !== 'string' || !sameSecret(sent, session.csrfToken)) {
+        throw new WebError(403, 'CSRF_REJECTED', `a state change needs the session's CSRF token in the ${CSRF_HEADER} header (GET /api/session returns it): reload the page`);
+      }
+    }
+    request.approver = session.approver;
+  };
+}
+
+function checkSameOrigin(request: FastifyRequest): void {
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') {
+    throw new WebError(403, 'CSRF_REJECTED', 'state changes are accepted only from this server\'s own page');
+  }
+  const origin = request.headers.origin;
+  if (origin === undefined) return;
+  if (origin !== `${request.protocol}://${request.host}`) {
+    throw new WebError(403, 'CSRF_REJECTED', `state changes are accepted only from this server's own page, not from ${origin}`);
+  }
+}

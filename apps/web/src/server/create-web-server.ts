@@ -1,0 +1,148 @@
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import { InterlockError, type ICheckpointStore, type Interlock } from '@interlock/core';
+import type { WorkflowDefinition } from '@interlock/sdk-types';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Approver, WorkflowApprovers } from './auth/approvers.js';
+import { createRequestGuard } from './auth/request-guard.js';
+import { SessionStore } from './auth/sessions.js';
+import { LiveUpdates } from './live-updates.js';
+import { createOpenApiDocument } from './openapi.js';
+import { registerAuditRoutes } from './routes/audit-routes.js';
+import { registerEventRoutes } from './routes/event-routes.js';
+import { registerInteractionRoutes } from './routes/interaction-routes.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
+import { registerThreadRoutes } from './routes/thread-routes.js';
+import { registerStaticRoutes } from './static-routes.js';
+import type { WebContext } from './web-context.js';
+import { WebError } from './web-error.js';
+
+/** The channel of threads started from the page (and of the web demo). */
+export const WEB_CHANNEL = 'web';
+/** The largest request body accepted, in bytes. */
+export const DEFAULT_BODY_LIMIT = 64 * 1024;
+
+export interface WebServerOptions {
+  /** The engine; the server never closes it. */
+  interlock: Interlock;
+  /** The store `interlock` runs on, read for timelines and an interaction's state. */
+  store: ICheckpointStore;
+  /** Who may sign in (names and token hashes; see `loadApprovers`). */
+  approvers: readonly Approver[];
+  /** Per workflow, the approvers who may answer, cancel and start it; unlisted workflows are open to every approver. */
+  workflowApprovers?: WorkflowApprovers;
+  /** Workflows the page may start. Default none. */
+  workflows?: readonly WorkflowDefinition[];
+  /** The channel of threads started here. Default `web`. */
+  channel?: string;
+  /** Default 64 KiB. */
+  bodyLimit?: number;
+  /** How often to look at the store for deadlines and other processes' answers (ms). Default 1000; 0 turns it off. */
+  pollInterval?: number;
+  /** The time, for deadlines. Default Date.now. */
+  now?: () => number;
+  /** Log requests (info level, to stdout). Default off. Tokens, cookies and the CSRF header are redacted. */
+  logger?: boolean;
+  /** Where the page's files are. Default the package's public/. */
+  publicDirectory?: string;
+}
+
+const DEFAULT_PUBLIC_DIRECTORY = fileURLToPath(new URL('../../public/', import.meta.url));
+
+/**
+ * Builds the web app's server: the documented HTTP API (see `/api/openapi.json`), live
+ * updates by Server-Sent Events, and the page. Call `listen` on the result; `close` ends
+ * the live streams (the Interlock stays open).
+ *
+ * @example
+ * const app = await createWebServer({ interlock, store, approvers });
+ * await app.listen({ host: '127.0.0.1', port: 7878 });
+ */
+export async function createWebServer(options: WebServerOptions): Promise<FastifyInstance> {
+  const now = options.now ?? Date.now;
+  const app = Fastify({
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    logger: options.logger === true ? REDACTED_LOGGER : false,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+  });
+  const sessions = new SessionStore(now);
+  const live = new LiveUpdates(options.interlock, {
+    pollInterval: options.pollInterval ?? 1000,
+    now,
+    warn: (message) => app.log.warn(message),
+  });
+  const context: WebContext = {
+    interlock: options.interlock,
+    store: options.store,
+    workflowApprovers: options.workflowApprovers ?? {},
+    sessions,
+    live,
+    workflows: options.workflows ?? [],
+    channel: options.channel ?? WEB_CHANNEL,
+  };
+
+  await app.register(fastifyCookie);
+  app.decorateRequest('approver', undefined);
+  app.addHook('onRequest', createRequestGuard(options.approvers, sessions));
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('x-frame-options', 'DENY');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('content-security-policy', "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const web = toWebError(error);
+    if (web.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(web.statusCode).send(web.toJSON());
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send(new WebError(404, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}: GET /api/openapi.json lists the API`).toJSON()),
+  );
+
+  const document = createOpenApiDocument();
+  app.get('/api/openapi.json', { config: { public: true } }, async () => document);
+  registerSessionRoutes(app, options.approvers, sessions);
+  registerInteractionRoutes(app, context);
+  registerThreadRoutes(app, context);
+  registerAuditRoutes(app, context);
+  registerEventRoutes(app, live);
+  await registerStaticRoutes(app, options.publicDirectory ?? DEFAULT_PUBLIC_DIRECTORY);
+
+  app.addHook('onReady', async () => live.start());
+  app.addHook('onClose', async () => live.stop());
+  return app;
+}
+
+function toWebError(error: unknown): WebError {
+  if (error instanceof WebError) return error;
+  if (InterlockError.is(error)) {
+    if (error.code === 'THREAD_BUSY') return new WebError(409, 'THREAD_BUSY', error.message);
+    if (error.code === 'THREAD_NOT_FOUND') return new WebError(404, 'THREAD_NOT_FOUND', error.message);
+    if (error.code === 'INTERACTION_NOT_FOUND') return new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+    return new WebError(500, 'INTERNAL', `${error.code}: ${error.message}`);
+  }
+  if (!(error instanceof Error)) return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
+  const fastifyError: Partial<FastifyError> = error;
+  if (fastifyError.validation !== undefined) {
+    return new WebError(400, 'BAD_REQUEST', `the request is not what this route takes: ${fastifyError.message}. See /api/openapi.json`);
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new WebError(413, 'BODY_TOO_LARGE', 'the request body is too large: send a smaller one');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new WebError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+  }
+  if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new WebError(400, 'BAD_REQUEST', `the request could not be read: ${fastifyError.message}`);
+  }
+  return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
+}
+
+/** Fastify's logger, with every header that carries a secret redacted. */
+const REDACTED_LOGGER = {
+  level: 'info',
+  redact: {
+    paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]', 'req.body.token'],
+    censor: '[redacted]',
+  },
+};

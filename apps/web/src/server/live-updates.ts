@@ -1,0 +1,135 @@
+import type { Interlock } from '@interlock/core';
+import type { InterlockEvent } from '@interlock/sdk-types';
+
+/** What the page is told over Server-Sent Events: something changed, refetch. */
+export interface LiveChange {
+  kind: 'interaction' | 'thread' | 'chat';
+  /** requested, answered, expired, cancelled, failed, pending-changed, started, completed, … */
+  reason: string;
+  threadId?: string;
+  interactionId?: string;
+  /** Who answered, for `answered`. */
+  responder?: string;
+  chatId?: string;
+}
+
+export interface LiveUpdatesOptions {
+  /** How often the store is looked at for answers from other processes and passed deadlines (ms). 0 turns it off. */
+  pollInterval: number;
+  now: () => number;
+  /** Where to report what went wrong in the background (never secrets). */
+  warn?: (message: string) => void;
+}
+
+type Listener = (change: LiveChange) => void;
+
+/**
+ * The server's source of live updates: this process's events, plus a watch on the store
+ * that times out interactions whose deadline passed (and continues their threads) and
+ * notices answers given by other processes.
+ */
+export class LiveUpdates {
+  private readonly listeners = new Set<Listener>();
+  private subscription: { unsubscribe(): void } | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private pendingSignature = '';
+  private ticking = false;
+  private stopped = false;
+
+  constructor(
+    private readonly interlock: Interlock,
+    private readonly options: LiveUpdatesOptions,
+  ) {}
+
+  start(): void {
+    this.subscription = this.interlock.events$.subscribe({ next: (event) => this.onEvent(event) });
+    if (this.options.pollInterval > 0) {
+      this.timer = setInterval(() => void this.tick(), this.options.pollInterval);
+      this.timer.unref();
+    }
+  }
+
+  /** Calls `listener` for every change until the returned function is called. */
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  publish(change: LiveChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.subscription?.unsubscribe();
+    clearInterval(this.timer);
+    this.listeners.clear();
+  }
+
+  /** One look at the store: expire what is overdue, report a changed set of pending interactions. */
+  async tick(): Promise<void> {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      let pending = await this.interlock.pending();
+      const now = this.options.now();
+      const overdue = pending.filter((request) => request.deadline !== null && Date.parse(request.deadline) <= now);
+      if (overdue.length > 0 && !this.stopped) {
+        await this.interlock.expireOverdue();
+        for (const threadId of new Set(overdue.map((request) => request.threadId))) await this.continueThread(threadId);
+        for (const request of overdue) this.publish({ kind: 'interaction', reason: 'expired', threadId: request.threadId, interactionId: request.interactionId });
+        pending = await this.interlock.pending();
+      }
+      const signature = pending.map((request) => request.interactionId).join(',');
+      if (signature !== this.pendingSignature) {
+        this.pendingSignature = signature;
+        this.publish({ kind: 'interaction', reason: 'pending-changed' });
+      }
+    } catch (error) {
+      if (!this.stopped) this.options.warn?.(`live updates: could not read the store: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** A thread whose wait timed out goes on (the refused call is reported to its model) here, unless it runs elsewhere. */
+  private async continueThread(threadId: string): Promise<void> {
+    try {
+      await this.interlock.resume(threadId);
+    } catch (error) {
+      // THREAD_BUSY (another process holds it) and THREAD_NOT_WAITING are normal here.
+      this.options.warn?.(`live updates: thread ${threadId} was not continued after its deadline: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private onEvent(event: InterlockEvent): void {
+    const { threadId } = event;
+    switch (event.type) {
+      case 'USER_INTERACTION_REQUESTED':
+        return this.publish({ kind: 'interaction', reason: 'requested', threadId, interactionId: event.interactionId });
+      case 'USER_INTERACTION_RESPONDED':
+        return this.publish({
+          kind: 'interaction',
+          reason: 'answered',
+          threadId,
+          interactionId: event.interactionId,
+          ...(event.responder === undefined ? {} : { responder: event.responder }),
+        });
+      case 'USER_INTERACTION_FAILED':
+        return this.publish({ kind: 'interaction', reason: event.reason === 'timeout' ? 'expired' : event.reason, threadId, interactionId: event.interactionId });
+      case 'THREAD_STARTED':
+      case 'THREAD_RESUMED':
+      case 'THREAD_SUSPENDED':
+      case 'THREAD_COMPLETED':
+      case 'THREAD_FAILED':
+      case 'THREAD_CANCELLED':
+        return this.publish({ kind: 'thread', reason: event.type.slice('THREAD_'.length).toLowerCase(), threadId });
+      case 'TOOL_CALL_DECIDED':
+      case 'TOOL_CALL_COMPLETED':
+      case 'TOOL_CALL_FAILED':
+        return this.publish({ kind: 'thread', reason: event.type.toLowerCase(), threadId });
+      default:
+        return undefined;
+    }
+  }
+}

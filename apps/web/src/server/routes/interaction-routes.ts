@@ -1,0 +1,145 @@
+import { InterlockError, type InteractionRecord } from '@interlock/core';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
+import type { FastifyInstance } from 'fastify';
+import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
+import { toInteractionInput, type AnswerBody } from '../answer-body.js';
+import { mayApprove } from '../auth/approvers.js';
+import { assertMayApprove, responderOf, type WebContext } from '../web-context.js';
+import { WebError } from '../web-error.js';
+
+interface PendingFilter {
+  threadId?: string;
+  workflowId?: string;
+  channel?: string;
+  tool?: string;
+  risk?: 'LOW' | 'MEDIUM' | 'HIGH';
+}
+
+/** What an accepted answer returns. */
+export interface AnswerAccepted {
+  result: 'accepted';
+  interactionId: string;
+  threadId: string;
+  /** False when the answer is stored but this process could not take the thread on (another process will). */
+  continued: boolean;
+}
+
+/** The inbox: pending interactions, one interaction's state, answers (one, or a turn's calls at once). */
+export function registerInteractionRoutes(app: FastifyInstance, context: WebContext): void {
+  app.get<{ Querystring: PendingFilter }>('/api/interactions', { schema: { querystring: pendingQuery } }, async (request) => {
+    const approver = request.approver ?? '';
+    const pending = (await context.interlock.pending()).filter((interaction) => matches(interaction, request.query));
+    return {
+      serverTime: new Date().toISOString(),
+      interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: mayApprove(context.workflowApprovers, interaction.workflowId, approver) })),
+    };
+  });
+
+  app.get<{ Params: { interactionId: string } }>('/api/interactions/:interactionId', { schema: { params: idParams('interactionId') } }, async (request) => {
+    const record = await findInteraction(context, request.params.interactionId);
+    return {
+      request: record.request,
+      status: record.status,
+      ...(record.response === undefined ? {} : { response: record.response }),
+      ...(record.failureReason === undefined ? {} : { failureReason: record.failureReason, failureMessage: record.failureMessage }),
+    };
+  });
+
+  app.post<{ Params: { interactionId: string }; Body: AnswerBody }>(
+    '/api/interactions/:interactionId/respond',
+    { schema: { params: idParams('interactionId'), body: respondBody } },
+    async (request) => answerInteraction(context, request.params.interactionId, request.body, request.approver),
+  );
+
+  app.post<{ Body: { interactionIds: string[] } }>('/api/interactions/approve-batch', { schema: { body: batchApproveBody } }, async (request) => {
+    const results: Array<AnswerAccepted | { result: 'refused'; interactionId: string; code: string; message: string }> = [];
+    for (const interactionId of request.body.interactionIds) {
+      try {
+        results.push(await answerInteraction(context, interactionId, { action: 'approve' }, request.approver));
+      } catch (error) {
+        if (!(error instanceof WebError)) throw error;
+        results.push({ result: 'refused', interactionId, code: error.code, message: error.message });
+      }
+    }
+    return { results };
+  });
+}
+
+/**
+ * Answers one interaction for a signed-in approver: refused when they are not on the
+ * workflow's list (403), when it is no longer pending (409 already answered, 410 expired),
+ * or when the answer does not fit (422, with the engine's reason); the responder is recorded
+ * as `web:<name>`.
+ */
+export async function answerInteraction(context: WebContext, interactionId: string, body: AnswerBody, approver: string | undefined): Promise<AnswerAccepted> {
+  const record = await findInteraction(context, interactionId);
+  const thread = await context.store.getThread(record.threadId);
+  const name = assertMayApprove(context, thread?.workflowId ?? record.request.workflowId, approver);
+  if (record.status !== 'pending') throw notPending(record);
+  const input = toInteractionInput(body, record.request);
+  const check = await context.interlock.checkResponse(interactionId, input);
+  if (!check.ok) throw invalidAnswer(check.message);
+  try {
+    const result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
+    switch (result.status) {
+      case 'accepted':
+        return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
+      case 'already_answered':
+      case 'expired':
+        throw notPending(await findInteraction(context, interactionId));
+    }
+  } catch (error) {
+    if (!InterlockError.is(error)) throw error;
+    switch (error.code) {
+      case 'INTERACTION_INVALID_RESPONSE':
+        throw invalidAnswer(error.message);
+      case 'INTERACTION_NOT_FOUND':
+        throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+      case 'WORKFLOW_NOT_FOUND':
+      case 'WORKFLOW_VERSION_MISMATCH':
+      case 'THREAD_BUSY':
+        // The answer is stored; the thread goes on in the process that has its workflow.
+        return { result: 'accepted', interactionId, threadId: record.threadId, continued: false };
+      default:
+        throw error;
+    }
+  }
+}
+
+async function findInteraction(context: WebContext, interactionId: string): Promise<InteractionRecord> {
+  const record = await context.store.getInteraction(interactionId);
+  if (record === undefined) throw new WebError(404, 'INTERACTION_NOT_FOUND', `no interaction ${interactionId}: reload the inbox (GET /api/interactions lists what waits)`);
+  return record;
+}
+
+/** 410 for a passed deadline, 409 for anything else that settled it first (an answer, a cancel). */
+function notPending(record: InteractionRecord): WebError {
+  const details = { interactionId: record.interactionId, threadId: record.threadId, status: record.status };
+  if (record.status === 'failed' && record.failureReason === 'timeout') {
+    return new WebError(410, 'INTERACTION_EXPIRED', `interaction ${record.interactionId} expired at ${record.deadline ?? 'its deadline'}: the answer was refused and nothing ran for it`, details);
+  }
+  if (record.response !== undefined) {
+    const by = record.response.responder ?? 'another responder';
+    return new WebError(409, 'INTERACTION_ALREADY_ANSWERED', `interaction ${record.interactionId} was already answered by ${by} at ${record.response.respondedAt}: your answer changed nothing`, {
+      ...details,
+      answeredBy: by,
+      answeredAt: record.response.respondedAt,
+    });
+  }
+  return new WebError(409, 'INTERACTION_ALREADY_ANSWERED', `interaction ${record.interactionId} is no longer pending (${record.failureReason ?? record.status}${record.failureMessage === undefined ? '' : `: ${record.failureMessage}`}): your answer changed nothing`, details);
+}
+
+function invalidAnswer(message: string): WebError {
+  return new WebError(422, 'INTERACTION_INVALID_RESPONSE', `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`);
+}
+
+function matches(interaction: UserInteractionRequest, filter: PendingFilter): boolean {
+  const approval = interaction.toolApproval;
+  return (
+    (filter.threadId === undefined || interaction.threadId === filter.threadId) &&
+    (filter.workflowId === undefined || interaction.workflowId === filter.workflowId) &&
+    (filter.channel === undefined || interaction.session.channel === filter.channel) &&
+    (filter.tool === undefined || approval?.toolName === filter.tool) &&
+    (filter.risk === undefined || approval?.riskLevel === filter.risk)
+  );
+}

@@ -1,0 +1,34 @@
+import type { ICheckpointStore, Interlock } from '@interlock/core';
+import type { WorkflowDefinition } from '@interlock/sdk-types';
+import { mayApprove, type WorkflowApprovers } from './auth/approvers.js';
+import type { SessionStore } from './auth/sessions.js';
+import type { LiveUpdates } from './live-updates.js';
+import { WebError } from './web-error.js';
+
+/** What the routes share: the engine, the store it runs on, who may answer, and the live feed. */
+export interface WebContext {
+  interlock: Interlock;
+  /** Read only: the timeline and an interaction's state come from here. */
+  store: ICheckpointStore;
+  workflowApprovers: WorkflowApprovers;
+  sessions: SessionStore;
+  live: LiveUpdates;
+  /** Workflows an approver may start from the page. */
+  workflows: readonly WorkflowDefinition[];
+  /** The channel of threads started from the page. */
+  channel: string;
+}
+
+/** Refuses an approver who is not on the workflow's list (403 NOT_AN_APPROVER). */
+export function assertMayApprove(context: WebContext, workflowId: string, approver: string | undefined): string {
+  if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'sign in first');
+  if (!mayApprove(context.workflowApprovers, workflowId, approver)) {
+    throw new WebError(403, 'NOT_AN_APPROVER', `${approver} is not on the approver list of workflow "${workflowId}": ask one of ${context.workflowApprovers[workflowId]?.join(', ') ?? 'its approvers'}`);
+  }
+  return approver;
+}
+
+/** The name an answer is recorded under in the store and the audit trail. */
+export function responderOf(approver: string): string {
+  return `web:${approver}`;
+}

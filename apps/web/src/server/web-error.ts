@@ -1,0 +1,42 @@
+/** The stable codes of the web API's error bodies (docs/web.md lists them). */
+export type WebErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'CSRF_REJECTED'
+  | 'NOT_AN_APPROVER'
+  | 'BAD_REQUEST'
+  | 'BODY_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'NOT_FOUND'
+  | 'INTERACTION_NOT_FOUND'
+  | 'INTERACTION_ALREADY_ANSWERED'
+  | 'INTERACTION_EXPIRED'
+  | 'INTERACTION_INVALID_RESPONSE'
+  | 'THREAD_NOT_FOUND'
+  | 'THREAD_BUSY'
+  | 'THREAD_NOT_WAITING'
+  | 'WORKFLOW_NOT_FOUND'
+  | 'INTERNAL';
+
+/** What every error response carries: a stable code and a message that says what to do. */
+export interface WebErrorBody {
+  code: WebErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+/** An HTTP error with a JSON body `{ code, message }`; thrown by routes, rendered by the error handler. */
+export class WebError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: WebErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'WebError';
+  }
+
+  toJSON(): WebErrorBody {
+    return { code: this.code, message: this.message, ...(this.details === undefined ? {} : { details: this.details }) };
+  }
+}

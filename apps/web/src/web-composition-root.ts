@@ -1,0 +1,65 @@
+import { builtinTools, createInterlock, createTypeormStore, type Clock, type ICheckpointStore, type Interlock, type ModelProvider } from '@interlock/core';
+import type { WorkflowDefinition } from '@interlock/sdk-types';
+import { createReleaseAgentModel, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
+import { WEB_CHANNEL } from './server/create-web-server.js';
+import { WebUserInteractionHandler } from './web-user-interaction-handler.js';
+
+/** Where the web app keeps threads: a SQLite file, PostgreSQL, or memory (lost at exit). */
+export type WebStoreOptions = { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string } | { type: 'memory' };
+
+export interface WebInterlockOptions {
+  store: WebStoreOptions;
+  /** The directory the file and shell tools are confined to. */
+  workspaceRoot: string;
+  /** The model LLM nodes call as `default`. Default: the demo's scripted release agent. */
+  model?: ModelProvider;
+  /** How long a tool call of the release agent waits for an approver. Default `"10m"`. */
+  approvalTimeout?: string | number;
+  clock?: Clock;
+}
+
+/** The web app's engine and what the server needs around it. */
+export interface WebInterlock {
+  interlock: Interlock;
+  /** The store `interlock` runs on (read for timelines). */
+  store: ICheckpointStore;
+  handler: WebUserInteractionHandler;
+  /** The workflows the page can start. */
+  workflows: WorkflowDefinition[];
+}
+
+/**
+ * Builds the web app's Interlock: the built-in tools, the web channel's handler (which
+ * leaves every question pending for the inbox), and the demo workflows.
+ *
+ * @example
+ * const { interlock, store, workflows } = await createWebInterlock({ store: { type: 'sqlite', path: '.interlock/interlock.db' }, workspaceRoot: '.interlock/web-workspace' });
+ */
+export async function createWebInterlock(options: WebInterlockOptions): Promise<WebInterlock> {
+  const store = await openStore(options.store);
+  const handler = new WebUserInteractionHandler();
+  const interlock = await createInterlock({
+    store: { type: 'custom', store },
+    models: { default: options.model ?? createReleaseAgentModel() },
+    tools: builtinTools,
+    handlers: { [WEB_CHANNEL]: handler },
+    workspaceRoot: options.workspaceRoot,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const workflows = [
+    interlock.registerWorkflow(releaseAgentWorkflow(options.approvalTimeout === undefined ? {} : { approvalTimeout: options.approvalTimeout })),
+    interlock.registerWorkflow(releaseQuestionWorkflow()),
+  ];
+  return { interlock, store, handler, workflows };
+}
+
+function openStore(options: WebStoreOptions): Promise<ICheckpointStore> {
+  switch (options.type) {
+    case 'sqlite':
+      return createTypeormStore({ type: 'sqlite', path: options.path });
+    case 'postgres':
+      return createTypeormStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
+    case 'memory':
+      return createTypeormStore({ type: 'sqlite', path: ':memory:' });
+  }
+}

@@ -1,0 +1,94 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ThreadOutcome } from '@interlock/core';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
+import type { FastifyInstance } from 'fastify';
+import { RELEASE_AGENT_WORKFLOW } from '../src/demo/web-demo.js';
+import { createToken, hashToken, type WorkflowApprovers } from '../src/server/auth/approvers.js';
+import { createWebServer, WEB_CHANNEL } from '../src/server/create-web-server.js';
+import { createWebInterlock, type WebInterlock } from '../src/web-composition-root.js';
+
+/** A clock the test moves by hand. */
+export interface ManualClock {
+  now(): number;
+  advance(milliseconds: number): void;
+}
+
+export function manualClock(start = Date.now()): ManualClock {
+  let current = start;
+  return { now: () => current, advance: (milliseconds) => (current += milliseconds) };
+}
+
+export interface HarnessOptions {
+  /** Approver names; each gets a random token. Default alice and bob. */
+  approvers?: string[];
+  workflowApprovers?: WorkflowApprovers;
+  approvalTimeout?: string | number;
+  clock?: ManualClock;
+  bodyLimit?: number;
+  pollInterval?: number;
+}
+
+/** A web server on 127.0.0.1 over a SQLite file in a temporary directory, with the demo workflows. */
+export interface WebHarness extends WebInterlock {
+  app: FastifyInstance;
+  baseUrl: string;
+  tokens: Record<string, string>;
+  directory: string;
+  /** Starts a release-agent thread on the web channel and waits until it waits for its approvals. */
+  startReleaseAgent(): Promise<{ threadId: string; approvals: UserInteractionRequest[]; outcome: ThreadOutcome }>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<WebHarness> {
+  const directory = await mkdtemp(join(tmpdir(), 'interlock-web-'));
+  const web = await createWebInterlock({
+    store: { type: 'sqlite', path: join(directory, 'interlock.db') },
+    workspaceRoot: directory,
+    approvalTimeout: options.approvalTimeout ?? 0,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const names = options.approvers ?? ['alice', 'bob'];
+  const tokens = Object.fromEntries(names.map((name) => [name, createToken()]));
+  const app = await createWebServer({
+    interlock: web.interlock,
+    store: web.store,
+    approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
+    workflowApprovers: options.workflowApprovers ?? {},
+    workflows: web.workflows,
+    pollInterval: options.pollInterval ?? 200,
+    ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.clock === undefined ? {} : { now: options.clock.now }),
+  });
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    ...web,
+    app,
+    baseUrl,
+    tokens,
+    directory,
+    async startReleaseAgent() {
+      const thread = await web.interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
+      const outcome = await thread.done();
+      const approvals = (await web.interlock.pending()).filter((request) => request.threadId === thread.threadId);
+      return { threadId: thread.threadId, approvals, outcome };
+    },
+    async close() {
+      await app.close();
+      await web.interlock.close();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls `check` until it returns a value that is not undefined (work finishing in the background), or fails after `timeout` ms. */
+export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeout = 5000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() - started > timeout) throw new Error('the condition was not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
