@@ -9,7 +9,7 @@ import type {
   UserInteractionRequest,
 } from '@interlock/sdk-types';
 import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
-import { approvalText, buildTranscript, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
+import { approvalText, buildTranscript, summariseArguments, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -168,7 +168,7 @@ export class ChatChannel {
     notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
   ): Promise<ReceiveResult> {
     const pendingIds = state.approvals.map((request) => request.interactionId);
-    const listed = memory.numbering?.length && pendingIds.every((id) => memory.numbering?.includes(id)) ? memory.numbering : pendingIds;
+    const listed = this.numberingOf(memory, state.approvals);
     const clarify = (prefix: string): ReceiveResult => {
       const question = `${prefix}${this.askWhich(memory, state.approvals)}`;
       this.note(memory, after, { role: 'notice', text: question });
@@ -344,16 +344,30 @@ export class ChatChannel {
     return memory;
   }
 
-  /** "Which one?": the pending approvals numbered, remembered so that "yes 2" means what was shown. */
+  /**
+   * The numbers of the chat's approvals: 1, 2, … in the order they were asked, kept while any
+   * of them waits, so that "yes 2" still means the second after the first was answered. A
+   * new approval starts a new numbering of those pending.
+   */
+  private numberingOf(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string[] {
+    const pendingIds = approvals.map((request) => request.interactionId);
+    const numbering = memory.numbering;
+    if (numbering && pendingIds.every((id) => numbering.includes(id))) return numbering;
+    memory.numbering = pendingIds;
+    return pendingIds;
+  }
+
+  /** "Which one?": the pending approvals with their numbers. */
   private askWhich(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string {
     if (approvals.length === 1) {
       const details = approvals[0]?.toolApproval;
       return details ? approvalText(details.toolName, details.toolParameters, 'pending') : 'Reply "yes" or "no".';
     }
-    memory.numbering = approvals.map((request) => request.interactionId);
-    const lines = approvals.map((request, index) => {
+    const numbering = this.numberingOf(memory, approvals);
+    const lines = approvals.map((request) => {
       const details = request.toolApproval;
-      return `${index + 1}. ${details ? approvalText(details.toolName, details.toolParameters, 'pending').replace(/ Reply .*$/, '') : request.prompt}`;
+      const call = details ? `${details.toolName} with ${summariseArguments(details.toolParameters)}` : request.prompt;
+      return `${numbering.indexOf(request.interactionId) + 1}. ${call}`;
     });
     return [`${approvals.length} tool calls are waiting. Which one? Reply "yes 1", "no 2", "yes all" or "no all":`, ...lines].join('\n');
   }

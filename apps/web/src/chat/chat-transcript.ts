@@ -44,6 +44,7 @@ interface ApprovalLine {
   toolName: string;
   arguments: Record<string, unknown>;
   status: ChatApprovalStatus;
+  /** When it was asked (when it was decided, if this process never saw it asked). */
   at: string;
   interactionId?: string;
   answeredBy?: string;
@@ -142,7 +143,6 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
     if (!line) continue;
     if (seen.decision) {
       line.status = seen.decision.approved ? 'approved' : 'rejected';
-      line.at = seen.decision.at;
       if (seen.decision.answeredBy !== undefined) line.answeredBy = seen.decision.answeredBy;
     }
     // Otherwise it was asked and not answered here: it still waits (below), or it was just
@@ -160,7 +160,8 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
       toolName: entry.toolName,
       arguments: entry.originalArguments,
       status: person ? (entry.outcome === 'allow' ? 'approved' : 'rejected') : failedStatus(entry.decidedBy),
-      at: entry.at,
+      // When it was asked, if this process saw it; the decision's time otherwise (after a restart).
+      at: known?.at ?? entry.at,
       ...(known?.interactionId === undefined ? {} : { interactionId: known.interactionId }),
       ...(entry.responder === undefined ? {} : { answeredBy: entry.responder }),
     });

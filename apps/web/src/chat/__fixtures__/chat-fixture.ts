@@ -1,0 +1,87 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterlock, type Clock, type Interlock, type ScriptedModel, type StoreOptions } from '@interlock/core';
+import type { InterlockEvent } from '@interlock/sdk-types';
+import { ChatChannel } from '../chat-channel.js';
+import { chatDemoModel, chatDemoTools, chatDemoWorkflow, type ChatDemoWorkflowOptions } from '../chat-demo.js';
+import type { ChatChannelOptions } from '../chat-types.js';
+
+/** A real Interlock with the chat demo workflow and model, and a chat channel registered on `chat`. */
+export interface ChatFixture {
+  interlock: Interlock;
+  chat: ChatChannel;
+  model: ScriptedModel;
+  workspace: string;
+  close(): Promise<void>;
+}
+
+export interface ChatFixtureOptions {
+  store?: StoreOptions;
+  workspace?: string;
+  clock?: Clock;
+  workflow?: ChatDemoWorkflowOptions;
+  canApprove?: ChatChannelOptions['canApprove'];
+}
+
+export async function createChatFixture(options: ChatFixtureOptions = {}): Promise<ChatFixture> {
+  const workspace = options.workspace ?? (await mkdtemp(join(tmpdir(), 'interlock-chat-')));
+  const model = chatDemoModel();
+  const interlock = await createInterlock({
+    store: options.store ?? { type: 'memory' },
+    models: { default: model },
+    tools: chatDemoTools(),
+    workspaceRoot: workspace,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
+  const workflow = interlock.registerWorkflow(chatDemoWorkflow(options.workflow));
+  const chat = new ChatChannel({
+    interlock,
+    workflow: workflow.id,
+    ...(options.canApprove === undefined ? {} : { canApprove: options.canApprove }),
+    ...(options.clock === undefined ? {} : { now: () => options.clock?.now() ?? Date.now() }),
+  });
+  interlock.setHandler('chat', chat.handler);
+  return {
+    interlock,
+    chat,
+    model,
+    workspace,
+    close: async () => {
+      chat.close();
+      await interlock.close();
+    },
+  };
+}
+
+/**
+ * Runs `action` and resolves once a thread of the instance stops again (waits for a person,
+ * completes, fails or is cancelled): the agent has done what the action set off.
+ */
+export async function untilSettled<T>(interlock: Interlock, action: () => Promise<T>): Promise<T> {
+  let subscription: { unsubscribe(): void } | undefined;
+  const stopped = new Promise<InterlockEvent>((resolve) => {
+    subscription = interlock.events$.subscribe({
+      next: (event) => {
+        if (['THREAD_SUSPENDED', 'THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED'].includes(event.type)) resolve(event);
+      },
+    });
+  });
+  try {
+    const result = await action();
+    const event = await stopped;
+    if (event.type === 'THREAD_FAILED') throw new Error(`the thread failed: ${event.error.code} ${event.error.message}`);
+    return result;
+  } finally {
+    subscription?.unsubscribe();
+  }
+}
+
+/** The file's text, or undefined when it does not exist. */
+export async function readWorkspaceFile(workspace: string, path: string): Promise<string | undefined> {
+  return readFile(join(workspace, path), 'utf8').catch(() => undefined);
+}
+
+export async function removeWorkspace(workspace: string): Promise<void> {
+  await rm(workspace, { recursive: true, force: true });
+}

@@ -1,0 +1,301 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InterlockError, type Interlock } from '@interlock/core';
+import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
+import type { ChatEntry } from './chat-types.js';
+import { createChatFixture, readWorkspaceFile, removeWorkspace, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
+
+const fixtures: ChatFixture[] = [];
+
+afterEach(async () => {
+  for (const fixture of fixtures.splice(0)) {
+    await fixture.close();
+    await removeWorkspace(fixture.workspace);
+  }
+});
+
+async function setUp(options: ChatFixtureOptions = {}) {
+  const fixture = await createChatFixture(options);
+  fixtures.push(fixture);
+  const { chatId, threadId } = await untilSettled(fixture.interlock, () => fixture.chat.open('alice'));
+  return { ...fixture, chatId, threadId };
+}
+
+async function conversationOf(interlock: Interlock, threadId: string) {
+  const thread = (await interlock.threads()).find((candidate) => candidate.threadId === threadId);
+  if (!thread) throw new Error(`no thread ${threadId}`);
+  return thread.conversation;
+}
+
+async function userMessagesOf(interlock: Interlock, threadId: string): Promise<string[]> {
+  return (await conversationOf(interlock, threadId)).filter((message) => message.role === 'user').map((message) => message.content);
+}
+
+async function pendingApprovals(interlock: Interlock, threadId: string) {
+  return (await interlock.pending()).filter((request) => request.threadId === threadId && request.operationType === 'TOOL_APPROVAL');
+}
+
+function approvalsOf(transcript: readonly ChatEntry[]) {
+  return transcript.filter((entry) => entry.role === 'approval');
+}
+
+describe('ChatChannel', () => {
+  it('shows a tool approval in the conversation as a message asking for yes or no', async () => {
+    const { interlock, chat, chatId } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+
+    const [approval] = approvalsOf(await chat.transcript(chatId));
+    expect(approval?.approval).toEqual({ toolName: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES }, status: 'pending' });
+    expect(approval?.text).toContain('write_file');
+    expect(approval?.text).toContain('NOTES.md');
+    expect(approval?.text).toContain('Reply "yes"');
+    expect(approval?.interactionId).toBeDefined();
+  });
+
+  it('approves with "yes": the tool runs, and the model and the conversation never see the "yes"', async () => {
+    const { interlock, chat, chatId, threadId, model, workspace } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    const [pending] = await pendingApprovals(interlock, threadId);
+
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'Yes!', 'alice'));
+
+    expect(result).toEqual({ kind: 'approval', interactionId: pending?.interactionId, decision: 'approve', interactionIds: [pending?.interactionId] });
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+    const seenByModel = model.requests.flatMap((request) => request.messages).map((message) => message.content);
+    expect(seenByModel.some((content) => /yes/i.test(content))).toBe(false);
+    expect(model.requests.at(-1)?.messages.at(-1)?.content).toMatch(/^\[SUCCESS\] wrote/);
+    const transcript = await chat.transcript(chatId);
+    expect(approvalsOf(transcript).map((entry) => entry.approval?.status)).toEqual(['approved']);
+    expect(approvalsOf(transcript)[0]?.approval?.answeredBy).toBe('alice');
+    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.' });
+    expect(await pendingApprovals(interlock, threadId)).toEqual([]);
+  });
+
+  it('refuses the call with "no": nothing is written and the agent is told it was refused', async () => {
+    const { interlock, chat, chatId, threadId, workspace } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'nope.', 'alice'));
+
+    expect(result).toMatchObject({ kind: 'approval', decision: 'reject' });
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+    const transcript = await chat.transcript(chatId);
+    expect(approvalsOf(transcript)[0]?.approval).toMatchObject({ status: 'rejected', answeredBy: 'alice' });
+    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Not done: write_file NOTES.md (you said no).' });
+  });
+
+  it('delivers an ordinary message to the agent, which answers it', async () => {
+    const { interlock, chat, chatId, threadId, model } = await setUp();
+
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'hello there', 'alice'));
+
+    expect(result).toEqual({ kind: 'agent', queued: false });
+    expect(model.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'user', content: 'hello there' });
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['hello there']);
+    const transcript = await chat.transcript(chatId);
+    expect(transcript.slice(-2)).toMatchObject([
+      { role: 'user', text: 'hello there', author: 'alice' },
+      { role: 'assistant', text: 'You said: "hello there"' },
+    ]);
+  });
+
+  it('gives a yes to the agent when no approval waits and none was just answered', async () => {
+    const { interlock, chat, chatId, threadId } = await setUp();
+
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
+
+    expect(result).toEqual({ kind: 'agent', queued: false });
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['yes']);
+  });
+
+  it('queues a message sent while an approval waits and delivers it, in order, when the agent next asks', async () => {
+    const { interlock, chat, chatId, threadId, model } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+
+    const first = await chat.receive(chatId, 'and after that, tell me a joke', 'alice');
+    const second = await chat.receive(chatId, 'a short one', 'bob');
+
+    expect(first).toEqual({ kind: 'agent', queued: true });
+    expect(second).toEqual({ kind: 'agent', queued: true });
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+    expect((await chat.transcript(chatId)).filter((entry) => entry.queued).map((entry) => entry.text)).toEqual([
+      'and after that, tell me a joke',
+      'a short one',
+    ]);
+
+    await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
+
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes', 'and after that, tell me a joke', 'a short one']);
+    expect(model.requests.flatMap((request) => request.messages).some((message) => message.content === 'yes')).toBe(false);
+    const transcript = await chat.transcript(chatId);
+    expect(transcript.some((entry) => entry.queued)).toBe(false);
+    expect(transcript.filter((entry) => entry.role === 'user' && entry.author === 'bob').map((entry) => entry.text)).toEqual(['a short one']);
+  });
+
+  it('asks which one when two approvals wait and a bare "yes" names none, then "yes 1" resolves only the first', async () => {
+    const { interlock, chat, chatId, threadId, workspace, model } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
+    const before = await pendingApprovals(interlock, threadId);
+    expect(before.map((request) => request.toolApproval?.toolParameters['path'])).toEqual(['NOTES.md', 'TODO.md']);
+    const calls = model.requests.length;
+
+    const unclear = await chat.receive(chatId, 'yes', 'alice');
+
+    expect(unclear.kind).toBe('clarify');
+    expect(unclear.kind === 'clarify' ? unclear.text : '').toMatch(/1\. .*NOTES\.md[\s\S]*2\. .*TODO\.md/);
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'notice', text: unclear.kind === 'clarify' ? unclear.text : '' });
+    expect(await pendingApprovals(interlock, threadId)).toEqual(before);
+    expect(model.requests.length).toBe(calls);
+
+    const first = await untilSettled(interlock, () => chat.receive(chatId, 'yes 1', 'alice'));
+
+    expect(first).toMatchObject({ kind: 'approval', decision: 'approve', interactionId: before[0]?.interactionId });
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+    expect(await readWorkspaceFile(workspace, 'TODO.md')).toBeUndefined();
+    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([before[1]?.interactionId]);
+    expect(approvalsOf(await chat.transcript(chatId)).map((entry) => entry.approval?.status)).toEqual(['approved', 'pending']);
+
+    // One left: a bare answer is clear again.
+    await untilSettled(interlock, () => chat.receive(chatId, 'no', 'alice'));
+
+    expect(await readWorkspaceFile(workspace, 'TODO.md')).toBeUndefined();
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes and write the todo']);
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.\nNot done: write_file TODO.md (you said no).' });
+  });
+
+  it('approves every waiting call with "all"', async () => {
+    const { interlock, chat, chatId, threadId, workspace } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
+    const before = await pendingApprovals(interlock, threadId);
+
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'all', 'alice'));
+
+    expect(result).toMatchObject({ kind: 'approval', decision: 'approve', interactionIds: before.map((request) => request.interactionId) });
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+    expect(await readWorkspaceFile(workspace, 'TODO.md')).toBe(CHAT_DEMO_TODO);
+  });
+
+  it('changes nothing on an ambiguous reply and asks again; the reply never reaches the agent', async () => {
+    const { interlock, chat, chatId, threadId, workspace, model } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    const before = await pendingApprovals(interlock, threadId);
+    const calls = model.requests.length;
+
+    for (const text of ['yes but change the path', "no, don't… yes", 'yes and no']) {
+      const result = await chat.receive(chatId, text, 'alice');
+      expect(result.kind).toBe('clarify');
+    }
+
+    expect(await pendingApprovals(interlock, threadId)).toEqual(before);
+    expect(model.requests.length).toBe(calls);
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
+    expect((await chat.transcript(chatId)).some((entry) => entry.queued)).toBe(false);
+  });
+
+  it('refuses a yes from someone who may not approve, and still takes one from someone who may', async () => {
+    const { interlock, chat, chatId, threadId, workspace } = await setUp({ canApprove: (author) => author === 'alice' });
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    const before = await pendingApprovals(interlock, threadId);
+
+    const refused = await chat.receive(chatId, 'yes', 'mallory');
+
+    expect(refused).toMatchObject({ kind: 'notice', reason: 'not_allowed' });
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'notice', text: expect.stringContaining('mallory may not answer') });
+    expect(await pendingApprovals(interlock, threadId)).toEqual(before);
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+
+    await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
+
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+  });
+
+  it('says "expired" to a yes that comes after the deadline, and the call does not run', async () => {
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    const clock = { now: () => now };
+    const { interlock, chat, chatId, workspace } = await setUp({ clock, workflow: { approvalTimeout: 60_000 } });
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    now += 61_000;
+
+    const late = await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
+
+    expect(late).toMatchObject({ kind: 'notice', reason: 'expired' });
+    expect(late.kind === 'notice' ? late.text : '').toMatch(/expired/);
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
+    const transcript = await chat.transcript(chatId);
+    expect(approvalsOf(transcript)[0]?.approval?.status).toBe('expired');
+    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Not done: write_file NOTES.md (nobody approved it in time).' });
+  });
+
+  it('says "already answered" when the numbered approval was answered elsewhere first', async () => {
+    const { interlock, chat, chatId, threadId } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
+    const [notes, todo] = await pendingApprovals(interlock, threadId);
+    await chat.receive(chatId, 'yes', 'alice');
+    // Bob approves the first one in the web inbox.
+    await untilSettled(interlock, () => interlock.respond(notes?.interactionId ?? '', { approved: true }, { responder: 'bob' }));
+
+    const late = await chat.receive(chatId, 'yes 1', 'alice');
+
+    expect(late).toMatchObject({ kind: 'notice', reason: 'already_answered' });
+    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([todo?.interactionId]);
+    expect(approvalsOf(await chat.transcript(chatId))[0]?.approval).toMatchObject({ status: 'approved', answeredBy: 'bob' });
+  });
+
+  it('passes a yes on to the agent once the agent has answered after the last approval', async () => {
+    const { interlock, chat, chatId, threadId } = await setUp();
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
+    await untilSettled(interlock, () => chat.receive(chatId, 'yes 1', 'alice'));
+    await untilSettled(interlock, () => chat.receive(chatId, 'yes 2', 'alice'));
+
+    // The agent has answered since; a late "yes" now is a message to it.
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
+
+    expect(result).toEqual({ kind: 'agent', queued: false });
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes and write the todo', 'yes']);
+  });
+
+  it('announces every change of a chat on updates$', async () => {
+    const { interlock, chat, chatId } = await setUp();
+    const updated: string[] = [];
+    const subscription = chat.updates$.subscribe({ next: (update) => updated.push(update.chatId) });
+
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    subscription.unsubscribe();
+
+    expect(updated.length).toBeGreaterThan(0);
+    expect(new Set(updated)).toEqual(new Set([chatId]));
+  });
+
+  it('keeps two chats apart: a yes in one does not answer the other', async () => {
+    const fixture = await createChatFixture();
+    fixtures.push(fixture);
+    const { interlock, chat } = fixture;
+    const first = await untilSettled(interlock, () => chat.open('alice'));
+    const second = await untilSettled(interlock, () => chat.open('bob'));
+    await untilSettled(interlock, () => chat.receive(first.chatId, 'write the notes', 'alice'));
+
+    const result = await untilSettled(interlock, () => chat.receive(second.chatId, 'yes', 'bob'));
+
+    expect(result).toEqual({ kind: 'agent', queued: false });
+    expect(await pendingApprovals(interlock, first.threadId)).toHaveLength(1);
+  });
+
+  it('tells the sender when the chat has ended', async () => {
+    const { interlock, chat, chatId } = await setUp({ workflow: { maxTurns: 1 } });
+    await untilSettled(interlock, () => chat.receive(chatId, 'hello', 'alice'));
+
+    const result = await chat.receive(chatId, 'hello again', 'alice');
+
+    expect(result).toMatchObject({ kind: 'notice', reason: 'chat_ended' });
+  });
+
+  it('refuses an unknown chat', async () => {
+    const { chat } = await setUp();
+
+    await expect(chat.receive('no-such-chat', 'hello', 'alice')).rejects.toSatisfy(
+      (error: unknown) => InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND',
+    );
+  });
+});
