@@ -26,7 +26,7 @@ interface ChatMemory {
   seen: Map<string, SeenApproval>;
   /** ADD_MESSAGE interactions already given a message (by the handler or by `respond`). */
   claimed: Set<string>;
-  /** The interaction ids of the numbered list last shown ("yes 2" refers to it). */
+  /** Approvals of several model turns waiting at once, numbered in the order they were asked (see numberingOf). */
   numbering: string[] | undefined;
   firstSeen: Map<string, string>;
 }
@@ -345,11 +345,25 @@ export class ChatChannel {
   }
 
   /**
-   * The numbers of the chat's approvals: 1, 2, … in the order they were asked, kept while any
-   * of them waits, so that "yes 2" still means the second after the first was answered. A
-   * new approval starts a new numbering of those pending.
+   * The numbers of the chat's approvals, 1-based, as `listed[number - 1]`. The calls of one
+   * model turn are numbered by their place in the turn (stored with each request, so the
+   * numbers hold across a restart and after some are answered: "yes 2" still means the
+   * second). Approvals from several turns at once are numbered in the order they were asked,
+   * remembered in this process. An answered one keeps its number (its id, if known).
    */
   private numberingOf(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string[] {
+    const batches = new Set(approvals.map((request) => request.toolApproval?.batch?.id));
+    const [batch] = batches;
+    const size = approvals[0]?.toolApproval?.batch?.size;
+    if (batches.size === 1 && batch !== undefined && size !== undefined) {
+      const asked = [...approvals, ...[...memory.seen.values()].map((seen) => seen.request)].filter(
+        (request) => request.toolApproval?.batch?.id === batch,
+      );
+      return Array.from(
+        { length: size },
+        (_, index) => asked.find((request) => request.toolApproval?.batch?.index === index)?.interactionId ?? `answered-${index + 1}`,
+      );
+    }
     const pendingIds = approvals.map((request) => request.interactionId);
     const numbering = memory.numbering;
     if (numbering && pendingIds.every((id) => numbering.includes(id))) return numbering;

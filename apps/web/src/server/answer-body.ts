@@ -8,6 +8,7 @@ export interface AnswerBody {
   reason?: string;
   instruction?: string;
   remember?: boolean;
+  resolution?: 'done' | 'retry' | 'fail';
   value?: unknown;
 }
 
@@ -30,10 +31,11 @@ export function toInteractionInput(body: AnswerBody, request: UserInteractionReq
   if (body.action !== 'reject' && body.reason !== undefined) throw badAnswer('"reason" goes with "reject"');
   if (body.action === 'reject' && body.remember !== undefined) throw badAnswer('"remember" goes with "approve" or "edit"');
   const instruction = body.instruction === undefined || body.instruction.trim() === '' ? {} : { userInstruction: body.instruction.trim() };
+  if (body.action !== 'approve' && body.resolution !== undefined) throw badAnswer('"resolution" goes with "approve"');
   const remember = body.remember === true ? { remember: true } : {};
   switch (body.action) {
     case 'approve':
-      return { approved: true, ...instruction, ...remember };
+      return { approved: true, ...instruction, ...remember, ...(body.resolution === undefined ? {} : { resolution: body.resolution }) };
     case 'edit':
       return { approved: true, editedParameters: body.arguments, ...instruction, ...remember };
     case 'reject':

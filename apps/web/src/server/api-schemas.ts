@@ -24,6 +24,7 @@ export const respondBody = {
     reason: { type: 'string', maxLength: 2000, description: 'reject: why, told to the model.' },
     instruction: { type: 'string', maxLength: 4000, description: 'approve, edit or reject: an instruction added to the conversation as a user message.' },
     remember: { type: 'boolean', description: 'approve or edit: remember this approval for the session (MEDIUM risk only).' },
+    resolution: { type: 'string', enum: ['done', 'retry', 'fail'], description: 'approve, for a call whose outcome is unknown (stage recovery): it ran (done), run it again (retry), or it failed (fail).' },
     value: { description: 'answer: the text or JSON value the question asks for.' },
   },
 } as const;

@@ -1,0 +1,113 @@
+// The Interlock web page: sign in, then the inbox, threads, timelines and the audit trail,
+// kept live by Server-Sent Events (every change refetches what is shown).
+/* global document, location, window, EventSource */
+import { api, ApiError, setCsrfToken } from './api.js';
+import { AuditView } from './audit-view.js';
+import { h } from './dom.js';
+import { InboxView } from './inbox-view.js';
+import { ThreadsView, TimelineView } from './threads-view.js';
+
+const main = document.querySelector('main');
+const whoami = document.querySelector('.whoami');
+const liveBadge = document.querySelector('.live');
+const notices = document.querySelector('.notices');
+
+function notify(message, tone = 'info') {
+  notices.prepend(h('li', { class: `notice ${tone}` }, message));
+  while (notices.children.length > 4) notices.lastElementChild.remove();
+}
+
+const views = {
+  inbox: new InboxView({ notify }),
+  threads: new ThreadsView({ notify }),
+  timeline: new TimelineView({ notify }),
+  audit: new AuditView(),
+};
+let current = views.inbox;
+let me = '';
+
+async function route() {
+  const [, name = 'inbox', id] = location.hash.replace(/^#\/?/, '#/').split('/');
+  const view = name === 'threads' && id ? views.timeline : (views[name] ?? views.inbox);
+  document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
+  current = view;
+  main.replaceChildren(view.element);
+  try {
+    if (view === views.timeline) await view.show(decodeURIComponent(id));
+    else await view.refresh();
+  } catch (error) {
+    handleError(error);
+  }
+}
+
+let refreshTimer;
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => current.refresh().catch(handleError), 120);
+}
+
+function handleError(error) {
+  if (error instanceof ApiError && error.status === 401) return showSignIn();
+  notify(error.message, 'error');
+}
+
+function connectLive() {
+  const source = new EventSource('/api/events');
+  source.addEventListener('open', () => {
+    liveBadge.textContent = '● live';
+    liveBadge.classList.add('on');
+    scheduleRefresh();
+  });
+  source.addEventListener('error', () => {
+    liveBadge.textContent = '○ reconnecting';
+    liveBadge.classList.remove('on');
+  });
+  source.addEventListener('change', (event) => {
+    const change = JSON.parse(event.data);
+    if (change.reason === 'answered' && change.responder !== undefined && change.responder !== `web:${me}` && current === views.inbox && views.inbox.cards.has(change.interactionId)) {
+      notify(`${change.responder} answered an interaction you were looking at.`, 'warn');
+    }
+    scheduleRefresh();
+  });
+}
+
+function showSignIn(message = '') {
+  whoami.textContent = '';
+  const token = h('input', { type: 'password', name: 'token', class: 'token', autocomplete: 'current-password', 'aria-label': 'Approver token', placeholder: 'the token printed at first start' });
+  const error = h('p', { class: 'card-error', role: 'alert' }, message);
+  main.replaceChildren(h('section', { class: 'view sign-in' },
+    h('h1', null, 'Sign in'),
+    h('p', null, 'Use the approver token that interlock-web printed when it first started (or one from your approvers file).'),
+    h('form', {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        try {
+          const session = await api('/api/session', { method: 'POST', body: { token: token.value.trim() } });
+          await start(session);
+        } catch (failure) {
+          error.textContent = failure.message;
+        }
+      },
+    }, token, h('button', { type: 'submit', class: 'primary' }, 'Sign in')),
+    error));
+  token.focus();
+}
+
+async function start(session) {
+  me = session.approver;
+  setCsrfToken(session.csrfToken);
+  whoami.replaceChildren(`Signed in as ${me} `, h('button', {
+    type: 'button',
+    class: 'sign-out',
+    onclick: async () => {
+      await api('/api/session', { method: 'DELETE' }).catch(() => undefined);
+      location.reload();
+    },
+  }, 'Sign out'));
+  connectLive();
+  window.addEventListener('hashchange', route);
+  setInterval(() => views.inbox.tick(), 1000);
+  await route();
+}
+
+api('/api/session').then(start, (error) => (error instanceof ApiError && error.status === 401 ? showSignIn() : notify(error.message, 'error')));

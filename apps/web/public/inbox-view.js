@@ -1,0 +1,313 @@
+// The inbox: a card per pending interaction, kept in place while it stays pending (so a
+// half-typed edit survives live refreshes), and a list of what was settled meanwhile.
+import { api, ApiError } from './api.js';
+import { clockTime, formatRemaining, h, shortId } from './dom.js';
+import { countInvisible, renderRevealed } from './invisible-characters.js';
+import { checkAgainstSchema } from './json-schema-check.js';
+
+const SETTLED_KEPT = 12;
+
+export class InboxView {
+  /** @param {{ notify: (message: string, tone?: string) => void }} options */
+  constructor({ notify }) {
+    this.notify = notify;
+    this.cards = new Map();
+    this.batchBars = new Map();
+    this.serverOffset = 0;
+    this.filter = { risk: '', tool: '' };
+    this.list = h('div', { class: 'cards', 'aria-live': 'polite' });
+    this.empty = h('p', { class: 'empty', hidden: true }, 'Nothing waits for an answer. New approvals appear here as soon as an agent asks.');
+    this.settledList = h('ol', { class: 'settled' });
+    this.element = h(
+      'section',
+      { class: 'view inbox-view' },
+      h('div', { class: 'view-header' }, h('h1', null, 'Inbox'), this.filters()),
+      this.empty,
+      this.list,
+      h('h2', null, 'Recently settled'),
+      this.settledList,
+    );
+  }
+
+  filters() {
+    const risk = h('select', { class: 'filter-risk', 'aria-label': 'Risk', onchange: (event) => this.setFilter('risk', event.target.value) },
+      h('option', { value: '' }, 'any risk'), h('option', { value: 'HIGH' }, 'HIGH'), h('option', { value: 'MEDIUM' }, 'MEDIUM'), h('option', { value: 'LOW' }, 'LOW'));
+    const tool = h('input', { class: 'filter-tool', placeholder: 'tool name', 'aria-label': 'Tool', onchange: (event) => this.setFilter('tool', event.target.value.trim()) });
+    return h('div', { class: 'filters' }, risk, tool);
+  }
+
+  setFilter(name, value) {
+    this.filter[name] = value;
+    void this.refresh();
+  }
+
+  async refresh() {
+    const query = new URLSearchParams(Object.entries(this.filter).filter(([, value]) => value !== ''));
+    const { serverTime, interactions } = await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`);
+    this.serverOffset = Date.parse(serverTime) - Date.now();
+    const pendingIds = new Set(interactions.map((request) => request.interactionId));
+    for (const [interactionId, card] of this.cards) {
+      if (pendingIds.has(interactionId)) continue;
+      card.element.remove();
+      this.cards.delete(interactionId);
+      void this.settle(card.request);
+    }
+    const batchMembers = new Map();
+    for (const request of interactions) {
+      const batch = request.toolApproval?.batch;
+      if (batch !== undefined && batch.size > 1) batchMembers.set(batch.id, [...(batchMembers.get(batch.id) ?? []), request]);
+    }
+    const order = [];
+    const seenBatches = new Set();
+    for (const request of interactions) {
+      const batchId = request.toolApproval?.batch?.id;
+      const members = batchId === undefined ? undefined : batchMembers.get(batchId);
+      if (members !== undefined && members.length > 1 && !seenBatches.has(batchId)) {
+        seenBatches.add(batchId);
+        order.push(this.batchBar(batchId, members));
+      }
+      if (!this.cards.has(request.interactionId)) this.cards.set(request.interactionId, { request, element: this.card(request) });
+      order.push(this.cards.get(request.interactionId).element);
+    }
+    for (const [batchId, bar] of this.batchBars) if (!seenBatches.has(batchId)) {
+      bar.remove();
+      this.batchBars.delete(batchId);
+    }
+    const current = [...this.list.children];
+    if (current.length !== order.length || current.some((element, index) => element !== order[index])) this.list.replaceChildren(...order);
+    this.empty.hidden = interactions.length > 0;
+    this.tick();
+  }
+
+  /** Updates the countdowns. */
+  tick() {
+    const now = Date.now() + this.serverOffset;
+    for (const countdown of this.list.querySelectorAll('[data-deadline]')) {
+      const remaining = Date.parse(countdown.dataset.deadline) - now;
+      countdown.textContent = remaining <= 0 ? 'deadline passed' : `${formatRemaining(remaining)} left`;
+      countdown.classList.toggle('urgent', remaining < 60_000);
+    }
+  }
+
+  batchBar(batchId, members) {
+    let bar = this.batchBars.get(batchId);
+    const label = `Approve all ${members.length} calls of this turn`;
+    if (bar === undefined) {
+      bar = h('div', { class: 'batch-bar', dataset: { batchId } }, h('span', { class: 'batch-text' }), h('button', { class: 'approve-batch', type: 'button' }, label));
+      this.batchBars.set(batchId, bar);
+    }
+    bar.querySelector('.batch-text').textContent = `One model turn proposed ${members.length} calls that wait for you:`;
+    const button = bar.querySelector('.approve-batch');
+    button.textContent = label;
+    button.onclick = async () => {
+      button.disabled = true;
+      try {
+        const { results } = await api('/api/interactions/approve-batch', { method: 'POST', body: { interactionIds: members.map((request) => request.interactionId) } });
+        const refused = results.filter((result) => result.result === 'refused');
+        this.notify(refused.length === 0 ? `Approved ${results.length} calls.` : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`, refused.length === 0 ? 'ok' : 'warn');
+      } catch (error) {
+        this.notify(error.message, 'error');
+      } finally {
+        button.disabled = false;
+        void this.refresh();
+      }
+    };
+    return bar;
+  }
+
+  card(request) {
+    return request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
+  }
+
+  approvalCard(request) {
+    const approval = request.toolApproval;
+    const argumentsText = JSON.stringify(approval.toolParameters, null, 2);
+    const argumentsBlock = h('pre', { class: 'arguments' });
+    renderRevealed(argumentsBlock, argumentsText);
+    const hidden = countInvisible(argumentsText);
+    const error = h('p', { class: 'card-error', role: 'alert' });
+    const instruction = h('textarea', { class: 'instruction', rows: 2, placeholder: 'An instruction for the agent (optional), e.g. "use staging"' });
+    const reason = h('input', { class: 'reason', placeholder: 'Why you reject it (told to the agent)' });
+    const editor = this.editor(request, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction) }, editorError));
+    const editorError = editor.querySelector('.edit-error');
+    const card = h(
+      'article',
+      { class: `card approval risk-${approval.riskLevel}`, dataset: { interactionId: request.interactionId, tool: approval.toolName } },
+      h('header', null,
+        h('span', { class: 'tool' }, approval.toolName),
+        h('span', { class: `risk risk-${approval.riskLevel}` }, approval.riskLevel),
+        h('span', { class: 'category' }, approval.category),
+        approval.stage === 'execution' ? null : h('span', { class: 'stage' }, `${approval.stage} stage`),
+        countdown(request),
+      ),
+      h('p', { class: 'prompt' }, request.prompt),
+      h('dl', { class: 'meta' },
+        h('dt', null, 'Asked by rule'), h('dd', { class: 'rule' }, approval.rule),
+        h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
+        h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
+        h('dt', null, 'Tool'), h('dd', null, approval.toolDescription),
+      ),
+      hidden > 0 ? h('p', { class: 'invisible-warning' }, `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`) : null,
+      h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
+      argumentsBlock,
+      approval.stage === 'result' ? resultBlock(approval.result) : null,
+      editor,
+      h('label', { class: 'field' }, 'Instruction', instruction),
+      approval.stage === 'recovery'
+        ? h('div', { class: 'actions' },
+            h('button', { type: 'button', class: 'resolve-done', onclick: () => this.send(card, { action: 'approve', resolution: 'done' }, error) }, 'It ran: go on'),
+            h('button', { type: 'button', class: 'resolve-retry', onclick: () => this.send(card, { action: 'approve', resolution: 'retry' }, error) }, 'Run it again'),
+            h('button', { type: 'button', class: 'reject', onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error) }, 'It failed'))
+        : h('div', { class: 'actions' },
+            h('button', { type: 'button', class: 'approve primary', onclick: () => this.send(card, { action: 'approve', ...instructionOf(instruction) }, error) }, 'Approve'),
+            approval.stage === 'execution' ? h('button', { type: 'button', class: 'edit', onclick: () => openEditor(editor, approval.toolParameters) }, 'Edit arguments…') : null,
+            h('span', { class: 'reject-group' }, reason, h('button', { type: 'button', class: 'reject danger', onclick: () => this.send(card, { action: 'reject', reason: reason.value, ...instructionOf(instruction) }, error) }, 'Reject'))),
+      error,
+    );
+    return card;
+  }
+
+  editor(request, submit) {
+    const schema = request.toolApproval.parametersSchema;
+    const text = h('textarea', { class: 'edit-arguments', rows: 8, spellcheck: 'false', 'aria-label': 'Edited arguments (JSON)' });
+    const problem = h('p', { class: 'edit-error', role: 'alert' });
+    const save = () => {
+      problem.textContent = '';
+      let value;
+      try {
+        value = JSON.parse(text.value);
+      } catch (error) {
+        problem.textContent = `Not valid JSON: ${error.message}`;
+        return;
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        problem.textContent = 'The arguments must be one JSON object, e.g. {"path": "NOTES.md"}.';
+        return;
+      }
+      const problems = checkAgainstSchema(value, schema);
+      if (problems.length > 0) {
+        problem.textContent = `Does not match the tool's schema: ${problems.join('; ')}`;
+        return;
+      }
+      submit(value);
+    };
+    return h('div', { class: 'editor', hidden: true },
+      h('label', { class: 'field' }, `Arguments as JSON${schema ? ' (checked against the tool\'s schema)' : ''}`, text),
+      problem,
+      h('div', { class: 'actions' },
+        h('button', { type: 'button', class: 'send-edit primary', onclick: save }, 'Approve with these arguments'),
+        h('button', { type: 'button', class: 'cancel-edit', onclick: (event) => (event.target.closest('.editor').hidden = true) }, 'Cancel')));
+  }
+
+  questionCard(request) {
+    const error = h('p', { class: 'card-error', role: 'alert' });
+    const card = h('article', { class: 'card question', dataset: { interactionId: request.interactionId } },
+      h('header', null, h('span', { class: 'tool' }, 'Question'), h('span', { class: 'category' }, request.operationType), countdown(request)),
+      h('p', { class: 'prompt' }, request.prompt),
+      h('dl', { class: 'meta' },
+        h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
+        h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId)))),
+      error);
+    const answer = (value) => this.send(card, { action: 'answer', value }, error);
+    const input = request.input ?? { kind: 'text' };
+    let controls;
+    switch (input.kind) {
+      case 'confirm':
+        controls = [h('button', { type: 'button', class: 'primary answer-yes', onclick: () => answer(true) }, 'Yes'), h('button', { type: 'button', class: 'answer-no', onclick: () => answer(false) }, 'No')];
+        break;
+      case 'choice':
+        controls = input.options.map((option) => {
+          const value = typeof option === 'string' ? option : option.value;
+          return h('button', { type: 'button', class: 'answer-choice', dataset: { value }, onclick: () => answer(value) }, typeof option === 'string' ? option : option.label);
+        });
+        break;
+      default: {
+        const field = h(input.kind === 'json' ? 'textarea' : 'input', { class: 'answer-text', placeholder: input.placeholder ?? '', value: input.default ?? '' });
+        controls = [field, h('button', { type: 'button', class: 'primary answer-send', onclick: () => answer(field.value) }, 'Send')];
+      }
+    }
+    card.insertBefore(h('div', { class: 'actions' }, ...controls), error);
+    return card;
+  }
+
+  async send(card, body, errorElement) {
+    const buttons = card.querySelectorAll('button');
+    buttons.forEach((button) => (button.disabled = true));
+    errorElement.textContent = '';
+    try {
+      await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body });
+      card.classList.add('answered');
+      this.notify(`${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId)}).`, 'ok');
+      void this.refresh();
+    } catch (error) {
+      errorElement.textContent = error.message;
+      if (error instanceof ApiError && (error.status === 409 || error.status === 410)) {
+        card.classList.add('settled-elsewhere');
+        this.notify(error.message, 'warn');
+        void this.refresh();
+        return;
+      }
+      buttons.forEach((button) => (button.disabled = false));
+    }
+  }
+
+  /** Adds a line to "Recently settled" saying how an interaction that left the inbox ended, and who decided. */
+  async settle(request) {
+    let line;
+    try {
+      line = describeSettlement(request, await api(`/api/interactions/${request.interactionId}`));
+    } catch {
+      line = `${subjectOf(request)}: no longer pending`;
+    }
+    const item = h('li', { class: 'settled-item', dataset: { interactionId: request.interactionId } }, h('time', null, clockTime(new Date().toISOString())), ' ', line);
+    this.settledList.prepend(item);
+    while (this.settledList.children.length > SETTLED_KEPT) this.settledList.lastElementChild.remove();
+  }
+}
+
+function countdown(request) {
+  if (request.deadline === null) return h('span', { class: 'countdown none' }, 'no deadline');
+  return h('span', { class: 'countdown', dataset: { deadline: request.deadline }, title: `deadline ${request.deadline}` });
+}
+
+function resultBlock(result) {
+  const block = h('pre', { class: 'result' });
+  renderRevealed(block, typeof result === 'string' ? result : JSON.stringify(result, null, 2));
+  return h('div', null, h('h3', null, 'Result the model would see'), block);
+}
+
+function openEditor(editor, parameters) {
+  const text = editor.querySelector('.edit-arguments');
+  if (editor.hidden) text.value = JSON.stringify(parameters, null, 2);
+  editor.hidden = false;
+  text.focus();
+}
+
+function instructionOf(textarea) {
+  const text = textarea.value.trim();
+  return text === '' ? {} : { instruction: text };
+}
+
+function describeBody(body) {
+  const verb = { approve: 'Approved', edit: 'Approved with edited arguments', reject: 'Rejected', answer: 'Answered' }[body.action];
+  return body.instruction ? `${verb}, with an instruction` : verb;
+}
+
+function subjectOf(request) {
+  return request.toolApproval ? `${request.toolApproval.toolName} (${shortId(request.interactionId)})` : `"${request.prompt}"`;
+}
+
+function describeSettlement(request, state) {
+  const subject = subjectOf(request);
+  if (state.status === 'failed') {
+    if (state.failureReason === 'timeout') return `${subject}: expired — nobody answered before the deadline`;
+    return `${subject}: ${state.failureReason} — ${state.failureMessage ?? ''}`;
+  }
+  const by = state.response?.responder ?? 'someone';
+  const input = state.response?.input;
+  if (request.toolApproval === undefined) return `${subject}: answered by ${by}`;
+  const verb = input?.approved ? (input.editedParameters ? 'approved with edited arguments' : 'approved') : 'rejected';
+  const reason = input?.denyReason ? ` (${input.denyReason})` : '';
+  const instruction = input?.userInstruction ? ` with the instruction "${input.userInstruction}"` : '';
+  return `${subject}: ${verb} by ${by}${reason}${instruction}`;
+}

@@ -1,0 +1,63 @@
+// Makes invisible and direction-changing characters visible, so an approver sees the exact
+// arguments a tool gets: "invoice\u202Efdp.exe" shows as invoice⟨U+202E⟩fdp.exe.
+
+/* global document */
+
+/** Code point ranges that render as nothing, or reorder the text around them. Newlines and tabs stay as they are. */
+const INVISIBLE_RANGES = [
+  [0x0000, 0x0008], [0x000b, 0x001f], [0x007f, 0x009f], [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c],
+  [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f], [0x200b, 0x200f], [0x2028, 0x202e], [0x2060, 0x206f],
+  [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff9, 0xfffb], [0xe0000, 0xe007f], [0xe0100, 0xe01ef],
+];
+
+/** Whether a character (one code point) is invisible or changes the direction of text. */
+export function isInvisible(character) {
+  const code = character.codePointAt(0);
+  return INVISIBLE_RANGES.some(([low, high]) => code >= low && code <= high);
+}
+
+/** The name shown for a code point: U+202E. */
+export function codePointLabel(character) {
+  return `U+${character.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Splits text into plain runs and invisible characters.
+ * @returns {Array<{ text: string } | { invisible: string, label: string }>}
+ */
+export function revealInvisible(text) {
+  const parts = [];
+  let run = '';
+  for (const character of text) {
+    if (!isInvisible(character)) {
+      run += character;
+      continue;
+    }
+    if (run !== '') parts.push({ text: run });
+    run = '';
+    parts.push({ invisible: character, label: codePointLabel(character) });
+  }
+  if (run !== '') parts.push({ text: run });
+  return parts;
+}
+
+/** How many invisible characters the text holds. */
+export function countInvisible(text) {
+  return revealInvisible(text).filter((part) => 'invisible' in part).length;
+}
+
+/** Renders text into `element`, each invisible character as a red ⟨U+XXXX⟩ marker. */
+export function renderRevealed(element, text) {
+  element.replaceChildren();
+  for (const part of revealInvisible(text)) {
+    if ('text' in part) {
+      element.append(document.createTextNode(part.text));
+      continue;
+    }
+    const marker = document.createElement('span');
+    marker.className = 'invisible-char';
+    marker.title = `invisible character ${part.label}`;
+    marker.textContent = `⟨${part.label}⟩`;
+    element.append(marker);
+  }
+}
