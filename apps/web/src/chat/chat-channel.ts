@@ -9,7 +9,7 @@ import type {
   UserInteractionRequest,
 } from '@interlock/sdk-types';
 import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
-import { approvalText, buildTranscript, summariseArguments, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
+import { approvalEntryId, approvalKey, approvalText, buildTranscript, summariseArguments, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -183,6 +183,9 @@ export class ChatChannel {
       targets = named.filter((id) => id !== undefined);
     } else if (state.approvals.length === 1) targets = pendingIds;
     else return clarify('');
+    // The reply is shown after the approval it answers, wherever that line moves.
+    const answered = targets.map((id) => state.approvals.find((request) => request.interactionId === id)?.toolApproval).findLast(Boolean);
+    if (answered) this.reanchor(memory, after, approvalEntryId(approvalKey(answered.toolCallId, answered.stage)));
     const approved = reply.kind === 'approve';
     const resolved: string[] = [];
     let refusal: ReceiveResult | undefined;
@@ -193,7 +196,7 @@ export class ChatChannel {
         ? (await this.interlock.respond(interactionId, { approved }, { responder: author })).status
         : entry?.approval?.status === 'expired' ? 'expired' : 'already_answered';
       if (outcome === 'accepted' && request?.toolApproval) {
-        const key = `${request.toolApproval.toolCallId}-${request.toolApproval.stage}`;
+        const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
         memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.isoNow() } });
         resolved.push(interactionId);
         continue;
@@ -257,7 +260,7 @@ export class ChatChannel {
     if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.session.channel === this.channel && event.request.session.chatId !== undefined) {
       const memory = this.memoryFor(event.request.session.chatId, event.threadId);
       const details = event.request.toolApproval;
-      if (details) memory.seen.set(`${details.toolCallId}-${details.stage}`, { request: event.request });
+      if (details) memory.seen.set(approvalKey(details.toolCallId, details.stage), { request: event.request });
       if (event.operationType === 'ADD_MESSAGE' && memory.queue.length > 0) void this.drain(memory).catch(() => undefined);
     }
     const chatId = this.chatOfThread.get(event.threadId);
@@ -390,6 +393,11 @@ export class ChatChannel {
     const full: ChatEntry = { id: this.noteId(), at: this.isoNow(), ...entry };
     memory.notes.push({ entry: full, after });
     return full;
+  }
+
+  private reanchor(memory: ChatMemory, id: string, after: string): void {
+    const note = memory.notes.find((candidate) => candidate.entry.id === id);
+    if (note) note.after = after;
   }
 
   /** Drops a note again: a message that goes to the agent is shown from the queue or the conversation instead. */

@@ -90,6 +90,15 @@ export function buildTranscript(sources: TranscriptSources): ChatEntry[] {
   return [...withNotes(spine, sources.notes), ...sources.queued];
 }
 
+/** The id of the transcript line of a tool approval: one per call and stage. */
+export function approvalKey(toolCallId: string, stage: string): string {
+  return `${toolCallId}-${stage}`;
+}
+
+export function approvalEntryId(key: string): string {
+  return `approval-${key}`;
+}
+
 /** The text of a tool approval, by its status. */
 export function approvalText(toolName: string, parameters: Record<string, unknown>, status: ChatApprovalStatus, answeredBy?: string): string {
   const call = `${toolName} with ${summariseArguments(parameters)}`;
@@ -117,7 +126,7 @@ export function summariseArguments(parameters: Record<string, unknown>): string 
 
 function approvalEntry(line: ApprovalLine): ChatEntry {
   return {
-    id: `approval-${line.key}`,
+    id: approvalEntryId(line.key),
     role: 'approval',
     text: approvalText(line.toolName, line.arguments, line.status, line.answeredBy),
     at: line.at,
@@ -152,7 +161,7 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
   for (const entry of sources.audit) {
     const person = entry.decidedBy === 'person';
     if (!person && !entry.decidedBy.startsWith('interaction:')) continue;
-    const key = `${entry.toolCallId}-${entry.stage}`;
+    const key = approvalKey(entry.toolCallId, entry.stage);
     const known = lines.get(key);
     lines.set(key, {
       key,
@@ -177,7 +186,7 @@ function lineOfRequest(request: UserInteractionRequest): ApprovalLine | undefine
   const details = request.toolApproval;
   if (request.operationType !== 'TOOL_APPROVAL' || !details) return undefined;
   return {
-    key: `${details.toolCallId}-${details.stage}`,
+    key: approvalKey(details.toolCallId, details.stage),
     toolCallId: details.toolCallId,
     toolName: details.toolName,
     arguments: details.toolParameters,
