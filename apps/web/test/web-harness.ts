@@ -28,6 +28,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   bodyLimit?: number;
   pollInterval?: number;
+  /** Turns the request log on, into this stream. */
+  logStream?: NodeJS.WritableStream;
 }
 
 /** A web server on 127.0.0.1 over a SQLite file in a temporary directory, with the demo workflows. */
@@ -36,7 +38,7 @@ export interface WebHarness extends WebInterlock {
   baseUrl: string;
   tokens: Record<string, string>;
   directory: string;
-  /** Starts a release-agent thread on the web channel and waits until it waits for its approvals. */
+  /** Starts a release-agent thread on the web channel and waits until it waits for its approvals: write_file, then bash. */
   startReleaseAgent(): Promise<{ threadId: string; approvals: UserInteractionRequest[]; outcome: ThreadOutcome }>;
   close(): Promise<void>;
 }
@@ -59,6 +61,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     workflows: web.workflows,
     pollInterval: options.pollInterval ?? 200,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
+    ...(options.logStream === undefined ? {} : { logger: true, logStream: options.logStream }),
     ...(options.clock === undefined ? {} : { now: options.clock.now }),
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -71,7 +74,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     async startReleaseAgent() {
       const thread = await web.interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
       const outcome = await thread.done();
-      const approvals = (await web.interlock.pending()).filter((request) => request.threadId === thread.threadId);
+      // In the order the model proposed them (both were asked at the same instant).
+      const approvals = (await web.interlock.pending())
+        .filter((request) => request.threadId === thread.threadId)
+        .sort((a, b) => (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
       return { threadId: thread.threadId, approvals, outcome };
     },
     async close() {
@@ -80,6 +86,52 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
       await rm(directory, { recursive: true, force: true });
     },
   };
+}
+
+/** What {@link request} returns. */
+export interface ApiResponse {
+  status: number;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  method?: string;
+  token?: string;
+  cookie?: string;
+  csrf?: string;
+  origin?: string;
+  body?: unknown;
+  /** Sent as is, instead of JSON.stringify(body). */
+  rawBody?: string;
+  contentType?: string;
+}
+
+/** One HTTP request to the harness, as a script or a browser would send it. */
+export async function request(harness: Pick<WebHarness, 'baseUrl'>, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+  if (options.cookie !== undefined) headers['cookie'] = options.cookie;
+  if (options.csrf !== undefined) headers['x-csrf-token'] = options.csrf;
+  if (options.origin !== undefined) headers['origin'] = options.origin;
+  const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+  if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
+  const response = await fetch(`${harness.baseUrl}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed, headers: response.headers };
+}
+
+/** Signs in with a token the way the page does: the session cookie and the CSRF token. */
+export async function signIn(harness: WebHarness, name: string): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+  const response = await request(harness, '/api/session', { body: { token: harness.tokens[name] } });
+  const setCookie = response.headers.get('set-cookie') ?? '';
+  return { cookie: setCookie.split(';')[0] ?? '', csrf: response.body.csrfToken, setCookie };
 }
 
 /** Calls `check` until it returns a value that is not undefined (work finishing in the background), or fails after `timeout` ms. */

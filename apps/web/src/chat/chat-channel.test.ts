@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InterlockError, type Interlock } from '@interlock/core';
 import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
 import type { ChatEntry } from './chat-types.js';
-import { createChatFixture, readWorkspaceFile, removeWorkspace, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
+import { createChatFixture, gatedChatModel, readWorkspaceFile, removeWorkspace, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
 
 const fixtures: ChatFixture[] = [];
 
@@ -241,6 +241,25 @@ describe('ChatChannel', () => {
     expect(late).toMatchObject({ kind: 'notice', reason: 'already_answered' });
     expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([todo?.interactionId]);
     expect(approvalsOf(await chat.transcript(chatId))[0]?.approval).toMatchObject({ status: 'approved', answeredBy: 'bob' });
+  });
+
+  it('says "already answered" to a second yes while the agent is still working on the first', async () => {
+    const gated = gatedChatModel();
+    const { interlock, chat, chatId, threadId, workspace } = await setUp({ model: gated.model });
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+    const busy = gated.hold();
+    const first = await chat.receive(chatId, 'yes', 'alice');
+    await busy;
+
+    const second = await chat.receive(chatId, 'YES', 'bob');
+
+    expect(first).toMatchObject({ kind: 'approval', decision: 'approve' });
+    expect(second).toMatchObject({ kind: 'notice', reason: 'already_answered' });
+    expect(second.kind === 'notice' ? second.text : '').toContain('approved by alice');
+    await untilSettled(interlock, async () => gated.release());
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
+    expect(gated.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content))).toBe(false);
   });
 
   it('passes a yes on to the agent once the agent has answered after the last approval', async () => {

@@ -107,6 +107,7 @@ export class ChatChannel {
    */
   async receive(chatId: string, text: string, author: string): Promise<ReceiveResult> {
     const memory = await this.memoryOf(chatId);
+    await this.recover(memory);
     try {
       return await this.lock.run(chatId, () => this.take(memory, text, author));
     } finally {
@@ -128,7 +129,7 @@ export class ChatChannel {
   private async take(memory: ChatMemory, text: string, author: string): Promise<ReceiveResult> {
     const state = await this.load(memory);
     const after = this.anchorOf(state.transcript);
-    const said = this.note(memory, after, { role: 'user', text, author });
+    const said = this.note(memory, after, { role: 'user', text, author, consumed: true });
     const notice = (reason: ChatNoticeReason, message: string): ReceiveResult => {
       this.note(memory, said.id, { role: 'notice', text: message });
       return { kind: 'notice', reason, text: message };
@@ -148,11 +149,12 @@ export class ChatChannel {
       this.note(memory, said.id, { role: 'notice', text: question });
       return { kind: 'clarify', text: question };
     }
-    if (reply.kind === 'approve' || reply.kind === 'reject') {
-      const stale = lastApproval(state.transcript);
-      if (stale?.approval?.status === 'expired') return notice('expired', `That approval has expired: ${stale.text}`);
-      if (stale?.approval?.status === 'cancelled') return notice('cancelled', `That approval was cancelled: ${stale.text}`);
-      if (stale) return notice('already_answered', `That approval was already answered: ${stale.text}`);
+    const late = reply.kind === 'approve' || reply.kind === 'reject' ? lastApproval(state.transcript) : undefined;
+    if (late && (reply.kind === 'approve' || reply.kind === 'reject')) {
+      if (!this.canApprove(author, state.thread.workflowId)) {
+        return notice('not_allowed', `${author} may not answer tool approvals in this chat; nothing was decided.`);
+      }
+      return this.answerLate(memory, late, reply.kind, author, said.id, notice);
     }
     this.forget(memory, said.id);
     return this.deliver(memory, state, { text, author, at: said.at });
@@ -208,6 +210,52 @@ export class ChatChannel {
     const [first] = resolved;
     if (first === undefined) return refusal ?? notice('already_answered', 'That approval was already answered.');
     return { kind: 'approval', interactionId: first, decision: reply.kind, interactionIds: resolved };
+  }
+
+  /**
+   * A yes or no while no approval waits, for the approval it most likely meant (see
+   * {@link lastApproval}): "expired", "cancelled" or "already answered" — or, if the store has
+   * not settled it yet (asked here, answered nowhere), the answer after all.
+   */
+  private async answerLate(
+    memory: ChatMemory,
+    late: ChatEntry,
+    decision: 'approve' | 'reject',
+    author: string,
+    said: string,
+    notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
+  ): Promise<ReceiveResult> {
+    this.reanchor(memory, said, late.id);
+    const call = late.approval ? `${late.approval.toolName} with ${summariseArguments(late.approval.arguments)}` : 'the call';
+    const expired = () => notice('expired', `Too late: the approval of ${call} has expired, so it did not run. Ask the agent again if you still want it.`);
+    const status = late.approval?.status;
+    if (status === 'pending' && late.interactionId !== undefined) {
+      const outcome = (await this.interlock.respond(late.interactionId, { approved: decision === 'approve' }, { responder: author })).status;
+      if (outcome === 'accepted') return { kind: 'approval', interactionId: late.interactionId, decision, interactionIds: [late.interactionId] };
+      return outcome === 'expired' ? expired() : notice('already_answered', `The approval of ${call} was already answered.`);
+    }
+    if (status === 'expired') return expired();
+    if (status === 'cancelled') return notice('cancelled', `The approval of ${call} was cancelled, so it did not run.`);
+    const by = late.approval?.answeredBy === undefined ? '' : ` by ${late.approval.answeredBy}`;
+    return notice('already_answered', `The approval of ${call} was already answered (${status ?? 'answered'}${by}).`);
+  }
+
+  /**
+   * A thread that waits only on interactions that are no longer pending (their deadline
+   * passed while no process ran, and `createInterlock` timed them out) goes on: the agent is
+   * told, and the transcript shows them expired before the message is taken.
+   */
+  private async recover(memory: ChatMemory): Promise<void> {
+    const [threads, pending] = await Promise.all([this.interlock.threads(), this.interlock.pending()]);
+    const thread = threads.find((candidate) => candidate.threadId === memory.threadId);
+    const waiting = new Set(pending.map((request) => request.interactionId));
+    if (thread?.status !== 'waiting' || thread.pendingInteractionIds.length === 0) return;
+    if (thread.pendingInteractionIds.some((id) => waiting.has(id))) return;
+    try {
+      await (await this.interlock.resume(thread.threadId)).done();
+    } catch (error) {
+      if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
+    }
   }
 
   /** Gives a message to the agent if it waits for one (older queued messages first), else queues it. */
@@ -420,12 +468,22 @@ export class ChatChannel {
   }
 }
 
-/** The last approval of the chat, if nothing the agent said came after it. */
+/**
+ * The approval a yes or no sent while none waits most likely meant: the last one asked since
+ * the last message delivered to the agent. One that expired or was cancelled counts even if
+ * the agent has spoken since (it only reported that); one that was answered counts until the
+ * agent speaks again, because a yes after that may answer a question the agent asked.
+ */
 function lastApproval(transcript: readonly ChatEntry[]): ChatEntry | undefined {
+  let agentSpoke = false;
   for (let index = transcript.length - 1; index >= 0; index -= 1) {
     const entry = transcript[index];
-    if (entry?.role === 'assistant') return undefined;
-    if (entry?.role === 'approval') return entry;
+    if (entry?.role === 'user' && entry.consumed !== true) return undefined;
+    if (entry?.role === 'assistant') agentSpoke = true;
+    if (entry?.role === 'approval') {
+      const status = entry.approval?.status;
+      return status === 'expired' || status === 'cancelled' || !agentSpoke ? entry : undefined;
+    }
   }
   return undefined;
 }

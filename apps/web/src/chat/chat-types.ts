@@ -28,6 +28,8 @@ export interface ChatEntry {
   };
   /** A user message the agent has not taken yet (it is busy); it is delivered when it next asks. */
   queued?: boolean;
+  /** A user message the channel kept from the agent: a yes or no it took as an approval reply, or one it refused or asked about. */
+  consumed?: boolean;
 }
 
 /** Why a message was answered by a notice instead of being acted on. */

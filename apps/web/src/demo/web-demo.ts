@@ -79,7 +79,7 @@ export function releaseQuestionWorkflow(): WorkflowDefinitionInput {
           operationType: 'UPDATE_VARIABLES',
           prompt: 'Which environment should build 42 go to?',
           input: { kind: 'choice', options: ['staging', 'production'] },
-          variables: [{ variableName: 'environment', expression: 'input', scope: 'thread' }],
+          variables: [{ variableName: 'environment', expression: '{{ input }}', scope: 'thread' }],
         },
       },
       { id: 'end', type: 'END', config: { output: '{{ environment }}' } },

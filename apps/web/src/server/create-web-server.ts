@@ -41,10 +41,27 @@ export interface WebServerOptions {
   pollInterval?: number;
   /** The time, for deadlines. Default Date.now. */
   now?: () => number;
-  /** Log requests (info level, to stdout). Default off. Tokens, cookies and the CSRF header are redacted. */
+  /** Log requests (info level, to stdout or `logStream`). Default off. Tokens, cookies and the CSRF header are redacted. */
   logger?: boolean;
+  /** Where the log goes when `logger` is on. Default stdout. */
+  logStream?: NodeJS.WritableStream;
   /** Where the page's files are. Default the package's public/. */
   publicDirectory?: string;
+}
+
+/** A route the server answers (HEAD routes fastify adds are left out). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered, e.g. to check the OpenAPI document names them all. */
+    registeredRoutes: readonly RegisteredRoute[];
+    /** The live feed behind `/api/events`: publish to it, or run a `tick()` of the store watch. */
+    liveUpdates: LiveUpdates;
+  }
 }
 
 const DEFAULT_PUBLIC_DIRECTORY = fileURLToPath(new URL('../../public/', import.meta.url));
@@ -62,7 +79,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   const now = options.now ?? Date.now;
   const app = Fastify({
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    logger: options.logger === true ? REDACTED_LOGGER : false,
+    logger: options.logger === true ? { ...REDACTED_LOGGER, ...(options.logStream === undefined ? {} : { stream: options.logStream }) } : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const sessions = new SessionStore(now);
@@ -81,6 +98,14 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     channel: options.channel ?? WEB_CHANNEL,
   };
 
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) if (method !== 'HEAD') routes.push({ method, url: route.url });
+  });
+  app.decorate('registeredRoutes', routes);
+  app.decorate('liveUpdates', live);
+  // JSON only: a cross-site form can post text/plain without asking first, so nothing else is read.
+  app.removeContentTypeParser('text/plain');
   await app.register(fastifyCookie);
   app.decorateRequest('approver', undefined);
   app.addHook('onRequest', createRequestGuard(options.approvers, sessions));

@@ -22,11 +22,13 @@ export interface ChatFixtureOptions {
   clock?: Clock;
   workflow?: ChatDemoWorkflowOptions;
   canApprove?: ChatChannelOptions['canApprove'];
+  /** Default: the chat demo model. */
+  model?: ScriptedModel;
 }
 
 export async function createChatFixture(options: ChatFixtureOptions = {}): Promise<ChatFixture> {
   const workspace = options.workspace ?? (await mkdtemp(join(tmpdir(), 'interlock-chat-')));
-  const model = chatDemoModel();
+  const model = options.model ?? chatDemoModel();
   const interlock = await createInterlock({
     store: options.store ?? { type: 'memory' },
     models: { default: model },
@@ -84,4 +86,35 @@ export async function readWorkspaceFile(workspace: string, path: string): Promis
 
 export async function removeWorkspace(workspace: string): Promise<void> {
   await rm(workspace, { recursive: true, force: true });
+}
+
+/** The chat demo model, held at its next call while `hold()` is on: the agent is busy. */
+export function gatedChatModel(): { model: ScriptedModel; hold(): Promise<void>; release(): void } {
+  const inner = chatDemoModel();
+  let gate: { opened: Promise<void>; open: () => void; reached: () => void } | undefined;
+  return {
+    model: {
+      name: 'gated',
+      requests: inner.requests,
+      async complete(request) {
+        if (gate) {
+          gate.reached();
+          await gate.opened;
+        }
+        return inner.complete(request);
+      },
+    },
+    hold() {
+      let reached: () => void = () => undefined;
+      let open: () => void = () => undefined;
+      const reachedModel = new Promise<void>((resolve) => (reached = resolve));
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { opened, open, reached };
+      return reachedModel;
+    },
+    release() {
+      gate?.open();
+      gate = undefined;
+    },
+  };
 }

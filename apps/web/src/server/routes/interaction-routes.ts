@@ -28,7 +28,10 @@ export interface AnswerAccepted {
 export function registerInteractionRoutes(app: FastifyInstance, context: WebContext): void {
   app.get<{ Querystring: PendingFilter }>('/api/interactions', { schema: { querystring: pendingQuery } }, async (request) => {
     const approver = request.approver ?? '';
-    const pending = (await context.interlock.pending()).filter((interaction) => matches(interaction, request.query));
+    const pending = (await context.interlock.pending())
+      .filter((interaction) => matches(interaction, request.query))
+      // Oldest first; the calls of one turn, asked at the same instant, in the order the model proposed them.
+      .sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
     return {
       serverTime: new Date().toISOString(),
       interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: mayApprove(context.workflowApprovers, interaction.workflowId, approver) })),
