@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
-import { createChatFixture, readWorkspaceFile, untilSettled, type ChatFixture } from './__fixtures__/chat-fixture.js';
+import { createChatFixture, readWorkspaceFile, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
 
 const directories: string[] = [];
 const open: ChatFixture[] = [];
@@ -20,8 +20,8 @@ async function temporaryDirectory(): Promise<string> {
 }
 
 /** A fresh Interlock (and chat channel) on the SQLite file, as after a restart of the server. */
-async function start(path: string, workspace: string): Promise<ChatFixture> {
-  const fixture = await createChatFixture({ store: { type: 'sqlite', path }, workspace });
+async function start(path: string, workspace: string, options: Omit<ChatFixtureOptions, 'store' | 'workspace'> = {}): Promise<ChatFixture> {
+  const fixture = await createChatFixture({ ...options, store: { type: 'sqlite', path }, workspace });
   open.push(fixture);
   return fixture;
 }
@@ -90,5 +90,32 @@ describe('ChatChannel on SQLite', () => {
       ['assistant', 'Done: write_file NOTES.m'],
     ]);
     expect(await readWorkspaceFile(directory, 'TODO.md')).toBeUndefined();
+  });
+
+  it('says "expired" to a yes for an approval whose deadline passed while the server was down', async () => {
+    const directory = await temporaryDirectory();
+    const path = join(directory, 'interlock.db');
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    const options = { clock: { now: () => now }, workflow: { approvalTimeout: 60_000 } };
+    const before = await start(path, directory, options);
+    const { chatId, threadId } = await untilSettled(before.interlock, () => before.chat.open('alice'));
+    await untilSettled(before.interlock, () => before.chat.receive(chatId, 'write the notes', 'alice'));
+    await stop(before);
+    now += 61_000;
+
+    const after = await start(path, directory, options);
+    const result = await after.chat.receive(chatId, 'yes', 'alice');
+
+    expect(result).toMatchObject({ kind: 'notice', reason: 'expired' });
+    expect(await readWorkspaceFile(directory, 'NOTES.md')).toBeUndefined();
+    const transcript = await after.chat.transcript(chatId);
+    expect(transcript.filter((entry) => entry.role === 'approval').map((entry) => entry.approval?.status)).toEqual(['expired']);
+    expect(transcript.slice(-3)).toMatchObject([
+      { role: 'assistant', text: 'Not done: write_file NOTES.md (nobody approved it in time).' },
+      { role: 'user', text: 'yes', author: 'alice', consumed: true },
+      { role: 'notice', text: expect.stringContaining('expired') },
+    ]);
+    const thread = (await after.interlock.threads()).find((candidate) => candidate.threadId === threadId);
+    expect(thread?.conversation.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['write the notes']);
   });
 });

@@ -225,13 +225,17 @@ export class ChatChannel {
     said: string,
     notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
   ): Promise<ReceiveResult> {
-    this.reanchor(memory, said, late.id);
     const call = late.approval ? `${late.approval.toolName} with ${summariseArguments(late.approval.arguments)}` : 'the call';
     const expired = () => notice('expired', `Too late: the approval of ${call} has expired, so it did not run. Ask the agent again if you still want it.`);
     const status = late.approval?.status;
     if (status === 'pending' && late.interactionId !== undefined) {
       const outcome = (await this.interlock.respond(late.interactionId, { approved: decision === 'approve' }, { responder: author })).status;
-      if (outcome === 'accepted') return { kind: 'approval', interactionId: late.interactionId, decision, interactionIds: [late.interactionId] };
+      if (outcome === 'accepted') {
+        this.reanchor(memory, said, late.id);
+        const seen = [...memory.seen.values()].find((candidate) => candidate.request.interactionId === late.interactionId);
+        if (seen) seen.decision = { approved: decision === 'approve', answeredBy: author, at: this.isoNow() };
+        return { kind: 'approval', interactionId: late.interactionId, decision, interactionIds: [late.interactionId] };
+      }
       return outcome === 'expired' ? expired() : notice('already_answered', `The approval of ${call} was already answered.`);
     }
     if (status === 'expired') return expired();
