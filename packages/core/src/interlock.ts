@@ -14,6 +14,7 @@ import { coreModule } from './di/core-module.js';
 import { TYPES } from './di/tokens.js';
 import { systemClock, type Clock } from './engine/clock.js';
 import type { ThreadHandle } from './engine/thread-handle.js';
+import { DEFAULT_LEASE_MS, ThreadLeases } from './engine/thread-leases.js';
 import type { RespondResult, StartOptions, ThreadRunner } from './engine/thread-runner.js';
 import { InterlockError } from './errors/interlock-error.js';
 import type { EventBus } from './events/event-bus.js';
@@ -63,6 +64,12 @@ export interface InterlockOptions {
   shellClassifier?: ShellClassifierPort;
   /** Time source, for tests. */
   clock?: Clock;
+  /**
+   * How long (ms) a process's lease on a thread it is asking about lasts without renewal
+   * (default 15 s). While a handler asks, answers given in another process are picked up
+   * by this one; if it dies, other processes may resume the thread after this long.
+   */
+  leaseMs?: number;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
   recoverOnStart?: boolean;
   /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */
@@ -202,6 +209,7 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   const approval = resolveApprovalOptions(options.approval);
   checkRules(approval.denyRules, 'denyRules');
   checkRules(approval.allowRules, 'allowRules');
+  const leaseMs = leaseMsOf(options.leaseMs);
   const tools = new ToolRegistry(options.tools ?? []);
   const clock = options.clock ?? systemClock;
   const container = new Container();
@@ -217,6 +225,7 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);
+  container.bind(TYPES.ThreadLeases).toConstantValue(new ThreadLeases(container.get(TYPES.CheckpointStore), clock, leaseMs));
   options.configureContainer?.(container);
   const interlock = new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
@@ -253,6 +262,14 @@ async function createStore(options: StoreOptions): Promise<ICheckpointStore> {
 
 /** The embedded default: a SQLite file under `.interlock/` in the working directory. */
 export const DEFAULT_SQLITE_PATH = '.interlock/interlock.db';
+
+function leaseMsOf(leaseMs: number | undefined): number {
+  if (leaseMs === undefined) return DEFAULT_LEASE_MS;
+  if (!Number.isFinite(leaseMs) || leaseMs < 100) {
+    throw new InterlockError('INVALID_OPTIONS', `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`);
+  }
+  return leaseMs;
+}
 
 function checkRules(rules: readonly string[], name: string): void {
   rules.forEach((rule, index) => {

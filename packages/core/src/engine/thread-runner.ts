@@ -16,6 +16,7 @@ import { startNodeId } from './graph.js';
 import { failpoint } from './failpoints.js';
 import { SHUTDOWN } from './shutdown.js';
 import type { ThreadHandle } from './thread-handle.js';
+import type { ThreadLeases } from './thread-leases.js';
 import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
 import { defaultsOf } from './variable-scopes.js';
 
@@ -57,6 +58,7 @@ export class ThreadRunner {
     @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
     @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.ThreadLeases) private readonly leases: ThreadLeases,
   ) {}
 
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
@@ -125,6 +127,7 @@ export class ThreadRunner {
     if (thread.status !== 'waiting' && thread.status !== 'running') {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
     }
+    this.assertNotAskedElsewhere(thread);
     await this.loadWorkflowsOf(thread);
     // Claim the thread: a save at the version read. Another process that claimed it first makes this fail.
     try {
@@ -186,6 +189,12 @@ export class ThreadRunner {
       this.responses.notify(interactionId);
       return { status: 'accepted', threadId, thread: running.handle };
     }
+    // A process asking about this thread right now polls the store and takes it forward;
+    // if it died instead, its lease runs out and this process does.
+    const thread = await this.store.getThread(threadId);
+    if (thread && this.leases.heldElsewhere(thread) && (await this.leases.pickedUpElsewhere(threadId, interactionId))) {
+      return { status: 'accepted', threadId };
+    }
     try {
       return { status: 'accepted', threadId, thread: await this.resume(threadId) };
     } catch (error) {
@@ -204,6 +213,7 @@ export class ThreadRunner {
     }
     const thread = await this.loadThread(threadId);
     if (thread.status !== 'waiting' && thread.status !== 'running') return;
+    this.assertNotAskedElsewhere(thread);
     for (const id of thread.pendingInteractionIds) {
       this.disarm(id);
       await this.store.failInteraction(id, 'cancelled', reason);
@@ -389,6 +399,14 @@ export class ThreadRunner {
     for (const node of workflow.nodes) {
       if (node.type === 'SUBGRAPH') await this.keepWorkflows(this.workflows.get(node.config.workflow), seen);
     }
+  }
+
+  private assertNotAskedElsewhere(thread: ThreadRecord): void {
+    if (!this.leases.heldElsewhere(thread)) return;
+    throw new InterlockError(
+      'THREAD_BUSY',
+      `thread ${thread.threadId} is being asked about in another process right now: answer it with respond(), or try again once that process stops (its lease runs until ${thread.lease?.until})`,
+    );
   }
 
   private async loadThread(threadId: string): Promise<ThreadRecord> {

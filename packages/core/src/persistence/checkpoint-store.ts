@@ -61,10 +61,24 @@ export interface ThreadRecord {
   steps: number;
   output?: unknown;
   error?: ThreadError;
+  /** The process asking a person about this thread right now, if any (see {@link ThreadLease}). */
+  lease?: ThreadLease;
   /** Optimistic concurrency: incremented by every save. */
   version: number;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * A process that is asking a person about a thread holds its lease, and renews it while it
+ * asks. Another process that gets an answer for the thread only stores it: the holder
+ * takes the thread forward. A lease not renewed by `until` (the holder died) is free.
+ */
+export interface ThreadLease {
+  /** The holding process's owner id. */
+  owner: string;
+  /** ISO 8601. */
+  until: string;
 }
 
 export interface InteractionResponseRecord {
@@ -129,6 +143,14 @@ export interface ICheckpointStore {
   /** Saves a thread if its stored version is still `thread.version`; returns it with version + 1. Throws STORE_CONFLICT. */
   saveThread(thread: ThreadRecord): Promise<ThreadRecord>;
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  /**
+   * Takes the thread's lease for `owner` until `until` if it is free, expired at `now`, or
+   * already `owner`'s; returns false when another live owner holds it. Renewing changes no
+   * version.
+   */
+  acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean>;
+  /** Frees the thread's lease if `owner` holds it. */
+  releaseLease(threadId: string, owner: string): Promise<void>;
   listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
 
   createInteraction(interaction: InteractionRecord): Promise<void>;

@@ -116,6 +116,20 @@ const definition = {
   ],
 };
 
+const LEASE_MS = 200;
+
+/** A thread a killed process was asking about is free once that process's lease runs out. */
+async function resumeWhenFree(interlock, threadId) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await interlock.resume(threadId);
+    } catch (error) {
+      if (error?.code !== 'THREAD_BUSY' || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    }
+  }
+}
+
 /**
  * The `auto` channel's person: approves every call, writes `auto note` as the note, and
  * for a call whose outcome is unknown looks at the witness (the card statement): `done`
@@ -195,7 +209,7 @@ async function workThroughQueue(interlock) {
       if (status === undefined) {
         outcomes.push(await (await interlock.start(WORKFLOW_ID, { threadId, channel: 'auto' })).done());
       } else if (status === 'waiting' || status === 'running') {
-        outcomes.push(await (await interlock.resume(threadId)).done());
+        outcomes.push(await (await resumeWhenFree(interlock, threadId)).done());
       } else {
         outcomes.push({ status, threadId });
       }
@@ -303,6 +317,8 @@ async function main() {
     models: { default: model },
     tools: [charge, lookup],
     handlers: { auto: autoHandler },
+    // A killed process's lease on a thread it was asking about holds this long.
+    leaseMs: LEASE_MS,
     workspaceRoot: config.workspace,
     shellClassifier,
   });

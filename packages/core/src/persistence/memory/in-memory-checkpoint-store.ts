@@ -53,6 +53,19 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return thread && structuredClone(thread);
   }
 
+  async acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean> {
+    const stored = this.threads.get(threadId);
+    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
+    if (stored.lease && stored.lease.owner !== owner && stored.lease.until > now) return false;
+    stored.lease = { owner, until };
+    return true;
+  }
+
+  async releaseLease(threadId: string, owner: string): Promise<void> {
+    const stored = this.threads.get(threadId);
+    if (stored?.lease?.owner === owner) delete stored.lease;
+  }
+
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
     return [...this.threads.values()]
       .filter((thread) => filter.status === undefined || thread.status === filter.status)

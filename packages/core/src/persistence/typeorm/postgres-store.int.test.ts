@@ -6,6 +6,7 @@ import { threadRecord, interactionRecord } from '../__fixtures__/store-records.j
 import type { ICheckpointStore } from '../checkpoint-store.js';
 import { describeStoreConformance } from '../store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
+import { describeLeaseConformance } from '../store-conformance-leases.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
@@ -59,7 +60,8 @@ function describePostgresStore(url: string): void {
   };
   describeStoreConformance('PostgreSQL store', makeStore, disposeStore);
   describeAuditAndMemoryConformance('PostgreSQL store', makeStore, disposeStore);
-
+  describeLeaseConformance('PostgreSQL store', makeStore, disposeStore);
+  
   let schema = '';
   describeTypeormStoreBehaviour('PostgreSQL store', {
     async prepare() {

@@ -21,7 +21,7 @@ import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow
 /** The fields of a ThreadRecord kept as JSON in `threads.state`. */
 type ThreadState = Omit<
   ThreadRecord,
-  'threadId' | 'workflowId' | 'workflowVersion' | 'status' | 'channel' | 'version' | 'createdAt' | 'updatedAt' | 'conversation'
+  'threadId' | 'workflowId' | 'workflowVersion' | 'status' | 'channel' | 'version' | 'createdAt' | 'updatedAt' | 'conversation' | 'lease'
 >;
 
 const THREAD_STATUSES: readonly string[] = [
@@ -57,6 +57,7 @@ export function toThreadRow(thread: ThreadRecord, version: number): ThreadRow {
     createdAt,
     updatedAt,
     conversation: _conversation,
+    lease,
     ...state
   } = thread;
   return {
@@ -66,6 +67,8 @@ export function toThreadRow(thread: ThreadRecord, version: number): ThreadRow {
     status: storableText(status, 'thread status'),
     channel: storableText(channel, 'channel'),
     version,
+    leaseOwner: lease === undefined ? null : storableText(lease.owner, 'lease owner'),
+    leaseUntil: lease === undefined ? null : storableText(lease.until, 'lease until'),
     state: encodeJson(state satisfies ThreadState, `the state of thread ${threadId}`),
     createdAt: storableText(createdAt, 'createdAt'),
     updatedAt: storableText(updatedAt, 'updatedAt'),
@@ -85,6 +88,7 @@ export function toThreadRecord(row: ThreadRow, conversation: Message[]): ThreadR
     status: row.status,
     channel: row.channel,
     conversation,
+    ...(row.leaseOwner === null || row.leaseUntil === null ? {} : { lease: { owner: row.leaseOwner, until: row.leaseUntil } }),
     version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

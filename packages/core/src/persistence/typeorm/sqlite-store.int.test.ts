@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { threadRecord } from '../__fixtures__/store-records.js';
 import { describeStoreConformance } from '../store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
+import { describeLeaseConformance } from '../store-conformance-leases.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
@@ -22,6 +23,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describeStoreConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 describeAuditAndMemoryConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
+describeLeaseConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 
 let path = '';
 describeTypeormStoreBehaviour('SQLite store', {

@@ -16,6 +16,10 @@ export interface ThreadRow {
   status: string;
   channel: string;
   version: number;
+  /** The lease holder's owner id (see ThreadLease), or null. */
+  leaseOwner: string | null;
+  /** Until when the lease holds, ISO 8601, or null. */
+  leaseUntil: string | null;
   /** JSON of the ThreadRecord fields that have no column, conversation excluded. */
   state: string;
   createdAt: string;
@@ -132,6 +136,8 @@ export const ThreadEntity = new EntitySchema<ThreadRow>({
     status: text('status'),
     channel: text('channel'),
     version: { name: 'version', type: 'integer' },
+    leaseOwner: { name: 'lease_owner', type: 'text', nullable: true },
+    leaseUntil: { name: 'lease_until', type: 'text', nullable: true },
     state: text('state'),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),

@@ -110,6 +110,27 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     });
   }
 
+  async acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean> {
+    return this.write(async (manager) => {
+      // One conditional UPDATE: free, expired, or ours. The version does not change.
+      const updated = await manager
+        .createQueryBuilder()
+        .update(ThreadEntity)
+        .set({ leaseOwner: owner, leaseUntil: until })
+        .where('thread_id = :threadId', { threadId })
+        .andWhere('(lease_owner IS NULL OR lease_owner = :owner OR lease_until <= :now)', { owner, now })
+        .execute();
+      if (updated.affected === 1) return true;
+      const stored = await manager.findOne(ThreadEntity, { select: { threadId: true }, where: { threadId } });
+      if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
+      return false;
+    });
+  }
+
+  async releaseLease(threadId: string, owner: string): Promise<void> {
+    await this.write((manager) => manager.update(ThreadEntity, { threadId, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null }));
+  }
+
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
     return this.read(async (manager) => {
       const rows = await manager.find(ThreadEntity, {

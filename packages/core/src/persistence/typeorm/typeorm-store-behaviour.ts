@@ -107,6 +107,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'CreateStoreTables1795305600000',
         'CreateToolExecutionAndWorkflowTables1795392000000',
         'CreateAuditAndRememberedApprovalTables1795478400000',
+        'AddThreadLeases1795564800000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();

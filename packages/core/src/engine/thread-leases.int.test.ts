@@ -1,0 +1,89 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IUserInteractionHandler } from '@interlock/sdk-types';
+import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
+import { createInterlock, ofType, type Interlock, type StoreOptions } from '../index.js';
+import { createTypeormStore } from '../persistence/typeorm/create-typeorm-store.js';
+
+/** A person who never answers: the handler waits until the engine calls the question off. */
+const silentPerson: IUserInteractionHandler = {
+  handle: (_request, context) =>
+    new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({ outcome: 'cancelled', reason: 'called off' }))),
+};
+
+const open: Interlock[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((interlock) => interlock.close()));
+});
+
+async function sqliteStore(): Promise<StoreOptions & { type: 'sqlite'; path: string }> {
+  return { type: 'sqlite', path: join(await mkdtemp(join(tmpdir(), 'interlock-lease-')), 'interlock.db') };
+}
+
+async function instance(store: StoreOptions, options: Parameters<typeof createInterlock>[0] = {}): Promise<Interlock> {
+  const interlock = await createInterlock({ store, ...options });
+  open.push(interlock);
+  return interlock;
+}
+
+describe('a thread asked about in one process and answered in another (issue 5, F21)', () => {
+  const definition = linearWorkflow([askNode('ask', { timeout: '1h' })], { id: 'leased' });
+
+  it('lets the asking process take the thread forward with the other process\'s answer', async () => {
+    const store = await sqliteStore();
+    const asking = await instance(store, { handlers: { terminal: silentPerson } });
+    const requested = firstValueFrom(asking.events$.pipe(ofType('USER_INTERACTION_REQUESTED')));
+    const thread = await asking.start(asking.registerWorkflow(definition), { channel: 'terminal' });
+    const { interactionId } = await requested;
+
+    const other = await instance(store);
+    await expect(other.resume(thread.threadId)).rejects.toMatchObject({ code: 'THREAD_BUSY' });
+    await expect(other.cancel(thread.threadId)).rejects.toMatchObject({ code: 'THREAD_BUSY' });
+    const answer = await other.respond(interactionId, 'from the second terminal', { responder: 'grace' });
+
+    expect(answer).toEqual({ status: 'accepted', threadId: thread.threadId });
+    expect(await thread.done()).toMatchObject({ status: 'completed', output: 'from the second terminal' });
+    const [stored] = await other.threads();
+    expect(stored?.lease).toBeUndefined();
+  });
+
+  it('frees the lease when the asking process stops cleanly, so another resumes at once', async () => {
+    const store = await sqliteStore();
+    const asking = await instance(store, { handlers: { terminal: silentPerson } });
+    const requested = firstValueFrom(asking.events$.pipe(ofType('USER_INTERACTION_REQUESTED')));
+    const thread = await asking.start(asking.registerWorkflow(definition), { channel: 'terminal' });
+    const { interactionId } = await requested;
+    await asking.close();
+
+    const other = await instance(store);
+    const answer = await other.respond(interactionId, 'after the first stopped');
+    expect(answer.status).toBe('accepted');
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'after the first stopped' });
+    expect(thread.threadId).toBe(answer.threadId);
+  });
+
+  it('takes the thread forward itself once the lease of a process that died runs out', async () => {
+    const store = await sqliteStore();
+    const first = await instance(store);
+    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
+    const [question] = await first.pending();
+    // A process that died while asking: its lease is in the store, and nobody renews it.
+    const raw = await createTypeormStore({ type: 'sqlite', path: store.path });
+    const now = Date.now();
+    expect(await raw.acquireLease(waiting.threadId, 'a-dead-process', new Date(now + 600).toISOString(), new Date(now).toISOString())).toBe(true);
+    await raw.close();
+
+    const started = performance.now();
+    const answer = await first.respond(question!.interactionId, 'late but applied');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+    expect(answer.status).toBe('accepted');
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'late but applied' });
+  });
+
+  it('refuses a lease shorter than 100 ms as INVALID_OPTIONS', async () => {
+    await expect(createInterlock({ leaseMs: 10 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+});
