@@ -1,1 +1,140 @@
-console.log("bench: not built yet");
+/**
+ * `pnpm bench`: every measurement of the approval round trip (../shared/bench/SCENARIO.md)
+ * in its own `node --expose-gc` process, under `/usr/bin/time -v` when it exists, then
+ * results/interlock.jsonl (one record per line, the peers' shapes with engine "interlock"),
+ * results/interlock.json and results/summary.md.
+ *
+ * Knobs (environment): N=1000, WARMUP=50, DURABLE_N=50, SCALE_N=10000, SCALE_SAMPLE=1000,
+ * FULL_N=200 (the synchronous=FULL row), COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000,
+ * ONLY=seq,fanout,… (step-name prefixes), PROFILE=1 (also a --cpu-prof run of seq),
+ * PEERS_DIR (default ../../shared/bench/peers, for the mirror check of common.ts).
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkCommonMirror } from './mirror-check.js';
+import { writeCollected } from './collect.js';
+import { profileSequential } from './profile.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const benchDir = path.resolve(here, '..');
+const resultsDir = path.join(benchDir, 'results');
+const env = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : (process.env[name] as string));
+
+const N = env('N', '1000');
+const WARMUP = env('WARMUP', '50');
+const DURABLE_N = env('DURABLE_N', '50');
+const SCALE_N = env('SCALE_N', '10000');
+const SCALE_SAMPLE = env('SCALE_SAMPLE', '1000');
+const FULL_N = env('FULL_N', '200');
+const COMMITS_N = env('COMMITS_N', '200');
+const FSYNC_N = env('FSYNC_N', '2000');
+const MICRO_N = env('MICRO_N', '1000');
+const ONLY = env('ONLY', '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+const steps: [string, string[]][] = [
+  ['inspect', ['inspect']],
+  ['fsync', ['fsync', '--n', FSYNC_N]],
+  ['seq-sqlite', ['seq', '--store', 'sqlite', '--n', N, '--warmup', WARMUP]],
+  ['seq-memory', ['seq', '--store', 'memory', '--n', N, '--warmup', WARMUP]],
+  ['seq-sqlite-full', ['seq', '--store', 'sqlite', '--synchronous', 'full', '--n', FULL_N, '--warmup', WARMUP]],
+  ['fanout', ['fanout', '--store', 'sqlite', '--n', N, '--warmup', WARMUP]],
+  ['durable-suspend', ['durable', '--phase', 'suspend', '--n', DURABLE_N]],
+  ['durable-resume', ['durable', '--phase', 'resume', '--n', DURABLE_N]],
+  ['commits', ['commits', '--store', 'sqlite', '--n', COMMITS_N, '--warmup', WARMUP]],
+  ['scale', ['scale', '--n', SCALE_N, '--sample', SCALE_SAMPLE, '--warmup', WARMUP]],
+  ['micro', ['micro', '--n', MICRO_N]],
+];
+
+const TIME = '/usr/bin/time';
+const haveTime = fs.existsSync(TIME);
+
+function runStep(name: string, args: string[], jsonl: string): Promise<number> {
+  const node = [process.execPath, '--expose-gc', path.join(here, 'run.js'), ...args, '--results', resultsDir];
+  const [command, ...commandArgs] = haveTime ? [TIME, '-v', '-o', path.join(resultsDir, `time-interlock-${name}.txt`), ...node] : node;
+  process.stderr.write(`## interlock-${name}\n`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(command as string, commandArgs, { cwd: benchDir, stdio: ['ignore', 'pipe', 'inherit'] });
+    let pending = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        process.stdout.write(line + '\n');
+        if (line.trim().startsWith('{')) fs.appendFileSync(jsonl, line + '\n');
+      }
+    });
+    child.on('close', (code) => {
+      if (pending.trim().startsWith('{')) fs.appendFileSync(jsonl, pending + '\n');
+      process.stderr.write(`## interlock-${name} took ${Date.now() - started} ms, exit ${code}\n`);
+      resolve(code ?? 1);
+    });
+  });
+}
+
+fs.mkdirSync(resultsDir, { recursive: true });
+const selected = steps.filter(([name]) => ONLY.length === 0 || ONLY.some((prefix) => name.startsWith(prefix)));
+const jsonl = path.join(resultsDir, 'interlock.jsonl');
+if (ONLY.length === 0) {
+  fs.writeFileSync(jsonl, '');
+  for (const file of fs.readdirSync(resultsDir)) if (file.startsWith('time-interlock-')) fs.rmSync(path.join(resultsDir, file));
+} else {
+  // A partial run replaces only the records of the steps it runs.
+  const kept = fs.existsSync(jsonl) ? fs.readFileSync(jsonl, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
+  const rerun = new Set(selected.map(([name]) => name));
+  fs.writeFileSync(jsonl, kept.filter((line) => !rerun.has(stepOf(JSON.parse(line) as Record<string, unknown>))).map((line) => line + '\n').join(''));
+}
+
+/** Which step wrote a record (for partial reruns). */
+function stepOf(record: Record<string, unknown>): string {
+  switch (record['kind']) {
+    case 'inspect':
+      return 'inspect';
+    case 'fsync_bound':
+      return 'fsync';
+    case 'sequential':
+      return record['saver'] === 'memory' ? 'seq-memory' : record['durability'] ? 'seq-sqlite-full' : 'seq-sqlite';
+    case 'fanout':
+    case 'storage':
+      return 'fanout';
+    case 'durable':
+      return record['phase'] === 'suspend' ? 'durable-suspend' : 'durable-resume';
+    case 'commits':
+      return 'commits';
+    case 'scale':
+      return 'scale';
+    case 'micro':
+      return 'micro';
+    case 'mirror_check':
+      return 'mirror';
+    case 'correctness': {
+      const section = record['section'];
+      if (section === 'sequential') return record['saver'] === 'memory' ? 'seq-memory' : record['durability'] ? 'seq-sqlite-full' : 'seq-sqlite';
+      if (section === 'cross_process_resume') return 'durable-resume';
+      return String(section);
+    }
+    default:
+      return '';
+  }
+}
+
+const mirror = await checkCommonMirror(path.resolve(env('PEERS_DIR', path.join(benchDir, '..', '..', 'shared', 'bench', 'peers'))));
+fs.appendFileSync(jsonl, JSON.stringify(mirror) + '\n');
+process.stdout.write(JSON.stringify(mirror) + '\n');
+
+const failed: string[] = [];
+const startedAll = Date.now();
+for (const [name, args] of selected) if ((await runStep(name, args, jsonl)) !== 0) failed.push(name);
+if (process.env['PROFILE'] === '1') await profileSequential(here, resultsDir, N, WARMUP);
+writeCollected(resultsDir);
+process.stderr.write(`## all steps took ${Math.round((Date.now() - startedAll) / 1000)} s\n`);
+if (failed.length > 0) {
+  process.stderr.write(`FAILED steps: ${failed.join(' ')}\n`);
+  process.exitCode = 1;
+}

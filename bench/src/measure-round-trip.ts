@@ -89,7 +89,7 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
   await warmup(options, 'seq');
   const file = dbFile(options, `seq-${options.store}${forceFull ? '-full' : ''}`);
   const engine = await openFresh(options.store, file);
-  if (probe) for (const connection of probe.connections) if (forceFull) connection.pragma('synchronous = FULL');
+  if (probe && forceFull) for (const connection of probe.connections) if (connection.open) connection.pragma('synchronous = FULL');
   const synchronous = probe ? synchronousOf(probe).filter((value) => value !== 'closed') : null;
   const suspend = new Array<number>(n);
   const resume = new Array<number>(n);

@@ -24,6 +24,7 @@ interface NativeStatement {
   get(...parameters: unknown[]): unknown;
 }
 interface NativeDatabase {
+  readonly open: boolean;
   prepare(sql: string): NativeStatement;
   pragma(sql: string, options?: { simple?: boolean }): unknown;
   close(): void;
@@ -191,11 +192,5 @@ export function labelStoreMethods(store: object): Map<string, number> {
 
 /** PRAGMA synchronous of every connection the probe saw (2 = FULL, 1 = NORMAL). */
 export function synchronousOf(probe: SqliteProbe): unknown[] {
-  return [...probe.connections].map((connection) => {
-    try {
-      return connection.pragma('synchronous', { simple: true });
-    } catch {
-      return 'closed';
-    }
-  });
+  return [...probe.connections].map((connection) => (connection.open ? connection.pragma('synchronous', { simple: true }) : 'closed'));
 }
