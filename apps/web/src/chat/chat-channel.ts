@@ -8,28 +8,13 @@ import type {
   UserInteractionHandlerResult,
   UserInteractionRequest,
 } from '@interlock/sdk-types';
+import { askWhich, isApproval, lastApproval, numberApprovals } from './approval-choice.js';
 import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
-import { approvalEntryId, approvalKey, approvalText, buildTranscript, summariseArguments, type DeliveredMessage, type LocalNote, type SeenApproval } from './chat-transcript.js';
+import { createChatMemory, type ChatMemory } from './chat-memory.js';
+import { approvalEntryId, approvalKey, approvalText, buildTranscript, summariseArguments, type DeliveredMessage } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
-
-/** What this process keeps about one chat; everything else is read from the store. */
-interface ChatMemory {
-  chatId: string;
-  threadId: string;
-  /** Messages the agent has not taken yet (it was busy), oldest first. */
-  queue: (ChatEntry & { author: string })[];
-  delivered: DeliveredMessage[];
-  notes: LocalNote[];
-  /** Tool approvals seen asked or answered, by `toolCallId-stage`. */
-  seen: Map<string, SeenApproval>;
-  /** ADD_MESSAGE interactions already given a message (by the handler or by `respond`). */
-  claimed: Set<string>;
-  /** Approvals of several model turns waiting at once, numbered in the order they were asked (see numberingOf). */
-  numbering: string[] | undefined;
-  firstSeen: Map<string, string>;
-}
 
 /** The chat's thread and what waits in it, read from the store. */
 interface ChatState {
@@ -383,62 +368,19 @@ export class ChatChannel {
   private memoryFor(chatId: string, threadId: string): ChatMemory {
     const known = this.memories.get(chatId);
     if (known) return known;
-    const memory: ChatMemory = {
-      chatId,
-      threadId,
-      queue: [],
-      delivered: [],
-      notes: [],
-      seen: new Map(),
-      claimed: new Set(),
-      numbering: undefined,
-      firstSeen: new Map(),
-    };
+    const memory = createChatMemory(chatId, threadId);
     this.memories.set(chatId, memory);
     this.chatOfThread.set(threadId, chatId);
     return memory;
   }
 
-  /**
-   * The numbers of the chat's approvals, 1-based, as `listed[number - 1]`. The calls of one
-   * model turn are numbered by their place in the turn (stored with each request, so the
-   * numbers hold across a restart and after some are answered: "yes 2" still means the
-   * second). Approvals from several turns at once are numbered in the order they were asked,
-   * remembered in this process. An answered one keeps its number (its id, if known).
-   */
   private numberingOf(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string[] {
-    const batches = new Set(approvals.map((request) => request.toolApproval?.batch?.id));
-    const [batch] = batches;
-    const size = approvals[0]?.toolApproval?.batch?.size;
-    if (batches.size === 1 && batch !== undefined && size !== undefined) {
-      const asked = [...approvals, ...[...memory.seen.values()].map((seen) => seen.request)].filter(
-        (request) => request.toolApproval?.batch?.id === batch,
-      );
-      return Array.from(
-        { length: size },
-        (_, index) => asked.find((request) => request.toolApproval?.batch?.index === index)?.interactionId ?? `answered-${index + 1}`,
-      );
-    }
-    const pendingIds = approvals.map((request) => request.interactionId);
-    const numbering = memory.numbering;
-    if (numbering && pendingIds.every((id) => numbering.includes(id))) return numbering;
-    memory.numbering = pendingIds;
-    return pendingIds;
+    memory.numbering = numberApprovals(approvals, [...memory.seen.values()].map((seen) => seen.request), memory.numbering);
+    return memory.numbering;
   }
 
-  /** "Which one?": the pending approvals with their numbers. */
   private askWhich(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string {
-    if (approvals.length === 1) {
-      const details = approvals[0]?.toolApproval;
-      return details ? approvalText(details.toolName, details.toolParameters, 'pending') : 'Reply "yes" or "no".';
-    }
-    const numbering = this.numberingOf(memory, approvals);
-    const lines = approvals.map((request) => {
-      const details = request.toolApproval;
-      const call = details ? `${details.toolName} with ${summariseArguments(details.toolParameters)}` : request.prompt;
-      return `${numbering.indexOf(request.interactionId) + 1}. ${call}`;
-    });
-    return [`${approvals.length} tool calls are waiting. Which one? Reply "yes 1", "no 2", "yes all" or "no all":`, ...lines].join('\n');
+    return askWhich(approvals, this.numberingOf(memory, approvals));
   }
 
   private note(memory: ChatMemory, after: string | undefined, entry: Omit<ChatEntry, 'id' | 'at'>): ChatEntry {
@@ -470,28 +412,4 @@ export class ChatChannel {
   private isoNow(): string {
     return new Date(this.now()).toISOString();
   }
-}
-
-/**
- * The approval a yes or no sent while none waits most likely meant: the last one asked since
- * the last message delivered to the agent. One that expired or was cancelled counts even if
- * the agent has spoken since (it only reported that); one that was answered counts until the
- * agent speaks again, because a yes after that may answer a question the agent asked.
- */
-function lastApproval(transcript: readonly ChatEntry[]): ChatEntry | undefined {
-  let agentSpoke = false;
-  for (let index = transcript.length - 1; index >= 0; index -= 1) {
-    const entry = transcript[index];
-    if (entry?.role === 'user' && entry.consumed !== true) return undefined;
-    if (entry?.role === 'assistant') agentSpoke = true;
-    if (entry?.role === 'approval') {
-      const status = entry.approval?.status;
-      return status === 'expired' || status === 'cancelled' || !agentSpoke ? entry : undefined;
-    }
-  }
-  return undefined;
-}
-
-function isApproval(input: unknown): boolean {
-  return typeof input === 'object' && input !== null && 'approved' in input && input.approved === true;
 }
