@@ -54,13 +54,13 @@ export class InboxView {
     }
     const batchMembers = new Map();
     for (const request of interactions) {
-      const batch = request.toolApproval?.batch;
-      if (batch !== undefined && batch.size > 1) batchMembers.set(batch.id, [...(batchMembers.get(batch.id) ?? []), request]);
+      const batchId = batchKey(request);
+      if (batchId !== undefined) batchMembers.set(batchId, [...(batchMembers.get(batchId) ?? []), request]);
     }
     const order = [];
     const seenBatches = new Set();
     for (const request of interactions) {
-      const batchId = request.toolApproval?.batch?.id;
+      const batchId = batchKey(request);
       const members = batchId === undefined ? undefined : batchMembers.get(batchId);
       if (members !== undefined && members.length > 1 && !seenBatches.has(batchId)) {
         seenBatches.add(batchId);
@@ -263,6 +263,12 @@ export class InboxView {
     this.settledList.prepend(item);
     while (this.settledList.children.length > SETTLED_KEPT) this.settledList.lastElementChild.remove();
   }
+}
+
+/** The calls of one model turn share a batch id within their thread. */
+function batchKey(request) {
+  const batch = request.toolApproval?.batch;
+  return batch === undefined || batch.size < 2 ? undefined : `${request.threadId}/${batch.id}`;
 }
 
 function countdown(request) {

@@ -66,7 +66,7 @@ export class TimelineView {
       h('h1', null, `Thread ${shortId(thread.threadId)}`),
       h('span', { class: `status status-${thread.status}` }, thread.status),
       h('span', { class: 'muted' }, `${thread.workflowId} · channel ${thread.channel}`),
-      cancelButton(thread, this.notify, () => this.refresh()),
+      cancelButton(thread, this.notify, () => this.refresh()) ?? '',
     );
     this.entries.replaceChildren(...entries.map((entry) => h('li', { class: `entry entry-${entry.kind}` },
       h('time', { datetime: entry.at }, clockTime(entry.at)),

@@ -1,0 +1,7 @@
+/** Types of invisible-characters.js, for the tests that import it. */
+export type RevealedPart = { text: string } | { invisible: string; label: string };
+export function isInvisible(character: string): boolean;
+export function codePointLabel(character: string): string;
+export function revealInvisible(text: string): RevealedPart[];
+export function countInvisible(text: string): number;
+export function renderRevealed(element: unknown, text: string): void;
