@@ -291,14 +291,13 @@ export class ChatChannel {
     });
   }
 
-  /** Keeps the seen approvals current, delivers queued messages when the agent asks, and announces changes. */
+  /** Keeps the seen approvals current and announces changes. */
   private observe(event: InterlockEvent): void {
     if (event.type === 'LLM_TEXT_DELTA') return;
     if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.session.channel === this.channel && event.request.session.chatId !== undefined) {
       const memory = this.memoryFor(event.request.session.chatId, event.threadId);
       const details = event.request.toolApproval;
       if (details) memory.seen.set(approvalKey(details.toolCallId, details.stage), { request: event.request });
-      if (event.operationType === 'ADD_MESSAGE' && memory.queue.length > 0) void this.drain(memory).catch(() => undefined);
     }
     const chatId = this.chatOfThread.get(event.threadId);
     if (chatId === undefined) return;
@@ -310,20 +309,6 @@ export class ChatChannel {
       }
     }
     this.updates.emit({ chatId });
-  }
-
-  /** For a thread that asks for a message with no handler to take the queue (e.g. none registered): answer it. */
-  private async drain(memory: ChatMemory): Promise<void> {
-    await this.lock.run(memory.chatId, async () => {
-      const pending = await this.interlock.pending();
-      const asking = pending.find(
-        (request) => request.threadId === memory.threadId && request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
-      );
-      const head = asking ? memory.queue.shift() : undefined;
-      if (!asking || !head) return;
-      if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
-    });
-    this.updates.emit({ chatId: memory.chatId });
   }
 
   private async load(memory: ChatMemory): Promise<ChatState> {
