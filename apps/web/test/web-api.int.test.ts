@@ -239,6 +239,29 @@ describe('deadlines', () => {
   });
 });
 
+describe('a restart', () => {
+  it('keeps the approvals waiting; a restarted server takes the answer and the thread finishes', async () => {
+    const first = await startHarness();
+    const { approvals, threadId } = await first.startReleaseAgent();
+    await first.stop();
+    const second = await startHarness({ directory: first.directory });
+    try {
+      const listed = await request(second, '/api/interactions', { token: second.tokens['alice']! });
+      expect(listed.body.interactions.map((interaction: { interactionId: string }) => interaction.interactionId)).toEqual(approvals.map((approval) => approval.interactionId));
+      for (const approval of approvals) {
+        expect((await request(second, respond(approval.interactionId), { token: second.tokens['alice']!, body: { action: 'reject', reason: 'after the restart' } })).status).toBe(200);
+      }
+      const thread = await eventually(async () => {
+        const record = await second.store.getThread(threadId);
+        return record?.status === 'completed' ? record : undefined;
+      });
+      expect(thread.conversation.at(-1)?.content).toContain('after the restart');
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('logs', () => {
   it('never contain a token, a session cookie or a CSRF token', async () => {
     const log = new PassThrough();

@@ -28,6 +28,8 @@ export interface HarnessOptions {
   clock?: ManualClock;
   bodyLimit?: number;
   pollInterval?: number;
+  /** Reuse the store (and workspace) of a harness closed with `stop()`, as a restarted server would. */
+  directory?: string;
   /** Turns the request log on, into this stream. */
   logStream?: NodeJS.WritableStream;
 }
@@ -41,10 +43,12 @@ export interface WebHarness extends WebInterlock {
   /** Starts a release-agent thread on the web channel and waits until it waits for its approvals: write_file, then bash. */
   startReleaseAgent(): Promise<{ threadId: string; approvals: UserInteractionRequest[]; outcome: ThreadOutcome }>;
   close(): Promise<void>;
+  /** Stops the server and the engine but keeps the store, for a restart. */
+  stop(): Promise<void>;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<WebHarness> {
-  const directory = await mkdtemp(join(tmpdir(), 'interlock-web-'));
+  const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'interlock-web-')));
   const web = await createWebInterlock({
     store: { type: 'sqlite', path: join(directory, 'interlock.db') },
     workspaceRoot: directory,
@@ -80,9 +84,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
         .sort((a, b) => (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
       return { threadId: thread.threadId, approvals, outcome };
     },
-    async close() {
+    async stop() {
       await app.close();
       await web.interlock.close();
+    },
+    async close() {
+      await this.stop();
       await rm(directory, { recursive: true, force: true });
     },
   };

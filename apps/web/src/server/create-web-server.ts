@@ -96,6 +96,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     live,
     workflows: options.workflows ?? [],
     channel: options.channel ?? WEB_CHANNEL,
+    now,
   };
 
   const routes: RegisteredRoute[] = [];

@@ -17,6 +17,8 @@ export interface WebContext {
   workflows: readonly WorkflowDefinition[];
   /** The channel of threads started from the page. */
   channel: string;
+  /** The server's time (the engine's clock), for deadlines shown on the page. */
+  now: () => number;
 }
 
 /** Refuses an approver who is not on the workflow's list (403 NOT_AN_APPROVER). */

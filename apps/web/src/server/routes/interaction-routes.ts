@@ -33,7 +33,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
       // Oldest first; the calls of one turn, asked at the same instant, in the order the model proposed them.
       .sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
     return {
-      serverTime: new Date().toISOString(),
+      serverTime: new Date(context.now()).toISOString(),
       interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: mayApprove(context.workflowApprovers, interaction.workflowId, approver) })),
     };
   });
