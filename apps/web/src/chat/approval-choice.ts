@@ -38,7 +38,7 @@ export function numberApprovals(
 export function askWhich(approvals: readonly UserInteractionRequest[], numbering: readonly string[]): string {
   if (approvals.length === 1) {
     const details = approvals[0]?.toolApproval;
-    return details ? approvalText(details.toolName, details.toolParameters, 'pending') : 'Reply "yes" or "no".';
+    return details ? approvalText({ toolName: details.toolName, arguments: details.toolParameters, stage: details.stage, status: 'pending' }) : 'Reply "yes" or "no".';
   }
   const lines = approvals.map((request) => {
     const details = request.toolApproval;

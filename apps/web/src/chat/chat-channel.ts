@@ -11,7 +11,7 @@ import type {
 import { askWhich, isApproval, lastApproval, numberApprovals } from './approval-choice.js';
 import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
-import { approvalEntryId, approvalKey, approvalText, buildTranscript, summariseArguments, type DeliveredMessage } from './chat-transcript.js';
+import { approvalEntryId, approvalKey, buildTranscript, summariseArguments, type DeliveredMessage } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -188,8 +188,8 @@ export class ChatChannel {
         resolved.push(interactionId);
         continue;
       }
-      const what = request?.toolApproval ? approvalText(request.toolApproval.toolName, request.toolApproval.toolParameters, 'pending') : (entry?.text ?? 'that approval');
-      const text = outcome === 'expired' ? `Too late: the approval has expired. (${what})` : `That approval was already answered. (${what})`;
+      const call = describeCall(request?.toolApproval?.toolName ?? entry?.approval?.toolName, request?.toolApproval?.toolParameters ?? entry?.approval?.arguments);
+      const text = outcome === 'expired' ? `Too late: the approval of ${call} has expired, so it did not run.` : `The approval of ${call} was already answered.`;
       refusal ??= notice(outcome === 'expired' ? 'expired' : 'already_answered', text);
     }
     const [first] = resolved;
@@ -210,7 +210,7 @@ export class ChatChannel {
     said: string,
     notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
   ): Promise<ReceiveResult> {
-    const call = late.approval ? `${late.approval.toolName} with ${summariseArguments(late.approval.arguments)}` : 'the call';
+    const call = describeCall(late.approval?.toolName, late.approval?.arguments);
     const expired = () => notice('expired', `Too late: the approval of ${call} has expired, so it did not run. Ask the agent again if you still want it.`);
     const status = late.approval?.status;
     if (status === 'pending' && late.interactionId !== undefined) {
@@ -397,4 +397,9 @@ export class ChatChannel {
   private isoNow(): string {
     return new Date(this.now()).toISOString();
   }
+}
+
+/** "write_file with {…}", or "that call" when nothing is known of it. */
+function describeCall(toolName: string | undefined, parameters: Record<string, unknown> | undefined): string {
+  return toolName === undefined ? 'that call' : `${toolName} with ${summariseArguments(parameters ?? {})}`;
 }

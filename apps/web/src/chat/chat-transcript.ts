@@ -41,6 +41,7 @@ export interface TranscriptSources {
 interface ApprovalLine {
   key: string;
   toolCallId: string;
+  stage: string;
   toolName: string;
   arguments: Record<string, unknown>;
   status: ChatApprovalStatus;
@@ -99,21 +100,37 @@ export function approvalEntryId(key: string): string {
   return `approval-${key}`;
 }
 
-/** The text of a tool approval, by its status. */
-export function approvalText(toolName: string, parameters: Record<string, unknown>, status: ChatApprovalStatus, answeredBy?: string): string {
-  const call = `${toolName} with ${summariseArguments(parameters)}`;
-  const by = answeredBy === undefined ? '' : ` by ${answeredBy}`;
-  switch (status) {
+/** What a tool-approval line says. */
+export interface ApprovalTextInput {
+  toolName: string;
+  arguments: Record<string, unknown>;
+  status: ChatApprovalStatus;
+  /** `execution` (may it run?), `result` (may the agent see its result?) or `recovery` (it may have run before a restart). Default `execution`. */
+  stage?: string;
+  answeredBy?: string | undefined;
+}
+
+/** The text of a tool approval, by its stage and status. */
+export function approvalText(input: ApprovalTextInput): string {
+  const call = `${input.toolName} with ${summariseArguments(input.arguments)}`;
+  const by = input.answeredBy === undefined ? '' : ` by ${input.answeredBy}`;
+  switch (input.status) {
     case 'pending':
+      if (input.stage === 'result') return `${call} has run. Reply "yes" to give its result to the agent or "no" to withhold it.`;
+      if (input.stage === 'recovery') return `${call} started before a restart and may or may not have finished. Reply "yes" to run it again or "no" to report it failed.`;
       return `The agent wants to run ${call}. Reply "yes" to allow it or "no" to refuse it.`;
     case 'approved':
+      if (input.stage === 'result') return `Gave the result of ${call} to the agent (approved${by}).`;
+      if (input.stage === 'recovery') return `Ran ${call} again (approved${by}).`;
       return `Allowed ${call} (approved${by}).`;
     case 'rejected':
+      if (input.stage === 'result') return `Withheld the result of ${call} (rejected${by}).`;
+      if (input.stage === 'recovery') return `Reported ${call} failed (rejected${by}).`;
       return `Refused ${call} (rejected${by}).`;
     case 'expired':
-      return `Did not run ${call}: nobody answered in time.`;
+      return `Nobody answered in time about ${call}, so ${input.stage === 'result' ? 'its result was withheld' : 'it did not run'}.`;
     case 'cancelled':
-      return `Did not run ${call}: the approval was cancelled.`;
+      return `The approval of ${call} was cancelled.`;
   }
 }
 
@@ -128,7 +145,7 @@ function approvalEntry(line: ApprovalLine): ChatEntry {
   return {
     id: approvalEntryId(line.key),
     role: 'approval',
-    text: approvalText(line.toolName, line.arguments, line.status, line.answeredBy),
+    text: approvalText(line),
     at: line.at,
     ...(line.interactionId === undefined ? {} : { interactionId: line.interactionId }),
     approval: {
@@ -166,6 +183,7 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
     lines.set(key, {
       key,
       toolCallId: entry.toolCallId,
+      stage: entry.stage,
       toolName: entry.toolName,
       arguments: entry.originalArguments,
       status: person ? (entry.outcome === 'allow' ? 'approved' : 'rejected') : failedStatus(entry.decidedBy),
@@ -188,6 +206,7 @@ function lineOfRequest(request: UserInteractionRequest): ApprovalLine | undefine
   return {
     key: approvalKey(details.toolCallId, details.stage),
     toolCallId: details.toolCallId,
+    stage: details.stage,
     toolName: details.toolName,
     arguments: details.toolParameters,
     status: 'pending',
