@@ -3,6 +3,7 @@
 /* global document, location, window, EventSource */
 import { api, ApiError, setCsrfToken } from './api.js';
 import { AuditView } from './audit-view.js';
+import { ChatView } from './chat-view.js';
 import { h } from './dom.js';
 import { InboxView } from './inbox-view.js';
 import { ThreadsView, TimelineView } from './threads-view.js';
@@ -22,6 +23,7 @@ const views = {
   threads: new ThreadsView({ notify }),
   timeline: new TimelineView({ notify }),
   audit: new AuditView(),
+  chat: new ChatView({ notify }),
 };
 let current = views.inbox;
 let me = '';
@@ -29,11 +31,12 @@ let me = '';
 async function route() {
   const [, name = 'inbox', id] = location.hash.replace(/^#\/?/, '#/').split('/');
   const view = name === 'threads' && id ? views.timeline : (views[name] ?? views.inbox);
+  const argument = id === undefined ? '' : decodeURIComponent(id);
   document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
   current = view;
   main.replaceChildren(view.element);
   try {
-    if (view === views.timeline) await view.show(decodeURIComponent(id));
+    if (view === views.timeline || view === views.chat) await view.show(argument);
     else await view.refresh();
   } catch (error) {
     handleError(error);
@@ -64,6 +67,8 @@ function connectLive() {
   });
   source.addEventListener('change', (event) => {
     const change = JSON.parse(event.data);
+    // A chat's changes matter only to the chat view showing it.
+    if (change.kind === 'chat' && (current !== views.chat || change.chatId !== views.chat.chatId)) return;
     if (change.reason === 'answered' && change.responder !== undefined && change.responder !== `web:${me}` && current === views.inbox && views.inbox.cards.has(change.interactionId)) {
       notify(`${change.responder} answered an interaction you were looking at.`, 'warn');
     }

@@ -51,8 +51,9 @@ async function main(argv: string[]): Promise<void> {
   const workspaceRoot = resolve(values.workspace);
   await mkdir(workspaceRoot, { recursive: true });
   const access = await loadApprovers(values.approvers, { rotate: values['new-token'] });
-  const { interlock, store, workflows } = await createWebInterlock({ store: parseStore(values.store), workspaceRoot });
-  const app = await createWebServer({ interlock, store, approvers: access.approvers, workflowApprovers: access.workflowApprovers, workflows, logger: values.log });
+  const web = await createWebInterlock({ store: parseStore(values.store), workspaceRoot, workflowApprovers: access.workflowApprovers });
+  const { interlock, store, workflows, chat } = web;
+  const app = await createWebServer({ interlock, store, chat, approvers: access.approvers, workflowApprovers: access.workflowApprovers, workflows, logger: values.log });
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
@@ -68,7 +69,7 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write('Press Ctrl+C to stop; waiting threads stay in the store.\n');
   const stop = async () => {
     await app.close();
-    await interlock.close();
+    await web.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

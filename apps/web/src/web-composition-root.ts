@@ -1,7 +1,9 @@
 import { builtinTools, createInterlock, createTypeormStore, type Clock, type ICheckpointStore, type Interlock, type ModelProvider } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import { createReleaseAgentModel, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
-import { WEB_CHANNEL } from './server/create-web-server.js';
+import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
+import { createReleaseAgentModel, RELEASE_AGENT_MODEL, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
+import { mayApprove, type WorkflowApprovers } from './server/auth/approvers.js';
+import { CHAT_CHANNEL, WEB_CHANNEL } from './server/create-web-server.js';
 import { WebUserInteractionHandler } from './web-user-interaction-handler.js';
 
 /** Where the web app keeps threads: a SQLite file, PostgreSQL, or memory (lost at exit). */
@@ -11,8 +13,13 @@ export interface WebInterlockOptions {
   store: WebStoreOptions;
   /** The directory the file and shell tools are confined to. */
   workspaceRoot: string;
-  /** The model LLM nodes call as `default`. Default: the demo's scripted release agent. */
-  model?: ModelProvider;
+  /**
+   * Models by name. Default: the demo's scripted models, `release` (the release agent) and
+   * `default` (the chat agent).
+   */
+  models?: Record<string, ModelProvider>;
+  /** Who may answer which workflow, also in the chat (see the approvers file). */
+  workflowApprovers?: WorkflowApprovers;
   /** How long a tool call of the release agent waits for an approver. Default `"10m"`. */
   approvalTimeout?: string | number;
   clock?: Clock;
@@ -26,11 +33,15 @@ export interface WebInterlock {
   handler: WebUserInteractionHandler;
   /** The workflows the page can start. */
   workflows: WorkflowDefinition[];
+  /** The chat channel (its handler is registered for the `chat` channel). */
+  chat: ChatChannel;
+  /** Closes the chat channel, then the engine and its store. */
+  close(): Promise<void>;
 }
 
 /**
  * Builds the web app's Interlock: the built-in tools, the web channel's handler (which
- * leaves every question pending for the inbox), and the demo workflows.
+ * leaves every question pending for the inbox), the chat channel, and the demo workflows.
  *
  * @example
  * const { interlock, store, workflows } = await createWebInterlock({ store: { type: 'sqlite', path: '.interlock/interlock.db' }, workspaceRoot: '.interlock/web-workspace' });
@@ -40,7 +51,7 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
   const handler = new WebUserInteractionHandler();
   const interlock = await createInterlock({
     store: { type: 'custom', store },
-    models: { default: options.model ?? createReleaseAgentModel() },
+    models: options.models ?? { [RELEASE_AGENT_MODEL]: createReleaseAgentModel(), default: chatDemoModel() },
     tools: builtinTools,
     handlers: { [WEB_CHANNEL]: handler },
     workspaceRoot: options.workspaceRoot,
@@ -50,7 +61,21 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
     interlock.registerWorkflow(releaseAgentWorkflow(options.approvalTimeout === undefined ? {} : { approvalTimeout: options.approvalTimeout })),
     interlock.registerWorkflow(releaseQuestionWorkflow()),
   ];
-  return { interlock, store, handler, workflows };
+  const chatWorkflow = interlock.registerWorkflow(chatDemoWorkflow());
+  const workflowApprovers = options.workflowApprovers ?? {};
+  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, canApprove: (author, workflowId) => mayApprove(workflowApprovers, workflowId, author) });
+  interlock.setHandler(CHAT_CHANNEL, chat.handler);
+  return {
+    interlock,
+    store,
+    handler,
+    workflows,
+    chat,
+    async close() {
+      chat.close();
+      await interlock.close();
+    },
+  };
 }
 
 function openStore(options: WebStoreOptions): Promise<ICheckpointStore> {

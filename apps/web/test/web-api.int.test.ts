@@ -2,7 +2,7 @@ import { get } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELEASE_QUESTION_WORKFLOW } from '../src/demo/web-demo.js';
-import { API_OPERATIONS } from '../src/server/openapi.js';
+import { API_OPERATIONS, CHAT_OPERATIONS } from '../src/server/openapi.js';
 import { eventually, manualClock, request, signIn, startHarness, type WebHarness } from './web-harness.js';
 
 const respond = (interactionId: string) => `/api/interactions/${interactionId}/respond`;
@@ -201,10 +201,10 @@ describe('the web API over HTTP', () => {
   describe('the OpenAPI document', () => {
     it('documents exactly the API routes the server registers', async () => {
       const registered = harness.app.registeredRoutes.filter((route) => route.url.startsWith('/api/')).map((route) => `${route.method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
-      const documented = Object.entries(API_OPERATIONS).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+      const documented = Object.entries({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
       expect([...registered].sort()).toEqual([...documented].sort());
       const served = await request(harness, '/api/openapi.json');
-      expect(Object.keys(served.body.paths).sort()).toEqual(Object.keys(API_OPERATIONS).sort());
+      expect(Object.keys(served.body.paths).sort()).toEqual(Object.keys({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).sort());
     });
   });
 });

@@ -53,6 +53,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     store: { type: 'sqlite', path: join(directory, 'interlock.db') },
     workspaceRoot: directory,
     approvalTimeout: options.approvalTimeout ?? 0,
+    ...(options.workflowApprovers === undefined ? {} : { workflowApprovers: options.workflowApprovers }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const names = options.approvers ?? ['alice', 'bob'];
@@ -63,12 +64,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
     workflowApprovers: options.workflowApprovers ?? {},
     workflows: web.workflows,
+    chat: web.chat,
     pollInterval: options.pollInterval ?? 200,
     ...(options.bodyLimit === undefined ? {} : { bodyLimit: options.bodyLimit }),
     ...(options.logStream === undefined ? {} : { logger: true, logStream: options.logStream }),
     ...(options.clock === undefined ? {} : { now: options.clock.now }),
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  const stop = async () => {
+    await app.close();
+    await web.close();
+  };
   return {
     ...web,
     app,
@@ -84,12 +90,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
         .sort((a, b) => (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
       return { threadId: thread.threadId, approvals, outcome };
     },
-    async stop() {
-      await app.close();
-      await web.interlock.close();
-    },
+    stop,
     async close() {
-      await this.stop();
+      await stop();
       await rm(directory, { recursive: true, force: true });
     },
   };

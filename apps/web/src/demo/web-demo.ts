@@ -3,6 +3,8 @@ import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 
 /** The id of the web demo's agent workflow. */
 export const RELEASE_AGENT_WORKFLOW = 'release-agent';
+/** The name the release agent's model is given in `createInterlock({ models })`. */
+export const RELEASE_AGENT_MODEL = 'release';
 /** The id of the web demo's question workflow. */
 export const RELEASE_QUESTION_WORKFLOW = 'release-question';
 
@@ -44,6 +46,7 @@ export function releaseAgentWorkflow(options: { approvalTimeout?: string | numbe
         id: 'agent',
         type: 'LLM',
         config: {
+          model: RELEASE_AGENT_MODEL,
           systemPrompt: 'You are a release agent. Every call may be refused by the person approving it; do not retry a refused call unchanged.',
           prompt: '{{ task }}',
           tools: ['write_file', 'bash'],

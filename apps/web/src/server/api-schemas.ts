@@ -91,3 +91,10 @@ export const errorBody = {
     details: { type: 'object' },
   },
 } as const;
+
+export const chatMessageBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['text'],
+  properties: { text: { type: 'string', minLength: 1, maxLength: 8000, description: 'The message; a plain yes or no answers the chat\'s pending approval.' } },
+} as const;

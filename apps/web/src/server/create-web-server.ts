@@ -2,13 +2,15 @@ import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import { InterlockError, type ICheckpointStore, type Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
+import type { ChatChannel } from '../chat/index.js';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Approver, WorkflowApprovers } from './auth/approvers.js';
 import { createRequestGuard } from './auth/request-guard.js';
 import { SessionStore } from './auth/sessions.js';
 import { LiveUpdates } from './live-updates.js';
-import { createOpenApiDocument } from './openapi.js';
+import { CHAT_OPERATIONS, createOpenApiDocument } from './openapi.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
+import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerEventRoutes } from './routes/event-routes.js';
 import { registerInteractionRoutes } from './routes/interaction-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
@@ -19,6 +21,8 @@ import { WebError } from './web-error.js';
 
 /** The channel of threads started from the page (and of the web demo). */
 export const WEB_CHANNEL = 'web';
+/** The channel of chat threads (their approvals show in the inbox too). */
+export const CHAT_CHANNEL = 'chat';
 /** The largest request body accepted, in bytes. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
@@ -35,6 +39,8 @@ export interface WebServerOptions {
   workflows?: readonly WorkflowDefinition[];
   /** The channel of threads started here. Default `web`. */
   channel?: string;
+  /** The chat channel behind /api/chats; without it there are no chat routes. */
+  chat?: ChatChannel;
   /** Default 64 KiB. */
   bodyLimit?: number;
   /** How often to look at the store for deadlines and other processes' answers (ms). Default 1000; 0 turns it off. */
@@ -96,6 +102,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     live,
     workflows: options.workflows ?? [],
     channel: options.channel ?? WEB_CHANNEL,
+    ...(options.chat === undefined ? {} : { chatChannel: options.chat.channel }),
     now,
   };
 
@@ -125,12 +132,13 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     reply.code(404).send(new WebError(404, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}: GET /api/openapi.json lists the API`).toJSON()),
   );
 
-  const document = createOpenApiDocument();
+  const document = createOpenApiDocument(options.chat === undefined ? {} : CHAT_OPERATIONS);
   app.get('/api/openapi.json', { config: { public: true } }, async () => document);
   registerSessionRoutes(app, options.approvers, sessions);
   registerInteractionRoutes(app, context);
   registerThreadRoutes(app, context);
   registerAuditRoutes(app, context);
+  if (options.chat !== undefined) registerChatRoutes(app, options.chat, context);
   registerEventRoutes(app, live);
   await registerStaticRoutes(app, options.publicDirectory ?? DEFAULT_PUBLIC_DIRECTORY);
 

@@ -1,4 +1,4 @@
-import { auditQuery, batchApproveBody, cancelThreadBody, errorBody, pendingQuery, respondBody, signInBody, startThreadBody, threadsQuery } from './api-schemas.js';
+import { auditQuery, batchApproveBody, chatMessageBody, cancelThreadBody, errorBody, pendingQuery, respondBody, signInBody, startThreadBody, threadsQuery } from './api-schemas.js';
 
 type Method = 'get' | 'post' | 'delete';
 
@@ -99,8 +99,25 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
   '/api/audit/verify': { get: { summary: 'Check the audit trail\'s hash chain.', responses: { '200': '{ valid: true, entries } | { valid: false, brokenAt, reason }', ...AUTH_ERRORS } } },
 };
 
+/** The chat routes, registered when the server is given a chat channel. */
+export const CHAT_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
+  '/api/chats': {
+    get: { summary: 'Chats, newest first.', responses: { '200': '{ chats: [{ chatId, threadId, status, createdAt }] }', ...AUTH_ERRORS } },
+    post: { summary: 'Open a chat with the chat agent.', responses: { '201': '{ chatId, threadId }', ...STATE_ERRORS } },
+  },
+  '/api/chats/{chatId}/messages': {
+    get: { summary: 'A chat\'s transcript, oldest first.', responses: { '200': '{ entries: [ChatEntry] }', '404': 'CHAT_NOT_FOUND.', ...AUTH_ERRORS } },
+    post: {
+      summary: 'Send a message as the signed-in approver.',
+      description: 'A plain yes or no answers the chat\'s pending approval and never reaches the agent; with several pending, a bare yes gets a question back (result.kind "clarify"); anything else goes to the agent.',
+      body: chatMessageBody,
+      responses: { '200': '{ result: { kind: approval|clarify|agent|notice, … }, entries: [ChatEntry] }', ...STATE_ERRORS, '404': 'CHAT_NOT_FOUND.' },
+    },
+  },
+};
+
 /**
- * Adds operations (the chat routes register theirs) to the document. Returns the document
+ * Adds operations (the chat routes) to the document. Returns the document
  * object served at `/api/openapi.json`.
  */
 export function createOpenApiDocument(extra: Record<string, Partial<Record<Method, Operation>>> = {}): Record<string, unknown> {

@@ -17,6 +17,8 @@ export interface WebContext {
   workflows: readonly WorkflowDefinition[];
   /** The channel of threads started from the page. */
   channel: string;
+  /** The chat's channel: its threads' own questions (the next message) are answered in the chat, not the inbox. */
+  chatChannel?: string;
   /** The server's time (the engine's clock), for deadlines shown on the page. */
   now: () => number;
 }

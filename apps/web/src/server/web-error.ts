@@ -15,6 +15,7 @@ export type WebErrorCode =
   | 'THREAD_BUSY'
   | 'THREAD_NOT_WAITING'
   | 'WORKFLOW_NOT_FOUND'
+  | 'CHAT_NOT_FOUND'
   | 'INTERNAL';
 
 /** What every error response carries: a stable code and a message that says what to do. */

@@ -29,7 +29,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
   app.get<{ Querystring: PendingFilter }>('/api/interactions', { schema: { querystring: pendingQuery } }, async (request) => {
     const approver = request.approver ?? '';
     const pending = (await context.interlock.pending())
-      .filter((interaction) => matches(interaction, request.query))
+      .filter((interaction) => matches(interaction, request.query) && !isChatMessage(context, interaction))
       // Oldest first; the calls of one turn, asked at the same instant, in the order the model proposed them.
       .sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
     return {
@@ -134,6 +134,11 @@ function notPending(record: InteractionRecord): WebError {
 
 function invalidAnswer(message: string): WebError {
   return new WebError(422, 'INTERACTION_INVALID_RESPONSE', `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`);
+}
+
+/** A chat thread waiting for the next message: answered by sending one in the chat, so not an inbox card. Its approvals are. */
+function isChatMessage(context: WebContext, interaction: UserInteractionRequest): boolean {
+  return interaction.session.channel === context.chatChannel && interaction.operationType !== 'TOOL_APPROVAL';
 }
 
 function matches(interaction: UserInteractionRequest, filter: PendingFilter): boolean {
