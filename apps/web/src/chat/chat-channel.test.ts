@@ -67,6 +67,8 @@ describe('ChatChannel', () => {
     const transcript = await chat.transcript(chatId);
     expect(approvalsOf(transcript).map((entry) => entry.approval?.status)).toEqual(['approved']);
     expect(approvalsOf(transcript)[0]?.approval?.answeredBy).toBe('alice');
+    expect(transcript.filter((entry) => entry.text === 'Yes!')).toMatchObject([{ role: 'user', author: 'alice', consumed: true }]);
+    expect(transcript.some((entry) => entry.queued)).toBe(false);
     expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.' });
     expect(await pendingApprovals(interlock, threadId)).toEqual([]);
   });
