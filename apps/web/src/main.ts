@@ -22,7 +22,8 @@ Usage: interlock-web [options]
                      with one approver, "admin", whose token is printed once
   --new-token        give "admin" a new token (printed once)
   --workspace DIR    where file and shell tools work (default .interlock/web-workspace)
-  --demo             start a release-agent thread now if nothing waits
+  --demo             start a release-agent thread now if nothing waits, and give "admin"
+                     a new token (printed)
   --log              log requests (tokens and cookies are redacted)
   --help
 `;
@@ -50,7 +51,8 @@ async function main(argv: string[]): Promise<void> {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a port number, not ${values.port}`);
   const workspaceRoot = resolve(values.workspace);
   await mkdir(workspaceRoot, { recursive: true });
-  const access = await loadApprovers(values.approvers, { rotate: values['new-token'] });
+  // The demo prints a token at every start, so `pnpm demo:web` can always be signed in to.
+  const access = await loadApprovers(values.approvers, { rotate: values['new-token'] || values.demo });
   const web = await createWebInterlock({ store: parseStore(values.store), workspaceRoot, workflowApprovers: access.workflowApprovers });
   const { interlock, store, workflows, chat } = web;
   const app = await createWebServer({ interlock, store, chat, approvers: access.approvers, workflowApprovers: access.workflowApprovers, workflows, logger: values.log });
