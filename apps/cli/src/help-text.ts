@@ -22,7 +22,10 @@ const ANSWERING = `Answering questions:
   In a terminal, questions are interactive prompts. When a model proposes several
   tool calls at once, you see them all first and answer them one by one, or
   approve or reject them all. Ctrl+C at a tool approval rejects that call and
-  stops the run; at another question it leaves the thread waiting.
+  stops the run; at another question it leaves the thread waiting. A question
+  with a deadline counts down the time left; when it runs out, the call is
+  refused (a question fails with reason timeout). While a terminal asks, an
+  answer given with interlock respond elsewhere is taken here.
   Otherwise one line of standard input answers one question, in order:
     printf 'no\\nyes\\n' | interlock demo
   A tool approval takes one line per call that waits:
@@ -45,7 +48,7 @@ const MODES = `Modes (--mode), in the approval pipeline after the deny and shell
 export const TOP_LEVEL_HELP = `interlock: run workflows that ask people before they go on.
 
 Usage:
-  interlock run <workflow.toml|json> [--detach] [--store SPEC] [options]
+  interlock run <workflow.toml|json> [--detach | --channel NAME] [--store SPEC] [options]
   interlock demo [plan-approval|coding-agent] [options]
   interlock threads [--status STATUS] [--json]
   interlock pending [--json]
@@ -63,7 +66,8 @@ Commands:
   demo      run an example with the scripted demo model
   threads   list the threads of the store
   pending   list what waits for an answer, with each interaction id
-  respond   answer a waiting interaction from any terminal; the thread goes on here
+  respond   answer a waiting interaction from any terminal; the thread goes on
+            here, or in the terminal that is asking it
   resume    continue a waiting or interrupted thread in this terminal
   audit     print the audit trail of tool-call decisions (--verify its hash chain)
   explain   say whether a tool call would run, ask or be refused, and why
@@ -89,9 +93,13 @@ With --detach, the thread runs on the "detached" channel, which nobody answers i
 this process: the command prints the thread's id and exits (3) as soon as it
 waits for a person, or 0 if it completed without asking. Answer it with
 interlock pending and interlock respond, or continue it with interlock resume.
+--channel NAME does the same on the channel NAME (e.g. web, for the web inbox);
+--channel cli, the default, asks in this terminal.
 
 Options:
       --detach            start the thread, print its id, exit when it waits
+      --channel NAME      the thread's channel (default cli: ask here; any
+                          other name: as --detach, on that channel)
       --store SPEC        where the thread is kept (see Stores below; default
                           sqlite:.interlock/interlock.db)
       --mode MODE         default, autoEdit or yolo (default: default)

@@ -1,4 +1,5 @@
 import { confirm, input, select } from '@inquirer/prompts';
+import { withCountdown } from './countdown.js';
 import type { PromptResult, Prompter, Question } from './prompter.js';
 import type { TerminalStyle } from './terminal-style.js';
 
@@ -41,28 +42,34 @@ export class InquirerPrompter implements Prompter {
     // answer shows after the question rather than after the last line of the body.
     const [first = '', ...body] = question.message.split('\n');
     for (const line of body) output.write(`  ${line}\n`);
-    const message = question.hint === undefined ? first : `${first} ${style.dim(`(${question.hint})`)}`;
-    switch (kind.kind) {
-      case 'text': {
-        const placeholder = kind.placeholder === undefined ? '' : ` ${style.dim(`(${kind.placeholder})`)}`;
-        return input({ message: message + placeholder, ...(kind.default === undefined ? {} : { default: kind.default }) }, context);
+    // A deadline shows as a countdown; without a terminal to redraw, as a hint.
+    const message = question.hint === undefined || question.deadline !== undefined ? first : `${first} ${style.dim(`(${question.hint})`)}`;
+    const shape = kind.kind === 'choice' ? 'list' : 'text';
+    return withCountdown<unknown>(question.deadline, style, terminal, shape, (theme) => {
+      const themed = theme === undefined ? {} : { theme };
+      switch (kind.kind) {
+        case 'text': {
+          const placeholder = kind.placeholder === undefined ? '' : ` ${style.dim(`(${kind.placeholder})`)}`;
+          return input({ message: message + placeholder, ...themed, ...(kind.default === undefined ? {} : { default: kind.default }) }, context);
+        }
+        case 'confirm':
+          return confirm({ message, default: kind.default ?? true, ...themed }, context);
+        case 'choice':
+          return select(
+            {
+              message,
+              ...themed,
+              choices: kind.options.map((option) =>
+                typeof option === 'string' ? { value: option, name: option } : { value: option.value, name: option.label },
+              ),
+              ...(kind.default === undefined ? {} : { default: kind.default }),
+            },
+            context,
+          );
+        case 'json':
+          return input({ message, validate: validateJson, ...themed }, context);
       }
-      case 'confirm':
-        return confirm({ message, default: kind.default ?? true }, context);
-      case 'choice':
-        return select(
-          {
-            message,
-            choices: kind.options.map((option) =>
-              typeof option === 'string' ? { value: option, name: option } : { value: option.value, name: option.label },
-            ),
-            ...(kind.default === undefined ? {} : { default: kind.default }),
-          },
-          context,
-        );
-      case 'json':
-        return input({ message, validate: validateJson }, context);
-    }
+    });
   }
 }
 

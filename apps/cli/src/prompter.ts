@@ -8,6 +8,8 @@ export interface Question {
   kind: InputKind;
   /** A short note shown after the question, e.g. the deadline. */
   hint?: string;
+  /** When the question times out (ms since the epoch): a terminal shows a countdown. */
+  deadline?: number;
 }
 
 /** How asking a question ended. */

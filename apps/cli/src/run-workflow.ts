@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { InterlockError, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import { CLI_CHANNEL, DETACHED_CHANNEL } from './composition-root.js';
+import { CLI_CHANNEL } from './composition-root.js';
 import { describeLoadError } from './describe-load-error.js';
 import { createEventPrinter } from './create-event-printer.js';
 import { ExitCode, exitCodeOf } from './exit-code.js';
@@ -26,8 +26,12 @@ export interface RunWorkflowOptions {
   modelSpec: { model: string; baseUrl?: string };
   /** Where the thread is kept (`--store`). */
   store: StoreChoice;
-  /** Start the thread, print its id and exit as soon as it waits for a person (`--detach`). */
-  detach?: boolean;
+  /**
+   * The channel the thread runs on (`--channel`; `--detach` is `detached`). On `cli`, the
+   * default, this terminal asks; on any other, nobody answers in this process: the command
+   * prints the thread's id and exits as soon as it waits for a person.
+   */
+  channel?: string;
   /** How tool calls are decided. Default `default`. */
   mode?: ApprovalMode;
   /** The directory the file and shell tools are confined to. Default: the current directory. */
@@ -58,13 +62,15 @@ export interface DetachedJson {
  */
 export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode> {
   const mode = options.mode ?? 'default';
+  const channel = options.channel ?? CLI_CHANNEL;
+  const detached = channel !== CLI_CHANNEL;
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
   const session = await ThreadSession.open({
     store: options.store,
     model: options.model,
     mode,
     workspaceRoot,
-    answerOn: options.detach === true ? [] : [CLI_CHANNEL],
+    answerOn: detached ? [] : [CLI_CHANNEL],
     json: options.json,
     commandLine: options.commandLine ?? `interlock ${options.command} ${options.workflowPath}`,
   });
@@ -76,7 +82,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
       process.stderr.write(`${createTerminalStyle(colourWanted(process.stderr)).red(describeLoadError(options.workflowPath, error))}\n`);
       return ExitCode.failed;
     }
-    const thread = await startThread(session.interlock, workflow, options);
+    const thread = await startThread(session.interlock, workflow, options, channel);
     await new ThreadNotes(options.store.notesDirectory).remember(thread.threadId, {
       workflowPath: resolve(options.workflowPath),
       workspaceRoot,
@@ -84,7 +90,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
       model: options.modelSpec.model,
       ...(options.modelSpec.baseUrl === undefined ? {} : { baseUrl: options.modelSpec.baseUrl }),
     });
-    if (options.detach === true && options.json) return await followDetachedJson(session, thread);
+    if (detached && options.json) return await followDetachedJson(session, thread);
     const result = await session.follow(thread, createEventPrinter(options.json));
     await reportOutcome(session, result, options);
     return result.exitCode;
@@ -105,9 +111,9 @@ async function followDetachedJson(session: ThreadSession, thread: ThreadHandle):
   return exitCodeOf(outcome, interrupted);
 }
 
-async function startThread(interlock: Interlock, workflow: WorkflowDefinition, options: RunWorkflowOptions): Promise<ThreadHandle> {
+async function startThread(interlock: Interlock, workflow: WorkflowDefinition, options: RunWorkflowOptions, channel: string): Promise<ThreadHandle> {
   try {
-    return await interlock.start(workflow, { input: options.input, channel: options.detach === true ? DETACHED_CHANNEL : CLI_CHANNEL });
+    return await interlock.start(workflow, { input: options.input, channel });
   } catch (error) {
     if (InterlockError.is(error) && error.code === 'VARIABLE_UNDECLARED') {
       const declared = workflow.variables

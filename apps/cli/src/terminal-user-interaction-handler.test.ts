@@ -86,9 +86,19 @@ describe('TerminalUserInteractionHandler without a terminal', () => {
 
   it('shows how long the person has to answer', async () => {
     const { handler, written } = pipedHandler('yes\n');
-    await handler.handle(requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }), contextOf());
+    await handler.handle(requestOf({ timeout: 30_000, deadline: new Date(Date.now() + 30_000).toISOString() }), contextOf());
     handler.close();
     expect(written.output).toContain('answer within 30 s');
+  });
+
+  it('does not ask a question whose deadline has passed, and leaves it to the engine\'s timeout', async () => {
+    const { handler, written } = pipedHandler('yes\n');
+    const engine = new AbortController();
+    const result = handler.handle(requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }), contextOf(engine.signal));
+    setTimeout(() => engine.abort('timeout'), 100);
+    expect(await result).toEqual({ outcome: 'deferred' });
+    handler.close();
+    expect(written.output).not.toContain('answer within 30 s');
   });
 });
 

@@ -113,6 +113,12 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
         question.settle(DEFERRED);
         continue;
       }
+      if (isOverdue(question.request)) {
+        // Not drawn: the engine is timing it out, and says so.
+        await abortOf(question.signal);
+        question.settle(DEFERRED);
+        continue;
+      }
       question.settle(
         question.request.toolApproval
           ? await this.askApproval(question, { index: position, total: approvals.length })
@@ -210,8 +216,18 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
   }
 }
 
+function isOverdue(request: UserInteractionRequest): boolean {
+  return request.deadline !== null && Date.parse(request.deadline) <= Date.now();
+}
+
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
 function questionOf(request: UserInteractionRequest): Question {
   const hint = deadlineHint(request);
   const kind: InputKind = request.input ?? { kind: 'text' };
-  return hint === undefined ? { message: request.prompt, kind } : { message: request.prompt, kind, hint };
+  if (hint === undefined || request.deadline === null) return { message: request.prompt, kind };
+  return { message: request.prompt, kind, hint, deadline: Date.parse(request.deadline) };
 }

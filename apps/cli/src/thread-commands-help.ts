@@ -37,6 +37,10 @@ Answers an interaction that waits (see interlock pending), from any process on t
 same store. The answer is checked first; once stored, the thread continues in
 this process and its outcome is printed. When standard input is a terminal,
 further questions of the thread are asked here; otherwise they stay pending.
+When another terminal is asking this very question right now (interlock run or
+resume), the answer is stored and that terminal takes the thread forward: it
+shows the answer and the thread finishing. If that process died, its claim
+runs out after 15 s and this command takes the thread forward itself.
 
 Answers:
   approve [--instruction I] [--remember]   approve a tool call (--remember: for

@@ -1,4 +1,5 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI, REPOSITORY_ROOT } from './built-cli.js';
@@ -152,5 +153,41 @@ describe('interlock demo coding-agent in a real terminal', () => {
     expect(screen).toMatch(/approved with edited arguments \{"path":"EDITED\.md"/);
     expect(screen).toContain('[exit code 0]');
     expect(await readFile(join(workspace ?? '', 'EDITED.md'), 'utf8')).toContain('# Notes');
+  });
+  it('adds an instruction for the model with the approval, and the model follows it', async () => {
+    await startOneByOne();
+    // Approve, Approve and remember, Edit, Reject, Add an instruction.
+    await session?.sendKeys('Down', 'Down', 'Down', 'Down');
+    await session?.waitFor((screen) => after(screen, WRITE_PROMPT).includes('❯ Add an instruction for the model'));
+    await session?.sendKeys('Enter');
+    await session?.waitFor('? Instruction for the model');
+    await session?.sendKeys('-l', 'keep the notes short');
+    await session?.sendKeys('Enter');
+    await session?.waitFor((screen) => screen.includes('? Approve or reject the call together with the instruction?') && screen.includes('❯ Approve the call'));
+    await session?.sendKeys('Enter');
+    await session?.waitFor((screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'));
+    const screen = await rejectBash('no');
+    expect(screen).toContain('write_file(NOTES.md) answered by terminal: approved, with an instruction for the model: keep the notes short');
+    expect(screen).toContain('Noted your instruction: "keep the notes short".');
+    expect(screen).toContain('[exit code 0]');
+    expect(await readFile(join(workspace ?? '', 'NOTES.md'), 'utf8')).toContain('# Notes');
+  });
+
+  it('counts down the time left to answer and refuses the calls when it runs out (approvalTimeout)', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'interlock-pty-timeout-'));
+    workspace = directory;
+    await mkdir(join(directory, 'workspace'));
+    await writeFile(join(directory, 'workspace', 'README.md'), '# A project\n');
+    const definition = await readFile(join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml'), 'utf8');
+    await writeFile(join(directory, 'coding-agent.toml'), definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"'));
+    session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`, directory);
+    const counting = await session.waitFor((screen) => /How do you want to answer them\? · [1-5] s left/.test(screen));
+    const first = Number(/answer them\? · (\d) s left/.exec(counting)?.[1]);
+    await session.waitFor((screen) => Number(/answer them\? · (\d) s left/.exec(screen)?.[1] ?? first) < first);
+    const screen = await session.waitFor((text) => EXITED.test(text), 15_000);
+    expect(screen).toContain('write_file(NOTES.md) ✘ TIMEOUT: Nobody approved this call in time, so it was not run.');
+    expect(screen).toContain('Refused: write_file NOTES.md (nobody approved it in time); bash `ls -la` (nobody approved it in time)');
+    expect(screen).toContain('[exit code 0]');
+    expect(await readdir(join(directory, 'workspace'))).toEqual(['README.md']);
   });
 });

@@ -61,6 +61,22 @@ describe('a thread started with run --detach is answered by other processes (def
     ]);
   });
 
+  it('runs on the channel --channel names, for another app to answer, and refuses a bad name or --detach with --channel cli (exit 2)', async () => {
+    const directory = await workingDirectory();
+    const started = await cliIn(directory, ['run', 'ask.toml', '--channel', 'web', '--json']);
+    expect(started.exitCode).toBe(3);
+    const [question] = await pendingIn(directory);
+    expect(question).toMatchObject({ threadId: jsonOf<Detached>(started).threadId, session: { channel: 'web' } });
+    expect((await cliIn(directory, ['respond', question?.interactionId ?? '', 'answer', 'yes'])).exitCode).toBe(0);
+
+    const badName = await cliIn(directory, ['run', 'ask.toml', '--channel', 'a b']);
+    expect(badName.exitCode).toBe(2);
+    expect(badName.stderr).toContain('--channel "a b" is not a channel name');
+    const contradiction = await cliIn(directory, ['run', 'ask.toml', '--channel', 'cli', '--detach']);
+    expect(contradiction.exitCode).toBe(2);
+    expect(contradiction.stderr).toContain('--detach and --channel cli contradict each other');
+  });
+
   it('prints the new pending id when the answer leads to another question (exit 3), and --json says so', async () => {
     const directory = await workingDirectory();
     const started = await cliIn(directory, ['run', EXAMPLES.planApproval, '--detach']);

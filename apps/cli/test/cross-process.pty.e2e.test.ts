@@ -91,4 +91,20 @@ describe('threads taken forward in another real terminal', () => {
     expect(screen).toContain('[exit code 0]');
     expect(await readFile(join(workspace, 'NOTES.md'), 'utf8')).toContain('# Notes');
   });
+  it('shows the thread finishing in the terminal that asked when interlock respond answers from another process', async () => {
+    const directory = await workingDirectory();
+    const first = await start(`${CLI} run ${EXAMPLES.planApproval}`, directory);
+    await first.waitFor((screen) => screen.includes(PLAN_PROMPT) && screen.includes('❯ yes'));
+    const [question] = await pendingIn(directory);
+    expect(question).toBeDefined();
+
+    const answered = await cliIn(directory, ['respond', question?.interactionId ?? '', 'answer', 'yes']);
+    expect(answered.exitCode).toBe(0);
+    expect(answered.stdout).toMatch(/stored for interaction [0-9a-f-]{36}; another process is taking thread [0-9a-f-]{36} forward/);
+    const screen = await first.waitFor((text) => EXITED.test(text));
+    expect(screen).toMatch(/✓ answered by \S+: "yes"/);
+    expect(screen).toContain('Done: carried out the approved plan');
+    expect(screen).toMatch(/✔ completed · \d+ steps? · thread /);
+    expect(screen).toContain('[exit code 0]');
+  });
 });

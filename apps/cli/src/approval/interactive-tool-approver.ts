@@ -1,6 +1,6 @@
 import { input, select } from '@inquirer/prompts';
 import type { ToolApprovalDetails, ToolApprovalResponse, UserInteractionRequest } from '@interlock/sdk-types';
-import { deadlineHint } from '../format-duration.js';
+import { withCountdown, type CountdownTheme } from '../countdown.js';
 import type { TerminalStyle } from '../terminal-style.js';
 import { describeResponse } from './describe-response.js';
 import { editArguments } from './edit-arguments.js';
@@ -33,17 +33,22 @@ export class InteractiveToolApprover implements ToolApprover {
   async chooseForBatch(requests: readonly UserInteractionRequest[], signal: AbortSignal): Promise<BatchChoice> {
     const { output, style } = this.options;
     output.write(`${describeBatch(requests, style).join('\n')}\n`);
+    const deadlines = requests.flatMap((request) => (request.deadline === null ? [] : [Date.parse(request.deadline)]));
+    const deadline = deadlines.length === 0 ? undefined : Math.min(...deadlines);
     return this.guard(signal, async () => {
-      const choice = await select(
-        {
-          message: 'How do you want to answer them?',
-          choices: [
-            { value: 'one-by-one', name: 'One by one (see each call in full)' },
-            { value: 'approve-all', name: `Approve all ${requests.length}` },
-            { value: 'reject-all', name: `Reject all ${requests.length}` },
-          ],
-        },
-        this.context(signal),
+      const choice = await withCountdown(deadline, style, this.options.input, 'list', (theme) =>
+        select(
+          {
+            message: 'How do you want to answer them?',
+            ...(theme === undefined ? {} : { theme }),
+            choices: [
+              { value: 'one-by-one', name: 'One by one (see each call in full)' },
+              { value: 'approve-all', name: `Approve all ${requests.length}` },
+              { value: 'reject-all', name: `Reject all ${requests.length}` },
+            ],
+          },
+          this.context(signal),
+        ),
       );
       if (choice === 'approve-all') return { status: 'approve-all' };
       if (choice === 'one-by-one') return { status: 'one-by-one' };
@@ -70,18 +75,21 @@ export class InteractiveToolApprover implements ToolApprover {
 
   private async askExecution(request: UserInteractionRequest, details: ToolApprovalDetails, signal: AbortSignal): Promise<ToolApprovalResponse> {
     for (;;) {
-      const action = await select<Action>(
-        {
-          message: this.message(request),
-          choices: [
-            { value: 'approve', name: 'Approve' },
-            ...(details.rememberable ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }] : []),
-            { value: 'edit', name: 'Edit arguments' },
-            { value: 'reject', name: 'Reject' },
-            { value: 'instruct', name: 'Add an instruction for the model' },
-          ],
-        },
-        this.context(signal),
+      const action = await this.withCountdown(request, (theme) =>
+        select<Action>(
+          {
+            message: request.prompt,
+            ...theme,
+            choices: [
+              { value: 'approve', name: 'Approve' },
+              ...(details.rememberable ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }] : []),
+              { value: 'edit', name: 'Edit arguments' },
+              { value: 'reject', name: 'Reject' },
+              { value: 'instruct', name: 'Add an instruction for the model' },
+            ],
+          },
+          this.context(signal),
+        ),
       );
       switch (action) {
         case 'approve':
@@ -107,15 +115,18 @@ export class InteractiveToolApprover implements ToolApprover {
   }
 
   private async askResult(request: UserInteractionRequest, signal: AbortSignal): Promise<ToolApprovalResponse> {
-    const verdict = await select(
-      {
-        message: this.message(request),
-        choices: [
-          { value: 'approve', name: 'Approve: the model sees the result' },
-          { value: 'reject', name: 'Reject: the model is told the result was withheld' },
-        ],
-      },
-      this.context(signal),
+    const verdict = await this.withCountdown(request, (theme) =>
+      select(
+        {
+          message: request.prompt,
+          ...theme,
+          choices: [
+            { value: 'approve', name: 'Approve: the model sees the result' },
+            { value: 'reject', name: 'Reject: the model is told the result was withheld' },
+          ],
+        },
+        this.context(signal),
+      ),
     );
     if (verdict === 'approve') return { approved: true };
     const reason = await this.askReason(signal);
@@ -147,9 +158,10 @@ export class InteractiveToolApprover implements ToolApprover {
     return reason.trim() === '' ? undefined : reason.trim();
   }
 
-  private message(request: UserInteractionRequest): string {
-    const hint = deadlineHint(request);
-    return hint === undefined ? request.prompt : `${request.prompt} ${this.options.style.dim(`(${hint})`)}`;
+  /** The choice of a call with a deadline counts down the time left. */
+  private withCountdown<T>(request: UserInteractionRequest, ask: (theme: { theme?: CountdownTheme }) => Promise<T>): Promise<T> {
+    const deadline = request.deadline === null ? undefined : Date.parse(request.deadline);
+    return withCountdown(deadline, this.options.style, this.options.input, 'list', (theme) => ask(theme === undefined ? {} : { theme }));
   }
 
   private context(signal: AbortSignal) {

@@ -37,6 +37,13 @@ describe('describeToolCall', () => {
     );
   });
 
+  it('labels an explanation the model wrote into the arguments as written by the model', () => {
+    const bash = { ...write, toolName: 'bash', toolParameters: { command: 'rm -r build', description: 'Clean the build output' } };
+    const lines = describeToolCall(bash, plain);
+    expect(lines).toContain('  written by the model, not checked: description: "Clean the build output"');
+    expect(describeToolCall(write, plain).join('\n')).not.toContain('written by the model');
+  });
+
   it('shows hidden characters in the arguments as markers, and warns about them', () => {
     const hidden = { ...write, toolParameters: { command: 'ls\u200B -la', 'na\u202Eme': 'x' } };
     const text = describeToolCall(hidden, plain).join('\n');

@@ -43,6 +43,8 @@ export function describeToolCall(details: ToolApprovalDetails, style: TerminalSt
     `${INDENT}arguments:`,
     ...indent(displayJson(details.toolParameters, style), `${INDENT}${INDENT}`),
   ];
+  const said = modelWrittenNote(details.toolParameters);
+  if (said !== undefined) lines.push(`${INDENT}${style.yellow('written by the model, not checked:')} ${makeVisible(said)}`);
   if (containsInvisible(details.toolParameters)) {
     lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain invisible or bidirectional characters, shown as ⟨U+XXXX⟩'))}`);
   }
@@ -60,6 +62,17 @@ export function describeBatch(requests: readonly UserInteractionRequest[], style
       return `${INDENT}${index + 1}. ${callLabel(details.toolName, details.toolParameters)} ${style.dim(`· ${details.category} · risk ${details.riskLevel}${stage}`)}`;
     }),
   ];
+}
+
+/** Arguments in which a model explains its own call; shown, labelled, never trusted. */
+const MODEL_NOTE_FIELDS = ['description', 'explanation', 'justification', 'reason'] as const;
+
+function modelWrittenNote(parameters: Record<string, unknown>): string | undefined {
+  for (const field of MODEL_NOTE_FIELDS) {
+    const value = parameters[field];
+    if (typeof value === 'string' && value.trim() !== '') return `${field}: ${JSON.stringify(value)}`;
+  }
+  return undefined;
 }
 
 function describeResult(result: unknown, style: TerminalStyle): string[] {

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { ExitCode } from '../exit-code.js';
 import { RUN_HELP } from '../help-text.js';
+import { CLI_CHANNEL, DETACHED_CHANNEL } from '../composition-root.js';
 import { createModel } from '../model-option.js';
 import { parseInputAssignments } from '../parse-input-assignments.js';
 import { runWorkflow } from '../run-workflow.js';
@@ -11,7 +12,7 @@ import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
 /**
- * `interlock run <workflow.toml|json> [--store SPEC] [--detach] [--mode default|autoEdit|yolo]
+ * `interlock run <workflow.toml|json> [--store SPEC] [--detach | --channel NAME] [--mode default|autoEdit|yolo]
  * [--model scripted|openai:<model>] [--base-url URL] [--workspace DIR] [--input key=value ...] [--json]`.
  *
  * @returns the process's exit code.
@@ -30,6 +31,7 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
         workspace: { type: 'string' },
         store: { type: 'string' },
         detach: { type: 'boolean' },
+        channel: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -51,9 +53,19 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
     model,
     modelSpec,
     store: parseStoreOption(values.store, 'run'),
-    detach: values.detach ?? false,
+    channel: channelOf(values.channel, values.detach ?? false),
     mode: parseApprovalMode(values.mode, 'run'),
     workspaceRoot: await resolveWorkspace(values.workspace, 'run'),
     command: 'run',
   });
+}
+
+/** `--channel NAME` (default `cli`); `--detach` is `--channel detached`. */
+function channelOf(channel: string | undefined, detach: boolean): string {
+  if (channel === undefined) return detach ? DETACHED_CHANNEL : CLI_CHANNEL;
+  if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(channel)) {
+    throw new UsageError(`--channel "${channel}" is not a channel name: use letters, digits, ".", "_" or "-", e.g. --channel web`, 'run');
+  }
+  if (detach && channel === CLI_CHANNEL) throw new UsageError('--detach and --channel cli contradict each other: --detach runs the thread where nobody here answers', 'run');
+  return channel;
 }
