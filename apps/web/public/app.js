@@ -98,6 +98,8 @@ function showSignIn(message = '') {
   token.focus();
 }
 
+let started = false;
+
 async function start(session) {
   me = session.approver;
   setCsrfToken(session.csrfToken);
@@ -109,6 +111,9 @@ async function start(session) {
       location.reload();
     },
   }, 'Sign out'));
+  // Signing in again after the session ended: the live feed reconnects by itself.
+  if (started) return route();
+  started = true;
   connectLive();
   window.addEventListener('hashchange', route);
   setInterval(() => views.inbox.tick(), 1000);

@@ -223,6 +223,8 @@ describe('deadlines', () => {
     const late = await request(harness, respond(approvals[1]!.interactionId), { token: harness.tokens['alice']!, body: { action: 'approve' } });
     expect(late.status).toBe(410);
     expect(late.body).toMatchObject({ code: 'INTERACTION_EXPIRED', message: expect.stringContaining('nothing ran') });
+    const invalidAndLate = await request(harness, respond(approvals[0]!.interactionId), { token: harness.tokens['alice']!, body: { action: 'edit', arguments: { path: 5 } } });
+    expect(invalidAndLate.status).toBe(410);
     const executions = await harness.store.listToolExecutions({ threadId });
     expect(executions.filter((execution) => execution.toolName === 'bash')).toEqual([]);
   });

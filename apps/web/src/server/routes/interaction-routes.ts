@@ -79,8 +79,10 @@ export async function answerInteraction(context: WebContext, interactionId: stri
   const thread = await context.store.getThread(record.threadId);
   const name = assertMayApprove(context, thread?.workflowId ?? record.request.workflowId, approver);
   if (record.status !== 'pending') throw notPending(record);
-  const input = toInteractionInput(body, record.request);
-  const check = await context.interlock.checkResponse(interactionId, input);
+  // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
+  const overdue = record.deadline !== null && Date.parse(record.deadline) <= context.now();
+  const input = overdue ? { approved: false } : toInteractionInput(body, record.request);
+  const check = overdue ? { ok: true as const } : await context.interlock.checkResponse(interactionId, input);
   if (!check.ok) throw invalidAnswer(check.message);
   try {
     const result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
