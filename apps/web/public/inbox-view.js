@@ -128,7 +128,9 @@ export class InboxView {
     const error = h('p', { class: 'card-error', role: 'alert' });
     const instruction = h('textarea', { class: 'instruction', rows: 2, placeholder: 'An instruction for the agent (optional), e.g. "use staging"' });
     const reason = h('input', { class: 'reason', placeholder: 'Why you reject it (told to the agent)' });
-    const editor = this.editor(request, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction) }, editorError));
+    const remember = approval.rememberable ? h('input', { type: 'checkbox', class: 'remember' }) : undefined;
+    const rememberOf = () => (remember?.checked ? { remember: true } : {});
+    const editor = this.editor(request, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction), ...rememberOf() }, editorError));
     const editorError = editor.querySelector('.edit-error');
     const card = h(
       'article',
@@ -153,13 +155,14 @@ export class InboxView {
       approval.stage === 'result' ? resultBlock(approval.result) : null,
       editor,
       h('label', { class: 'field' }, 'Instruction', instruction),
+      remember ? h('label', { class: 'remember-field' }, remember, ' Remember this approval for the session (the same call with the same arguments runs without asking)') : null,
       approval.stage === 'recovery'
         ? h('div', { class: 'actions' },
             h('button', { type: 'button', class: 'resolve-done', onclick: () => this.send(card, { action: 'approve', resolution: 'done' }, error) }, 'It ran: go on'),
             h('button', { type: 'button', class: 'resolve-retry', onclick: () => this.send(card, { action: 'approve', resolution: 'retry' }, error) }, 'Run it again'),
             h('button', { type: 'button', class: 'reject', onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error) }, 'It failed'))
         : h('div', { class: 'actions' },
-            h('button', { type: 'button', class: 'approve primary', onclick: () => this.send(card, { action: 'approve', ...instructionOf(instruction) }, error) }, 'Approve'),
+            h('button', { type: 'button', class: 'approve primary', onclick: () => this.send(card, { action: 'approve', ...instructionOf(instruction), ...rememberOf() }, error) }, 'Approve'),
             approval.stage === 'execution' ? h('button', { type: 'button', class: 'edit', onclick: () => openEditor(editor, approval.toolParameters) }, 'Edit arguments…') : null,
             h('span', { class: 'reject-group' }, reason, h('button', { type: 'button', class: 'reject danger', onclick: () => this.send(card, { action: 'reject', reason: reason.value, ...instructionOf(instruction) }, error) }, 'Reject'))),
       error,
