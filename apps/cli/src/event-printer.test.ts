@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ThreadOutcome } from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { ReadableEventPrinter } from './event-printer.js';
@@ -29,6 +29,33 @@ describe('ReadableEventPrinter', () => {
     const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
     for (const event of streamedReply) printer.printEvent(event);
     expect(output.text()).toBe('› draft (LLM)\n  Plan:\n  1. read\n› ask (USER_INTERACTION)\n');
+  });
+
+  it('in a terminal, spins while the model works and clears the spinner before its first text', () => {
+    vi.useFakeTimers();
+    try {
+      const output = capture();
+      const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false), true);
+      printer.printEvent({ ...base, type: 'LLM_CALL_STARTED', nodeId: 'draft', model: 'default', round: 1 });
+      vi.advanceTimersByTime(240);
+      const spinning = output.text();
+      expect(spinning).toContain('\r⠋ model "default" is working…');
+      expect(spinning).toContain('\r⠹ model "default" is working…');
+      printer.printEvent({ ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'Plan' });
+      expect(output.text().slice(spinning.length)).toBe('\r\u001B[2K  Plan');
+      vi.advanceTimersByTime(1000);
+      expect(output.text().endsWith('  Plan')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('draws no spinner when the output is not a terminal', () => {
+    const output = capture();
+    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    printer.printEvent({ ...base, type: 'LLM_CALL_STARTED', nodeId: 'draft', model: 'default', round: 1 });
+    printer.printEvent({ ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'All done.', toolCallCount: 0 });
+    expect(output.text()).toBe('  All done.\n');
   });
 
   it('prints the whole reply of a model that did not stream', () => {

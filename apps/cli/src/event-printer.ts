@@ -32,6 +32,7 @@ export interface EventPrinter {
 }
 
 const INDENT = '  ';
+const SPINNER_FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
 /**
  * Prints events for people: node starts dimmed, model text streamed as it arrives,
@@ -39,6 +40,7 @@ const INDENT = '  ';
  */
 export class ReadableEventPrinter implements EventPrinter {
   private midLine = false;
+  private spinner: { timer: ReturnType<typeof setInterval>; frame: number } | undefined;
   private readonly streamedNodes = new Set<string>();
   private readonly approvalLines: ToolApprovalEventLines;
 
@@ -49,12 +51,15 @@ export class ReadableEventPrinter implements EventPrinter {
   constructor(
     private readonly output: NodeJS.WritableStream,
     private readonly style: TerminalStyle,
+    /** Draw a spinner while the model works (a terminal only). */
+    private readonly animate = false,
   ) {
     this.approvalLines = new ToolApprovalEventLines(style);
   }
 
   printEvent(event: InterlockEvent): void {
     const { style } = this;
+    if (event.type !== 'LLM_CALL_STARTED') this.stopSpinner();
     switch (event.type) {
       case 'THREAD_STARTED': {
         const input = Object.keys(event.input).length === 0 ? '' : ` with ${JSON.stringify(event.input)}`;
@@ -100,9 +105,10 @@ export class ReadableEventPrinter implements EventPrinter {
       case 'TOOL_CALL_COMPLETED':
       case 'TOOL_CALL_FAILED':
         return this.line(toolEventLine(event, style));
+      case 'LLM_CALL_STARTED':
+        return this.startSpinner(event.model);
       case 'THREAD_SUSPENDED':
       case 'NODE_COMPLETED':
-      case 'LLM_CALL_STARTED':
       case 'THREAD_COMPLETED':
       case 'THREAD_FAILED':
       case 'THREAD_CANCELLED':
@@ -112,6 +118,7 @@ export class ReadableEventPrinter implements EventPrinter {
   }
 
   printOutcome(outcome: ThreadOutcome, summary: RunSummary): void {
+    this.stopSpinner();
     this.printStatus(outcome, summary);
     const { audit } = summary;
     if (audit === undefined || audit.entries === 0) return;
@@ -148,6 +155,7 @@ export class ReadableEventPrinter implements EventPrinter {
   }
 
   breakLine(): void {
+    this.stopSpinner();
     if (!this.midLine) return;
     this.output.write('\n');
     this.midLine = false;
@@ -156,6 +164,26 @@ export class ReadableEventPrinter implements EventPrinter {
   private line(text: string): void {
     this.breakLine();
     this.output.write(`${text}\n`);
+  }
+
+  /** `⠋ model "default" is working…` on its own line, redrawn until the model's first text or the next event. */
+  private startSpinner(model: string): void {
+    if (!this.animate || this.spinner !== undefined || this.midLine) return;
+    const draw = () => {
+      const frame = SPINNER_FRAMES[spinner.frame++ % SPINNER_FRAMES.length] ?? '';
+      this.output.write(`\r${this.style.cyan(frame)} ${this.style.dim(`model "${model}" is working…`)}`);
+    };
+    const spinner = { timer: setInterval(draw, 80), frame: 0 };
+    spinner.timer.unref();
+    this.spinner = spinner;
+    draw();
+  }
+
+  private stopSpinner(): void {
+    if (this.spinner === undefined) return;
+    clearInterval(this.spinner.timer);
+    this.spinner = undefined;
+    this.output.write('\r\u001B[2K');
   }
 
   /** Writes model text as it streams, indented, keeping track of an open line. */
