@@ -38,6 +38,19 @@ describe('the web API over HTTP', () => {
     });
   });
 
+  describe('the inbox list', () => {
+    it('filters pending interactions by thread, workflow, channel, tool and risk', async () => {
+      const { threadId } = await harness.startReleaseAgent();
+      const list = async (query: string) =>
+        (await request(harness, `/api/interactions?threadId=${threadId}&${query}`, alice())).body.interactions.map((interaction: { toolApproval: { toolName: string } }) => interaction.toolApproval.toolName);
+      expect(await list('workflowId=release-agent&channel=web')).toEqual(['write_file', 'bash']);
+      expect(await list('tool=bash')).toEqual(['bash']);
+      expect(await list('risk=MEDIUM')).toEqual(['write_file']);
+      expect(await list('channel=cli')).toEqual([]);
+      expect((await request(harness, '/api/interactions?risk=EXTREME', alice())).body.code).toBe('BAD_REQUEST');
+    });
+  });
+
   describe('CSRF', () => {
     it('refuses a cookie-authenticated answer without the CSRF header, with a wrong one, or from another origin', async () => {
       const { approvals } = await harness.startReleaseAgent();
