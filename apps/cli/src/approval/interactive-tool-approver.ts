@@ -4,7 +4,7 @@ import { withCountdown, type CountdownTheme } from '../countdown.js';
 import type { TerminalStyle } from '../terminal-style.js';
 import { describeResponse } from './describe-response.js';
 import { editArguments } from './edit-arguments.js';
-import { describeBatch, describeToolCall, type BatchPosition } from './tool-call-view.js';
+import { describeBatch, describeToolCall, describeWholeResult, resultWasCut, type BatchPosition } from './tool-call-view.js';
 import type { ApprovalResult, BatchChoice, ResponseChecker, ToolApprover } from './tool-approver.js';
 
 /** Where an {@link InteractiveToolApprover} draws its prompts. */
@@ -115,19 +115,26 @@ export class InteractiveToolApprover implements ToolApprover {
   }
 
   private async askResult(request: UserInteractionRequest, signal: AbortSignal): Promise<ToolApprovalResponse> {
-    const verdict = await this.withCountdown(request, (theme) =>
-      select(
-        {
-          message: request.prompt,
-          ...theme,
-          choices: [
-            { value: 'approve', name: 'Approve: the model sees the result' },
-            { value: 'reject', name: 'Reject: the model is told the result was withheld' },
-          ],
-        },
-        this.context(signal),
-      ),
-    );
+    const cut = resultWasCut(request.toolApproval?.result);
+    let verdict: 'approve' | 'reject' | 'expand';
+    for (;;) {
+      verdict = await this.withCountdown(request, (theme) =>
+        select<'approve' | 'reject' | 'expand'>(
+          {
+            message: request.prompt,
+            ...theme,
+            choices: [
+              { value: 'approve', name: 'Approve: the model sees the result' },
+              { value: 'reject', name: 'Reject: the model is told the result was withheld' },
+              ...(cut ? [{ value: 'expand' as const, name: 'Show the whole result' }] : []),
+            ],
+          },
+          this.context(signal),
+        ),
+      );
+      if (verdict !== 'expand') break;
+      this.options.output.write(`${describeWholeResult(request.toolApproval?.result).join('\n')}\n`);
+    }
     if (verdict === 'approve') return { approved: true };
     const reason = await this.askReason(signal);
     return reason === undefined ? { approved: false } : { approved: false, denyReason: reason };

@@ -2,7 +2,7 @@ import type { ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk
 import { describe, expect, it } from 'vitest';
 import { createTerminalStyle } from '../terminal-style.js';
 import { displayJson } from './json-display.js';
-import { callLabel, describeBatch, describeToolCall } from './tool-call-view.js';
+import { callLabel, describeBatch, describeToolCall, describeWholeResult, resultWasCut } from './tool-call-view.js';
 import { truncateForDisplay } from './truncate-for-display.js';
 
 const plain = createTerminalStyle(false);
@@ -35,6 +35,15 @@ describe('describeToolCall', () => {
         '    }',
       ].join('\n'),
     );
+  });
+
+  it('offers the whole of a result cut to a screenful, and only then', () => {
+    const long = Array.from({ length: 60 }, (_, index) => `line ${index + 1}`).join('\n');
+    expect(resultWasCut(long)).toBe(true);
+    expect(resultWasCut('short')).toBe(false);
+    const whole = describeWholeResult(long);
+    expect(whole[0]).toBe('  whole result:');
+    expect(whole).toContain('    line 60');
   });
 
   it('labels an explanation the model wrote into the arguments as written by the model', () => {

@@ -76,13 +76,26 @@ function modelWrittenNote(parameters: Record<string, unknown>): string | undefin
 }
 
 function describeResult(result: unknown, style: TerminalStyle): string[] {
-  const plain = typeof result === 'string' ? result : displayJson(result ?? null, createTerminalStyle(false));
-  const { text, note } = truncateForDisplay(plain);
+  const { text, note } = truncateForDisplay(resultText(result));
   return [
     `${INDENT}result:`,
     ...indent(makeVisible(text), `${INDENT}${INDENT}`),
     ...(note === undefined ? [] : [`${INDENT}${style.yellow(note)}`]),
   ];
+}
+
+/** Whether the result shown for approval was cut to a screenful. */
+export function resultWasCut(result: unknown): boolean {
+  return truncateForDisplay(resultText(result)).note !== undefined;
+}
+
+/** The whole result, for "Show the whole result". */
+export function describeWholeResult(result: unknown): string[] {
+  return [`${INDENT}whole result:`, ...indent(makeVisible(resultText(result)), `${INDENT}${INDENT}`)];
+}
+
+function resultText(result: unknown): string {
+  return typeof result === 'string' ? result : displayJson(result ?? null, createTerminalStyle(false));
 }
 
 function riskColour(risk: string, style: TerminalStyle): string {
