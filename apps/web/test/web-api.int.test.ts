@@ -1,7 +1,8 @@
 import { get } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RELEASE_QUESTION_WORKFLOW } from '../src/demo/web-demo.js';
+import { builtinTools, createInterlock } from '@interlock/core';
+import { createReleaseAgentModel, RELEASE_QUESTION_WORKFLOW } from '../src/demo/web-demo.js';
 import { API_OPERATIONS, CHAT_OPERATIONS } from '../src/server/openapi.js';
 import { eventually, manualClock, request, signIn, startHarness, type WebHarness } from './web-harness.js';
 
@@ -208,6 +209,31 @@ describe('the web API over HTTP', () => {
         stream.on('error', reject);
       });
       expect(JSON.parse((await received).slice('data:'.length))).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId: target, responder: 'web:bob' });
+    });
+  });
+
+  describe('answers from another process', () => {
+    it('are noticed by the store watch and pushed to the pages', async () => {
+      const { approvals } = await harness.startReleaseAgent();
+      // Another Interlock over the same store stands for another process: its events never reach this server.
+      const shared = new Proxy(harness.store, {
+        get: (target, name, receiver) => (name === 'close' ? async () => undefined : Reflect.get(target, name, receiver)),
+      });
+      const elsewhere = await createInterlock({ store: { type: 'custom', store: shared }, tools: builtinTools, models: { release: createReleaseAgentModel() }, workspaceRoot: harness.directory, recoverOnStart: false });
+      await harness.app.liveUpdates.tick();
+      const changes: string[] = [];
+      const unsubscribe = harness.app.liveUpdates.subscribe((change) => changes.push(change.reason));
+      try {
+        await elsewhere.respond(approvals[0]!.interactionId, { approved: false, denyReason: 'from the CLI' }, { responder: 'cli:dana' });
+        await harness.app.liveUpdates.tick();
+        expect(changes).toContain('pending-changed');
+        expect(changes).not.toContain('answered');
+        const state = await request(harness, `/api/interactions/${approvals[0]!.interactionId}`, alice());
+        expect(state.body.response.responder).toBe('cli:dana');
+      } finally {
+        unsubscribe();
+        await elsewhere.close();
+      }
     });
   });
 
