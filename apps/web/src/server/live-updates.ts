@@ -33,7 +33,8 @@ export class LiveUpdates {
   private subscription: { unsubscribe(): void } | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private pendingSignature = '';
-  private ticking = false;
+  private lastLook: Promise<void> = Promise.resolve();
+  private looking = false;
   private stopped = false;
 
   constructor(
@@ -44,7 +45,12 @@ export class LiveUpdates {
   start(): void {
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.onEvent(event) });
     if (this.options.pollInterval > 0) {
-      this.timer = setInterval(() => void this.tick(), this.options.pollInterval);
+      this.timer = setInterval(() => {
+        // A slow store is not asked again until it answered.
+        if (this.looking) return;
+        this.looking = true;
+        void this.tick().finally(() => (this.looking = false));
+      }, this.options.pollInterval);
       this.timer.unref();
     }
   }
@@ -66,10 +72,17 @@ export class LiveUpdates {
     this.listeners.clear();
   }
 
-  /** One look at the store: expire what is overdue, report a changed set of pending interactions. */
-  async tick(): Promise<void> {
-    if (this.ticking || this.stopped) return;
-    this.ticking = true;
+  /**
+   * One look at the store: expire what is overdue, report a changed set of pending
+   * interactions. Looks run one after another; the returned promise settles when this one ran.
+   */
+  tick(): Promise<void> {
+    this.lastLook = this.lastLook.then(() => this.look());
+    return this.lastLook;
+  }
+
+  private async look(): Promise<void> {
+    if (this.stopped) return;
     try {
       let pending = await this.interlock.pending();
       const now = this.options.now();
@@ -87,8 +100,6 @@ export class LiveUpdates {
       }
     } catch (error) {
       if (!this.stopped) this.options.warn?.(`live updates: could not read the store: ${error instanceof Error ? error.message : String(error)}`);
-    } finally {
-      this.ticking = false;
     }
   }
 
