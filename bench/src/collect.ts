@@ -143,7 +143,10 @@ export function writeCollected(dir: string): void {
   const fan = find(doc, (r) => r['kind'] === 'fanout');
   const storage = find(doc, (r) => r['kind'] === 'storage');
   const commits = find(doc, (r) => r['kind'] === 'commits');
-  const scale = find(doc, (r) => r['kind'] === 'scale');
+  const scaleDefault = find(doc, (r) => r['kind'] === 'scale');
+  // A separate 100k run (SCALE_N=100000, too long for the 10-minute `pnpm bench`), when present.
+  const scale100k = readJsonl(path.join(dir, 'interlock-scale-100k.jsonl')).find((r) => r['kind'] === 'scale');
+  const scale = scale100k ?? scaleDefault;
   const fsyncBound = find(doc, (r) => r['kind'] === 'fsync_bound');
   const approval = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'approval');
   const shell = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'shell');
@@ -218,9 +221,10 @@ export function writeCollected(dir: string): void {
     '',
     'Many threads suspended at once (SQLite)',
     '',
-    scale
-      ? `- ${scale['n']} threads suspended (started in batches of ${scale['start_batch']}) in ${scale['suspend_all_ms']} ms (${scale['suspend_threads_per_sec']} threads/s); RSS after GC while all wait: ${scale['rss_all_waiting_after_gc_mb']} MB (baseline ${scale['rss_baseline_mb']} MB, heap ${scale['heap_used_all_waiting_after_gc_mb']} MB); ${scale['sampled_answers']} random answers, answer → finished p50 ${scale['answer_to_finish'].p50_ms} ms, p99 ${scale['answer_to_finish'].p99_ms} ms; database ${Number(scale['db_bytes_while_waiting']).toLocaleString('en-US')} bytes while waiting. At that suspend rate 100,000 threads would take ≈ ${Math.round(100000 / scale['suspend_threads_per_sec'])} s to start.`
-      : '- not run',
+    ...[scaleDefault, scale100k].filter((x): x is Json => x !== undefined).map(
+      (scale) =>
+        `- ${scale['n']} threads suspended (started in batches of ${scale['start_batch']}) in ${scale['suspend_all_ms']} ms (${scale['suspend_threads_per_sec']} threads/s); RSS after GC while all wait: ${scale['rss_all_waiting_after_gc_mb']} MB (baseline ${scale['rss_baseline_mb']} MB, heap ${scale['heap_used_all_waiting_after_gc_mb']} MB); ${scale['sampled_answers']} random answers, answer → finished p50 ${scale['answer_to_finish'].p50_ms} ms, p99 ${scale['answer_to_finish'].p99_ms} ms; database ${Number(scale['db_bytes_while_waiting']).toLocaleString('en-US')} bytes while waiting. At that suspend rate 100,000 threads would take ≈ ${Math.round(100000 / scale['suspend_threads_per_sec'])} s to start.${scale === scale100k ? ' (separate run: results/interlock-scale-100k.jsonl)' : ''}`,
+    ),
     '',
     'Micro-benchmarks (per call, µs: p50 / p99)',
     '',
