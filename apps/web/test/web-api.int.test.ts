@@ -284,7 +284,18 @@ describe('a restart', () => {
   it('keeps the approvals waiting; a restarted server takes the answer and the thread finishes', async () => {
     const first = await startHarness();
     const { approvals, threadId } = await first.startReleaseAgent();
+    let connected: () => void = () => undefined;
+    const streamConnected = new Promise<void>((resolve) => (connected = resolve));
+    const streamEnded = new Promise<void>((resolve, reject) => {
+      get(`${first.baseUrl}/api/events`, { headers: { authorization: `Bearer ${first.tokens['alice']}` } }, (response) => {
+        response.once('data', () => connected());
+        response.on('end', resolve);
+      }).on('error', reject);
+    });
+    await streamConnected;
     await first.stop();
+    // Closing the server ends the live streams (a page reconnects to the next server).
+    await streamEnded;
     const second = await startHarness({ directory: first.directory });
     try {
       const listed = await request(second, '/api/interactions', { token: second.tokens['alice']! });
