@@ -148,6 +148,22 @@ describe('the inbox page', () => {
     await page.context().close();
   });
 
+  it('starts a workflow from the threads list and cancels it there', async () => {
+    const page = await signedInPage(browser, harness.baseUrl, harness.tokens['alice']!);
+    await page.getByRole('link', { name: 'Threads' }).click();
+    const before = new Set((await harness.interlock.threads()).map((thread) => thread.threadId));
+    await page.getByLabel('Workflow').selectOption('release-agent');
+    await page.getByRole('button', { name: 'Start workflow' }).click();
+    const started = await eventually(async () => (await harness.interlock.threads()).find((thread) => !before.has(thread.threadId) && thread.status === 'waiting'));
+    const row = page.locator(`tr[data-thread-id="${started.threadId}"]`);
+    await row.locator('.status-waiting').waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByRole('button', { name: 'Cancel thread' }).click();
+    await row.locator('.status', { hasText: 'cancelled' }).waitFor();
+    expect((await harness.interlock.pending()).filter((request) => request.threadId === started.threadId)).toEqual([]);
+    await page.context().close();
+  });
+
   it('shows the thread timeline with each decision and who made it, and a verified audit trail', async () => {
     const { approvals, threadId } = await harness.startReleaseAgent();
     await harness.interlock.respond(approvals[0]!.interactionId, { approved: true }, { responder: 'web:alice' });
