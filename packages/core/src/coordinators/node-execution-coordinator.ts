@@ -6,7 +6,7 @@ import { renderTemplate } from '../expressions/expressions.js';
 import type { Clock } from '../engine/clock.js';
 import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
-import { failpoint } from '../engine/failpoints.js';
+import { failpointAfterCommit } from '../engine/durability.js';
 import { SHUTDOWN } from '../engine/shutdown.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -144,7 +144,7 @@ export class NodeExecutionCoordinator {
         frame.cursor = next;
         this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next });
         await this.checkpoint(thread);
-        failpoint('node:checkpointed');
+        await failpointAfterCommit('node:checkpointed', this.store);
         return false;
       }
       case 'end':

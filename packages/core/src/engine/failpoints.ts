@@ -13,13 +13,25 @@ export type Failpoint =
 
 const visits = new Map<string, number>();
 
-export function failpoint(name: Failpoint): void {
-  const target = process.env['INTERLOCK_CRASH_AT'];
-  if (!target) return;
+/** The point INTERLOCK_CRASH_AT names and at which visit, if any. */
+function target(): { point: string; nth: number } | undefined {
+  const value = process.env['INTERLOCK_CRASH_AT'];
+  if (!value) return undefined;
   // Point names contain a colon themselves: `tool:started`, or `tool:started:2` for the 2nd visit.
-  const [, point, nth = '1'] = /^(.*?)(?::(\d+))?$/.exec(target) ?? [];
-  if (point !== name) return;
+  const [, point = '', nth = '1'] = /^(.*?)(?::(\d+))?$/.exec(value) ?? [];
+  return { point, nth: Number(nth) };
+}
+
+/** Whether a crash test targets this point. */
+export function isArmed(name: Failpoint): boolean {
+  return target()?.point === name;
+}
+
+export function failpoint(name: Failpoint): void {
+  const armed = target();
+  if (armed?.point !== name) return;
+  const nth = armed.nth;
   const count = (visits.get(name) ?? 0) + 1;
   visits.set(name, count);
-  if (count === Number(nth)) process.kill(process.pid, 'SIGKILL');
+  if (count === nth) process.kill(process.pid, 'SIGKILL');
 }

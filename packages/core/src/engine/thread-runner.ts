@@ -6,14 +6,13 @@ import type { NodeExecutionCoordinator } from '../coordinators/node-execution-co
 import { TYPES } from '../di/tokens.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
-import { forThread } from '../events/event-operators.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { timerUntil, type Clock } from './clock.js';
 import { startNodeId } from './graph.js';
-import { failpoint } from './failpoints.js';
+import { durable, failpointAfterCommit } from './durability.js';
 import { SHUTDOWN } from './shutdown.js';
 import type { ThreadHandle } from './thread-handle.js';
 import type { ThreadLeases } from './thread-leases.js';
@@ -182,25 +181,32 @@ export class ThreadRunner {
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
     if (recorded.status !== 'recorded') return { status: 'already_answered', threadId };
-    failpoint('interaction:answer-stored');
+    await failpointAfterCommit('interaction:answer-stored', this.store);
     this.disarm(interactionId);
     const running = this.active.get(threadId);
     if (running) {
       this.responses.notify(interactionId);
+      await durable(this.store, 'soon');
       return { status: 'accepted', threadId, thread: running.handle };
     }
     // A process asking about this thread right now polls the store and takes it forward;
     // if it died instead, its lease runs out and this process does.
     const thread = await this.store.getThread(threadId);
-    if (thread && this.leases.heldElsewhere(thread) && (await this.leases.pickedUpElsewhere(threadId, interactionId))) {
-      return { status: 'accepted', threadId };
+    if (thread && this.leases.heldElsewhere(thread)) {
+      await durable(this.store);
+      if (await this.leases.pickedUpElsewhere(threadId, interactionId)) return { status: 'accepted', threadId };
     }
+    // The answer is acknowledged once durable: with the resumed run's first commit when it
+    // comes in this event-loop turn (before its tool runs), else at the end of the turn.
+    let result: RespondResult;
     try {
-      return { status: 'accepted', threadId, thread: await this.resume(threadId) };
+      result = { status: 'accepted', threadId, thread: await this.resume(threadId) };
     } catch (error) {
-      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return { status: 'accepted', threadId };
-      throw error;
+      if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
+      result = { status: 'accepted', threadId };
     }
+    await durable(this.store, 'soon');
+    return result;
   }
 
   /** Cancels a thread, running here or waiting in the store. */
@@ -235,6 +241,7 @@ export class ThreadRunner {
       if (interaction.deadline === null || Date.parse(interaction.deadline) > now) continue;
       if (await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline')) expired += 1;
     }
+    if (expired > 0) await durable(this.store);
     return expired;
   }
 
@@ -287,7 +294,7 @@ export class ThreadRunner {
   private launch(thread: ThreadRecord, announce: () => void, controller = new AbortController()): ThreadHandle {
     const { threadId } = thread;
     const events = new ReplaySubject<InterlockEvent>();
-    const subscription = this.bus.events$.pipe(forThread(threadId)).subscribe(events);
+    const subscription = this.bus.thread$(threadId).subscribe(events);
     const end = () => {
       subscription.unsubscribe();
       this.active.delete(threadId);
@@ -297,6 +304,11 @@ export class ThreadRunner {
         announce();
         thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
         return this.coordinator.run(thread, controller.signal);
+      })
+      .then(async (final) => {
+        // A run that stops leaves its state durable before anyone hears how it ended.
+        await durable(this.store);
+        return final;
       })
       .then(
         async (final): Promise<ThreadOutcome> => {

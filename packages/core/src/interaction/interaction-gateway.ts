@@ -12,11 +12,11 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { durable } from '../engine/durability.js';
 import { failpoint } from '../engine/failpoints.js';
 import { SHUTDOWN } from '../engine/shutdown.js';
 import type { ThreadLeases } from '../engine/thread-leases.js';
 import type { EventBus } from '../events/event-bus.js';
-import { forThread } from '../events/event-operators.js';
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { InteractionResponses } from './interaction-responses.js';
 import type { ResponseInterpreter } from './response-interpreter.js';
@@ -98,6 +98,8 @@ export class InteractionGateway {
     if (this.asksHere(thread.channel)) this.leases.grant(thread);
     onStored?.(records);
     await context.checkpoint();
+    // The question exists durably before anybody can see it.
+    await durable(this.store);
     for (const record of records) {
       context.emit({
         type: 'USER_INTERACTION_REQUESTED',
@@ -198,7 +200,7 @@ export class InteractionGateway {
       timeout: interaction.request.timeout,
       signal,
       conversation: structuredClone(context.thread.conversation),
-      events: this.bus.events$.pipe(forThread(context.thread.threadId)),
+      events: this.bus.thread$(context.thread.threadId),
       getVariable: (name) => context.scopes.get(name),
       getVariables: () => context.scopes.all(),
       setVariable: (name, value, scope) => {
@@ -243,6 +245,8 @@ export class InteractionGateway {
       ...(result.responder === undefined ? {} : { responder: result.responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
+    // The person was told their answer was taken: it is durable.
+    await durable(this.store);
     failpoint('interaction:answer-stored');
     return this.load(interactionId);
   }

@@ -9,6 +9,7 @@ import type { InteractionGateway, InteractionSpec } from '../interaction/interac
 import type { ICheckpointStore, InteractionRecord, ToolExecutionRecord, ToolExecutionStatus } from '../persistence/checkpoint-store.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
 import type { Clock } from '../engine/clock.js';
+import { durable, failpointAfterCommit } from '../engine/durability.js';
 import { failpoint } from '../engine/failpoints.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
@@ -297,7 +298,7 @@ export class ToolCallPipeline {
               },
             }),
       });
-      failpoint('tool:effect-done');
+      await failpointAfterCommit('tool:effect-done', this.store);
       await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'SUCCESS', output: result, content: toolMessage('SUCCESS', result) }, this.now());
       if (tool.requireResultApproval) {
         call.result = result;
@@ -333,7 +334,7 @@ export class ToolCallPipeline {
       idempotent: tool.idempotent === true,
       createdAt: this.now(),
     });
-    failpoint('tool:approved');
+    await failpointAfterCommit('tool:approved', this.store);
     const execution = await this.store.getToolExecution(threadId, call.id);
     if (execution?.status === 'finished' && execution.outcome) {
       this.replayOutcome(call, tool, execution.outcome, context, options);
@@ -341,6 +342,8 @@ export class ToolCallPipeline {
     }
     const from: ToolExecutionStatus[] = tool.idempotent ? ['approved', 'started'] : ['approved'];
     if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now())) {
+      // Write-ahead: the approval and `started` are durable before the side effect.
+      await durable(this.store);
       failpoint('tool:started');
       return true;
     }
