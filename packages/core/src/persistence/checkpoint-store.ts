@@ -208,5 +208,13 @@ export interface ICheckpointStore {
   saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void>;
   getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined>;
 
+  /**
+   * Makes every write made so far durable before it resolves. A store that commits each
+   * write at once (the in-memory, TypeORM and PostgreSQL stores) need not have it.
+   * `'now'` commits at once; `'soon'` waits for the commit at the end of this event-loop
+   * turn, so writes of other work made meanwhile share it.
+   */
+  flush?(when?: 'now' | 'soon'): Promise<void>;
+
   close(): Promise<void>;
 }

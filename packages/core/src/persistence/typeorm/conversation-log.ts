@@ -63,6 +63,17 @@ async function firstDifference(manager: EntityManager, threadId: string, message
     where: { threadId },
     order: { position: 'ASC' },
   });
+  return firstChangedPosition(stored, messages);
+}
+
+/**
+ * The position of the first stored message (`stored` in position order) that is not
+ * `messages`' message at that position: from there on the stored rows must be replaced.
+ */
+export function firstChangedPosition(
+  stored: readonly Pick<MessageRow, 'position' | 'digest'>[],
+  messages: readonly EncodedMessage[],
+): number {
   const index = stored.findIndex((row, position) => row.position !== position || messages[position]?.digest !== row.digest);
   return index === -1 ? stored.length : index;
 }
@@ -75,13 +86,21 @@ export async function readConversations(manager: EntityManager, threadIds: reado
       where: { threadId: In(threadIds.slice(start, start + BATCH)) },
       order: { threadId: 'ASC', position: 'ASC' },
     });
-    for (const row of rows) {
-      const conversation = conversations.get(row.threadId);
-      if (conversation?.length !== row.position) {
-        throw new InterlockError('INTERNAL', `the stored conversation of thread ${row.threadId} has a gap at message ${row.position}`);
-      }
-      conversation.push(decodeJson(row.message, `message ${row.position} of thread ${row.threadId}`) as Message);
-    }
+    for (const row of rows) appendStoredMessage(conversations, row);
   }
   return conversations;
+}
+
+/**
+ * Appends a stored message row to its thread's conversation in `conversations`; rows must
+ * come in position order per thread.
+ *
+ * @throws InterlockError INTERNAL when a position is missing (the rows were changed outside Interlock).
+ */
+export function appendStoredMessage(conversations: Map<string, Message[]>, row: Pick<MessageRow, 'threadId' | 'position' | 'message'>): void {
+  const conversation = conversations.get(row.threadId);
+  if (conversation?.length !== row.position) {
+    throw new InterlockError('INTERNAL', `the stored conversation of thread ${row.threadId} has a gap at message ${row.position}`);
+  }
+  conversation.push(decodeJson(row.message, `message ${row.position} of thread ${row.threadId}`) as Message);
 }

@@ -1,5 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
@@ -24,10 +25,10 @@ export type TypeormStoreOptions =
 /** The table that records which migrations ran. */
 const MIGRATIONS_TABLE = 'interlock_migrations';
 /** How long a SQLite statement waits for another process's lock before it fails. */
-const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** SQLite's name for a database that lives in memory only (for tests). */
-const IN_MEMORY = ':memory:';
+export const IN_MEMORY = ':memory:';
 
 /**
  * Opens the durable store and brings its tables up to date with the store's migrations
@@ -74,6 +75,18 @@ function redact(url: string): string {
 }
 
 async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
+  return new TypeormCheckpointStore(await openMigratedSqlite(path), 'sqlite');
+}
+
+/**
+ * Opens a SQLite database as a TypeORM DataSource (WAL, busy timeout, foreign keys on) and
+ * brings its tables up to date under the write lock. The SQLite store of
+ * `../sqlite` uses it too, then closes it: both stores share one schema and one history
+ * of migrations. `onConnection` receives better-sqlite3's connection before any query.
+ *
+ * @throws the driver's error when the file cannot be opened or migrated.
+ */
+export async function openMigratedSqlite(path: string, onConnection?: (connection: BetterSqlite3.Database) => void): Promise<DataSource> {
   const { default: Database } = await import('better-sqlite3');
   const file = path === IN_MEMORY ? path : resolve(path);
   if (file !== IN_MEMORY) await mkdir(dirname(file), { recursive: true });
@@ -88,6 +101,7 @@ async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
     migrationsTableName: MIGRATIONS_TABLE,
     synchronize: false,
     logging: false,
+    ...(onConnection === undefined ? {} : { prepareDatabase: onConnection }),
   });
   await dataSource.initialize();
   try {
@@ -105,7 +119,7 @@ async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
     await dataSource.destroy();
     throw error;
   }
-  return new TypeormCheckpointStore(dataSource, 'sqlite');
+  return dataSource;
 }
 
 async function openPostgres(url: string, schema: string | undefined): Promise<TypeormCheckpointStore> {

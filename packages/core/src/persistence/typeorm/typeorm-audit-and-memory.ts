@@ -108,12 +108,14 @@ function driverErrorCode(error: unknown): unknown {
   return typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
 }
 
-function wholeMilliseconds(value: number, what: string): number {
+/** `value` if it is a whole number of milliseconds that can be stored exactly. */
+export function wholeMilliseconds(value: number, what: string): number {
   if (Number.isSafeInteger(value)) return value;
   throw new InterlockError('INVALID_OPTIONS', `${what} must be a whole number of milliseconds since the epoch, not ${String(value)}`);
 }
 
-function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
+/** The `audit_entries` row of an audit entry. @throws InterlockError INVALID_OPTIONS when a field cannot be stored. */
+export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
   const what = `audit entry ${entry.sequence}`;
   if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 1) {
     throw new InterlockError('INVALID_OPTIONS', `${what} cannot be stored: its sequence must be a positive whole number`);
@@ -137,7 +139,8 @@ function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
   };
 }
 
-function toAuditEntry(row: AuditEntryRow): AuditEntry {
+/** The audit entry of an `audit_entries` row. @throws InterlockError INTERNAL when the row was damaged. */
+export function toAuditEntry(row: AuditEntryRow): AuditEntry {
   const sequence = Number(row.sequence);
   const what = `audit entry ${sequence}`;
   if (row.outcome !== 'allow' && row.outcome !== 'deny') {

@@ -11,16 +11,15 @@ import {
   userMessage,
   workflowDefinition,
 } from '../__fixtures__/store-records.js';
-import type { ThreadRecord } from '../checkpoint-store.js';
+import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
 import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
-import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
 
 /** How the TypeORM store tests reach one database. */
 export interface TypeormStoreHarness {
   /** Prepares an empty database (file or schema) for the next test. */
   prepare(): Promise<void>;
-  /** Opens a store on the prepared database; call it again to reopen. */
-  open(): Promise<TypeormCheckpointStore>;
+  /** Opens a store (TypeORM's, or the SQLite store on the same tables) on the prepared database; call it again to reopen. */
+  open(): Promise<ICheckpointStore>;
   /** Opens a bare DataSource on the prepared database (entities, no migrations) to look inside. */
   inspect(): Promise<DataSource>;
   /**
@@ -40,7 +39,9 @@ const ESCAPES = ['NUL \u0000 inside', 'lone surrogate \uD800'];
 export const MIGRATION_NAMES = STORE_MIGRATIONS.map((migration) => new migration().name);
 
 /** The writes to `messages` logged since the last call, as `operation position`, sorted. */
-async function takeMessageWrites(inspector: DataSource, harness: TypeormStoreHarness): Promise<string[]> {
+async function takeMessageWrites(store: ICheckpointStore, inspector: DataSource, harness: TypeormStoreHarness): Promise<string[]> {
+  // The inspector is another connection: it sees what the store committed.
+  await store.flush?.();
   const rows: { position: number; operation: string }[] = await inspector.query(
     `SELECT "position", "operation" FROM ${harness.table('message_writes')}`,
   );
@@ -51,13 +52,13 @@ async function takeMessageWrites(inspector: DataSource, harness: TypeormStoreHar
 const expectInvalid = async (promise: Promise<unknown>) => expect(await errorCodeOf(promise)).toBe('INVALID_OPTIONS');
 
 /**
- * What the TypeORM store does beyond the port's conformance suite: durability across
- * reopening, migrations, small conversation writes, refusing what a text column cannot
- * hold, and a closed store.
+ * What the stores on the TypeORM tables (the TypeORM store, the SQLite store) do beyond
+ * the port's conformance suite: durability across reopening, migrations, small
+ * conversation writes, refusing what a text column cannot hold, and a closed store.
  */
 export function describeTypeormStoreBehaviour(name: string, harness: TypeormStoreHarness): void {
-  describe(`${name} (TypeORM store)`, () => {
-    let store: TypeormCheckpointStore;
+  describe(`${name} (store on the TypeORM tables)`, () => {
+    let store: ICheckpointStore;
     let inspector: DataSource;
 
     beforeEach(async () => {
@@ -120,18 +121,18 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       for (const statement of harness.logMessageWritesSql()) await inspector.query(statement);
       const conversation = Array.from({ length: 6 }, (_, index) => userMessage(`message ${index}`));
       let thread: ThreadRecord = await store.createThread(threadRecord({ conversation }));
-      expect(await takeMessageWrites(inspector, harness)).toHaveLength(6);
+      expect(await takeMessageWrites(store, inspector, harness)).toHaveLength(6);
 
       thread = await store.saveThread({ ...thread, conversation: [...thread.conversation, userMessage('message 6')] });
-      expect(await takeMessageWrites(inspector, harness)).toEqual(['insert 6']);
+      expect(await takeMessageWrites(store, inspector, harness)).toEqual(['insert 6']);
 
       thread = await store.saveThread({ ...thread, steps: 1 });
-      expect(await takeMessageWrites(inspector, harness)).toEqual([]);
+      expect(await takeMessageWrites(store, inspector, harness)).toEqual([]);
 
       const edited = [...thread.conversation];
       edited[4] = toolCallMessage('call-1', { path: 'edited.txt' });
       await store.saveThread({ ...thread, conversation: edited });
-      expect(await takeMessageWrites(inspector, harness)).toEqual(['delete 4', 'delete 5', 'delete 6', 'insert 4', 'insert 5', 'insert 6']);
+      expect(await takeMessageWrites(store, inspector, harness)).toEqual(['delete 4', 'delete 5', 'delete 6', 'insert 4', 'insert 5', 'insert 6']);
       expect((await store.getThread('thread-1'))?.conversation).toEqual(edited);
     });
 
@@ -182,6 +183,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
     it('refuses to read a tool execution or workflow definition whose row was damaged, with INTERNAL', async () => {
       await store.recordToolApproval(toolApproval());
       await store.saveWorkflowDefinition(workflowDefinition());
+      await store.flush?.();
       await inspector.query(`UPDATE ${harness.table('tool_executions')} SET "status" = 'exploded'`);
       await inspector.query(`UPDATE ${harness.table('workflow_definitions')} SET "definition" = '{"id":"other"}'`);
       expect(await errorCodeOf(store.getToolExecution('thread-1', 'call-1'))).toBe('INTERNAL');

@@ -1,0 +1,305 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DataSource } from 'typeorm';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import {
+  LATER,
+  errorCodeOf,
+  interactionRecord,
+  response,
+  threadRecord,
+  toolApproval,
+  userMessage,
+  workflowDefinition,
+} from '../__fixtures__/store-records.js';
+import type { ICheckpointStore } from '../checkpoint-store.js';
+import { describeStoreConformance } from '../store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
+import { describeLeaseConformance } from '../store-conformance-leases.js';
+import { createTypeormStore } from '../typeorm/create-typeorm-store.js';
+import { STORE_ENTITIES } from '../typeorm/store-entities.js';
+import { describeTypeormStoreBehaviour } from '../typeorm/typeorm-store-behaviour.js';
+import { openSqliteStore } from './open-sqlite-store.js';
+import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
+
+const root = mkdtempSync(join(tmpdir(), 'interlock-raw-sqlite-store-'));
+let databases = 0;
+/** A fresh file in a directory that does not exist yet: the store must create it. */
+const freshPath = () => join(root, `database-${(databases += 1)}`, 'nested', 'interlock.db');
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describeStoreConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
+describeAuditAndMemoryConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
+describeLeaseConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
+describeStoreConformance('SQLite store (better-sqlite3, group commit)', () => openSqliteStore({ path: freshPath(), groupCommit: true }));
+
+let behaviourPath = '';
+describeTypeormStoreBehaviour('SQLite store (better-sqlite3)', {
+  async prepare() {
+    behaviourPath = freshPath();
+  },
+  open: () => openSqliteStore({ path: behaviourPath }),
+  async inspect() {
+    const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: behaviourPath, entities: STORE_ENTITIES });
+    return dataSource.initialize();
+  },
+  logMessageWritesSql: () => [
+    'CREATE TABLE "message_writes" ("position" integer, "operation" text)',
+    `CREATE TRIGGER "log_message_inserts" AFTER INSERT ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'insert'); END`,
+    `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
+    `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
+  ],
+  table: (name) => `"${name}"`,
+  async cleanup() {
+    rmSync(join(behaviourPath, '..', '..'), { recursive: true, force: true });
+  },
+});
+
+/** Resolves after the commit the store scheduled for the end of this event-loop turn. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What another connection (another process) sees: the committed thread ids. */
+function committedThreadIds(file: string): string[] {
+  const other = new Database(file, { readonly: true });
+  try {
+    return other.prepare('SELECT thread_id FROM threads ORDER BY thread_id').pluck().all() as string[];
+  } finally {
+    other.close();
+  }
+}
+
+/** An audit entry sealed on `previous` by `writer`, hashed so the chain can be verified. */
+function sealed(previous: { sequence: number; hash: string } | undefined, writer: string): AuditEntry {
+  const sequence = (previous?.sequence ?? 0) + 1;
+  return {
+    threadId: writer,
+    toolCallId: `call-${sequence}`,
+    toolName: 'write_file',
+    outcome: 'allow',
+    decidedBy: 'person',
+    rule: 'ask',
+    reason: 'looks fine',
+    stage: 'execution',
+    originalArguments: { path: 'a.txt' },
+    at: '2026-01-02T03:04:05.678Z',
+    previousHash: previous?.hash ?? 'genesis',
+    hash: `${writer}-${sequence}`,
+    sequence,
+  };
+}
+
+/** Holds the database's write lock from another process for `milliseconds`; resolves once it holds it. */
+function holdWriteLock(file: string, milliseconds: number): Promise<{ released: Promise<void> }> {
+  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
+  const script = `
+    const Database = require(${JSON.stringify(betterSqlite3)});
+    const db = new Database(${JSON.stringify(file)});
+    db.exec('BEGIN IMMEDIATE');
+    process.stdout.write('locked\\n');
+    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${milliseconds});
+  `;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const released = new Promise<void>((resolve, reject) => {
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited with ${code}`))));
+  });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', () => resolve({ released }));
+    child.once('error', reject);
+  });
+}
+
+describe('SQLite store (better-sqlite3): commits', () => {
+  const open: ICheckpointStore[] = [];
+  const track = <T extends ICheckpointStore>(store: T): T => {
+    open.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.allSettled(open.splice(0).map((store) => store.close()));
+  });
+
+  it('shows a write to its own reads at once and to another connection after the commit at the end of the turn', async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    await store.createThread(threadRecord());
+    expect((await store.getThread('thread-1'))?.version).toBe(1);
+    expect(await store.listThreads()).toHaveLength(1);
+    expect(committedThreadIds(file)).toEqual([]);
+    await nextTurn();
+    expect(committedThreadIds(file)).toEqual(['thread-1']);
+  });
+
+  it("commits at once on flush('now'), and on flush('soon') at the end of the turn", async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    await store.createThread(threadRecord({ threadId: 'a' }));
+    await store.flush();
+    expect(committedThreadIds(file)).toEqual(['a']);
+
+    await store.createThread(threadRecord({ threadId: 'b' }));
+    const flushed = store.flush('soon');
+    await store.createThread(threadRecord({ threadId: 'c' }));
+    expect(committedThreadIds(file)).toEqual(['a']);
+    await flushed;
+    expect(committedThreadIds(file)).toEqual(['a', 'b', 'c']);
+  });
+
+  it("with groupCommit, lets flush('now') wait for the shared commit at the end of the turn", async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file, groupCommit: true }));
+    await store.createThread(threadRecord({ threadId: 'a' }));
+    const first = store.flush('now');
+    await store.createThread(threadRecord({ threadId: 'b' }));
+    const second = store.flush('now');
+    expect(committedThreadIds(file)).toEqual([]);
+    await Promise.all([first, second]);
+    expect(committedThreadIds(file)).toEqual(['a', 'b']);
+  });
+
+  it('commits the pending writes when it closes', async () => {
+    const file = freshPath();
+    const store = await openSqliteStore({ path: file });
+    await store.createThread(threadRecord());
+    await store.close();
+    expect(committedThreadIds(file)).toEqual(['thread-1']);
+    await expect(store.getThread('thread-1')).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+
+  it('keeps the other writes of the open transaction when one write is refused', async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    await store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('hello')] }));
+    expect(await errorCodeOf(store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('other')] })))).toBe('STORE_CONFLICT');
+    await store.recordToolApproval(toolApproval());
+    expect(await errorCodeOf(store.recordToolApproval(toolApproval({ argumentsHash: 'other' })))).toBe('STORE_CONFLICT');
+    await store.createThread(threadRecord({ threadId: 'b' }));
+    await store.flush();
+    expect(committedThreadIds(file)).toEqual(['a', 'b']);
+    expect((await store.getThread('a'))?.conversation).toEqual([userMessage('hello')]);
+    expect((await store.getToolExecution('thread-1', 'call-1'))?.argumentsHash).toBe(toolApproval().argumentsHash);
+  });
+
+  it('refuses every call with STORE_UNAVAILABLE once a commit failed, and says the uncommitted writes were lost', async () => {
+    const file = freshPath();
+    await (await openSqliteStore({ path: file })).close();
+    const database = new Database(file);
+    // The connection checks foreign keys at COMMIT: an orphan message makes the commit fail.
+    database.pragma('defer_foreign_keys = ON');
+    const store = track(new SqliteCheckpointStore(database));
+    await store.createThread(threadRecord({ threadId: 'lost' }));
+    database.prepare("INSERT INTO messages (thread_id, position, message, digest) VALUES ('no-such-thread', 0, '{}', 'x')").run();
+    const flushed = store.flush('soon');
+    const failure = { code: 'STORE_UNAVAILABLE', message: expect.stringContaining('a commit failed; the writes since the last commit were lost: reopen the store') };
+    await expect(flushed).rejects.toMatchObject(failure);
+    await expect(store.getThread('lost')).rejects.toMatchObject(failure);
+    await expect(store.createThread(threadRecord({ threadId: 'later' }))).rejects.toMatchObject(failure);
+    await expect(store.flush()).rejects.toMatchObject(failure);
+    expect(committedThreadIds(file)).toEqual([]);
+  });
+
+  it('opens a throwaway database in memory', async () => {
+    const store = track(await openSqliteStore({ path: ':memory:' }));
+    await store.createThread(threadRecord());
+    await store.flush();
+    expect((await store.getThread('thread-1'))?.version).toBe(1);
+    expect(existsSync(':memory:')).toBe(false);
+  });
+
+  it('waits for another process that holds the write lock instead of failing', async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    const created = await store.createThread(threadRecord());
+    await store.flush();
+    const lock = await holdWriteLock(file, 300);
+    const saved = await store.saveThread({ ...created, steps: 1 });
+    await lock.released;
+    expect(saved.version).toBe(2);
+    await store.flush();
+    expect((await store.getThread('thread-1'))?.steps).toBe(1);
+  });
+
+  it('keeps one audit chain when two connections on one file append at the same time, without stalling each other', async () => {
+    const file = freshPath();
+    const first = track(await openSqliteStore({ path: file }));
+    const second = track(await openSqliteStore({ path: file }));
+    const started = Date.now();
+    const appends: Promise<AuditEntry>[] = [];
+    for (let index = 0; index < 20; index += 1) {
+      appends.push(first.appendAuditEntry((previous) => sealed(previous, 'first')));
+      appends.push(second.appendAuditEntry((previous) => sealed(previous, 'second')));
+    }
+    await Promise.all(appends);
+    await Promise.all([first.flush(), second.flush()]);
+    // Waiting inside SQLite for the other connection's lock would block the event loop
+    // until the busy timeout (10 s): the other one could not commit meanwhile.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const entries = await first.listAuditEntries();
+    expect(entries.map((entry) => entry.sequence)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
+    expect(entries.filter((entry) => entry.threadId === 'second')).toHaveLength(20);
+    for (const [index, entry] of entries.entries()) expect(entry.previousHash).toBe(index === 0 ? 'genesis' : entries[index - 1]?.hash);
+    expect(await second.listAuditEntries()).toEqual(entries);
+  });
+});
+
+describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () => {
+  /** Writes one of everything, closes the writer, and returns what a reader opened afterwards reads. */
+  async function writeThenRead(writer: ICheckpointStore, openReader: () => Promise<ICheckpointStore>) {
+    const created = await writer.createThread(threadRecord({ conversation: [userMessage('hello')] }));
+    await writer.saveThread({ ...created, status: 'waiting', conversation: [...created.conversation, userMessage('again')], lease: { owner: 'p1', until: LATER } });
+    await writer.createInteraction(interactionRecord());
+    await writer.recordResponse('interaction-1', response({ approved: true }));
+    await writer.setGlobalVariables('workflow-a', { counter: 3, nothing: null });
+    await writer.recordToolApproval(toolApproval({ idempotent: true }));
+    await writer.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
+    await writer.recordToolApproval(toolApproval({ toolCallId: 'call-2' }));
+    await writer.markToolFinished('thread-1', 'call-2', { status: 'SUCCESS', output: { bytes: 5 }, content: 'done' }, LATER);
+    await writer.saveWorkflowDefinition(workflowDefinition());
+    await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
+    await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
+    await writer.rememberApproval('session-1:write_file', 1_900_000_000_000);
+    const written = await snapshot(writer);
+    await writer.close();
+    const reader = await openReader();
+    try {
+      return { written, read: await snapshot(reader) };
+    } finally {
+      await reader.close();
+    }
+  }
+
+  async function snapshot(store: ICheckpointStore) {
+    return {
+      threads: await store.listThreads(),
+      interactions: await store.listInteractions(),
+      globals: await store.getGlobalVariables('workflow-a'),
+      toolExecutions: await store.listToolExecutions(),
+      definition: await store.getWorkflowDefinition('workflow-a', '1.0.0'),
+      audit: await store.listAuditEntries(),
+      remembered: await store.isApprovalRemembered('session-1:write_file', 1_800_000_000_000),
+    };
+  }
+
+  it('reads with the TypeORM store what the SQLite store wrote', async () => {
+    const file = freshPath();
+    const { written, read } = await writeThenRead(await openSqliteStore({ path: file }), () => createTypeormStore({ type: 'sqlite', path: file }));
+    expect(read).toEqual(written);
+    expect(read.toolExecutions.map((execution) => [execution.status, execution.idempotent])).toEqual([
+      ['started', true],
+      ['finished', false],
+    ]);
+    expect(read.remembered).toBe(true);
+  });
+
+  it('reads with the SQLite store what the TypeORM store wrote', async () => {
+    const file = freshPath();
+    const { written, read } = await writeThenRead(await createTypeormStore({ type: 'sqlite', path: file }), () => openSqliteStore({ path: file }));
+    expect(read).toEqual(written);
+    expect(read.threads[0]?.lease).toEqual({ owner: 'p1', until: LATER });
+  });
+});
