@@ -32,6 +32,11 @@ export class NodeExecutionCoordinator {
     this.executors = new Map(executors.map((executor) => [executor.type, executor]));
   }
 
+  /** A workflow's global variables; a workflow that declares none reads nothing. */
+  private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
+    return workflow.variables.some((variable) => variable.scope === 'global') ? this.store.getGlobalVariables(workflow.id) : {};
+  }
+
   /** Publishes an event of this thread. */
   emit(thread: ThreadRecord, event: EmittedEvent): void {
     this.bus.publish({
@@ -99,7 +104,7 @@ export class NodeExecutionCoordinator {
     if (!executor) {
       throw new InterlockError('NODE_NOT_SUPPORTED', `no executor is registered for ${node.type} nodes (node "${node.id}")`);
     }
-    const scopes = new VariableScopes(thread, frame, workflow, await this.store.getGlobalVariables(workflow.id));
+    const scopes = new VariableScopes(thread, frame, workflow, await this.globalsOf(workflow));
     const context: NodeExecutionContext = {
       thread,
       frame,
@@ -172,9 +177,9 @@ export class NodeExecutionCoordinator {
       thread,
       child,
       childWorkflow,
-      await this.store.getGlobalVariables(childWorkflow.id),
+      await this.globalsOf(childWorkflow),
     ).all();
-    const parentScopes = new VariableScopes(thread, parent, parentWorkflow, await this.store.getGlobalVariables(parentWorkflow.id));
+    const parentScopes = new VariableScopes(thread, parent, parentWorkflow, await this.globalsOf(parentWorkflow));
     for (const [name, template] of Object.entries(subgraphNode.config.output)) {
       parentScopes.set(name, renderTemplate(template, childVariables));
     }

@@ -47,6 +47,8 @@ interface ActiveRun {
 export class ThreadRunner {
   private readonly active = new Map<string, ActiveRun>();
   private readonly deadlines = new Map<string, Subscription>();
+  /** Workflow definitions (id and version) this process has kept in the store. */
+  private readonly kept = new Set<string>();
   private closed = false;
 
   constructor(
@@ -141,8 +143,9 @@ export class ThreadRunner {
       throw error;
     }
     // Only the process that holds the thread retires the questions it never got to ask.
-    for (const orphan of await this.store.listInteractions({ status: 'pending', threadId })) {
-      if (!thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
+    // (Read by thread, not by status: the thread's few rows, however many others wait.)
+    for (const orphan of await this.store.listInteractions({ threadId })) {
+      if (orphan.status === 'pending' && !thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
     }
     for (const id of thread.pendingInteractionIds) this.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
@@ -166,7 +169,10 @@ export class ThreadRunner {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
     if (interaction.status !== 'pending') return { status: 'already_answered', threadId };
-    if (!(await this.isAskedBy(interaction))) {
+    // A question stored just before a crash, before its thread was checkpointed as waiting
+    // on it, is an orphan nobody may answer: the thread asks again when it resumes.
+    const thread = await this.store.getThread(threadId);
+    if (!thread?.pendingInteractionIds.includes(interactionId)) {
       await this.retire(interaction.interactionId);
       return { status: 'expired', threadId };
     }
@@ -190,9 +196,10 @@ export class ThreadRunner {
       return { status: 'accepted', threadId, thread: running.handle };
     }
     // A process asking about this thread right now polls the store and takes it forward;
-    // if it died instead, its lease runs out and this process does.
-    const thread = await this.store.getThread(threadId);
-    if (thread && this.leases.heldElsewhere(thread)) {
+    // if it died instead, its lease runs out and this process does. (The thread as read
+    // before the answer was stored will do: a lease freed since then only means a resume
+    // here that may find the thread busy, and a lease seen is read again while waiting.)
+    if (this.leases.heldElsewhere(thread)) {
       await durable(this.store);
       if (await this.leases.pickedUpElsewhere(threadId, interactionId)) return { status: 'accepted', threadId };
     }
@@ -256,16 +263,6 @@ export class ThreadRunner {
       if (thread?.pendingInteractionIds.includes(interaction.interactionId)) asked.push(interaction);
     }
     return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((interaction) => interaction.request);
-  }
-
-  /**
-   * Whether the thread waits on this interaction. A question is stored a moment before the
-   * thread is checkpointed as waiting on it; if the process died in between, the thread
-   * asks again when it resumes, and the stored question is an orphan nobody may answer.
-   */
-  private async isAskedBy(interaction: InteractionRecord): Promise<boolean> {
-    const thread = await this.store.getThread(interaction.threadId);
-    return thread?.pendingInteractionIds.includes(interaction.interactionId) ?? false;
   }
 
   private async retire(interactionId: string): Promise<void> {
@@ -407,7 +404,11 @@ export class ThreadRunner {
   private async keepWorkflows(workflow: WorkflowDefinition, seen = new Set<string>()): Promise<void> {
     if (seen.has(workflow.id)) return;
     seen.add(workflow.id);
-    await this.store.saveWorkflowDefinition(workflow);
+    const key = `${workflow.id}\u0000${workflow.version}`;
+    if (!this.kept.has(key)) {
+      await this.store.saveWorkflowDefinition(workflow);
+      this.kept.add(key);
+    }
     for (const node of workflow.nodes) {
       if (node.type === 'SUBGRAPH') await this.keepWorkflows(this.workflows.get(node.config.workflow), seen);
     }

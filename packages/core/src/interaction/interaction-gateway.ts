@@ -240,7 +240,7 @@ export class InteractionGateway {
     } catch (error) {
       return this.fail(interactionId, 'invalid_response', toInterlockError(error).message);
     }
-    await this.store.recordResponse(interactionId, {
+    const recorded = await this.store.recordResponse(interactionId, {
       input,
       ...(result.responder === undefined ? {} : { responder: result.responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
@@ -248,7 +248,7 @@ export class InteractionGateway {
     // The person was told their answer was taken: it is durable.
     await durable(this.store);
     failpoint('interaction:answer-stored');
-    return this.load(interactionId);
+    return recorded.status === 'not_found' ? this.load(interactionId) : recorded.interaction;
   }
 
   /** Closing the process is not cancelling the thread: a shutdown leaves the wait in the store. */

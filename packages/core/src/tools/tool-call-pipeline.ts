@@ -335,17 +335,18 @@ export class ToolCallPipeline {
       createdAt: this.now(),
     });
     await failpointAfterCommit('tool:approved', this.store);
-    const execution = await this.store.getToolExecution(threadId, call.id);
-    if (execution?.status === 'finished' && execution.outcome) {
-      this.replayOutcome(call, tool, execution.outcome, context, options);
-      return false;
-    }
     const from: ToolExecutionStatus[] = tool.idempotent ? ['approved', 'started'] : ['approved'];
     if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now())) {
       // Write-ahead: the approval and `started` are durable before the side effect.
       await durable(this.store);
       failpoint('tool:started');
       return true;
+    }
+    // It did not start: it finished before (its outcome stands) or died while running.
+    const execution = await this.store.getToolExecution(threadId, call.id);
+    if (execution?.status === 'finished' && execution.outcome) {
+      this.replayOutcome(call, tool, execution.outcome, context, options);
+      return false;
     }
     if (execution?.status === 'started') {
       await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now());
