@@ -21,6 +21,7 @@ import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
 import type { ICheckpointStore, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
+import { openSqliteStore } from './persistence/sqlite/open-sqlite-store.js';
 import { createTypeormStore } from './persistence/typeorm/create-typeorm-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
@@ -38,10 +39,16 @@ import { ToolRegistry } from './tools/tool-registry.js';
  * Where threads and interactions are kept: in this process (`memory`, the default), in a
  * SQLite file (`.interlock/interlock.db` unless `path` says otherwise), in PostgreSQL, or
  * in a store of your own.
+ *
+ * SQLite: `synchronous` is `full` by default (a commit is on disk when it returns);
+ * `normal` survives a crash of the process but not always a power loss. The store
+ * commits the writes of one event-loop turn together, and at once where the engine needs
+ * them durable; with `groupCommit`, those commits wait for the end of the turn too, so
+ * threads running at the same time share them.
  */
 export type StoreOptions =
   | { type: 'memory' }
-  | { type: 'sqlite'; path?: string }
+  | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }
   | { type: 'postgres'; url: string; schema?: string }
   | { type: 'custom'; store: ICheckpointStore };
 
@@ -247,7 +254,11 @@ async function createStore(options: StoreOptions): Promise<ICheckpointStore> {
     case 'memory':
       return new InMemoryCheckpointStore();
     case 'sqlite':
-      return createTypeormStore({ type: 'sqlite', path: options.path ?? DEFAULT_SQLITE_PATH });
+      return openSqliteStore({
+        path: options.path ?? DEFAULT_SQLITE_PATH,
+        ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+        ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+      });
     case 'postgres':
       return createTypeormStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
     case 'custom':
