@@ -1,4 +1,4 @@
-import type { InteractionFailureReason, InteractionStatus, Message, WorkflowDefinition } from '@interlock/sdk-types';
+import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
@@ -12,7 +12,7 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
-import { appendStoredMessage, encodeConversation, firstChangedPosition, type EncodedMessage } from '../typeorm/conversation-log.js';
+import { encodeConversation } from '../typeorm/conversation-log.js';
 import {
   toInteractionRecord,
   toInteractionRow,
@@ -28,6 +28,7 @@ import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, sto
 import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../typeorm/store-entities.js';
 import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../typeorm/typeorm-audit-and-memory.js';
 import { SqliteConnection } from './sqlite-connection.js';
+import { readConversation, writeConversation } from './sqlite-conversation.js';
 import { AUDIT_COLUMNS, INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
 
 /** How a {@link SqliteCheckpointStore} commits. */
@@ -79,7 +80,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
         throw error;
       }
-      this.writeConversation(thread.threadId, messages);
+      writeConversation((sql) => this.statement(sql), thread.threadId, messages);
     });
     return { ...thread, version: 1 };
   }
@@ -99,7 +100,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
           `thread ${thread.threadId} was changed by someone else (stored version ${stored.version}, yours ${thread.version}): reload it and retry`,
         );
       }
-      this.writeConversation(thread.threadId, messages);
+      writeConversation((sql) => this.statement(sql), thread.threadId, messages);
     });
     return saved;
   }
@@ -108,7 +109,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (!isStorableText(threadId)) return undefined;
     return this.connection.read(() => {
       const row = this.statement(SQL.selectThread).get(threadId) as ThreadRow | undefined;
-      return row === undefined ? undefined : toThreadRecord(row, this.readConversation(threadId));
+      return row === undefined ? undefined : toThreadRecord(row, readConversation((sql) => this.statement(sql), threadId));
     });
   }
 
@@ -133,7 +134,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       const rows = (
         status === undefined ? this.statement(SQL.listThreads).all() : this.statement(SQL.listThreadsByStatus).all(status)
       ) as ThreadRow[];
-      return rows.map((row) => toThreadRecord(row, this.readConversation(row.threadId)));
+      return rows.map((row) => toThreadRecord(row, readConversation((sql) => this.statement(sql), row.threadId)));
     });
   }
 
@@ -365,30 +366,6 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   /** Commits what is pending, then closes the connection. Closing twice is harmless. */
   close(): Promise<void> {
     return this.connection.close();
-  }
-
-  /** Brings the stored conversation to `messages`, writing as little as it can (see the TypeORM store's `writeConversation`). */
-  private writeConversation(threadId: string, messages: readonly EncodedMessage[]): void {
-    const last = this.statement(SQL.lastMessage).get(threadId) as { position: number; digest: string } | undefined;
-    const storedCount = last === undefined ? 0 : last.position + 1;
-    let keep = storedCount;
-    if (last !== undefined && messages[last.position]?.digest !== last.digest) {
-      keep = firstChangedPosition(this.statement(SQL.messageDigests).all(threadId) as { position: number; digest: string }[], messages);
-    }
-    if (keep < storedCount) this.statement(SQL.deleteMessagesFrom).run(threadId, keep);
-    const insert = this.statement(SQL.insertMessage);
-    for (let position = keep; position < messages.length; position += 1) {
-      const message = messages[position];
-      if (message !== undefined) insert.run(threadId, position, message.json, message.digest);
-    }
-  }
-
-  private readConversation(threadId: string): Message[] {
-    const conversations = new Map<string, Message[]>([[threadId, []]]);
-    for (const row of this.statement(SQL.selectConversation).all(threadId) as { position: number; message: string }[]) {
-      appendStoredMessage(conversations, { threadId, ...row });
-    }
-    return conversations.get(threadId) ?? [];
   }
 
   /** The prepared statement of `sql`: prepared on first use, then reused. */

@@ -94,7 +94,8 @@ export class SqliteConnection {
    */
   async read<T>(work: () => T): Promise<T> {
     this.assertUsable();
-    if (this.lockWait !== undefined) await this.lockWait;
+    // A write queued before this read goes first, so the read sees it (a read does not fail with it).
+    if (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
     if (this.transactionOpen) {
       try {
         return work();
