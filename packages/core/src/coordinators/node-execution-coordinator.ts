@@ -32,6 +32,9 @@ export class NodeExecutionCoordinator {
     this.executors = new Map(executors.map((executor) => [executor.type, executor]));
   }
 
+  /** What each thread's last checkpoint stored (see checkpointIfChanged). */
+  private readonly saved = new WeakMap<ThreadRecord, string>();
+
   /** A workflow's global variables; a workflow that declares none reads nothing. */
   private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
     return workflow.variables.some((variable) => variable.scope === 'global') ? this.store.getGlobalVariables(workflow.id) : {};
@@ -135,7 +138,7 @@ export class NodeExecutionCoordinator {
     switch (outcome.kind) {
       case 'suspend':
         thread.status = 'waiting';
-        await this.checkpoint(thread);
+        await this.checkpointIfChanged(thread);
         this.emit(thread, { type: 'THREAD_SUSPENDED', interactionIds: outcome.interactionIds });
         return true;
       case 'cancelled':
@@ -212,7 +215,21 @@ export class NodeExecutionCoordinator {
     const saved = await this.store.saveThread(thread);
     thread.version = saved.version;
     thread.updatedAt = saved.updatedAt;
+    // Only a waiting thread's checkpoint can be followed by a suspension that changes nothing.
+    if (thread.status === 'waiting') this.saved.set(thread, fingerprintOf(thread));
+    else this.saved.delete(thread);
   }
+
+  /** Checkpoints the thread unless nothing changed since its last checkpoint (a wait opened just before). */
+  private async checkpointIfChanged(thread: ThreadRecord): Promise<void> {
+    if (this.saved.get(thread) !== fingerprintOf(thread)) await this.checkpoint(thread);
+  }
+}
+
+/** What a checkpoint stores, minus its version: equal fingerprints, nothing to save. */
+function fingerprintOf(thread: ThreadRecord): string {
+  const { conversation, version: _version, updatedAt: _updatedAt, ...rest } = thread;
+  return JSON.stringify([rest, conversation.length, conversation.at(-1)]);
 }
 
 function currentFrame(thread: ThreadRecord): Frame {

@@ -95,7 +95,8 @@ export class ToolCallPipeline {
         const call = waiting.find((candidate) => candidate.interactionId === record.interactionId);
         if (call) await this.applyAnswer(call, record, context, options);
       }
-      await context.checkpoint();
+      // Nothing settled (every question waits elsewhere): the checkpoint before asking stands.
+      if (settled.length > 0) await context.checkpoint();
     }
   }
 
