@@ -18,7 +18,7 @@
  * @module
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import OpenAI, { APIConnectionTimeoutError } from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ModelProvider, ModelRequest, ModelResponse } from './model-provider.js';
@@ -26,6 +26,10 @@ import { classifyFailure, describeFailure, isRetryable, type AttemptFailure } fr
 import { fromChatCompletion, toChatMessages, toChatTools, ToolCallAssembler, withToolCalls } from './openai-messages.js';
 
 /** Options of {@link openAICompatible}. */
+type OpenAISdk = typeof import('openai');
+let openAISdk: Promise<OpenAISdk> | undefined;
+const loadOpenAI = (): Promise<OpenAISdk> => (openAISdk ??= import('openai'));
+
 export interface OpenAICompatibleOptions {
   /** The server's API root, e.g. `http://localhost:11434/v1` (see the table above). */
   baseURL: string;
@@ -81,21 +85,25 @@ const LONGEST_RETRY_AFTER_MS = 60_000;
  */
 export function openAICompatible(options: OpenAICompatibleOptions): ModelProvider {
   const settings = validateOptions(options);
-  const client = new OpenAI({
-    baseURL: options.baseURL,
-    apiKey: options.apiKey || PLACEHOLDER_API_KEY,
-    // Explicit nulls keep the SDK from picking these up from the environment and sending
-    // them to a server that is not OpenAI's.
-    adminAPIKey: null,
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    // The loop below retries: its backoff is configurable and it knows when text has
-    // already been streamed (and a retry would repeat it).
-    maxRetries: 0,
-    timeout: settings.timeoutMs,
-    fetch: options.fetch,
-  });
+  // The SDK is loaded on the first request: a process that never calls this model never pays for it.
+  const createClient = (sdk: OpenAISdk): OpenAI =>
+    new sdk.default({
+      baseURL: options.baseURL,
+      apiKey: options.apiKey || PLACEHOLDER_API_KEY,
+      // Explicit nulls keep the SDK from picking these up from the environment and sending
+      // them to a server that is not OpenAI's.
+      adminAPIKey: null,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      // The loop below retries: its backoff is configurable and it knows when text has
+      // already been streamed (and a retry would repeat it).
+      maxRetries: 0,
+      timeout: settings.timeoutMs,
+      fetch: options.fetch,
+    });
+  let connected: Promise<{ sdk: OpenAISdk; client: OpenAI }> | undefined;
+  const connect = () => (connected ??= loadOpenAI().then((sdk) => ({ sdk, client: createClient(sdk) })));
   const where = `openai-compatible model ${options.model} at ${displayURL(options.baseURL)}`;
   const redact = (text: string): string => (options.apiKey ? text.split(options.apiKey).join('***') : text);
 
@@ -122,6 +130,7 @@ export function openAICompatible(options: OpenAICompatibleOptions): ModelProvide
 
   /** One try. `attempt.signal` aborts it; `attempt.onActivity` restarts the idle timer. */
   const send = async (request: ModelRequest, attempt: Attempt): Promise<ModelResponse> => {
+    const { client } = await connect();
     const body: ChatCompletionCreateParamsBase = {
       model: options.model,
       messages: toChatMessages(request.messages),
@@ -163,12 +172,12 @@ export function openAICompatible(options: OpenAICompatibleOptions): ModelProvide
           const response = await send(request, attempt);
           // The SDK ends a stream quietly when its signal aborts: what arrived is not the answer.
           if (request.signal.aborted) throw cancelled(request.signal);
-          if (attempt.timedOut) throw new APIConnectionTimeoutError();
+          if (attempt.timedOut) throw new (await connect()).sdk.APIConnectionTimeoutError();
           return response;
         } catch (error) {
           if (request.signal.aborted) throw cancelled(request.signal);
           if (InterlockError.is(error)) throw error;
-          const classified = attempt.timedOut ? { kind: 'timeout' as const, message: 'timed out' } : classifyFailure(error);
+          const classified = attempt.timedOut ? { kind: 'timeout' as const, message: 'timed out' } : classifyFailure(error, (await connect()).sdk);
           // Only the server's words can carry the key (some servers echo it back).
           failure = { ...classified, message: redact(classified.message) };
           if (attempt.streamedText) {

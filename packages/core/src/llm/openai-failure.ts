@@ -1,4 +1,4 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type * as OpenAISdk from 'openai';
 
 /** Why one attempt at a chat completion failed, in the terms the retry loop decides on. */
 export type AttemptFailure =
@@ -20,8 +20,9 @@ export interface FailureContext {
   timeoutMs: number;
 }
 
-/** Classifies an error thrown by the SDK (or by fetch underneath it). */
-export function classifyFailure(error: unknown): AttemptFailure {
+/** Classifies an error thrown by the SDK (or by fetch underneath it); `sdk` is the loaded SDK module. */
+export function classifyFailure(error: unknown, sdk: Pick<typeof OpenAISdk, 'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'>): AttemptFailure {
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
   if (error instanceof APIConnectionError) return { kind: 'connection', message: connectionMessage(error) };
   if (error instanceof APIError && typeof error.status === 'number') {
