@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -222,6 +222,27 @@ describe('SQLite store (better-sqlite3): commits', () => {
     expect(saved.version).toBe(2);
     await store.flush();
     expect((await store.getThread('thread-1'))?.steps).toBe(1);
+  });
+
+  it('refuses a write with STORE_UNAVAILABLE when another process keeps the write lock past the busy timeout, and goes on after', async () => {
+    const file = freshPath();
+    await (await openSqliteStore({ path: file })).close();
+    const store = track(new SqliteCheckpointStore(new Database(file), { busyTimeoutMs: 200 }));
+    const lock = await holdWriteLock(file, 1_000);
+    await expect(store.createThread(threadRecord())).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('nothing was written') });
+    await lock.released;
+    await store.createThread(threadRecord());
+    await store.flush();
+    expect(committedThreadIds(file)).toEqual(['thread-1']);
+  });
+
+  it('says which file it cannot open', async () => {
+    const blocked = join(root, 'a-file');
+    writeFileSync(blocked, '');
+    await expect(openSqliteStore({ path: join(blocked, 'interlock.db') })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringContaining(`cannot open the SQLite store at ${join(blocked, 'interlock.db')}`),
+    });
   });
 
   it('keeps one audit chain when two connections on one file append at the same time, without stalling each other', async () => {
