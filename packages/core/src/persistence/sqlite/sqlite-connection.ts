@@ -1,6 +1,7 @@
-// The commit timer and the lock-wait backoff use Node's own timers, not the globals: a
+// The commit timer and the lock wait use Node's own timers and clock, not the globals: a
 // test's fake clock must not hold a commit (and the database's write lock) back.
-import { setImmediate, clearImmediate } from 'node:timers';
+import { performance } from 'node:perf_hooks';
+import { clearImmediate, setImmediate } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import { InterlockError } from '../../errors/interlock-error.js';
@@ -159,13 +160,13 @@ export class SqliteConnection {
 
   /** Tries for the write lock with short pauses, leaving the event loop free (another store of this process may hold it). */
   private async waitForLock(): Promise<void> {
-    const deadline = Date.now() + this.options.busyTimeoutMs;
+    const deadline = performance.now() + this.options.busyTimeoutMs;
     try {
       for (let attempt = 1; ; attempt += 1) {
         await sleep(1 + Math.random() * Math.min(MAX_LOCK_PAUSE_MS, attempt));
         this.assertUsable();
         if (this.transactionOpen || this.tryBegin()) return;
-        if (Date.now() >= deadline) {
+        if (performance.now() >= deadline) {
           throw new InterlockError(
             'STORE_UNAVAILABLE',
             `the SQLite database ${this.database.name} stayed locked by another connection for ${this.options.busyTimeoutMs} ms; nothing was written: try again`,

@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
+import { setImmediate as realSetImmediate } from 'node:timers';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataSource } from 'typeorm';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import {
   LATER,
@@ -133,6 +134,19 @@ describe('SQLite store (better-sqlite3): commits', () => {
     expect(committedThreadIds(file)).toEqual([]);
     await nextTurn();
     expect(committedThreadIds(file)).toEqual(['thread-1']);
+  });
+
+  it('commits at the end of the turn even while a test fakes the clock', async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    vi.useFakeTimers();
+    try {
+      await store.createThread(threadRecord());
+      await new Promise<void>((resolve) => realSetImmediate(resolve));
+      expect(committedThreadIds(file)).toEqual(['thread-1']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("commits at once on flush('now'), and on flush('soon') at the end of the turn", async () => {
