@@ -2,12 +2,14 @@
  * Collects results/interlock.jsonl and results/time-interlock-*.txt into
  * results/interlock.json (the shape of the peers' lib/collect.mjs) and writes
  * results/summary.md: the peers' tables with Interlock's rows beside the peers' rows from
- * results/peers/*.json (same machine), the ratios, and where Interlock stands on each target.
+ * results/peers/*.json (same machine), the ratios (each saying which Interlock row it
+ * uses), and where Interlock stands on each target, from the figures of this run only.
  */
 import { execSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -58,7 +60,22 @@ function machineInfo(): Json {
 const f1 = (x: unknown) => (x == null || Number.isNaN(Number(x)) ? '–' : Number(x).toFixed(Number(x) >= 100 ? 0 : Number(x) >= 10 ? 1 : 2));
 const ratio = (a: unknown, b: unknown) => (a == null || b == null || Number(b) === 0 ? '–' : `${(Number(a) / Number(b)).toFixed(2)}×`);
 
-export function writeCollected(dir: string): void {
+type Sync = 'full' | 'normal';
+/** A SQLite record of the store options given (records without store_options are from the old store: no match). */
+const withOptions = (r: Json, synchronous: Sync, groupCommit: boolean) =>
+  r['saver'] === 'sqlite' && r['store_options']?.['synchronous'] === synchronous && Boolean(r['store_options']?.['groupCommit']) === groupCommit;
+
+/** The row label of a record's store: `sqlite (synchronous=FULL)`, `memory`, the peers' `sqlite (durability=sync)`. */
+function storeLabel(r: Json): string {
+  if (r['engine'] === 'interlock') return r['saver'] === 'sqlite' && r['durability'] ? `sqlite (${r['durability']})` : String(r['saver']);
+  return `${r['saver']}${r['durability'] && r['durability'] !== 'async' ? ` (durability=${r['durability']})` : ''}`;
+}
+
+/**
+ * @param dir where this run's records are (results/, or RESULTS_DIR for a smoke run)
+ * @param benchResultsDir results/: the peers' figures (results/peers) and the separate 100k record
+ */
+export function writeCollected(dir: string, benchResultsDir = dir): void {
   const records = readJsonl(path.join(dir, 'interlock.jsonl'));
   const machine = machineInfo();
   const doc = {
@@ -72,7 +89,7 @@ export function writeCollected(dir: string): void {
   };
   fs.writeFileSync(path.join(dir, 'interlock.json'), JSON.stringify(doc, null, 2) + '\n');
 
-  const peerDir = path.join(dir, 'peers');
+  const peerDir = path.join(benchResultsDir, 'peers');
   const peers: Json[] = fs.existsSync(peerDir)
     ? fs
         .readdirSync(peerDir)
@@ -94,7 +111,7 @@ export function writeCollected(dir: string): void {
     };
     for (const r of d['records'] as Json[]) {
       const tag = `${r['engine']}/${r['variant']}`;
-      const store = `${r['saver']}${r['durability'] && r['durability'] !== 'async' ? ` (durability=${r['durability']})` : ''}`;
+      const store = storeLabel(r);
       if (r['kind'] === 'sequential') {
         seqRows.push(
           `| ${tag} | ${store} | ${r['n']} | ${f1(r['threads_per_sec'])} | ${f1(r['suspend'].p50_ms)} / ${f1(r['suspend'].p99_ms)} | ${f1(r['resume'].p50_ms)} / ${f1(
@@ -103,8 +120,10 @@ export function writeCollected(dir: string): void {
         );
       }
       if (r['kind'] === 'fanout') {
-        const st = (d['records'] as Json[]).find((x) => x['kind'] === 'storage' && x['section'] === 'fanout' && x['variant'] === r['variant']);
-        const tv = timeFor(`${r['variant']}-fanout`) ?? timeFor('-fanout');
+        const st = (d['records'] as Json[]).find(
+          (x) => x['kind'] === 'storage' && x['section'] === 'fanout' && x['variant'] === r['variant'] && (r['step'] === undefined || x['step'] === r['step']),
+        );
+        const tv = r['step'] !== undefined ? (times[`interlock-${String(r['step'])}`] ?? null) : (timeFor(`${r['variant']}-fanout`) ?? timeFor('-fanout'));
         const rows =
           st?.['checkpoint_rows_per_thread'] != null
             ? `${st['checkpoint_rows_per_thread']} ckpt + ${st['write_rows_per_thread']} writes`
@@ -117,7 +136,7 @@ export function writeCollected(dir: string): void {
                 ? `${st['rows_per_thread']} row (${st['row_writes_per_thread']} upserts)`
                 : '–';
         fanRows.push(
-          `| ${tag} | ${r['n']} | ${r['suspend_phase_ms']} | ${r['resume_phase_ms']} | ${r['rss_baseline_mb']} | ${r['heap_used_while_all_paused_after_gc_mb'] ?? '–'} | ${
+          `| ${tag} | ${store} | ${r['n']} | ${r['suspend_phase_ms']} | ${r['resume_phase_ms']} | ${r['rss_baseline_mb']} | ${r['heap_used_while_all_paused_after_gc_mb'] ?? '–'} | ${
             r['peak_rss_sampled_mb']
           } | ${tv ? Math.round(tv['max_rss_kb'] / 1024) : '–'} | ${st ? Number(st['db_bytes']).toLocaleString('en-US') : '–'} | ${
             st ? Number(st['bytes_per_thread']).toLocaleString('en-US') : '–'
@@ -137,21 +156,28 @@ export function writeCollected(dir: string): void {
   }
 
   const find = (d: Json | undefined, pred: (r: Json) => boolean) => (d?.['records'] as Json[] | undefined)?.find(pred);
-  const seq = find(doc, (r) => r['kind'] === 'sequential' && r['saver'] === 'sqlite' && !r['durability']);
+  // This run's rows: core's default store (synchronous FULL, the scenario's durability), the
+  // NORMAL row (like for like with the peers), memory, fan-out without and with group commit.
+  const seq = find(doc, (r) => r['kind'] === 'sequential' && withOptions(r, 'full', false));
+  const seqNormal = find(doc, (r) => r['kind'] === 'sequential' && withOptions(r, 'normal', false));
   const seqMem = find(doc, (r) => r['kind'] === 'sequential' && r['saver'] === 'memory');
-  const seqFull = find(doc, (r) => r['kind'] === 'sequential' && r['durability']);
-  const fan = find(doc, (r) => r['kind'] === 'fanout');
-  const storage = find(doc, (r) => r['kind'] === 'storage');
+  const fan = find(doc, (r) => r['kind'] === 'fanout' && withOptions(r, 'full', false));
+  const fanGroup = find(doc, (r) => r['kind'] === 'fanout' && withOptions(r, 'full', true));
+  const storage = find(doc, (r) => r['kind'] === 'storage' && withOptions(r, 'full', false));
   const commits = find(doc, (r) => r['kind'] === 'commits');
-  const scaleDefault = find(doc, (r) => r['kind'] === 'scale');
-  // A separate 100k run (SCALE_N=100000, too long for the 10-minute `pnpm bench`), when present.
-  const scale100k = readJsonl(path.join(dir, 'interlock-scale-100k.jsonl')).find((r) => r['kind'] === 'scale');
-  const scale = scale100k ?? scaleDefault;
+  const scale = find(doc, (r) => r['kind'] === 'scale');
+  // A separate 100k run (SCALE_N=100000, too long for the 10-minute `pnpm bench`), when present:
+  // reported apart with its own date and core revision, never in the targets table.
+  const scale100k = readJsonl(path.join(benchResultsDir, 'interlock-scale-100k.jsonl')).find((r) => r['kind'] === 'scale');
+  const thisRevision = records.find((r) => r['versions'])?.['versions']?.['@interlock/core revision'] as string | undefined;
+  const revisionOf = (r: Json | undefined) => r?.['versions']?.['@interlock/core revision'] as string | undefined;
+  const runsInThisDoc = [...new Set(records.map((r) => r['run_at']).filter((x) => typeof x === 'string'))].sort();
   const fsyncBound = find(doc, (r) => r['kind'] === 'fsync_bound');
   const approval = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'approval');
   const shell = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'shell');
   const bus = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'event_bus');
   const fanTime = (doc.process_time_v as Record<string, Json>)['interlock-fanout'];
+  const fanGroupTime = (doc.process_time_v as Record<string, Json>)['interlock-fanout-group'];
 
   const lg = peers.find((p) => p['engine'] === 'langgraph');
   const oa = peers.find((p) => p['engine'] === 'openai-agents');
@@ -159,28 +185,57 @@ export function writeCollected(dir: string): void {
   const peerFan = (p: Json | undefined) => find(p, (r) => r['kind'] === 'fanout' && (r['variant'] === 'lg-interrupt' || r['variant'] === 'needsApproval'));
   const peerStorage = (p: Json | undefined) => find(p, (r) => r['kind'] === 'storage' && r['section'] === 'fanout' && (r['variant'] === 'lg-interrupt' || r['variant'] === 'needsApproval'));
 
+  // Each ratio says which Interlock row it uses. The peers' rows are their primary variants
+  // (lg-interrupt, needsApproval), which run at synchronous NORMAL (better-sqlite3's WAL default).
+  const FULL = 'synchronous=FULL (default, scenario)';
+  const NORMAL = 'synchronous=NORMAL (like for like)';
+  const GROUP = 'synchronous=FULL + group commit';
   const ratioRows = [
-    ['sequential SQLite threads/s', seq?.['threads_per_sec'], peerSeq(lg, 'sqlite')?.['threads_per_sec'], peerSeq(oa, 'sqlite')?.['threads_per_sec']],
-    ['sequential SQLite round trip p50 ms', seq?.['round_trip']?.p50_ms, peerSeq(lg, 'sqlite')?.['round_trip']?.p50_ms, peerSeq(oa, 'sqlite')?.['round_trip']?.p50_ms],
-    ['sequential memory threads/s', seqMem?.['threads_per_sec'], peerSeq(lg, 'memory')?.['threads_per_sec'], peerSeq(oa, 'memory')?.['threads_per_sec']],
-    ['fan-out suspend phase ms', fan?.['suspend_phase_ms'], peerFan(lg)?.['suspend_phase_ms'], peerFan(oa)?.['suspend_phase_ms']],
-    ['fan-out resume phase ms', fan?.['resume_phase_ms'], peerFan(lg)?.['resume_phase_ms'], peerFan(oa)?.['resume_phase_ms']],
-    ['fan-out peak RSS MB (sampled)', fan?.['peak_rss_sampled_mb'], peerFan(lg)?.['peak_rss_sampled_mb'], peerFan(oa)?.['peak_rss_sampled_mb']],
-    ['bytes per finished thread', storage?.['bytes_per_thread'], peerStorage(lg)?.['bytes_per_thread'], peerStorage(oa)?.['bytes_per_thread']],
-  ].map(([what, il, l, o]) => `| ${what} | ${f1(il)} | ${f1(l)} | ${f1(o)} | ${ratio(il, l)} | ${ratio(il, o)} |`);
+    ['sequential SQLite threads/s', FULL, seq?.['threads_per_sec'], peerSeq(lg, 'sqlite')?.['threads_per_sec'], peerSeq(oa, 'sqlite')?.['threads_per_sec']],
+    ['sequential SQLite threads/s', NORMAL, seqNormal?.['threads_per_sec'], peerSeq(lg, 'sqlite')?.['threads_per_sec'], peerSeq(oa, 'sqlite')?.['threads_per_sec']],
+    ['sequential SQLite round trip p50 ms', FULL, seq?.['round_trip']?.p50_ms, peerSeq(lg, 'sqlite')?.['round_trip']?.p50_ms, peerSeq(oa, 'sqlite')?.['round_trip']?.p50_ms],
+    ['sequential SQLite round trip p50 ms', NORMAL, seqNormal?.['round_trip']?.p50_ms, peerSeq(lg, 'sqlite')?.['round_trip']?.p50_ms, peerSeq(oa, 'sqlite')?.['round_trip']?.p50_ms],
+    ['sequential memory threads/s', 'memory', seqMem?.['threads_per_sec'], peerSeq(lg, 'memory')?.['threads_per_sec'], peerSeq(oa, 'memory')?.['threads_per_sec']],
+    ['fan-out suspend phase ms', FULL, fan?.['suspend_phase_ms'], peerFan(lg)?.['suspend_phase_ms'], peerFan(oa)?.['suspend_phase_ms']],
+    ['fan-out resume phase ms', FULL, fan?.['resume_phase_ms'], peerFan(lg)?.['resume_phase_ms'], peerFan(oa)?.['resume_phase_ms']],
+    ['fan-out suspend phase ms', GROUP, fanGroup?.['suspend_phase_ms'], peerFan(lg)?.['suspend_phase_ms'], peerFan(oa)?.['suspend_phase_ms']],
+    ['fan-out resume phase ms', GROUP, fanGroup?.['resume_phase_ms'], peerFan(lg)?.['resume_phase_ms'], peerFan(oa)?.['resume_phase_ms']],
+    ['fan-out peak RSS MB (sampled)', FULL, fan?.['peak_rss_sampled_mb'], peerFan(lg)?.['peak_rss_sampled_mb'], peerFan(oa)?.['peak_rss_sampled_mb']],
+    ['bytes per finished thread (after fan-out)', FULL, storage?.['bytes_per_thread'], peerStorage(lg)?.['bytes_per_thread'], peerStorage(oa)?.['bytes_per_thread']],
+  ].map(([what, row, il, l, o]) => `| ${what} | ${row} | ${f1(il)} | ${f1(l)} | ${f1(o)} | ${ratio(il, l)} | ${ratio(il, o)} |`);
 
   const fsyncMs = fsyncBound?.['full']?.per_commit?.p50_ms as number | undefined;
   const commitsPerTrip = commits?.['write_commits_per_round_trip'] as number | undefined;
   const met = (ok: boolean | undefined) => (ok === undefined ? '–' : ok ? 'met' : '**not met**');
   const targets = [
-    ['sequential SQLite ≥ 1,000 threads/s', `${f1(seq?.['threads_per_sec'])} threads/s`, met(seq ? seq['threads_per_sec'] >= 1000 : undefined)],
-    ['≤ 3 commits per round trip', `${commitsPerTrip ?? '–'} write commits (${commits?.['transactions_per_round_trip'] ?? '–'} transactions, ${commits?.['statements_per_round_trip'] ?? '–'} statements)`, met(commitsPerTrip === undefined ? undefined : commitsPerTrip <= 3)],
-    ['fan-out 1000: suspend ≤ 400 ms', `${fan?.['suspend_phase_ms'] ?? '–'} ms (N=${fan?.['n'] ?? '–'})`, met(fan ? fan['suspend_phase_ms'] <= 400 : undefined)],
-    ['fan-out 1000: resume ≤ 600 ms', `${fan?.['resume_phase_ms'] ?? '–'} ms`, met(fan ? fan['resume_phase_ms'] <= 600 : undefined)],
-    ['fan-out 1000: peak RSS ≤ 150 MB', `${fan?.['peak_rss_sampled_mb'] ?? '–'} MB sampled, ${fanTime ? Math.round(fanTime['max_rss_kb'] / 1024) : '–'} MB time -v`, met(fan ? fan['peak_rss_sampled_mb'] <= 150 : undefined)],
-    ['storage ≤ 2,000 bytes per finished thread', `${storage?.['bytes_per_thread'] ?? '–'} bytes (payload ${storage?.['payload_bytes_per_thread'] ?? '–'})`, met(storage ? storage['bytes_per_thread'] <= 2000 : undefined)],
-    [`100,000 suspended: RSS ≤ 200 MB`, `${scale?.['rss_all_waiting_after_gc_mb'] ?? '–'} MB with ${scale?.['n'] ?? '–'} suspended`, scale && scale['n'] >= 100000 ? met(scale['rss_all_waiting_after_gc_mb'] <= 200) : `not measured at 100k (N=${scale?.['n'] ?? '–'})`],
-    [`100,000 suspended: answer-to-finish p99 ≤ 5 ms`, `p50 ${f1(scale?.['answer_to_finish']?.p50_ms)} / p99 ${f1(scale?.['answer_to_finish']?.p99_ms)} ms with ${scale?.['n'] ?? '–'} suspended`, met(scale ? scale['answer_to_finish'].p99_ms <= 5 : undefined)],
+    [
+      'sequential SQLite ≥ 1,000 threads/s',
+      `${f1(seq?.['threads_per_sec'])} threads/s at synchronous=FULL (N=${seq?.['n'] ?? '–'}); ${f1(seqNormal?.['threads_per_sec'])} at NORMAL`,
+      met(seq ? seq['threads_per_sec'] >= 1000 : undefined),
+    ],
+    [
+      '≤ 3 commits per round trip',
+      `${commitsPerTrip ?? '–'} write commits (suspend ${commits?.['phases']?.suspend?.write_commits ?? '–'}, resume ${commits?.['phases']?.resume?.write_commits ?? '–'}; ${commits?.['transactions_per_round_trip'] ?? '–'} transactions, ${commits?.['statements_per_round_trip'] ?? '–'} statements)`,
+      met(commitsPerTrip === undefined ? undefined : commitsPerTrip <= 3),
+    ],
+    ['fan-out 1000: suspend ≤ 400 ms', `${fan?.['suspend_phase_ms'] ?? '–'} ms (N=${fan?.['n'] ?? '–'}, synchronous=FULL); group commit ${fanGroup?.['suspend_phase_ms'] ?? '–'} ms`, met(fan && fan['n'] >= 1000 ? fan['suspend_phase_ms'] <= 400 : undefined)],
+    ['fan-out 1000: resume ≤ 600 ms', `${fan?.['resume_phase_ms'] ?? '–'} ms; group commit ${fanGroup?.['resume_phase_ms'] ?? '–'} ms`, met(fan && fan['n'] >= 1000 ? fan['resume_phase_ms'] <= 600 : undefined)],
+    [
+      'fan-out 1000: peak RSS ≤ 150 MB',
+      `${fan?.['peak_rss_sampled_mb'] ?? '–'} MB sampled, ${fanTime ? Math.round(fanTime['max_rss_kb'] / 1024) : '–'} MB time -v; group commit ${fanGroup?.['peak_rss_sampled_mb'] ?? '–'} / ${fanGroupTime ? Math.round(fanGroupTime['max_rss_kb'] / 1024) : '–'} MB`,
+      met(fan && fan['n'] >= 1000 ? fan['peak_rss_sampled_mb'] <= 150 : undefined),
+    ],
+    ['storage ≤ 2,000 bytes per finished thread', `${storage?.['bytes_per_thread'] ?? '–'} bytes (payload ${storage?.['payload_bytes_per_thread'] ?? '–'}; N=${storage?.['n'] ?? '–'})`, met(storage ? storage['bytes_per_thread'] <= 2000 : undefined)],
+    [
+      `100,000 suspended: RSS ≤ 200 MB`,
+      `${scale?.['rss_all_waiting_after_gc_mb'] ?? '–'} MB with ${scale?.['n'] ?? '–'} suspended`,
+      scale && scale['n'] >= 100000 ? met(scale['rss_all_waiting_after_gc_mb'] <= 200) : `not measured at 100k in this run (N=${scale?.['n'] ?? '–'})`,
+    ],
+    [
+      `100,000 suspended: answer-to-finish p99 ≤ 5 ms`,
+      `p50 ${f1(scale?.['answer_to_finish']?.p50_ms)} / p99 ${f1(scale?.['answer_to_finish']?.p99_ms)} ms with ${scale?.['n'] ?? '–'} suspended`,
+      scale && scale['n'] >= 100000 ? met(scale['answer_to_finish'].p99_ms <= 5) : `not measured at 100k in this run${scale && scale['answer_to_finish'].p99_ms > 5 ? ' (already above 5 ms at this N)' : ''}`,
+    ],
     ['decideApproval auto path p50 ≤ 2 µs', `${approval?.['decide_approval_auto']?.p50_us ?? '–'} µs (explain: ${approval?.['explain_auto']?.p50_us ?? '–'} µs; ask path ${approval?.['decide_approval_ask']?.p50_us ?? '–'} µs)`, met(approval ? approval['decide_approval_auto'].p50_us <= 2 : undefined)],
     ['shell classification p50 ≤ 100 µs', `typical ${shell?.['typical_all']?.p50_us ?? '–'} µs, adversarial ${shell?.['adversarial_all']?.p50_us ?? '–'} µs`, met(shell ? shell['typical_all'].p50_us <= 100 : undefined)],
   ].map((row) => `| ${row.join(' | ')} |`);
@@ -188,7 +243,12 @@ export function writeCollected(dir: string): void {
   const mirror = find(doc, (r) => r['kind'] === 'mirror_check');
   const md = [
     `Machine: ${machine['os']}, ${machine['nproc'] ?? machine['cpus']} cpus (${machine['cpu_model']}), ${machine['total_mem_gb']} GB, Node ${machine['node']}`,
-    `Interlock generated ${doc.generated_at}; peers from results/peers (their run.sh, same machine). common.ts mirrors peers/lib/common.mjs: ${mirror?.['pass'] ?? 'not checked'}.`,
+    `Interlock generated ${doc.generated_at} (core ${thisRevision ?? '–'}); peers from results/peers (their run.sh, same machine). common.ts mirrors peers/lib/common.mjs: ${mirror?.['pass'] ?? 'not checked'}.`,
+    runsInThisDoc.length > 1
+      ? `**Records from ${runsInThisDoc.length} runs** (a partial rerun with ONLY=…: ${runsInThisDoc.join(', ')}; each record's \`run_at\` says which): compare figures of one run only.`
+      : `All Interlock records from one run (${runsInThisDoc[0] ?? 'untagged'}).`,
+    '',
+    "Interlock's SQLite store runs with core's defaults unless the row says otherwise: synchronous=FULL (an fsync per commit, SCENARIO.md §2's stated durability), no group commit. The peers' SQLite rows run at synchronous=NORMAL: better-sqlite3 12.x defaults WAL databases to NORMAL and neither peer changes it (README, \"synchronous\"), so Interlock's synchronous=NORMAL row is the like-for-like comparison.",
     '',
     'Sequential (a/d): latencies in ms, p50 / p99',
     '',
@@ -198,32 +258,52 @@ export function writeCollected(dir: string): void {
     '',
     'Fan-out (b/c): all N paused at once, then all approved',
     '',
-    '| engine/variant | N | suspend phase ms | resume phase ms | RSS baseline MB | heap while all paused (after GC) MB | peak RSS sampled MB | max RSS (time -v) MB | SQLite bytes | bytes/thread | rows per thread |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| engine/variant | store | N | suspend phase ms | resume phase ms | RSS baseline MB | heap while all paused (after GC) MB | peak RSS sampled MB | max RSS (time -v) MB | SQLite bytes | bytes/thread | rows per thread |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...fanRows,
     '',
-    'Ratios (Interlock / peer; < 1 is better for times, bytes and RSS, > 1 for threads/s)',
+    "Ratios (Interlock / peer; < 1 is better for times, bytes and RSS, > 1 for threads/s). Each row says which Interlock row it uses; the peers' figures are always their primary rows (lg-interrupt, needsApproval), at synchronous=NORMAL. The synchronous=NORMAL rows are the like-for-like comparison; the synchronous=FULL rows hold Interlock to the stricter durability the peers do not run at.",
     '',
-    '| figure | interlock | langgraph lg-interrupt | openai-agents | vs langgraph | vs openai-agents |',
-    '|---|---|---|---|---|---|',
+    '| figure | Interlock row | interlock | langgraph lg-interrupt | openai-agents | vs langgraph | vs openai-agents |',
+    '|---|---|---|---|---|---|---|',
     ...ratioRows,
+    ...([seq, seqNormal, seqMem, fan].some((r) => r !== undefined && r['n'] !== peerSeq(lg, 'sqlite')?.['n'])
+      ? ['', `**N differs from the peers' (${peerSeq(lg, 'sqlite')?.['n'] ?? '–'}) in some Interlock rows** (sequential ${seq?.['n'] ?? '–'}, fan-out ${fan?.['n'] ?? '–'}): these ratios are not like for like.`]
+      : []),
     '',
     'Commits and the fsync bound',
     '',
-    `- Interlock commits ${commitsPerTrip ?? '–'} write transactions per round trip (${commits?.['transactions_per_round_trip'] ?? '–'} transactions in all, ${commits?.['statements_per_round_trip'] ?? '–'} statements); by store method: ${
-      commits ? Object.entries(commits['by_store_method'] as Record<string, Json>).filter(([, v]) => v['write_commits'] > 0).map(([k, v]) => `${k} ${v['write_commits']}`).join(', ') : '–'
-    }.`,
-    `- The store's connection runs with PRAGMA synchronous = ${JSON.stringify(seq?.['synchronous_pragma'] ?? commits?.['synchronous_pragma'] ?? '–')} (2 = FULL, 1 = NORMAL).`,
+    commits
+      ? `- Interlock commits ${commitsPerTrip} write transactions per round trip on ${commits['durability'] ?? 'sqlite'} (suspend ${commits['phases']?.suspend?.write_commits ?? '–'}, resume ${commits['phases']?.resume?.write_commits ?? '–'}; ${commits['transactions_per_round_trip']} transactions in all of which ${commits['read_transactions_per_round_trip'] ?? '–'} read-only and ${commits['empty_write_commits_per_round_trip'] ?? '–'} writes that changed nothing, ${commits['statements_per_round_trip']} statements, N=${commits['n']}). Committed by: ${Object.entries((commits['write_commits_by_committer'] ?? {}) as Record<string, number>)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}.`
+      : '- commits: not measured in this run.',
+    ...(commits
+      ? Object.entries((commits['write_commit_shapes'] ?? {}) as Record<string, Json>).map(
+          ([shape, v]) => `  - ${v['commits']} per round trip: opened by ${shape} (${v['rows_changed_per_commit']} rows changed, ${v['statements_per_commit']} statements per commit)`,
+        )
+      : []),
+    ...(commits?.['concurrent']
+      ? Object.values(commits['concurrent'] as Record<string, Json>).map(
+          (c) =>
+            `- ${c['threads']} threads started at once, then approved at once (${c['durability']}): ${c['write_commits']} write commits, ${c['write_commits_per_thread']} per thread (suspend ${c['suspend_phase_write_commits_per_thread']}, resume ${c['resume_phase_write_commits_per_thread']}); largest commit changed ${c['largest_commit_rows_changed']} rows.`,
+        )
+      : []),
+    `- PRAGMA synchronous read back from the store's connection (2 = FULL, 1 = NORMAL): seq-sqlite ${JSON.stringify(seq?.['synchronous_pragma'] ?? '–')}, seq-sqlite-normal ${JSON.stringify(seqNormal?.['synchronous_pragma'] ?? '–')}, fanout ${JSON.stringify(fan?.['synchronous_pragma'] ?? '–')}, fanout-group ${JSON.stringify(fanGroup?.['synchronous_pragma'] ?? '–')}, commits ${JSON.stringify(commits?.['synchronous_pragma'] ?? '–')}.`,
     `- An fsync'd single-row commit (WAL, synchronous=FULL) on this disk: p50 ${fsyncBound?.['full']?.per_commit?.p50_ms ?? '–'} ms, mean ${fsyncBound?.['full']?.per_commit?.mean_ms ?? '–'} ms, ${fsyncBound?.['full']?.commits_per_sec ?? '–'} commits/s (NORMAL: ${fsyncBound?.['normal']?.commits_per_sec ?? '–'} commits/s).`,
     fsyncMs && commitsPerTrip
-      ? `- fsync bound at today's ${commitsPerTrip} commits per round trip: ${f1(1000 / (commitsPerTrip * fsyncMs))} threads/s (p50 commit); at 3 commits: ${f1(1000 / (3 * fsyncMs))} threads/s. The synchronous=FULL row measured ${f1(seqFull?.['threads_per_sec'])} threads/s, ${f1(seqFull?.['round_trip']?.mean_ms)} ms mean round trip, of which ≈ ${f1(commitsPerTrip * (fsyncBound?.['full']?.per_commit?.mean_ms ?? fsyncMs))} ms are commits at the measured mean commit cost.`
+      ? `- fsync bound at ${commitsPerTrip} commits per round trip: ${f1(1000 / (commitsPerTrip * fsyncMs))} threads/s (p50 commit). The synchronous=FULL row measured ${f1(seq?.['threads_per_sec'])} threads/s (${f1(seq?.['round_trip']?.mean_ms)} ms mean round trip, of which ≈ ${f1(commitsPerTrip * (fsyncBound?.['full']?.per_commit?.mean_ms ?? fsyncMs))} ms are commits at the measured mean commit cost); the NORMAL row ${f1(seqNormal?.['threads_per_sec'])} threads/s (${f1(seqNormal?.['round_trip']?.mean_ms)} ms mean).`
       : '- fsync bound: not measured in this run.',
     '',
     'Many threads suspended at once (SQLite)',
     '',
-    ...[scaleDefault, scale100k].filter((x): x is Json => x !== undefined).map(
-      (scale) =>
-        `- ${scale['n']} threads suspended (started in batches of ${scale['start_batch']}) in ${scale['suspend_all_ms']} ms (${scale['suspend_threads_per_sec']} threads/s); RSS after GC while all wait: ${scale['rss_all_waiting_after_gc_mb']} MB (baseline ${scale['rss_baseline_mb']} MB, heap ${scale['heap_used_all_waiting_after_gc_mb']} MB); ${scale['sampled_answers']} random answers, answer → finished p50 ${scale['answer_to_finish'].p50_ms} ms, p99 ${scale['answer_to_finish'].p99_ms} ms; database ${Number(scale['db_bytes_while_waiting']).toLocaleString('en-US')} bytes while waiting. At that suspend rate 100,000 threads would take ≈ ${Math.round(100000 / scale['suspend_threads_per_sec'])} s to start.${scale === scale100k ? ' (separate run: results/interlock-scale-100k.jsonl)' : ''}`,
+    ...[scale, scale100k].filter((x): x is Json => x !== undefined).map(
+      (sc) =>
+        `- ${sc['n']} threads suspended (started in batches of ${sc['start_batch']}) in ${sc['suspend_all_ms']} ms (${sc['suspend_threads_per_sec']} threads/s); RSS after GC while all wait: ${sc['rss_all_waiting_after_gc_mb']} MB (baseline ${sc['rss_baseline_mb']} MB, heap ${sc['heap_used_all_waiting_after_gc_mb']} MB); ${sc['sampled_answers']} random answers, answer → finished p50 ${sc['answer_to_finish'].p50_ms} ms, p99 ${sc['answer_to_finish'].p99_ms} ms; database ${Number(sc['db_bytes_while_waiting']).toLocaleString('en-US')} bytes while waiting. At that suspend rate 100,000 threads would take ≈ ${Math.round(100000 / sc['suspend_threads_per_sec'])} s to start.${
+          sc === scale100k
+            ? ` (separate run, not in the targets table: results/interlock-scale-100k.jsonl, core ${revisionOf(sc) ?? '–'}, ${sc['durability'] ?? 'store options not recorded: the TypeORM store of an older core'}${revisionOf(sc) !== undefined && thisRevision !== undefined && revisionOf(sc) !== thisRevision ? `; **another core than this run's (${thisRevision}): rerun it** with \`node --expose-gc dist/run.js scale --n 100000\`` : ''})`
+            : ` (${sc['durability'] ?? 'sqlite'}, this run)`
+        }`,
     ),
     '',
     'Micro-benchmarks (per call, µs: p50 / p99)',
@@ -258,4 +338,8 @@ export function writeCollected(dir: string): void {
   process.stdout.write(md);
 }
 
-if (process.argv[1]?.endsWith('collect.js')) writeCollected(path.resolve(process.argv[2] ?? 'results'));
+// `node dist/collect.js [dir]`: the peers' figures and the 100k record always come from bench/results.
+if (process.argv[1]?.endsWith('collect.js')) {
+  const benchResults = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'results');
+  writeCollected(path.resolve(process.argv[2] ?? benchResults), benchResults);
+}

@@ -5,9 +5,15 @@
  * results/interlock.json and results/summary.md.
  *
  * Knobs (environment): N=1000, WARMUP=50, DURABLE_N=50, SCALE_N=10000, SCALE_SAMPLE=1000,
- * FULL_N=200 (the synchronous=FULL row), COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000,
- * ONLY=seq,fanout,… (step-name prefixes), PROFILE=1 (also a --cpu-prof run of seq),
- * PEERS_DIR (default ../../shared/bench/peers, for the mirror check of common.ts).
+ * COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000, ONLY=seq,fanout,… (step-name prefixes),
+ * PROFILE=1 (also a --cpu-prof run of seq), PEERS_DIR (default ../../shared/bench/peers,
+ * for the mirror check of common.ts), RESULTS_DIR (default results/: a smoke run can write
+ * elsewhere; the peers' figures and the separate 100k record are always read from
+ * results/).
+ *
+ * The SQLite store runs with core's defaults (synchronous FULL, no group commit) unless a
+ * step says otherwise: seq-sqlite-normal (synchronous NORMAL, like for like with the
+ * peers) and fanout-group (group commit) are separately labelled rows.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +25,7 @@ import { profileSequential } from './profile.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benchDir = path.resolve(here, '..');
-const resultsDir = path.join(benchDir, 'results');
+const benchResultsDir = path.join(benchDir, 'results');
 const env = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : (process.env[name] as string));
 
 const N = env('N', '1000');
@@ -27,7 +33,8 @@ const WARMUP = env('WARMUP', '50');
 const DURABLE_N = env('DURABLE_N', '50');
 const SCALE_N = env('SCALE_N', '10000');
 const SCALE_SAMPLE = env('SCALE_SAMPLE', '1000');
-const FULL_N = env('FULL_N', '200');
+const resultsDir = path.resolve(env('RESULTS_DIR', benchResultsDir));
+if (process.env['FULL_N'] !== undefined) process.stderr.write('FULL_N is gone: seq-sqlite runs at synchronous FULL (core\'s default) with N\n');
 const COMMITS_N = env('COMMITS_N', '200');
 const FSYNC_N = env('FSYNC_N', '2000');
 const MICRO_N = env('MICRO_N', '1000');
@@ -40,9 +47,10 @@ const steps: [string, string[]][] = [
   ['inspect', ['inspect']],
   ['fsync', ['fsync', '--n', FSYNC_N]],
   ['seq-sqlite', ['seq', '--store', 'sqlite', '--n', N, '--warmup', WARMUP]],
+  ['seq-sqlite-normal', ['seq', '--store', 'sqlite', '--synchronous', 'normal', '--n', N, '--warmup', WARMUP]],
   ['seq-memory', ['seq', '--store', 'memory', '--n', N, '--warmup', WARMUP]],
-  ['seq-sqlite-full', ['seq', '--store', 'sqlite', '--synchronous', 'full', '--n', FULL_N, '--warmup', WARMUP]],
   ['fanout', ['fanout', '--store', 'sqlite', '--n', N, '--warmup', WARMUP]],
+  ['fanout-group', ['fanout', '--store', 'sqlite', '--group-commit', 'true', '--n', N, '--warmup', WARMUP]],
   ['durable-suspend', ['durable', '--phase', 'suspend', '--n', DURABLE_N]],
   ['durable-resume', ['durable', '--phase', 'resume', '--n', DURABLE_N]],
   ['commits', ['commits', '--store', 'sqlite', '--n', COMMITS_N, '--warmup', WARMUP]],
@@ -52,6 +60,16 @@ const steps: [string, string[]][] = [
 
 const TIME = '/usr/bin/time';
 const haveTime = fs.existsSync(TIME);
+
+/** Tags a record with the step that wrote it and when this `pnpm bench` started (for partial reruns). */
+const runAt = new Date().toISOString();
+function tagged(line: string, step: string): string {
+  try {
+    return JSON.stringify({ step, run_at: runAt, ...(JSON.parse(line) as Record<string, unknown>) });
+  } catch {
+    return line;
+  }
+}
 
 function runStep(name: string, args: string[], jsonl: string): Promise<number> {
   const node = [process.execPath, '--expose-gc', path.join(here, 'run.js'), ...args, '--results', resultsDir];
@@ -67,11 +85,11 @@ function runStep(name: string, args: string[], jsonl: string): Promise<number> {
       pending = lines.pop() ?? '';
       for (const line of lines) {
         process.stdout.write(line + '\n');
-        if (line.trim().startsWith('{')) fs.appendFileSync(jsonl, line + '\n');
+        if (line.trim().startsWith('{')) fs.appendFileSync(jsonl, tagged(line, name) + '\n');
       }
     });
     child.on('close', (code) => {
-      if (pending.trim().startsWith('{')) fs.appendFileSync(jsonl, pending + '\n');
+      if (pending.trim().startsWith('{')) fs.appendFileSync(jsonl, tagged(pending, name) + '\n');
       process.stderr.write(`## interlock-${name} took ${Date.now() - started} ms, exit ${code}\n`);
       resolve(code ?? 1);
     });
@@ -87,12 +105,13 @@ if (ONLY.length === 0) {
 } else {
   // A partial run replaces only the records of the steps it runs.
   const kept = fs.existsSync(jsonl) ? fs.readFileSync(jsonl, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
-  const rerun = new Set(selected.map(([name]) => name));
+  const rerun = new Set(['mirror', ...selected.map(([name]) => name)]);
   fs.writeFileSync(jsonl, kept.filter((line) => !rerun.has(stepOf(JSON.parse(line) as Record<string, unknown>))).map((line) => line + '\n').join(''));
 }
 
-/** Which step wrote a record (for partial reruns). */
+/** Which step wrote a record (for partial reruns): its tag, or for untagged records of older runs, a guess. */
 function stepOf(record: Record<string, unknown>): string {
+  if (typeof record['step'] === 'string') return record['step'];
   switch (record['kind']) {
     case 'inspect':
       return 'inspect';
@@ -124,7 +143,7 @@ function stepOf(record: Record<string, unknown>): string {
   }
 }
 
-const mirror = await checkCommonMirror(path.resolve(env('PEERS_DIR', path.join(benchDir, '..', '..', 'shared', 'bench', 'peers'))));
+const mirror = { step: 'mirror', run_at: runAt, ...(await checkCommonMirror(path.resolve(env('PEERS_DIR', path.join(benchDir, '..', '..', 'shared', 'bench', 'peers'))))) };
 fs.appendFileSync(jsonl, JSON.stringify(mirror) + '\n');
 process.stdout.write(JSON.stringify(mirror) + '\n');
 
@@ -132,7 +151,7 @@ const failed: string[] = [];
 const startedAll = Date.now();
 for (const [name, args] of selected) if ((await runStep(name, args, jsonl)) !== 0) failed.push(name);
 if (process.env['PROFILE'] === '1') await profileSequential(here, resultsDir, N, WARMUP);
-writeCollected(resultsDir);
+writeCollected(resultsDir, benchResultsDir);
 process.stderr.write(`## all steps took ${Math.round((Date.now() - startedAll) / 1000)} s\n`);
 if (failed.length > 0) {
   process.stderr.write(`FAILED steps: ${failed.join(' ')}\n`);

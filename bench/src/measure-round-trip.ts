@@ -18,8 +18,19 @@ import {
   toolArgsFor,
   toolEffects,
 } from './common.js';
-import { approveThread, createEngine, startThread, threadIdFor, verifyAll, type Engine, type StoreKind } from './scenario.js';
-import { Database, installSqliteProbe, labelStoreMethods, synchronousOf, type SqliteProbe } from './sqlite-probe.js';
+import {
+  approveThread,
+  createEngine,
+  durabilityOf,
+  startThread,
+  storeOptionsOf,
+  threadIdFor,
+  verifyAll,
+  type Engine,
+  type SqliteStoreOptions,
+  type StoreKind,
+} from './scenario.js';
+import { Database, installSqliteProbe, labelStoreMethods, synchronousOf, wrote, type SqliteProbe } from './sqlite-probe.js';
 import { storageStats } from './storage-stats.js';
 import { versions } from './versions.js';
 
@@ -32,26 +43,45 @@ export interface RunOptions {
   phase?: string;
   scaleSample?: number;
   batch?: number;
-  /** `full`: set PRAGMA synchronous = FULL on the store's connection (a labelled row). */
-  synchronous?: string;
+  /** The SQLite store's `synchronous` option (core's default: `full`). */
+  synchronous?: 'full' | 'normal';
+  /** The SQLite store's `groupCommit` option (default false). */
+  groupCommit?: boolean;
 }
 
-const label = (store: StoreKind) => ({ engine: 'interlock', variant: 'llm-tool-approval', saver: store });
+const sqliteOptions = (options: RunOptions): SqliteStoreOptions => ({
+  ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+  ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+});
+
+/** Every record says which store, with which options (`store_options`) and its `durability` label. */
+function label(store: StoreKind, options: RunOptions) {
+  return {
+    engine: 'interlock',
+    variant: 'llm-tool-approval',
+    saver: store,
+    durability: durabilityOf(store, sqliteOptions(options)),
+    store_options: storeOptionsOf(store, sqliteOptions(options)),
+  };
+}
+
+/** A file-name suffix for the store options (`-normal`, `-group`). */
+const optionsSuffix = (options: RunOptions) => `${options.synchronous === 'normal' ? '-normal' : ''}${options.groupCommit ? '-group' : ''}`;
 
 function dbFile(options: RunOptions, name: string): string {
   return path.resolve(options.db ?? path.join(options.resultsDir, `interlock-${name}.db`));
 }
 
-async function openFresh(kind: StoreKind, file: string): Promise<Engine> {
+async function openFresh(kind: StoreKind, file: string, options: RunOptions): Promise<Engine> {
   if (kind === 'sqlite') rmDb(file);
-  return createEngine(kind, file);
+  return createEngine(kind, file, sqliteOptions(options));
 }
 
 /** WARMUP full round trips on a throw-away store of the same kind, excluded from every figure. */
 async function warmup(options: RunOptions, name: string): Promise<void> {
   if (options.warmup <= 0) return;
   const file = dbFile(options, name).replace(/\.db$/, '') + '-warmup.db';
-  const engine = await openFresh(options.store, file);
+  const engine = await openFresh(options.store, file, options);
   for (let i = 0; i < options.warmup; i++) {
     await startThread(engine, 1_000_000 + i);
     await approveThread(engine, 1_000_000 + i);
@@ -61,13 +91,13 @@ async function warmup(options: RunOptions, name: string): Promise<void> {
   resetToolEffects();
 }
 
-function correctness(section: string, store: StoreKind, n: number, finals: unknown[], verified: { ok: number } | null): boolean {
+function correctness(section: string, options: RunOptions, n: number, finals: unknown[], verified: { ok: number } | null): boolean {
   const perThreadOk = toolEffects.perThread.size === n && [...toolEffects.perThread.values()].every((c) => c === 1);
   const allDone = finals.length === n && finals.every((f) => f === FINAL_TEXT);
   const record = {
     kind: 'correctness',
     section,
-    ...label(store),
+    ...label(options.store, options),
     n,
     tool_executions: toolEffects.count,
     tool_count_equals_threads: toolEffects.count === n,
@@ -84,13 +114,12 @@ function correctness(section: string, store: StoreKind, n: number, finals: unkno
 /** (a) and (d): N threads one after another. */
 export async function modeSeq(options: RunOptions): Promise<boolean> {
   const { n } = options;
-  const forceFull = options.store === 'sqlite' && options.synchronous === 'full';
+  // Only records the connections (no per-statement cost), to read back the store's PRAGMA synchronous.
   const probe = options.store === 'sqlite' ? installSqliteProbe(false) : undefined;
   await warmup(options, 'seq');
-  const file = dbFile(options, `seq-${options.store}${forceFull ? '-full' : ''}`);
-  const engine = await openFresh(options.store, file);
-  if (probe && forceFull) for (const connection of probe.connections) if (connection.open) connection.pragma('synchronous = FULL');
-  const synchronous = probe ? synchronousOf(probe).filter((value) => value !== 'closed') : null;
+  const file = dbFile(options, `seq-${options.store}${optionsSuffix(options)}`);
+  const engine = await openFresh(options.store, file, options);
+  const synchronous = probe ? synchronousOf(probe) : null;
   const suspend = new Array<number>(n);
   const resume = new Array<number>(n);
   const finals = new Array<unknown>(n);
@@ -109,8 +138,7 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
   const peak = rss.stop();
   emit({
     kind: 'sequential',
-    ...label(options.store),
-    ...(forceFull ? { durability: 'synchronous=FULL' } : {}),
+    ...label(options.store, options),
     synchronous_pragma: synchronous,
     n,
     warmup: options.warmup,
@@ -123,7 +151,7 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
     versions: versions(),
   });
   const verified = await verifyAll(engine, n);
-  const pass = correctness('sequential', options.store, n, finals, verified);
+  const pass = correctness('sequential', options, n, finals, verified);
   await engine.interlock.close();
   if (options.store === 'sqlite') rmDb(file);
   return pass;
@@ -132,9 +160,11 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
 /** (b) and (c): N threads started at once, confirmed parked from the store, then all approved at once. */
 export async function modeFanout(options: RunOptions): Promise<boolean> {
   const { n } = options;
+  const probe = options.store === 'sqlite' ? installSqliteProbe(false) : undefined;
   await warmup(options, 'fanout');
-  const file = dbFile(options, 'fanout');
-  const engine = await openFresh(options.store, file);
+  const file = dbFile(options, `fanout${optionsSuffix(options)}`);
+  const engine = await openFresh(options.store, file, options);
+  const synchronous = probe ? synchronousOf(probe) : null;
   globalThis.gc?.();
   const rssBase = process.memoryUsage.rss();
   const heapBase = process.memoryUsage().heapUsed;
@@ -163,7 +193,8 @@ export async function modeFanout(options: RunOptions): Promise<boolean> {
   const peak = rss.stop();
   emit({
     kind: 'fanout',
-    ...label(options.store),
+    ...label(options.store, options),
+    synchronous_pragma: synchronous,
     n,
     warmup: options.warmup,
     suspend_phase_ms: Math.round(t1 - t0),
@@ -185,8 +216,8 @@ export async function modeFanout(options: RunOptions): Promise<boolean> {
   });
   const verified = await verifyAll(engine, n);
   await engine.interlock.close();
-  if (options.store === 'sqlite') emit({ kind: 'storage', section: 'fanout', ...label(options.store), n, ...storageStats(file, n) });
-  const pass = correctness('fanout', options.store, n, finals, verified) && executedWhilePaused === 0 && parked === n && argumentsReturned;
+  if (options.store === 'sqlite') emit({ kind: 'storage', section: 'fanout', ...label(options.store, options), n, ...storageStats(file, n) });
+  const pass = correctness('fanout', options, n, finals, verified) && executedWhilePaused === 0 && parked === n && argumentsReturned;
   if (options.store === 'sqlite') rmDb(file);
   return pass;
 }
@@ -200,13 +231,13 @@ export async function modeDurable(options: RunOptions): Promise<boolean> {
   const { n } = options;
   const file = dbFile(options, 'durable');
   if (options.phase === 'suspend') {
-    const engine = await openFresh('sqlite', file);
+    const engine = await openFresh('sqlite', file, options);
     for (let i = 0; i < n; i++) await startThread(engine, i);
-    emit({ kind: 'durable', phase: 'suspend', ...label('sqlite'), n, tool_executions: toolEffects.count, pid: process.pid, closed_store: false });
+    emit({ kind: 'durable', phase: 'suspend', ...label('sqlite', options), n, tool_executions: toolEffects.count, pid: process.pid, closed_store: false });
     return toolEffects.count === 0;
   }
-  const probe = installSqliteProbe();
-  const engine = await createEngine('sqlite', file);
+  const probe = installSqliteProbe(false);
+  const engine = await createEngine('sqlite', file, sqliteOptions(options));
   const finals: unknown[] = [];
   for (let i = 0; i < n; i++) finals.push(await approveThread(engine, i));
   const verified = await verifyAll(engine, n);
@@ -214,14 +245,14 @@ export async function modeDurable(options: RunOptions): Promise<boolean> {
   emit({
     kind: 'durable',
     phase: 'resume',
-    ...label('sqlite'),
+    ...label('sqlite', options),
     n,
     tool_executions: toolEffects.count,
     pid: process.pid,
     audit_chain: audit,
     synchronous_on_reopen: synchronousOf(probe),
   });
-  const pass = correctness('cross_process_resume', 'sqlite', n, finals, verified);
+  const pass = correctness('cross_process_resume', { ...options, store: 'sqlite' }, n, finals, verified);
   await engine.interlock.close();
   rmDb(file);
   return pass;
@@ -235,9 +266,9 @@ export async function modeScale(options: RunOptions): Promise<boolean> {
   const { n } = options;
   const batch = options.batch ?? 500;
   const sample = Math.min(options.scaleSample ?? 1000, n);
-  await warmup(options, 'scale');
+  await warmup({ ...options, store: 'sqlite' }, 'scale');
   const file = dbFile(options, 'scale');
-  const engine = await openFresh('sqlite', file);
+  const engine = await openFresh('sqlite', file, options);
   globalThis.gc?.();
   const rssBase = process.memoryUsage.rss();
   const heapBase = process.memoryUsage().heapUsed;
@@ -269,7 +300,7 @@ export async function modeScale(options: RunOptions): Promise<boolean> {
   const dbBytes = fileSizes(file).total;
   emit({
     kind: 'scale',
-    ...label('sqlite'),
+    ...label('sqlite', options),
     n,
     warmup: options.warmup,
     start_batch: batch,
@@ -288,59 +319,108 @@ export async function modeScale(options: RunOptions): Promise<boolean> {
   });
   const allDone = finals.every((f) => f === FINAL_TEXT);
   const pass = executedWhilePaused === 0 && allDone && toolEffects.count === sample;
-  emit({ kind: 'correctness', section: 'scale', ...label('sqlite'), n: sample, tool_executions: toolEffects.count, all_final_done: allDone, pass });
+  emit({ kind: 'correctness', section: 'scale', ...label('sqlite', options), n: sample, tool_executions: toolEffects.count, all_final_done: allDone, pass });
   await engine.interlock.close();
   rmDb(file);
   return pass;
 }
 
-/** What the store commits per round trip, by store method (the probe adds overhead: never timed). */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * What the store commits per round trip (the probe adds overhead: never timed). Sequential
+ * round trips on the store as `options` say (default: core's, synchronous FULL, no group
+ * commit), split into suspend and resume (after each call the harness lets the event-loop
+ * turn end, so a commit at the end of that turn counts in its phase); then, for reference,
+ * `n` threads started at once and approved at once, without and with group commit.
+ */
 export async function modeCommits(options: RunOptions): Promise<boolean> {
   const { n } = options;
   const probe: SqliteProbe = installSqliteProbe();
   probe.enabled = false;
   await warmup(options, 'commits');
   const file = dbFile(options, `commits-${options.store}`);
-  const engine = await openFresh(options.store, file);
+  const engine = await openFresh(options.store, file, options);
   const calls = labelStoreMethods(engine.store);
   const synchronous = synchronousOf(probe);
   calls.clear();
   probe.reset();
   probe.enabled = true;
-  const phases = { suspend: { transactions: 0, statements: 0 }, resume: { transactions: 0, statements: 0 } };
+  const phases = {
+    suspend: { write_commits: 0, transactions: 0, statements: 0 },
+    resume: { write_commits: 0, transactions: 0, statements: 0 },
+  };
+  const count = async (phase: keyof typeof phases, work: () => Promise<unknown>) => {
+    const tx = probe.transactions.length;
+    const st = probe.statements;
+    await work();
+    await nextTurn();
+    phases[phase].write_commits += probe.writeCommits(tx);
+    phases[phase].transactions += probe.transactions.length - tx;
+    phases[phase].statements += probe.statements - st;
+  };
   for (let i = 0; i < n; i++) {
-    let tx = probe.transactions.length;
-    let st = probe.statements;
-    await startThread(engine, i);
-    phases.suspend.transactions += probe.transactions.length - tx;
-    phases.suspend.statements += probe.statements - st;
-    tx = probe.transactions.length;
-    st = probe.statements;
-    await approveThread(engine, i);
-    phases.resume.transactions += probe.transactions.length - tx;
-    phases.resume.statements += probe.statements - st;
+    await count('suspend', () => startThread(engine, i));
+    await count('resume', () => approveThread(engine, i));
   }
   probe.enabled = false;
   const per = (x: number) => Math.round((x / n) * 100) / 100;
-  const suspendWrites = probe.transactions.length;
+  const summary = probe.summary(n);
+  const examples = probe.examples();
+  await engine.interlock.close();
+  rmDb(file);
+
+  // The same n threads all at once (the fan-out's shape), without and with group commit.
+  const concurrent: Record<string, unknown> = {};
+  for (const groupCommit of [false, true]) {
+    const concurrentFile = dbFile(options, `commits-concurrent${groupCommit ? '-group' : ''}`);
+    const concurrentOptions: RunOptions = { ...options, groupCommit };
+    const other = await openFresh('sqlite', concurrentFile, concurrentOptions);
+    labelStoreMethods(other.store);
+    resetToolEffects();
+    probe.reset();
+    probe.enabled = true;
+    const ids = Array.from({ length: n }, (_, i) => i);
+    await Promise.all(ids.map((i) => startThread(other, i)));
+    await nextTurn();
+    const suspendCommits = probe.writeCommits();
+    const mark = probe.transactions.length;
+    await Promise.all(ids.map((i) => approveThread(other, i)));
+    await nextTurn();
+    const resumeCommits = probe.writeCommits(mark);
+    probe.enabled = false;
+    const rowsChanged = probe.transactions.filter(wrote).map((tx) => tx.changes);
+    concurrent[groupCommit ? 'group_commit' : 'no_group_commit'] = {
+      durability: durabilityOf('sqlite', sqliteOptions(concurrentOptions)),
+      threads: n,
+      write_commits: suspendCommits + resumeCommits,
+      write_commits_per_thread: per(suspendCommits + resumeCommits),
+      suspend_phase_write_commits_per_thread: per(suspendCommits),
+      resume_phase_write_commits_per_thread: per(resumeCommits),
+      largest_commit_rows_changed: rowsChanged.reduce((a, b) => Math.max(a, b), 0),
+    };
+    await other.interlock.close();
+    rmDb(concurrentFile);
+  }
+
   emit({
     kind: 'commits',
-    ...label(options.store),
+    ...label(options.store, options),
     n,
     method:
-      'better-sqlite3 prototypes wrapped (prepare/run/all/get); a commit = COMMIT of a transaction that changed >= 1 row; labels = the store method whose AsyncLocalStorage scope issued the BEGIN',
+      "better-sqlite3 prototypes wrapped (prepare/run/all/get); a write commit = COMMIT of a transaction that changed >= 1 row; each transaction is labelled with the store method whose AsyncLocalStorage scope ran its BEGIN (opener), lists every store method whose statements ran inside it, and says what committed it (flush('now') = a durability point, end of turn = the store's setImmediate, close)",
     synchronous_pragma: synchronous,
     store_calls_per_round_trip: Object.fromEntries([...calls.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
-    phases: {
-      suspend: { transactions: per(phases.suspend.transactions), statements: per(phases.suspend.statements) },
-      resume: { transactions: per(phases.resume.transactions), statements: per(phases.resume.statements) },
-    },
-    ...(options.store === 'sqlite' ? probe.summary(n) : {}),
-    transactions_total: suspendWrites,
+    phases: Object.fromEntries(
+      Object.entries(phases).map(([phase, p]) => [
+        phase,
+        { write_commits: per(p.write_commits), transactions: per(p.transactions), statements: per(p.statements) },
+      ]),
+    ),
+    ...summary,
+    concurrent,
   });
-  if (options.store === 'sqlite') fs.writeFileSync(path.join(options.resultsDir, 'interlock-transactions.json'), JSON.stringify(probe.examples(), null, 2) + '\n');
-  await engine.interlock.close();
-  if (options.store === 'sqlite') rmDb(file);
+  fs.writeFileSync(path.join(options.resultsDir, 'interlock-transactions.json'), JSON.stringify(examples, null, 2) + '\n');
   return true;
 }
 

@@ -1,6 +1,8 @@
 /**
  * One measurement in this process: `node --expose-gc dist/run.js <mode> [--n N] [--warmup W]
- * [--store sqlite|memory] [--phase suspend|resume] [--db file] [--sample S] [--batch B]`.
+ * [--store sqlite|memory] [--synchronous full|normal] [--group-commit true|false]
+ * [--phase suspend|resume] [--db file] [--sample S] [--batch B]`. The SQLite store's options
+ * default to core's (synchronous FULL, no group commit).
  * Prints one JSON object per line; the exit code says whether its checks passed.
  */
 import fs from 'node:fs';
@@ -16,6 +18,12 @@ function parseArguments(argv: string[]): { mode: string; flags: Record<string, s
   return { mode: argv[0] ?? '', flags };
 }
 
+function synchronousFlag(value: string): 'full' | 'normal' {
+  if (value === 'full' || value === 'normal') return value;
+  console.error(`--synchronous is full or normal, not ${value}`);
+  process.exit(2);
+}
+
 const { mode, flags } = parseArguments(process.argv.slice(2));
 const resultsDir = path.resolve(flags['results'] ?? 'results');
 fs.mkdirSync(resultsDir, { recursive: true });
@@ -28,7 +36,8 @@ const options: RunOptions = {
   ...(flags['phase'] === undefined ? {} : { phase: flags['phase'] }),
   ...(flags['sample'] === undefined ? {} : { scaleSample: Number(flags['sample']) }),
   ...(flags['batch'] === undefined ? {} : { batch: Number(flags['batch']) }),
-  ...(flags['synchronous'] === undefined ? {} : { synchronous: flags['synchronous'] }),
+  ...(flags['synchronous'] === undefined ? {} : { synchronous: synchronousFlag(flags['synchronous']) }),
+  ...(flags['group-commit'] === undefined ? {} : { groupCommit: flags['group-commit'] === 'true' }),
 };
 
 const modes: Record<string, (options: RunOptions) => Promise<boolean> | boolean> = {
@@ -49,6 +58,6 @@ if (!run) {
 try {
   process.exitCode = (await run(options)) ? 0 : 1;
 } catch (error) {
-  emit({ kind: 'error', engine: 'interlock', variant: 'llm-tool-approval', saver: options.store, mode, error: String((error as Error)?.stack ?? error) });
+  emit({ kind: 'error', engine: 'interlock', variant: 'llm-tool-approval', saver: options.store, store_options: { synchronous: options.synchronous ?? 'full', groupCommit: options.groupCommit ?? false }, mode, error: String((error as Error)?.stack ?? error) });
   process.exitCode = 1;
 }

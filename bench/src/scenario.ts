@@ -75,17 +75,48 @@ export const writeFileTool = defineTool({
 
 export type StoreKind = 'sqlite' | 'memory';
 
+/** The SQLite store's options as `createInterlock({ store: { type: 'sqlite', path, ...these } })` takes them. */
+export interface SqliteStoreOptions {
+  /** `full` is core's default (an fsync per commit, the scenario's stated durability); `normal` is what the peers run at. */
+  synchronous?: 'full' | 'normal';
+  /** Concurrent threads share commits (a separately labelled row per SCENARIO.md §2). */
+  groupCommit?: boolean;
+}
+
+/** The store options in effect (core's defaults made explicit), for every record. */
+export function storeOptionsOf(kind: StoreKind, options: SqliteStoreOptions = {}): Record<string, unknown> {
+  if (kind === 'memory') return { type: 'memory' };
+  return { type: 'sqlite', synchronous: options.synchronous ?? 'full', groupCommit: options.groupCommit ?? false };
+}
+
+/**
+ * The `durability` label of a record (like the peers' labelled rows): `synchronous=FULL`
+ * (core's default, the scenario's), `synchronous=NORMAL`, `+ group commit`; `none (memory)`.
+ */
+export function durabilityOf(kind: StoreKind, options: SqliteStoreOptions = {}): string {
+  if (kind === 'memory') return 'none (memory)';
+  return `synchronous=${(options.synchronous ?? 'full').toUpperCase()}${options.groupCommit ? ', group commit' : ''}`;
+}
+
 export interface Engine {
   interlock: Interlock;
   /** The instance's own store, reached through the documented `configureContainer` hook, to read threads by id. */
   store: ICheckpointStore;
 }
 
-/** One Interlock instance on a SQLite file (`{ type: 'sqlite', path }`) or in memory. */
-export async function createEngine(kind: StoreKind, file?: string): Promise<Engine> {
+/** One Interlock instance on a SQLite file (`{ type: 'sqlite', path, synchronous?, groupCommit? }`) or in memory. */
+export async function createEngine(kind: StoreKind, file?: string, sqlite: SqliteStoreOptions = {}): Promise<Engine> {
   let store: ICheckpointStore | undefined;
   const interlock = await createInterlock({
-    store: kind === 'sqlite' ? { type: 'sqlite', ...(file === undefined ? {} : { path: file }) } : { type: 'memory' },
+    store:
+      kind === 'sqlite'
+        ? {
+            type: 'sqlite',
+            ...(file === undefined ? {} : { path: file }),
+            ...(sqlite.synchronous === undefined ? {} : { synchronous: sqlite.synchronous }),
+            ...(sqlite.groupCommit === undefined ? {} : { groupCommit: sqlite.groupCommit }),
+          }
+        : { type: 'memory' },
     models: { default: new ScenarioModel() },
     tools: [writeFileTool],
     configureContainer: (container) => {

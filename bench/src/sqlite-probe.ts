@@ -2,15 +2,24 @@
  * Counts what the SQLite store does, without touching core: it wraps better-sqlite3's
  * `Database.prototype.prepare` and the statement prototype's `run`/`all`/`get` (the same
  * module instance @interlock/core loads, resolved from core's directory), and labels each
- * statement with the store method that issued it (each method of the store instance is
- * wrapped in an AsyncLocalStorage scope; the store's serial queue schedules the
- * transaction inside that scope, so the label survives).
+ * statement with the store method that issued it (each method of the store instance runs
+ * in an AsyncLocalStorage scope).
  *
- * A "commit" is a COMMIT (or an autocommit statement outside BEGIN) of a transaction that
- * changed at least one row: only those append WAL frames and fsync under
- * synchronous=FULL. Read transactions (BEGIN … SELECT … COMMIT) and write transactions
- * that changed nothing (a conditional UPDATE that matched no row) are counted apart.
- * Used only by the profiling modes: the timed measurements run without it.
+ * The store (packages/core/src/persistence/sqlite) keeps its writes in one open
+ * transaction: the first write opens it (`BEGIN IMMEDIATE`), every later write runs in it
+ * (each inside `SAVEPOINT … RELEASE`), and it is committed by `flush('now')` (a durability
+ * point), at the end of the event-loop turn (a `setImmediate` scheduled by the BEGIN, which
+ * runs in the opener's scope), or by `close()`. So one transaction spans many store
+ * methods: each transaction is labelled with the method that opened it (`opener`), lists
+ * every method whose statements ran inside it (`methods`), and says what committed it
+ * (`committedBy`: `flush('now')`, `end of turn`, `close`). Reads outside a write
+ * transaction run as `BEGIN … SELECT … COMMIT` (read transactions).
+ *
+ * A "write commit" is a COMMIT (or an autocommit statement outside BEGIN) of a transaction
+ * that changed at least one row: only those append WAL frames (and fsync the WAL under
+ * synchronous=FULL). Write transactions that changed nothing (a conditional UPDATE that
+ * matched no row) are counted apart; they write nothing to the WAL. Used only by the
+ * `commits` mode: the timed measurements run without the statement wrappers.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
@@ -34,13 +43,36 @@ export type DatabaseConstructor = (new (file: string) => NativeDatabase) & { pro
 export const Database = requireFromCore('better-sqlite3') as DatabaseConstructor;
 
 export interface TransactionRecord {
-  label: string;
-  statements: string[];
+  /** The store method in whose scope the BEGIN ran. */
+  opener: string;
+  /** `write` (BEGIN IMMEDIATE or an autocommit write), `read` (BEGIN … SELECT … COMMIT). */
+  begin: 'write' | 'read' | 'autocommit';
+  /** Statement count per store method, in order of first statement. */
+  methods: Map<string, number>;
+  /** The statements with the method that ran each. */
+  statements: { method: string; sql: string }[];
   changes: number;
+  /** What ran the COMMIT: flush('now'), flush('soon') (never: it waits for the end of the turn), close, or the end-of-turn timer. */
+  committedBy: string;
   commitMs: number;
 }
 
+const OUTSIDE = '(outside a store method)';
+const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 const scope = new AsyncLocalStorage<string>();
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** A write transaction changed at least one row: its COMMIT appends WAL frames (an fsync under FULL). */
+export const wrote = (tx: TransactionRecord) => tx.changes > 0;
+const triedToWrite = (tx: TransactionRecord) => tx.statements.some(({ sql }) => /^\s*(INSERT|UPDATE|DELETE|REPLACE)/i.test(sql));
+
+/** "opener → methods (committed by)": the shape of one commit. */
+export function shapeOf(tx: TransactionRecord): string {
+  const methods = [...tx.methods.keys()].filter((m) => m !== tx.opener || tx.methods.size === 1);
+  const rest = methods.length === 0 || (methods.length === 1 && methods[0] === tx.opener) ? '' : ` + ${methods.join(' + ')}`;
+  return `${tx.opener}${rest} [committed by ${tx.committedBy}]`;
+}
 
 export class SqliteProbe {
   readonly transactions: TransactionRecord[] = [];
@@ -54,34 +86,65 @@ export class SqliteProbe {
     this.statements = 0;
   }
 
-  /** Commits that wrote (changed ≥ 1 row), per label. */
+  writeCommits(from = 0, to = this.transactions.length): number {
+    let count = 0;
+    for (let i = from; i < to; i++) if (wrote(this.transactions[i] as TransactionRecord)) count++;
+    return count;
+  }
+
+  /** Per round trip: write commits, by opener, by what committed them, and every commit's shape (all methods inside it). */
   summary(roundTrips: number): Record<string, unknown> {
-    const byLabel = new Map<string, { writeCommits: number; emptyWriteCommits: number; readTransactions: number; statements: number; commitMs: number }>();
+    const per = (x: number) => round2(x / roundTrips);
+    const byOpener = new Map<string, { writeCommits: number; emptyWriteCommits: number; readTransactions: number; statements: number; commitMs: number }>();
+    const byCommitter = new Map<string, number>();
+    const shapes = new Map<string, { commits: number; changes: number; statements: number }>();
+    const methodsInWriteCommits = new Map<string, number>();
     let writeCommits = 0;
+    let emptyWrites = 0;
+    let reads = 0;
     let commitMs = 0;
     for (const tx of this.transactions) {
-      const entry = byLabel.get(tx.label) ?? { writeCommits: 0, emptyWriteCommits: 0, readTransactions: 0, statements: 0, commitMs: 0 };
-      const wrote = tx.changes > 0;
-      const triedToWrite = tx.statements.some((sql) => /^(INSERT|UPDATE|DELETE)/i.test(sql));
-      if (wrote) {
-        entry.writeCommits++;
-        writeCommits++;
-        entry.commitMs += tx.commitMs;
-        commitMs += tx.commitMs;
-      } else if (triedToWrite) entry.emptyWriteCommits++;
-      else entry.readTransactions++;
+      const entry = byOpener.get(tx.opener) ?? { writeCommits: 0, emptyWriteCommits: 0, readTransactions: 0, statements: 0, commitMs: 0 };
       entry.statements += tx.statements.length;
-      byLabel.set(tx.label, entry);
+      if (wrote(tx)) {
+        entry.writeCommits++;
+        entry.commitMs += tx.commitMs;
+        writeCommits++;
+        commitMs += tx.commitMs;
+        byCommitter.set(tx.committedBy, (byCommitter.get(tx.committedBy) ?? 0) + 1);
+        const shape = shapeOf(tx);
+        const s = shapes.get(shape) ?? { commits: 0, changes: 0, statements: 0 };
+        s.commits++;
+        s.changes += tx.changes;
+        s.statements += tx.statements.length;
+        shapes.set(shape, s);
+        for (const [method, count] of tx.methods) methodsInWriteCommits.set(method, (methodsInWriteCommits.get(method) ?? 0) + count);
+      } else if (tx.begin !== 'read' && triedToWrite(tx)) {
+        entry.emptyWriteCommits++;
+        emptyWrites++;
+      } else {
+        entry.readTransactions++;
+        reads++;
+      }
+      byOpener.set(tx.opener, entry);
     }
-    const per = (x: number) => Math.round((x / roundTrips) * 100) / 100;
     return {
       round_trips: roundTrips,
       write_commits_per_round_trip: per(writeCommits),
+      empty_write_commits_per_round_trip: per(emptyWrites),
+      read_transactions_per_round_trip: per(reads),
       transactions_per_round_trip: per(this.transactions.length),
       statements_per_round_trip: per(this.statements),
       commit_statement_ms_per_round_trip: Math.round((commitMs / roundTrips) * 1000) / 1000,
-      by_store_method: Object.fromEntries(
-        [...byLabel.entries()]
+      write_commits_by_committer: Object.fromEntries([...byCommitter.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
+      write_commit_shapes: Object.fromEntries(
+        [...shapes.entries()]
+          .sort((a, b) => b[1].commits - a[1].commits)
+          .map(([shape, s]) => [shape, { commits: per(s.commits), rows_changed_per_commit: round2(s.changes / s.commits), statements_per_commit: round2(s.statements / s.commits) }]),
+      ),
+      statements_in_write_commits_by_method: Object.fromEntries([...methodsInWriteCommits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
+      by_opener: Object.fromEntries(
+        [...byOpener.entries()]
           .sort((a, b) => b[1].statements - a[1].statements)
           .map(([label, entry]) => [
             label,
@@ -97,30 +160,49 @@ export class SqliteProbe {
     };
   }
 
-  /** One example transaction per label, statements with their SQL shortened. */
+  /** One example per write-commit shape (then per read/empty opener): `[method] SQL`, shortened. */
   examples(): Record<string, string[]> {
     const out: Record<string, string[]> = {};
-    for (const tx of this.transactions) if (!(tx.label in out)) out[tx.label] = tx.statements.map((sql) => (sql.length > 160 ? sql.slice(0, 160) + '…' : sql));
+    for (const tx of this.transactions) {
+      const key = wrote(tx) ? `write commit: ${shapeOf(tx)}` : `${tx.begin === 'read' ? 'read' : 'no-change write'}: ${tx.opener}`;
+      if (key in out) continue;
+      out[key] = tx.statements.map(({ method, sql }) => `[${method}] ${sql.length > 160 ? sql.slice(0, 160) + '…' : sql}`);
+    }
     return out;
   }
 
   observe(sql: string, changes: number, ms: number): void {
-    if (!this.enabled) return;
+    // The store's `pragma('busy_timeout = …')` around each BEGIN IMMEDIATE: connection settings, not statements of a transaction.
+    if (!this.enabled || /^\s*PRAGMA\b/i.test(sql)) return;
     this.statements++;
-    const verb = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? '';
-    if (verb === 'BEGIN') {
-      this.open = { label: scope.getStore() ?? '(outside a store method)', statements: [sql], changes: 0, commitMs: 0 };
+    const method = scope.getStore() ?? OUTSIDE;
+    const control = CONTROL.exec(sql)?.[1]?.toUpperCase();
+    if (control === 'BEGIN') {
+      this.open = {
+        opener: method,
+        begin: /IMMEDIATE|EXCLUSIVE/i.test(sql) ? 'write' : 'read',
+        methods: new Map(),
+        statements: [{ method, sql }],
+        changes: 0,
+        committedBy: '',
+        commitMs: 0,
+      };
       return;
     }
     if (!this.open) {
       // An autocommit statement: its own transaction.
-      this.transactions.push({ label: scope.getStore() ?? '(outside a store method)', statements: [sql], changes, commitMs: ms });
+      this.transactions.push({ opener: method, begin: 'autocommit', methods: new Map([[method, 1]]), statements: [{ method, sql }], changes, committedBy: 'autocommit', commitMs: ms });
       return;
     }
-    this.open.statements.push(sql);
+    this.open.statements.push({ method, sql });
     this.open.changes += changes;
-    if (verb === 'COMMIT' || verb === 'ROLLBACK') {
+    if (control === undefined) this.open.methods.set(method, (this.open.methods.get(method) ?? 0) + 1);
+    const ends = control === 'COMMIT' || control === 'END' || (control === 'ROLLBACK' && !/^\s*ROLLBACK\s+(TRANSACTION\s+)?TO\b/i.test(sql));
+    if (ends) {
       this.open.commitMs = ms;
+      // The end-of-turn timer runs in the scope of the method whose write opened the transaction.
+      this.open.committedBy = control === 'ROLLBACK' ? 'rollback' : method.startsWith('flush') || method === 'close' ? method : this.open.begin === 'read' ? 'read' : 'end of turn';
+      if (this.open.methods.size === 0) this.open.methods.set(this.open.opener, 0);
       this.transactions.push(this.open);
       this.open = undefined;
     }
@@ -131,7 +213,7 @@ let installed: SqliteProbe | undefined;
 
 /**
  * Installs the probe once per process (before the store opens). With `countStatements`
- * false it only records the connections (so a measurement can set a PRAGMA on core's
+ * false it only records the connections (so a measurement can read a PRAGMA of core's
  * connection) and adds no cost per statement.
  */
 export function installSqliteProbe(countStatements = true): SqliteProbe {
@@ -171,26 +253,33 @@ export function installSqliteProbe(countStatements = true): SqliteProbe {
   return probe;
 }
 
-/** Wraps every method of a store instance so the probe knows which one issued a statement; counts the calls too. */
+/** Private helpers of the store class: not store methods of the port. */
+const NOT_METHODS = new Set(['constructor', 'statement']);
+
+/**
+ * Wraps every method of a store instance so the probe knows which one issued a statement;
+ * counts the calls too. `flush` is labelled with its argument (`flush('now')`, `flush('soon')`).
+ */
 export function labelStoreMethods(store: object): Map<string, number> {
   const calls = new Map<string, number>();
   const target = store as Record<string, unknown>;
   for (let proto = Object.getPrototypeOf(store) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       const method = target[name];
-      if (name === 'constructor' || typeof method !== 'function' || Object.prototype.hasOwnProperty.call(target, name)) continue;
-      if (['write', 'read', 'schedule', 'unavailable'].includes(name)) continue;
+      if (NOT_METHODS.has(name) || typeof method !== 'function' || Object.prototype.hasOwnProperty.call(target, name)) continue;
       target[name] = function labelled(this: unknown, ...parameters: unknown[]) {
-        calls.set(name, (calls.get(name) ?? 0) + 1);
+        const label = name === 'flush' ? `flush('${typeof parameters[0] === 'string' ? parameters[0] : 'now'}')` : name;
+        calls.set(label, (calls.get(label) ?? 0) + 1);
         const outer = scope.getStore();
-        return outer === undefined ? scope.run(name, () => (method as (...a: unknown[]) => unknown).apply(store, parameters)) : (method as (...a: unknown[]) => unknown).apply(store, parameters);
+        const call = () => (method as (...a: unknown[]) => unknown).apply(store, parameters);
+        return outer === undefined ? scope.run(label, call) : call();
       };
     }
   }
   return calls;
 }
 
-/** PRAGMA synchronous of every connection the probe saw (2 = FULL, 1 = NORMAL). */
+/** PRAGMA synchronous of every open connection the probe saw (2 = FULL, 1 = NORMAL). */
 export function synchronousOf(probe: SqliteProbe): unknown[] {
-  return [...probe.connections].map((connection) => (connection.open ? connection.pragma('synchronous', { simple: true }) : 'closed'));
+  return [...probe.connections].filter((connection) => connection.open).map((connection) => connection.pragma('synchronous', { simple: true }));
 }
