@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { emit, rmDb } from './common.js';
 import type { RunOptions } from './measure-round-trip.js';
-import { approveThread, createEngine, startThread } from './scenario.js';
+import { approveThread, createEngine, durabilityOf, startThread, storeOptionsOf } from './scenario.js';
 import { Database } from './sqlite-probe.js';
 
 type Row = Record<string, unknown>;
@@ -57,6 +57,8 @@ export async function modeInspect(options: RunOptions): Promise<boolean> {
     engine: 'interlock',
     variant: 'llm-tool-approval',
     saver: 'sqlite',
+    durability: durabilityOf('sqlite'),
+    store_options: storeOptionsOf('sqlite'),
     rows_after_suspend: count(afterSuspend),
     rows_after_resume: count(afterResume),
     payload_bytes_after_suspend: total(afterSuspend),
