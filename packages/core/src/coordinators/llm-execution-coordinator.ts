@@ -81,7 +81,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       this.closeTurn(node.id, state.turn, context);
       state.turn = null;
       if (progress === 'cancelled') return { kind: 'cancelled', reason: cancelReason(context.signal) };
-      await context.checkpoint();
+      context.checkpointLater();
     }
   }
 

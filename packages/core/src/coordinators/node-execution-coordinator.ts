@@ -7,6 +7,7 @@ import type { Clock } from '../engine/clock.js';
 import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import { failpointAfterCommit } from '../engine/durability.js';
+import { isArmed } from '../engine/failpoints.js';
 import { SHUTDOWN } from '../engine/shutdown.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -34,6 +35,8 @@ export class NodeExecutionCoordinator {
 
   /** What each thread's last checkpoint stored (see checkpointIfChanged). */
   private readonly saved = new WeakMap<ThreadRecord, string>();
+  /** Threads with progress the next checkpoint saves (NodeExecutionContext.checkpointLater). */
+  private readonly unsaved = new WeakSet<ThreadRecord>();
 
   /** A workflow's global variables; a workflow that declares none reads nothing. */
   private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
@@ -55,7 +58,7 @@ export class NodeExecutionCoordinator {
     const root = this.workflows.get(thread.workflowId);
     for (;;) {
       if (signal.aborted && thread.pendingInteractionIds.length === 0) {
-        if (signal.reason === SHUTDOWN) return thread;
+        if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
         return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
       }
       const frame = currentFrame(thread);
@@ -82,7 +85,7 @@ export class NodeExecutionCoordinator {
       } catch (error) {
         // A model call or tool aborted by cancel/close is not a failure of the thread.
         if (signal.aborted) {
-          if (signal.reason === SHUTDOWN) return thread;
+          if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
           return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
         }
         const failure = toInterlockError(error);
@@ -116,6 +119,7 @@ export class NodeExecutionCoordinator {
       signal,
       emit: (event) => this.emit(thread, event),
       checkpoint: () => this.checkpoint(thread),
+      checkpointLater: () => this.unsaved.add(thread),
       nodeState: <State>() => (thread.activeNode?.state ?? undefined) as State | undefined,
       setNodeState: (state) => {
         thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state };
@@ -151,7 +155,10 @@ export class NodeExecutionCoordinator {
         const next = outcome.next ?? edgeTarget(workflow, node.id);
         frame.cursor = next;
         this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next });
-        await this.checkpoint(thread);
+        // Saved with the next checkpoint. A crash before it runs this node again: a model is
+        // asked again (nobody saw its answer), nothing a person said or a tool did is lost.
+        this.unsaved.add(thread);
+        if (isArmed('node:checkpointed')) await this.checkpoint(thread);
         await failpointAfterCommit('node:checkpointed', this.store);
         return false;
       }
@@ -218,11 +225,18 @@ export class NodeExecutionCoordinator {
     // Only a waiting thread's checkpoint can be followed by a suspension that changes nothing.
     if (thread.status === 'waiting') this.saved.set(thread, fingerprintOf(thread));
     else this.saved.delete(thread);
+    this.unsaved.delete(thread);
+  }
+
+  /** Saves progress marked for the next checkpoint, if any (a run that stops for a shutdown). */
+  private async saveUnsaved(thread: ThreadRecord): Promise<ThreadRecord> {
+    if (this.unsaved.has(thread)) await this.checkpoint(thread);
+    return thread;
   }
 
   /** Checkpoints the thread unless nothing changed since its last checkpoint (a wait opened just before). */
   private async checkpointIfChanged(thread: ThreadRecord): Promise<void> {
-    if (this.saved.get(thread) !== fingerprintOf(thread)) await this.checkpoint(thread);
+    if (this.unsaved.has(thread) || this.saved.get(thread) !== fingerprintOf(thread)) await this.checkpoint(thread);
   }
 }
 

@@ -19,8 +19,14 @@ export interface NodeExecutionContext {
   nodeState<State>(): State | undefined;
   /** Keeps resumable state for this node; saved with the next checkpoint, cleared when the node completes. */
   setNodeState<State>(state: State): void;
-  /** Saves the working copy to the store now (the engine also saves after every node). */
+  /** Saves the working copy to the store now. */
   checkpoint(): Promise<void>;
+  /**
+   * Marks progress that the next checkpoint saves (before anyone is asked, before a tool
+   * runs, or when the run stops): progress a crash may lose because it is redone the same
+   * way, or its outcome is kept elsewhere (a tool's outcome in its write-ahead record).
+   */
+  checkpointLater(): void;
 }
 
 /** What running one node led to. */

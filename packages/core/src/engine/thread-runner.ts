@@ -121,10 +121,19 @@ export class ThreadRunner {
 
   /** Continues a thread from the store: after a restart, or in another process. */
   async resume(threadId: string): Promise<ThreadHandle> {
+    return this.resumeFrom(threadId, undefined);
+  }
+
+  /**
+   * `resume` from a thread just read (`respond` read it a moment ago). If it changed since,
+   * the claim fails and the thread is read again once, so a stale read never leaves an
+   * answer unapplied.
+   */
+  private async resumeFrom(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.active.get(threadId);
     if (running) return running.handle;
-    const thread = await this.loadThread(threadId);
+    const thread = read ?? (await this.loadThread(threadId));
     if (thread.status !== 'waiting' && thread.status !== 'running') {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
     }
@@ -138,6 +147,7 @@ export class ThreadRunner {
       thread.updatedAt = claimed.updatedAt;
     } catch (error) {
       if (InterlockError.is(error) && error.code === 'STORE_CONFLICT') {
+        if (read !== undefined) return this.resumeFrom(threadId, undefined);
         throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward by another process: try again when it waits`, { cause: error });
       }
       throw error;
@@ -207,7 +217,7 @@ export class ThreadRunner {
     // comes in this event-loop turn (before its tool runs), else at the end of the turn.
     let result: RespondResult;
     try {
-      result = { status: 'accepted', threadId, thread: await this.resume(threadId) };
+      result = { status: 'accepted', threadId, thread: await this.resumeFrom(threadId, thread) };
     } catch (error) {
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
       result = { status: 'accepted', threadId };

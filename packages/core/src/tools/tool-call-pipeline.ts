@@ -272,7 +272,8 @@ export class ToolCallPipeline {
     if (needResultApproval.length > 0) await this.requestApprovals(needResultApproval, 'result', context, options);
     const unknown = ready.filter((call) => call.phase === 'awaiting-recovery' && call.interactionId === undefined);
     if (unknown.length > 0) await this.requestApprovals(unknown, 'recovery', context, options);
-    await context.checkpoint();
+    // The outcomes are in the write-ahead records: a crash before the next checkpoint replays them.
+    context.checkpointLater();
   }
 
   private async execute(call: TurnCall, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
