@@ -81,7 +81,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         throw error;
       }
       writeConversation((sql) => this.statement(sql), thread.threadId, messages);
-    });
+    }, thread.threadId);
     return { ...thread, version: 1 };
   }
 
@@ -101,7 +101,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         );
       }
       writeConversation((sql) => this.statement(sql), thread.threadId, messages);
-    });
+    }, thread.threadId);
     return saved;
   }
 
@@ -121,11 +121,11 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
       }
       return false;
-    });
+    }, threadId);
   }
 
   async releaseLease(threadId: string, owner: string): Promise<void> {
-    await this.connection.write(() => this.statement(SQL.releaseLease).run(threadId, owner));
+    await this.connection.write(() => this.statement(SQL.releaseLease).run(threadId, owner), threadId);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -141,7 +141,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
   async createInteraction(interaction: InteractionRecord): Promise<void> {
     const row = toInteractionRow(interaction);
-    await this.connection.write(() => this.statement(SQL.upsertInteraction).run(row));
+    await this.connection.write(() => this.statement(SQL.upsertInteraction).run(row), interaction.threadId);
   }
 
   async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
@@ -226,7 +226,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
           details: { threadId: approval.threadId, toolCallId: approval.toolCallId },
         });
       }
-    });
+    }, approval.threadId);
   }
 
   /** Moves an approved call to `started` in one conditional UPDATE: of concurrent callers, one gets true. */
@@ -234,7 +234,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
     const updatedAt = storableText(at, 'at');
     const sql = `UPDATE tool_executions SET status = 'started', updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND arguments_hash = ? AND status IN (${placeholders(from.length)})`;
-    const updated = await this.connection.write(() => this.statement(sql).run(updatedAt, threadId, toolCallId, argumentsHash, ...from));
+    const updated = await this.connection.write(() => this.statement(sql).run(updatedAt, threadId, toolCallId, argumentsHash, ...from), threadId);
     return updated.changes === 1;
   }
 
@@ -248,7 +248,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (!isStorableText(threadId) || !isStorableText(toolCallId)) return;
     const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
     const updatedAt = storableText(at, 'at');
-    await this.connection.write(() => this.statement(SQL.finishToolExecution).run(encoded, updatedAt, threadId, toolCallId));
+    await this.connection.write(() => this.statement(SQL.finishToolExecution).run(encoded, updatedAt, threadId, toolCallId), threadId);
   }
 
   /** Moves a call from one of `from` to `to` in one conditional UPDATE. */
@@ -263,7 +263,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     const updatedAt = storableText(at, 'at');
     const status = storableText(to, 'tool execution status');
     const sql = `UPDATE tool_executions SET status = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND status IN (${placeholders(from.length)})`;
-    const updated = await this.connection.write(() => this.statement(sql).run(status, updatedAt, threadId, toolCallId, ...from));
+    const updated = await this.connection.write(() => this.statement(sql).run(status, updatedAt, threadId, toolCallId, ...from), threadId);
     return updated.changes === 1;
   }
 

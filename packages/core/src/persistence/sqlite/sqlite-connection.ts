@@ -10,7 +10,12 @@ import { InterlockError } from '../../errors/interlock-error.js';
 export interface SqliteConnectionOptions {
   /** How long a write waits for another connection's write lock before it fails (ms). */
   busyTimeoutMs: number;
-  /** `flush('now')` waits for the commit at the end of the turn, like `flush('soon')`. */
+  /**
+   * Threads share commits: `flush('now')` waits for the commit at the end of the turn, like
+   * `flush('soon')`, and writes of several threads go into one transaction. Without it, a
+   * transaction holds the writes of one thread only (a write of another thread commits the
+   * open transaction first), as if each thread had its own connection.
+   */
   groupCommit: boolean;
 }
 
@@ -34,6 +39,8 @@ export class SqliteConnection {
     BetterSqlite3.Statement
   >;
   private transactionOpen = false;
+  /** The thread whose writes the open transaction holds (without group commit); undefined until one writes. */
+  private transactionThread: string | undefined;
   private commitTimer: NodeJS.Immediate | undefined;
   /** `flush('soon')` callers waiting for the open transaction's commit. */
   private commitWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -63,20 +70,28 @@ export class SqliteConnection {
    * Only when another connection holds the write lock does it wait (up to the busy
    * timeout), and calls made meanwhile queue behind it.
    *
+   * `threadId` names the thread the write belongs to (see `groupCommit`); a write of no
+   * thread in particular (a workflow definition, a global variable) joins any transaction.
+   *
    * @throws InterlockError STORE_UNAVAILABLE when the lock stays taken, the database fails,
    * or an earlier commit failed; INVALID_OPTIONS once closed; what `work` throws.
    */
-  async write<T>(work: () => T): Promise<T> {
+  async write<T>(work: () => T, threadId?: string): Promise<T> {
     this.assertUsable();
     if (this.lockWait !== undefined) {
       await this.lockWait;
-      return this.write(work);
+      return this.write(work, threadId);
+    }
+    if (this.transactionOpen && !this.options.groupCommit && threadId !== undefined && this.transactionThread !== undefined && this.transactionThread !== threadId) {
+      this.commit();
+      this.assertUsable();
     }
     if (!this.transactionOpen && !this.tryBegin()) {
       this.lockWait ??= this.waitForLock();
       await this.lockWait;
-      return this.write(work);
+      return this.write(work, threadId);
     }
+    if (threadId !== undefined) this.transactionThread ??= threadId;
     this.run(this.statements.savepoint);
     try {
       const result = work();
@@ -154,6 +169,7 @@ export class SqliteConnection {
       this.database.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
     }
     this.transactionOpen = true;
+    this.transactionThread = undefined;
     this.commitTimer = setImmediate(() => this.commit());
     return true;
   }

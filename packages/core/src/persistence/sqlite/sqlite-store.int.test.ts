@@ -75,6 +75,16 @@ function committedThreadIds(file: string): string[] {
   }
 }
 
+/** The version another connection sees committed for a thread. */
+function committedVersion(file: string, threadId: string): number | undefined {
+  const other = new Database(file, { readonly: true });
+  try {
+    return other.prepare('SELECT version FROM threads WHERE thread_id = ?').pluck().get(threadId) as number | undefined;
+  } finally {
+    other.close();
+  }
+}
+
 /** An audit entry sealed on `previous` by `writer`, hashed so the chain can be verified. */
 function sealed(previous: { sequence: number; hash: string } | undefined, writer: string): AuditEntry {
   const sequence = (previous?.sequence ?? 0) + 1;
@@ -156,15 +166,28 @@ describe('SQLite store (better-sqlite3): commits', () => {
     await store.flush();
     expect(committedThreadIds(file)).toEqual(['a']);
 
-    await store.createThread(threadRecord({ threadId: 'b' }));
+    const b = await store.createThread(threadRecord({ threadId: 'b' }));
     const flushed = store.flush('soon');
-    await store.createThread(threadRecord({ threadId: 'c' }));
+    await store.saveThread(b);
     expect(committedThreadIds(file)).toEqual(['a']);
     await flushed;
+    expect(committedThreadIds(file)).toEqual(['a', 'b']);
+    expect(committedVersion(file, 'b')).toBe(2);
+  });
+
+  it("without groupCommit, keeps each thread's writes in transactions of their own: another thread's write commits the open one first", async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file }));
+    await store.createThread(threadRecord({ threadId: 'a' }));
+    await store.createThread(threadRecord({ threadId: 'b' }));
+    expect(committedThreadIds(file)).toEqual(['a']);
+    await store.createThread(threadRecord({ threadId: 'c' }));
+    expect(committedThreadIds(file)).toEqual(['a', 'b']);
+    await nextTurn();
     expect(committedThreadIds(file)).toEqual(['a', 'b', 'c']);
   });
 
-  it("with groupCommit, lets flush('now') wait for the shared commit at the end of the turn", async () => {
+  it("with groupCommit, shares one transaction among threads, and lets flush('now') wait for the shared commit at the end of the turn", async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file, groupCommit: true }));
     await store.createThread(threadRecord({ threadId: 'a' }));
