@@ -2,9 +2,12 @@
  * @packageDocumentation
  * Interlock's engine. Start with {@link createInterlock}.
  */
-export { createInterlock, Interlock, DEFAULT_SQLITE_PATH, type InterlockOptions, type StoreOptions } from './interlock.js';
-export { createTypeormStore, type TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
-export { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
+export { createInterlock, openStore, Interlock, DEFAULT_SQLITE_PATH, type InterlockOptions, type StoreOptions } from './interlock.js';
+export { createTypeormStore } from './persistence/typeorm-on-demand.js';
+export type { TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
+export type { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
+export { openSqliteStore, type SqliteStoreOptions } from './persistence/sqlite/open-sqlite-store.js';
+export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoint-store.js';
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { RespondResult, StartOptions } from './engine/thread-runner.js';

@@ -22,7 +22,7 @@ import type { ModelProvider } from './llm/model-provider.js';
 import type { ICheckpointStore, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
 import { openSqliteStore } from './persistence/sqlite/open-sqlite-store.js';
-import { createTypeormStore } from './persistence/typeorm/create-typeorm-store.js';
+import { createTypeormStore } from './persistence/typeorm-on-demand.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
@@ -221,7 +221,7 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   const clock = options.clock ?? systemClock;
   const container = new Container();
   container.loadSync(coreModule);
-  container.bind(TYPES.CheckpointStore).toConstantValue(await createStore(options.store ?? { type: 'memory' }));
+  container.bind(TYPES.CheckpointStore).toConstantValue(await openStore(options.store ?? { type: 'memory' }));
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
@@ -249,7 +249,11 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   return interlock;
 }
 
-async function createStore(options: StoreOptions): Promise<ICheckpointStore> {
+/**
+ * Opens the store `createInterlock({ store })` would open. For an app that reads the store
+ * itself too (the web inbox): open it here, then pass `{ type: 'custom', store }`.
+ */
+export async function openStore(options: StoreOptions): Promise<ICheckpointStore> {
   switch (options.type) {
     case 'memory':
       return new InMemoryCheckpointStore();

@@ -1,8 +1,13 @@
-import { resolve } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { IN_MEMORY, SQLITE_BUSY_TIMEOUT_MS, openMigratedSqlite } from '../typeorm/create-typeorm-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
+import { migrateSqlite } from './sqlite-migrations.js';
+
+/** How long a SQLite statement waits for another process's lock before it fails. */
+export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
+/** SQLite's name for a database that lives in memory only (for tests). */
+export const IN_MEMORY = ':memory:';
 
 /** Where and how the SQLite store keeps its data. */
 export interface SqliteStoreOptions {
@@ -19,11 +24,11 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * Opens the SQLite store: creates the file's directory, brings the tables up to date with
- * the TypeORM store's migrations (under the write lock, so processes opening a new file
- * at once do not both migrate), then opens one better-sqlite3 connection in WAL mode with
- * `synchronous` FULL (or NORMAL), a 10 s busy timeout and foreign keys on, as the TypeORM
- * store has. Open one store per file in a process.
+ * Opens the SQLite store: creates the file's directory, opens one better-sqlite3
+ * connection in WAL mode with `synchronous` FULL (or NORMAL), a 10 s busy timeout and
+ * foreign keys on, as the TypeORM store has, and brings the tables up to date with the
+ * store's migrations (under the write lock, so processes opening a new file at once do
+ * not both migrate; TypeORM is not loaded). Open one store per file in a process.
  *
  * @example
  * ```ts
@@ -37,19 +42,14 @@ export interface SqliteStoreOptions {
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteCheckpointStore> {
   try {
     const { default: Database } = await import('better-sqlite3');
-    let migrated: BetterSqlite3.Database | undefined;
-    const dataSource = await openMigratedSqlite(options.path, (connection) => {
-      migrated = connection;
-    });
-    // A database in memory lives only as long as its connection: carry it over as a copy.
-    const image = options.path === IN_MEMORY ? migrated?.serialize() : undefined;
-    await dataSource.destroy();
-    const database = new Database(image ?? resolve(options.path), { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    if (options.path !== IN_MEMORY) await mkdir(dirname(resolve(options.path)), { recursive: true });
+    const database = new Database(options.path === IN_MEMORY ? IN_MEMORY : resolve(options.path), { timeout: SQLITE_BUSY_TIMEOUT_MS });
     try {
       database.pragma('journal_mode = WAL');
       database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       database.pragma('foreign_keys = ON');
+      await migrateSqlite(database);
       return new SqliteCheckpointStore(database, { busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS, groupCommit: options.groupCommit ?? false });
     } catch (error) {
       database.close();

@@ -12,7 +12,7 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
-import { encodeConversation } from '../typeorm/conversation-log.js';
+import { encodeConversation } from '../rows/conversation-rows.js';
 import {
   toInteractionRecord,
   toInteractionRow,
@@ -26,7 +26,7 @@ import {
 } from '../typeorm/record-mapping.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../typeorm/stored-text.js';
 import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../typeorm/store-entities.js';
-import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../typeorm/typeorm-audit-and-memory.js';
+import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { readConversation, writeConversation } from './sqlite-conversation.js';
 import { AUDIT_COLUMNS, INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';

@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import type BetterSqlite3 from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
+import { IN_MEMORY, SQLITE_BUSY_TIMEOUT_MS } from '../sqlite/open-sqlite-store.js';
+import { MIGRATIONS_TABLE } from '../sqlite/sqlite-migrations.js';
 import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
@@ -22,13 +23,7 @@ export type TypeormStoreOptions =
       schema?: string;
     };
 
-/** The table that records which migrations ran. */
-const MIGRATIONS_TABLE = 'interlock_migrations';
-/** How long a SQLite statement waits for another process's lock before it fails. */
-export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** SQLite's name for a database that lives in memory only (for tests). */
-export const IN_MEMORY = ':memory:';
 
 /**
  * Opens the durable store and brings its tables up to date with the store's migrations
@@ -80,13 +75,12 @@ async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
 
 /**
  * Opens a SQLite database as a TypeORM DataSource (WAL, busy timeout, foreign keys on) and
- * brings its tables up to date under the write lock. The SQLite store of
- * `../sqlite` uses it too, then closes it: both stores share one schema and one history
- * of migrations. `onConnection` receives better-sqlite3's connection before any query.
+ * brings its tables up to date under the write lock. Both SQLite stores share one schema
+ * and one history of migrations (`../sqlite/sqlite-migrations.ts` runs the same ones).
  *
  * @throws the driver's error when the file cannot be opened or migrated.
  */
-export async function openMigratedSqlite(path: string, onConnection?: (connection: BetterSqlite3.Database) => void): Promise<DataSource> {
+async function openMigratedSqlite(path: string): Promise<DataSource> {
   const { default: Database } = await import('better-sqlite3');
   const file = path === IN_MEMORY ? path : resolve(path);
   if (file !== IN_MEMORY) await mkdir(dirname(file), { recursive: true });
@@ -101,7 +95,6 @@ export async function openMigratedSqlite(path: string, onConnection?: (connectio
     migrationsTableName: MIGRATIONS_TABLE,
     synchronize: false,
     logging: false,
-    ...(onConnection === undefined ? {} : { prepareDatabase: onConnection }),
   });
   await dataSource.initialize();
   try {

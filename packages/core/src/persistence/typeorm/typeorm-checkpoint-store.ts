@@ -12,7 +12,9 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
-import { encodeConversation, readConversations, writeConversation } from './conversation-log.js';
+import { encodeConversation } from '../rows/conversation-rows.js';
+import { isUniqueViolation, type AuditSeal } from '../rows/audit-rows.js';
+import { readConversations, writeConversation } from './conversation-log.js';
 import {
   toInteractionRecord,
   toInteractionRow,
@@ -70,7 +72,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       try {
         await manager.insert(ThreadEntity, row);
       } catch (error) {
-        if (audit.isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
+        if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
         throw error;
       }
       await writeConversation(manager, thread.threadId, messages);
@@ -348,7 +350,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** Appends to the audit log; retries from the new end when another process appended first. */
-  appendAuditEntry(seal: audit.AuditSeal): Promise<AuditEntry> {
+  appendAuditEntry(seal: AuditSeal): Promise<AuditEntry> {
     return audit.appendAuditEntry((work) => this.write(work), seal);
   }
 

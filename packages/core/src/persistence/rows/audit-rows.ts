@@ -1,0 +1,83 @@
+import type { ApprovalStage } from '@interlock/sdk-types';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import { InterlockError } from '../../errors/interlock-error.js';
+import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../typeorm/stored-text.js';
+import type { AuditEntryRow } from '../typeorm/store-entities.js';
+
+/*
+ * Audit-log rows and driver error codes, shared by the SQLite and TypeORM stores (no
+ * database code here, so the SQLite store never loads TypeORM).
+ */
+
+/** Builds the next audit entry from the last one's sequence and hash (undefined for the first). */
+export type AuditSeal = (previous: { sequence: number; hash: string } | undefined) => AuditEntry;
+
+/** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = driverErrorCode(error);
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** The error code of a driver error (TypeORM wraps it in `driverError`). */
+export function driverErrorCode(error: unknown): unknown {
+  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
+  return typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
+}
+
+/** `value` if it is a whole number of milliseconds that can be stored exactly. */
+export function wholeMilliseconds(value: number, what: string): number {
+  if (Number.isSafeInteger(value)) return value;
+  throw new InterlockError('INVALID_OPTIONS', `${what} must be a whole number of milliseconds since the epoch, not ${String(value)}`);
+}
+
+/** The `audit_entries` row of an audit entry. @throws InterlockError INVALID_OPTIONS when a field cannot be stored. */
+export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
+  const what = `audit entry ${entry.sequence}`;
+  if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 1) {
+    throw new InterlockError('INVALID_OPTIONS', `${what} cannot be stored: its sequence must be a positive whole number`);
+  }
+  return {
+    sequence: entry.sequence,
+    threadId: storableText(entry.threadId, `thread id of ${what}`),
+    toolCallId: storableText(entry.toolCallId, `tool call id of ${what}`),
+    toolName: storableText(entry.toolName, `tool name of ${what}`),
+    outcome: storableText(entry.outcome, `outcome of ${what}`),
+    decidedBy: storableText(entry.decidedBy, `decidedBy of ${what}`),
+    rule: storableText(entry.rule, `rule of ${what}`),
+    reason: encodeJson(entry.reason, `the reason of ${what}`),
+    responder: entry.responder === undefined ? null : storableText(entry.responder, `responder of ${what}`),
+    stage: storableText(entry.stage, `stage of ${what}`),
+    originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
+    editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
+    at: storableText(entry.at, `at of ${what}`),
+    previousHash: storableText(entry.previousHash, `previous hash of ${what}`),
+    hash: storableText(entry.hash, `hash of ${what}`),
+  };
+}
+
+/** The audit entry of an `audit_entries` row. @throws InterlockError INTERNAL when the row was damaged. */
+export function toAuditEntry(row: AuditEntryRow): AuditEntry {
+  const sequence = Number(row.sequence);
+  const what = `audit entry ${sequence}`;
+  if (row.outcome !== 'allow' && row.outcome !== 'deny') {
+    throw new InterlockError('INTERNAL', `the stored outcome of ${what} is not valid (${JSON.stringify(row.outcome)}): the database row was changed outside Interlock`);
+  }
+  const editedArguments = decodeOptionalJson(row.editedArguments, `edited arguments of ${what}`) as Record<string, unknown> | undefined;
+  return {
+    threadId: row.threadId,
+    toolCallId: row.toolCallId,
+    toolName: row.toolName,
+    outcome: row.outcome,
+    decidedBy: row.decidedBy,
+    rule: row.rule,
+    reason: decodeJson(row.reason, `reason of ${what}`) as string,
+    ...(row.responder === null ? {} : { responder: row.responder }),
+    stage: row.stage as ApprovalStage,
+    originalArguments: decodeJson(row.originalArguments, `original arguments of ${what}`) as Record<string, unknown>,
+    ...(editedArguments === undefined ? {} : { editedArguments }),
+    sequence,
+    at: row.at,
+    previousHash: row.previousHash,
+    hash: row.hash,
+  };
+}

@@ -1,0 +1,41 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { QueryRunner } from 'typeorm';
+import { STORE_MIGRATIONS } from '../typeorm/migrations/store-migrations.js';
+
+/** The table that records which migrations ran: the same one, with the same columns, as TypeORM keeps. */
+export const MIGRATIONS_TABLE = 'interlock_migrations';
+
+/**
+ * Brings a SQLite database's tables up to date with the store's migrations, without
+ * TypeORM: the migrations only run SQL (`queryRunner.query`), so a minimal runner does.
+ * They are recorded in TypeORM's migrations table, so either store opens a file the other
+ * migrated. Runs under the write lock (`BEGIN IMMEDIATE`), so two processes opening a new
+ * file do not both create the tables.
+ */
+export async function migrateSqlite(database: BetterSqlite3.Database): Promise<void> {
+  database.exec('BEGIN IMMEDIATE');
+  try {
+    database.exec(
+      `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "timestamp" bigint NOT NULL, "name" varchar NOT NULL)`,
+    );
+    const applied = new Set(database.prepare(`SELECT name FROM "${MIGRATIONS_TABLE}"`).pluck().all() as string[]);
+    const runner = {
+      query: (sql: string): Promise<unknown[]> => {
+        database.exec(sql);
+        return Promise.resolve([]);
+      },
+      connection: { driver: { schema: undefined } },
+    } as unknown as QueryRunner;
+    const record = database.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" ("timestamp", "name") VALUES (?, ?)`);
+    for (const Migration of STORE_MIGRATIONS) {
+      const migration = new Migration();
+      if (applied.has(migration.name)) continue;
+      await migration.up(runner);
+      record.run(Number(/(\d+)$/.exec(migration.name)?.[1]), migration.name);
+    }
+    database.exec('COMMIT');
+  } catch (error) {
+    if (database.inTransaction) database.exec('ROLLBACK');
+    throw error;
+  }
+}
