@@ -1,4 +1,4 @@
-import { builtinTools, createInterlock, createTypeormStore, type Clock, type ICheckpointStore, type Interlock, type ModelProvider } from '@interlock/core';
+import { builtinTools, createInterlock, openStore as openCoreStore, type Clock, type ICheckpointStore, type Interlock, type ModelProvider } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
 import { createReleaseAgentModel, RELEASE_AGENT_MODEL, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
@@ -81,10 +81,10 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
 function openStore(options: WebStoreOptions): Promise<ICheckpointStore> {
   switch (options.type) {
     case 'sqlite':
-      return createTypeormStore({ type: 'sqlite', path: options.path });
+      return openCoreStore({ type: 'sqlite', path: options.path });
     case 'postgres':
-      return createTypeormStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
+      return openCoreStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
     case 'memory':
-      return createTypeormStore({ type: 'sqlite', path: ':memory:' });
+      return openCoreStore({ type: 'sqlite', path: ':memory:' });
   }
 }
