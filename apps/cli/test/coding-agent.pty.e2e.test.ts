@@ -181,9 +181,14 @@ describe('interlock demo coding-agent in a real terminal', () => {
     const definition = await readFile(join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml'), 'utf8');
     await writeFile(join(directory, 'coding-agent.toml'), definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"'));
     session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`, directory);
-    const counting = await session.waitFor((screen) => /How do you want to answer them\? · [1-5] s left/.test(screen));
-    const first = Number(/answer them\? · (\d) s left/.exec(counting)?.[1]);
-    await session.waitFor((screen) => Number(/answer them\? · (\d) s left/.exec(screen)?.[1] ?? first) < first);
+    // The countdown as last drawn (earlier draws may still be on the screen above it).
+    const secondsLeft = (screen: string): number | undefined => {
+      const draws = [...screen.matchAll(/answer them\? · (\d) s left/g)];
+      const last = draws.at(-1);
+      return last === undefined ? undefined : Number(last[1]);
+    };
+    const first = secondsLeft(await session.waitFor((screen) => secondsLeft(screen) !== undefined)) ?? 0;
+    await session.waitFor((screen) => (secondsLeft(screen) ?? first) < first);
     const screen = await session.waitFor((text) => EXITED.test(text), 15_000);
     expect(screen).toContain('write_file(NOTES.md) ✘ TIMEOUT: Nobody approved this call in time, so it was not run.');
     expect(screen).toContain('Refused: write_file NOTES.md (nobody approved it in time); bash `ls -la` (nobody approved it in time)');
