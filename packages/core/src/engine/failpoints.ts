@@ -13,13 +13,17 @@ export type Failpoint =
 
 const visits = new Map<string, number>();
 
-/** The point INTERLOCK_CRASH_AT names and at which visit, if any. */
+/** The point INTERLOCK_CRASH_AT names and at which visit, if any (read once: the crash tests set it per process). */
+let armedTarget: { point: string; nth: number } | null | undefined;
+
 function target(): { point: string; nth: number } | undefined {
-  const value = process.env['INTERLOCK_CRASH_AT'];
-  if (!value) return undefined;
-  // Point names contain a colon themselves: `tool:started`, or `tool:started:2` for the 2nd visit.
-  const [, point = '', nth = '1'] = /^(.*?)(?::(\d+))?$/.exec(value) ?? [];
-  return { point, nth: Number(nth) };
+  if (armedTarget === undefined) {
+    const value = process.env['INTERLOCK_CRASH_AT'];
+    // Point names contain a colon themselves: `tool:started`, or `tool:started:2` for the 2nd visit.
+    const [, point = '', nth = '1'] = value ? (/^(.*?)(?::(\d+))?$/.exec(value) ?? []) : [];
+    armedTarget = value ? { point, nth: Number(nth) } : null;
+  }
+  return armedTarget ?? undefined;
 }
 
 /** Whether a crash test targets this point. */
