@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { setImmediate as realSetImmediate } from 'node:timers';
 import { join } from 'node:path';
@@ -27,6 +25,7 @@ import { STORE_ENTITIES } from '../typeorm/store-entities.js';
 import { describeTypeormStoreBehaviour } from '../typeorm/typeorm-store-behaviour.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
+import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'interlock-raw-sqlite-store-'));
 let databases = 0;
@@ -105,25 +104,6 @@ function sealed(previous: { sequence: number; hash: string } | undefined, writer
   };
 }
 
-/** Holds the database's write lock from another process for `milliseconds`; resolves once it holds it. */
-function holdWriteLock(file: string, milliseconds: number): Promise<{ released: Promise<void> }> {
-  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
-  const script = `
-    const Database = require(${JSON.stringify(betterSqlite3)});
-    const db = new Database(${JSON.stringify(file)});
-    db.exec('BEGIN IMMEDIATE');
-    process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${milliseconds});
-  `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const released = new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited with ${code}`))));
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.once('data', () => resolve({ released }));
-    child.once('error', reject);
-  });
-}
 
 describe('SQLite store (better-sqlite3): commits', () => {
   const open: ICheckpointStore[] = [];

@@ -1,6 +1,4 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,6 +11,7 @@ import { describeLeaseConformance } from '../store-conformance-leases.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'interlock-sqlite-store-'));
 let databases = 0;
@@ -47,25 +46,6 @@ describeTypeormStoreBehaviour('SQLite store', {
   },
 });
 
-/** Holds the database's write lock from another process for `milliseconds`; resolves once it holds it. */
-function holdWriteLock(file: string, milliseconds: number): Promise<{ released: Promise<void> }> {
-  const betterSqlite3 = createRequire(import.meta.url).resolve('better-sqlite3');
-  const script = `
-    const Database = require(${JSON.stringify(betterSqlite3)});
-    const db = new Database(${JSON.stringify(file)});
-    db.exec('BEGIN IMMEDIATE');
-    process.stdout.write('locked\\n');
-    setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${milliseconds});
-  `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const released = new Promise<void>((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited with ${code}`))));
-  });
-  return new Promise((resolve, reject) => {
-    child.stdout.once('data', () => resolve({ released }));
-    child.once('error', reject);
-  });
-}
 
 describe('SQLite store file', () => {
   it('creates the parent directory, uses WAL and records its migrations', async () => {
