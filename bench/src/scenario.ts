@@ -158,12 +158,12 @@ export function startThread(engine: Engine, i: number): Promise<PendingApproval>
 }
 
 /**
- * Approves thread i from the store: reads the thread by id, answers its pending
+ * Approves thread i from the store: reads the thread by id (`interlock.thread`), answers its pending
  * interaction with `interlock.respond`, and waits until the run finishes. Returns the final text.
  */
 export function approveThread(engine: Engine, i: number): Promise<unknown> {
   return threadCtx.run({ threadIndex: i }, async () => {
-    const thread = await engine.store.getThread(threadIdFor(i));
+    const thread = await engine.interlock.thread(threadIdFor(i));
     const interactionId = thread?.pendingInteractionIds[0];
     if (!thread || thread.status !== 'waiting' || interactionId === undefined) {
       throw new Error(`thread ${i}: not waiting in the store (${thread?.status ?? 'absent'})`);

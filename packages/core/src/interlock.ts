@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Container } from 'inversify';
 import type { Observable } from 'rxjs';
 import type {
+  InteractionStatus,
   InterlockEvent,
   IUserInteractionHandler,
   UserInteractionRequest,
@@ -19,7 +20,7 @@ import type { RespondResult, StartOptions, ThreadRunner } from './engine/thread-
 import { InterlockError } from './errors/interlock-error.js';
 import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
-import type { ICheckpointStore, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
 import { openSqliteStore } from './persistence/sqlite/open-sqlite-store.js';
 import { createTypeormStore } from './persistence/typeorm-on-demand.js';
@@ -197,6 +198,20 @@ export class Interlock {
   /** Threads in the store, optionally by status. */
   threads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]> {
     return this.store.listThreads(filter);
+  }
+
+  /** One thread as stored (its status, pending interaction ids, variables, conversation), or undefined. */
+  thread(threadId: string): Promise<ThreadRecord | undefined> {
+    return this.store.getThread(threadId);
+  }
+
+  /**
+   * Interactions as stored, with their status, response and responder, or failure reason:
+   * a thread's history, or everything with a status. `pending()` lists only what a thread
+   * still waits on.
+   */
+  interactions(filter?: { threadId?: string; status?: InteractionStatus }): Promise<InteractionRecord[]> {
+    return this.store.listInteractions(filter);
   }
 
   /** Registers (or replaces) the handler of a channel. */
