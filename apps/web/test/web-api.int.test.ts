@@ -11,7 +11,10 @@ const respond = (interactionId: string) => `/api/interactions/${interactionId}/r
 describe('the web API over HTTP', () => {
   let harness: WebHarness;
   beforeAll(async () => {
-    harness = await startHarness({ workflowApprovers: { 'release-agent': ['alice', 'bob'], [RELEASE_QUESTION_WORKFLOW]: ['alice'] }, approvers: ['alice', 'bob', 'carol'] });
+    harness = await startHarness({
+      workflowApprovers: { 'release-agent': ['alice', 'bob'], [RELEASE_QUESTION_WORKFLOW]: ['alice'], 'chat-agent': ['alice'] },
+      approvers: ['alice', 'bob', 'carol'],
+    });
   });
   afterAll(() => harness?.close());
 
@@ -26,6 +29,24 @@ describe('the web API over HTTP', () => {
       expect((await request(harness, '/api/interactions', { token: 'not-a-token' })).status).toBe(401);
       expect((await request(harness, '/api/openapi.json')).status).toBe(200);
       expect((await request(harness, '/')).status).toBe(200);
+    });
+
+    it('refuses a percent-encoded API path without credentials as it refuses the plain one', async () => {
+      expect((await request(harness, '/%61pi/interactions')).status).toBe(401);
+      expect((await request(harness, '/%61pi/audit')).status).toBe(401);
+      const opened = await request(harness, '/%61pi/chats', { body: {} });
+      expect(opened.status).toBe(401);
+      expect((await harness.interlock.threads()).filter((thread) => thread.workflowId === 'chat-agent')).toEqual([]);
+    });
+
+    it('lets only the chat workflow\'s listed approvers open a chat or write in one', async () => {
+      const carol = await request(harness, '/api/chats', { token: harness.tokens['carol']!, body: {} });
+      expect(carol.status).toBe(403);
+      expect(carol.body.code).toBe('NOT_AN_APPROVER');
+      const opened = await request(harness, '/api/chats', { ...alice(), body: {} });
+      expect(opened.status).toBe(201);
+      const written = await request(harness, `/api/chats/${opened.body.chatId}/messages`, { token: harness.tokens['carol']!, body: { text: 'yes' } });
+      expect(written.status).toBe(403);
     });
 
     it('exchanges a token for an HttpOnly, SameSite=Strict session cookie that does not contain the token', async () => {

@@ -52,6 +52,11 @@ export class ChatChannel {
 
   private readonly interlock: Interlock;
   private readonly workflow: string;
+
+  /** The id of the chat workflow this channel starts. */
+  get workflowId(): string {
+    return this.workflow;
+  }
   private readonly canApprove: (author: string, workflowId: string) => boolean;
   private readonly now: () => number;
   private readonly updates = new Updates<{ chatId: string }>();

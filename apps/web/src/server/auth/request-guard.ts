@@ -10,7 +10,7 @@ export const CSRF_HEADER = 'x-csrf-token';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The signed-in approver's name; set by the guard on every non-public /api route. */
+    /** The signed-in approver's name; set by the guard on every route not marked public. */
     approver: string | undefined;
   }
   interface FastifyContextConfig {
@@ -22,7 +22,7 @@ declare module 'fastify' {
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
- * The `onRequest` hook that authenticates every /api route not marked public, before its
+ * The `onRequest` hook that authenticates every route not marked public, before its
  * body is read: `Authorization: Bearer <token>` (scripts), or the session cookie — which
  * on a state change must come with the session's CSRF token in `X-CSRF-Token`. Any state
  * change from another origin (Origin or Sec-Fetch-Site) is refused.
@@ -32,7 +32,9 @@ export function createRequestGuard(approvers: readonly Approver[], sessions: Ses
     request.approver = undefined;
     const stateChange = !SAFE_METHODS.has(request.method);
     if (stateChange) checkSameOrigin(request);
-    if (request.routeOptions.config.public === true || !request.url.startsWith('/api/')) return;
+    // Deny by default: only routes marked public skip the sign-in (never decide by the raw
+    // URL, which may be percent-encoded: `/%61pi/...` is routed to `/api/...`).
+    if (request.routeOptions.config?.public === true) return;
     const authorization = request.headers.authorization;
     if (authorization !== undefined) {
       const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];

@@ -2,7 +2,7 @@ import { InterlockError } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '../../chat/index.js';
 import { chatMessageBody, idParams } from '../api-schemas.js';
-import type { WebContext } from '../web-context.js';
+import { assertMayApprove, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
 /**
@@ -24,7 +24,7 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
   });
 
   app.post('/api/chats', async (request, reply) => {
-    const opened = await chat.open(request.approver ?? '');
+    const opened = await chat.open(assertMayApprove(context, chat.workflowId, request.approver));
     reply.code(201);
     return opened;
   });
@@ -38,7 +38,8 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     { schema: { params: idParams('chatId'), body: chatMessageBody } },
     async (request) => {
       const { chatId } = request.params;
-      const result = await withChat(chatId, () => chat.receive(chatId, request.body.text, request.approver ?? ''));
+      const author = assertMayApprove(context, chat.workflowId, request.approver);
+      const result = await withChat(chatId, () => chat.receive(chatId, request.body.text, author));
       return { result, entries: await chat.transcript(chatId) };
     },
   );
