@@ -7,6 +7,7 @@ import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, ofType, type Interlock, type StoreOptions } from '../index.js';
 import { createTypeormStore } from '../persistence/typeorm/create-typeorm-store.js';
+import { openSqliteStore } from '../persistence/sqlite/open-sqlite-store.js';
 
 /** A person who never answers: the handler waits until the engine calls the question off. */
 const silentPerson: IUserInteractionHandler = {
@@ -83,7 +84,45 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'late but applied' });
   });
 
+  it('takes the thread forward itself when the other process stops asking (frees its lease) without taking the answer', async () => {
+    const store = await sqliteStore();
+    const first = await instance(store);
+    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
+    const [question] = await first.pending();
+    const other = await openSqliteStore({ path: store.path });
+    const now = Date.now();
+    expect(await other.acquireLease(waiting.threadId, 'an-asking-process', new Date(now + 10_000).toISOString(), new Date(now).toISOString())).toBe(true);
+    await other.flush();
+
+    const answering = first.respond(question!.interactionId, 'applied after all');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.releaseLease(waiting.threadId, 'an-asking-process');
+    await other.close();
+    const answer = await answering;
+    expect(answer.status === 'accepted' && answer.thread !== undefined).toBe(true);
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'applied after all' });
+  });
+
   it('refuses a lease shorter than 100 ms as INVALID_OPTIONS', async () => {
     await expect(createInterlock({ leaseMs: 10 })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+  });
+});
+
+describe('an answer that races a run as it suspends, in the same process (F21)', () => {
+  const definition = linearWorkflow([askNode('ask', { timeout: '1h' })], { id: 'racing' });
+
+  it('is applied once, and neither the run that suspended nor the answer fails, whenever it lands', async () => {
+    for (let delay = 0; delay <= 40; delay += 2) {
+      const interlock = await instance({ type: 'memory' });
+      const requested = firstValueFrom(interlock.events$.pipe(ofType('USER_INTERACTION_REQUESTED')));
+      const thread = await interlock.start(interlock.registerWorkflow(definition), { channel: 'inbox' });
+      const { interactionId } = await requested;
+      for (let tick = 0; tick < delay; tick += 1) await Promise.resolve();
+      const answer = await interlock.respond(interactionId, `answer ${delay}`);
+      const [first, second] = await Promise.allSettled([thread.done(), answer.status === 'accepted' ? answer.thread?.done() : undefined]);
+      expect(first.status, `run that suspended, answer after ${delay} ticks`).toBe('fulfilled');
+      expect(second.status, `answer after ${delay} ticks`).toBe('fulfilled');
+      expect(await interlock.thread(thread.threadId)).toMatchObject({ status: 'completed', output: `answer ${delay}` });
+    }
   });
 });

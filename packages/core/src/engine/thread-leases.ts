@@ -45,11 +45,25 @@ export class ThreadLeases {
     return taken;
   }
 
-  /** Renews the lease every third of its life until unsubscribed. A failed renewal is retried at the next tick. */
+  /**
+   * Renews the lease every third of its life until unsubscribed. A failed renewal is retried
+   * at the next tick; a renewal that ends after the unsubscription leaves the record alone.
+   */
   keepAlive(thread: ThreadRecord): Subscription {
-    return interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
-      void this.acquire(thread).catch(() => undefined);
+    let stopped = false;
+    const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
+      const until = this.until();
+      void this.store
+        .acquireLease(thread.threadId, this.owner, until, new Date(this.clock.now()).toISOString())
+        .then((taken) => {
+          if (taken && !stopped) thread.lease = { owner: this.owner, until };
+        })
+        .catch(() => undefined);
     });
+    renewals.add(() => {
+      stopped = true;
+    });
+    return renewals;
   }
 
   /** Frees the lease in the store if this process holds it. */

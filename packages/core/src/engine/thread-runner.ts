@@ -47,6 +47,8 @@ interface ActiveRun {
 export class ThreadRunner {
   private readonly active = new Map<string, ActiveRun>();
   private readonly deadlines = new Map<string, Subscription>();
+  /** Claims under way in this process, by thread (see resumeFrom). */
+  private readonly claiming = new Map<string, Promise<ThreadHandle>>();
   /** Workflow definitions (id and version) this process has kept in the store. */
   private readonly kept = new Set<string>();
   private closed = false;
@@ -129,10 +131,19 @@ export class ThreadRunner {
    * the claim fails and the thread is read again once, so a stale read never leaves an
    * answer unapplied.
    */
-  private async resumeFrom(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
+  private resumeFrom(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.active.get(threadId);
-    if (running) return running.handle;
+    if (running) return Promise.resolve(running.handle);
+    // Two callers of this process (an answer and a run that just suspended) share one claim.
+    const claiming = this.claiming.get(threadId);
+    if (claiming) return claiming;
+    const claim = this.claimAndLaunch(threadId, read).finally(() => this.claiming.delete(threadId));
+    this.claiming.set(threadId, claim);
+    return claim;
+  }
+
+  private async claimAndLaunch(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
     const thread = read ?? (await this.loadThread(threadId));
     if (thread.status !== 'waiting' && thread.status !== 'running') {
       throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
@@ -147,7 +158,7 @@ export class ThreadRunner {
       thread.updatedAt = claimed.updatedAt;
     } catch (error) {
       if (InterlockError.is(error) && error.code === 'STORE_CONFLICT') {
-        if (read !== undefined) return this.resumeFrom(threadId, undefined);
+        if (read !== undefined) return this.claimAndLaunch(threadId, undefined);
         throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward by another process: try again when it waits`, { cause: error });
       }
       throw error;
@@ -209,15 +220,18 @@ export class ThreadRunner {
     // if it died instead, its lease runs out and this process does. (The thread as read
     // before the answer was stored will do: a lease freed since then only means a resume
     // here that may find the thread busy, and a lease seen is read again while waiting.)
+    let leased = false;
     if (this.leases.heldElsewhere(thread)) {
       await durable(this.store);
       if (await this.leases.pickedUpElsewhere(threadId, interactionId)) return { status: 'accepted', threadId };
+      leased = true;
     }
     // The answer is acknowledged once durable: with the resumed run's first commit when it
     // comes in this event-loop turn (before its tool runs), else at the end of the turn.
     let result: RespondResult;
     try {
-      result = { status: 'accepted', threadId, thread: await this.resumeFrom(threadId, thread) };
+      // The read shows a lease that has ended since: read the thread again.
+      result = { status: 'accepted', threadId, thread: await this.resumeFrom(threadId, leased ? undefined : thread) };
     } catch (error) {
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
       result = { status: 'accepted', threadId };
@@ -356,10 +370,23 @@ export class ThreadRunner {
     for (const interactionId of outcome.pendingInteractionIds) {
       const interaction = await this.store.getInteraction(interactionId);
       if (interaction?.status === 'pending') interactions.push(interaction);
-      else if (interaction) return this.resume(outcome.threadId);
+      else if (interaction) return this.continueAnswered(outcome.threadId);
     }
     for (const interaction of interactions) this.arm(interaction);
     return undefined;
+  }
+
+  /**
+   * Continues a thread whose answer arrived while its run suspended. If another process
+   * claimed it first, that process applies the answer: this run ends as it was (waiting).
+   */
+  private async continueAnswered(threadId: string): Promise<ThreadHandle | undefined> {
+    try {
+      return await this.resume(threadId);
+    } catch (error) {
+      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return this.active.get(threadId)?.handle;
+      throw error;
+    }
   }
 
   private arm(interaction: InteractionRecord): void {
