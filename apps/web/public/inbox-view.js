@@ -136,18 +136,18 @@ export class InboxView {
       'article',
       { class: `card approval risk-${approval.riskLevel}`, dataset: { interactionId: request.interactionId, tool: approval.toolName } },
       h('header', null,
-        h('span', { class: 'tool' }, approval.toolName),
+        revealed('span', { class: 'tool' }, approval.toolName),
         h('span', { class: `risk risk-${approval.riskLevel}` }, approval.riskLevel),
         h('span', { class: 'category' }, approval.category),
         approval.stage === 'execution' ? null : h('span', { class: 'stage' }, `${approval.stage} stage`),
         countdown(request),
       ),
-      h('p', { class: 'prompt' }, request.prompt),
+      revealed('p', { class: 'prompt' }, request.prompt),
       h('dl', { class: 'meta' },
         h('dt', null, 'Asked by rule'), h('dd', { class: 'rule' }, approval.rule),
         h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
         h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
-        h('dt', null, 'Tool'), h('dd', null, approval.toolDescription),
+        h('dt', null, 'Tool'), revealed('dd', null, approval.toolDescription),
       ),
       hidden > 0 ? h('p', { class: 'invisible-warning' }, `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`) : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
@@ -206,7 +206,7 @@ export class InboxView {
     const error = h('p', { class: 'card-error', role: 'alert' });
     const card = h('article', { class: 'card question', dataset: { interactionId: request.interactionId } },
       h('header', null, h('span', { class: 'tool' }, 'Question'), h('span', { class: 'category' }, request.operationType), countdown(request)),
-      h('p', { class: 'prompt' }, request.prompt),
+      revealed('p', { class: 'prompt' }, request.prompt),
       h('dl', { class: 'meta' },
         h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
         h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId)))),
@@ -319,4 +319,11 @@ function describeSettlement(request, state) {
   const reason = input?.denyReason ? ` (${input.denyReason})` : '';
   const instruction = input?.userInstruction ? ` with the instruction "${input.userInstruction}"` : '';
   return `${subject}: ${verb} by ${by}${reason}${instruction}`;
+}
+
+/** An element whose text shows invisible and direction-changing characters as markers (tool names, prompts, descriptions). */
+function revealed(tag, attributes, text) {
+  const element = h(tag, attributes);
+  renderRevealed(element, text ?? '');
+  return element;
 }

@@ -231,6 +231,31 @@ describe('the web API over HTTP', () => {
       });
       expect(JSON.parse((await received).slice('data:'.length))).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId: target, responder: 'web:bob' });
     });
+    it('ends a signed-in page\'s stream at sign-out, at the next change', async () => {
+      const { cookie, csrf } = await signIn(harness, 'carol');
+      let signedOutAt = -1;
+      const ended = new Promise<string>((resolve, reject) => {
+        const stream = get(`${harness.baseUrl}/api/events`, { headers: { cookie } }, (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+            if (chunk.includes(': connected')) {
+              void (async () => {
+                await request(harness, '/api/session', { method: 'DELETE', cookie, csrf });
+                signedOutAt = text.length;
+                await harness.startReleaseAgent();
+              })();
+            }
+          });
+          response.on('end', () => resolve(text));
+        });
+        stream.on('error', reject);
+      });
+      const text = await ended;
+      expect(signedOutAt).toBeGreaterThan(0);
+      expect(text.slice(signedOutAt)).not.toContain('event: change');
+    });
   });
 
   describe('answers from another process', () => {

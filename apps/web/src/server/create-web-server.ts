@@ -5,7 +5,7 @@ import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ChatChannel } from '../chat/index.js';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Approver, WorkflowApprovers } from './auth/approvers.js';
-import { createRequestGuard } from './auth/request-guard.js';
+import { createRequestGuard, SESSION_COOKIE } from './auth/request-guard.js';
 import { SessionStore } from './auth/sessions.js';
 import { LiveUpdates } from './live-updates.js';
 import { CHAT_OPERATIONS, createOpenApiDocument } from './openapi.js';
@@ -139,7 +139,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   registerThreadRoutes(app, context);
   registerAuditRoutes(app, context);
   if (options.chat !== undefined) registerChatRoutes(app, options.chat, context);
-  registerEventRoutes(app, live);
+  // A browser's stream lasts as long as its session; a bearer token's as long as the server.
+  registerEventRoutes(app, live, (request) => request.headers.authorization !== undefined || sessions.get(request.cookies[SESSION_COOKIE]) !== undefined);
   await registerStaticRoutes(app, options.publicDirectory ?? DEFAULT_PUBLIC_DIRECTORY);
 
   app.addHook('onReady', async () => live.start());

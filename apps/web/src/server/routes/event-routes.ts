@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { LiveChange, LiveUpdates } from '../live-updates.js';
 
 /** How often an idle stream gets a comment, so proxies keep it open. */
@@ -7,9 +7,16 @@ const HEARTBEAT_MS = 20_000;
 
 /**
  * `GET /api/events`: Server-Sent Events, one `change` message per change (see
- * {@link LiveChange}); the page refetches what it shows. Streams end when the server closes.
+ * {@link LiveChange}); the page refetches what it shows. A stream ends when the server
+ * closes, or when its session ended (sign-out, expiry): `stillSignedIn` is asked before
+ * every message and heartbeat.
  */
-export function registerEventRoutes(app: FastifyInstance, live: LiveUpdates, extraSources: ReadonlyArray<(listener: (change: LiveChange) => void) => () => void> = []): void {
+export function registerEventRoutes(
+  app: FastifyInstance,
+  live: LiveUpdates,
+  stillSignedIn: (request: FastifyRequest) => boolean,
+  extraSources: ReadonlyArray<(listener: (change: LiveChange) => void) => () => void> = [],
+): void {
   const streams = new Set<ServerResponse>();
 
   app.get('/api/events', (request, reply) => {
@@ -22,9 +29,13 @@ export function registerEventRoutes(app: FastifyInstance, live: LiveUpdates, ext
       'x-accel-buffering': 'no',
     });
     response.write('retry: 2000\n: connected\n\n');
-    const send = (change: LiveChange) => response.write(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
+    const write = (text: string) => {
+      if (stillSignedIn(request)) response.write(text);
+      else response.end();
+    };
+    const send = (change: LiveChange) => write(`event: change\ndata: ${JSON.stringify(change)}\n\n`);
     const unsubscribers = [live.subscribe(send), ...extraSources.map((source) => source(send))];
-    const heartbeat = setInterval(() => response.write(': heartbeat\n\n'), HEARTBEAT_MS);
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     streams.add(response);
     request.raw.on('close', () => {
