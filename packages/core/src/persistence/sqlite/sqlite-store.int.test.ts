@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { setImmediate as realSetImmediate } from 'node:timers';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DataSource } from 'typeorm';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import {
@@ -21,8 +20,7 @@ import { describeStoreConformance } from '../store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
 import { describeLeaseConformance } from '../store-conformance-leases.js';
 import { createTypeormStore } from '../typeorm/create-typeorm-store.js';
-import { STORE_ENTITIES } from '../typeorm/store-entities.js';
-import { describeTypeormStoreBehaviour } from '../typeorm/typeorm-store-behaviour.js';
+import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../typeorm/typeorm-store-behaviour.js';
 import { openSqliteStore } from './open-sqlite-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
@@ -39,27 +37,8 @@ describeAuditAndMemoryConformance('SQLite store (better-sqlite3)', () => openSql
 describeLeaseConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
 describeStoreConformance('SQLite store (better-sqlite3, group commit)', () => openSqliteStore({ path: freshPath(), groupCommit: true }));
 
-let behaviourPath = '';
-describeTypeormStoreBehaviour('SQLite store (better-sqlite3)', {
-  async prepare() {
-    behaviourPath = freshPath();
-  },
-  open: () => openSqliteStore({ path: behaviourPath }),
-  async inspect() {
-    const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: behaviourPath, entities: STORE_ENTITIES });
-    return dataSource.initialize();
-  },
-  logMessageWritesSql: () => [
-    'CREATE TABLE "message_writes" ("position" integer, "operation" text)',
-    `CREATE TRIGGER "log_message_inserts" AFTER INSERT ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'insert'); END`,
-    `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
-    `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
-  ],
-  table: (name) => `"${name}"`,
-  async cleanup() {
-    rmSync(join(behaviourPath, '..', '..'), { recursive: true, force: true });
-  },
-});
+describeTypeormStoreBehaviour('SQLite store (better-sqlite3)', sqliteStoreHarness(freshPath, (file) => openSqliteStore({ path: file })));
+
 
 /** Resolves after the commit the store scheduled for the end of this event-loop turn. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -2,15 +2,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { threadRecord } from '../__fixtures__/store-records.js';
 import { describeStoreConformance } from '../store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
 import { describeLeaseConformance } from '../store-conformance-leases.js';
 import { createTypeormStore } from './create-typeorm-store.js';
-import { STORE_ENTITIES } from './store-entities.js';
-import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+import { MIGRATION_NAMES, describeTypeormStoreBehaviour, sqliteStoreHarness } from './typeorm-store-behaviour.js';
 import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'interlock-sqlite-store-'));
@@ -24,27 +22,8 @@ describeStoreConformance('SQLite store', () => createTypeormStore({ type: 'sqlit
 describeAuditAndMemoryConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 describeLeaseConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 
-let path = '';
-describeTypeormStoreBehaviour('SQLite store', {
-  async prepare() {
-    path = freshPath();
-  },
-  open: () => createTypeormStore({ type: 'sqlite', path }),
-  async inspect() {
-    const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: path, entities: STORE_ENTITIES });
-    return dataSource.initialize();
-  },
-  logMessageWritesSql: () => [
-    'CREATE TABLE "message_writes" ("position" integer, "operation" text)',
-    `CREATE TRIGGER "log_message_inserts" AFTER INSERT ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'insert'); END`,
-    `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
-    `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
-  ],
-  table: (name) => `"${name}"`,
-  async cleanup() {
-    rmSync(join(path, '..', '..'), { recursive: true, force: true });
-  },
-});
+describeTypeormStoreBehaviour('SQLite store', sqliteStoreHarness(freshPath, (file) => createTypeormStore({ type: 'sqlite', path: file })));
+
 
 
 describe('SQLite store file', () => {

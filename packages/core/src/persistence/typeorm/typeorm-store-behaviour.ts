@@ -1,4 +1,7 @@
-import type { DataSource } from 'typeorm';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   LATER,
@@ -13,6 +16,7 @@ import {
 } from '../__fixtures__/store-records.js';
 import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
 import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
+import { STORE_ENTITIES } from './store-entities.js';
 
 /** How the TypeORM store tests reach one database. */
 export interface TypeormStoreHarness {
@@ -31,6 +35,34 @@ export interface TypeormStoreHarness {
   table(name: string): string;
   /** Removes the prepared database. */
   cleanup(): Promise<void>;
+}
+
+/**
+ * The harness for a SQLite file: each test gets a fresh file from `freshPath` (in a
+ * directory that does not exist yet), opened with `open`.
+ */
+export function sqliteStoreHarness(freshPath: () => string, open: (path: string) => Promise<ICheckpointStore>): TypeormStoreHarness {
+  let path = '';
+  return {
+    async prepare() {
+      path = freshPath();
+    },
+    open: () => open(path),
+    async inspect() {
+      const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: path, entities: STORE_ENTITIES });
+      return dataSource.initialize();
+    },
+    logMessageWritesSql: () => [
+      'CREATE TABLE "message_writes" ("position" integer, "operation" text)',
+      `CREATE TRIGGER "log_message_inserts" AFTER INSERT ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'insert'); END`,
+      `CREATE TRIGGER "log_message_updates" AFTER UPDATE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (NEW."position", 'update'); END`,
+      `CREATE TRIGGER "log_message_deletes" AFTER DELETE ON "messages" BEGIN INSERT INTO "message_writes" VALUES (OLD."position", 'delete'); END`,
+    ],
+    table: (name) => `"${name}"`,
+    async cleanup() {
+      rmSync(join(path, '..', '..'), { recursive: true, force: true });
+    },
+  };
 }
 
 const ESCAPES = ['NUL \u0000 inside', 'lone surrogate \uD800'];
