@@ -10,8 +10,7 @@ import { failpoint, isArmed, type Failpoint } from './failpoints.js';
  * was never seen by anyone (a model call), and is done again on resume.
  */
 export function durable(store: ICheckpointStore, when: 'now' | 'soon' = 'now'): Promise<void> {
-  const flush = (store as { flush?: (when: 'now' | 'soon') => Promise<void> }).flush;
-  return flush === undefined ? Promise.resolve() : flush.call(store, when);
+  return store.flush?.(when) ?? Promise.resolve();
 }
 
 /**

@@ -37,11 +37,11 @@ export class ThreadLeases {
     return thread.lease !== undefined && thread.lease.owner !== this.owner && Date.parse(thread.lease.until) > this.clock.now();
   }
 
-  /** Takes (or renews) the lease in the store; false when another live process holds it. */
-  async acquire(thread: ThreadRecord): Promise<boolean> {
+  /** Takes (or renews) the lease in the store, noting it on the record while `stillWanted`; false when another live process holds it. */
+  async acquire(thread: ThreadRecord, stillWanted: () => boolean = () => true): Promise<boolean> {
     const until = this.until();
     const taken = await this.store.acquireLease(thread.threadId, this.owner, until, new Date(this.clock.now()).toISOString());
-    if (taken) thread.lease = { owner: this.owner, until };
+    if (taken && stillWanted()) thread.lease = { owner: this.owner, until };
     return taken;
   }
 
@@ -52,13 +52,7 @@ export class ThreadLeases {
   keepAlive(thread: ThreadRecord): Subscription {
     let stopped = false;
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
-      const until = this.until();
-      void this.store
-        .acquireLease(thread.threadId, this.owner, until, new Date(this.clock.now()).toISOString())
-        .then((taken) => {
-          if (taken && !stopped) thread.lease = { owner: this.owner, until };
-        })
-        .catch(() => undefined);
+      void this.acquire(thread, () => !stopped).catch(() => undefined);
     });
     renewals.add(() => {
       stopped = true;
