@@ -4,18 +4,18 @@
  */
 export { createInterlock, openStore, Interlock, DEFAULT_SQLITE_PATH, type InterlockOptions, type StoreOptions } from './interlock.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
-export type { TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
+export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
 export type { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
 export { openSqliteStore, type SqliteStoreOptions } from './persistence/sqlite/open-sqlite-store.js';
 export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoint-store.js';
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
-export type { RespondResult, StartOptions } from './engine/thread-runner.js';
+export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
 export { InterlockError, toInterlockError } from './errors/interlock-error.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
-export type { Clock } from './engine/clock.js';
+export { steadyClock, type Clock } from './engine/clock.js';
 export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
 export { defineTool, type Tool, type ToolDefinition, type ToolContext, type NeedsApprovalContext } from './tools/define-tool.js';
 export {
@@ -62,6 +62,12 @@ export type {
   RecordResponseResult,
   Frame,
   LoopState,
+  AuditHead,
+  ClaimFence,
+  ClaimResult,
+  ThreadLease,
+  ToolExecutionRecord,
+  ToolExecutionStatus,
 } from './persistence/checkpoint-store.js';
 export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
 export { interpretInput } from './interaction/interpret-input.js';

@@ -13,9 +13,9 @@ import type {
 } from '@interlock/sdk-types';
 import { coreModule } from './di/core-module.js';
 import { TYPES } from './di/tokens.js';
-import { systemClock, type Clock } from './engine/clock.js';
+import { steadyClock, type Clock } from './engine/clock.js';
 import type { ThreadHandle } from './engine/thread-handle.js';
-import { DEFAULT_LEASE_MS, ThreadLeases } from './engine/thread-leases.js';
+import { DEFAULT_LEASE_MS, ThreadClaims } from './engine/thread-claims.js';
 import type { RespondResult, StartOptions, ThreadRunner } from './engine/thread-runner.js';
 import { InterlockError } from './errors/interlock-error.js';
 import type { EventBus } from './events/event-bus.js';
@@ -24,6 +24,7 @@ import type { ICheckpointStore, InteractionRecord, ThreadRecord, ThreadStatus } 
 import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
 import { openSqliteStore } from './persistence/sqlite/open-sqlite-store.js';
 import { createTypeormStore } from './persistence/typeorm-on-demand.js';
+import type { PostgresTimeouts } from './persistence/typeorm/create-typeorm-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
@@ -50,7 +51,7 @@ import { ToolRegistry } from './tools/tool-registry.js';
 export type StoreOptions =
   | { type: 'memory' }
   | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }
-  | { type: 'postgres'; url: string; schema?: string }
+  | { type: 'postgres'; url: string; schema?: string; timeouts?: PostgresTimeouts }
   | { type: 'custom'; store: ICheckpointStore };
 
 export interface InterlockOptions {
@@ -73,9 +74,10 @@ export interface InterlockOptions {
   /** Time source, for tests. */
   clock?: Clock;
   /**
-   * How long (ms) a process's lease on a thread it is asking about lasts without renewal
-   * (default 15 s). While a handler asks, answers given in another process are picked up
-   * by this one; if it dies, other processes may resume the thread after this long.
+   * How long (ms) a process's claim on a thread it takes forward lasts without renewal
+   * (default 15 s; renewed every third of it while the run works). Answers given in another
+   * process meanwhile are picked up by this one; if it dies or freezes, other processes may
+   * claim the thread after this long, and its own writes are refused from then on.
    */
   leaseMs?: number;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
@@ -233,7 +235,8 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   checkRules(approval.allowRules, 'allowRules');
   const leaseMs = leaseMsOf(options.leaseMs);
   const tools = new ToolRegistry(options.tools ?? []);
-  const clock = options.clock ?? systemClock;
+  // A clock of this instance's own: time measured from its start never steps back.
+  const clock = options.clock ?? steadyClock();
   const container = new Container();
   container.loadSync(coreModule);
   container.bind(TYPES.CheckpointStore).toConstantValue(await openStore(options.store ?? { type: 'memory' }));
@@ -242,12 +245,19 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
   container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
-  container.bind(TYPES.AuditLog).toConstantValue(new AuditLog(container.get(TYPES.CheckpointStore), () => clock.now()));
+  // Built on first use, after configureContainer: a rebound store or Clock is the one they use.
+  container.bind(TYPES.AuditLog).toDynamicValue((context) => {
+    const auditClock = context.get<Clock>(TYPES.Clock);
+    return new AuditLog(context.get(TYPES.CheckpointStore), () => auditClock.now());
+  }).inSingletonScope();
   container.bind(TYPES.WorkspaceRoot).toConstantValue(workspaceRoot);
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);
-  container.bind(TYPES.ThreadLeases).toConstantValue(new ThreadLeases(container.get(TYPES.CheckpointStore), clock, leaseMs));
+  container
+    .bind(TYPES.ThreadClaims)
+    .toDynamicValue((context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs))
+    .inSingletonScope();
   options.configureContainer?.(container);
   const interlock = new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
@@ -279,7 +289,12 @@ export async function openStore(options: StoreOptions): Promise<ICheckpointStore
         ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       });
     case 'postgres':
-      return createTypeormStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
+      return createTypeormStore({
+        type: 'postgres',
+        url: options.url,
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+        ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      });
     case 'custom':
       return options.store;
     default:

@@ -87,7 +87,7 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
   }
 }
 
-function answerWithFallback(
+async function answerWithFallback(
   session: ThreadSession,
   notes: ThreadNotes,
   interactionId: string,
@@ -95,19 +95,17 @@ function answerWithFallback(
   request: UserInteractionRequest | undefined,
 ): Promise<RespondResult> {
   const { interlock } = session;
-  const threadId = request?.threadId ?? '';
+  const result = await interlock.respond(interactionId, answer.input, { responder: responderName() });
+  if (result.status !== 'accepted' || result.continuation.status !== 'stalled' || result.continuation.code !== 'WORKFLOW_NOT_FOUND') return result;
+  // The answer is stored; the engine has no copy of the thread's workflow: the file the CLI noted takes the thread on.
+  const { message } = result.continuation;
+  const threadId = request?.threadId ?? result.threadId;
   return withWorkflowFallback(
     interlock,
     notes,
     threadId,
-    () => interlock.respond(interactionId, answer.input, { responder: responderName() }),
-    // The engine stored the answer (or the timeout) before it looked for the workflow: only the resume is left.
-    async (): Promise<RespondResult> => {
-      const deadline = request?.deadline;
-      const expired = typeof deadline === 'string' && Date.parse(deadline) <= Date.now();
-      const thread = await interlock.resume(threadId);
-      return expired ? { status: 'expired', threadId } : { status: 'accepted', threadId, thread };
-    },
+    () => Promise.reject(new InterlockError('WORKFLOW_NOT_FOUND', message)),
+    async (): Promise<RespondResult> => ({ ...result, continuation: { status: 'continued' }, thread: await interlock.resume(threadId) }),
   );
 }
 
@@ -133,6 +131,14 @@ async function report(
       break;
   }
   const thread: ThreadHandle | undefined = result.thread;
+  if (result.continuation.status === 'stalled') {
+    const { code, message } = result.continuation;
+    return printRespondResult(
+      json,
+      { result: 'accepted', interactionId, threadId, error: { code, message }, exitCode: ExitCode.waiting },
+      `✓ ${describeAnswer(options.answer)}: stored for interaction ${interactionId}, but thread ${threadId} did not go on (${code}: ${message}). Run \`interlock resume ${threadId}\` once that is fixed.`,
+    );
+  }
   if (thread === undefined) {
     return printRespondResult(
       json,

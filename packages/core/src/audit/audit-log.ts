@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalStage } from '@interlock/sdk-types';
-import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { AuditHead, ClaimFence, ICheckpointStore } from '../persistence/checkpoint-store.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 
 /** One decision about a tool call (F33): who or which rule, what, when, why. */
@@ -41,26 +41,32 @@ export class AuditLog {
     private readonly now: () => number = Date.now,
   ) {}
 
-  append(input: AuditEntryInput): Promise<AuditEntry> {
+  /** Appends an entry; a run's entries carry its claim's fence, so a process that lost the claim adds none. */
+  append(input: AuditEntryInput, fence?: ClaimFence): Promise<AuditEntry> {
     const at = new Date(this.now()).toISOString();
     return this.store.appendAuditEntry((previous) => {
       const body = { ...input, sequence: (previous?.sequence ?? 0) + 1, at, previousHash: previous?.hash ?? GENESIS };
       return { ...body, hash: hashEntry(body) };
-    });
+    }, fence);
   }
 
   list(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
     return this.store.listAuditEntries(filter);
   }
 
-  /** Checks the whole chain as stored. */
+  /** Checks the whole chain as stored, and that it ends at the head kept apart from it (a removed tail is found). */
   async verify(): Promise<AuditVerification> {
-    return verifyAuditChain(await this.store.listAuditEntries());
+    const [entries, head] = await Promise.all([this.store.listAuditEntries(), this.store.getAuditHead()]);
+    return verifyAuditChain(entries, head ?? null);
   }
 }
 
-/** Checks a chain of entries, e.g. an exported one. */
-export function verifyAuditChain(entries: readonly AuditEntry[]): AuditVerification {
+/**
+ * Checks a chain of entries, e.g. an exported one. With `head` (the store's head, or null
+ * for a store that records none yet), the chain must also end exactly there: entries cut
+ * off the end, or all of them, are reported.
+ */
+export function verifyAuditChain(entries: readonly AuditEntry[], head?: AuditHead | null): AuditVerification {
   let previousHash = GENESIS;
   for (const [index, entry] of entries.entries()) {
     const { hash, ...body } = entry;
@@ -68,6 +74,16 @@ export function verifyAuditChain(entries: readonly AuditEntry[]): AuditVerificat
     if (entry.previousHash !== previousHash) return { valid: false, brokenAt: entry.sequence, reason: 'the chain is broken' };
     if (hashEntry(body) !== hash) return { valid: false, brokenAt: entry.sequence, reason: 'the entry was changed' };
     previousHash = hash;
+  }
+  if (head !== undefined) {
+    const last = entries.at(-1);
+    if ((head?.sequence ?? 0) !== (last?.sequence ?? 0) || (head !== null && head.hash !== last?.hash)) {
+      return {
+        valid: false,
+        brokenAt: (last?.sequence ?? 0) + 1,
+        reason: `the log ends at entry ${last?.sequence ?? 0} but its head records entry ${head?.sequence ?? 0}: entries were removed from the end`,
+      };
+    }
   }
   return { valid: true, entries: entries.length };
 }

@@ -8,7 +8,9 @@ import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import { failpointAfterCommit } from '../engine/durability.js';
 import { isArmed } from '../engine/failpoints.js';
-import { SHUTDOWN } from '../engine/shutdown.js';
+import { CLAIM_LOST, SHUTDOWN } from '../engine/shutdown.js';
+import { staleClaim } from '../persistence/stale-claim.js';
+import { fenceOf } from '../engine/thread-claims.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Frame, ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
@@ -58,6 +60,7 @@ export class NodeExecutionCoordinator {
     const root = this.workflows.get(thread.workflowId);
     for (;;) {
       if (signal.aborted && thread.pendingInteractionIds.length === 0) {
+        if (signal.reason === CLAIM_LOST) throw staleClaim(fenceOf(thread));
         if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
         return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
       }
@@ -85,6 +88,7 @@ export class NodeExecutionCoordinator {
       } catch (error) {
         // A model call or tool aborted by cancel/close is not a failure of the thread.
         if (signal.aborted) {
+          if (signal.reason === CLAIM_LOST) throw staleClaim(fenceOf(thread));
           if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
           return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
         }

@@ -399,7 +399,11 @@ describe.concurrent.each(STORES)('more kills on %s (issue 4)', (storeName) => {
       expect(result?.outcome?.status ?? result?.error?.code, `${race}: ${summary}`).toMatch(/^(waiting|THREAD_BUSY|STORE_CONFLICT)$/);
     }
     const refused = results.filter((result) => result?.error !== undefined);
-    if (secondGoes === 'when both are ready') expect(refused, `${race}: ${summary}`).toHaveLength(1);
+    // Told to go together, one is refused, unless the first ran its whole turn (the call,
+    // then the wait for the note) before the second even read the thread: then the second
+    // only finds it waiting again, on the same question.
+    const oneAfterTheOther = refused.length === 0 && new Set(results.map((result) => JSON.stringify(result?.outcome))).size === 1;
+    if (secondGoes === 'when both are ready' && !oneAfterTheOther) expect(refused, `${race}: ${summary}`).toHaveLength(1);
     else expect(refused.length, `${race}: ${summary}`).toBeLessThanOrEqual(1);
 
     const state = await inspect(run);

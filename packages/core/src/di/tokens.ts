@@ -42,5 +42,5 @@ export const TYPES = {
   LLMExecutionCoordinator: Symbol.for('interlock.LLMExecutionCoordinator'),
   ThreadRunner: Symbol.for('interlock.ThreadRunner'),
   InteractionResponses: Symbol.for('interlock.InteractionResponses'),
-  ThreadLeases: Symbol.for('interlock.ThreadLeases'),
+  ThreadClaims: Symbol.for('interlock.ThreadClaims'),
 } as const;

@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { ReplaySubject, type Subscription } from 'rxjs';
-import type { InterlockEvent, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
+import type { ErrorCode, InterlockEvent, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import { TYPES } from '../di/tokens.js';
-import { InterlockError } from '../errors/interlock-error.js';
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { canonicalJson } from '../policy/canonical-arguments.js';
+import { definitionHash } from '../workflow/definition-hash.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { timerUntil, type Clock } from './clock.js';
 import { startNodeId } from './graph.js';
 import { durable, failpointAfterCommit } from './durability.js';
-import { SHUTDOWN } from './shutdown.js';
+import { CLAIM_LOST, SHUTDOWN } from './shutdown.js';
+import type { ThreadClaims } from './thread-claims.js';
+import { ThreadDefinitions } from './thread-definitions.js';
 import type { ThreadHandle } from './thread-handle.js';
-import type { ThreadLeases } from './thread-leases.js';
 import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
 import { defaultsOf } from './variable-scopes.js';
 
@@ -29,12 +32,31 @@ export interface StartOptions {
   session?: { sessionId?: string; chatId?: string; parentThreadId?: string };
 }
 
-/** What `respond` did with an answer. */
+/**
+ * What became of a thread after its answer was stored:
+ * - `continued`: this process took it forward (`thread` is the run's handle);
+ * - `elsewhere`: another process holds the thread and applies the answer;
+ * - `stalled`: the answer is stored but the thread did not go on, for the reason given
+ *   (the database failed after the answer's commit, the definitions changed…): it goes on
+ *   with `resume(threadId)` once the reason is gone.
+ */
+export type Continuation =
+  | { status: 'continued' }
+  | { status: 'elsewhere' }
+  | { status: 'stalled'; code: ErrorCode; message: string };
+
+/**
+ * What `respond` did with an answer. `accepted` means the answer is stored (durably); an
+ * error is thrown only when nothing was stored (or STORE_OUTCOME_UNKNOWN when the database
+ * failed during the commit: repeat the call). Repeating an accepted answer is safe: the
+ * same answer again is `accepted` with `repeated: true`; another answer is `already_answered`.
+ */
 export type RespondResult =
-  /** `thread` is absent when another process is taking the thread forward: it applies the answer. */
-  | { status: 'accepted'; threadId: string; thread?: ThreadHandle }
+  | { status: 'accepted'; threadId: string; continuation: Continuation; thread?: ThreadHandle; repeated?: true }
   | { status: 'already_answered'; threadId: string }
   | { status: 'expired'; threadId: string };
+
+type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 
 interface ActiveRun {
   handle: ThreadHandle;
@@ -49,8 +71,7 @@ export class ThreadRunner {
   private readonly deadlines = new Map<string, Subscription>();
   /** Claims under way in this process, by thread (see resumeFrom). */
   private readonly claiming = new Map<string, Promise<ThreadHandle>>();
-  /** Workflow definitions (id and version) this process has kept in the store. */
-  private readonly kept = new Set<string>();
+  private readonly definitions: ThreadDefinitions;
   private closed = false;
 
   constructor(
@@ -61,8 +82,10 @@ export class ThreadRunner {
     @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
     @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
-    @inject(TYPES.ThreadLeases) private readonly leases: ThreadLeases,
-  ) {}
+    @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
+  ) {
+    this.definitions = new ThreadDefinitions(workflows, store);
+  }
 
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
     this.assertOpen();
@@ -83,7 +106,7 @@ export class ThreadRunner {
       }
     }
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
-    await this.keepWorkflows(registered);
+    await this.definitions.keep(registered);
     const now = new Date(this.clock.now()).toISOString();
     const channel = options.channel ?? 'default';
     const threadId = options.threadId ?? randomUUID();
@@ -98,6 +121,7 @@ export class ThreadRunner {
         {
           workflowId: registered.id,
           workflowVersion: registered.version,
+          definitionHash: definitionHash(registered),
           cursor: startNodeId(registered),
           variables: frameVariables,
           loops: [],
@@ -114,6 +138,8 @@ export class ThreadRunner {
       pendingInteractionIds: [],
       activeNode: null,
       steps: 0,
+      // The creator's claim: the run that follows holds it.
+      ...this.claims.initial(),
       version: 0,
       createdAt: now,
       updatedAt: now,
@@ -144,25 +170,9 @@ export class ThreadRunner {
   }
 
   private async claimAndLaunch(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
-    const thread = read ?? (await this.loadThread(threadId));
-    if (thread.status !== 'waiting' && thread.status !== 'running') {
-      throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
-    }
-    this.assertNotAskedElsewhere(thread);
-    await this.loadWorkflowsOf(thread);
-    // Claim the thread: a save at the version read. Another process that claimed it first makes this fail.
-    try {
-      thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
-      const claimed = await this.store.saveThread(thread);
-      thread.version = claimed.version;
-      thread.updatedAt = claimed.updatedAt;
-    } catch (error) {
-      if (InterlockError.is(error) && error.code === 'STORE_CONFLICT') {
-        if (read !== undefined) return this.claimAndLaunch(threadId, undefined);
-        throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward by another process: try again when it waits`, { cause: error });
-      }
-      throw error;
-    }
+    // A thread read by the caller (respond read it a moment ago) may be read again once; one
+    // read here and saved by another process right after is THREAD_BUSY, as a live claim is.
+    const thread = await this.claim(read ?? (await this.loadThread(threadId)), read === undefined ? 1 : 2);
     // Only the process that holds the thread retires the questions it never got to ask.
     // (Read by thread, not by status: the thread's few rows, however many others wait.)
     for (const orphan of await this.store.listInteractions({ threadId })) {
@@ -176,10 +186,35 @@ export class ThreadRunner {
   }
 
   /**
+   * Claims a stored thread for this process (a new epoch fences every write of the run).
+   * A thread saved since it was read is read again, up to `attempts` reads in all; a live
+   * claim elsewhere is THREAD_BUSY.
+   */
+  private async claim(read: ThreadRecord, attempts: number): Promise<ThreadRecord> {
+    let thread = read;
+    for (let attempt = 1; ; attempt += 1) {
+      if (thread.status !== 'waiting' && thread.status !== 'running') {
+        throw new InterlockError('THREAD_NOT_WAITING', `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`);
+      }
+      this.assertNotHeldElsewhere(thread);
+      await this.definitions.load(thread);
+      const claimed = await this.claims.claim(thread);
+      if (claimed === 'claimed') return thread;
+      if (claimed === 'busy') this.assertNotHeldElsewhere(thread);
+      if (attempt >= attempts) {
+        throw new InterlockError('THREAD_BUSY', `thread ${thread.threadId} is being taken forward by another process: try again when it waits`);
+      }
+      thread = await this.loadThread(thread.threadId);
+    }
+  }
+
+  /**
    * Answers a pending interaction. The first valid answer wins; a later one gets
    * `already_answered`, one after the deadline gets `expired`, and neither changes anything.
-   * An answer the input kind cannot accept throws INTERACTION_INVALID_RESPONSE and the
-   * interaction stays pending.
+   * What can refuse the answer (the input kind, the thread's definitions) is checked before
+   * anything is written: INTERACTION_INVALID_RESPONSE, WORKFLOW_CHANGED or
+   * WORKFLOW_VERSION_MISMATCH, and the interaction stays pending. Once the answer is
+   * stored, the result is `accepted` whatever becomes of the thread (see {@link Continuation}).
    */
   async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
     this.assertOpen();
@@ -189,7 +224,7 @@ export class ThreadRunner {
     }
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
-    if (interaction.status !== 'pending') return { status: 'already_answered', threadId };
+    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
     // A question stored just before a crash, before its thread was checkpointed as waiting
     // on it, is an orphan nobody may answer: the thread asks again when it resumes.
     const thread = await this.store.getThread(threadId);
@@ -201,43 +236,84 @@ export class ThreadRunner {
       await this.expire(interaction);
       return { status: 'expired', threadId };
     }
+    this.definitions.check(thread);
     const value = this.interpreter.interpret(interaction, input);
     const recorded = await this.store.recordResponse(interactionId, {
       input: value,
       ...(options.responder === undefined ? {} : { responder: options.responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
-    if (recorded.status !== 'recorded') return { status: 'already_answered', threadId };
+    if (recorded.status === 'not_found') throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
+    if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
     await failpointAfterCommit('interaction:answer-stored', this.store);
     this.disarm(interactionId);
-    const running = this.active.get(threadId);
-    if (running) {
-      this.responses.notify(interactionId);
-      await durable(this.store, 'soon');
-      return { status: 'accepted', threadId, thread: running.handle };
-    }
-    // A process asking about this thread right now polls the store and takes it forward;
-    // if it died instead, its lease runs out and this process does. (The thread as read
-    // before the answer was stored will do: a lease freed since then only means a resume
-    // here that may find the thread busy, and a lease seen is read again while waiting.)
-    let leased = false;
-    if (this.leases.heldElsewhere(thread)) {
-      await durable(this.store);
-      if (await this.leases.pickedUpElsewhere(threadId, interactionId)) return { status: 'accepted', threadId };
-      leased = true;
-    }
-    // The answer is acknowledged once durable: with the resumed run's first commit when it
-    // comes in this event-loop turn (before its tool runs), else at the end of the turn.
-    let result: RespondResult;
+    return this.continueAfter(interaction, thread);
+  }
+
+  /** An answer to an interaction answered before: the same answer again is accepted (a retry), another is refused. */
+  private async answeredBefore(interaction: InteractionRecord, input: unknown): Promise<RespondResult> {
+    const { threadId } = interaction;
+    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
+    if (interaction.response === undefined || !this.sameAnswer(interaction, input)) return { status: 'already_answered', threadId };
+    if (interaction.status !== 'responded') return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, repeated: true };
+    // Stored, not yet applied (the first call's continuation stalled): go on now.
+    const thread = await this.store.getThread(threadId);
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    return { ...(await this.continueAfter(interaction, thread)), repeated: true };
+  }
+
+  private sameAnswer(interaction: InteractionRecord, input: unknown): boolean {
     try {
-      // The read shows a lease that has ended since: read the thread again.
-      result = { status: 'accepted', threadId, thread: await this.resumeFrom(threadId, leased ? undefined : thread) };
-    } catch (error) {
-      if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
-      result = { status: 'accepted', threadId };
+      return canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input);
+    } catch {
+      return false;
     }
-    await durable(this.store, 'soon');
-    return result;
+  }
+
+  /**
+   * Takes a thread forward after its answer was stored: in this process, or by leaving it
+   * to the process that holds it. Never throws: the answer is stored whatever happens.
+   */
+  private async continueAfter(interaction: InteractionRecord, thread: ThreadRecord): Promise<Accepted> {
+    const { threadId, interactionId } = interaction;
+    const accepted = (continuation: Continuation, handle?: ThreadHandle): Accepted => ({
+      status: 'accepted',
+      threadId,
+      continuation,
+      ...(handle === undefined ? {} : { thread: handle }),
+    });
+    try {
+      const running = this.active.get(threadId);
+      if (running) {
+        this.responses.notify(interactionId);
+        await durable(this.store, 'soon');
+        return accepted({ status: 'continued' }, running.handle);
+      }
+      // A process taking this thread forward right now picks the answer up; if it died
+      // instead, its claim runs out and this process goes on. (The thread as read before the
+      // answer was stored will do: a claim freed since then only means a resume here that
+      // may find the thread busy, and a claim seen is read again while waiting.)
+      let held = false;
+      if (this.claims.heldElsewhere(thread)) {
+        await durable(this.store);
+        if (await this.claims.pickedUpElsewhere(threadId, interactionId)) return accepted({ status: 'elsewhere' });
+        held = true;
+      }
+      // The answer is acknowledged once durable: with the resumed run's first commit when it
+      // comes in this event-loop turn (before its tool runs), else at the end of the turn.
+      let result: Accepted;
+      try {
+        result = accepted({ status: 'continued' }, await this.resumeFrom(threadId, held ? undefined : thread));
+      } catch (error) {
+        if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
+        result = accepted({ status: 'elsewhere' });
+      }
+      await durable(this.store, 'soon');
+      return result;
+    } catch (error) {
+      const failure = toInterlockError(error);
+      return accepted({ status: 'stalled', code: failure.code, message: failure.message });
+    }
   }
 
   /** Cancels a thread, running here or waiting in the store. */
@@ -248,9 +324,9 @@ export class ThreadRunner {
       await running.finished;
       return;
     }
-    const thread = await this.loadThread(threadId);
-    if (thread.status !== 'waiting' && thread.status !== 'running') return;
-    this.assertNotAskedElsewhere(thread);
+    const stored = await this.loadThread(threadId);
+    if (stored.status !== 'waiting' && stored.status !== 'running') return;
+    const thread = await this.claim(stored, 2);
     for (const id of thread.pendingInteractionIds) {
       this.disarm(id);
       await this.store.failInteraction(id, 'cancelled', reason);
@@ -316,9 +392,14 @@ export class ThreadRunner {
     const { threadId } = thread;
     const events = new ReplaySubject<InterlockEvent>();
     const subscription = this.bus.thread$(threadId).subscribe(events);
-    const end = () => {
+    // The claim is renewed while the run works; if another process took it (this one froze
+    // past its lease), the run stops and writes nothing more.
+    const keepAlive = this.claims.keepAlive(thread, () => controller.abort(CLAIM_LOST));
+    const end = async () => {
+      keepAlive.unsubscribe();
       subscription.unsubscribe();
       this.active.delete(threadId);
+      await this.claims.release(thread).catch(() => undefined);
     };
     const finished = Promise.resolve()
       .then(() => {
@@ -327,13 +408,13 @@ export class ThreadRunner {
         return this.coordinator.run(thread, controller.signal);
       })
       .then(async (final) => {
-        // A run that stops leaves its state durable before anyone hears how it ended.
+        // A run that stops frees its claim and leaves its state durable before anyone hears how it ended.
+        await end();
         await durable(this.store);
         return final;
       })
       .then(
         async (final): Promise<ThreadOutcome> => {
-          end();
           const outcome = outcomeOf(final);
           const next = await this.afterRun(outcome);
           if (!next) {
@@ -344,8 +425,8 @@ export class ThreadRunner {
           next.events$.subscribe(events);
           return next.done();
         },
-        (error: unknown) => {
-          end();
+        async (error: unknown) => {
+          if (this.active.get(threadId)?.finished === finished) await end();
           events.complete();
           throw error;
         },
@@ -411,51 +492,11 @@ export class ThreadRunner {
     if (failed && !this.active.has(interaction.threadId) && !this.closed) await this.resume(interaction.threadId);
   }
 
-  /**
-   * Makes sure every workflow a thread runs is loaded at the version it was checkpointed
-   * with: from this process's registry, else from the definitions kept in the store.
-   */
-  private async loadWorkflowsOf(thread: ThreadRecord): Promise<void> {
-    for (const frame of thread.frames) {
-      let workflow = this.workflows.find(frame.workflowId);
-      if (!workflow) {
-        const kept = await this.store.getWorkflowDefinition(frame.workflowId, frame.workflowVersion);
-        if (!kept) {
-          throw new InterlockError(
-            'WORKFLOW_NOT_FOUND',
-            `workflow "${frame.workflowId}" version ${frame.workflowVersion} of thread ${thread.threadId} is neither loaded nor kept in the store: load it with interlock.loadWorkflow(path)`,
-          );
-        }
-        workflow = this.workflows.register(kept, `the stored definition of workflow "${frame.workflowId}"`);
-      }
-      if (workflow.version !== frame.workflowVersion) {
-        throw new InterlockError(
-          'WORKFLOW_VERSION_MISMATCH',
-          `thread ${thread.threadId} was checkpointed with workflow "${workflow.id}" version ${frame.workflowVersion}, but version ${workflow.version} is loaded: load the matching version to resume it`,
-        );
-      }
-    }
-  }
-
-  /** Keeps the definitions a thread may run (the workflow and the SUBGRAPHs it reaches) in the store. */
-  private async keepWorkflows(workflow: WorkflowDefinition, seen = new Set<string>()): Promise<void> {
-    if (seen.has(workflow.id)) return;
-    seen.add(workflow.id);
-    const key = `${workflow.id}\u0000${workflow.version}`;
-    if (!this.kept.has(key)) {
-      await this.store.saveWorkflowDefinition(workflow);
-      this.kept.add(key);
-    }
-    for (const node of workflow.nodes) {
-      if (node.type === 'SUBGRAPH') await this.keepWorkflows(this.workflows.get(node.config.workflow), seen);
-    }
-  }
-
-  private assertNotAskedElsewhere(thread: ThreadRecord): void {
-    if (!this.leases.heldElsewhere(thread)) return;
+  private assertNotHeldElsewhere(thread: ThreadRecord): void {
+    if (!this.claims.heldElsewhere(thread)) return;
     throw new InterlockError(
       'THREAD_BUSY',
-      `thread ${thread.threadId} is being asked about in another process right now: answer it with respond(), or try again once that process stops (its lease runs until ${thread.lease?.until})`,
+      `thread ${thread.threadId} is being taken forward by another process right now: answer what it asks with respond(), or try again once that process stops (its claim runs until ${thread.lease?.until})`,
     );
   }
 

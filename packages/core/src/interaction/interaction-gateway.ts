@@ -14,8 +14,8 @@ import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { durable } from '../engine/durability.js';
 import { failpoint } from '../engine/failpoints.js';
-import { SHUTDOWN } from '../engine/shutdown.js';
-import type { ThreadLeases } from '../engine/thread-leases.js';
+import { isStop } from '../engine/shutdown.js';
+import { fenceOf, type ThreadClaims } from '../engine/thread-claims.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { InteractionResponses } from './interaction-responses.js';
@@ -53,7 +53,7 @@ export class InteractionGateway {
     @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
     @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
-    @inject(TYPES.ThreadLeases) private readonly leases: ThreadLeases,
+    @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
   ) {}
 
   /** Stores new interactions, checkpoints the thread waiting on them, then announces them (REQUESTED). */
@@ -91,11 +91,9 @@ export class InteractionGateway {
         updatedAt: request.requestedAt,
       };
     });
-    for (const record of records) await this.store.createInteraction(record);
+    for (const record of records) await this.store.createInteraction(record, fenceOf(thread));
     thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
     thread.status = 'waiting';
-    // A handler here will ask: the checkpoint carries this process's lease on the thread.
-    if (this.asksHere(thread.channel)) this.leases.grant(thread);
     onStored?.(records);
     await context.checkpoint();
     // The question exists durably before anybody can see it.
@@ -121,20 +119,11 @@ export class InteractionGateway {
     interactions: InteractionRecord[],
     context: NodeExecutionContext,
   ): Promise<{ settled: InteractionRecord[]; suspended: boolean; suspendedIds: string[] }> {
-    const { thread } = context;
-    const asking = interactions.some((interaction) => interaction.status === 'pending') && this.asksHere(thread.channel);
-    // While a handler here asks, this process holds the thread's lease: another process
-    // that gets an answer only stores it, and the poll in awaitOne picks it up.
-    const leased = asking && (thread.lease?.owner === this.leases.owner || (await this.leases.acquire(thread)));
-    const keepAlive = leased ? this.leases.keepAlive(thread) : undefined;
+    // The run holds the thread's claim while a handler here asks: another process that
+    // gets an answer only stores it, and the poll in awaitOne picks it up.
     const results = await Promise.all(
-      interactions.map((interaction) => {
-        if (interaction.status !== 'pending') return interaction;
-        return asking && !leased ? ('suspend' as const) : this.awaitOne(interaction, context);
-      }),
-    ).finally(() => keepAlive?.unsubscribe());
-    if (leased && results.includes('suspend')) await this.leases.release(thread);
-    else if (leased) delete thread.lease;
+      interactions.map((interaction) => (interaction.status === 'pending' ? this.awaitOne(interaction, context) : interaction)),
+    );
     const settled = results.filter((result): result is InteractionRecord => result !== 'suspend');
     const suspendedIds = interactions.filter((_, index) => results[index] === 'suspend').map((interaction) => interaction.interactionId);
     return { settled, suspended: suspendedIds.length > 0, suspendedIds };
@@ -146,11 +135,6 @@ export class InteractionGateway {
     const { thread } = context;
     thread.pendingInteractionIds = thread.pendingInteractionIds.filter((id) => id !== interactionId);
     if (thread.pendingInteractionIds.length === 0) thread.status = 'running';
-  }
-
-  /** Whether a handler of this process answers the channel's interactions. */
-  private asksHere(channel: string): boolean {
-    return channel !== NO_RESPONDER_CHANNEL && this.handlers.has(channel);
   }
 
   async load(interactionId: string): Promise<InteractionRecord> {
@@ -177,7 +161,7 @@ export class InteractionGateway {
       race<Settled[]>(
         this.askHandler(handler, interaction, context, abort.signal),
         this.responses.answered$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
-        this.leases.settledElsewhere$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
+        this.claims.settledElsewhere$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
         deadline === undefined ? NEVER : timerUntil(deadline, this.clock).pipe(map((): Settled => ({ kind: 'timeout' }))),
         fromEvent(context.signal, 'abort').pipe(map((): Settled => ({ kind: 'cancelled' }))),
       ),
@@ -251,9 +235,9 @@ export class InteractionGateway {
     return recorded.status === 'not_found' ? this.load(interactionId) : recorded.interaction;
   }
 
-  /** Closing the process is not cancelling the thread: a shutdown leaves the wait in the store. */
+  /** Closing the process (or losing the claim) is not cancelling the thread: the wait stays in the store. */
   private async onAbort(interactionId: string, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
-    if (signal.reason === SHUTDOWN) return 'suspend';
+    if (isStop(signal.reason)) return 'suspend';
     return this.fail(interactionId, 'cancelled', typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled');
   }
 

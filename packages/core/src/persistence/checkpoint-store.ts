@@ -31,6 +31,8 @@ export interface Frame {
   loops: LoopState[];
   /** The SUBGRAPH node in the parent frame that started this one. */
   parentNodeId?: string;
+  /** The hash of the exact definition this frame runs (see definitionHash); absent on threads stored before it was kept. */
+  definitionHash?: string;
 }
 
 export interface ThreadSession {
@@ -61,18 +63,25 @@ export interface ThreadRecord {
   steps: number;
   output?: unknown;
   error?: ThreadError;
-  /** The process asking a person about this thread right now, if any (see {@link ThreadLease}). */
+  /** The process taking this thread forward right now, if any (see {@link ThreadLease}). */
   lease?: ThreadLease;
-  /** Optimistic concurrency: incremented by every save. */
+  /**
+   * The fencing token: incremented by every claim. A run's writes carry the epoch of its
+   * claim, and the store refuses them once another claim took the thread (STORE_CONFLICT).
+   */
+  epoch: number;
+  /** Optimistic concurrency: incremented by every save and every claim. */
   version: number;
   createdAt: string;
   updatedAt: string;
 }
 
 /**
- * A process that is asking a person about a thread holds its lease, and renews it while it
- * asks. Another process that gets an answer for the thread only stores it: the holder
- * takes the thread forward. A lease not renewed by `until` (the holder died) is free.
+ * The claim of the process that takes a thread forward (start, resume, continue after an
+ * answer): held for the whole run, renewed while the process works (tool calls and
+ * questions included), released when the run stops. Another process that gets an answer
+ * for the thread only stores it: the holder applies it. A claim not renewed by `until`
+ * (its holder died or froze) may be taken by another process, with a new epoch.
  */
 export interface ThreadLease {
   /** The holding process's owner id. */
@@ -126,6 +135,31 @@ export interface ToolExecutionRecord {
   updatedAt: string;
 }
 
+/**
+ * The claim a run's writes are made under. A store refuses a fenced write atomically
+ * (STORE_CONFLICT, nothing changed) when the thread's stored epoch is no longer `epoch`:
+ * a process that lost its claim changes nothing.
+ */
+export interface ClaimFence {
+  threadId: string;
+  epoch: number;
+}
+
+/** What {@link ICheckpointStore.claimThread} found. */
+export type ClaimResult =
+  /** The thread is this owner's, with the new epoch and version. */
+  | { status: 'claimed'; epoch: number; version: number }
+  /** Another owner's claim is live. */
+  | { status: 'busy'; lease: ThreadLease }
+  /** The thread was saved since `expectedVersion` was read: read it again. */
+  | { status: 'changed' };
+
+/** The end of the audit chain, kept apart from the entries so a removed tail is detected. */
+export interface AuditHead {
+  sequence: number;
+  hash: string;
+}
+
 /** The result of trying to store an answer: the first valid answer wins. */
 export type RecordResponseResult =
   | { status: 'recorded'; interaction: InteractionRecord }
@@ -138,30 +172,37 @@ export type RecordResponseResult =
  * atomic (first writer wins) and `saveThread` reject a stale `expectedVersion`.
  */
 export interface ICheckpointStore {
-  /** Inserts a new thread (version 1). */
+  /** Inserts a new thread (version 1) with the `epoch` and `lease` of the record: its creator's claim. */
   createThread(thread: ThreadRecord): Promise<ThreadRecord>;
-  /** Saves a thread if its stored version is still `thread.version`; returns it with version + 1. Throws STORE_CONFLICT. */
+  /**
+   * Saves a thread if its stored version is still `thread.version`; returns it with version + 1.
+   * The claim (`lease`, `epoch`) is not written: claims change only through the claim methods.
+   * Throws STORE_CONFLICT.
+   */
   saveThread(thread: ThreadRecord): Promise<ThreadRecord>;
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
   /**
-   * Takes the thread's lease for `owner` until `until` if it is free, expired at `now`, or
-   * already `owner`'s; returns false when another live owner holds it. Renewing changes no
-   * version.
+   * Claims the thread for `owner` until `until`, in one conditional write: only if no live
+   * claim holds it at `now` (none, or expired) and its version is still `expectedVersion`.
+   * A claim increments the epoch and the version. Throws THREAD_NOT_FOUND.
    */
-  acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean>;
-  /** Frees the thread's lease if `owner` holds it. */
-  releaseLease(threadId: string, owner: string): Promise<void>;
+  claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult>;
+  /** Extends `owner`'s claim to `until` if the thread's epoch is still the fence's; false when the claim was lost. */
+  renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean>;
+  /** Frees `owner`'s claim if the thread's epoch is still the fence's. */
+  releaseClaim(fence: ClaimFence, owner: string): Promise<void>;
   listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
 
-  createInteraction(interaction: InteractionRecord): Promise<void>;
+  /** Stores an interaction (fenced: refused when `fence` is stale). */
+  createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void>;
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(filter?: { status?: InteractionStatus; threadId?: string }): Promise<InteractionRecord[]>;
   /** Stores the answer if the interaction is still pending. */
   recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult>;
   /** Marks a pending interaction failed; returns false if it was no longer pending. */
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
-  /** Marks a responded interaction processed. */
-  markProcessed(interactionId: string): Promise<void>;
+  /** Marks a responded interaction processed (fenced). */
+  markProcessed(interactionId: string, fence?: ClaimFence): Promise<void>;
 
   getGlobalVariables(workflowId: string): Promise<Record<string, unknown>>;
   /** Sets global variables, creating only the ones absent when `onlyIfAbsent`. */
@@ -171,14 +212,30 @@ export interface ICheckpointStore {
    * Stores the approval of a tool call before it may run. Approving the same call again with
    * the same arguments hash changes nothing; with another hash it throws STORE_CONFLICT.
    */
-  recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>): Promise<void>;
+  recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>, fence?: ClaimFence): Promise<void>;
   /**
    * Moves a call to `started` if its stored status is one of `from` and its stored hash is
    * `argumentsHash`; returns false otherwise (and the call must not run).
    */
-  markToolStarted(threadId: string, toolCallId: string, argumentsHash: string, from: readonly ToolExecutionStatus[], at: string): Promise<boolean>;
-  /** Stores the outcome of a started call. */
-  markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void>;
+  markToolStarted(
+    threadId: string,
+    toolCallId: string,
+    argumentsHash: string,
+    from: readonly ToolExecutionStatus[],
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean>;
+  /**
+   * Stores the outcome of a call and marks it `finished`, unless it is `finished` already:
+   * a late outcome never overwrites one stored meanwhile. Returns whether it was stored.
+   */
+  markToolFinished(
+    threadId: string,
+    toolCallId: string,
+    outcome: NonNullable<ToolExecutionRecord['outcome']>,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean>;
   /** Moves a call from one of `from` to `to`; returns false if its status was not one of `from`. */
   setToolExecutionStatus(
     threadId: string,
@@ -186,18 +243,23 @@ export interface ICheckpointStore {
     from: readonly ToolExecutionStatus[],
     to: ToolExecutionStatus,
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean>;
   getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined>;
   listToolExecutions(filter?: { threadId?: string; status?: ToolExecutionStatus }): Promise<ToolExecutionRecord[]>;
 
   /**
    * Appends to the hash-chained audit log (F33, F45), atomically: `seal` builds the entry
-   * from the last entry's sequence and hash (undefined for the first), and no two entries
-   * get the same sequence, even from two processes.
+   * from the chain's head (undefined for the first), and no two entries get the same
+   * sequence, even from many processes: appenders queue on the head (a row lock), they
+   * never fail because others append. The head moves with the entry in one transaction.
+   * Fenced when `fence` is given.
    */
-  appendAuditEntry(seal: (previous: { sequence: number; hash: string } | undefined) => AuditEntry): Promise<AuditEntry>;
+  appendAuditEntry(seal: (previous: AuditHead | undefined) => AuditEntry, fence?: ClaimFence): Promise<AuditEntry>;
   /** The audit log in sequence order, optionally of one thread. */
   listAuditEntries(filter?: { threadId?: string }): Promise<AuditEntry[]>;
+  /** The head of the audit chain as stored apart from the entries; undefined before the first append. */
+  getAuditHead(): Promise<AuditHead | undefined>;
 
   /** Remembers an approval ("for this session") under `key` until `expiresAt` (ms since the epoch). */
   rememberApproval(key: string, expiresAt: number): Promise<void>;

@@ -193,17 +193,21 @@ describe('ToolCallPipeline', () => {
     expect(handler.requests[0]?.session).toMatchObject({ channel: 'cli', chatId: 'chat-7', parentThreadId: 'parent-1' });
   });
 
-  it("keeps the workflow's toolApproval config fixed for the life of a run (F17)", async () => {
+  it("keeps the workflow's toolApproval config fixed for the life of a run (F17, issue 11)", async () => {
     await setUp({ texts: ['first', 'second'] });
     const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['note'] } }], { id: 'fixed' });
     const workflow = interlock!.registerWorkflow(definition);
     expect((await (await interlock!.start(workflow, { channel: 'inbox' })).done()).status).toBe('waiting');
-    // The workflow is changed to whitelist the tool while the thread waits…
+    // The workflow is changed to whitelist the tool while the thread waits, its version left as it was…
     interlock!.registerWorkflow({ ...definition, config: { toolApproval: { autoApprovedTools: ['note'] } } });
     const [first] = await interlock!.pending();
+    // …so the answer is refused before it is stored: the thread is bound to the definition it started with.
+    await expect(interlock!.respond(first!.interactionId, true)).rejects.toMatchObject({ code: 'WORKFLOW_CHANGED' });
+    expect((await interlock!.interactions({ status: 'pending' })).map((interaction) => interaction.interactionId)).toEqual([first!.interactionId]);
+    interlock!.registerWorkflow(definition);
     const answer = await interlock!.respond(first!.interactionId, true);
     const outcome = answer.status === 'accepted' ? await answer.thread?.done() : undefined;
-    // …but the second call of the same run still asks.
+    // The second call of the same run still asks.
     expect(outcome?.status).toBe('waiting');
     expect((await interlock!.pending())[0]?.toolApproval?.toolParameters).toEqual({ text: 'second' });
   });

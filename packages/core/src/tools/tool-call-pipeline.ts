@@ -1,10 +1,11 @@
 import { inject, injectable } from 'inversify';
 import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
+import { fenceOf } from '../engine/thread-claims.js';
 import { TYPES } from '../di/tokens.js';
 import { toInterlockError } from '../errors/interlock-error.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { SHUTDOWN } from '../engine/shutdown.js';
+import { isStop } from '../engine/shutdown.js';
 import type { InteractionGateway, InteractionSpec } from '../interaction/interaction-gateway.js';
 import type { ICheckpointStore, InteractionRecord, ToolExecutionRecord, ToolExecutionStatus } from '../persistence/checkpoint-store.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
@@ -62,7 +63,7 @@ export class ToolCallPipeline {
     const elsewhere = new Set<string>();
     for (;;) {
       // Closing the process stops here: approved calls not yet run stay 'ready' in the checkpoint.
-      if (context.signal.aborted && context.signal.reason === SHUTDOWN) return 'suspend';
+      if (context.signal.aborted && isStop(context.signal.reason)) return 'suspend';
       const toAsk = await this.decideNewCalls(turn, context, options);
       if (toAsk.length > 0) await this.requestApprovals(toAsk, 'execution', context, options);
       await this.runReadyCalls(turn, context, options);
@@ -74,7 +75,7 @@ export class ToolCallPipeline {
       const records = await Promise.all(waiting.map((call) => this.gateway.load(call.interactionId ?? '')));
       const { settled, suspendedIds } = await this.gateway.settle(records, context);
       for (const id of suspendedIds) elsewhere.add(id);
-      if (context.signal.aborted && context.signal.reason !== SHUTDOWN) {
+      if (context.signal.aborted && !isStop(context.signal.reason)) {
         for (const record of settled) {
           this.gateway.release(record.interactionId, context);
           if (record.status === 'failed') {
@@ -301,7 +302,13 @@ export class ToolCallPipeline {
             }),
       });
       await failpointAfterCommit('tool:effect-done', this.store);
-      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'SUCCESS', output: result, content: toolMessage('SUCCESS', result) }, this.now());
+      await this.store.markToolFinished(
+        context.thread.threadId,
+        call.id,
+        { status: 'SUCCESS', output: result, content: toolMessage('SUCCESS', result) },
+        this.now(),
+        fenceOf(context.thread),
+      );
       if (tool.requireResultApproval) {
         call.result = result;
         delete call.interactionId;
@@ -310,8 +317,11 @@ export class ToolCallPipeline {
       }
       this.finish(call, 'SUCCESS', result, context, options);
     } catch (error) {
-      const message = toInterlockError(error).message;
-      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'ERROR', content: toolMessage('ERROR', message) }, this.now());
+      const failure = toInterlockError(error);
+      // The claim was taken meanwhile (this process froze past it): write nothing more.
+      if (failure.code === 'STORE_CONFLICT') throw failure;
+      const message = failure.message;
+      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'ERROR', content: toolMessage('ERROR', message) }, this.now(), fenceOf(context.thread));
       this.finish(call, 'ERROR', message, context, options);
     }
   }
@@ -325,8 +335,10 @@ export class ToolCallPipeline {
    */
   private async startExecution(call: TurnCall, tool: Tool, context: NodeExecutionContext, options: TurnOptions): Promise<boolean> {
     const { threadId } = context.thread;
+    const fence = fenceOf(context.thread);
     const argumentsHash = hashArguments(call.finalArguments);
-    await this.store.recordToolApproval({
+    await this.store.recordToolApproval(
+      {
       threadId,
       toolCallId: call.id,
       toolName: tool.name,
@@ -335,23 +347,29 @@ export class ToolCallPipeline {
       approvedBy: call.approvedBy ?? call.rule ?? 'unknown',
       idempotent: tool.idempotent === true,
       createdAt: this.now(),
-    });
+      },
+      fence,
+    );
     await failpointAfterCommit('tool:approved', this.store);
     const from: ToolExecutionStatus[] = tool.idempotent ? ['approved', 'started'] : ['approved'];
-    if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now())) {
+    if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now(), fence)) {
       // Write-ahead: the approval and `started` are durable before the side effect.
       await durable(this.store);
       failpoint('tool:started');
       return true;
     }
     // It did not start: it finished before (its outcome stands) or died while running.
-    const execution = await this.store.getToolExecution(threadId, call.id);
+    let execution = await this.store.getToolExecution(threadId, call.id);
+    // Started and unfinished: this run's claim was taken from a process that died or froze
+    // past its lease while the call ran. Unknown, unless that process's outcome landed first.
+    if (execution?.status === 'started' && !(await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now(), fence))) {
+      execution = await this.store.getToolExecution(threadId, call.id);
+    }
     if (execution?.status === 'finished' && execution.outcome) {
       this.replayOutcome(call, tool, execution.outcome, context, options);
       return false;
     }
     if (execution?.status === 'started') {
-      await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now());
       context.emit({ type: 'TOOL_CALL_OUTCOME_UNKNOWN', ...this.describe(call, options) });
       call.phase = 'awaiting-recovery';
       delete call.interactionId;
@@ -428,7 +446,7 @@ export class ToolCallPipeline {
     } else {
       this.finish(call, 'EXECUTION_REJECTED', `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`, context, options);
     }
-    await this.store.markProcessed(record.interactionId);
+    await this.store.markProcessed(record.interactionId, fenceOf(context.thread));
     context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
   }
 
@@ -438,13 +456,13 @@ export class ToolCallPipeline {
     const resolution = response.resolution ?? (response.approved ? 'retry' : 'fail');
     delete call.interactionId;
     if (resolution === 'retry') {
-      await this.store.setToolExecutionStatus(threadId, call.id, ['unknown'], 'approved', this.now());
+      await this.store.setToolExecutionStatus(threadId, call.id, ['unknown'], 'approved', this.now(), fenceOf(context.thread));
       call.phase = 'ready';
       return;
     }
     const status = resolution === 'done' ? 'SUCCESS' : 'ERROR';
     const detail = resolution === 'done' ? 'A person confirmed the call ran; its result was lost in a restart.' : `The call's outcome is unknown and a person marked it failed${response.denyReason ? `: ${response.denyReason}` : ''}.`;
-    await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now());
+    await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
     this.finish(call, status, detail, context, options);
   }
 
@@ -480,13 +498,10 @@ export class ToolCallPipeline {
       editedArguments?: Record<string, unknown>;
     },
   ): Promise<void> {
-    await this.audit.append({
-      threadId: context.thread.threadId,
-      toolCallId: call.id,
-      toolName: call.name,
-      originalArguments: call.arguments,
-      ...entry,
-    });
+    await this.audit.append(
+      { threadId: context.thread.threadId, toolCallId: call.id, toolName: call.name, originalArguments: call.arguments, ...entry },
+      fenceOf(context.thread),
+    );
   }
 
   private describe(call: TurnCall, options: TurnOptions) {

@@ -45,10 +45,12 @@ async function crashMidCall(idempotent: boolean, answer?: unknown) {
   const stuck = await first.start(first.registerWorkflow(definition));
   await vi.waitFor(() => expect(effects).toHaveLength(1));
 
-  // A second process takes the thread over from the store, as after a crash of the first.
+  // A second process takes the thread over from the store, as after a crash of the first:
+  // an hour later by its clock, so the first one's claim has long run out.
   const secondModel = scriptedModel(['Payment handled.']);
   const handler = scriptedHandler(answer === undefined ? [] : [{ input: answer }]);
   const second = await createInterlock({
+    clock: { now: () => Date.now() + 3_600_000 },
     store: { type: 'custom', store },
     models: { default: secondModel },
     tools: [tool],

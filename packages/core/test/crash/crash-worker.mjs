@@ -240,8 +240,9 @@ function answerFor(request) {
 }
 
 /**
- * Takes the thread to its end the way a person at a terminal would: answers again what was
- * answered before the crash (expecting `already_answered`), then, until the thread ends,
+ * Takes the thread to its end the way a person at a terminal would: answers again, differently,
+ * what was answered before the crash (expecting `already_answered`: the same answer again
+ * would be a safe retry, accepted), then, until the thread ends,
  * answers what waits, or resumes it when nothing waits. Every step is reported, with the
  * witness as it was before the step.
  */
@@ -249,7 +250,7 @@ async function actLikeAPerson(interlock) {
   const repeated = [];
   for (const interactionId of config.person?.repeatAnswers ?? []) {
     try {
-      const answer = await interlock.respond(interactionId, 'yes', { responder: 'second-click' });
+      const answer = await interlock.respond(interactionId, 'no', { responder: 'second-click' });
       repeated.push({ interactionId, status: answer.status });
     } catch (error) {
       repeated.push({ interactionId, error: describeError(error) });

@@ -30,6 +30,8 @@ export const ErrorCode = z.enum([
   'THREAD_BUSY',
   'STORE_CONFLICT',
   'STORE_UNAVAILABLE',
+  'STORE_OUTCOME_UNKNOWN',
+  'WORKFLOW_CHANGED',
   'INVALID_OPTIONS',
   'INTERNAL',
 ]);

@@ -1,3 +1,4 @@
+import { definitionHash } from '../../workflow/definition-hash.js';
 import { inject, injectable } from 'inversify';
 import type { NodeOfType } from '@interlock/sdk-types';
 import { TYPES } from '../../di/tokens.js';
@@ -41,6 +42,7 @@ export class SubgraphNodeExecutor implements INodeExecutor<'SUBGRAPH'> {
     context.thread.frames.push({
       workflowId: child.id,
       workflowVersion: child.version,
+      definitionHash: definitionHash(child),
       cursor: startNodeId(child),
       variables,
       loops: [],

@@ -25,6 +25,7 @@ export function threadRecord(overrides: Partial<ThreadRecord> = {}): ThreadRecor
     pendingInteractionIds: [],
     activeNode: null,
     steps: 0,
+    epoch: 0,
     version: 1,
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,

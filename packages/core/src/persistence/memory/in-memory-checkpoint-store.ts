@@ -2,6 +2,9 @@ import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } 
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
+  AuditHead,
+  ClaimFence,
+  ClaimResult,
   ICheckpointStore,
   InteractionRecord,
   InteractionResponseRecord,
@@ -11,6 +14,7 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
+import { staleClaim } from '../stale-claim.js';
 
 /**
  * A store that lives in this process only: for tests and one-shot runs. Records are
@@ -24,6 +28,7 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly workflows = new Map<string, WorkflowDefinition>();
   private readonly audit: AuditEntry[] = [];
   private readonly remembered = new Map<string, number>();
+  private auditHead: AuditHead | undefined;
 
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     if (this.threads.has(thread.threadId)) {
@@ -44,7 +49,9 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       );
     }
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
-    this.threads.set(thread.threadId, structuredClone(saved));
+    const { lease: _lease, ...rest } = structuredClone(saved);
+    // The claim is not the saver's to write: it stays as stored.
+    this.threads.set(thread.threadId, { ...rest, epoch: stored.epoch, ...(stored.lease === undefined ? {} : { lease: stored.lease }) });
     return saved;
   }
 
@@ -53,17 +60,32 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return thread && structuredClone(thread);
   }
 
-  async acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean> {
+  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
     const stored = this.threads.get(threadId);
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
-    if (stored.lease && stored.lease.owner !== owner && stored.lease.until > now) return false;
+    if (stored.lease && stored.lease.until > now) return { status: 'busy', lease: { ...stored.lease } };
+    if (stored.version !== expectedVersion) return { status: 'changed' };
+    stored.lease = { owner, until };
+    stored.epoch += 1;
+    stored.version += 1;
+    return { status: 'claimed', epoch: stored.epoch, version: stored.version };
+  }
+
+  async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
+    const stored = this.threads.get(fence.threadId);
+    if (stored?.epoch !== fence.epoch || stored.lease?.owner !== owner) return false;
     stored.lease = { owner, until };
     return true;
   }
 
-  async releaseLease(threadId: string, owner: string): Promise<void> {
-    const stored = this.threads.get(threadId);
-    if (stored?.lease?.owner === owner) delete stored.lease;
+  async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
+    const stored = this.threads.get(fence.threadId);
+    if (stored?.epoch === fence.epoch && stored.lease?.owner === owner) delete stored.lease;
+  }
+
+  /** Throws STORE_CONFLICT when the fence's claim was taken. */
+  private check(fence: ClaimFence | undefined): void {
+    if (fence !== undefined && this.threads.get(fence.threadId)?.epoch !== fence.epoch) throw staleClaim(fence);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -72,7 +94,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((thread) => structuredClone(thread));
   }
 
-  async createInteraction(interaction: InteractionRecord): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
+    this.check(fence);
     this.interactions.set(interaction.interactionId, structuredClone(interaction));
   }
 
@@ -108,7 +131,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return true;
   }
 
-  async markProcessed(interactionId: string): Promise<void> {
+  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
+    this.check(fence);
     const interaction = this.interactions.get(interactionId);
     if (interaction?.status === 'responded') {
       interaction.status = 'processed';
@@ -132,7 +156,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     this.globals.set(workflowId, current);
   }
 
-  async recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>): Promise<void> {
+  async recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>, fence?: ClaimFence): Promise<void> {
+    this.check(fence);
     const key = executionKey(record.threadId, record.toolCallId);
     const existing = this.executions.get(key);
     if (existing) {
@@ -150,7 +175,9 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     argumentsHash: string,
     from: readonly ToolExecutionStatus[],
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean> {
+    this.check(fence);
     const execution = this.executions.get(executionKey(threadId, toolCallId));
     if (!execution || execution.argumentsHash !== argumentsHash || !from.includes(execution.status)) return false;
     execution.status = 'started';
@@ -158,12 +185,20 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return true;
   }
 
-  async markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void> {
+  async markToolFinished(
+    threadId: string,
+    toolCallId: string,
+    outcome: NonNullable<ToolExecutionRecord['outcome']>,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
+    this.check(fence);
     const execution = this.executions.get(executionKey(threadId, toolCallId));
-    if (!execution) return;
+    if (!execution || execution.status === 'finished') return false;
     execution.status = 'finished';
     execution.outcome = structuredClone(outcome);
     execution.updatedAt = at;
+    return true;
   }
 
   async setToolExecutionStatus(
@@ -172,7 +207,9 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     from: readonly ToolExecutionStatus[],
     to: ToolExecutionStatus,
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean> {
+    this.check(fence);
     const execution = this.executions.get(executionKey(threadId, toolCallId));
     if (!execution || !from.includes(execution.status)) return false;
     execution.status = to;
@@ -192,11 +229,19 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((execution) => structuredClone(execution));
   }
 
-  async appendAuditEntry(seal: (previous: { sequence: number; hash: string } | undefined) => AuditEntry): Promise<AuditEntry> {
-    const last = this.audit.at(-1);
-    const entry = seal(last && { sequence: last.sequence, hash: last.hash });
+  async appendAuditEntry(seal: (previous: AuditHead | undefined) => AuditEntry, fence?: ClaimFence): Promise<AuditEntry> {
+    this.check(fence);
+    const entry = seal(this.auditHead && { ...this.auditHead });
+    if (this.audit.some((stored) => stored.sequence === entry.sequence)) {
+      throw new InterlockError('STORE_CONFLICT', `audit entry ${entry.sequence} exists already`);
+    }
     this.audit.push(structuredClone(entry));
+    this.auditHead = { sequence: entry.sequence, hash: entry.hash };
     return structuredClone(entry);
+  }
+
+  async getAuditHead(): Promise<AuditHead | undefined> {
+    return this.auditHead && { ...this.auditHead };
   }
 
   async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {

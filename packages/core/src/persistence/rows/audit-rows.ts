@@ -3,14 +3,15 @@ import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../typeorm/stored-text.js';
 import type { AuditEntryRow } from '../typeorm/store-entities.js';
+import type { AuditHead } from '../checkpoint-store.js';
 
 /*
  * Audit-log rows and driver error codes, shared by the SQLite and TypeORM stores (no
  * database code here, so the SQLite store never loads TypeORM).
  */
 
-/** Builds the next audit entry from the last one's sequence and hash (undefined for the first). */
-export type AuditSeal = (previous: { sequence: number; hash: string } | undefined) => AuditEntry;
+/** Builds the next audit entry from the chain's head (undefined for the first). */
+export type AuditSeal = (previous: AuditHead | undefined) => AuditEntry;
 
 /** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
 export function isUniqueViolation(error: unknown): boolean {

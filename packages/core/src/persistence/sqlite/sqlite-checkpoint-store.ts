@@ -3,6 +3,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
+  AuditHead,
+  ClaimFence,
+  ClaimResult,
   ICheckpointStore,
   InteractionRecord,
   InteractionResponseRecord,
@@ -27,6 +30,7 @@ import {
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../typeorm/stored-text.js';
 import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../typeorm/store-entities.js';
 import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
+import { staleClaim } from '../stale-claim.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { readConversation, writeConversation } from './sqlite-conversation.js';
 import { AUDIT_COLUMNS, INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
@@ -113,19 +117,41 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     });
   }
 
-  async acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean> {
-    return this.connection.write(() => {
-      // One conditional UPDATE: free, expired, or ours. The version does not change.
-      if (this.statement(SQL.acquireLease).run({ threadId, owner, until, now }).changes === 1) return true;
-      if (this.statement(SQL.threadVersion).get(threadId) === undefined) {
-        throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
+  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+    return this.connection.write((): ClaimResult => {
+      // One conditional UPDATE: no live claim, and the version the caller read.
+      const claimed = this.statement(SQL.claimThread).get({ threadId, owner, until, now, expectedVersion }) as
+        | { epoch: number; version: number }
+        | undefined;
+      if (claimed !== undefined) return { status: 'claimed', epoch: claimed.epoch, version: claimed.version };
+      const stored = this.statement(SQL.threadClaim).get(threadId) as
+        | { version: number; leaseOwner: string | null; leaseUntil: string | null }
+        | undefined;
+      if (stored === undefined) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
+      if (stored.leaseOwner !== null && stored.leaseUntil !== null && stored.leaseUntil > now) {
+        return { status: 'busy', lease: { owner: stored.leaseOwner, until: stored.leaseUntil } };
       }
-      return false;
+      return { status: 'changed' };
     }, threadId);
   }
 
-  async releaseLease(threadId: string, owner: string): Promise<void> {
-    await this.connection.write(() => this.statement(SQL.releaseLease).run(threadId, owner), threadId);
+  async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
+    const renewed = await this.connection.write(() => this.statement(SQL.renewClaim).run({ ...fence, owner, until }), fence.threadId);
+    return renewed.changes === 1;
+  }
+
+  async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
+    await this.connection.write(() => this.statement(SQL.releaseClaim).run({ ...fence, owner }), fence.threadId);
+  }
+
+  /**
+   * Refuses a write whose claim was taken (STORE_CONFLICT). Called inside the write: this
+   * connection holds the database's write lock, so no claim can land between the check and the write.
+   */
+  private checkFence(fence: ClaimFence | undefined): void {
+    if (fence === undefined) return;
+    const stored = this.statement(SQL.threadEpoch).get(fence.threadId) as { epoch: number } | undefined;
+    if (stored?.epoch !== fence.epoch) throw staleClaim(fence);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -139,9 +165,12 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
     const row = toInteractionRow(interaction);
-    await this.connection.write(() => this.statement(SQL.upsertInteraction).run(row), interaction.threadId);
+    await this.connection.write(() => {
+      this.checkFence(fence);
+      this.statement(SQL.upsertInteraction).run(row);
+    }, interaction.threadId);
   }
 
   async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
@@ -179,10 +208,13 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     return updated.changes === 1;
   }
 
-  async markProcessed(interactionId: string): Promise<void> {
+  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
     if (!isStorableText(interactionId)) return;
     const updatedAt = new Date().toISOString();
-    await this.connection.write(() => this.statement(SQL.markProcessed).run(updatedAt, interactionId));
+    await this.connection.write(() => {
+      this.checkFence(fence);
+      this.statement(SQL.markProcessed).run(updatedAt, interactionId);
+    }, fence?.threadId);
   }
 
   async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
@@ -216,9 +248,10 @@ export class SqliteCheckpointStore implements ICheckpointStore {
    * @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash;
    * INVALID_OPTIONS when an id, name or timestamp cannot be stored or the arguments are not JSON.
    */
-  async recordToolApproval(approval: ToolApproval): Promise<void> {
+  async recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
     const row = toToolExecutionRow(approval);
     await this.connection.write(() => {
+      this.checkFence(fence);
       this.statement(SQL.insertToolExecutionIfAbsent).run({ ...row, idempotent: row.idempotent ? 1 : 0 });
       const stored = this.statement(SQL.toolExecutionHash).get(row.threadId, row.toolCallId) as { argumentsHash: string } | undefined;
       if (stored !== undefined && stored.argumentsHash !== row.argumentsHash) {
@@ -230,25 +263,45 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /** Moves an approved call to `started` in one conditional UPDATE: of concurrent callers, one gets true. */
-  async markToolStarted(threadId: string, toolCallId: string, argumentsHash: string, from: readonly ToolExecutionStatus[], at: string): Promise<boolean> {
+  async markToolStarted(
+    threadId: string,
+    toolCallId: string,
+    argumentsHash: string,
+    from: readonly ToolExecutionStatus[],
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
     if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
     const updatedAt = storableText(at, 'at');
     const sql = `UPDATE tool_executions SET status = 'started', updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND arguments_hash = ? AND status IN (${placeholders(from.length)})`;
-    const updated = await this.connection.write(() => this.statement(sql).run(updatedAt, threadId, toolCallId, argumentsHash, ...from), threadId);
+    const updated = await this.connection.write(() => {
+      this.checkFence(fence);
+      return this.statement(sql).run(updatedAt, threadId, toolCallId, argumentsHash, ...from);
+    }, threadId);
     return updated.changes === 1;
   }
 
   /**
-   * Stores the outcome and marks the call `finished`, whatever its status was; a call never
-   * approved is left absent.
+   * Stores the outcome and marks the call `finished` unless it is finished already; a call
+   * never approved is left absent.
    *
    * @throws InterlockError INVALID_OPTIONS when the outcome is not JSON.
    */
-  async markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void> {
-    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return;
+  async markToolFinished(
+    threadId: string,
+    toolCallId: string,
+    outcome: NonNullable<ToolExecutionRecord['outcome']>,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
+    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return false;
     const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
     const updatedAt = storableText(at, 'at');
-    await this.connection.write(() => this.statement(SQL.finishToolExecution).run(encoded, updatedAt, threadId, toolCallId), threadId);
+    const updated = await this.connection.write(() => {
+      this.checkFence(fence);
+      return this.statement(SQL.finishToolExecution).run(encoded, updatedAt, threadId, toolCallId);
+    }, threadId);
+    return updated.changes === 1;
   }
 
   /** Moves a call from one of `from` to `to` in one conditional UPDATE. */
@@ -258,12 +311,16 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     from: readonly ToolExecutionStatus[],
     to: ToolExecutionStatus,
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean> {
     if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
     const updatedAt = storableText(at, 'at');
     const status = storableText(to, 'tool execution status');
     const sql = `UPDATE tool_executions SET status = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND status IN (${placeholders(from.length)})`;
-    const updated = await this.connection.write(() => this.statement(sql).run(status, updatedAt, threadId, toolCallId, ...from), threadId);
+    const updated = await this.connection.write(() => {
+      this.checkFence(fence);
+      return this.statement(sql).run(status, updatedAt, threadId, toolCallId, ...from);
+    }, threadId);
     return updated.changes === 1;
   }
 
@@ -284,25 +341,32 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /**
-   * Appends to the audit log. The chain's end is read inside this connection's write
-   * transaction, which holds the database's write lock: no other process can append
+   * Appends to the audit log and moves its head. The head is read inside this connection's
+   * write transaction, which holds the database's write lock: no other process can append
    * between the read and the insert.
    *
    * @throws InterlockError INVALID_OPTIONS when a field cannot be stored; STORE_CONFLICT
-   * if the sequence `seal` chose is taken.
+   * if the sequence `seal` chose is taken, or the fence's claim was.
    */
-  async appendAuditEntry(seal: AuditSeal): Promise<AuditEntry> {
+  async appendAuditEntry(seal: AuditSeal, fence?: ClaimFence): Promise<AuditEntry> {
     return this.connection.write(() => {
-      const last = this.statement(SQL.lastAuditEntry).get() as { sequence: number; hash: string } | undefined;
-      const row = toAuditEntryRow(seal(last && { sequence: Number(last.sequence), hash: last.hash }));
+      this.checkFence(fence);
+      const head = this.statement(SQL.auditHead).get() as AuditHead | undefined;
+      const row = toAuditEntryRow(seal(head && head.sequence > 0 ? { sequence: Number(head.sequence), hash: head.hash } : undefined));
       try {
         this.statement(SQL.insertAuditEntry).run(row);
       } catch (error) {
         if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `audit entry ${row.sequence} exists already`, { cause: error });
         throw error;
       }
+      this.statement(SQL.moveAuditHead).run({ sequence: row.sequence, hash: row.hash });
       return toAuditEntry(row);
-    });
+    }, fence?.threadId);
+  }
+
+  async getAuditHead(): Promise<AuditHead | undefined> {
+    const head = await this.connection.read(() => this.statement(SQL.auditHead).get() as AuditHead | undefined);
+    return head && head.sequence > 0 ? { sequence: Number(head.sequence), hash: head.hash } : undefined;
   }
 
   async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {

@@ -5,7 +5,7 @@
  */
 
 export const THREAD_COLUMNS =
-  'thread_id AS threadId, workflow_id AS workflowId, workflow_version AS workflowVersion, status, channel, version, ' +
+  'thread_id AS threadId, workflow_id AS workflowId, workflow_version AS workflowVersion, status, channel, version, epoch, ' +
   'lease_owner AS leaseOwner, lease_until AS leaseUntil, state, created_at AS createdAt, updated_at AS updatedAt';
 
 export const INTERACTION_COLUMNS =
@@ -23,20 +23,25 @@ export const AUDIT_COLUMNS =
 /** The store's fixed statements; named parameters (`@x`) bind the row objects of record-mapping.ts. */
 export const SQL = {
   insertThread:
-    'INSERT INTO threads (thread_id, workflow_id, workflow_version, status, channel, version, lease_owner, lease_until, state, created_at, updated_at) ' +
-    'VALUES (@threadId, @workflowId, @workflowVersion, @status, @channel, @version, @leaseOwner, @leaseUntil, @state, @createdAt, @updatedAt)',
+    'INSERT INTO threads (thread_id, workflow_id, workflow_version, status, channel, version, epoch, lease_owner, lease_until, state, created_at, updated_at) ' +
+    'VALUES (@threadId, @workflowId, @workflowVersion, @status, @channel, @version, @epoch, @leaseOwner, @leaseUntil, @state, @createdAt, @updatedAt)',
+  // The claim (epoch, lease) is not the saver's to write.
   updateThread:
     'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = @version, ' +
-    'lease_owner = @leaseOwner, lease_until = @leaseUntil, state = @state, created_at = @createdAt, updated_at = @updatedAt ' +
+    'state = @state, created_at = @createdAt, updated_at = @updatedAt ' +
     'WHERE thread_id = @threadId AND version = @expectedVersion',
   threadVersion: 'SELECT version FROM threads WHERE thread_id = ?',
   selectThread: `SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = ?`,
   listThreads: `SELECT ${THREAD_COLUMNS} FROM threads ORDER BY created_at ASC, thread_id ASC`,
   listThreadsByStatus: `SELECT ${THREAD_COLUMNS} FROM threads WHERE status = ? ORDER BY created_at ASC, thread_id ASC`,
-  acquireLease:
-    'UPDATE threads SET lease_owner = @owner, lease_until = @until ' +
-    'WHERE thread_id = @threadId AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now)',
-  releaseLease: 'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = ? AND lease_owner = ?',
+  claimThread:
+    'UPDATE threads SET lease_owner = @owner, lease_until = @until, epoch = epoch + 1, version = version + 1 ' +
+    'WHERE thread_id = @threadId AND (lease_owner IS NULL OR lease_until <= @now) AND version = @expectedVersion RETURNING epoch, version',
+  threadClaim: 'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
+  renewClaim: 'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
+  releaseClaim:
+    'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
+  threadEpoch: 'SELECT epoch FROM threads WHERE thread_id = ?',
 
   lastMessage: 'SELECT position, digest FROM messages WHERE thread_id = ? ORDER BY position DESC LIMIT 1',
   messageDigests: 'SELECT position, digest FROM messages WHERE thread_id = ? ORDER BY position ASC',
@@ -65,10 +70,13 @@ export const SQL = {
     'INSERT INTO tool_executions (thread_id, tool_call_id, tool_name, arguments_hash, arguments, status, approved_by, idempotent, outcome, created_at, updated_at) ' +
     'VALUES (@threadId, @toolCallId, @toolName, @argumentsHash, @arguments, @status, @approvedBy, @idempotent, @outcome, @createdAt, @updatedAt) ON CONFLICT DO NOTHING',
   toolExecutionHash: 'SELECT arguments_hash AS argumentsHash FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?',
-  finishToolExecution: "UPDATE tool_executions SET status = 'finished', outcome = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ?",
+  finishToolExecution:
+    "UPDATE tool_executions SET status = 'finished', outcome = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND status <> 'finished'",
   selectToolExecution: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?`,
 
-  lastAuditEntry: 'SELECT sequence, hash FROM audit_entries ORDER BY sequence DESC LIMIT 1',
+  auditHead: 'SELECT sequence, hash FROM audit_head WHERE id = 1',
+  moveAuditHead:
+    'INSERT INTO audit_head (id, sequence, hash) VALUES (1, @sequence, @hash) ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash',
   insertAuditEntry:
     'INSERT INTO audit_entries (sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, at, previous_hash, hash) ' +
     'VALUES (@sequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @at, @previousHash, @hash)',

@@ -267,8 +267,8 @@ describe('SQLite store (better-sqlite3): commits', () => {
 describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () => {
   /** Writes one of everything, closes the writer, and returns what a reader opened afterwards reads. */
   async function writeThenRead(writer: ICheckpointStore, openReader: () => Promise<ICheckpointStore>) {
-    const created = await writer.createThread(threadRecord({ conversation: [userMessage('hello')] }));
-    await writer.saveThread({ ...created, status: 'waiting', conversation: [...created.conversation, userMessage('again')], lease: { owner: 'p1', until: LATER } });
+    const created = await writer.createThread(threadRecord({ conversation: [userMessage('hello')], epoch: 3, lease: { owner: 'p1', until: LATER } }));
+    await writer.saveThread({ ...created, status: 'waiting', conversation: [...created.conversation, userMessage('again')] });
     await writer.createInteraction(interactionRecord());
     await writer.recordResponse('interaction-1', response({ approved: true }));
     await writer.setGlobalVariables('workflow-a', { counter: 3, nothing: null });

@@ -21,7 +21,26 @@ export type TypeormStoreOptions =
       url: string;
       /** A schema to keep the tables in, created if missing; the search_path's (usually `public`) by default. */
       schema?: string;
+      /** Bounds on every wait for the server (see {@link PostgresTimeouts}). */
+      timeouts?: PostgresTimeouts;
     };
+
+/**
+ * How long the PostgreSQL store waits for the server, in milliseconds: nothing blocks for
+ * as long as a server stays frozen or unreachable. A statement that runs out is rolled
+ * back; a COMMIT that gets no answer in time is reported as STORE_OUTCOME_UNKNOWN.
+ */
+export interface PostgresTimeouts {
+  /** Opening a connection. Default 5 000. */
+  connectMs?: number;
+  /** One statement, on the server (`statement_timeout`) and on the client (plus 1 s, for a server that does not answer at all). Default 10 000. */
+  statementMs?: number;
+  /** A transaction left idle on the server (`idle_in_transaction_session_timeout`). Default 10 000. */
+  idleInTransactionMs?: number;
+}
+
+/** The default {@link PostgresTimeouts}. */
+export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 };
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -49,7 +68,7 @@ export async function createTypeormStore(options: TypeormStoreOptions): Promise<
     );
   }
   try {
-    return options.type === 'sqlite' ? await openSqlite(options.path) : await openPostgres(options.url, options.schema);
+    return options.type === 'sqlite' ? await openSqlite(options.path) : await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
   } catch (error) {
     if (InterlockError.is(error)) throw error;
     const where = options.type === 'sqlite' ? `the SQLite store at ${options.path}` : `the PostgreSQL store at ${redact(options.url)}`;
@@ -115,7 +134,17 @@ async function openMigratedSqlite(path: string): Promise<DataSource> {
   return dataSource;
 }
 
-async function openPostgres(url: string, schema: string | undefined): Promise<TypeormCheckpointStore> {
+function timeoutsOf(timeouts: PostgresTimeouts | undefined): Required<PostgresTimeouts> {
+  const resolved = { ...DEFAULT_POSTGRES_TIMEOUTS, ...timeouts };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isSafeInteger(value) || value < 100 || value > 3_600_000) {
+      throw new InterlockError('INVALID_OPTIONS', `store.timeouts.${name} must be a whole number of milliseconds from 100 to 3600000, not ${String(value)}`);
+    }
+  }
+  return resolved;
+}
+
+async function openPostgres(url: string, schema: string | undefined, timeouts: Required<PostgresTimeouts>): Promise<TypeormCheckpointStore> {
   const { default: pg } = await import('pg');
   const dataSource = new DataSource({
     type: 'postgres',
@@ -123,6 +152,13 @@ async function openPostgres(url: string, schema: string | undefined): Promise<Ty
     url,
     ...(schema === undefined ? {} : { schema }),
     applicationName: 'interlock',
+    connectTimeoutMS: timeouts.connectMs,
+    extra: {
+      statement_timeout: timeouts.statementMs,
+      idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
+      // The client's own bound, for a server that does not answer at all (frozen, cut off).
+      query_timeout: timeouts.statementMs + 1_000,
+    },
     entities: STORE_ENTITIES,
     migrations: STORE_MIGRATIONS,
     migrationsTableName: MIGRATIONS_TABLE,

@@ -21,7 +21,17 @@ import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow
 /** The fields of a ThreadRecord kept as JSON in `threads.state`. */
 type ThreadState = Omit<
   ThreadRecord,
-  'threadId' | 'workflowId' | 'workflowVersion' | 'status' | 'channel' | 'version' | 'createdAt' | 'updatedAt' | 'conversation' | 'lease'
+    | 'threadId'
+  | 'workflowId'
+  | 'workflowVersion'
+  | 'status'
+  | 'channel'
+  | 'version'
+  | 'epoch'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'conversation'
+  | 'lease'
 >;
 
 const THREAD_STATUSES: readonly string[] = [
@@ -54,6 +64,7 @@ export function toThreadRow(thread: ThreadRecord, version: number): ThreadRow {
     status,
     channel,
     version: _version,
+    epoch,
     createdAt,
     updatedAt,
     conversation: _conversation,
@@ -67,6 +78,7 @@ export function toThreadRow(thread: ThreadRecord, version: number): ThreadRow {
     status: storableText(status, 'thread status'),
     channel: storableText(channel, 'channel'),
     version,
+    epoch,
     leaseOwner: lease === undefined ? null : storableText(lease.owner, 'lease owner'),
     leaseUntil: lease === undefined ? null : storableText(lease.until, 'lease until'),
     state: encodeJson(state satisfies ThreadState, `the state of thread ${threadId}`),
@@ -89,6 +101,7 @@ export function toThreadRecord(row: ThreadRow, conversation: Message[]): ThreadR
     channel: row.channel,
     conversation,
     ...(row.leaseOwner === null || row.leaseUntil === null ? {} : { lease: { owner: row.leaseOwner, until: row.leaseUntil } }),
+    epoch: Number(row.epoch),
     version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -16,7 +16,9 @@ export interface ThreadRow {
   status: string;
   channel: string;
   version: number;
-  /** The lease holder's owner id (see ThreadLease), or null. */
+  /** The claim's fencing token: incremented by every claim. */
+  epoch: number;
+  /** The claim holder's owner id (see ThreadLease), or null. */
   leaseOwner: string | null;
   /** Until when the lease holds, ISO 8601, or null. */
   leaseUntil: string | null;
@@ -136,6 +138,7 @@ export const ThreadEntity = new EntitySchema<ThreadRow>({
     status: text('status'),
     channel: text('channel'),
     version: { name: 'version', type: 'integer' },
+    epoch: { name: 'epoch', type: 'integer', default: 0 },
     leaseOwner: { name: 'lease_owner', type: 'text', nullable: true },
     leaseUntil: { name: 'lease_until', type: 'text', nullable: true },
     state: text('state'),
@@ -266,6 +269,24 @@ export const RememberedApprovalEntity = new EntitySchema<RememberedApprovalRow>(
   },
 });
 
+/** A row of `audit_head`: the end of the audit chain (one row, id 1). */
+export interface AuditHeadRow {
+  id: number;
+  sequence: number;
+  hash: string;
+}
+
+/** The `audit_head` table. */
+export const AuditHeadEntity = new EntitySchema<AuditHeadRow>({
+  name: 'InterlockAuditHead',
+  tableName: 'audit_head',
+  columns: {
+    id: { name: 'id', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_head' },
+    sequence: { name: 'sequence', type: 'integer' },
+    hash: text('hash'),
+  },
+});
+
 /** Every entity of the store, for the DataSource. */
 export const STORE_ENTITIES = [
   ThreadEntity,
@@ -275,5 +296,6 @@ export const STORE_ENTITIES = [
   ToolExecutionEntity,
   WorkflowDefinitionEntity,
   AuditEntryEntity,
+  AuditHeadEntity,
   RememberedApprovalEntity,
 ];

@@ -1,9 +1,10 @@
 import { LessThanOrEqual, type EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { driverErrorCode, isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
+import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
 import { isStorableText, storableText } from './stored-text.js';
-import { AuditEntryEntity, RememberedApprovalEntity } from './store-entities.js';
+import { AuditEntryEntity, AuditHeadEntity, RememberedApprovalEntity } from './store-entities.js';
+import type { AuditHead } from '../checkpoint-store.js';
 
 /*
  * The audit log and the remembered approvals of the TypeORM store, as functions the store
@@ -14,42 +15,29 @@ import { AuditEntryEntity, RememberedApprovalEntity } from './store-entities.js'
 export type RunInTransaction = <T>(work: (manager: EntityManager) => Promise<T>) => Promise<T>;
 
 
-/** How often an append re-reads the chain's end after another writer took its sequence. */
-const APPEND_ATTEMPTS = 10;
-
 /**
- * Appends an audit entry: reads the last entry, seals the new one on it and inserts it, in
- * one transaction. The primary key on `sequence` refuses a second entry at the same
- * position, so when another process appended first the append starts over from the new
- * end of the chain (`seal` may therefore run more than once; it must have no side effects).
+ * Appends an audit entry inside the caller's transaction: locks the chain's head (FOR
+ * UPDATE on PostgreSQL; SQLite's write transaction holds the whole database), seals the
+ * new entry on it, inserts the entry and moves the head. Appenders from any number of
+ * processes queue on the head's row lock for the few statements of their append: none
+ * fails because another appended first.
  *
- * @throws InterlockError STORE_CONFLICT when other writers kept taking the sequence;
- * INVALID_OPTIONS when a field cannot be stored.
+ * @throws InterlockError INVALID_OPTIONS when a field cannot be stored.
  */
-export async function appendAuditEntry(run: RunInTransaction, seal: AuditSeal): Promise<AuditEntry> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await run(async (manager) => {
-        const [last] = await manager.find(AuditEntryEntity, {
-          select: { sequence: true, hash: true },
-          order: { sequence: 'DESC' },
-          take: 1,
-        });
-        const entry = seal(last && { sequence: Number(last.sequence), hash: last.hash });
-        const row = toAuditEntryRow(entry);
-        await manager.insert(AuditEntryEntity, row);
-        return toAuditEntry(row);
-      });
-    } catch (error) {
-      if (!isAppendRace(error)) throw error;
-      if (attempt >= APPEND_ATTEMPTS) {
-        throw new InterlockError('STORE_CONFLICT', `could not append to the audit log after ${attempt} attempts: other writers kept appending`, {
-          cause: error,
-        });
-      }
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-    }
-  }
+export async function appendAuditEntry(manager: EntityManager, dialect: 'sqlite' | 'postgres', seal: AuditSeal): Promise<AuditEntry> {
+  const query = manager.createQueryBuilder(AuditHeadEntity, 'head').where('head.id = 1');
+  const head = await (dialect === 'postgres' ? query.setLock('pessimistic_write') : query).getOne();
+  const row = toAuditEntryRow(seal(head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash }));
+  await manager.insert(AuditEntryEntity, row);
+  if (head === null) await manager.insert(AuditHeadEntity, { id: 1, sequence: row.sequence, hash: row.hash });
+  else await manager.update(AuditHeadEntity, { id: 1 }, { sequence: row.sequence, hash: row.hash });
+  return toAuditEntry(row);
+}
+
+/** The chain's head as stored. */
+export async function getAuditHead(run: RunInTransaction): Promise<AuditHead | undefined> {
+  const head = await run((manager) => manager.findOne(AuditHeadEntity, { where: { id: 1 } }));
+  return head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash };
 }
 
 /** The audit log in sequence order, optionally of one thread. */
@@ -86,11 +74,4 @@ export async function isApprovalRemembered(run: RunInTransaction, key: string, n
     await manager.delete(RememberedApprovalEntity, { key, expiresAt: LessThanOrEqual(row.expiresAt) });
     return false;
   });
-}
-
-/** Another writer appended first: the sequence is taken, or (SQLite WAL) the snapshot read is stale. */
-function isAppendRace(error: unknown): boolean {
-  // The store reports database failures as STORE_UNAVAILABLE; the driver's error is its cause.
-  const original = InterlockError.is(error) && error.code === 'STORE_UNAVAILABLE' ? error.cause : error;
-  return isUniqueViolation(original) || driverErrorCode(original) === 'SQLITE_BUSY_SNAPSHOT';
 }

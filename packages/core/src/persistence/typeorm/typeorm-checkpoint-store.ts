@@ -1,8 +1,11 @@
 import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
-import { In, type DataSource, type EntityManager } from 'typeorm';
+import { In, Not, type DataSource, type EntityManager, type QueryRunner } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
+  AuditHead,
+  ClaimFence,
+  ClaimResult,
   ICheckpointStore,
   InteractionRecord,
   InteractionResponseRecord,
@@ -13,7 +16,7 @@ import type {
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
 import { encodeConversation } from '../rows/conversation-rows.js';
-import { isUniqueViolation, type AuditSeal } from '../rows/audit-rows.js';
+import { driverErrorCode, isUniqueViolation, type AuditSeal } from '../rows/audit-rows.js';
 import { readConversations, writeConversation } from './conversation-log.js';
 import {
   toInteractionRecord,
@@ -27,6 +30,7 @@ import {
   type ToolApproval,
 } from './record-mapping.js';
 import { SerialQueue } from './serial-queue.js';
+import { staleClaim } from '../stale-claim.js';
 import * as audit from './typeorm-audit-and-memory.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
 import {
@@ -83,7 +87,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
   async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
-    const { threadId: _threadId, ...columns } = toThreadRow(saved, saved.version);
+    // The claim (epoch, lease) is not the saver's to write.
+    const { threadId: _threadId, epoch: _epoch, leaseOwner: _owner, leaseUntil: _until, ...columns } = toThreadRow(saved, saved.version);
     const messages = encodeConversation(thread.threadId, thread.conversation);
     await this.write(async (manager) => {
       // The conditional UPDATE comes first: it takes the row's write lock, so the check
@@ -112,25 +117,54 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     });
   }
 
-  async acquireLease(threadId: string, owner: string, until: string, now: string): Promise<boolean> {
-    return this.write(async (manager) => {
-      // One conditional UPDATE: free, expired, or ours. The version does not change.
+  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+    return this.write(async (manager): Promise<ClaimResult> => {
+      // One conditional UPDATE: no live claim, and the version the caller read. It holds
+      // the row's lock until the transaction ends, so the read after it is this claim's.
       const updated = await manager
         .createQueryBuilder()
         .update(ThreadEntity)
-        .set({ leaseOwner: owner, leaseUntil: until })
+        .set({ leaseOwner: owner, leaseUntil: until, epoch: () => 'epoch + 1', version: () => 'version + 1' })
         .where('thread_id = :threadId', { threadId })
-        .andWhere('(lease_owner IS NULL OR lease_owner = :owner OR lease_until <= :now)', { owner, now })
+        .andWhere('(lease_owner IS NULL OR lease_until <= :now)', { now })
+        .andWhere('version = :expectedVersion', { expectedVersion })
         .execute();
-      if (updated.affected === 1) return true;
-      const stored = await manager.findOne(ThreadEntity, { select: { threadId: true }, where: { threadId } });
+      const stored = await manager.findOne(ThreadEntity, {
+        select: { version: true, epoch: true, leaseOwner: true, leaseUntil: true },
+        where: { threadId },
+      });
       if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
-      return false;
+      if (updated.affected === 1) return { status: 'claimed', epoch: Number(stored.epoch), version: stored.version };
+      if (stored.leaseOwner !== null && stored.leaseUntil !== null && stored.leaseUntil > now) {
+        return { status: 'busy', lease: { owner: stored.leaseOwner, until: stored.leaseUntil } };
+      }
+      return { status: 'changed' };
     });
   }
 
-  async releaseLease(threadId: string, owner: string): Promise<void> {
-    await this.write((manager) => manager.update(ThreadEntity, { threadId, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null }));
+  async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
+    const updated = await this.write((manager) =>
+      manager.update(ThreadEntity, { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner }, { leaseUntil: until }),
+    );
+    return updated.affected === 1;
+  }
+
+  async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
+    await this.write((manager) =>
+      manager.update(ThreadEntity, { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null }),
+    );
+  }
+
+  /**
+   * Refuses a write whose claim was taken (STORE_CONFLICT), inside the write's transaction.
+   * On PostgreSQL the thread's row is read FOR SHARE: a claim cannot land until this
+   * transaction ends, and a claim that landed first is seen.
+   */
+  private async checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
+    if (fence === undefined) return;
+    const query = manager.createQueryBuilder(ThreadEntity, 'thread').select('thread.epoch', 'epoch').where('thread.thread_id = :threadId', fence);
+    const stored: { epoch: number | string } | undefined = await (this.dialect === 'postgres' ? query.setLock('pessimistic_read') : query).getRawOne();
+    if (stored === undefined || Number(stored.epoch) !== fence.epoch) throw staleClaim(fence);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -148,10 +182,11 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
     const row = toInteractionRow(interaction);
     const { interactionId: _interactionId, ...columns } = row;
     await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
       await manager
         .createQueryBuilder()
         .insert()
@@ -211,15 +246,12 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return updated.affected === 1;
   }
 
-  async markProcessed(interactionId: string): Promise<void> {
+  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
     if (!isStorableText(interactionId)) return;
-    await this.write((manager) =>
-      manager.update(
-        InteractionEntity,
-        { interactionId, status: 'responded' },
-        { status: 'processed', updatedAt: new Date().toISOString() },
-      ),
-    );
+    await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
+      await manager.update(InteractionEntity, { interactionId, status: 'responded' }, { status: 'processed', updatedAt: new Date().toISOString() });
+    });
   }
 
   async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
@@ -257,9 +289,10 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash;
    * INVALID_OPTIONS when an id, name or timestamp cannot be stored or the arguments are not JSON.
    */
-  async recordToolApproval(approval: ToolApproval): Promise<void> {
+  async recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
     const row = toToolExecutionRow(approval);
     await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
       // Insert-if-absent is one statement, so of two concurrent approvals exactly one
       // row is stored; the loser then reads the winner's committed row.
       await manager.createQueryBuilder().insert().into(ToolExecutionEntity).values(row).orIgnore().execute();
@@ -284,32 +317,42 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     argumentsHash: string,
     from: readonly ToolExecutionStatus[],
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean> {
     if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
     const updatedAt = storableText(at, 'at');
-    const updated = await this.write((manager) =>
-      manager.update(
-        ToolExecutionEntity,
-        { threadId, toolCallId, argumentsHash, status: In([...from]) },
-        { status: 'started', updatedAt },
-      ),
-    );
+    const updated = await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
+      return manager.update(ToolExecutionEntity, { threadId, toolCallId, argumentsHash, status: In([...from]) }, { status: 'started', updatedAt });
+    });
     return updated.affected === 1;
   }
 
   /**
-   * Stores the outcome and marks the call `finished`, whatever its status was, as the
-   * in-memory store does; a call never approved is left absent.
+   * Stores the outcome and marks the call `finished` unless it is finished already; a call
+   * never approved is left absent.
    *
    * @throws InterlockError INVALID_OPTIONS when the outcome is not JSON.
    */
-  async markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string): Promise<void> {
-    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return;
+  async markToolFinished(
+    threadId: string,
+    toolCallId: string,
+    outcome: NonNullable<ToolExecutionRecord['outcome']>,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
+    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return false;
     const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
     const updatedAt = storableText(at, 'at');
-    await this.write((manager) =>
-      manager.update(ToolExecutionEntity, { threadId, toolCallId }, { status: 'finished', outcome: encoded, updatedAt }),
-    );
+    const updated = await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
+      return manager.update(
+        ToolExecutionEntity,
+        { threadId, toolCallId, status: Not('finished') },
+        { status: 'finished', outcome: encoded, updatedAt },
+      );
+    });
+    return updated.affected === 1;
   }
 
   /** Moves a call from one of `from` to `to` in one conditional UPDATE. */
@@ -319,12 +362,14 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     from: readonly ToolExecutionStatus[],
     to: ToolExecutionStatus,
     at: string,
+    fence?: ClaimFence,
   ): Promise<boolean> {
     if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
     const updatedAt = storableText(at, 'at');
-    const updated = await this.write((manager) =>
-      manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt }),
-    );
+    const updated = await this.write(async (manager) => {
+      await this.checkFence(manager, fence);
+      return manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt });
+    });
     return updated.affected === 1;
   }
 
@@ -349,9 +394,16 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return rows.map(toToolExecutionRecord);
   }
 
-  /** Appends to the audit log; retries from the new end when another process appended first. */
-  appendAuditEntry(seal: AuditSeal): Promise<AuditEntry> {
-    return audit.appendAuditEntry((work) => this.write(work), seal);
+  /** Appends to the audit log, queued on the head's row lock behind other appenders. */
+  appendAuditEntry(seal: AuditSeal, fence?: ClaimFence): Promise<AuditEntry> {
+    return this.write(async (manager) => {
+      await this.checkFence(manager, fence);
+      return audit.appendAuditEntry(manager, this.dialect, seal);
+    });
+  }
+
+  getAuditHead(): Promise<AuditHead | undefined> {
+    return audit.getAuditHead((work) => this.read(work));
   }
 
   listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
@@ -397,23 +449,15 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * a lock upgrade); it rolled back whole, so it is run again.
    */
   private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work));
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.schedule(() => this.dataSource.transaction(work));
       } catch (error) {
-        if (this.dialect !== 'sqlite' || !isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw this.unavailable(error);
+        if (!isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw unavailable(error, this.dialect);
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
       }
     }
-  }
-
-  /** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE: nothing was written. */
-  private unavailable(error: unknown): unknown {
-    if (InterlockError.is(error)) return error;
-    const message = error instanceof Error ? error.message : String(error);
-    return new InterlockError('STORE_UNAVAILABLE', `the ${this.dialect} store failed (${message}); nothing was written: try again when the database is back`, {
-      cause: error,
-    });
   }
 
   /**
@@ -422,10 +466,9 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * snapshot per statement); a SQLite transaction is already one snapshot.
    */
   private read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.schedule(() =>
-      this.dialect === 'postgres' ? this.dataSource.transaction('REPEATABLE READ', work) : this.dataSource.transaction(work),
-    ).catch((error: unknown) => {
-      throw this.unavailable(error);
+    if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
+    return this.schedule(() => this.dataSource.transaction(work)).catch((error: unknown) => {
+      throw unavailable(error, this.dialect);
     });
   }
 
@@ -441,6 +484,62 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     );
     return result;
   }
+}
+
+/**
+ * One PostgreSQL transaction whose caller always learns what happened: refusals of ours
+ * pass through; a failure before COMMIT was sent rolls back (nothing was written:
+ * STORE_UNAVAILABLE); a COMMIT that got no answer (the connection died or timed out
+ * meanwhile) is STORE_OUTCOME_UNKNOWN. A connection that failed is destroyed, never reused,
+ * so a late reply can never land on another transaction and the server rolls back what
+ * it had.
+ */
+async function postgresTransaction<T>(
+  dataSource: DataSource,
+  work: (manager: EntityManager) => Promise<T>,
+  isolation?: 'REPEATABLE READ',
+): Promise<T> {
+  const runner = dataSource.createQueryRunner() as QueryRunner & { releasePostgresConnection(error?: unknown): Promise<void> };
+  let result: T;
+  try {
+    await runner.connect();
+    await runner.startTransaction(isolation);
+    result = await work(runner.manager);
+  } catch (error) {
+    if (runner.isTransactionActive && answeredByServer(error)) await runner.rollbackTransaction().catch(() => undefined);
+    await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
+    throw unavailable(error, 'postgres');
+  }
+  try {
+    await runner.commitTransaction();
+  } catch (error) {
+    await runner.releasePostgresConnection(error);
+    if (answeredByServer(error)) throw unavailable(error, 'postgres');
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new InterlockError(
+      'STORE_OUTCOME_UNKNOWN',
+      `the PostgreSQL connection failed while committing (${reason}): the write may or may not be stored. Read it back, or repeat the call once the database is back (repeating is safe)`,
+      { cause: error },
+    );
+  }
+  await runner.release();
+  return result;
+}
+
+/** The server answered with an error of its own (a SQLSTATE): the transaction is intact or rolled back, never half-sent. */
+function answeredByServer(error: unknown): boolean {
+  if (InterlockError.is(error)) return true;
+  const code = driverErrorCode(error);
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
+/** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE: nothing was written. */
+function unavailable(error: unknown, dialect: StoreDialect): unknown {
+  if (InterlockError.is(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InterlockError('STORE_UNAVAILABLE', `the ${dialect} store failed (${message}); nothing was written: try again when the database is back`, {
+    cause: error,
+  });
 }
 
 /** The database column of an entity property of `interactions`. */

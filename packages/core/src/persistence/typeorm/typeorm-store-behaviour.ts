@@ -141,6 +141,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'CreateToolExecutionAndWorkflowTables1795392000000',
         'CreateAuditAndRememberedApprovalTables1795478400000',
         'AddThreadLeases1795564800000',
+        'AddClaimEpochAndAuditHead1795651200000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();

@@ -2,6 +2,7 @@ import { CreateStoreTables1795305600000 } from './1795305600000-create-store-tab
 import { CreateToolExecutionAndWorkflowTables1795392000000 } from './1795392000000-create-tool-execution-and-workflow-tables.js';
 import { CreateAuditAndRememberedApprovalTables1795478400000 } from './1795478400000-create-audit-and-remembered-approval-tables.js';
 import { AddThreadLeases1795564800000 } from './1795564800000-add-thread-leases.js';
+import { AddClaimEpochAndAuditHead1795651200000 } from './1795651200000-add-claim-epoch-and-audit-head.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -9,4 +10,5 @@ export const STORE_MIGRATIONS = [
   CreateToolExecutionAndWorkflowTables1795392000000,
   CreateAuditAndRememberedApprovalTables1795478400000,
   AddThreadLeases1795564800000,
+  AddClaimEpochAndAuditHead1795651200000,
 ];

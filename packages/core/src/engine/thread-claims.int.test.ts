@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, ofType, type Interlock, type StoreOptions } from '../index.js';
-import { createTypeormStore } from '../persistence/typeorm/create-typeorm-store.js';
 import { openSqliteStore } from '../persistence/sqlite/open-sqlite-store.js';
 
 /** A person who never answers: the handler waits until the engine calls the question off. */
@@ -45,7 +44,7 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     await expect(other.cancel(thread.threadId)).rejects.toMatchObject({ code: 'THREAD_BUSY' });
     const answer = await other.respond(interactionId, 'from the second terminal', { responder: 'grace' });
 
-    expect(answer).toEqual({ status: 'accepted', threadId: thread.threadId });
+    expect(answer).toEqual({ status: 'accepted', threadId: thread.threadId, continuation: { status: 'elsewhere' } });
     expect(await thread.done()).toMatchObject({ status: 'completed', output: 'from the second terminal' });
     const [stored] = await other.threads();
     expect(stored?.lease).toBeUndefined();
@@ -72,9 +71,11 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
     const [question] = await first.pending();
     // A process that died while asking: its lease is in the store, and nobody renews it.
-    const raw = await createTypeormStore({ type: 'sqlite', path: store.path });
+    const raw = await openSqliteStore({ path: store.path });
     const now = Date.now();
-    expect(await raw.acquireLease(waiting.threadId, 'a-dead-process', new Date(now + 600).toISOString(), new Date(now).toISOString())).toBe(true);
+    const stored = await raw.getThread(waiting.threadId);
+    const claim = await raw.claimThread(waiting.threadId, 'a-dead-process', new Date(now + 600).toISOString(), new Date(now).toISOString(), stored!.version);
+    expect(claim.status).toBe('claimed');
     await raw.close();
 
     const started = performance.now();
@@ -91,12 +92,14 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const [question] = await first.pending();
     const other = await openSqliteStore({ path: store.path });
     const now = Date.now();
-    expect(await other.acquireLease(waiting.threadId, 'an-asking-process', new Date(now + 10_000).toISOString(), new Date(now).toISOString())).toBe(true);
+    const stored = await other.getThread(waiting.threadId);
+    const claim = await other.claimThread(waiting.threadId, 'an-asking-process', new Date(now + 10_000).toISOString(), new Date(now).toISOString(), stored!.version);
+    if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
     await other.flush();
 
     const answering = first.respond(question!.interactionId, 'applied after all');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await other.releaseLease(waiting.threadId, 'an-asking-process');
+    await other.releaseClaim({ threadId: waiting.threadId, epoch: claim.epoch }, 'an-asking-process');
     await other.close();
     const answer = await answering;
     expect(answer.status === 'accepted' && answer.thread !== undefined).toBe(true);
