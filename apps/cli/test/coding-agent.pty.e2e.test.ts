@@ -179,7 +179,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await mkdir(join(directory, 'workspace'));
     await writeFile(join(directory, 'workspace', 'README.md'), '# A project\n');
     const definition = await readFile(join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml'), 'utf8');
-    await writeFile(join(directory, 'coding-agent.toml'), definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"'));
+    // An edited workflow gets a new version: the store keeps threads bound to the content they started with.
+    const edited = definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"').replace('version = "1"', 'version = "1-timeout-5s"');
+    await writeFile(join(directory, 'coding-agent.toml'), edited);
     session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`, directory);
     // The countdown as last drawn (earlier draws may still be on the screen above it).
     const secondsLeft = (screen: string): number | undefined => {

@@ -73,6 +73,13 @@ export async function untilSettled<T>(interlock: Interlock, action: () => Promis
     const result = await action();
     const event = await stopped;
     if (event.type === 'THREAD_FAILED') throw new Error(`the thread failed: ${event.error.code} ${event.error.message}`);
+    // An answer that raced the run's suspension is applied by a run of its own, right after.
+    for (let waited = 0; waited < 5_000; waited += 10) {
+      const unapplied = await interlock.interactions({ status: 'responded' });
+      const running = await interlock.threads({ status: 'running' });
+      if (unapplied.length === 0 && running.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     return result;
   } finally {
     subscription?.unsubscribe();

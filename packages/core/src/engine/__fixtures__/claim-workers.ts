@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openStore, type ICheckpointStore, type StoreOptions } from '../../index.js';
+
+/*
+ * The harness of the multi-process tests (issue 11): a fresh database and ledger per
+ * scenario, worker processes (test/claims/claim-worker.mjs, which runs the built package),
+ * and a look at the store.
+ */
+
+const WORKER = fileURLToPath(new URL('../../../test/claims/claim-worker.mjs', import.meta.url));
+const RESULT_PREFIX = 'CLAIM-WORKER-RESULT ';
+const postgresUrl = process.env['INTERLOCK_TEST_POSTGRES_URL'];
+const schemas: string[] = [];
+let scenarios = 0;
+
+export type StoreName = 'SQLite' | 'PostgreSQL';
+
+export interface Scenario {
+  store: StoreOptions & ({ type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema: string });
+  dir: string;
+  ledger: string;
+  workflow: string;
+}
+
+/** START → agent (a model that proposes one `deploy`, which asks a person) → END. */
+export function deployWorkflow(prompt = 'Deploy to production?'): Record<string, unknown> {
+  return {
+    id: 'deploy',
+    name: 'Deploy',
+    config: { toolApproval: { autoApprovedTools: [], approvalTimeout: '1h' } },
+    variables: [{ name: 'output', scope: 'thread' }],
+    nodes: [
+      { id: 'start', type: 'START' },
+      { id: 'agent', type: 'LLM', config: { systemPrompt: prompt, tools: ['deploy'], outputVariable: 'output' } },
+      { id: 'end', type: 'END', config: { output: '{{ output }}' } },
+    ],
+    edges: [
+      { from: 'start', to: 'agent' },
+      { from: 'agent', to: 'end' },
+    ],
+  };
+}
+
+export async function newScenario(storeName: StoreName): Promise<Scenario> {
+  scenarios += 1;
+  const dir = await mkdtemp(join(tmpdir(), 'interlock-claims-'));
+  const workflow = join(dir, 'deploy.json');
+  await writeFile(workflow, JSON.stringify(deployWorkflow()));
+  let store: Scenario['store'];
+  if (storeName === 'SQLite') store = { type: 'sqlite', path: join(dir, 'interlock.db') };
+  else {
+    if (!postgresUrl) throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
+    const schema = `interlock_claims_${process.pid}_${Date.now().toString(36)}_${scenarios}`;
+    schemas.push(schema);
+    store = { type: 'postgres', url: postgresUrl, schema };
+  }
+  return { store, dir, ledger: join(dir, 'ledger.log'), workflow };
+}
+
+/** Drops the PostgreSQL schemas of every scenario so far. */
+export async function dropScenarioSchemas(): Promise<void> {
+  if (!postgresUrl || schemas.length === 0) return;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  try {
+    for (const schema of schemas.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export interface WorkerResult {
+  outcome?: { status: string; threadId: string; error?: { code: string; message: string }; pendingInteractionIds?: string[] };
+  result?: { status: string; continuation?: { status: string; code?: string } };
+  error?: { code: string; message: string };
+  completed?: number;
+  failures?: { code: string; message?: string }[];
+}
+
+export interface Worker {
+  child: ChildProcess;
+  /** Resolves when the worker printed `marker`. */
+  printed(marker: string): Promise<void>;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; result: WorkerResult | undefined; stderr: string }>;
+}
+
+export function startWorker(scenario: Scenario, config: Record<string, unknown>): Worker {
+  const env = { ...process.env, CLAIM_WORKER_CONFIG: JSON.stringify({ store: scenario.store, ledger: scenario.ledger, workflow: scenario.workflow, ...config }) };
+  const child = spawn(process.execPath, [WORKER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  const waiting: { marker: string; resolve: () => void }[] = [];
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    for (const waiter of waiting.filter((candidate) => stdout.includes(candidate.marker))) waiter.resolve();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const exit = new Promise<Awaited<Worker['exit']>>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      const line = stdout.split('\n').find((candidate) => candidate.startsWith(RESULT_PREFIX));
+      resolve({ code, signal, result: line === undefined ? undefined : (JSON.parse(line.slice(RESULT_PREFIX.length)) as WorkerResult), stderr });
+    });
+  });
+  return {
+    child,
+    exit,
+    printed: (marker) =>
+      new Promise<void>((resolve, reject) => {
+        if (stdout.includes(marker)) return resolve();
+        waiting.push({ marker, resolve });
+        void exit.then(({ stderr: errors }) => reject(new Error(`the worker exited before printing ${marker}: ${errors}`)));
+      }),
+  };
+}
+
+/** Runs `work` on the scenario's store, opened in this process, then closes it. */
+export async function withStore<T>(scenario: Scenario, work: (store: ICheckpointStore) => Promise<T>): Promise<T> {
+  const store = await openStore(scenario.store);
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function ledgerLines(scenario: Scenario): string[] {
+  return existsSync(scenario.ledger) ? readFileSync(scenario.ledger, 'utf8').split('\n').filter(Boolean) : [];
+}

@@ -1,0 +1,103 @@
+// One process of the multi-process tests of issue 11 (packages/core/src/engine/multi-process.int.test.ts).
+// It runs the BUILT package, as another process on the same database would, does one
+// thing, prints what happened as one JSON line after CLAIM-WORKER-RESULT, and exits.
+// It prints TOOL-STARTED <threadId> when the deploy tool starts its side effect.
+//
+// The config is JSON in CLAIM_WORKER_CONFIG:
+//   store       { type: 'sqlite', path } | { type: 'postgres', url, schema }
+//   ledger      a file outside the database: one line per real side effect of `deploy`
+//   workflow    the workflow file to load
+//   mode        start | resume | respond | roundTrips
+//   threadId    the thread to start, resume or answer in
+//   toolMs      how long `deploy` works after its side effect (default 0)
+//   leaseMs     the claim's lease (default 15 000)
+//   approve     (start, roundTrips) a handler approves every call at once; otherwise the thread waits
+//   interactionId, answer   (respond)
+//   count       (roundTrips) how many threads to take through an approval round trip
+import { appendFileSync } from 'node:fs';
+import { z } from 'zod';
+import { createInterlock, defineTool, scriptedModel } from '../../dist/index.js';
+
+const config = JSON.parse(process.env.CLAIM_WORKER_CONFIG ?? '{}');
+
+/** Not idempotent: every run deploys again, and the ledger says so. */
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys the service to production',
+  category: 'execute',
+  riskLevel: 'HIGH',
+  parameters: z.object({ target: z.string() }),
+  execute: async ({ target }, context) => {
+    appendFileSync(config.ledger, `deployed ${context.threadId} ${context.toolCallId} ${target}\n`);
+    process.stdout.write(`TOOL-STARTED ${context.threadId}\n`);
+    await new Promise((resolve) => setTimeout(resolve, config.toolMs ?? 0));
+    return `deployed ${target}`;
+  },
+});
+
+const model = scriptedModel((request) => {
+  if (request.messages.some((message) => message.role === 'tool')) return 'Deployed.';
+  return { text: 'Deploying.', toolCalls: [{ id: 'deploy-1', name: 'deploy', arguments: { target: 'production' } }] };
+});
+
+const approver = {
+  handle: async (request) =>
+    request.toolApproval?.stage === 'recovery'
+      ? { outcome: 'deferred' }
+      : { outcome: 'responded', input: { approved: true }, responder: `worker-${process.pid}` },
+};
+
+const shellClassifier = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+
+function describeError(error) {
+  return { code: typeof error?.code === 'string' ? error.code : 'UNCAUGHT', message: error instanceof Error ? error.message : String(error) };
+}
+
+async function run(interlock) {
+  const workflow = await interlock.loadWorkflow(config.workflow);
+  const channel = config.approve ? 'auto' : 'inbox';
+  switch (config.mode) {
+    case 'start':
+      return { outcome: await (await interlock.start(workflow, { threadId: config.threadId, channel })).done() };
+    case 'resume':
+      return { outcome: await (await interlock.resume(config.threadId)).done() };
+    case 'respond': {
+      const result = await interlock.respond(config.interactionId, config.answer, { responder: 'other-process' });
+      const outcome = result.status === 'accepted' ? await result.thread?.done() : undefined;
+      return { result: { ...result, thread: undefined }, outcome };
+    }
+    case 'roundTrips': {
+      const failures = [];
+      let completed = 0;
+      for (let index = 0; index < config.count; index += 1) {
+        try {
+          const outcome = await (await interlock.start(workflow, { channel })).done();
+          if (outcome.status === 'completed') completed += 1;
+          else failures.push(outcome.status === 'failed' ? outcome.error : { code: outcome.status });
+        } catch (error) {
+          failures.push(describeError(error));
+        }
+      }
+      return { completed, failures };
+    }
+    default:
+      throw new Error(`unknown mode ${JSON.stringify(config.mode)}`);
+  }
+}
+
+const interlock = await createInterlock({
+  store: config.store,
+  models: { default: model },
+  tools: [deploy],
+  handlers: { auto: approver },
+  shellClassifier,
+  ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+});
+let result;
+try {
+  result = await run(interlock);
+} catch (error) {
+  result = { error: describeError(error) };
+}
+await interlock.close().catch(() => undefined);
+process.stdout.write(`CLAIM-WORKER-RESULT ${JSON.stringify(result)}\n`);
