@@ -88,3 +88,36 @@ async function snapshot(scenario: Awaited<ReturnType<typeof newScenario>>, threa
   }));
 }
 
+
+const PROCESSES = 8;
+const ROUND_TRIPS = Number(process.env['INTERLOCK_AUDIT_ROUND_TRIPS'] ?? 1_000);
+
+describe('the audit log under many processes on one PostgreSQL (issue 11, F33, F45)', () => {
+  it(`takes ${PROCESSES} processes × ${ROUND_TRIPS} approval round trips with no failed append, verifies, and reports a removed last entry`, async () => {
+    const scenario = await newScenario('PostgreSQL');
+    const exits = await Promise.all(
+      Array.from({ length: PROCESSES }, () => startWorker(scenario, { mode: 'roundTrips', approve: true, count: ROUND_TRIPS }).exit),
+    );
+    for (const exit of exits) expect(exit.result, exit.stderr).toEqual({ completed: ROUND_TRIPS, failures: [] });
+    expect(ledgerLines(scenario)).toHaveLength(PROCESSES * ROUND_TRIPS);
+
+    const { createInterlock } = await import('../index.js');
+    const interlock = await createInterlock({ store: scenario.store, recoverOnStart: false });
+    try {
+      expect(await interlock.verifyAudit()).toEqual({ valid: true, entries: PROCESSES * ROUND_TRIPS });
+      await withStore(scenario, async () => {
+        const { default: pg } = await import('pg');
+        const client = new pg.Client({ connectionString: (scenario.store as { url: string }).url });
+        await client.connect();
+        try {
+          await client.query(`DELETE FROM "${(scenario.store as { schema: string }).schema}".audit_entries WHERE sequence = (SELECT MAX(sequence) FROM "${(scenario.store as { schema: string }).schema}".audit_entries)`);
+        } finally {
+          await client.end();
+        }
+      });
+      expect(await interlock.verifyAudit()).toMatchObject({ valid: false, reason: expect.stringMatching(/removed from the end/) });
+    } finally {
+      await interlock.close();
+    }
+  }, 600_000);
+});

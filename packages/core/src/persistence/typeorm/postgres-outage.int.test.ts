@@ -1,0 +1,145 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askNode, linearWorkflow } from '../../__fixtures__/workflows.js';
+import { createInterlock, openStore, type ICheckpointStore, type Interlock } from '../../index.js';
+
+/*
+ * The answerer is told the truth when PostgreSQL dies or freezes around an answer (issue 11):
+ * a PostgreSQL server of this test's own (it is killed and frozen), and short timeouts.
+ */
+
+const SCRIPT = fileURLToPath(new URL('../../../../../scripts/start-postgres.sh', import.meta.url));
+const PORT = '54377';
+const DIR = `/tmp/interlock-postgres-outage-${PORT}`;
+const TIMEOUTS = { connectMs: 1_000, statementMs: 1_000, idleInTransactionMs: 5_000 };
+let url = '';
+let schemas = 0;
+
+function startServer(): string {
+  const output = execFileSync('bash', [SCRIPT], { encoding: 'utf8', env: { ...process.env, INTERLOCK_PG_PORT: PORT, INTERLOCK_PG_DIR: DIR }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const found = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(output)?.[1];
+  if (!found) throw new Error(`scripts/start-postgres.sh printed no URL: ${output}`);
+  return found;
+}
+
+function pgCtl(...args: string[]): void {
+  const bin = readdirSync('/usr/lib/postgresql').sort().at(-1);
+  const command = [`/usr/lib/postgresql/${bin}/bin/pg_ctl`, '-D', `${DIR}/data`, ...args];
+  const [file, ...rest] = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command;
+  execFileSync(file!, rest, { stdio: 'ignore' });
+}
+
+/** Every process of the server: the postmaster and its children. */
+function serverProcesses(): number[] {
+  const postmaster = Number(readFileSync(`${DIR}/data/postmaster.pid`, 'utf8').split('\n')[0]);
+  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  return [postmaster, ...children];
+}
+
+function signalServer(signal: 'SIGSTOP' | 'SIGCONT'): void {
+  for (const pid of serverProcesses()) process.kill(pid, signal);
+}
+
+/** The store, with `hook` run before or after its `recordResponse` (the answer's write). */
+function withHook(store: ICheckpointStore, hook: { before?: () => void; after?: () => void }): ICheckpointStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown;
+      if (typeof value !== 'function') return value;
+      if (property !== 'recordResponse') return value.bind(target);
+      return async (...args: unknown[]) => {
+        hook.before?.();
+        const result = await (value as (...parameters: unknown[]) => Promise<unknown>).apply(target, args);
+        hook.after?.();
+        return result;
+      };
+    },
+  });
+}
+
+async function waitingThread(hook: { before?: () => void; after?: () => void }) {
+  schemas += 1;
+  const store = { type: 'postgres' as const, url, schema: `outage_${process.pid}_${schemas}`, timeouts: TIMEOUTS };
+  const real = await openStore(store);
+  const interlock = await createInterlock({ store: { type: 'custom', store: withHook(real, hook) } });
+  const workflow = interlock.registerWorkflow(linearWorkflow([askNode('ask', { timeout: '1h' })], { id: `outage-${schemas}` }));
+  const waiting = await (await interlock.start(workflow, { channel: 'inbox' })).done();
+  const [question] = await interlock.pending();
+  return { store, interlock, threadId: waiting.threadId, interactionId: question!.interactionId };
+}
+
+async function storedStatus(store: Parameters<typeof openStore>[0], interactionId: string) {
+  const reader = await openStore(store);
+  try {
+    return (await reader.getInteraction(interactionId))?.status;
+  } finally {
+    await reader.close();
+  }
+}
+
+const opened: Interlock[] = [];
+
+beforeAll(() => {
+  url = startServer();
+}, 120_000);
+
+afterAll(async () => {
+  for (const interlock of opened) await interlock.close().catch(() => undefined);
+  try {
+    signalServer('SIGCONT');
+    pgCtl('stop', '-m', 'fast');
+  } catch {
+    // Already stopped.
+  }
+});
+
+describe('respond() on a PostgreSQL that dies or freezes (issue 11)', () => {
+  it('reports an answer committed just before the server died as stored, says the thread did not go on, and a retry goes on', async () => {
+    const { store, interlock, threadId, interactionId } = await waitingThread({ after: () => pgCtl('stop', '-m', 'immediate') });
+    opened.push(interlock);
+    const result = await interlock.respond(interactionId, 'yes');
+    expect(result).toMatchObject({ status: 'accepted', continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' } });
+
+    startServer();
+    expect(await storedStatus(store, interactionId)).toBe('responded');
+    const retried = await interlock.respond(interactionId, 'yes');
+    expect(retried).toMatchObject({ status: 'accepted', repeated: true, continuation: { status: 'continued' } });
+    expect(await (retried.status === 'accepted' ? retried.thread?.done() : undefined)).toMatchObject({ threadId, status: 'completed', output: 'yes' });
+    expect(await interlock.respond(interactionId, 'no')).toEqual({ status: 'already_answered', threadId });
+  }, 60_000);
+
+  it('gives up within the timeout while the server is frozen before the answer is written, and says nothing was stored', async () => {
+    const { store, interlock, interactionId } = await waitingThread({ before: () => signalServer('SIGSTOP') });
+    opened.push(interlock);
+    const started = performance.now();
+    let error: unknown;
+    try {
+      await interlock.respond(interactionId, 'yes');
+    } catch (caught) {
+      error = caught;
+    } finally {
+      signalServer('SIGCONT');
+    }
+    expect(performance.now() - started).toBeLessThan(TIMEOUTS.statementMs + 1_000 + 2_000);
+    expect(error).toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await storedStatus(store, interactionId)).toBe('pending');
+  }, 60_000);
+
+  it('returns within the timeout while the server is frozen after the answer was committed, saying it was stored', async () => {
+    const { store, interlock, interactionId } = await waitingThread({ after: () => signalServer('SIGSTOP') });
+    opened.push(interlock);
+    const started = performance.now();
+    let result;
+    try {
+      result = await interlock.respond(interactionId, 'yes');
+    } finally {
+      signalServer('SIGCONT');
+    }
+    expect(performance.now() - started).toBeLessThan(2 * (TIMEOUTS.statementMs + 1_000) + 2_000);
+    expect(result).toMatchObject({ status: 'accepted', continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' } });
+    expect(await storedStatus(store, interactionId)).toBe('responded');
+  }, 60_000);
+});
