@@ -73,3 +73,6 @@ export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinato
 export { interpretInput } from './interaction/interpret-input.js';
 export { renderTemplate, evaluateExpression } from './expressions/expressions.js';
 export type { WorkflowIssue } from './workflow/workflow-issues.js';
+export { createWorker, type InterlockWorker, type WorkerOptions } from './workers/worker.js';
+export type { ContinueIn } from './workers/job-planner.js';
+export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';

@@ -36,6 +36,7 @@ import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-appr
 import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
+import { JobPlanner, type ContinueIn } from './workers/job-planner.js';
 
 /**
  * Where threads and interactions are kept: in this process (`memory`, the default), in a
@@ -80,6 +81,14 @@ export interface InterlockOptions {
    * claim the thread after this long, and its own writes are refused from then on.
    */
   leaseMs?: number;
+  /**
+   * Where a thread goes on after an answer (issue 12). `this-process` (the default): the
+   * process that answers takes it forward. `workers`: answering stores the answer and a
+   * job that continues the thread in a worker serving its workflow (`createWorker`), and
+   * deadlines become jobs too, so they fire whichever process is alive. The web inbox and
+   * chat of a deployment, which hold none of the tools, answer this way.
+   */
+  continueIn?: ContinueIn;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
   recoverOnStart?: boolean;
   /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */
@@ -239,7 +248,15 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   const clock = options.clock ?? steadyClock();
   const container = new Container();
   container.loadSync(coreModule);
-  container.bind(TYPES.CheckpointStore).toConstantValue(await openStore(options.store ?? { type: 'memory' }));
+  const continueIn = options.continueIn ?? 'this-process';
+  if (continueIn !== 'this-process' && continueIn !== 'workers') {
+    throw new InterlockError('INVALID_OPTIONS', `continueIn must be "this-process" or "workers", not ${JSON.stringify(continueIn)}`);
+  }
+  const store = await openStore(options.store ?? { type: 'memory' });
+  if (continueIn === 'workers' && store.scheduleJobs === undefined) {
+    throw new InterlockError('INVALID_OPTIONS', 'continueIn "workers" needs a store that holds jobs: the SQLite store or PostgreSQL');
+  }
+  container.bind(TYPES.CheckpointStore).toConstantValue(store);
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
@@ -254,6 +271,10 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
   container.bind(TYPES.Clock).toConstantValue(clock);
+  container
+    .bind(TYPES.JobPlanner)
+    .toDynamicValue((context) => new JobPlanner(continueIn, context.get(TYPES.Clock), leaseMs))
+    .inSingletonScope();
   container
     .bind(TYPES.ThreadClaims)
     .toDynamicValue((context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs))

@@ -22,6 +22,7 @@ function thread(conversation: Message[]): ThreadRecord {
     pendingInteractionIds: [],
     activeNode: null,
     steps: 0,
+    epoch: 1,
     version: 1,
     createdAt: AT,
     updatedAt: AT,

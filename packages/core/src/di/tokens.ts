@@ -43,4 +43,5 @@ export const TYPES = {
   ThreadRunner: Symbol.for('interlock.ThreadRunner'),
   InteractionResponses: Symbol.for('interlock.InteractionResponses'),
   ThreadClaims: Symbol.for('interlock.ThreadClaims'),
+  JobPlanner: Symbol.for('interlock.JobPlanner'),
 } as const;

@@ -18,6 +18,7 @@ import { durable, failpointAfterCommit } from './durability.js';
 import { CLAIM_LOST, SHUTDOWN } from './shutdown.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
+import type { JobPlanner } from '../workers/job-planner.js';
 import type { ThreadHandle } from './thread-handle.js';
 import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
 import { defaultsOf } from './variable-scopes.js';
@@ -36,6 +37,7 @@ export interface StartOptions {
  * What became of a thread after its answer was stored:
  * - `continued`: this process took it forward (`thread` is the run's handle);
  * - `elsewhere`: another process holds the thread and applies the answer;
+ * - `scheduled`: a worker will take it forward (the answer and its job were stored together);
  * - `stalled`: the answer is stored but the thread did not go on, for the reason given
  *   (the database failed after the answer's commit, the definitions changed…): it goes on
  *   with `resume(threadId)` once the reason is gone.
@@ -43,6 +45,8 @@ export interface StartOptions {
 export type Continuation =
   | { status: 'continued' }
   | { status: 'elsewhere' }
+  /** Threads continue in workers (`continueIn: 'workers'`): a worker serving the workflow takes it forward. */
+  | { status: 'scheduled' }
   | { status: 'stalled'; code: ErrorCode; message: string };
 
 /**
@@ -83,6 +87,7 @@ export class ThreadRunner {
     @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
     @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
+    @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {
     this.definitions = new ThreadDefinitions(workflows, store);
   }
@@ -144,6 +149,8 @@ export class ThreadRunner {
       createdAt: now,
       updatedAt: now,
     });
+    // Should the process running it die, a worker recovers it.
+    if (this.jobs.enabled) await this.store.scheduleJobs?.(this.jobs.forStart(thread));
     return this.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
   }
 
@@ -238,15 +245,25 @@ export class ThreadRunner {
     }
     this.definitions.check(thread);
     const value = this.interpreter.interpret(interaction, input);
-    const recorded = await this.store.recordResponse(interactionId, {
-      input: value,
-      ...(options.responder === undefined ? {} : { responder: options.responder }),
-      respondedAt: new Date(this.clock.now()).toISOString(),
-    });
+    // With workers, the answer and the job that continues the thread are stored together.
+    const scheduled = this.jobs.enabled && !this.active.has(threadId);
+    const recorded = await this.store.recordResponse(
+      interactionId,
+      {
+        input: value,
+        ...(options.responder === undefined ? {} : { responder: options.responder }),
+        respondedAt: new Date(this.clock.now()).toISOString(),
+      },
+      scheduled ? this.jobs.forAnswer(thread, interactionId) : [],
+    );
     if (recorded.status === 'not_found') throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
     if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
     await failpointAfterCommit('interaction:answer-stored', this.store);
     this.disarm(interactionId);
+    if (scheduled) {
+      await durable(this.store);
+      return { status: 'accepted', threadId, continuation: { status: 'scheduled' } };
+    }
     return this.continueAfter(interaction, thread);
   }
 

@@ -20,6 +20,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { InteractionResponses } from './interaction-responses.js';
 import type { ResponseInterpreter } from './response-interpreter.js';
+import type { JobPlanner } from '../workers/job-planner.js';
 
 /** The channel that means "nobody can answer": interactions fail with `no_handler`. */
 export const NO_RESPONDER_CHANNEL = 'none';
@@ -54,6 +55,7 @@ export class InteractionGateway {
     @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
     @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
+    @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {}
 
   /** Stores new interactions, checkpoints the thread waiting on them, then announces them (REQUESTED). */
@@ -91,7 +93,8 @@ export class InteractionGateway {
         updatedAt: request.requestedAt,
       };
     });
-    for (const record of records) await this.store.createInteraction(record, fenceOf(thread));
+    // Each with its deadline job when threads continue in workers: the deadline fires in whichever process is alive.
+    for (const record of records) await this.store.createInteraction(record, fenceOf(thread), this.jobs.forInteractions(thread, [record]));
     thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
     thread.status = 'waiting';
     onStored?.(records);

@@ -112,6 +112,7 @@ export interface InteractionRecord {
 }
 
 import type { AuditEntry } from '../audit/audit-log.js';
+import type { ThreadJob } from '../workers/thread-jobs.js';
 
 /**
  * The write-ahead record of one tool call (F40): approved → started → finished. A call that
@@ -193,12 +194,12 @@ export interface ICheckpointStore {
   releaseClaim(fence: ClaimFence, owner: string): Promise<void>;
   listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
 
-  /** Stores an interaction (fenced: refused when `fence` is stale). */
-  createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void>;
+  /** Stores an interaction (fenced: refused when `fence` is stale), and schedules `jobs` (its deadline) with it, atomically. */
+  createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs?: readonly ThreadJob[]): Promise<void>;
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(filter?: { status?: InteractionStatus; threadId?: string }): Promise<InteractionRecord[]>;
-  /** Stores the answer if the interaction is still pending. */
-  recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult>;
+  /** Stores the answer if the interaction is still pending, and then schedules `jobs` (its continuation) in the same transaction. */
+  recordResponse(interactionId: string, response: InteractionResponseRecord, jobs?: readonly ThreadJob[]): Promise<RecordResponseResult>;
   /** Marks a pending interaction failed; returns false if it was no longer pending. */
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
   /** Marks a responded interaction processed (fenced). */
@@ -269,6 +270,20 @@ export interface ICheckpointStore {
   /** Keeps a workflow definition a thread runs, so any process can resume it without the file. */
   saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void>;
   getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined>;
+
+  /**
+   * Schedules jobs for workers (issue 12) in the store's own database; a job with the key
+   * of one that waits replaces it. Stores that cannot hold jobs leave it out.
+   */
+  scheduleJobs?(jobs: readonly ThreadJob[]): Promise<void>;
+  /**
+   * The store as its own job queue (SQLite, memory): locks and returns up to `limit` due
+   * jobs of these workflows for `owner` until `lockedUntil`; a job whose lock ran out (its
+   * worker died) is due again. Stores whose jobs a queue of its own runs (PostgreSQL) leave it out.
+   */
+  takeJobs?(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]>;
+  /** Removes a job `owner` took, unless it was scheduled again meanwhile. */
+  finishJob?(key: string, owner: string): Promise<void>;
 
   /**
    * Makes every write made so far durable before it resolves. A store that commits each

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../audit/audit-log.js';
-import { errorCodeOf, interactionRecord, threadRecord, toolApproval } from './__fixtures__/store-records.js';
+import { errorCodeOf, present, interactionRecord, threadRecord, toolApproval } from './__fixtures__/store-records.js';
 import type { ClaimFence, ICheckpointStore } from './checkpoint-store.js';
 
 const NOW = '2026-01-02T03:04:05.000Z';
@@ -32,7 +32,7 @@ export function describeLeaseConformance(
     });
 
     async function claim(owner: string, until = LATER, now = NOW): Promise<ClaimFence> {
-      const version = (await store.getThread('thread-1'))!.version;
+      const version = present(await store.getThread('thread-1')).version;
       const result = await store.claimThread('thread-1', owner, until, now, version);
       if (result.status !== 'claimed') throw new Error(`${owner} could not claim: ${result.status}`);
       return { threadId: 'thread-1', epoch: result.epoch };
@@ -51,7 +51,7 @@ export function describeLeaseConformance(
       const first = await claim('a');
       const stored = await store.getThread('thread-1');
       expect(stored).toMatchObject({ epoch: first.epoch, version: 2, lease: { owner: 'a', until: LATER } });
-      expect(await store.claimThread('thread-1', 'b', MUCH_LATER, NOW, stored!.version)).toEqual({
+      expect(await store.claimThread('thread-1', 'b', MUCH_LATER, NOW, present(stored).version)).toEqual({
         status: 'busy',
         lease: { owner: 'a', until: LATER },
       });
@@ -89,7 +89,7 @@ export function describeLeaseConformance(
     });
 
     it('gives a contested free thread to exactly one of ten owners', async () => {
-      const version = (await store.getThread('thread-1'))!.version;
+      const version = present(await store.getThread('thread-1')).version;
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, index) => store.claimThread('thread-1', `owner-${index}`, LATER, NOW, version)),
       );

@@ -7,7 +7,11 @@
 //   store       { type: 'sqlite', path } | { type: 'postgres', url, schema }
 //   ledger      a file outside the database: one line per real side effect of `deploy`
 //   workflow    the workflow file to load
-//   mode        start | resume | respond | roundTrips
+//   mode        start | resume | respond | roundTrips | startMany | answerAll | worker
+//   continueIn  'workers': answers and starts schedule jobs (an answerer, or a service beside workers)
+//   count       (startMany) how many threads to start, each left waiting for its approval
+//   (worker)    runs createWorker on the workflow until SIGTERM; prints WORKER-READY, then
+//               the ids of the threads it took forward as the result
 //   threadId    the thread to start, resume or answer in
 //   toolMs      how long `deploy` works after its side effect (default 0)
 //   leaseMs     the claim's lease (default 15 000)
@@ -16,7 +20,7 @@
 //   count       (roundTrips) how many threads to take through an approval round trip
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
-import { createInterlock, defineTool, scriptedModel } from '../../dist/index.js';
+import { createInterlock, createWorker, defineTool, scriptedModel } from '../../dist/index.js';
 
 const config = JSON.parse(process.env.CLAIM_WORKER_CONFIG ?? '{}');
 
@@ -66,6 +70,22 @@ async function run(interlock) {
       const outcome = result.status === 'accepted' ? await result.thread?.done() : undefined;
       return { result: { ...result, thread: undefined }, outcome };
     }
+    case 'startMany': {
+      const threadIds = [];
+      for (let index = 0; index < config.count; index += 1) {
+        const outcome = await (await interlock.start(workflow, { channel: 'inbox' })).done();
+        threadIds.push(outcome.threadId);
+      }
+      return { threadIds };
+    }
+    case 'answerAll': {
+      const results = [];
+      for (const request of await interlock.pending()) {
+        const result = await interlock.respond(request.interactionId, config.answer ?? { approved: true }, { responder: 'answerer' });
+        results.push(result.status === 'accepted' ? result.continuation.status : result.status);
+      }
+      return { results };
+    }
     case 'roundTrips': {
       const failures = [];
       let completed = 0;
@@ -85,8 +105,30 @@ async function run(interlock) {
   }
 }
 
+if (config.mode === 'worker') {
+  const worker = await createWorker({
+    store: config.store,
+    workflows: [config.workflow],
+    models: { default: model },
+    tools: [deploy],
+    shellClassifier,
+    concurrency: config.concurrency ?? 4,
+    ...(config.leaseMs === undefined ? {} : { leaseMs: config.leaseMs }),
+  });
+  const threads = new Set();
+  worker.interlock.events$.subscribe((event) => {
+    if (event.type === 'THREAD_RESUMED') threads.add(event.threadId);
+  });
+  process.stdout.write('WORKER-READY\n');
+  await new Promise((resolve) => process.once('SIGTERM', resolve));
+  await worker.stop();
+  process.stdout.write(`CLAIM-WORKER-RESULT ${JSON.stringify({ threads: [...threads] })}\n`);
+  process.exit(0);
+}
+
 const interlock = await createInterlock({
   store: config.store,
+  ...(config.continueIn === undefined ? {} : { continueIn: config.continueIn }),
   models: { default: model },
   tools: [deploy],
   handlers: { auto: approver },

@@ -29,11 +29,11 @@ export interface Scenario {
 }
 
 /** START → agent (a model that proposes one `deploy`, which asks a person) → END. */
-export function deployWorkflow(prompt = 'Deploy to production?'): Record<string, unknown> {
+export function deployWorkflow(prompt = 'Deploy to production?', approvalTimeout = '1h'): Record<string, unknown> {
   return {
     id: 'deploy',
     name: 'Deploy',
-    config: { toolApproval: { autoApprovedTools: [], approvalTimeout: '1h' } },
+    config: { toolApproval: { autoApprovedTools: [], approvalTimeout } },
     variables: [{ name: 'output', scope: 'thread' }],
     nodes: [
       { id: 'start', type: 'START' },
@@ -81,6 +81,9 @@ export interface WorkerResult {
   error?: { code: string; message: string };
   completed?: number;
   failures?: { code: string; message?: string }[];
+  threadIds?: string[];
+  results?: string[];
+  threads?: string[];
 }
 
 export interface Worker {

@@ -14,6 +14,7 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
+import type { ThreadJob } from '../../workers/thread-jobs.js';
 import { staleClaim } from '../stale-claim.js';
 
 /**
@@ -29,6 +30,7 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly audit: AuditEntry[] = [];
   private readonly remembered = new Map<string, number>();
   private auditHead: AuditHead | undefined;
+  private readonly jobs = new Map<string, ThreadJob & { lockedBy?: string; lockedUntil?: string }>();
 
   async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
     if (this.threads.has(thread.threadId)) {
@@ -94,8 +96,9 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((thread) => structuredClone(thread));
   }
 
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
     this.check(fence);
+    await this.scheduleJobs(jobs);
     this.interactions.set(interaction.interactionId, structuredClone(interaction));
   }
 
@@ -111,13 +114,14 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((interaction) => structuredClone(interaction));
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult> {
+  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
     const interaction = this.interactions.get(interactionId);
     if (!interaction) return { status: 'not_found' };
     if (interaction.status !== 'pending') return { status: 'not_pending', interaction: structuredClone(interaction) };
     interaction.status = 'responded';
     interaction.response = structuredClone(response);
     interaction.updatedAt = response.respondedAt;
+    await this.scheduleJobs(jobs);
     return { status: 'recorded', interaction: structuredClone(interaction) };
   }
 
@@ -260,6 +264,27 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       return false;
     }
     return true;
+  }
+
+  async scheduleJobs(jobs: readonly ThreadJob[]): Promise<void> {
+    for (const job of jobs) this.jobs.set(job.key, structuredClone(job));
+  }
+
+  async takeJobs(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]> {
+    const due = [...this.jobs.values()]
+      .filter((job) => workflowIds.includes(job.workflowId) && job.runAt <= now && (job.lockedUntil === undefined || job.lockedUntil <= now))
+      .sort((a, b) => a.runAt.localeCompare(b.runAt))
+      .slice(0, limit);
+    return due.map((job) => {
+      job.lockedBy = owner;
+      job.lockedUntil = lockedUntil;
+      const { lockedBy: _by, lockedUntil: _until, ...taken } = job;
+      return structuredClone(taken);
+    });
+  }
+
+  async finishJob(key: string, owner: string): Promise<void> {
+    if (this.jobs.get(key)?.lockedBy === owner) this.jobs.delete(key);
   }
 
   async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {

@@ -31,6 +31,7 @@ import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, sto
 import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../typeorm/store-entities.js';
 import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
 import { staleClaim } from '../stale-claim.js';
+import type { ThreadJob } from '../../workers/thread-jobs.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { readConversation, writeConversation } from './sqlite-conversation.js';
 import { AUDIT_COLUMNS, INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
@@ -165,11 +166,12 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
     const row = toInteractionRow(interaction);
     await this.connection.write(() => {
       this.checkFence(fence);
       this.statement(SQL.upsertInteraction).run(row);
+      this.insertJobs(jobs);
     }, interaction.threadId);
   }
 
@@ -188,7 +190,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     return rows.map(toInteractionRecord);
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult> {
+  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
     if (!isStorableText(interactionId)) return { status: 'not_found' };
     const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
     const respondedAt = storableText(response.respondedAt, 'respondedAt');
@@ -196,6 +198,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       const updated = this.statement(SQL.respondToInteraction).run(encoded, respondedAt, interactionId);
       const row = this.statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined;
       if (row === undefined) return { status: 'not_found' };
+      if (updated.changes === 1) this.insertJobs(jobs);
       return { status: updated.changes === 1 ? 'recorded' : 'not_pending', interaction: toInteractionRecord(row) };
     });
   }
@@ -395,6 +398,31 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (Number(row.expiresAt) > now) return true;
     await this.connection.write(() => this.statement(SQL.deleteExpiredApproval).run(key, row.expiresAt));
     return false;
+  }
+
+  async scheduleJobs(jobs: readonly ThreadJob[]): Promise<void> {
+    if (jobs.length > 0) await this.connection.write(() => this.insertJobs(jobs));
+  }
+
+  /** Locks due jobs in one write: the write lock keeps two workers from taking the same one. */
+  async takeJobs(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]> {
+    if (workflowIds.length === 0 || limit <= 0) return [];
+    const sql =
+      'SELECT key, kind, thread_id AS threadId, workflow_id AS workflowId, interaction_id AS interactionId, run_at AS runAt FROM jobs ' +
+      `WHERE workflow_id IN (${placeholders(workflowIds.length)}) AND run_at <= ? AND (locked_until IS NULL OR locked_until <= ?) ORDER BY run_at LIMIT ?`;
+    return this.connection.write(() => {
+      const rows = this.statement(sql).all(...workflowIds, now, now, limit) as (Omit<ThreadJob, 'interactionId'> & { interactionId: string | null })[];
+      for (const row of rows) this.statement(SQL.lockJob).run(owner, lockedUntil, row.key);
+      return rows.map(({ interactionId, ...job }) => (interactionId === null ? job : { ...job, interactionId }));
+    });
+  }
+
+  async finishJob(key: string, owner: string): Promise<void> {
+    await this.connection.write(() => this.statement(SQL.finishJob).run(key, owner));
+  }
+
+  private insertJobs(jobs: readonly ThreadJob[]): void {
+    for (const job of jobs) this.statement(SQL.scheduleJob).run({ interactionId: null, ...job });
   }
 
   /**

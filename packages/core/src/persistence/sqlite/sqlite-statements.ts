@@ -81,6 +81,14 @@ export const SQL = {
     'INSERT INTO audit_entries (sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, at, previous_hash, hash) ' +
     'VALUES (@sequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @at, @previousHash, @hash)',
 
+  scheduleJob:
+    'INSERT INTO jobs (key, kind, thread_id, workflow_id, interaction_id, run_at, locked_by, locked_until) ' +
+    'VALUES (@key, @kind, @threadId, @workflowId, @interactionId, @runAt, NULL, NULL) ' +
+    'ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, thread_id = excluded.thread_id, workflow_id = excluded.workflow_id, ' +
+    'interaction_id = excluded.interaction_id, run_at = excluded.run_at, locked_by = NULL, locked_until = NULL',
+  lockJob: 'UPDATE jobs SET locked_by = ?, locked_until = ? WHERE key = ?',
+  finishJob: 'DELETE FROM jobs WHERE key = ? AND locked_by = ?',
+
   upsertRememberedApproval: 'INSERT INTO remembered_approvals ("key", expires_at) VALUES (@key, @expiresAt) ON CONFLICT ("key") DO UPDATE SET expires_at = excluded.expires_at',
   selectRememberedApproval: 'SELECT expires_at AS expiresAt FROM remembered_approvals WHERE "key" = ?',
   deleteExpiredApproval: 'DELETE FROM remembered_approvals WHERE "key" = ? AND expires_at <= ?',

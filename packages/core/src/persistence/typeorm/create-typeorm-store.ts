@@ -7,6 +7,7 @@ import { MIGRATIONS_TABLE } from '../sqlite/sqlite-migrations.js';
 import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
+import { jobsSchemaOf } from '../../workers/thread-jobs.js';
 
 /** Where a TypeORM store keeps its data. */
 export type TypeormStoreOptions =
@@ -166,13 +167,28 @@ async function openPostgres(url: string, schema: string | undefined, timeouts: R
     logging: false,
   });
   await dataSource.initialize();
+  const jobsSchema = jobsSchemaOf(schema);
   try {
     await migratePostgres(dataSource, schema);
+    await migrateJobQueue(url, jobsSchema);
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
-  return new TypeormCheckpointStore(dataSource, 'postgres');
+  return new TypeormCheckpointStore(dataSource, 'postgres', jobsSchema);
+}
+
+/** Installs or upgrades the job queue's tables and functions (graphile-worker's own migrations, under its own lock). */
+async function migrateJobQueue(url: string, schema: string): Promise<void> {
+  const { runMigrations } = await import('graphile-worker');
+  await runMigrations({ connectionString: url, schema, logger: quietLogger(await import('graphile-worker')) });
+}
+
+/** graphile-worker's logger, keeping only errors (on stderr). */
+export function quietLogger(worker: typeof import('graphile-worker')): InstanceType<typeof worker.Logger> {
+  return new worker.Logger(() => (level, message) => {
+    if (level === 'error') process.stderr.write(`interlock job queue: ${message}\n`);
+  });
 }
 
 /**

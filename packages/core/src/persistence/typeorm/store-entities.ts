@@ -287,6 +287,35 @@ export const AuditHeadEntity = new EntitySchema<AuditHeadRow>({
   },
 });
 
+/** A row of `jobs`: a worker's job when the store is its own queue (see ThreadJob). */
+export interface JobRow {
+  key: string;
+  kind: string;
+  threadId: string;
+  workflowId: string;
+  interactionId: string | null;
+  runAt: string;
+  lockedBy: string | null;
+  lockedUntil: string | null;
+}
+
+/** The `jobs` table. */
+export const JobEntity = new EntitySchema<JobRow>({
+  name: 'InterlockJob',
+  tableName: 'jobs',
+  columns: {
+    key: primaryText('key', 'pk_jobs'),
+    kind: text('kind'),
+    threadId: text('thread_id'),
+    workflowId: text('workflow_id'),
+    interactionId: text('interaction_id', { nullable: true }),
+    runAt: text('run_at'),
+    lockedBy: text('locked_by', { nullable: true }),
+    lockedUntil: text('locked_until', { nullable: true }),
+  },
+  indices: [{ name: 'idx_jobs_workflow_run_at', columns: ['workflowId', 'runAt'] }],
+});
+
 /** Every entity of the store, for the DataSource. */
 export const STORE_ENTITIES = [
   ThreadEntity,
@@ -298,4 +327,5 @@ export const STORE_ENTITIES = [
   AuditEntryEntity,
   AuditHeadEntity,
   RememberedApprovalEntity,
+  JobEntity,
 ];

@@ -1,6 +1,5 @@
 import { LessThanOrEqual, type EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
-import { InterlockError } from '../../errors/interlock-error.js';
 import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
 import { isStorableText, storableText } from './stored-text.js';
 import { AuditEntryEntity, AuditHeadEntity, RememberedApprovalEntity } from './store-entities.js';

@@ -31,6 +31,7 @@ import {
 } from './record-mapping.js';
 import { SerialQueue } from './serial-queue.js';
 import { staleClaim } from '../stale-claim.js';
+import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
 import * as audit from './typeorm-audit-and-memory.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
 import {
@@ -64,6 +65,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     private readonly dataSource: DataSource,
     /** The database behind this store. */
     readonly dialect: StoreDialect,
+    /** PostgreSQL: the schema of the job queue (graphile-worker) that holds the workers' jobs. */
+    readonly jobsSchema?: string,
   ) {
     this.queue = dialect === 'sqlite' ? new SerialQueue() : undefined;
   }
@@ -182,11 +185,12 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence): Promise<void> {
+  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
     const row = toInteractionRow(interaction);
     const { interactionId: _interactionId, ...columns } = row;
     await this.write(async (manager) => {
       await this.checkFence(manager, fence);
+      await this.addJobs(manager, jobs);
       await manager
         .createQueryBuilder()
         .insert()
@@ -217,7 +221,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return rows.map(toInteractionRecord);
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord): Promise<RecordResponseResult> {
+  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
     if (!isStorableText(interactionId)) return { status: 'not_found' };
     const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
     const respondedAt = storableText(response.respondedAt, 'respondedAt');
@@ -229,6 +233,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       );
       const row = await manager.findOne(InteractionEntity, { where: { interactionId } });
       if (row === null) return { status: 'not_found' };
+      if (updated.affected === 1) await this.addJobs(manager, jobs);
       return { status: updated.affected === 1 ? 'recorded' : 'not_pending', interaction: toInteractionRecord(row) };
     });
   }
@@ -392,6 +397,28 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       }),
     );
     return rows.map(toToolExecutionRecord);
+  }
+
+  async scheduleJobs(jobs: readonly ThreadJob[]): Promise<void> {
+    if (jobs.length > 0) await this.write((manager) => this.addJobs(manager, jobs));
+  }
+
+  /**
+   * Adds jobs to the job queue inside the caller's transaction (graphile-worker's
+   * `add_job`, one statement each): they exist exactly when the write they go with does.
+   */
+  private async addJobs(manager: EntityManager, jobs: readonly ThreadJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    if (this.jobsSchema === undefined) {
+      throw new InterlockError('INVALID_OPTIONS', 'workers need the SQLite store (openSqliteStore) or PostgreSQL: this store cannot hold their jobs');
+    }
+    for (const job of jobs) {
+      const { key, runAt, workflowId, ...payload } = job;
+      await manager.query(
+        `SELECT 1 FROM "${this.jobsSchema}".add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz, job_key => $4::text, max_attempts => 25)`,
+        [taskIdentifier(workflowId), JSON.stringify({ ...payload, workflowId, key }), runAt, key],
+      );
+    }
   }
 
   /** Appends to the audit log, queued on the head's row lock behind other appenders. */

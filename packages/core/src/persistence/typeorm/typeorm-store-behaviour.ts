@@ -142,6 +142,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'CreateAuditAndRememberedApprovalTables1795478400000',
         'AddThreadLeases1795564800000',
         'AddClaimEpochAndAuditHead1795651200000',
+        'CreateJobsTable1795737600000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();

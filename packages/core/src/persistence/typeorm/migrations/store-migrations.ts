@@ -3,6 +3,7 @@ import { CreateToolExecutionAndWorkflowTables1795392000000 } from './17953920000
 import { CreateAuditAndRememberedApprovalTables1795478400000 } from './1795478400000-create-audit-and-remembered-approval-tables.js';
 import { AddThreadLeases1795564800000 } from './1795564800000-add-thread-leases.js';
 import { AddClaimEpochAndAuditHead1795651200000 } from './1795651200000-add-claim-epoch-and-audit-head.js';
+import { CreateJobsTable1795737600000 } from './1795737600000-create-jobs-table.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -11,4 +12,5 @@ export const STORE_MIGRATIONS = [
   CreateAuditAndRememberedApprovalTables1795478400000,
   AddThreadLeases1795564800000,
   AddClaimEpochAndAuditHead1795651200000,
+  CreateJobsTable1795737600000,
 ];

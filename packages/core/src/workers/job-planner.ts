@@ -1,0 +1,54 @@
+import type { Clock } from '../engine/clock.js';
+import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { continueJob, deadlineJob, recoverJob, type ThreadJob } from './thread-jobs.js';
+
+/** Where a thread goes on after an answer: in the process that answered (the embedded default), or in a worker. */
+export type ContinueIn = 'this-process' | 'workers';
+
+/**
+ * Which jobs go with which write (issue 12), when threads continue in workers: a deadline
+ * job with each interaction that has one, a continue job with each answer, and with each a
+ * recover job a little after the claim that follows should have ended, so a worker that
+ * dies or freezes never leaves the thread behind. In `this-process` mode there are none.
+ */
+export class JobPlanner {
+  constructor(
+    readonly continueIn: ContinueIn,
+    private readonly clock: Clock,
+    private readonly leaseMs: number,
+  ) {}
+
+  get enabled(): boolean {
+    return this.continueIn === 'workers';
+  }
+
+  /** With new interactions: their deadlines, each with its recovery. */
+  forInteractions(thread: ThreadRecord, interactions: readonly InteractionRecord[]): ThreadJob[] {
+    if (!this.enabled) return [];
+    return interactions.flatMap((interaction) =>
+      interaction.deadline === null
+        ? []
+        : [
+            deadlineJob(thread, interaction.interactionId, interaction.deadline),
+            this.recovery(thread, `deadline:${interaction.interactionId}`, Date.parse(interaction.deadline)),
+          ],
+    );
+  }
+
+  /** With an answer: the thread's continuation, and its recovery. */
+  forAnswer(thread: ThreadRecord, interactionId: string): ThreadJob[] {
+    if (!this.enabled) return [];
+    const now = this.clock.now();
+    return [continueJob(thread, now), this.recovery(thread, `answer:${interactionId}`, now)];
+  }
+
+  /** With a new thread: its recovery, should the process that runs it die. */
+  forStart(thread: ThreadRecord): ThreadJob[] {
+    return this.enabled ? [this.recovery(thread, `start:${thread.threadId}`, this.clock.now())] : [];
+  }
+
+  /** A look at the thread after the claim taken at `from` should have ended (two leases, plus a second). */
+  recovery(thread: { threadId: string; workflowId: string }, reason: string, from: number): ThreadJob {
+    return { ...recoverJob(thread, from + 2 * this.leaseMs + 1_000), key: `recover:${reason}` };
+  }
+}

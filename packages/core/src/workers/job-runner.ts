@@ -1,0 +1,91 @@
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
+import type { Clock } from '../engine/clock.js';
+import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ThreadJob } from './thread-jobs.js';
+
+/** What became of a job: done, or to be run again at `retryAt` (ms since the epoch). */
+export type JobOutcome = { status: 'done'; note?: string } | { status: 'retry'; retryAt: number; note: string };
+
+/** The part of Interlock a job runner drives. */
+export interface ThreadDriver {
+  resume(threadId: string): Promise<{ done(): Promise<unknown> }>;
+}
+
+/**
+ * Runs one job of a worker (issue 12): times out an overdue interaction, then takes the
+ * thread forward with `resume()`, which claims it (one process at a time) and keeps every
+ * promise of docs/persistence.md. A thread another live process holds is looked at again
+ * once that claim ends; one that ended, or that nothing waits to move, is done.
+ */
+export class JobRunner {
+  constructor(
+    private readonly interlock: ThreadDriver,
+    private readonly store: ICheckpointStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(job: ThreadJob): Promise<JobOutcome> {
+    const thread = await this.store.getThread(job.threadId);
+    if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running')) return { status: 'done', note: 'the thread ended' };
+    switch (job.kind) {
+      case 'deadline':
+        await this.expire(job);
+        return this.resume(thread);
+      case 'continue':
+        return this.resume(thread);
+      case 'recover':
+        return this.recover(job, thread);
+    }
+  }
+
+  /** A thread a claim should have let go of by now: goes on if it was left running or answered; looked at again while the claim lives. */
+  private async recover(job: ThreadJob, thread: ThreadRecord): Promise<JobOutcome> {
+    const until = thread.lease === undefined ? undefined : Date.parse(thread.lease.until);
+    if (until !== undefined && until > this.clock.now()) return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
+    if (thread.status === 'running') return this.resume(thread);
+    const answered = await this.store.listInteractions({ threadId: thread.threadId, status: 'responded' });
+    const overdue = (await this.store.listInteractions({ threadId: thread.threadId, status: 'pending' })).some(
+      (interaction) => interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now(),
+    );
+    if (answered.length === 0 && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
+    if (overdue) await this.expire({ ...job, kind: 'deadline' });
+    return this.resume(thread);
+  }
+
+  /** Times out the job's interaction, or every overdue one of the thread, if still pending. */
+  private async expire(job: ThreadJob): Promise<void> {
+    const pending = await this.store.listInteractions({ threadId: job.threadId, status: 'pending' });
+    for (const interaction of pending) {
+      if (job.interactionId !== undefined && interaction.interactionId !== job.interactionId) continue;
+      if (interaction.deadline === null || Date.parse(interaction.deadline) > this.clock.now()) continue;
+      await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
+    }
+  }
+
+  private async resume(thread: ThreadRecord): Promise<JobOutcome> {
+    try {
+      await (await this.interlock.resume(thread.threadId)).done();
+      return { status: 'done' };
+    } catch (error) {
+      const failure = toInterlockError(error);
+      switch (failure.code) {
+        case 'THREAD_BUSY': {
+          const current = await this.store.getThread(thread.threadId);
+          const until = current?.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
+          return { status: 'retry', retryAt: Math.max(until, this.clock.now()) + 1_000, note: failure.message };
+        }
+        case 'THREAD_NOT_WAITING':
+        case 'THREAD_NOT_FOUND':
+          return { status: 'done', note: failure.message };
+        // This process lost the thread to another (it froze past its claim): that one goes on.
+        case 'STORE_CONFLICT':
+          return { status: 'done', note: failure.message };
+        case 'STORE_UNAVAILABLE':
+        case 'STORE_OUTCOME_UNKNOWN':
+          return { status: 'retry', retryAt: this.clock.now() + 5_000, note: failure.message };
+        default:
+          throw InterlockError.is(error) ? error : failure;
+      }
+    }
+  }
+}

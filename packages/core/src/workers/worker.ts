@@ -1,0 +1,102 @@
+import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { steadyClock } from '../engine/clock.js';
+import { InterlockError } from '../errors/interlock-error.js';
+import { createInterlock, openStore, type Interlock, type InterlockOptions, type StoreOptions } from '../interlock.js';
+import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
+import { JobRunner } from './job-runner.js';
+import { jobsSchemaOf, type ThreadJob } from './thread-jobs.js';
+
+export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
+  /** The deployment's store: SQLite (one machine) or PostgreSQL. */
+  store: Extract<StoreOptions, { type: 'sqlite' } | { type: 'postgres' }>;
+  /** The workflows this worker serves (files or definitions): it takes only their threads' jobs. */
+  workflows: (string | WorkflowDefinitionInput)[];
+  /** How many threads it takes forward at once. Default 4. */
+  concurrency?: number;
+  /** How often it looks for jobs that came due (ms). Default 250 on SQLite, 500 on PostgreSQL (new jobs arrive at once there). */
+  pollMs?: number;
+  /** Told about a job that failed unexpectedly (it is run again later). Default: a line on stderr. */
+  onJobFailure?: (job: ThreadJob, error: unknown) => void;
+}
+
+/** A process that holds the tools and models of some workflows and takes their threads forward (issue 12). */
+export interface InterlockWorker {
+  /** The worker's Interlock: it starts threads too (`worker.interlock.start(…)`), continued here or in any worker. */
+  readonly interlock: Interlock;
+  /** The workflows it serves. */
+  readonly workflowIds: readonly string[];
+  /** Stops taking jobs, waits for the threads under way to stop, and closes the store. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a worker: it continues threads after answers given anywhere (the web inbox, the
+ * chat, `interlock respond`), times out interactions when their deadline comes, and takes
+ * over threads whose process died, for the workflows it registered. On PostgreSQL the jobs
+ * are graphile-worker's, in the same database; on SQLite the store is its own queue.
+ *
+ * @example
+ * const worker = await createWorker({
+ *   store: { type: 'postgres', url: process.env.DATABASE_URL! },
+ *   workflows: ['workflows/refund.toml'],
+ *   tools: [refund],
+ *   models: { default: openAICompatible({ model: 'gpt-4o-mini' }) },
+ * });
+ */
+export async function createWorker(options: WorkerOptions): Promise<InterlockWorker> {
+  const { workflows, concurrency = 4, pollMs, onJobFailure, ...interlockOptions } = options;
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
+    throw new InterlockError('INVALID_OPTIONS', `concurrency must be a whole number from 1 to 1000, not ${String(concurrency)}`);
+  }
+  if (workflows.length === 0) throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
+  const clock = options.clock ?? steadyClock();
+  const store = await openStore(options.store);
+  const interlock = await createInterlock({ ...interlockOptions, clock, store: { type: 'custom', store }, continueIn: 'workers' });
+  try {
+    const workflowIds: string[] = [];
+    for (const workflow of workflows) {
+      const definition = typeof workflow === 'string' ? await interlock.loadWorkflow(workflow) : interlock.registerWorkflow(workflow);
+      workflowIds.push(definition.id);
+    }
+    const runner = new JobRunner(interlock, store, clock);
+    const onFailure = onJobFailure ?? reportOnStderr;
+    const leaseMs = options.leaseMs ?? 15_000;
+    let consumer: JobConsumer;
+    if (options.store.type === 'postgres') {
+      consumer = new GraphileJobConsumer({ url: options.store.url, schema: jobsSchemaOf(options.store.schema) }, workflowIds, (job) => runner.run(job), {
+        concurrency,
+        pollMs: pollMs ?? 500,
+        onFailure,
+      });
+    } else {
+      const { takeJobs, finishJob, scheduleJobs } = store;
+      if (takeJobs === undefined || finishJob === undefined || scheduleJobs === undefined) {
+        throw new InterlockError('INVALID_OPTIONS', 'this store cannot hold jobs: workers need the SQLite store or PostgreSQL');
+      }
+      consumer = new StoreJobConsumer(store as ConstructorParameters<typeof StoreJobConsumer>[0], workflowIds, (job) => runner.run(job), {
+        clock,
+        concurrency,
+        pollMs: pollMs ?? 250,
+        lockMs: 2 * leaseMs,
+        onFailure,
+      });
+    }
+    await consumer.start();
+    return {
+      interlock,
+      workflowIds,
+      async stop() {
+        await consumer.stop();
+        await interlock.close();
+      },
+    };
+  } catch (error) {
+    await interlock.close();
+    throw error;
+  }
+}
+
+function reportOnStderr(job: ThreadJob, error: unknown): void {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`interlock worker: ${job.kind} job of thread ${job.threadId} failed (it runs again later): ${message}\n`);
+}

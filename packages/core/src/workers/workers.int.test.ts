@@ -1,0 +1,67 @@
+import { writeFile } from 'node:fs/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from '../crash/__fixtures__/crash-harness.js';
+import { deployWorkflow, dropScenarioSchemas, ledgerLines, newScenario, startWorker, withStore, type Scenario, type StoreName, type Worker } from '../engine/__fixtures__/claim-workers.js';
+
+/*
+ * Workers (issue 12): the processes that answer and the ones that act are apart. Real
+ * processes running the built package; a ledger outside the database counts real deploys.
+ */
+
+const STORES: StoreName[] = ['SQLite', 'PostgreSQL'];
+const running: Worker[] = [];
+
+beforeAll(() => assertBuilt());
+afterEach(async () => {
+  for (const worker of running.splice(0)) {
+    worker.child.kill('SIGCONT');
+    worker.child.kill('SIGKILL');
+  }
+});
+afterAll(() => dropScenarioSchemas());
+
+async function startWorkers(scenario: Scenario, count: number, config: Record<string, unknown> = {}): Promise<Worker[]> {
+  const workers = Array.from({ length: count }, () => startWorker(scenario, { mode: 'worker', ...config }));
+  running.push(...workers);
+  await Promise.all(workers.map((worker) => worker.printed('WORKER-READY')));
+  return workers;
+}
+
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
+  it('times out and continues a thread whose process exited once its deadline passes: the model is told the call was refused', async () => {
+    const scenario = await newScenario(storeName);
+    await writeFile(scenario.workflow, JSON.stringify(deployWorkflow('Deploy to production?', '2s')));
+    const started = await startWorker(scenario, { mode: 'start', threadId: 'deadline-1', continueIn: 'workers' }).exit;
+    expect(started.result?.outcome, started.stderr).toMatchObject({ status: 'waiting' });
+    await startWorkers(scenario, 1);
+
+    const thread = await until('the thread to end', () => withStore(scenario, (store) => store.getThread('deadline-1')), (found) => found?.status === 'completed');
+    expect(thread?.conversation.find((message) => message.role === 'tool')?.content).toMatch(/^\[TIMEOUT\]/);
+    expect(ledgerLines(scenario)).toEqual([]);
+  }, 60_000);
+
+  it('answering in another process only stores the answer and schedules it; a worker runs the tool, once', async () => {
+    const scenario = await newScenario(storeName);
+    const service = await startWorker(scenario, { mode: 'startMany', count: 3, continueIn: 'workers' }).exit;
+    const threadIds = service.result?.threadIds ?? [];
+    expect(threadIds, service.stderr).toHaveLength(3);
+    const answered = await startWorker(scenario, { mode: 'answerAll', continueIn: 'workers' }).exit;
+    expect(answered.result?.results, answered.stderr).toEqual(['scheduled', 'scheduled', 'scheduled']);
+    // The answerer holds no tool: nothing ran yet.
+    expect(ledgerLines(scenario)).toEqual([]);
+
+    await startWorkers(scenario, 1);
+    await until('every thread to complete', () => withStore(scenario, (store) => store.listThreads({ status: 'completed' })), (done) => done.length === 3);
+    expect(ledgerLines(scenario).sort()).toEqual(threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort());
+  }, 60_000);
+});
