@@ -65,3 +65,37 @@ describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
     expect(ledgerLines(scenario).sort()).toEqual(threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort());
   }, 60_000);
 });
+
+const CHAOS_THREADS = Number(process.env['INTERLOCK_WORKER_THREADS'] ?? 1_000);
+
+describe('three workers on one PostgreSQL, one killed and one frozen mid-way (issue 12)', () => {
+  it(`takes ${CHAOS_THREADS} threads to the end, every deploy once, with nobody resuming anything by hand`, async () => {
+    const scenario = await newScenario('PostgreSQL');
+    const leaseMs = 1_000;
+    const workers = await startWorkers(scenario, 3, { leaseMs, toolMs: 50, concurrency: 4 });
+    const service = await startWorker(scenario, { mode: 'startMany', count: CHAOS_THREADS, continueIn: 'workers', leaseMs }).exit;
+    const threadIds = service.result?.threadIds ?? [];
+    expect(threadIds, service.stderr).toHaveLength(CHAOS_THREADS);
+
+    const person = startWorker(scenario, { mode: 'answerLoop', continueIn: 'workers', leaseMs });
+    await until('a third of the deploys', async () => ledgerLines(scenario).length, (count) => count >= CHAOS_THREADS / 3);
+    const [killed, frozen, steady] = workers as [Worker, Worker, Worker];
+    killed.child.kill('SIGKILL');
+    frozen.child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 3 * leaseMs));
+    frozen.child.kill('SIGCONT');
+
+    const answered = await person.exit;
+    expect(answered.result?.error, answered.stderr).toBeUndefined();
+    const completed = await withStore(scenario, (store) => store.listThreads({ status: 'completed' }));
+    expect(completed.map((thread) => thread.threadId).sort()).toEqual([...threadIds].sort());
+    const ledger = ledgerLines(scenario);
+    expect(ledger.sort()).toEqual(threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort());
+
+    frozen.child.kill('SIGTERM');
+    steady.child.kill('SIGTERM');
+    const reports = await Promise.all([frozen.exit, steady.exit]);
+    // The work was spread: the two workers that lived took threads forward.
+    for (const report of reports) expect(report.result?.threads?.length ?? 0, report.stderr).toBeGreaterThan(0);
+  }, 300_000);
+});

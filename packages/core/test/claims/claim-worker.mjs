@@ -86,6 +86,27 @@ async function run(interlock) {
       }
       return { results };
     }
+    case 'answerLoop': {
+      // A person at an inbox until every thread ended: approves each call; for a call whose
+      // outcome is unknown (its worker died while it ran) says `done` when the ledger shows it ran.
+      const { readFileSync, existsSync } = await import('node:fs');
+      const ledger = () => (existsSync(config.ledger) ? readFileSync(config.ledger, 'utf8') : '');
+      const counts = {};
+      for (let round = 0; round < 6_000; round += 1) {
+        const open = (await interlock.threads()).filter((thread) => thread.status === 'waiting' || thread.status === 'running');
+        if (open.length === 0) return { counts };
+        for (const request of await interlock.pending()) {
+          const approval = request.toolApproval;
+          const ran = approval?.stage === 'recovery' && ledger().includes(`deployed ${request.threadId} ${approval.toolCallId} `);
+          const input = approval?.stage === 'recovery' ? (ran ? 'done' : 'retry') : { approved: true };
+          const result = await interlock.respond(request.interactionId, input, { responder: 'answerer' }).catch((error) => ({ status: error.code }));
+          const name = approval?.stage === 'recovery' ? `recovery:${input}` : result.status;
+          counts[name] = (counts[name] ?? 0) + 1;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return { counts, error: { code: 'TIMEOUT', message: 'threads still open' } };
+    }
     case 'roundTrips': {
       const failures = [];
       let completed = 0;
