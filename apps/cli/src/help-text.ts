@@ -57,6 +57,7 @@ Usage:
   interlock audit [--verify] [--json]
   interlock explain <tool> '<json args>' [--json] [--mode MODE] [--workspace DIR]
   interlock validate <workflow.toml|json>
+  interlock worker <workflow.toml|json>… [--store SPEC] [--concurrency N]
   interlock <command> --help
   interlock --version
 
@@ -72,6 +73,8 @@ Commands:
   audit     print the audit trail of tool-call decisions (--verify its hash chain)
   explain   say whether a tool call would run, ask or be refused, and why
   validate  check a workflow file and list every error with its path
+  worker    take forward the threads of these workflows after answers given
+            anywhere (the web inbox, interlock respond), and at their deadlines
 
 ${ANSWERING}
 
@@ -189,6 +192,32 @@ Exit codes:
   0    a decision was printed (allow, ask or deny alike)
   2    usage error: no tool, arguments that are not a JSON object, a bad --mode
        or --workspace
+`;
+
+/** `interlock worker --help`. */
+export const WORKER_HELP = `Usage: interlock worker <workflow.toml|json>… [options]
+
+Takes forward the threads of these workflows, with the built-in tools, in this process:
+after answers given anywhere (the web inbox, the chat, interlock respond from a process
+started with continueIn "workers"), when a question's deadline passes (it is timed out
+and the thread goes on), and when the process that ran a thread died. It takes only the
+threads of the workflows it serves; run several workers on one store to share the work.
+Runs until Ctrl+C or SIGTERM.
+
+Options:
+  --store SPEC         the shared store: sqlite:<path> or postgres://… (default
+                       sqlite:.interlock/interlock.db, or INTERLOCK_STORE)
+  --model NAME         scripted (default) or openai:<model>
+  --base-url URL       the OpenAI-compatible server of --model openai:<model>
+  --mode MODE          default, autoEdit or yolo (see interlock run --help)
+  --workspace DIR      the directory the file and shell tools are confined to
+  --concurrency N      how many threads it takes forward at once (default 4)
+  -h, --help           show this help
+
+Exit codes:
+  0    stopped by Ctrl+C or SIGTERM
+  1    the store or a workflow could not be opened
+  2    usage error
 `;
 
 /** `interlock validate --help`. */

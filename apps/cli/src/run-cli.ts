@@ -9,6 +9,7 @@ import { resumeCommand } from './commands/resume-command.js';
 import { runCommand } from './commands/run-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 import { validateCommand } from './commands/validate-command.js';
+import { workerCommand } from './commands/worker-command.js';
 import { ExitCode } from './exit-code.js';
 import { maskPassword } from './store-option.js';
 import { TOP_LEVEL_HELP } from './help-text.js';
@@ -25,6 +26,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   audit: auditCommand,
   explain: explainCommand,
   validate: validateCommand,
+  worker: workerCommand,
 };
 
 /**

@@ -4,7 +4,8 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { createInterlock, openStore, type Interlock, type InterlockOptions, type StoreOptions } from '../interlock.js';
 import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobRunner } from './job-runner.js';
-import { jobsSchemaOf, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
   /** The deployment's store: SQLite (one machine) or PostgreSQL. */
@@ -51,7 +52,8 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   if (workflows.length === 0) throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
   const clock = options.clock ?? steadyClock();
   const store = await openStore(options.store);
-  const interlock = await createInterlock({ ...interlockOptions, clock, store: { type: 'custom', store }, continueIn: 'workers' });
+  // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
+  const interlock = await createInterlock({ ...interlockOptions, clock, store: { type: 'custom', store }, continueIn: 'workers', recoverOnStart: false });
   try {
     const workflowIds: string[] = [];
     for (const workflow of workflows) {
@@ -82,6 +84,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       });
     }
     await consumer.start();
+    await sweep(store, workflowIds, clock.now());
     return {
       interlock,
       workflowIds,
@@ -94,6 +97,38 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     await interlock.close();
     throw error;
   }
+}
+
+/**
+ * Threads of these workflows that no job looks after yet (started or asked by a process
+ * whose threads continue in itself, `interlock run --detach`, before this worker ran):
+ * each pending question with a deadline gets its deadline job, each answered or timed-out
+ * question its thread still waits on a continue job, and each thread left `running` a
+ * recover job, so a worker times them out and takes them over.
+ */
+async function sweep(store: ICheckpointStore, workflowIds: readonly string[], now: number): Promise<void> {
+  const jobs: ThreadJob[] = [];
+  const threads = new Map<string, Promise<ThreadRecord | undefined>>();
+  const threadOf = (threadId: string) => {
+    if (!threads.has(threadId)) threads.set(threadId, store.getThread(threadId));
+    return threads.get(threadId) as Promise<ThreadRecord | undefined>;
+  };
+  for (const status of ['pending', 'responded', 'failed'] as const) {
+    for (const interaction of await store.listInteractions({ status })) {
+      if (status === 'pending' && interaction.deadline === null) continue;
+      const thread = await threadOf(interaction.threadId);
+      if (thread === undefined || !workflowIds.includes(thread.workflowId) || !thread.pendingInteractionIds.includes(interaction.interactionId)) continue;
+      jobs.push(
+        status === 'pending' && interaction.deadline !== null
+          ? deadlineJob(thread, interaction.interactionId, interaction.deadline)
+          : { ...continueJob(thread, now), key: `continue:${thread.threadId}` },
+      );
+    }
+  }
+  for (const thread of await store.listThreads({ status: 'running' })) {
+    if (workflowIds.includes(thread.workflowId)) jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
+  }
+  if (jobs.length > 0) await store.scheduleJobs?.(jobs);
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {

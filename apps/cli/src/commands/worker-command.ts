@@ -1,0 +1,76 @@
+import { parseArgs } from 'node:util';
+import { builtinTools, createWorker } from '@interlock/core';
+import { parseApprovalMode } from '../approval-mode-option.js';
+import { ExitCode } from '../exit-code.js';
+import { WORKER_HELP } from '../help-text.js';
+import { createModel } from '../model-option.js';
+import { parseStoreOption } from '../store-option.js';
+import { colourWanted, createTerminalStyle } from '../terminal-style.js';
+import { UsageError } from '../usage-error.js';
+import { resolveWorkspace } from '../workspace-option.js';
+import { withUsageErrors } from './with-usage-errors.js';
+
+/**
+ * `interlock worker <workflow.toml|json>… [--store SPEC] [--model …] [--mode …] [--workspace DIR] [--concurrency N]`:
+ * takes forward the threads of these workflows, with the built-in tools, after answers
+ * given anywhere (issue 12); times out their questions at their deadlines and takes over
+ * threads whose process died. Runs until Ctrl+C or SIGTERM, then lets the threads under
+ * way stop and exits 0.
+ *
+ * @throws UsageError for a wrong command line.
+ */
+export async function workerCommand(argv: string[]): Promise<ExitCode> {
+  const { values, positionals } = withUsageErrors('worker', () =>
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        store: { type: 'string' },
+        model: { type: 'string' },
+        'base-url': { type: 'string' },
+        mode: { type: 'string' },
+        workspace: { type: 'string' },
+        concurrency: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }),
+  );
+  if (values.help) {
+    process.stdout.write(WORKER_HELP);
+    return ExitCode.completed;
+  }
+  if (positionals.length === 0) throw new UsageError('interlock worker needs the workflow files it serves: interlock worker <workflow.toml>…', 'worker');
+  const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
+    throw new UsageError(`--concurrency ${JSON.stringify(values.concurrency)} is not a number of threads from 1 to 1000`, 'worker');
+  }
+  const store = parseStoreOption(values.store, 'worker');
+  if (store.options.type !== 'sqlite' && store.options.type !== 'postgres') {
+    throw new UsageError(`a worker needs a store other processes share: --store sqlite:<path> or postgres://…, not ${store.label}`, 'worker');
+  }
+  const model = createModel({ ...(values.model === undefined ? {} : { model: values.model }), ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) }, 'worker');
+  const worker = await createWorker({
+    store: store.options,
+    workflows: positionals,
+    tools: builtinTools,
+    models: { default: model },
+    approval: { mode: parseApprovalMode(values.mode, 'worker') },
+    workspaceRoot: await resolveWorkspace(values.workspace, 'worker'),
+    concurrency,
+  });
+  const style = createTerminalStyle(colourWanted(process.stdout));
+  worker.interlock.events$.subscribe((event) => {
+    if (event.type === 'THREAD_RESUMED') process.stdout.write(`${style.dim(`thread ${event.threadId}: taken forward`)}\n`);
+    else if (event.type === 'THREAD_COMPLETED') process.stdout.write(`${style.green(`thread ${event.threadId}: completed`)}\n`);
+    else if (event.type === 'THREAD_FAILED') process.stdout.write(`${style.red(`thread ${event.threadId}: failed: ${event.error.code}`)}\n`);
+    else if (event.type === 'THREAD_SUSPENDED') process.stdout.write(`${style.dim(`thread ${event.threadId}: waits for a person`)}\n`);
+  });
+  process.stdout.write(`Worker ready: serving ${worker.workflowIds.join(', ')} on ${store.label}, ${concurrency} at a time. Ctrl+C stops it.\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  process.stdout.write('Stopping: the threads under way stop at their next wait…\n');
+  await worker.stop();
+  return ExitCode.completed;
+}

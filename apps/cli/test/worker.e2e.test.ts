@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, BUILT_CLI } from './built-cli.js';
+import { cliIn, createWorkingDirectory, EXAMPLES, jsonOf, type Detached } from './cross-process.js';
+
+beforeAll(assertBuilt);
+
+const directories: string[] = [];
+afterAll(async () => {
+  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+});
+
+describe('interlock worker (issue 12)', () => {
+  it('times out and continues a thread whose process exited when its approval deadline passes: the model is told the calls were refused', async () => {
+    const directory = await createWorkingDirectory('interlock-worker-');
+    directories.push(directory);
+    await mkdir(join(directory, 'workspace'));
+    const definition = await readFile(EXAMPLES.codingAgent, 'utf8');
+    await writeFile(
+      join(directory, 'agent.toml'),
+      definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "2s"').replace('version = "1"', 'version = "1-deadline-2s"'),
+    );
+    const started = await cliIn(directory, ['run', 'agent.toml', '--detach', '--json', '--workspace', 'workspace']);
+    expect(started.exitCode, started.stderr).toBe(3);
+    const { threadId } = jsonOf<Detached>(started);
+
+    const worker = spawn(process.execPath, [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace'], {
+      cwd: directory,
+      env: { ...process.env, INTERLOCK_STORE: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    try {
+      for (let waited = 0; !output.includes(`thread ${threadId}: completed`); waited += 100) {
+        if (waited > 20_000) throw new Error(`the worker did not complete the thread; it printed:\n${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      worker.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(output).toContain('Worker ready: serving coding-agent on sqlite:.interlock/interlock.db');
+
+    const threads = jsonOf<Array<{ threadId: string; status: string }>>(await cliIn(directory, ['threads', '--json']));
+    expect(threads).toEqual([expect.objectContaining({ threadId, status: 'completed' })]);
+    const trail = await cliIn(directory, ['audit', '--json']);
+    expect(jsonOf<{ entries: Array<{ decidedBy: string }> }>(trail).entries.map((entry) => entry.decidedBy)).toContain('interaction:timeout');
+  }, 60_000);
+});
