@@ -1,42 +1,32 @@
-import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'inversify';
-import { ReplaySubject, type Subscription } from 'rxjs';
-import type { ErrorCode, InterlockEvent, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
+import type { ErrorCode, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
+import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { canonicalJson } from '../policy/canonical-arguments.js';
-import { definitionHash } from '../workflow/definition-hash.js';
+import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
-import { timerUntil, type Clock } from './clock.js';
-import { startNodeId } from './graph.js';
-import { durable, failpointAfterCommit } from './durability.js';
-import { CLAIM_LOST, SHUTDOWN } from './shutdown.js';
+import { AnswerIntake } from './answer-intake.js';
+import type { Clock } from './clock.js';
+import { DeadlineTimers } from './deadline-timers.js';
+import { durable } from './durability.js';
+import { newThreadRecord, type StartOptions } from './new-thread.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
-import type { JobPlanner } from '../workers/job-planner.js';
 import type { ThreadHandle } from './thread-handle.js';
-import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
+import type { ThreadOutcome } from './thread-outcome.js';
+import { ThreadRuns } from './thread-runs.js';
 import { defaultsOf } from './variable-scopes.js';
 
-export interface StartOptions {
-  /** Initial values of declared thread or subgraph variables. */
-  input?: Record<string, unknown>;
-  /** Which handler answers this thread's interactions; `none` means nobody can. Default `default`. */
-  channel?: string;
-  threadId?: string;
-  /** The session the thread belongs to (defaults: sessionId = threadId); approval requests carry it (F27). */
-  session?: { sessionId?: string; chatId?: string; parentThreadId?: string };
-}
+export type { StartOptions } from './new-thread.js';
 
 /**
  * What became of a thread after its answer was stored:
  * - `continued`: this process took it forward (`thread` is the run's handle);
- * - `elsewhere`: another process holds the thread and applies the answer;
+ * - `elsewhere`: another process holds the thread and applies the answer (or applied it already);
  * - `scheduled`: a worker will take it forward (the answer and its job were stored together);
  * - `stalled`: the answer is stored but the thread did not go on, for the reason given
  *   (the database failed after the answer's commit, the definitions changed…): it goes on
@@ -62,96 +52,55 @@ export type RespondResult =
 
 type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 
-interface ActiveRun {
-  handle: ThreadHandle;
-  controller: AbortController;
-  finished: Promise<ThreadOutcome>;
-}
-
-/** Starts, resumes, answers and cancels threads; tracks the runs of this process. */
+/**
+ * Starts, resumes, answers and cancels threads (the facade of the run loop): a new thread
+ * is built by `newThreadRecord`, stored claimed by this process and run by `ThreadRuns`;
+ * a stored one is claimed first (`claim`); an answer is taken in by `AnswerIntake` and then
+ * continues its thread here, elsewhere or in a worker; deadlines of durable waits are
+ * `DeadlineTimers`.
+ */
 @injectable()
 export class ThreadRunner {
-  private readonly active = new Map<string, ActiveRun>();
-  private readonly deadlines = new Map<string, Subscription>();
   /** Claims under way in this process, by thread (see resumeFrom). */
   private readonly claiming = new Map<string, Promise<ThreadHandle>>();
   private readonly definitions: ThreadDefinitions;
+  private readonly timers: DeadlineTimers;
+  private readonly intake: AnswerIntake;
+  private readonly runs: ThreadRuns;
   private closed = false;
 
   constructor(
     @inject(TYPES.NodeExecutionCoordinator) private readonly coordinator: NodeExecutionCoordinator,
     @inject(TYPES.WorkflowRegistry) private readonly workflows: WorkflowRegistry,
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
-    @inject(TYPES.EventBus) private readonly bus: EventBus,
+    @inject(TYPES.EventBus) bus: EventBus,
     @inject(TYPES.InteractionResponses) private readonly responses: InteractionResponses,
-    @inject(TYPES.ResponseInterpreter) private readonly interpreter: ResponseInterpreter,
+    @inject(TYPES.ResponseInterpreter) interpreter: ResponseInterpreter,
     @inject(TYPES.Clock) private readonly clock: Clock,
     @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
     @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {
     this.definitions = new ThreadDefinitions(workflows, store);
+    this.timers = new DeadlineTimers(clock, (interaction) => void this.expire(interaction).catch(() => undefined));
+    this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
+      isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
+      expire: (interaction) => this.expire(interaction),
+      retire: (interactionId) => this.retire(interactionId),
+    });
+    this.runs = new ThreadRuns(coordinator, bus, store, claims, (outcome) => this.afterRun(outcome), (threadId, reason) => this.cancel(threadId, reason));
   }
 
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const registered = this.workflows.get(workflow.id);
-    const input = options.input ?? {};
-    const declared = new Map(registered.variables.map((declaration) => [declaration.name, declaration]));
-    const variables = defaultsOf(registered, 'thread');
-    const frameVariables = defaultsOf(registered, 'subgraph');
-    for (const [name, value] of Object.entries(input)) {
-      const declaration = declared.get(name);
-      if (declaration?.scope === 'thread') variables[name] = value;
-      else if (declaration?.scope === 'subgraph') frameVariables[name] = value;
-      else {
-        throw new InterlockError(
-          'VARIABLE_UNDECLARED',
-          `input "${name}" is not a declared thread or subgraph variable of workflow "${registered.id}"`,
-        );
-      }
-    }
+    const record = newThreadRecord(registered, options, this.claims.initial(), this.clock.now());
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
     await this.definitions.keep(registered);
-    const now = new Date(this.clock.now()).toISOString();
-    const channel = options.channel ?? 'default';
-    const threadId = options.threadId ?? randomUUID();
-    const thread = await this.store.createThread({
-      threadId,
-      workflowId: registered.id,
-      workflowVersion: registered.version,
-      status: 'running',
-      channel,
-      input,
-      frames: [
-        {
-          workflowId: registered.id,
-          workflowVersion: registered.version,
-          definitionHash: definitionHash(registered),
-          cursor: startNodeId(registered),
-          variables: frameVariables,
-          loops: [],
-        },
-      ],
-      variables,
-      conversation: [],
-      session: {
-        sessionId: options.session?.sessionId ?? threadId,
-        ...(options.session?.chatId === undefined ? {} : { chatId: options.session.chatId }),
-        ...(options.session?.parentThreadId === undefined ? {} : { parentThreadId: options.session.parentThreadId }),
-      },
-      toolApproval: structuredClone(registered.config.toolApproval),
-      pendingInteractionIds: [],
-      activeNode: null,
-      steps: 0,
-      // The creator's claim: the run that follows holds it.
-      ...this.claims.initial(),
-      version: 0,
-      createdAt: now,
-      updatedAt: now,
-    });
+    const thread = await this.store.createThread(record);
     // Should the process running it die, a worker recovers it.
     if (this.jobs.enabled) await this.store.scheduleJobs?.(this.jobs.forStart(thread));
-    return this.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
+    const { input, channel } = thread;
+    return this.runs.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
   }
 
   /** Continues a thread from the store: after a restart, or in another process. */
@@ -166,7 +115,7 @@ export class ThreadRunner {
    */
   private resumeFrom(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
     this.assertOpen();
-    const running = this.active.get(threadId);
+    const running = this.runs.get(threadId);
     if (running) return Promise.resolve(running.handle);
     // Two callers of this process (an answer and a run that just suspended) share one claim.
     const claiming = this.claiming.get(threadId);
@@ -185,9 +134,9 @@ export class ThreadRunner {
     for (const orphan of await this.store.listInteractions({ threadId })) {
       if (orphan.status === 'pending' && !thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
     }
-    for (const id of thread.pendingInteractionIds) this.disarm(id);
+    for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
-    return this.launch(thread, () =>
+    return this.runs.launch(thread, () =>
       this.coordinator.emit(thread, { type: 'THREAD_RESUMED', ...(interactionId === undefined ? {} : { interactionId }) }),
     );
   }
@@ -225,66 +174,17 @@ export class ThreadRunner {
    */
   async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
     this.assertOpen();
-    const interaction = await this.store.getInteraction(interactionId);
-    if (!interaction) {
-      throw new InterlockError('INTERACTION_NOT_FOUND', `no interaction ${interactionId}: list what waits with interlock.pending()`);
+    const intake = await this.intake.take(interactionId, input, options.responder);
+    if (intake.kind === 'answered') {
+      const { status, threadId } = intake;
+      const repeated = intake.repeated === true ? { repeated: true as const } : {};
+      if (status === 'scheduled') return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
+      if (status === 'applied') return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+      return { status, threadId };
     }
-    const { threadId } = interaction;
-    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
-    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
-    // A question stored just before a crash, before its thread was checkpointed as waiting
-    // on it, is an orphan nobody may answer: the thread asks again when it resumes.
-    const thread = await this.store.getThread(threadId);
-    if (!thread?.pendingInteractionIds.includes(interactionId)) {
-      await this.retire(interaction.interactionId);
-      return { status: 'expired', threadId };
-    }
-    if (interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now()) {
-      await this.expire(interaction);
-      return { status: 'expired', threadId };
-    }
-    this.definitions.check(thread);
-    const value = this.interpreter.interpret(interaction, input);
-    // With workers, the answer and the job that continues the thread are stored together.
-    const scheduled = this.jobs.enabled && !this.active.has(threadId);
-    const recorded = await this.store.recordResponse(
-      interactionId,
-      {
-        input: value,
-        ...(options.responder === undefined ? {} : { responder: options.responder }),
-        respondedAt: new Date(this.clock.now()).toISOString(),
-      },
-      scheduled ? this.jobs.forAnswer(thread, interactionId) : [],
-    );
-    if (recorded.status === 'not_found') throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
-    if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
-    await failpointAfterCommit('interaction:answer-stored', this.store);
-    this.disarm(interactionId);
-    if (scheduled) {
-      await durable(this.store);
-      return { status: 'accepted', threadId, continuation: { status: 'scheduled' } };
-    }
-    return this.continueAfter(interaction, thread);
-  }
-
-  /** An answer to an interaction answered before: the same answer again is accepted (a retry), another is refused. */
-  private async answeredBefore(interaction: InteractionRecord, input: unknown): Promise<RespondResult> {
-    const { threadId } = interaction;
-    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input)) return { status: 'already_answered', threadId };
-    if (interaction.status !== 'responded') return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, repeated: true };
-    // Stored, not yet applied (the first call's continuation stalled): go on now.
-    const thread = await this.store.getThread(threadId);
-    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
-    return { ...(await this.continueAfter(interaction, thread)), repeated: true };
-  }
-
-  private sameAnswer(interaction: InteractionRecord, input: unknown): boolean {
-    try {
-      return canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input);
-    } catch {
-      return false;
-    }
+    this.timers.disarm(interactionId);
+    const result = await this.continueAfter(intake.interaction, intake.thread);
+    return intake.repeated ? { ...result, repeated: true } : result;
   }
 
   /**
@@ -300,7 +200,7 @@ export class ThreadRunner {
       ...(handle === undefined ? {} : { thread: handle }),
     });
     try {
-      const running = this.active.get(threadId);
+      const running = this.runs.get(threadId);
       if (running) {
         this.responses.notify(interactionId);
         await durable(this.store, 'soon');
@@ -335,22 +235,17 @@ export class ThreadRunner {
 
   /** Cancels a thread, running here or waiting in the store. */
   async cancel(threadId: string, reason = 'cancelled by the user'): Promise<void> {
-    const running = this.active.get(threadId);
-    if (running) {
-      running.controller.abort(reason);
-      await running.finished;
-      return;
-    }
+    if (await this.runs.cancel(threadId, reason)) return;
     const stored = await this.loadThread(threadId);
     if (stored.status !== 'waiting' && stored.status !== 'running') return;
     const thread = await this.claim(stored, 2);
     for (const id of thread.pendingInteractionIds) {
-      this.disarm(id);
+      this.timers.disarm(id);
       await this.store.failInteraction(id, 'cancelled', reason);
     }
     const controller = new AbortController();
     controller.abort(reason);
-    await this.launch(thread, () => undefined, controller).done();
+    await this.runs.launch(thread, () => undefined, controller).done();
   }
 
   /**
@@ -382,80 +277,24 @@ export class ThreadRunner {
     return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((interaction) => interaction.request);
   }
 
-  private async retire(interactionId: string): Promise<void> {
-    await this.store.failInteraction(interactionId, 'cancelled', 'superseded: the process stopped before the thread asked this, and it asked again');
-  }
-
   /** Stops every run of this process without cancelling threads: they stay resumable. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const subscription of this.deadlines.values()) subscription.unsubscribe();
-    this.deadlines.clear();
-    const runs = [...this.active.values()];
-    for (const run of runs) run.controller.abort(SHUTDOWN);
-    await Promise.allSettled(runs.map((run) => run.finished));
+    this.timers.disarmAll();
+    await this.runs.stopAll();
   }
 
   get activeRuns(): number {
-    return this.active.size;
+    return this.runs.size;
   }
 
   get armedDeadlines(): number {
-    return this.deadlines.size;
+    return this.timers.size;
   }
 
-  private launch(thread: ThreadRecord, announce: () => void, controller = new AbortController()): ThreadHandle {
-    const { threadId } = thread;
-    const events = new ReplaySubject<InterlockEvent>();
-    const subscription = this.bus.thread$(threadId).subscribe(events);
-    // The claim is renewed while the run works; if another process took it (this one froze
-    // past its lease), the run stops and writes nothing more.
-    const keepAlive = this.claims.keepAlive(thread, () => controller.abort(CLAIM_LOST));
-    const end = async () => {
-      keepAlive.unsubscribe();
-      subscription.unsubscribe();
-      this.active.delete(threadId);
-      await this.claims.release(thread).catch(() => undefined);
-    };
-    const finished = Promise.resolve()
-      .then(() => {
-        announce();
-        thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
-        return this.coordinator.run(thread, controller.signal);
-      })
-      .then(async (final) => {
-        // A run that stops frees its claim and leaves its state durable before anyone hears how it ended.
-        await end();
-        await durable(this.store);
-        return final;
-      })
-      .then(
-        async (final): Promise<ThreadOutcome> => {
-          const outcome = outcomeOf(final);
-          const next = await this.afterRun(outcome);
-          if (!next) {
-            events.complete();
-            return outcome;
-          }
-          // An answer arrived while this run was suspending: the handle follows the run that continues.
-          next.events$.subscribe(events);
-          return next.done();
-        },
-        async (error: unknown) => {
-          if (this.active.get(threadId)?.finished === finished) await end();
-          events.complete();
-          throw error;
-        },
-      );
-    const handle: ThreadHandle = {
-      threadId,
-      events$: events.asObservable(),
-      done: () => finished,
-      cancel: (reason) => this.cancel(threadId, reason),
-    };
-    this.active.set(threadId, { handle, controller, finished });
-    return handle;
+  private async retire(interactionId: string): Promise<void> {
+    await this.store.failInteraction(interactionId, 'cancelled', 'superseded: the process stopped before the thread asked this, and it asked again');
   }
 
   /**
@@ -470,7 +309,7 @@ export class ThreadRunner {
       if (interaction?.status === 'pending') interactions.push(interaction);
       else if (interaction) return this.continueAnswered(outcome.threadId);
     }
-    for (const interaction of interactions) this.arm(interaction);
+    for (const interaction of interactions) this.timers.arm(interaction);
     return undefined;
   }
 
@@ -482,31 +321,16 @@ export class ThreadRunner {
     try {
       return await this.resume(threadId);
     } catch (error) {
-      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return this.active.get(threadId)?.handle;
+      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return this.runs.get(threadId)?.handle;
       throw error;
     }
   }
 
-  private arm(interaction: InteractionRecord): void {
-    if (interaction.deadline === null || this.deadlines.has(interaction.interactionId)) return;
-    const subscription = timerUntil(Date.parse(interaction.deadline), this.clock).subscribe(() => {
-      this.deadlines.delete(interaction.interactionId);
-      void this.expire(interaction).catch(() => undefined);
-    });
-    this.deadlines.set(interaction.interactionId, subscription);
-  }
-
-  private disarm(interactionId: string | null): void {
-    if (interactionId === null) return;
-    this.deadlines.get(interactionId)?.unsubscribe();
-    this.deadlines.delete(interactionId);
-  }
-
   /** Times out a durable wait: the thread resumes and fails the interaction with reason `timeout`. */
   private async expire(interaction: InteractionRecord): Promise<void> {
-    this.disarm(interaction.interactionId);
+    this.timers.disarm(interaction.interactionId);
     const failed = await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
-    if (failed && !this.active.has(interaction.threadId) && !this.closed) await this.resume(interaction.threadId);
+    if (failed && this.runs.get(interaction.threadId) === undefined && !this.closed) await this.resume(interaction.threadId);
   }
 
   private assertNotHeldElsewhere(thread: ThreadRecord): void {
