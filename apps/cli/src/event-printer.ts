@@ -151,6 +151,8 @@ export class ReadableEventPrinter implements EventPrinter {
         const status = summary.interrupted === true ? '⏸ interrupted, waiting for an answer' : '⏸ waiting for an answer';
         return this.line(style.yellow(style.bold(status)) + details);
       }
+      case 'scheduled':
+        return this.line(style.yellow(style.bold('⏵ handed to a worker')) + details);
     }
   }
 

@@ -11,7 +11,7 @@ export const ExitCode = {
   failed: 1,
   /** The command line is wrong: unknown command, option, store or input variable. */
   usage: 2,
-  /** The thread is left waiting for an answer nobody gave. */
+  /** The thread is left waiting for an answer nobody gave (or handed to a worker, not finished here). */
   waiting: 3,
   /** `interlock respond`: the interaction had already been answered; nothing changed. */
   alreadyAnswered: 4,
@@ -40,6 +40,7 @@ export function exitCodeOf(outcome: ThreadOutcome, interrupted: boolean): ExitCo
     case 'cancelled':
       return ExitCode.interrupted;
     case 'waiting':
+    case 'scheduled':
       return ExitCode.waiting;
   }
 }

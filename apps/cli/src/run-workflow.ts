@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { InterlockError, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle } from '@interlock/core';
+import { InterlockError, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle, type ThreadOutcome } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { CLI_CHANNEL } from './composition-root.js';
 import { describeLoadError } from './describe-load-error.js';
@@ -45,7 +45,7 @@ export interface RunWorkflowOptions {
 /** The one line `interlock run --detach --json` prints. */
 export interface DetachedJson {
   threadId: string;
-  status: 'completed' | 'failed' | 'cancelled' | 'waiting';
+  status: ThreadOutcome['status'];
   pendingInteractionIds: string[];
 }
 

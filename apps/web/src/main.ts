@@ -2,7 +2,9 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SQLITE_PATH } from '@interlock/core';
+import { DEFAULT_SQLITE_PATH, type Interlock } from '@interlock/core';
+import type { FastifyInstance } from 'fastify';
+import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { DEFAULT_APPROVERS_PATH, loadApprovers } from './server/auth/approvers-file.js';
 import { createWebServer, WEB_CHANNEL } from './server/create-web-server.js';
@@ -15,14 +17,19 @@ const HELP = `interlock-web: the approval inbox of Interlock.
 
 Usage: interlock-web [options]
 
-  --store SPEC       sqlite:<path> (default sqlite:${DEFAULT_SQLITE_PATH}), postgres://…, or memory
+Without --demo it is the inbox of a deployment: it answers and runs no thread. An answer is
+stored with the job that continues its thread in a worker serving the workflow (createWorker
+in your service, or interlock worker); the page starts only workflows some worker serves.
+
+  --store SPEC       sqlite:<path> (default sqlite:${DEFAULT_SQLITE_PATH}), postgres://…, or memory (--demo only)
   --host HOST        default 127.0.0.1 (only this machine)
   --port PORT        default ${DEFAULT_PORT}; 0 picks a free one
   --approvers FILE   the approvers file (default ${DEFAULT_APPROVERS_PATH}); created at first start
                      with one approver, "admin", whose token is printed once
   --new-token        give "admin" a new token (printed once)
   --workspace DIR    where file and shell tools work (default .interlock/web-workspace)
-  --demo             start a release-agent thread now if nothing waits, and give "admin"
+  --demo             the demo: this process runs its own scripted agents and workflows;
+                     starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
   --log              log requests (tokens and cookies are redacted)
   --help
@@ -53,9 +60,28 @@ async function main(argv: string[]): Promise<void> {
   await mkdir(workspaceRoot, { recursive: true });
   // The demo prints a token at every start, so `pnpm demo:web` can always be signed in to.
   const access = await loadApprovers(values.approvers, { rotate: values['new-token'] || values.demo });
-  const web = await createWebInterlock({ store: parseStore(values.store), workspaceRoot, workflowApprovers: access.workflowApprovers });
-  const { interlock, store, workflows, chat } = web;
-  const app = await createWebServer({ interlock, store, chat, approvers: access.approvers, workflowApprovers: access.workflowApprovers, workflows, logger: values.log });
+  const storeOptions = parseStore(values.store);
+  const { approvers, workflowApprovers } = access;
+  let web: { interlock: Interlock; close(): Promise<void> };
+  let app: FastifyInstance;
+  if (values.demo) {
+    const demo = await createWebInterlock({ store: storeOptions, workspaceRoot, workflowApprovers });
+    const { interlock, store, workflows, chat } = demo;
+    web = demo;
+    app = await createWebServer({ interlock, store, chat, approvers, workflowApprovers, workflows, logger: values.log });
+  } else {
+    if (storeOptions.type === 'memory') throw new Error('a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)');
+    const deployment = await createDeploymentInterlock({ store: storeOptions });
+    const { interlock, store, workflows } = deployment;
+    web = deployment;
+    app = await createWebServer({ interlock, store, approvers, workflowApprovers, workflows, expireDeadlines: false, logger: values.log });
+    const served = await workflows();
+    process.stdout.write(
+      served.length === 0
+        ? 'No worker serves a workflow yet: run createWorker() in your service, or interlock worker <workflow files> --store … (the page lists them as they come).\n'
+        : `Workflows served by workers: ${served.map((workflow) => workflow.id).join(', ')}\n`,
+    );
+  }
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
@@ -64,8 +90,8 @@ async function main(argv: string[]): Promise<void> {
   } else {
     process.stdout.write(`Sign in with the token printed at first start (or restart with --new-token for a new one).\n`);
   }
-  if (values.demo && (await interlock.pending()).length === 0) {
-    const thread = await interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
+  if (values.demo && (await web.interlock.pending()).length === 0) {
+    const thread = await web.interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
     process.stdout.write(`Started a release-agent thread (${thread.threadId}): its calls wait in the inbox.\n`);
   }
   process.stdout.write('Press Ctrl+C to stop; waiting threads stay in the store.\n');

@@ -60,6 +60,7 @@ export type {
   InteractionRecord,
   InteractionResponseRecord,
   RecordResponseResult,
+  StoreChange,
   Frame,
   LoopState,
   AuditHead,
@@ -75,4 +76,5 @@ export { renderTemplate, evaluateExpression } from './expressions/expressions.js
 export type { WorkflowIssue } from './workflow/workflow-issues.js';
 export { createWorker, type InterlockWorker, type WorkerOptions } from './workers/worker.js';
 export type { ContinueIn } from './workers/job-planner.js';
+export { servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';

@@ -36,7 +36,7 @@ import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-appr
 import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
-import { JobPlanner, type ContinueIn } from './workers/job-planner.js';
+import { CONTINUE_IN, JobPlanner, type ContinueIn } from './workers/job-planner.js';
 
 /**
  * Where threads and interactions are kept: in this process (`memory`, the default), in a
@@ -85,8 +85,10 @@ export interface InterlockOptions {
    * Where a thread goes on after an answer (issue 12). `this-process` (the default): the
    * process that answers takes it forward. `workers`: answering stores the answer and a
    * job that continues the thread in a worker serving its workflow (`createWorker`), and
-   * deadlines become jobs too, so they fire whichever process is alive. The web inbox and
-   * chat of a deployment, which hold none of the tools, answer this way.
+   * deadlines become jobs too, so they fire whichever process is alive. `workers-only`:
+   * this process runs no thread at all — `start()` and `resume()` hand the thread to a
+   * worker; the web inbox and chat of a deployment, which hold none of the tools, answer
+   * this way.
    */
   continueIn?: ContinueIn;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
@@ -249,16 +251,18 @@ export async function createInterlock(options: InterlockOptions = {}): Promise<I
   const container = new Container();
   container.loadSync(coreModule);
   const continueIn = options.continueIn ?? 'this-process';
-  if (continueIn !== 'this-process' && continueIn !== 'workers') {
-    throw new InterlockError('INVALID_OPTIONS', `continueIn must be "this-process" or "workers", not ${JSON.stringify(continueIn)}`);
+  if (!CONTINUE_IN.includes(continueIn)) {
+    throw new InterlockError('INVALID_OPTIONS', `continueIn must be one of ${CONTINUE_IN.map((value) => `"${value}"`).join(', ')}, not ${JSON.stringify(continueIn)}`);
   }
   const store = await openStore(options.store ?? { type: 'memory' });
-  if (continueIn === 'workers' && store.scheduleJobs === undefined) {
-    throw new InterlockError('INVALID_OPTIONS', 'continueIn "workers" needs a store that holds jobs: the SQLite store or PostgreSQL');
+  if (continueIn !== 'this-process' && store.scheduleJobs === undefined) {
+    throw new InterlockError('INVALID_OPTIONS', `continueIn "${continueIn}" needs a store that holds jobs: the SQLite store or PostgreSQL`);
   }
   container.bind(TYPES.CheckpointStore).toConstantValue(store);
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
-  container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry((name) => tools.find(name) !== undefined));
+  // A process that runs no thread holds none of the tools its workflows name: only workers check them.
+  const toolExists = continueIn === 'workers-only' ? undefined : (name: string) => tools.find(name) !== undefined;
+  container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry(toolExists));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
   container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));

@@ -35,16 +35,22 @@ export interface WebServerOptions {
   approvers: readonly Approver[];
   /** Per workflow, the approvers who may answer, cancel and start it; unlisted workflows are open to every approver. */
   workflowApprovers?: WorkflowApprovers;
-  /** Workflows the page may start. Default none. */
-  workflows?: readonly WorkflowDefinition[];
+  /** Workflows the page may start, or how to find them when asked (a deployment's: those its workers serve). Default none. */
+  workflows?: readonly WorkflowDefinition[] | (() => Promise<readonly WorkflowDefinition[]>);
   /** The channel of threads started here. Default `web`. */
   channel?: string;
   /** The chat channel behind /api/chats; without it there are no chat routes. */
   chat?: ChatChannel;
   /** Default 64 KiB. */
   bodyLimit?: number;
-  /** How often to look at the store for deadlines and other processes' answers (ms). Default 1000; 0 turns it off. */
+  /**
+   * How often to look at the store for deadlines and other processes' answers (ms). Default
+   * 1000; 0 turns it off. On PostgreSQL, changes are heard as they happen (LISTEN/NOTIFY)
+   * and the store is looked at only for deadlines.
+   */
   pollInterval?: number;
+  /** Time out questions whose deadline passed (and continue their threads). Default true; a deployment's workers do it (false). */
+  expireDeadlines?: boolean;
   /** The time, for deadlines. Default Date.now. */
   now?: () => number;
   /** Log requests (info level, to stdout or `logStream`). Default off. Tokens, cookies and the CSRF header are redacted. */
@@ -89,8 +95,10 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
   const sessions = new SessionStore(now);
-  const live = new LiveUpdates(options.interlock, {
+  const fixedWorkflows = typeof options.workflows === 'function' ? [] : (options.workflows ?? []);
+  const live = new LiveUpdates(options.interlock, options.store, {
     pollInterval: options.pollInterval ?? 1000,
+    expireDeadlines: options.expireDeadlines ?? true,
     now,
     warn: (message) => app.log.warn(message),
   });
@@ -100,7 +108,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     workflowApprovers: options.workflowApprovers ?? {},
     sessions,
     live,
-    workflows: options.workflows ?? [],
+    startable: typeof options.workflows === 'function' ? options.workflows : () => Promise.resolve(fixedWorkflows),
     channel: options.channel ?? WEB_CHANNEL,
     ...(options.chat === undefined ? {} : { chatChannel: options.chat.channel }),
     now,

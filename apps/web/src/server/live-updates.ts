@@ -1,4 +1,4 @@
-import type { Interlock } from '@interlock/core';
+import type { ICheckpointStore, Interlock, StoreChange } from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
 
 /** What the page is told over Server-Sent Events: something changed, refetch. */
@@ -14,8 +14,14 @@ export interface LiveChange {
 }
 
 export interface LiveUpdatesOptions {
-  /** How often the store is looked at for answers from other processes and passed deadlines (ms). 0 turns it off. */
+  /**
+   * How often the store is looked at for answers from other processes and passed deadlines
+   * (ms). 0 turns it off. A store that reports changes (PostgreSQL) is looked at only for
+   * deadlines, and not at all without `expireDeadlines`.
+   */
   pollInterval: number;
+  /** Time out questions whose deadline passed and continue their threads (not in a deployment: its workers do). */
+  expireDeadlines: boolean;
   now: () => number;
   /** Where to report what went wrong in the background (never secrets). */
   warn?: (message: string) => void;
@@ -24,9 +30,11 @@ export interface LiveUpdatesOptions {
 type Listener = (change: LiveChange) => void;
 
 /**
- * The server's source of live updates: this process's events, plus a watch on the store
- * that times out interactions whose deadline passed (and continues their threads) and
- * notices answers given by other processes.
+ * The server's source of live updates: this process's events; the changes every process
+ * makes, heard from the store as they happen where it reports them (PostgreSQL
+ * LISTEN/NOTIFY: several web servers on one database show the same inbox); and otherwise a
+ * look at the store every `pollInterval`, which also times out interactions whose deadline
+ * passed (and continues their threads) when `expireDeadlines`.
  */
 export class LiveUpdates {
   private readonly listeners = new Set<Listener>();
@@ -36,15 +44,27 @@ export class LiveUpdates {
   private lastLook: Promise<void> = Promise.resolve();
   private looking = false;
   private stopped = false;
+  private watch: Promise<{ stop(): Promise<void> } | undefined> = Promise.resolve(undefined);
 
   constructor(
     private readonly interlock: Interlock,
+    private readonly store: ICheckpointStore,
     private readonly options: LiveUpdatesOptions,
   ) {}
 
   start(): void {
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.onEvent(event) });
-    if (this.options.pollInterval > 0) {
+    if (this.store.watchChanges === undefined) return this.poll();
+    this.watch = this.store.watchChanges((change) => this.onStoreChange(change)).catch((error: unknown) => {
+      this.options.warn?.(`live updates: cannot listen for changes, looking at the store instead: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.stopped) this.poll();
+      return undefined;
+    });
+    if (this.options.expireDeadlines) this.poll();
+  }
+
+  private poll(): void {
+    if (this.timer === undefined && this.options.pollInterval > 0) {
       this.timer = setInterval(() => {
         // A slow store is not asked again until it answered.
         if (this.looking) return;
@@ -65,11 +85,12 @@ export class LiveUpdates {
     for (const listener of this.listeners) listener(change);
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     this.stopped = true;
     this.subscription?.unsubscribe();
     clearInterval(this.timer);
     this.listeners.clear();
+    await (await this.watch)?.stop();
   }
 
   /**
@@ -87,7 +108,7 @@ export class LiveUpdates {
       let pending = await this.interlock.pending();
       const now = this.options.now();
       const overdue = pending.filter((request) => request.deadline !== null && Date.parse(request.deadline) <= now);
-      if (overdue.length > 0 && !this.stopped) {
+      if (overdue.length > 0 && this.options.expireDeadlines && !this.stopped) {
         await this.interlock.expireOverdue();
         for (const threadId of new Set(overdue.map((request) => request.threadId))) await this.continueThread(threadId);
         for (const request of overdue) this.publish({ kind: 'interaction', reason: 'expired', threadId: request.threadId, interactionId: request.interactionId });
@@ -111,6 +132,15 @@ export class LiveUpdates {
       // THREAD_BUSY (another process holds it) and THREAD_NOT_WAITING are normal here.
       this.options.warn?.(`live updates: thread ${threadId} was not continued after its deadline: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+
+  /** A change another process (or this one) made, as the store reported it. */
+  private onStoreChange(change: StoreChange): void {
+    if (change.table === '*') return this.publish({ kind: 'thread', reason: 'resync' });
+    const { threadId, status } = change;
+    if (change.table === 'threads') return this.publish({ kind: 'thread', reason: status, threadId });
+    const reason = status === 'pending' ? 'requested' : status === 'responded' ? 'answered' : status;
+    this.publish({ kind: 'interaction', reason, threadId, interactionId: change.id });
   }
 
   private onEvent(event: InterlockEvent): void {

@@ -13,8 +13,8 @@ export interface WebContext {
   workflowApprovers: WorkflowApprovers;
   sessions: SessionStore;
   live: LiveUpdates;
-  /** Workflows an approver may start from the page. */
-  workflows: readonly WorkflowDefinition[];
+  /** Workflows an approver may start from the page (in a deployment, those some live worker serves). */
+  startable: () => Promise<readonly WorkflowDefinition[]>;
   /** The channel of threads started from the page. */
   channel: string;
   /** The chat's channel: its threads' own questions (the next message) are answered in the chat, not the inbox. */

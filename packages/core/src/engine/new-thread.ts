@@ -18,13 +18,13 @@ export interface StartOptions {
 
 /**
  * The record of a new thread of `workflow`, at its START node, held by its creator's
- * `claim`, bound to the hash of the definition it starts with. Input names a declared
+ * `claim` (none for a thread handed to the workers), bound to the hash of the definition it starts with. Input names a declared
  * thread or subgraph variable, or it is refused (VARIABLE_UNDECLARED).
  */
 export function newThreadRecord(
   workflow: WorkflowDefinition,
   options: StartOptions,
-  claim: { epoch: number; lease: ThreadLease },
+  claim: { epoch: number; lease?: ThreadLease },
   now: number,
 ): ThreadRecord {
   const input = options.input ?? {};

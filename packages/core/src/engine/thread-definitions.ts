@@ -27,12 +27,9 @@ export class ThreadDefinitions {
   async keep(workflow: WorkflowDefinition, seen = new Set<string>()): Promise<void> {
     if (seen.has(workflow.id)) return;
     seen.add(workflow.id);
-    const hash = definitionHash(workflow);
-    const key = `${workflow.id}\u0000${workflow.version}\u0000${hash}`;
+    const key = `${workflow.id}\u0000${workflow.version}\u0000${definitionHash(workflow)}`;
     if (!this.kept.has(key)) {
-      await this.store.saveWorkflowDefinition(workflow);
-      const stored = await this.store.getWorkflowDefinition(workflow.id, workflow.version);
-      if (stored !== undefined && definitionHash(stored) !== hash) throw changed(workflow, definitionHash(stored), hash);
+      await keepDefinition(this.store, workflow);
       this.kept.add(key);
     }
     for (const node of workflow.nodes) {
@@ -77,6 +74,17 @@ export class ThreadDefinitions {
       }
     }
   }
+}
+
+/**
+ * Keeps one definition in the store under its id and version, or refuses it
+ * (WORKFLOW_CHANGED) when another content is kept under them.
+ */
+export async function keepDefinition(store: ICheckpointStore, workflow: WorkflowDefinition): Promise<void> {
+  const hash = definitionHash(workflow);
+  await store.saveWorkflowDefinition(workflow);
+  const stored = await store.getWorkflowDefinition(workflow.id, workflow.version);
+  if (stored !== undefined && definitionHash(stored) !== hash) throw changed(workflow, definitionHash(stored), hash);
 }
 
 function changed(workflow: WorkflowDefinition, storedHash: string, loadedHash: string, threadId?: string): InterlockError {

@@ -6,7 +6,9 @@ export type ThreadOutcome =
   | { status: 'completed'; threadId: string; output: unknown; variables: Record<string, unknown> }
   | { status: 'waiting'; threadId: string; pendingInteractionIds: string[] }
   | { status: 'failed'; threadId: string; error: ThreadError }
-  | { status: 'cancelled'; threadId: string };
+  | { status: 'cancelled'; threadId: string }
+  /** Handed to the workers (`continueIn: 'workers-only'`): a worker serving its workflow takes it forward. */
+  | { status: 'scheduled'; threadId: string };
 
 export function outcomeOf(thread: ThreadRecord): ThreadOutcome {
   const { threadId } = thread;

@@ -16,7 +16,7 @@ import { durable } from './durability.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
-import type { ThreadHandle } from './thread-handle.js';
+import { scheduledHandle, type ThreadHandle } from './thread-handle.js';
 import type { ThreadOutcome } from './thread-outcome.js';
 import { ThreadRuns } from './thread-runs.js';
 import { defaultsOf } from './variable-scopes.js';
@@ -93,9 +93,16 @@ export class ThreadRunner {
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const registered = this.workflows.get(workflow.id);
-    const record = newThreadRecord(registered, options, this.claims.initial(), this.clock.now());
+    const runsHere = this.jobs.runsThreads;
+    const record = newThreadRecord(registered, options, runsHere ? this.claims.initial() : { epoch: 0 }, this.clock.now());
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
     await this.definitions.keep(registered);
+    if (!runsHere) {
+      // Unclaimed, stored with the job that runs it: a worker serving the workflow takes it.
+      await this.store.createThread(record, this.jobs.forHandOver(record));
+      await durable(this.store);
+      return scheduledHandle(record.threadId, (reason) => this.cancel(record.threadId, reason));
+    }
     const thread = await this.store.createThread(record);
     // Should the process running it die, a worker recovers it.
     if (this.jobs.enabled) await this.store.scheduleJobs?.(this.jobs.forStart(thread));
@@ -103,9 +110,20 @@ export class ThreadRunner {
     return this.runs.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
   }
 
-  /** Continues a thread from the store: after a restart, or in another process. */
+  /**
+   * Continues a thread from the store: after a restart, or in another process. A process
+   * that runs no thread (`workers-only`) hands it to a worker instead.
+   */
   async resume(threadId: string): Promise<ThreadHandle> {
-    return this.resumeFrom(threadId, undefined);
+    if (this.jobs.runsThreads) return this.resumeFrom(threadId, undefined);
+    this.assertOpen();
+    const thread = await this.loadThread(threadId);
+    if (thread.status !== 'waiting' && thread.status !== 'running') {
+      throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
+    }
+    await this.store.scheduleJobs?.(this.jobs.forHandOver(thread));
+    await durable(this.store);
+    return scheduledHandle(threadId, (reason) => this.cancel(threadId, reason));
   }
 
   /**

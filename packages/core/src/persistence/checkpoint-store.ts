@@ -96,6 +96,12 @@ export interface InteractionResponseRecord {
   respondedAt: string;
 }
 
+/** A change some process made to the store (see `watchChanges`). */
+export type StoreChange =
+  | { table: 'threads' | 'interactions'; id: string; threadId: string; status: string }
+  /** Changes may have been missed: read again. */
+  | { table: '*' };
+
 export interface InteractionRecord {
   interactionId: string;
   threadId: string;
@@ -174,7 +180,7 @@ export type RecordResponseResult =
  */
 export interface ICheckpointStore {
   /** Inserts a new thread (version 1) with the `epoch` and `lease` of the record: its creator's claim. */
-  createThread(thread: ThreadRecord): Promise<ThreadRecord>;
+  createThread(thread: ThreadRecord, jobs?: readonly ThreadJob[]): Promise<ThreadRecord>;
   /**
    * Saves a thread if its stored version is still `thread.version`; returns it with version + 1.
    * The claim (`lease`, `epoch`) is not written: claims change only through the claim methods.
@@ -284,6 +290,14 @@ export interface ICheckpointStore {
   takeJobs?(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]>;
   /** Removes a job `owner` took, unless it was scheduled again meanwhile. */
   finishJob?(key: string, owner: string): Promise<void>;
+
+  /**
+   * Calls `listener` for every thread or interaction added, or whose status changed, by any
+   * process on this database, until the returned `stop()`. `{ table: '*' }` means changes
+   * may have been missed (the connection was lost): read again. Stores that cannot (SQLite:
+   * readers look at the store instead) leave it out.
+   */
+  watchChanges?(listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }>;
 
   /**
    * Makes every write made so far durable before it resolves. A store that commits each

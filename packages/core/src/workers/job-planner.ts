@@ -2,8 +2,15 @@ import type { Clock } from '../engine/clock.js';
 import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import { continueJob, deadlineJob, recoverJob, type ThreadJob } from './thread-jobs.js';
 
-/** Where a thread goes on after an answer: in the process that answered (the embedded default), or in a worker. */
-export type ContinueIn = 'this-process' | 'workers';
+/**
+ * Where threads go on: in the process that answered (`this-process`, the embedded default),
+ * in a worker after each answer (`workers`: the process that starts a thread runs it until it
+ * first waits), or only ever in workers (`workers-only`: this process runs no thread at
+ * all — an answerer such as the web inbox or a chat bot, which holds none of the tools).
+ */
+export type ContinueIn = 'this-process' | 'workers' | 'workers-only';
+
+export const CONTINUE_IN: readonly ContinueIn[] = ['this-process', 'workers', 'workers-only'];
 
 /**
  * Which jobs go with which write (issue 12), when threads continue in workers: a deadline
@@ -19,7 +26,12 @@ export class JobPlanner {
   ) {}
 
   get enabled(): boolean {
-    return this.continueIn === 'workers';
+    return this.continueIn !== 'this-process';
+  }
+
+  /** Whether this process runs threads at all (not with `workers-only`). */
+  get runsThreads(): boolean {
+    return this.continueIn !== 'workers-only';
   }
 
   /** With new interactions: their deadlines, each with its recovery. */
@@ -40,6 +52,11 @@ export class JobPlanner {
     if (!this.enabled) return [];
     const now = this.clock.now();
     return [continueJob(thread, now), this.recovery(thread, `answer:${interactionId}`, now)];
+  }
+
+  /** With a thread handed to the workers (started or resumed by a process that runs none): its continuation. */
+  forHandOver(thread: { threadId: string; workflowId: string }): ThreadJob[] {
+    return [continueJob(thread, this.clock.now())];
   }
 
   /** With a new thread: its recovery, should the process that runs it die. */

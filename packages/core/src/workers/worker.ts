@@ -1,9 +1,12 @@
-import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
-import { steadyClock } from '../engine/clock.js';
+import { interval } from 'rxjs';
+import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { steadyClock, type Clock } from '../engine/clock.js';
+import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { createInterlock, openStore, type Interlock, type InterlockOptions, type StoreOptions } from '../interlock.js';
 import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobRunner } from './job-runner.js';
+import { offerWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
@@ -55,11 +58,13 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
   const interlock = await createInterlock({ ...interlockOptions, clock, store: { type: 'custom', store }, continueIn: 'workers', recoverOnStart: false });
   try {
-    const workflowIds: string[] = [];
+    const definitions: WorkflowDefinition[] = [];
     for (const workflow of workflows) {
-      const definition = typeof workflow === 'string' ? await interlock.loadWorkflow(workflow) : interlock.registerWorkflow(workflow);
-      workflowIds.push(definition.id);
+      definitions.push(typeof workflow === 'string' ? await interlock.loadWorkflow(workflow) : interlock.registerWorkflow(workflow));
     }
+    const workflowIds = definitions.map((definition) => definition.id);
+    // Kept in the store (refused if edited under the same version), so answerers can start them.
+    for (const definition of definitions) await keepDefinition(store, definition);
     const runner = new JobRunner(interlock, store, clock);
     const onFailure = onJobFailure ?? reportOnStderr;
     const leaseMs = options.leaseMs ?? 15_000;
@@ -85,10 +90,13 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     }
     await consumer.start();
     await sweep(store, workflowIds, clock.now());
+    const offers = offerWhileRunning(store, definitions, clock, leaseMs);
+    await offers.first;
     return {
       interlock,
       workflowIds,
       async stop() {
+        offers.stop();
         await consumer.stop();
         await interlock.close();
       },
@@ -129,6 +137,16 @@ async function sweep(store: ICheckpointStore, workflowIds: readonly string[], no
     if (workflowIds.includes(thread.workflowId)) jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
   }
   if (jobs.length > 0) await store.scheduleJobs?.(jobs);
+}
+
+/**
+ * Says which workflows this worker serves, again every third of a lease, each time for a
+ * lease: an answerer lists a workflow only while some worker serving it is alive.
+ */
+function offerWhileRunning(store: ICheckpointStore, definitions: readonly WorkflowDefinition[], clock: Clock, leaseMs: number) {
+  const offer = () => offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString());
+  const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(() => void offer().catch(() => undefined));
+  return { first: offer(), stop: () => renewals.unsubscribe() };
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {

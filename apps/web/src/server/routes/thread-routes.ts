@@ -8,7 +8,7 @@ import { WebError } from '../web-error.js';
 /** Threads: the list, one thread's timeline, starting a workflow, cancelling a thread. */
 export function registerThreadRoutes(app: FastifyInstance, context: WebContext): void {
   app.get('/api/workflows', async () => ({
-    workflows: context.workflows.map((workflow) => ({
+    workflows: (await context.startable()).map((workflow) => ({
       id: workflow.id,
       name: workflow.name,
       version: workflow.version,
@@ -29,9 +29,10 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
 
   app.post<{ Body: { workflowId: string; input?: Record<string, unknown> } }>('/api/threads', { schema: { body: startThreadBody } }, async (request, reply) => {
     const { workflowId, input } = request.body;
-    const workflow = context.workflows.find((candidate) => candidate.id === workflowId);
+    const startable = await context.startable();
+    const workflow = startable.find((candidate) => candidate.id === workflowId);
     if (workflow === undefined) {
-      throw new WebError(404, 'WORKFLOW_NOT_FOUND', `no workflow "${workflowId}" can be started here: GET /api/workflows lists them (${context.workflows.map((candidate) => candidate.id).join(', ') || 'none'})`);
+      throw new WebError(404, 'WORKFLOW_NOT_FOUND', `no workflow "${workflowId}" can be started here: GET /api/workflows lists them (${startable.map((candidate) => candidate.id).join(', ') || 'none: no worker serves one'})`);
     }
     assertMayApprove(context, workflowId, request.approver);
     try {

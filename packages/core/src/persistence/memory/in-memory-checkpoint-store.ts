@@ -32,12 +32,13 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private auditHead: AuditHead | undefined;
   private readonly jobs = new Map<string, ThreadJob & { lockedBy?: string; lockedUntil?: string }>();
 
-  async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async createThread(thread: ThreadRecord, jobs: readonly ThreadJob[] = []): Promise<ThreadRecord> {
     if (this.threads.has(thread.threadId)) {
       throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`);
     }
     const created = { ...thread, version: 1 };
     this.threads.set(thread.threadId, structuredClone(created));
+    await this.scheduleJobs(jobs);
     return created;
   }
 

@@ -75,7 +75,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /** @throws InterlockError STORE_CONFLICT when a thread with this id exists. */
-  async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async createThread(thread: ThreadRecord, jobs: readonly ThreadJob[] = []): Promise<ThreadRecord> {
     const row = toThreadRow(thread, 1);
     const messages = encodeConversation(thread.threadId, thread.conversation);
     await this.connection.write(() => {
@@ -86,6 +86,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         throw error;
       }
       writeConversation((sql) => this.statement(sql), thread.threadId, messages);
+      this.insertJobs(jobs);
     }, thread.threadId);
     return { ...thread, version: 1 };
   }

@@ -10,6 +10,7 @@ import type {
   InteractionRecord,
   InteractionResponseRecord,
   RecordResponseResult,
+  StoreChange,
   ThreadRecord,
   ThreadStatus,
   ToolExecutionRecord,
@@ -29,6 +30,7 @@ import {
   toWorkflowDefinitionRow,
   type ToolApproval,
 } from './record-mapping.js';
+import { listenForChanges } from './change-listener.js';
 import { SerialQueue } from './serial-queue.js';
 import { staleClaim } from '../stale-claim.js';
 import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
@@ -72,7 +74,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** @throws InterlockError STORE_CONFLICT when a thread with this id exists. */
-  async createThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async createThread(thread: ThreadRecord, jobs: readonly ThreadJob[] = []): Promise<ThreadRecord> {
     const row = toThreadRow(thread, 1);
     const messages = encodeConversation(thread.threadId, thread.conversation);
     await this.write(async (manager) => {
@@ -83,6 +85,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
         throw error;
       }
       await writeConversation(manager, thread.threadId, messages);
+      await this.addJobs(manager, jobs);
     });
     return { ...thread, version: 1 };
   }
@@ -460,6 +463,13 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (!isStorableText(workflowId) || !isStorableText(version)) return undefined;
     const row = await this.read((manager) => manager.findOne(WorkflowDefinitionEntity, { where: { workflowId, version } }));
     return row === null ? undefined : toWorkflowDefinition(row);
+  }
+
+  /** PostgreSQL: the changes every process makes, heard by LISTEN on a connection of its own. */
+  async watchChanges(listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
+    if (this.dialect !== 'postgres') throw new InterlockError('INVALID_OPTIONS', 'only the PostgreSQL store reports changes: on SQLite, read the store');
+    const options = this.dataSource.options as { url?: string; schema?: string };
+    return listenForChanges(options.url ?? '', options.schema, listener);
   }
 
   /** Waits for the operations under way, then closes the database connection(s). Closing twice is harmless. */

@@ -4,6 +4,7 @@ import { CreateAuditAndRememberedApprovalTables1795478400000 } from './179547840
 import { AddThreadLeases1795564800000 } from './1795564800000-add-thread-leases.js';
 import { AddClaimEpochAndAuditHead1795651200000 } from './1795651200000-add-claim-epoch-and-audit-head.js';
 import { CreateJobsTable1795737600000 } from './1795737600000-create-jobs-table.js';
+import { NotifyChanges1795824000000 } from './1795824000000-notify-changes.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const STORE_MIGRATIONS = [
   AddThreadLeases1795564800000,
   AddClaimEpochAndAuditHead1795651200000,
   CreateJobsTable1795737600000,
+  NotifyChanges1795824000000,
 ];

@@ -1,0 +1,116 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { api, dropDeploymentSchemas, ledgerLines, newDeployment, resultOf, startService, startWebServer, until, type Child, type Deployment } from './deployment/deployment-harness.js';
+
+/*
+ * A deployment (issue 12): the team's service holds the `refund` tool and its model and
+ * runs workers; the web inbox answers and runs nothing; one PostgreSQL. Every part is its
+ * own process running the built packages.
+ */
+
+const running: Child[] = [];
+afterEach(() => {
+  for (const { child } of running.splice(0)) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
+  }
+});
+afterAll(() => dropDeploymentSchemas());
+
+async function startWorkers(deployment: Deployment, count: number, config: Record<string, unknown>): Promise<Child[]> {
+  const workers = Array.from({ length: count }, () => startService(deployment, { mode: 'worker', ...config }));
+  running.push(...workers);
+  await Promise.all(workers.map((worker) => worker.printed(/SERVICE-READY/)));
+  return workers;
+}
+
+async function startWeb(deployment: Deployment) {
+  const web = await startWebServer(deployment);
+  running.push(web.server);
+  return web;
+}
+
+interface PendingCard {
+  interactionId: string;
+  threadId: string;
+  toolApproval?: { stage: string; toolCallId: string };
+}
+
+const THREADS = Number(process.env['INTERLOCK_DEPLOYMENT_THREADS'] ?? 1_000);
+
+describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12)', () => {
+  it('the page starts only workflows a live worker serves, and a thread started there runs its refund in the worker', async () => {
+    const deployment = await newDeployment();
+    const { baseUrl, token } = await startWeb(deployment);
+    expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
+    expect((await api(baseUrl, token, '/api/threads', { workflowId: 'refund' })).body.code).toBe('WORKFLOW_NOT_FOUND');
+
+    const [worker] = await startWorkers(deployment, 1, { leaseMs: 1_000 });
+    const served = await until('the worker to be listed', () => api(baseUrl, token, '/api/workflows'), (response) => response.body.workflows.length > 0);
+    expect(served.body.workflows).toEqual([{ id: 'refund', name: 'Refund', version: '1' }]);
+    const started = await api(baseUrl, token, '/api/threads', { workflowId: 'refund' });
+    expect(started.status).toBe(201);
+    const { threadId } = started.body as { threadId: string };
+
+    // The worker takes the thread until its refund asks; the web process answers; the worker refunds.
+    const card = await until('the refund to ask', () => api(baseUrl, token, '/api/interactions'), (response) => response.body.interactions.length === 1);
+    expect(card.body.interactions[0]).toMatchObject({ threadId, toolApproval: { toolName: 'refund' } });
+    const answered = await api(baseUrl, token, `/api/interactions/${card.body.interactions[0].interactionId}/respond`, { action: 'approve' });
+    expect(answered.status).toBe(200);
+    await until('the thread to complete', () => api(baseUrl, token, `/api/threads/${threadId}`), (response) => response.body.thread?.status === 'completed');
+    expect(ledgerLines(deployment)).toEqual([`refunded ${threadId} refund-1 A-1 1299`]);
+
+    // A worker that stops stops serving: once its offer lapses, the page cannot start the workflow.
+    worker?.child.kill('SIGTERM');
+    await until('the workflow to be withdrawn', () => api(baseUrl, token, '/api/workflows'), (response) => response.body.workflows.length === 0, 10_000);
+  }, 60_000);
+
+  it(`takes ${THREADS} threads answered in the web inbox to the end on 3 workers, one killed and one frozen mid-way, each refund once`, async () => {
+    const deployment = await newDeployment();
+    const leaseMs = 1_000;
+    const workers = await startWorkers(deployment, 3, { leaseMs, concurrency: 4 });
+    const { baseUrl, token } = await startWeb(deployment);
+
+    const service = startService(deployment, { mode: 'start', count: THREADS, leaseMs });
+    const { code, stdout, stderr } = await service.exit;
+    const threadIds = resultOf(stdout)?.threadIds ?? [];
+    expect(threadIds, `${code} ${stderr}`).toHaveLength(THREADS);
+
+    // A person at the inbox: approves each call; for a call whose outcome is unknown (its worker
+    // died while it ran) says `done` when the ledger shows it ran, `retry` otherwise.
+    let chaos: Promise<void> | undefined;
+    const [killed, frozen, steady] = workers as [Child, Child, Child];
+    const counts: Record<string, number> = {};
+    for (let round = 0; round < 3_000; round += 1) {
+      const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.length as number;
+      if (completed === THREADS) break;
+      if (chaos === undefined && ledgerLines(deployment).length >= THREADS / 3) {
+        killed.child.kill('SIGKILL');
+        frozen.child.kill('SIGSTOP');
+        chaos = new Promise((resolve) => setTimeout(resolve, 3 * leaseMs)).then(() => void frozen.child.kill('SIGCONT'));
+      }
+      const ledger = ledgerLines(deployment).join('\n');
+      for (const card of (await api(baseUrl, token, '/api/interactions')).body.interactions as PendingCard[]) {
+        const recovery = card.toolApproval?.stage === 'recovery';
+        const ran = recovery && ledger.includes(`refunded ${card.threadId} ${card.toolApproval?.toolCallId} `);
+        const body = recovery ? { action: 'approve', resolution: ran ? 'done' : 'retry' } : { action: 'approve' };
+        const answered = await api(baseUrl, token, `/api/interactions/${card.interactionId}/respond`, body);
+        const name = `${recovery ? `recovery-${body.resolution}` : 'approve'}:${answered.status}`;
+        counts[name] = (counts[name] ?? 0) + 1;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await chaos;
+
+    const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.map((thread: { threadId: string }) => thread.threadId);
+    expect([...completed].sort(), JSON.stringify(counts)).toEqual([...threadIds].sort());
+    expect(ledgerLines(deployment).sort()).toEqual(threadIds.map((threadId) => `refunded ${threadId} refund-1 A-1 1299`).sort());
+    // Every answer given in the inbox was accepted: none needed anything but an answer.
+    expect(Object.keys(counts).every((name) => name.endsWith(':200')), JSON.stringify(counts)).toBe(true);
+
+    frozen.child.kill('SIGTERM');
+    steady.child.kill('SIGTERM');
+    const reports = await Promise.all([frozen.exit, steady.exit]);
+    // The work was spread: the two workers that lived took threads forward.
+    for (const report of reports) expect(resultOf(report.stdout)?.threads?.length ?? 0, report.stderr).toBeGreaterThan(0);
+  }, 400_000);
+});

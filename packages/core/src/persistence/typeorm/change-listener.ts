@@ -1,0 +1,70 @@
+import type { StoreChange } from '../checkpoint-store.js';
+import { CHANGES_CHANNEL } from './migrations/1795824000000-notify-changes.js';
+
+/** How long to wait before connecting again after the listening connection was lost. */
+const RECONNECT_MS = 1_000;
+
+/**
+ * Listens, on a connection of its own, for the changes the store's triggers notify (see the
+ * NotifyChanges migration) in one schema, and calls `listener` for each. When the connection
+ * is lost it connects again and then reports `{ table: '*' }`: whatever changed meanwhile was
+ * not heard, read again. The first connection's failure is thrown.
+ */
+export async function listenForChanges(url: string, schema: string | undefined, listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
+  const { default: pg } = await import('pg');
+  type Client = InstanceType<typeof pg.Client>;
+  let client: Client | undefined;
+  let stopped = false;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let watched = schema;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url, application_name: 'interlock-changes', connectionTimeoutMillis: 5_000 });
+    next.on('notification', (message) => {
+      if (message.channel !== CHANGES_CHANNEL || message.payload === undefined) return;
+      const change = JSON.parse(message.payload) as { schema: string; table: 'threads' | 'interactions'; id: string; threadId: string; status: string };
+      if (change.schema !== watched) return;
+      listener({ table: change.table, id: change.id, threadId: change.threadId, status: change.status });
+    });
+    const lost = () => {
+      if (stopped || client !== next) return;
+      client = undefined;
+      next.removeAllListeners('notification');
+      void next.end().catch(() => undefined);
+      reconnect();
+    };
+    next.on('error', lost);
+    next.on('end', lost);
+    try {
+      await next.connect();
+      if (watched === undefined) watched = ((await next.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
+      await next.query(`LISTEN ${CHANGES_CHANNEL}`);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    client = next;
+  };
+
+  const reconnect = () => {
+    retry = setTimeout(() => {
+      if (stopped) return;
+      connect().then(
+        () => listener({ table: '*' }),
+        () => reconnect(),
+      );
+    }, RECONNECT_MS);
+    retry.unref();
+  };
+
+  await connect();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(retry);
+      const last = client;
+      client = undefined;
+      await last?.end().catch(() => undefined);
+    },
+  };
+}
