@@ -77,17 +77,20 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
 
     // A person at the inbox: approves each call; for a call whose outcome is unknown (its worker
     // died while it ran) says `done` when the ledger shows it ran, `retry` otherwise.
-    let chaos: Promise<void> | undefined;
     const [killed, frozen, steady] = workers as [Child, Child, Child];
+    // Once a third of the refunds ran: one worker is killed, one frozen past its lease, then resumed.
+    let remainingAtChaos = -1;
+    const chaos = until('a third of the refunds', async () => ledgerLines(deployment).length, (count) => count >= THREADS / 3, 300_000).then(async (count) => {
+      remainingAtChaos = THREADS - count;
+      killed.child.kill('SIGKILL');
+      frozen.child.kill('SIGSTOP');
+      await new Promise((resolve) => setTimeout(resolve, 3 * leaseMs));
+      frozen.child.kill('SIGCONT');
+    });
     const counts: Record<string, number> = {};
     for (let round = 0; round < 3_000; round += 1) {
       const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.length as number;
       if (completed === THREADS) break;
-      if (chaos === undefined && ledgerLines(deployment).length >= THREADS / 3) {
-        killed.child.kill('SIGKILL');
-        frozen.child.kill('SIGSTOP');
-        chaos = new Promise((resolve) => setTimeout(resolve, 3 * leaseMs)).then(() => void frozen.child.kill('SIGCONT'));
-      }
       const ledger = ledgerLines(deployment).join('\n');
       for (const card of (await api(baseUrl, token, '/api/interactions')).body.interactions as PendingCard[]) {
         const recovery = card.toolApproval?.stage === 'recovery';
@@ -100,6 +103,8 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     await chaos;
+    // The chaos happened mid-way, not after the end.
+    expect(remainingAtChaos).toBeGreaterThan(0);
 
     const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.map((thread: { threadId: string }) => thread.threadId);
     expect([...completed].sort(), JSON.stringify(counts)).toEqual([...threadIds].sort());

@@ -4,6 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import pg from 'pg';
 
 /*
@@ -25,7 +26,7 @@ export interface Deployment {
 }
 
 /** START → agent (proposes one `refund`, which asks an approver) → END. */
-export const REFUND_WORKFLOW = {
+export const REFUND_WORKFLOW: WorkflowDefinitionInput = {
   id: 'refund',
   name: 'Refund',
   version: '1',

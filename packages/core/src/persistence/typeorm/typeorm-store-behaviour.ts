@@ -143,6 +143,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'AddThreadLeases1795564800000',
         'AddClaimEpochAndAuditHead1795651200000',
         'CreateJobsTable1795737600000',
+        'NotifyChanges1795824000000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();
