@@ -31,6 +31,7 @@ in your service, or interlock worker); the page starts only workflows some worke
   --demo             the demo: this process runs its own scripted agents and workflows;
                      starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
+  --chat WORKFLOW    (deployment) the workflow the chat view starts; a worker must serve it
   --log              log requests (tokens and cookies are redacted)
   --help
 `;
@@ -46,6 +47,7 @@ async function main(argv: string[]): Promise<void> {
       'new-token': { type: 'boolean', default: false },
       workspace: { type: 'string', default: '.interlock/web-workspace' },
       demo: { type: 'boolean', default: false },
+      chat: { type: 'string' },
       log: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -71,10 +73,12 @@ async function main(argv: string[]): Promise<void> {
     app = await createWebServer({ interlock, store, chat, approvers, workflowApprovers, workflows, logger: values.log });
   } else {
     if (storeOptions.type === 'memory') throw new Error('a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)');
-    const deployment = await createDeploymentInterlock({ store: storeOptions });
-    const { interlock, store, workflows } = deployment;
+    const chatWorkflow = values.chat;
+    const deployment = await createDeploymentInterlock({ store: storeOptions, workflowApprovers, ...(chatWorkflow === undefined ? {} : { chatWorkflow }) });
+    const { interlock, store, workflows, chat } = deployment;
     web = deployment;
-    app = await createWebServer({ interlock, store, approvers, workflowApprovers, workflows, expireDeadlines: false, logger: values.log });
+    app = await createWebServer({ interlock, store, approvers, workflowApprovers, workflows, ...(chat === undefined ? {} : { chat }), expireDeadlines: false, logger: values.log });
+    deployment.followStore(app.liveUpdates);
     const served = await workflows();
     process.stdout.write(
       served.length === 0

@@ -110,6 +110,26 @@ export class ChatChannel {
     return (await this.load(await this.memoryOf(chatId))).transcript;
   }
 
+  /**
+   * A change to a chat's thread made by another process (a worker of a deployment, where
+   * this process runs no thread, so the channel's handler is never asked): announces it,
+   * and gives the oldest queued message to the agent once it waits for one.
+   */
+  async heard(threadId: string): Promise<void> {
+    const chatId = this.chatOfThread.get(threadId);
+    const memory = chatId === undefined ? undefined : this.memories.get(chatId);
+    if (chatId === undefined || memory === undefined) return;
+    await this.lock.run(chatId, async () => {
+      const head = memory.queue[0];
+      if (head === undefined) return;
+      const asking = (await this.load(memory)).pending.find((request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId));
+      if (asking === undefined) return;
+      memory.queue.shift();
+      if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
+    });
+    this.updates.emit({ chatId });
+  }
+
   /** Stops listening to the instance's events and completes `updates$`. The threads stay in the store. */
   close(): void {
     this.subscription.unsubscribe();

@@ -1,12 +1,20 @@
 import { createInterlock, openStore, type Clock } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
+import { ChatChannel } from '../chat/index.js';
+import { mayApprove, type WorkflowApprovers } from '../server/auth/approvers.js';
+import { CHAT_CHANNEL } from '../server/create-web-server.js';
+import type { LiveUpdates } from '../server/live-updates.js';
 import type { WebStoreOptions } from '../web-composition-root.js';
 import { StartableWorkflows } from './startable-workflows.js';
 
 export interface DeploymentInterlockOptions {
   /** The deployment's store, shared with its workers: PostgreSQL, or a SQLite file on one machine. */
   store: Exclude<WebStoreOptions, { type: 'memory' }>;
+  /** The workflow the chat starts (a worker must serve it); without it there is no chat. */
+  chatWorkflow?: string;
+  /** Who may answer which workflow, also in the chat. */
+  workflowApprovers?: WorkflowApprovers;
   clock?: Clock;
 }
 
@@ -16,6 +24,10 @@ export interface DeploymentInterlock {
   store: ICheckpointStore;
   /** The workflows some live worker serves: the ones the page can start. */
   workflows: () => Promise<readonly WorkflowDefinition[]>;
+  /** The chat, when `chatWorkflow` was given: pass it to `createWebServer`, then `followStore(app.liveUpdates)`. */
+  chat?: ChatChannel;
+  /** Tells the chat of every change the server hears of (its threads run in workers, so only the store tells). */
+  followStore(live: LiveUpdates): void;
   close(): Promise<void>;
 }
 
@@ -38,10 +50,29 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
   });
   const now = options.clock === undefined ? Date.now : () => (options.clock as Clock).now();
   const startable = new StartableWorkflows(interlock, store, now);
+  const approvers = options.workflowApprovers ?? {};
+  const chat =
+    options.chatWorkflow === undefined
+      ? undefined
+      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, canApprove: (author, workflowId) => mayApprove(approvers, workflowId, author), now });
   return {
     interlock,
     store,
-    workflows: () => startable.list(),
-    close: () => interlock.close(),
+    workflows: async () => {
+      const served = await startable.list();
+      // The chat's workflow is started from the chat, not from the page.
+      return served.filter((workflow) => workflow.id !== options.chatWorkflow);
+    },
+    ...(chat === undefined ? {} : { chat }),
+    followStore(live) {
+      if (chat === undefined) return;
+      live.subscribe((change) => {
+        if (change.threadId !== undefined && change.kind !== 'chat') void chat.heard(change.threadId).catch(() => undefined);
+      });
+    },
+    async close() {
+      chat?.close();
+      await interlock.close();
+    },
   };
 }

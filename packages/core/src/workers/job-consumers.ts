@@ -140,7 +140,12 @@ export class GraphileJobConsumer implements JobConsumer {
   }
 
   async stop(): Promise<void> {
-    await this.runner?.stop();
+    const runner = this.runner;
+    this.runner = undefined;
+    // A runner that stopped by itself (its database connection failed for good) is stopped already.
+    await runner?.stop().catch((error: unknown) => {
+      if (!(error instanceof Error && /already stopped/i.test(error.message))) throw error;
+    });
   }
 }
 

@@ -1,0 +1,103 @@
+import { createWorker, defineTool, scriptedModel, type InterlockWorker } from '@interlock/core';
+import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createDeploymentInterlock } from '../src/deployment/deployment-interlock.js';
+import { createToken, hashToken } from '../src/server/auth/approvers.js';
+import { createWebServer } from '../src/server/create-web-server.js';
+import { api, dropDeploymentSchemas, newDeployment, until } from './deployment/deployment-harness.js';
+
+/*
+ * The chat of a deployment (issue 12): the web server runs no thread; the chat's agent runs
+ * in the service's worker, and the chat is only an answerer — its messages and its yes/no
+ * replies are stored and continued by the worker.
+ */
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+afterAll(() => dropDeploymentSchemas());
+
+const refunds: string[] = [];
+const refund = defineTool({
+  name: 'refund',
+  description: 'Refunds an order',
+  category: 'network',
+  riskLevel: 'HIGH',
+  parameters: z.object({ order: z.string() }),
+  execute: async ({ order }) => {
+    refunds.push(order);
+    return `refunded ${order}`;
+  },
+});
+
+/** Each message is answered; "refund <order>" proposes the refund first. */
+const model = scriptedModel((request) => {
+  const last = request.messages[request.messages.length - 1];
+  if (last?.role === 'tool') return `Done: ${last.content}`;
+  const text = typeof last?.content === 'string' ? last.content : '';
+  const order = /^refund (\S+)/.exec(text)?.[1];
+  if (order === undefined) return `You said: ${text}`;
+  return { text: 'Refunding.', toolCalls: [{ id: `refund-${order}`, name: 'refund', arguments: { order } }] };
+});
+
+const SUPPORT_CHAT: WorkflowDefinitionInput = {
+  id: 'support-chat',
+  name: 'Support chat',
+  version: '1',
+  config: { timeout: 0, maxSteps: 100, toolApproval: { autoApprovedTools: [], approvalTimeout: '10m' } },
+  variables: [{ name: 'turns', scope: 'thread', default: [1, 2, 3, 4, 5, 6, 7, 8] }],
+  nodes: [
+    { id: 'start', type: 'START' },
+    { id: 'conversation', type: 'LOOP', config: { items: 'turns', itemVariable: 'turn', body: 'listen', maxIterations: 8 } },
+    { id: 'listen', type: 'USER_INTERACTION', config: { operationType: 'ADD_MESSAGE', prompt: 'Your message', timeout: 0, message: { role: 'user', contentTemplate: '{{ input }}' } } },
+    { id: 'agent', type: 'LLM', config: { systemPrompt: 'Support agent.', tools: ['refund'], maxRounds: 4 } },
+    { id: 'end', type: 'END' },
+  ],
+  edges: [
+    { from: 'start', to: 'conversation' },
+    { from: 'conversation', to: 'end' },
+    { from: 'listen', to: 'agent' },
+    { from: 'agent', to: 'conversation' },
+  ],
+};
+
+interface Entry {
+  role: string;
+  text: string;
+}
+
+describe('the chat of a deployment (issue 12)', () => {
+  it('runs its agent in a worker: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker', async () => {
+    const deployment = await newDeployment();
+    const worker: InterlockWorker = await createWorker({ store: deployment.store, workflows: [SUPPORT_CHAT], tools: [refund], models: { default: model }, pollMs: 100 });
+    closers.push(() => worker.stop());
+    const token = createToken();
+    const web = await createDeploymentInterlock({ store: deployment.store, chatWorkflow: 'support-chat' });
+    const app = await createWebServer({ interlock: web.interlock, store: web.store, approvers: [{ name: 'ada', tokenSha256: hashToken(token) }], workflows: web.workflows, ...(web.chat === undefined ? {} : { chat: web.chat }), expireDeadlines: false, pollInterval: 200 });
+    web.followStore(app.liveUpdates);
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    closers.push(() => web.close(), () => app.close());
+    const transcript = async (chatId: string) => (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
+    const said = (entries: Entry[], role: string, pattern: RegExp) => entries.some((entry) => entry.role === role && pattern.test(entry.text));
+
+    // The chat's workflow is started from the chat, not from the page.
+    expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
+    const opened = await api(baseUrl, token, '/api/chats', {});
+    expect(opened.status).toBe(201);
+    const { chatId } = opened.body as { chatId: string };
+
+    // Sent before the worker reached the question: queued, then given to the agent once it asks.
+    await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
+    await until('the agent to answer', () => transcript(chatId), (entries) => said(entries, 'assistant', /You said: hello/), 15_000);
+
+    await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'refund A-7' });
+    await until('the approval to show in the chat', () => transcript(chatId), (entries) => entries.some((entry) => entry.role === 'approval'), 15_000);
+    expect(refunds).toEqual([]);
+    const reply = await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'yes' });
+    expect(reply.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
+    await until('the agent to report the refund', () => transcript(chatId), (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/), 15_000);
+    expect(refunds).toEqual(['A-7']);
+  }, 60_000);
+});
