@@ -15,7 +15,7 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
-import { encodeConversation } from '../rows/conversation-rows.js';
+import { encodeConversation } from '../sql/conversation-rows.js';
 import {
   toInteractionRecord,
   toInteractionRow,
@@ -26,10 +26,10 @@ import {
   toWorkflowDefinition,
   toWorkflowDefinitionRow,
   type ToolApproval,
-} from '../typeorm/record-mapping.js';
-import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../typeorm/stored-text.js';
-import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../typeorm/store-entities.js';
-import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
+} from '../sql/record-mapping.js';
+import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
+import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../sql/row-types.js';
+import { isUniqueViolation, toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../sql/audit-rows.js';
 import { staleClaim } from '../stale-claim.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
 import { SqliteConnection } from './sqlite-connection.js';

@@ -1,6 +1,6 @@
 import type { Message } from '@interlock/sdk-types';
 import type BetterSqlite3 from 'better-sqlite3';
-import { appendStoredMessage, firstChangedPosition, type EncodedMessage } from '../rows/conversation-rows.js';
+import { appendStoredMessage, firstChangedPosition, type EncodedMessage } from '../sql/conversation-rows.js';
 import { SQL } from './sqlite-statements.js';
 
 /** The store's prepared statement of a piece of SQL. */

@@ -1,13 +1,11 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { QueryRunner } from 'typeorm';
-import { STORE_MIGRATIONS } from '../typeorm/migrations/store-migrations.js';
+import { MIGRATIONS_TABLE, type MigrationRunner } from '../sql/migrations/migration-runner.js';
+import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 
-/** The table that records which migrations ran: the same one, with the same columns, as TypeORM keeps. */
-export const MIGRATIONS_TABLE = 'interlock_migrations';
 
 /**
  * Brings a SQLite database's tables up to date with the store's migrations, without
- * TypeORM: the migrations only run SQL (`queryRunner.query`), so a minimal runner does.
+ * TypeORM: the migrations only run SQL (`MigrationRunner.query`), so a minimal runner does.
  * They are recorded in TypeORM's migrations table, so either store opens a file the other
  * migrated. Runs under the write lock (`BEGIN IMMEDIATE`), so two processes opening a new
  * file do not both create the tables.
@@ -19,13 +17,13 @@ export async function migrateSqlite(database: BetterSqlite3.Database): Promise<v
       `CREATE TABLE IF NOT EXISTS "${MIGRATIONS_TABLE}" ("id" integer PRIMARY KEY AUTOINCREMENT NOT NULL, "timestamp" bigint NOT NULL, "name" varchar NOT NULL)`,
     );
     const applied = new Set(database.prepare(`SELECT name FROM "${MIGRATIONS_TABLE}"`).pluck().all() as string[]);
-    const runner = {
+    const runner: MigrationRunner = {
       query: (sql: string): Promise<unknown[]> => {
         database.exec(sql);
         return Promise.resolve([]);
       },
-      connection: { driver: { schema: undefined } },
-    } as unknown as QueryRunner;
+      connection: { driver: { options: { type: 'sqlite' } } },
+    };
     const record = database.prepare(`INSERT INTO "${MIGRATIONS_TABLE}" ("timestamp", "name") VALUES (?, ?)`);
     for (const Migration of STORE_MIGRATIONS) {
       const migration = new Migration();

@@ -1,6 +1,6 @@
 /*
  * The SQL of the SQLite store, on the tables the TypeORM migrations create. Columns are
- * selected under the property names of the row types in ../typeorm/store-entities.ts, so
+ * selected under the property names of the row types in ../sql/row-types.ts, so
  * a row read here maps to a record with the same functions as the TypeORM store's.
  */
 

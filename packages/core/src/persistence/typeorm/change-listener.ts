@@ -1,5 +1,5 @@
 import type { StoreChange } from '../checkpoint-store.js';
-import { CHANGES_CHANNEL } from './migrations/1795824000000-notify-changes.js';
+import { CHANGES_CHANNEL } from '../sql/migrations/1795824000000-notify-changes.js';
 
 /** How long to wait before connecting again after the listening connection was lost. */
 const RECONNECT_MS = 1_000;

@@ -1,7 +1,8 @@
 import type { Message } from '@interlock/sdk-types';
 import { In, MoreThanOrEqual, type EntityManager } from 'typeorm';
-import { appendStoredMessage, firstChangedPosition, type EncodedMessage } from '../rows/conversation-rows.js';
-import { MessageEntity, type MessageRow } from './store-entities.js';
+import { appendStoredMessage, firstChangedPosition, type EncodedMessage } from '../sql/conversation-rows.js';
+import type { MessageRow } from '../sql/row-types.js';
+import { MessageEntity } from './store-entities.js';
 
 /** Rows per multi-row INSERT and ids per IN list: far below SQLite's and PostgreSQL's parameter limits. */
 const BATCH = 500;

@@ -1,7 +1,7 @@
 import { LessThanOrEqual, type EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
-import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../rows/audit-rows.js';
-import { isStorableText, storableText } from './stored-text.js';
+import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../sql/audit-rows.js';
+import { isStorableText, storableText } from '../sql/stored-text.js';
 import { AuditEntryEntity, AuditHeadEntity, RememberedApprovalEntity } from './store-entities.js';
 import type { AuditHead } from '../checkpoint-store.js';
 

@@ -16,8 +16,8 @@ import type {
   ToolExecutionRecord,
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
-import { encodeConversation } from '../rows/conversation-rows.js';
-import { driverErrorCode, isUniqueViolation, type AuditSeal } from '../rows/audit-rows.js';
+import { encodeConversation } from '../sql/conversation-rows.js';
+import { driverErrorCode, isUniqueViolation, type AuditSeal } from '../sql/audit-rows.js';
 import { readConversations, writeConversation } from './conversation-log.js';
 import {
   toInteractionRecord,
@@ -29,21 +29,21 @@ import {
   toWorkflowDefinition,
   toWorkflowDefinitionRow,
   type ToolApproval,
-} from './record-mapping.js';
+} from '../sql/record-mapping.js';
 import { listenForChanges } from './change-listener.js';
 import { SerialQueue } from './serial-queue.js';
 import { staleClaim } from '../stale-claim.js';
 import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
 import * as audit from './typeorm-audit-and-memory.js';
-import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from './stored-text.js';
+import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
 import {
   GlobalVariableEntity,
   InteractionEntity,
   ThreadEntity,
   ToolExecutionEntity,
   WorkflowDefinitionEntity,
-  type GlobalVariableRow,
 } from './store-entities.js';
+import type { GlobalVariableRow } from '../sql/row-types.js';
 
 /** Which database a TypeORM store runs on. */
 export type StoreDialect = 'sqlite' | 'postgres';

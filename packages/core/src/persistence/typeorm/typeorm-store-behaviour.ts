@@ -15,7 +15,7 @@ import {
   workflowDefinition,
 } from '../__fixtures__/store-records.js';
 import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
-import { STORE_MIGRATIONS } from './migrations/store-migrations.js';
+import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
 
 /** How the TypeORM store tests reach one database. */

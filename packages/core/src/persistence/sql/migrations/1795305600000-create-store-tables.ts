@@ -1,7 +1,8 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /** `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -13,7 +14,7 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class CreateStoreTables1795305600000 implements MigrationInterface {
   name = 'CreateStoreTables1795305600000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const threads = tableName(queryRunner, 'threads');
     const messages = tableName(queryRunner, 'messages');
     const interactions = tableName(queryRunner, 'interactions');
@@ -63,7 +64,7 @@ export class CreateStoreTables1795305600000 implements MigrationInterface {
     )`);
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     for (const table of ['global_variables', 'interactions', 'messages', 'threads']) {
       await queryRunner.query(`DROP TABLE ${tableName(queryRunner, table)}`);
     }

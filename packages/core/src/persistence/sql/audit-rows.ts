@@ -1,8 +1,8 @@
 import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../typeorm/stored-text.js';
-import type { AuditEntryRow } from '../typeorm/store-entities.js';
+import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from './stored-text.js';
+import type { AuditEntryRow } from './row-types.js';
 import type { AuditHead } from '../checkpoint-store.js';
 
 /*

@@ -1,10 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /**
  * `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. A copy of the
  * first migration's helper: a migration that shipped must not change when shared code does.
  */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -16,13 +17,13 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class AddThreadLeases1795564800000 implements MigrationInterface {
   name = 'AddThreadLeases1795564800000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const threads = tableName(queryRunner, 'threads');
     await queryRunner.query(`ALTER TABLE ${threads} ADD COLUMN "lease_owner" text`);
     await queryRunner.query(`ALTER TABLE ${threads} ADD COLUMN "lease_until" text`);
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     const threads = tableName(queryRunner, 'threads');
     await queryRunner.query(`ALTER TABLE ${threads} DROP COLUMN "lease_until"`);
     await queryRunner.query(`ALTER TABLE ${threads} DROP COLUMN "lease_owner"`);

@@ -1,15 +1,16 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /** The PostgreSQL channel every store of a database notifies changes on; the payload names the schema. */
 export const CHANGES_CHANNEL = 'interlock_changes';
 
-function qualified(queryRunner: QueryRunner, name: string): string {
+function qualified(queryRunner: MigrationRunner, name: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${name}"` : `"${schema}"."${name}"`;
 }
 
-function isPostgres(queryRunner: QueryRunner): boolean {
-  return (queryRunner.connection.driver as { options?: { type?: string } }).options?.type === 'postgres';
+function isPostgres(queryRunner: MigrationRunner): boolean {
+  return queryRunner.connection.driver.options?.type === 'postgres';
 }
 
 /**
@@ -22,7 +23,7 @@ function isPostgres(queryRunner: QueryRunner): boolean {
 export class NotifyChanges1795824000000 implements MigrationInterface {
   name = 'NotifyChanges1795824000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     if (!isPostgres(queryRunner)) return;
     for (const [table, id] of [
       ['threads', 'thread_id'],
@@ -41,7 +42,7 @@ export class NotifyChanges1795824000000 implements MigrationInterface {
     }
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     if (!isPostgres(queryRunner)) return;
     for (const table of ['threads', 'interactions']) {
       await queryRunner.query(`DROP TRIGGER IF EXISTS "interlock_${table}_changed" ON ${qualified(queryRunner, table)}`);

@@ -1,10 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /**
  * `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. A copy of the
  * first migration's helper: a migration that shipped must not change when shared code does.
  */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -18,7 +19,7 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class CreateJobsTable1795737600000 implements MigrationInterface {
   name = 'CreateJobsTable1795737600000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const jobs = tableName(queryRunner, 'jobs');
     await queryRunner.query(`CREATE TABLE ${jobs} (
       "key" text NOT NULL,
@@ -34,7 +35,7 @@ export class CreateJobsTable1795737600000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX "idx_jobs_workflow_run_at" ON ${jobs} ("workflow_id", "run_at")`);
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE ${tableName(queryRunner, 'jobs')}`);
   }
 }

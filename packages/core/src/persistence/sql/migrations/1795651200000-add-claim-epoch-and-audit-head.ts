@@ -1,10 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /**
  * `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. A copy of the
  * first migration's helper: a migration that shipped must not change when shared code does.
  */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -18,7 +19,7 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class AddClaimEpochAndAuditHead1795651200000 implements MigrationInterface {
   name = 'AddClaimEpochAndAuditHead1795651200000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const threads = tableName(queryRunner, 'threads');
     const auditEntries = tableName(queryRunner, 'audit_entries');
     const auditHead = tableName(queryRunner, 'audit_head');
@@ -36,7 +37,7 @@ export class AddClaimEpochAndAuditHead1795651200000 implements MigrationInterfac
     );
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     await queryRunner.query(`DROP TABLE ${tableName(queryRunner, 'audit_head')}`);
     await queryRunner.query(`ALTER TABLE ${tableName(queryRunner, 'threads')} DROP COLUMN "epoch"`);
   }

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Message } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { decodeJson, encodeJson } from '../typeorm/stored-text.js';
-import type { MessageRow } from '../typeorm/store-entities.js';
+import { decodeJson, encodeJson } from './stored-text.js';
+import type { MessageRow } from './row-types.js';
 
 /*
  * The rows of a thread's conversation, shared by the SQLite and TypeORM stores (no database

@@ -1,10 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /**
  * `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. A copy of the
  * first migration's helper: a migration that shipped must not change when shared code does.
  */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -17,7 +18,7 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class CreateAuditAndRememberedApprovalTables1795478400000 implements MigrationInterface {
   name = 'CreateAuditAndRememberedApprovalTables1795478400000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const auditEntries = tableName(queryRunner, 'audit_entries');
     const rememberedApprovals = tableName(queryRunner, 'remembered_approvals');
     await queryRunner.query(`CREATE TABLE ${auditEntries} (
@@ -46,7 +47,7 @@ export class CreateAuditAndRememberedApprovalTables1795478400000 implements Migr
     )`);
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     for (const table of ['remembered_approvals', 'audit_entries']) {
       await queryRunner.query(`DROP TABLE ${tableName(queryRunner, table)}`);
     }

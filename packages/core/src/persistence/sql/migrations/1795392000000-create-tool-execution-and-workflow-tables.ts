@@ -1,10 +1,11 @@
-import type { MigrationInterface, QueryRunner } from 'typeorm';
+import type { MigrationInterface } from 'typeorm';
+import type { MigrationRunner } from './migration-runner.js';
 
 /**
  * `"schema"."table"` on PostgreSQL with a schema option, `"table"` otherwise. A copy of the
  * first migration's helper: a migration that shipped must not change when shared code does.
  */
-function tableName(queryRunner: QueryRunner, table: string): string {
+function tableName(queryRunner: MigrationRunner, table: string): string {
   const schema = queryRunner.connection.driver.schema;
   return schema === undefined ? `"${table}"` : `"${schema}"."${table}"`;
 }
@@ -17,7 +18,7 @@ function tableName(queryRunner: QueryRunner, table: string): string {
 export class CreateToolExecutionAndWorkflowTables1795392000000 implements MigrationInterface {
   name = 'CreateToolExecutionAndWorkflowTables1795392000000';
 
-  async up(queryRunner: QueryRunner): Promise<void> {
+  async up(queryRunner: MigrationRunner): Promise<void> {
     const toolExecutions = tableName(queryRunner, 'tool_executions');
     const workflowDefinitions = tableName(queryRunner, 'workflow_definitions');
     await queryRunner.query(`CREATE TABLE ${toolExecutions} (
@@ -44,7 +45,7 @@ export class CreateToolExecutionAndWorkflowTables1795392000000 implements Migrat
     )`);
   }
 
-  async down(queryRunner: QueryRunner): Promise<void> {
+  async down(queryRunner: MigrationRunner): Promise<void> {
     for (const table of ['workflow_definitions', 'tool_executions']) {
       await queryRunner.query(`DROP TABLE ${tableName(queryRunner, table)}`);
     }

@@ -16,7 +16,7 @@ import type {
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
 import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from './stored-text.js';
-import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from './store-entities.js';
+import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from './row-types.js';
 
 /** The fields of a ThreadRecord kept as JSON in `threads.state`. */
 type ThreadState = Omit<
