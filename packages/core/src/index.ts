@@ -55,6 +55,15 @@ export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scri
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export type {
   ICheckpointStore,
+  ThreadStore,
+  ClaimStore,
+  InteractionStore,
+  GlobalVariableStore,
+  ToolExecutionStore,
+  AuditStore,
+  ApprovalMemoryStore,
+  DefinitionStore,
+  JobStore,
   ThreadRecord,
   ThreadStatus,
   InteractionRecord,

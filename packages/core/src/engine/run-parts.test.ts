@@ -3,7 +3,7 @@ import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
-import { CREATED_AT, interactionRecord, threadRecord } from '../persistence/__fixtures__/store-records.js';
+import { CREATED_AT, interactionRecord, threadRecord } from '../testing/conformance/store-records.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { ToolRegistry } from '../tools/tool-registry.js';

@@ -1,184 +1,31 @@
-import type {
-  InteractionFailureReason,
-  InteractionStatus,
-  Message,
-  ThreadError,
-  ToolApprovalConfig,
-  ToolCallStatus,
-  UserInteractionRequest,
-  WorkflowDefinition,
-} from '@interlock/sdk-types';
-
-export type ThreadStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
-
-/** One iteration state of a LOOP node. */
-export interface LoopState {
-  nodeId: string;
-  items: unknown[];
-  index: number;
-  /** Loop-scope variables of the current iteration. */
-  variables: Record<string, unknown>;
-}
-
-/** One workflow being run: the root, or a SUBGRAPH's child. */
-export interface Frame {
-  workflowId: string;
-  workflowVersion: string;
-  /** The node to run next; null once the frame has ended. */
-  cursor: string | null;
-  /** Subgraph-scope variables. */
-  variables: Record<string, unknown>;
-  loops: LoopState[];
-  /** The SUBGRAPH node in the parent frame that started this one. */
-  parentNodeId?: string;
-  /** The hash of the exact definition this frame runs (see definitionHash); absent on threads stored before it was kept. */
-  definitionHash?: string;
-}
-
-export interface ThreadSession {
-  sessionId: string;
-  chatId?: string;
-  parentThreadId?: string;
-}
-
-/** A thread as stored: plain data, enough to resume it in any process. */
-export interface ThreadRecord {
-  threadId: string;
-  workflowId: string;
-  workflowVersion: string;
-  status: ThreadStatus;
-  channel: string;
-  input: Record<string, unknown>;
-  frames: Frame[];
-  variables: Record<string, unknown>;
-  conversation: Message[];
-  /** The workflow's tool-approval config, fixed when the thread started (F17). */
-  toolApproval: ToolApprovalConfig;
-  /** Who the thread belongs to; approval requests carry it (F27). */
-  session: ThreadSession;
-  /** Interactions this thread waits on. */
-  pendingInteractionIds: string[];
-  /** The node that started and has not completed, with its resumable state. */
-  activeNode: { workflowId: string; nodeId: string; state: unknown } | null;
-  steps: number;
-  output?: unknown;
-  error?: ThreadError;
-  /** The process taking this thread forward right now, if any (see {@link ThreadLease}). */
-  lease?: ThreadLease;
-  /**
-   * The fencing token: incremented by every claim. A run's writes carry the epoch of its
-   * claim, and the store refuses them once another claim took the thread (STORE_CONFLICT).
-   */
-  epoch: number;
-  /** Optimistic concurrency: incremented by every save and every claim. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-}
-
-/**
- * The claim of the process that takes a thread forward (start, resume, continue after an
- * answer): held for the whole run, renewed while the process works (tool calls and
- * questions included), released when the run stops. Another process that gets an answer
- * for the thread only stores it: the holder applies it. A claim not renewed by `until`
- * (its holder died or froze) may be taken by another process, with a new epoch.
- */
-export interface ThreadLease {
-  /** The holding process's owner id. */
-  owner: string;
-  /** ISO 8601. */
-  until: string;
-}
-
-export interface InteractionResponseRecord {
-  input: unknown;
-  responder?: string;
-  respondedAt: string;
-}
-
-/** A change some process made to the store (see `watchChanges`). */
-export type StoreChange =
-  | { table: 'threads' | 'interactions'; id: string; threadId: string; status: string }
-  /** Changes may have been missed: read again. */
-  | { table: '*' };
-
-export interface InteractionRecord {
-  interactionId: string;
-  threadId: string;
-  nodeId: string;
-  request: UserInteractionRequest;
-  status: InteractionStatus;
-  /** Absolute deadline (ISO 8601) or null. */
-  deadline: string | null;
-  response?: InteractionResponseRecord;
-  failureReason?: InteractionFailureReason;
-  failureMessage?: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
+import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import type { AuditEntry } from '../audit/audit-log.js';
 import type { ThreadJob } from '../workers/thread-jobs.js';
+import type {
+  AuditHead,
+  ClaimFence,
+  ClaimResult,
+  InteractionRecord,
+  InteractionResponseRecord,
+  RecordResponseResult,
+  StoreChange,
+  ThreadRecord,
+  ThreadStatus,
+  ToolExecutionRecord,
+  ToolExecutionStatus,
+} from './records.js';
 
-/**
- * The write-ahead record of one tool call (F40): approved → started → finished. A call that
- * started and never finished (the process died) is `unknown` unless its tool is idempotent.
+export type * from './records.js';
+
+/*
+ * The persistence port (F21, F40), one interface per role. The engine checkpoints a thread
+ * before every wait and after every node; an implementation must make `recordResponse`
+ * and `failInteraction` atomic (first writer wins) and `saveThread` reject a stale
+ * version. The conformance suite (`@interlock/core/testing`) checks every promise.
  */
-export type ToolExecutionStatus = 'approved' | 'started' | 'finished' | 'unknown';
 
-export interface ToolExecutionRecord {
-  threadId: string;
-  toolCallId: string;
-  toolName: string;
-  /** SHA-256 of the canonical JSON of the arguments that may run. */
-  argumentsHash: string;
-  arguments: Record<string, unknown>;
-  status: ToolExecutionStatus;
-  /** The rule, callback or person that approved it. */
-  approvedBy: string;
-  idempotent: boolean;
-  outcome?: { status: ToolCallStatus; output?: unknown; content: string };
-  createdAt: string;
-  updatedAt: string;
-}
-
-/**
- * The claim a run's writes are made under. A store refuses a fenced write atomically
- * (STORE_CONFLICT, nothing changed) when the thread's stored epoch is no longer `epoch`:
- * a process that lost its claim changes nothing.
- */
-export interface ClaimFence {
-  threadId: string;
-  epoch: number;
-}
-
-/** What {@link ICheckpointStore.claimThread} found. */
-export type ClaimResult =
-  /** The thread is this owner's, with the new epoch and version. */
-  | { status: 'claimed'; epoch: number; version: number }
-  /** Another owner's claim is live. */
-  | { status: 'busy'; lease: ThreadLease }
-  /** The thread was saved since `expectedVersion` was read: read it again. */
-  | { status: 'changed' };
-
-/** The end of the audit chain, kept apart from the entries so a removed tail is detected. */
-export interface AuditHead {
-  sequence: number;
-  hash: string;
-}
-
-/** The result of trying to store an answer: the first valid answer wins. */
-export type RecordResponseResult =
-  | { status: 'recorded'; interaction: InteractionRecord }
-  | { status: 'not_pending'; interaction: InteractionRecord }
-  | { status: 'not_found' };
-
-/**
- * The persistence port (F21, F40). The engine checkpoints a thread before every wait and
- * after every node; an implementation must make `recordResponse` and `failInteraction`
- * atomic (first writer wins) and `saveThread` reject a stale `expectedVersion`.
- */
-export interface ICheckpointStore {
+/** Threads: created by their first claim, saved only at the version read (STORE_CONFLICT otherwise). */
+export interface ThreadStore {
   /** Inserts a new thread (version 1) with the `epoch` and `lease` of the record: its creator's claim. */
   createThread(thread: ThreadRecord, jobs?: readonly ThreadJob[]): Promise<ThreadRecord>;
   /**
@@ -188,6 +35,11 @@ export interface ICheckpointStore {
    */
   saveThread(thread: ThreadRecord): Promise<ThreadRecord>;
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
+  listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
+}
+
+/** Claims: which process takes a thread forward, with the fencing epoch of its writes (docs/persistence.md). */
+export interface ClaimStore {
   /**
    * Claims the thread for `owner` until `until`, in one conditional write: only if no live
    * claim holds it at `now` (none, or expired) and its version is still `expectedVersion`.
@@ -198,8 +50,10 @@ export interface ICheckpointStore {
   renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean>;
   /** Frees `owner`'s claim if the thread's epoch is still the fence's. */
   releaseClaim(fence: ClaimFence, owner: string): Promise<void>;
-  listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
+}
 
+/** Interactions: questions and approvals, answered once (first writer wins). */
+export interface InteractionStore {
   /** Stores an interaction (fenced: refused when `fence` is stale), and schedules `jobs` (its deadline) with it, atomically. */
   createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs?: readonly ThreadJob[]): Promise<void>;
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
@@ -210,11 +64,17 @@ export interface ICheckpointStore {
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
   /** Marks a responded interaction processed (fenced). */
   markProcessed(interactionId: string, fence?: ClaimFence): Promise<void>;
+}
 
+/** Global variables, per workflow (or another scope no workflow id can take). */
+export interface GlobalVariableStore {
   getGlobalVariables(workflowId: string): Promise<Record<string, unknown>>;
   /** Sets global variables, creating only the ones absent when `onlyIfAbsent`. */
   setGlobalVariables(workflowId: string, values: Record<string, unknown>, options?: { onlyIfAbsent?: boolean }): Promise<void>;
+}
 
+/** The write-ahead record of tool calls (F40): approved → started → finished, or unknown. */
+export interface ToolExecutionStore {
   /**
    * Stores the approval of a tool call before it may run. Approving the same call again with
    * the same arguments hash changes nothing; with another hash it throws STORE_CONFLICT.
@@ -254,7 +114,10 @@ export interface ICheckpointStore {
   ): Promise<boolean>;
   getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined>;
   listToolExecutions(filter?: { threadId?: string; status?: ToolExecutionStatus }): Promise<ToolExecutionRecord[]>;
+}
 
+/** The hash-chained audit log (F33, F45). */
+export interface AuditStore {
   /**
    * Appends to the hash-chained audit log (F33, F45), atomically: `seal` builds the entry
    * from the chain's head (undefined for the first), and no two entries get the same
@@ -267,16 +130,25 @@ export interface ICheckpointStore {
   listAuditEntries(filter?: { threadId?: string }): Promise<AuditEntry[]>;
   /** The head of the audit chain as stored apart from the entries; undefined before the first append. */
   getAuditHead(): Promise<AuditHead | undefined>;
+}
 
+/** Approvals remembered for a session (F19). */
+export interface ApprovalMemoryStore {
   /** Remembers an approval ("for this session") under `key` until `expiresAt` (ms since the epoch). */
   rememberApproval(key: string, expiresAt: number): Promise<void>;
   /** Whether `key` is remembered at `now`; an expired entry is dropped. */
   isApprovalRemembered(key: string, now: number): Promise<boolean>;
+}
 
+/** The workflow definitions threads run. */
+export interface DefinitionStore {
   /** Keeps a workflow definition a thread runs, so any process can resume it without the file. */
   saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void>;
   getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined>;
+}
 
+/** The jobs of workers (issue 12). Every method is optional: a store that leaves them out cannot back workers. */
+export interface JobStore {
   /**
    * Schedules jobs for workers (issue 12) in the store's own database; a job with the key
    * of one that waits replaces it. Stores that cannot hold jobs leave it out.
@@ -290,7 +162,19 @@ export interface ICheckpointStore {
   takeJobs?(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]>;
   /** Removes a job `owner` took, unless it was scheduled again meanwhile. */
   finishJob?(key: string, owner: string): Promise<void>;
+}
 
+/** The store as a whole: every role, plus change notifications, durability and closing. */
+export interface ICheckpointStore
+  extends ThreadStore,
+    ClaimStore,
+    InteractionStore,
+    GlobalVariableStore,
+    ToolExecutionStore,
+    AuditStore,
+    ApprovalMemoryStore,
+    DefinitionStore,
+    JobStore {
   /**
    * Calls `listener` for every thread or interaction added, or whose status changed, by any
    * process on this database, until the returned `stop()`. `{ table: '*' }` means changes

@@ -1,6 +1,6 @@
-import { describeStoreConformance } from '../store-conformance.js';
-import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
-import { describeLeaseConformance } from '../store-conformance-leases.js';
+import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
+import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
 import { InMemoryCheckpointStore } from './in-memory-checkpoint-store.js';
 
 describeStoreConformance('in-memory store', async () => new InMemoryCheckpointStore());

@@ -14,11 +14,11 @@ import {
   toolApproval,
   userMessage,
   workflowDefinition,
-} from '../__fixtures__/store-records.js';
+} from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
-import { describeStoreConformance } from '../store-conformance.js';
-import { describeAuditAndMemoryConformance } from '../store-conformance-audit.js';
-import { describeLeaseConformance } from '../store-conformance-leases.js';
+import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
+import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
+import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
 import { createTypeormStore } from '../typeorm/create-typeorm-store.js';
 import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../typeorm/typeorm-store-behaviour.js';
 import { openSqliteStore } from './open-sqlite-store.js';

@@ -13,7 +13,7 @@ import {
   toolCallMessage,
   userMessage,
   workflowDefinition,
-} from '../__fixtures__/store-records.js';
+} from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';

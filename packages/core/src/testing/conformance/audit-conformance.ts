@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../audit/audit-log.js';
-import { UNICODE_TEXT } from './__fixtures__/store-records.js';
-import type { ICheckpointStore } from './checkpoint-store.js';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import { UNICODE_TEXT } from './store-records.js';
+import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 
 type Previous = { sequence: number; hash: string } | undefined;
 

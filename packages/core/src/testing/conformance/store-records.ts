@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { WorkflowDefinition, type Message, type UserInteractionRequest } from '@interlock/sdk-types';
 import { expect } from 'vitest';
-import { askNode, linearWorkflow } from '../../__fixtures__/workflows.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import type { InteractionRecord, InteractionResponseRecord, ThreadRecord, ToolExecutionRecord } from '../checkpoint-store.js';
+import type { InteractionRecord, InteractionResponseRecord, ThreadRecord, ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
 
 /** A fixed moment, so records compare equal after a round trip. */
 export const CREATED_AT = '2026-01-02T03:04:05.678Z';
@@ -156,7 +155,21 @@ export const LATER = '2026-01-02T03:04:40.000Z';
 /** A workflow definition as the engine keeps it: parsed, defaults applied; `overrides` replace whole fields. */
 export function workflowDefinition(overrides: Partial<WorkflowDefinition> = {}): WorkflowDefinition {
   return {
-    ...WorkflowDefinition.parse(linearWorkflow([askNode('ask', { timeout: '1h' })], { id: 'workflow-a', version: '1.0.0' })),
+    ...WorkflowDefinition.parse({
+      id: 'workflow-a',
+      name: 'Test workflow',
+      version: '1.0.0',
+      variables: [{ name: 'output', scope: 'thread' }],
+      nodes: [
+        { id: 'start', type: 'START' },
+        { id: 'ask', type: 'USER_INTERACTION', config: { operationType: 'UPDATE_VARIABLES', prompt: 'Your answer?', timeout: '1h', variables: [{ variableName: 'output', expression: '{{ input }}' }] } },
+        { id: 'end', type: 'END', config: { output: '{{ output }}' } },
+      ],
+      edges: [
+        { from: 'start', to: 'ask' },
+        { from: 'ask', to: 'end' },
+      ],
+    }),
     ...overrides,
   };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../audit/audit-log.js';
-import { errorCodeOf, present, interactionRecord, threadRecord, toolApproval } from './__fixtures__/store-records.js';
-import type { ClaimFence, ICheckpointStore } from './checkpoint-store.js';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import { errorCodeOf, present, interactionRecord, threadRecord, toolApproval } from './store-records.js';
+import type { ClaimFence, ICheckpointStore } from '../../persistence/checkpoint-store.js';
 
 const NOW = '2026-01-02T03:04:05.000Z';
 const LATER = '2026-01-02T03:04:15.000Z';

@@ -1,0 +1,172 @@
+/** The records of the store (see ./checkpoint-store.ts for the port). */
+import type {
+  InteractionFailureReason,
+  InteractionStatus,
+  Message,
+  ThreadError,
+  ToolApprovalConfig,
+  ToolCallStatus,
+  UserInteractionRequest,
+} from '@interlock/sdk-types';
+
+export type ThreadStatus = 'running' | 'waiting' | 'completed' | 'failed' | 'cancelled';
+
+/** One iteration state of a LOOP node. */
+export interface LoopState {
+  nodeId: string;
+  items: unknown[];
+  index: number;
+  /** Loop-scope variables of the current iteration. */
+  variables: Record<string, unknown>;
+}
+
+/** One workflow being run: the root, or a SUBGRAPH's child. */
+export interface Frame {
+  workflowId: string;
+  workflowVersion: string;
+  /** The node to run next; null once the frame has ended. */
+  cursor: string | null;
+  /** Subgraph-scope variables. */
+  variables: Record<string, unknown>;
+  loops: LoopState[];
+  /** The SUBGRAPH node in the parent frame that started this one. */
+  parentNodeId?: string;
+  /** The hash of the exact definition this frame runs (see definitionHash); absent on threads stored before it was kept. */
+  definitionHash?: string;
+}
+
+export interface ThreadSession {
+  sessionId: string;
+  chatId?: string;
+  parentThreadId?: string;
+}
+
+/** A thread as stored: plain data, enough to resume it in any process. */
+export interface ThreadRecord {
+  threadId: string;
+  workflowId: string;
+  workflowVersion: string;
+  status: ThreadStatus;
+  channel: string;
+  input: Record<string, unknown>;
+  frames: Frame[];
+  variables: Record<string, unknown>;
+  conversation: Message[];
+  /** The workflow's tool-approval config, fixed when the thread started (F17). */
+  toolApproval: ToolApprovalConfig;
+  /** Who the thread belongs to; approval requests carry it (F27). */
+  session: ThreadSession;
+  /** Interactions this thread waits on. */
+  pendingInteractionIds: string[];
+  /** The node that started and has not completed, with its resumable state. */
+  activeNode: { workflowId: string; nodeId: string; state: unknown } | null;
+  steps: number;
+  output?: unknown;
+  error?: ThreadError;
+  /** The process taking this thread forward right now, if any (see {@link ThreadLease}). */
+  lease?: ThreadLease;
+  /**
+   * The fencing token: incremented by every claim. A run's writes carry the epoch of its
+   * claim, and the store refuses them once another claim took the thread (STORE_CONFLICT).
+   */
+  epoch: number;
+  /** Optimistic concurrency: incremented by every save and every claim. */
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The claim of the process that takes a thread forward (start, resume, continue after an
+ * answer): held for the whole run, renewed while the process works (tool calls and
+ * questions included), released when the run stops. Another process that gets an answer
+ * for the thread only stores it: the holder applies it. A claim not renewed by `until`
+ * (its holder died or froze) may be taken by another process, with a new epoch.
+ */
+export interface ThreadLease {
+  /** The holding process's owner id. */
+  owner: string;
+  /** ISO 8601. */
+  until: string;
+}
+
+export interface InteractionResponseRecord {
+  input: unknown;
+  responder?: string;
+  respondedAt: string;
+}
+
+/** A change some process made to the store (see `watchChanges`). */
+export type StoreChange =
+  | { table: 'threads' | 'interactions'; id: string; threadId: string; status: string }
+  /** Changes may have been missed: read again. */
+  | { table: '*' };
+
+export interface InteractionRecord {
+  interactionId: string;
+  threadId: string;
+  nodeId: string;
+  request: UserInteractionRequest;
+  status: InteractionStatus;
+  /** Absolute deadline (ISO 8601) or null. */
+  deadline: string | null;
+  response?: InteractionResponseRecord;
+  failureReason?: InteractionFailureReason;
+  failureMessage?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+
+/**
+ * The write-ahead record of one tool call (F40): approved → started → finished. A call that
+ * started and never finished (the process died) is `unknown` unless its tool is idempotent.
+ */
+export type ToolExecutionStatus = 'approved' | 'started' | 'finished' | 'unknown';
+
+export interface ToolExecutionRecord {
+  threadId: string;
+  toolCallId: string;
+  toolName: string;
+  /** SHA-256 of the canonical JSON of the arguments that may run. */
+  argumentsHash: string;
+  arguments: Record<string, unknown>;
+  status: ToolExecutionStatus;
+  /** The rule, callback or person that approved it. */
+  approvedBy: string;
+  idempotent: boolean;
+  outcome?: { status: ToolCallStatus; output?: unknown; content: string };
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * The claim a run's writes are made under. A store refuses a fenced write atomically
+ * (STORE_CONFLICT, nothing changed) when the thread's stored epoch is no longer `epoch`:
+ * a process that lost its claim changes nothing.
+ */
+export interface ClaimFence {
+  threadId: string;
+  epoch: number;
+}
+
+/** What {@link ICheckpointStore.claimThread} found. */
+export type ClaimResult =
+  /** The thread is this owner's, with the new epoch and version. */
+  | { status: 'claimed'; epoch: number; version: number }
+  /** Another owner's claim is live. */
+  | { status: 'busy'; lease: ThreadLease }
+  /** The thread was saved since `expectedVersion` was read: read it again. */
+  | { status: 'changed' };
+
+/** The end of the audit chain, kept apart from the entries so a removed tail is detected. */
+export interface AuditHead {
+  sequence: number;
+  hash: string;
+}
+
+/** The result of trying to store an answer: the first valid answer wins. */
+export type RecordResponseResult =
+  | { status: 'recorded'; interaction: InteractionRecord }
+  | { status: 'not_pending'; interaction: InteractionRecord }
+  | { status: 'not_found' };
