@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { ToolApprovalResponse } from '@interlock/sdk-types';
+import { z } from 'zod';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
@@ -53,7 +54,7 @@ export class ResponseInterpreter {
     if (!response.approved) throw invalid('editedParameters only make sense with approved: true');
     if (details.stage === 'result') throw invalid('a result cannot be edited: approve or reject it');
     const tool = this.tools.find(details.toolName);
-    if (!tool) throw invalid(`tool ${details.toolName} no longer exists`);
+    if (!tool) return { ...response, editedParameters: checkEditAgainstSchema(details, response.editedParameters, invalid) };
     const edited = tool.parameters.safeParse(response.editedParameters);
     if (!edited.success) {
       throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
@@ -65,6 +66,30 @@ export class ResponseInterpreter {
     }
     return { ...response, editedParameters };
   }
+}
+
+/**
+ * Edited arguments answered in a process that does not hold the tool (the inbox of a
+ * deployment): checked against the JSON Schema the request carries. The worker that holds
+ * the tool checks them again, with its schema and rules, before they can run.
+ */
+function checkEditAgainstSchema(
+  details: NonNullable<InteractionRecord['request']['toolApproval']>,
+  edited: Record<string, unknown>,
+  invalid: (message: string) => InterlockError,
+): Record<string, unknown> {
+  if (details.parametersSchema === undefined) throw invalid(`tool ${details.toolName} is not available here, and its request carries no schema to check the edit against`);
+  let schema: z.ZodType;
+  try {
+    schema = z.fromJSONSchema(details.parametersSchema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    throw invalid(`the schema of ${details.toolName} cannot be read here: approve or reject the call as proposed`);
+  }
+  const parsed = schema.safeParse(edited);
+  if (!parsed.success) {
+    throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+  }
+  return parsed.data as Record<string, unknown>;
 }
 
 /** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`. */

@@ -399,6 +399,16 @@ export class ToolCallPipeline {
     return new Date(this.clock.now()).toISOString();
   }
 
+  /** Why arguments a person edited may not run (they do not fit the tool's schema, or a rule denies them), or undefined. */
+  private refuseEdit(call: TurnCall, edited: Record<string, unknown>, context: NodeExecutionContext): string | undefined {
+    const tool = this.tools.find(call.name);
+    if (!tool) return `the edited arguments were refused: tool ${call.name} is not available here`;
+    const parsed = tool.parameters.safeParse(edited);
+    if (!parsed.success) return `the edited arguments were refused: they do not match the schema of ${tool.name}`;
+    const decision = this.policy.decide({ toolName: tool.name, arguments: parsed.data as Record<string, unknown> }, this.scopeOf(context));
+    return decision.outcome === 'deny' ? `the edited arguments were refused (${decision.rule}): ${decision.reason}` : undefined;
+  }
+
   /** Applies a person's answer (or the failure of the wait) to its call. */
   private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
     this.gateway.release(record.interactionId, context);
@@ -417,6 +427,14 @@ export class ToolCallPipeline {
     const response = ToolApprovalResponse.parse(record.response?.input);
     const responder = record.response?.responder;
     context.emit({ type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) });
+    const refusedEdit = response.approved && response.editedParameters ? this.refuseEdit(call, response.editedParameters, context) : undefined;
+    if (refusedEdit !== undefined) {
+      // Checked again where the tool lives: an answer stored by another process (a
+      // deployment's inbox, which has not the tool) never runs arguments the tool or the rules refuse.
+      await this.record(call, context, { outcome: 'deny', decidedBy: 'person', rule: 'edit:refused', reason: refusedEdit, stage });
+      this.finish(call, 'EXECUTION_REJECTED', refusedEdit, context, options);
+      return;
+    }
     if (response.approved && response.editedParameters) call.finalArguments = response.editedParameters;
     if (response.userInstruction) call.userInstruction = response.userInstruction;
     if (responder !== undefined) call.responder = responder;
