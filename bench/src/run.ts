@@ -1,7 +1,8 @@
 /**
  * One measurement in this process: `node --expose-gc dist/run.js <mode> [--n N] [--warmup W]
  * [--store sqlite|memory] [--synchronous full|normal] [--group-commit true|false]
- * [--phase suspend|resume] [--db file] [--sample S] [--batch B]`. The SQLite store's options
+ * [--phase suspend|resume] [--db file] [--sample S] [--batch B] [--workers K]`; `workers-pg` and
+ * `queue-pg` run on INTERLOCK_BENCH_POSTGRES_URL. The SQLite store's options
  * default to core's (synchronous FULL, no group commit).
  * Prints one JSON object per line; the exit code says whether its checks passed.
  */
@@ -11,6 +12,7 @@ import { emit } from './common.js';
 import { modeCommits, modeDurable, modeFanout, modeFsync, modeScale, modeSeq, type RunOptions } from './measure-round-trip.js';
 import { modeInspect } from './inspect-thread.js';
 import { modeMicro } from './micro.js';
+import { modeQueuePg, modeWorkersPg } from './workers-pg.js';
 
 function parseArguments(argv: string[]): { mode: string; flags: Record<string, string> } {
   const flags: Record<string, string> = {};
@@ -49,7 +51,18 @@ const modes: Record<string, (options: RunOptions) => Promise<boolean> | boolean>
   fsync: modeFsync,
   inspect: modeInspect,
   micro: modeMicro,
+  'workers-pg': () => modeWorkersPg({ url: postgresUrl(), n: options.n, warmup: options.warmup, workers: Number(flags['workers'] ?? 1) }),
+  'queue-pg': () => modeQueuePg({ url: postgresUrl(), n: options.n, warmup: options.warmup }),
 };
+
+function postgresUrl(): string {
+  const url = process.env['INTERLOCK_BENCH_POSTGRES_URL'];
+  if (!url) {
+    console.error('the PostgreSQL steps need INTERLOCK_BENCH_POSTGRES_URL (pnpm bench starts a server on 127.0.0.1:54351 when it is not set)');
+    process.exit(2);
+  }
+  return url;
+}
 const run = modes[mode];
 if (!run) {
   console.error(`unknown mode ${mode}; one of ${Object.keys(modes).join(', ')}`);

@@ -21,6 +21,8 @@ export type Intake =
 export interface IntakeHooks {
   /** Whether this process runs the thread right now (it then takes the answer itself). */
   isRunningHere(threadId: string): boolean;
+  /** Whether a live run, here or in another process, holds the thread's claim. */
+  isHeldByLiveRun(thread: ThreadRecord): boolean;
   /** Times out an interaction whose deadline passed. */
   expire(interaction: InteractionRecord): Promise<void>;
   /** Retires a question stored just before a crash that its thread never asked. */
@@ -52,9 +54,13 @@ export class AnswerIntake {
     const { threadId } = interaction;
     if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
     // A question stored just before a crash, before its thread was checkpointed as waiting
-    // on it, is an orphan nobody may answer: the thread asks again when it resumes.
+    // on it, is an orphan nobody may answer: the thread asks again when it resumes. While a
+    // live claim holds the thread, its run is about to checkpoint the wait (an answerer
+    // that hears of questions as they are stored can be that fast): the answer is taken,
+    // and the run finds it when it suspends.
     const thread = await this.store.getThread(threadId);
-    if (!thread?.pendingInteractionIds.includes(interactionId)) {
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    if (!thread.pendingInteractionIds.includes(interactionId) && !this.hooks.isHeldByLiveRun(thread)) {
       await this.hooks.retire(interactionId);
       return { kind: 'answered', status: 'expired', threadId };
     }

@@ -124,6 +124,7 @@ describe('AnswerIntake (the first half of respond)', () => {
     const interpreter = new ResponseInterpreter(new ToolRegistry(), undefined as unknown as ApprovalPolicy);
     const intake = new AnswerIntake(store, interpreter, definitions, new JobPlanner(continueIn, clock, 30_000), clock, {
       isRunningHere: () => false,
+      isHeldByLiveRun: () => false,
       expire: async (interaction) => void expired.push(interaction.interactionId),
       retire: async (interactionId) => void retired.push(interactionId),
       ...hooks,
@@ -164,6 +165,14 @@ describe('AnswerIntake (the first half of respond)', () => {
     await store.saveThread({ ...thread, pendingInteractionIds: [] });
     expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'answered', status: 'expired' });
     expect(retired).toEqual(['i-1']);
+  });
+
+  it('takes an answer to a question its thread has not checkpointed yet while a live run holds the thread', async () => {
+    const { store, thread, intake, retired } = await setUp('this-process', { isHeldByLiveRun: () => true });
+    await store.saveThread({ ...thread, pendingInteractionIds: [] });
+    expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'stored' });
+    expect(retired).toEqual([]);
+    expect((await store.getInteraction('i-1'))?.status).toBe('responded');
   });
 
   it('refuses an answer to a thread whose workflow changed under the same version, before storing it', async () => {

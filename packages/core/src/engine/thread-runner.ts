@@ -84,6 +84,7 @@ export class ThreadRunner {
     this.timers = new DeadlineTimers(clock, (interaction) => void this.expire(interaction).catch(() => undefined));
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
+      isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
       expire: (interaction) => this.expire(interaction),
       retire: (interactionId) => this.retire(interactionId),
     });

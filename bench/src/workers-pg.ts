@@ -1,0 +1,247 @@
+/**
+ * The approval round trip on PostgreSQL with workers (issue 12): the scenario's thread is
+ * started and answered by an answerer that runs no thread (`continueIn: 'workers-only'`,
+ * like the web inbox of a deployment), and taken forward by K worker processes
+ * (`pg-worker.ts`, `createWorker`). One round trip: start (the thread is handed to a
+ * worker) → the worker runs it until the approval waits → the answerer hears of the
+ * question (LISTEN/NOTIFY) and approves → a worker runs the write and the thread completes.
+ * `IN_FLIGHT` round trips at once. Apart from it, the job queue's own cost: graphile-worker
+ * adding a no-op job and a runner picking it up, with nothing of Interlock.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterlock, type ICheckpointStore, type Interlock, type StoreChange, TYPES } from '@interlock/core';
+import { emit, now } from './common.js';
+import { requireFromCore, threadIdFor, workflow, WORKFLOW_ID } from './scenario.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** What this file uses of pg and graphile-worker (core's copies: the bench does not depend on them itself). */
+interface Pg {
+  Pool: new (options: { connectionString: string; max: number }) => { query(sql: string, values?: unknown[]): Promise<unknown>; end(): Promise<void> };
+  Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
+}
+interface GraphileWorker {
+  run(options: Record<string, unknown>): Promise<{ stop(): Promise<void> }>;
+  Logger: new (factory: () => () => void) => unknown;
+}
+const IN_FLIGHT = 8;
+
+export interface PgOptions {
+  url: string;
+  n: number;
+  warmup: number;
+  workers: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+function latencies(values: number[]): Record<string, number> {
+  const sorted = [...values].sort((a, b) => a - b);
+  const round = (value: number) => Math.round(value * 100) / 100;
+  return { p50_ms: round(percentile(sorted, 50)), p90_ms: round(percentile(sorted, 90)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted[sorted.length - 1] ?? 0) };
+}
+
+interface WorkerProcess {
+  child: ChildProcess;
+  ready: Promise<void>;
+  result: Promise<{ effects: Record<string, number> }>;
+}
+
+function startWorkerProcess(url: string, schema: string): WorkerProcess {
+  const child = spawn(process.execPath, [path.join(here, 'pg-worker.js')], {
+    env: { ...process.env, BENCH_PG_URL: url, BENCH_PG_SCHEMA: schema },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    if (out.includes('PG-WORKER-READY')) markReady();
+  });
+  const result = new Promise<{ effects: Record<string, number> }>((resolve, reject) => {
+    child.on('close', (code) => {
+      const line = out.split('\n').find((candidate) => candidate.startsWith('PG-WORKER-RESULT '));
+      if (line === undefined) reject(new Error(`a worker exited (${code}) without its result`));
+      else resolve(JSON.parse(line.slice('PG-WORKER-RESULT '.length)) as { effects: Record<string, number> });
+    });
+  });
+  // Killed on the way out of a failed run: its missing result is not the failure to report.
+  result.catch(() => undefined);
+  return { child, ready, result };
+}
+
+/** Waiters for what the store reports: a thread's question asked, a thread completed. */
+class Arrivals {
+  private readonly waiting = new Map<string, (id: string) => void>();
+  private readonly early = new Map<string, string>();
+
+  heard(change: StoreChange): void {
+    if (change.table === 'interactions' && change.status === 'pending') this.settle(`asked:${change.threadId}`, change.id);
+    if (change.table === 'threads' && change.status === 'completed') this.settle(`done:${change.threadId}`, change.id);
+  }
+
+  next(key: string): Promise<string> {
+    const arrived = this.early.get(key);
+    if (arrived !== undefined) {
+      this.early.delete(key);
+      return Promise.resolve(arrived);
+    }
+    return new Promise((resolve) => this.waiting.set(key, resolve));
+  }
+
+  private settle(key: string, id: string): void {
+    const waiter = this.waiting.get(key);
+    if (waiter) {
+      this.waiting.delete(key);
+      waiter(id);
+    } else this.early.set(key, id);
+  }
+}
+
+async function roundTrip(interlock: Interlock, arrivals: Arrivals, i: number): Promise<number> {
+  const threadId = threadIdFor(i);
+  const started = now();
+  const asked = arrivals.next(`asked:${threadId}`);
+  const done = arrivals.next(`done:${threadId}`);
+  await interlock.start(WORKFLOW_ID, { threadId });
+  const interactionId = await asked;
+  const answered = await interlock.respond(interactionId, { approved: true });
+  if (answered.status !== 'accepted') throw new Error(`thread ${i}: respond said ${answered.status}`);
+  await done;
+  return now() - started;
+}
+
+async function runRoundTrips(interlock: Interlock, arrivals: Arrivals, from: number, count: number): Promise<number[]> {
+  const times: number[] = [];
+  let next = from;
+  const lane = async () => {
+    while (next < from + count) {
+      const i = next++;
+      times.push(await roundTrip(interlock, arrivals, i));
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return times;
+}
+
+/** `workers-pg --workers K`: round trips/s with K worker processes on one PostgreSQL. */
+export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
+  const schema = `bench_workers_${options.workers}_${Date.now().toString(36)}`;
+  const store = { type: 'postgres' as const, url: options.url, schema };
+  let storeOfInterlock: ICheckpointStore | undefined;
+  const interlock = await createInterlock({
+    store,
+    continueIn: 'workers-only',
+    configureContainer: (container) => {
+      storeOfInterlock = container.get(TYPES.CheckpointStore);
+    },
+  });
+  interlock.registerWorkflow(workflow);
+  const workers = Array.from({ length: options.workers }, () => startWorkerProcess(options.url, schema));
+  const arrivals = new Arrivals();
+  const listening = await (storeOfInterlock as ICheckpointStore).watchChanges?.((change) => arrivals.heard(change));
+  try {
+    await Promise.all(workers.map((worker) => worker.ready));
+    await runRoundTrips(interlock, arrivals, 0, options.warmup);
+    const started = now();
+    const times = await runRoundTrips(interlock, arrivals, options.warmup, options.n);
+    const seconds = (now() - started) / 1000;
+    for (const worker of workers) worker.child.kill('SIGTERM');
+    const effects = new Map<string, number>();
+    for (const { effects: counted } of await Promise.all(workers.map((worker) => worker.result))) {
+      for (const [thread, count] of Object.entries(counted)) effects.set(thread, (effects.get(thread) ?? 0) + count);
+    }
+    const total = options.warmup + options.n;
+    const once = Array.from({ length: total }, (_, i) => effects.get(String(i)) === 1).every(Boolean);
+    const completed = (await interlock.threads({ status: 'completed' })).length;
+    const pass = once && completed === total;
+    emit({
+      kind: 'workers_pg',
+      saver: 'postgres',
+      workers: options.workers,
+      in_flight: IN_FLIGHT,
+      n: options.n,
+      round_trips_per_sec: Math.round((options.n / seconds) * 10) / 10,
+      round_trip: latencies(times),
+      tool_executions: [...effects.values()].reduce((sum, count) => sum + count, 0),
+      completed,
+      every_effect_once: once,
+      pass,
+    });
+    return pass;
+  } finally {
+    for (const worker of workers) worker.child.kill('SIGKILL');
+    await listening?.stop();
+    await interlock.close();
+    await dropSchemas(options.url, [schema, `${schema}_jobs`]);
+  }
+}
+
+/** `queue-pg`: graphile-worker alone — a no-op job added and picked up, `IN_FLIGHT` at once. */
+export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<boolean> {
+  const schema = `bench_queue_${Date.now().toString(36)}`;
+  const graphile = requireFromCore('graphile-worker') as GraphileWorker;
+  const pg = requireFromCore('pg') as Pg;
+  const pool = new pg.Pool({ connectionString: options.url, max: IN_FLIGHT + 2 });
+  const picked = new Map<number, () => void>();
+  const runner = await graphile.run({
+    pgPool: pool,
+    schema,
+    concurrency: IN_FLIGHT,
+    pollInterval: 1_000,
+    noHandleSignals: true,
+    logger: new graphile.Logger(() => () => undefined),
+    taskList: {
+      noop: async (payload: unknown) => {
+        picked.get((payload as { i: number }).i)?.();
+      },
+    },
+  });
+  try {
+    const one = async (i: number): Promise<number> => {
+      const started = now();
+      const ran = new Promise<void>((resolve) => picked.set(i, resolve));
+      await pool.query(`SELECT "${schema}".add_job('noop', $1::json)`, [JSON.stringify({ i })]);
+      await ran;
+      picked.delete(i);
+      return now() - started;
+    };
+    const lanes = async (from: number, count: number) => {
+      const times: number[] = [];
+      let next = from;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < from + count) times.push(await one(next++));
+        }),
+      );
+      return times;
+    };
+    await lanes(0, options.warmup);
+    const started = now();
+    const times = await lanes(options.warmup, options.n);
+    const seconds = (now() - started) / 1000;
+    emit({ kind: 'queue_pg', saver: 'postgres', queue: 'graphile-worker', in_flight: IN_FLIGHT, n: options.n, jobs_per_sec: Math.round((options.n / seconds) * 10) / 10, add_to_run: latencies(times), pass: times.length === options.n });
+    return times.length === options.n;
+  } finally {
+    await runner.stop();
+    await pool.end();
+    await dropSchemas(options.url, [schema]);
+  }
+}
+
+async function dropSchemas(url: string, schemas: string[]): Promise<void> {
+  const pg = requireFromCore('pg') as Pg;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
