@@ -306,6 +306,17 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
         }`,
     ),
     '',
+    'PostgreSQL with workers (issue 12): started and approved by an answerer that runs no thread (the web inbox of a deployment), taken forward by K worker processes; 8 round trips in flight',
+    '',
+    '| workers | N | round trips/s | round trip p50 / p90 / p99 ms | tool runs | each once |',
+    '|---|---|---|---|---|---|',
+    ...(doc.records as Json[])
+      .filter((r) => r['kind'] === 'workers_pg')
+      .map((r) => `| ${r['workers']} | ${r['n']} | ${f1(r['round_trips_per_sec'])} | ${f1(r['round_trip'].p50_ms)} / ${f1(r['round_trip'].p90_ms)} / ${f1(r['round_trip'].p99_ms)} | ${r['tool_executions']} | ${r['every_effect_once'] ? 'yes' : '**no**'} |`),
+    ...(doc.records as Json[])
+      .filter((r) => r['kind'] === 'queue_pg')
+      .map((r) => `\nThe job queue alone (${r['queue']}, nothing of Interlock): ${f1(r['jobs_per_sec'])} no-op jobs/s, add → run p50 ${f1(r['add_to_run'].p50_ms)} ms, p99 ${f1(r['add_to_run'].p99_ms)} ms (N=${r['n']}, ${r['in_flight']} in flight).`),
+    '',
     'Micro-benchmarks (per call, µs: p50 / p99)',
     '',
     approval

@@ -5,7 +5,8 @@
  * results/interlock.json and results/summary.md.
  *
  * Knobs (environment): N=1000, WARMUP=50, DURABLE_N=50, SCALE_N=10000, SCALE_SAMPLE=1000,
- * COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000, ONLY=seq,fanout,… (step-name prefixes),
+ * COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000, PG_N=300 (the PostgreSQL steps, on
+ * INTERLOCK_BENCH_POSTGRES_URL or a server started on port 54351), ONLY=seq,fanout,… (step-name prefixes),
  * PROFILE=1 (also a --cpu-prof run of seq), PEERS_DIR (default ../../shared/bench/peers,
  * for the mirror check of common.ts), RESULTS_DIR (default results/: a smoke run can write
  * elsewhere; the peers' figures and the separate 100k record are always read from
@@ -15,7 +16,7 @@
  * step says otherwise: seq-sqlite-normal (synchronous NORMAL, like for like with the
  * peers) and fanout-group (group commit) are separately labelled rows.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +39,7 @@ if (process.env['FULL_N'] !== undefined) process.stderr.write('FULL_N is gone: s
 const COMMITS_N = env('COMMITS_N', '200');
 const FSYNC_N = env('FSYNC_N', '2000');
 const MICRO_N = env('MICRO_N', '1000');
+const PG_N = env('PG_N', '300');
 const ONLY = env('ONLY', '')
   .split(',')
   .map((s) => s.trim())
@@ -56,7 +58,24 @@ const steps: [string, string[]][] = [
   ['commits', ['commits', '--store', 'sqlite', '--n', COMMITS_N, '--warmup', WARMUP]],
   ['scale', ['scale', '--n', SCALE_N, '--sample', SCALE_SAMPLE, '--warmup', WARMUP]],
   ['micro', ['micro', '--n', MICRO_N]],
+  ['workers-pg-1', ['workers-pg', '--workers', '1', '--n', PG_N, '--warmup', '20']],
+  ['workers-pg-2', ['workers-pg', '--workers', '2', '--n', PG_N, '--warmup', '20']],
+  ['workers-pg-4', ['workers-pg', '--workers', '4', '--n', PG_N, '--warmup', '20']],
+  ['queue-pg', ['queue-pg', '--n', PG_N, '--warmup', '20']],
 ];
+
+/**
+ * The PostgreSQL steps' server: INTERLOCK_BENCH_POSTGRES_URL, or one started on 127.0.0.1:54351
+ * by scripts/start-postgres.sh (which installs Debian's postgresql if it is missing).
+ */
+function ensurePostgres(): void {
+  if (process.env['INTERLOCK_BENCH_POSTGRES_URL']) return;
+  const script = path.join(benchDir, '..', 'scripts', 'start-postgres.sh');
+  const started = spawnSync('bash', [script], { env: { ...process.env, INTERLOCK_PG_PORT: '54351' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(started.stdout ?? '')?.[1];
+  if (started.status !== 0 || url === undefined) throw new Error('could not start PostgreSQL for the workers-pg steps: set INTERLOCK_BENCH_POSTGRES_URL');
+  process.env['INTERLOCK_BENCH_POSTGRES_URL'] = url;
+}
 
 const TIME = '/usr/bin/time';
 const haveTime = fs.existsSync(TIME);
@@ -130,6 +149,10 @@ function stepOf(record: Record<string, unknown>): string {
       return 'scale';
     case 'micro':
       return 'micro';
+    case 'workers_pg':
+      return `workers-pg-${String(record['workers'])}`;
+    case 'queue_pg':
+      return 'queue-pg';
     case 'mirror_check':
       return 'mirror';
     case 'correctness': {
@@ -149,6 +172,7 @@ process.stdout.write(JSON.stringify(mirror) + '\n');
 
 const failed: string[] = [];
 const startedAll = Date.now();
+if (selected.some(([name]) => name.endsWith('-pg') || name.includes('-pg-'))) ensurePostgres();
 for (const [name, args] of selected) if ((await runStep(name, args, jsonl)) !== 0) failed.push(name);
 if (process.env['PROFILE'] === '1') await profileSequential(here, resultsDir, N, WARMUP);
 writeCollected(resultsDir, benchResultsDir);
