@@ -1,5 +1,6 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { InterlockError } from '../errors/interlock-error.js';
+import { LINEAR_MATCHES, linearMatches, withLinearMatches } from './linear-matches.js';
 
 /**
  * Expressions are CEL (https://cel.dev), evaluated by @marcbachmann/cel-js.
@@ -12,14 +13,19 @@ const SINGLE_EXPRESSION = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
 
 type Compiled = (context: Record<string, unknown>) => unknown;
 
-const runtime = new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false });
+const runtime = withLinearRegex(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }));
+
+/** `matches()` in linear time: see ./linear-matches.ts. */
+function withLinearRegex(environment: Environment): Environment {
+  return environment.registerFunction(`${LINEAR_MATCHES}(string, string): bool`, linearMatches);
+}
 const cache = new Map<string, Compiled>();
 
 function compile(expression: string): Compiled {
   let compiled = cache.get(expression);
   if (!compiled) {
     try {
-      compiled = runtime.parse(expression) as Compiled;
+      compiled = runtime.parse(withLinearMatches(expression, (source) => runtime.parse(source) as never)) as Compiled;
     } catch (error) {
       throw new InterlockError('EXPRESSION_INVALID', `cannot parse expression \`${expression}\`: ${firstLine(error)}`, {
         cause: error,
@@ -75,10 +81,10 @@ function asTemplate(condition: string): string {
  * error message, or undefined when the expression is fine.
  */
 export function checkExpression(expression: string, names: Iterable<string>): string | undefined {
-  const environment = new Environment({ unlistedVariablesAreDyn: false, homogeneousAggregateLiterals: false });
+  const environment = withLinearRegex(new Environment({ unlistedVariablesAreDyn: false, homogeneousAggregateLiterals: false }));
   for (const name of new Set(names)) environment.registerVariable(name, 'dyn');
   try {
-    const result = environment.check(expression) as { valid: boolean; error?: unknown };
+    const result = environment.check(withLinearMatches(expression, (source) => environment.parse(source) as never)) as { valid: boolean; error?: unknown };
     return result.valid ? undefined : firstLine(result.error);
   } catch (error) {
     return firstLine(error);

@@ -74,13 +74,20 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
 
   // 3. Deny rules and banned shell commands.
   const ruleVariables = { tool: tool.name, args: call.arguments, category: tool.category, risk: tool.riskLevel };
+  // A deny rule that cannot be evaluated on these arguments never lets the call through: it asks.
+  let unevaluated: { index: number; expression: string; error: string } | undefined;
   for (const [index, expression] of options.denyRules.entries()) {
-    if (matches(expression, ruleVariables)) return decide('deny', `deny-rule:${index}`, `deny rule \`${expression}\` matches`);
+    const result = evaluateRule(expression, ruleVariables);
+    if (result === true) return decide('deny', `deny-rule:${index}`, `deny rule \`${expression}\` matches`);
+    if (typeof result === 'string') unevaluated ??= { index, expression, error: result };
   }
   skip('deny-rules');
   const shell = tool.shellCommand ? classifyShell(tool, call, context.shell) : undefined;
   if (shell?.verdict === 'banned') return decide('deny', shell.rule, `banned command: ${shell.reasons.join('; ')}`);
   if (shell) skip('shell:banned');
+  if (unevaluated) {
+    return decide('ask', `deny-rule:${unevaluated.index}:failed`, `deny rule \`${unevaluated.expression}\` could not be evaluated (${unevaluated.error}): a person decides`);
+  }
 
   // 4. Tools that exist to ask the person.
   if (tool.category === 'ask') return decide('ask', 'category:ask', 'this tool always asks the user');
@@ -169,11 +176,21 @@ function classifyShell(tool: Tool, call: ApprovalCall, classifier: ShellClassifi
   return classifier.classify(tool.shellCommand(parsed.data));
 }
 
-/** A rule that fails to evaluate does not match (and a deny rule that fails never opens anything: asking follows). */
-function matches(expression: string, variables: Record<string, unknown>): boolean {
+/**
+ * Whether a rule matches (true), does not (false), or could not be evaluated (the reason).
+ * A field the arguments do not have (`args.path` of a shell call) means the rule is about
+ * another tool: it does not match.
+ */
+function evaluateRule(expression: string, variables: Record<string, unknown>): boolean | string {
   try {
     return evaluateExpression(expression, variables) === true;
-  } catch {
-    return false;
+  } catch (error) {
+    if ((error as { cause?: { code?: unknown } }).cause?.code === 'no_such_key') return false;
+    return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** An allow rule that fails to evaluate does not match. */
+function matches(expression: string, variables: Record<string, unknown>): boolean {
+  return evaluateRule(expression, variables) === true;
 }

@@ -11,6 +11,25 @@ export interface CompiledPolicy {
   readonly safePrograms: ReadonlyMap<string, SafeProgramRule>;
   readonly maxLength: number;
   readonly maxDepth: number;
+  /** How long one classification may take, in milliseconds, before it stops and asks. */
+  readonly timeBudgetMs: number;
+}
+
+/** The time one classification may still take: past `deadline` (performance.now()), it stops. */
+export interface AnalysisBudget {
+  readonly deadline: number;
+}
+
+/** Thrown when a classification ran out of its time budget; the classifier then asks. */
+export class BudgetExceeded extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the command took longer than ${budgetMs} ms to check`);
+  }
+}
+
+/** Stops the analysis once its time is up (checked at every statement and nested script). */
+export function checkBudget(context: AnalysisContext): void {
+  if (performance.now() > context.budget.deadline) throw new BudgetExceeded(context.policy.timeBudgetMs);
 }
 
 /** Where a command's standard input comes from, and its text when known. */
@@ -58,6 +77,7 @@ export interface AnalysisContext {
   readonly speculative: boolean;
   /** Visits statements found anywhere (passed in so the visitors need not import each other). */
   readonly visitor: StatementVisitor;
+  readonly budget: AnalysisBudget;
 }
 
 /** Analyses statements: nodes of the tree, or scripts found inside the command. */

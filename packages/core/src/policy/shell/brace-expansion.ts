@@ -52,17 +52,17 @@ function expandRange(inside: string): string[] | undefined {
  * `/{usr,etc}` → `/usr`, `/etc`), so that rules see what would run. Text without a
  * brace expression comes back as the only word.
  */
-export function expandBraces(text: string): string[] {
+export function expandBraces(text: string, limit = MAX_WORDS): string[] {
   const group = firstGroup(text);
   if (!group) return [text];
   const prefix = text.slice(0, group.start);
   const suffix = text.slice(group.end + 1);
   const words: string[] = [];
+  // The cap is checked before each alternative is expanded, and passed down: the work is
+  // linear in the number of groups, never the product of their sizes.
   for (const alternative of group.alternatives) {
-    for (const word of expandBraces(`${prefix}${alternative}${suffix}`)) {
-      if (words.length >= MAX_WORDS) return words;
-      words.push(word);
-    }
+    if (words.length >= limit) break;
+    words.push(...expandBraces(`${prefix}${alternative}${suffix}`, limit - words.length));
   }
   return words;
 }

@@ -9,6 +9,7 @@ export type { ShellClassification, ShellVerdict } from './shell-classification.j
 export {
   DEFAULT_MAX_DEPTH,
   DEFAULT_MAX_LENGTH,
+  DEFAULT_TIME_BUDGET_MS,
   compileShellPolicy,
   type ShellPolicyOptions,
 } from './shell-policy-options.js';

@@ -153,7 +153,6 @@ const ASK: AskCase[] = [
   { command: 'ls )', rule: 'shell:unparsed' },
   { command: 'if true; then ls', rule: 'shell:unparsed' },
   { command: '{rm,-rf,/}', rule: 'shell:unparsed' },
-  { command: `ls ${'a'.repeat(20_000)}`, rule: 'shell:too-long' },
   { command: 'ls &', rule: 'shell:background' },
   { command: '   ', rule: 'shell:empty' },
 ];
@@ -170,6 +169,12 @@ describe('commands that cannot be proven safe', () => {
     const result = shell.classify(command);
     expect({ verdict: result.verdict, rule: result.rule }, JSON.stringify(result)).toEqual({ verdict: 'ask', rule });
     expect(result.reasons.length).toBeGreaterThan(0);
+  });
+
+  it('refuses a command too long to check, whatever it starts with (issue 13)', () => {
+    for (const command of [`ls ${'a'.repeat(20_000)}`, `rm -rf ~ # ${'x'.repeat(12_000)}`]) {
+      expect(shell.classify(command)).toMatchObject({ verdict: 'banned', rule: 'shell:too-long' });
+    }
   });
 
   it('asks about a tree nested deeper than the cap', () => {

@@ -1,5 +1,5 @@
 import { AnalysisFindings } from './analysis-findings.js';
-import type { AnalysisContext } from './analysis-context.js';
+import { BudgetExceeded, type AnalysisContext } from './analysis-context.js';
 import { createBashParser } from './bash-parser.js';
 import type { ShellClassification } from './shell-classification.js';
 import { compileShellPolicy, type ShellPolicyOptions } from './shell-policy-options.js';
@@ -49,12 +49,14 @@ export async function createShellClassifier(options: ShellPolicyOptions = {}): P
         depth: 0,
         speculative: false,
         visitor: statementVisitor,
+        budget: { deadline: performance.now() + policy.timeBudgetMs },
       };
       try {
         if (command.trim() === '') findings.add('ask', 'shell:empty', 'the command is empty');
         else statementVisitor.script(command, undefined, analysis);
       } catch (error) {
-        findings.add('ask', 'shell:internal-error', `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+        if (error instanceof BudgetExceeded) findings.add('ask', 'shell:too-complex', `${error.message}: a person decides`);
+        else findings.add('ask', 'shell:internal-error', `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
       }
       return findings.toClassification();
     },

@@ -57,7 +57,7 @@ describe('shell policy options', () => {
 
   it('applies the configured size and depth caps', async () => {
     const short = await createShellClassifier({ maxLength: 10 });
-    expect(short.classify('ls -la /tmp/project')).toMatchObject({ verdict: 'ask', rule: 'shell:too-long' });
+    expect(short.classify('ls -la /tmp/project')).toMatchObject({ verdict: 'banned', rule: 'shell:too-long' });
     const shallow = await createShellClassifier({ maxDepth: 4 });
     expect(shallow.classify('echo $(echo $(echo $(ls)))').reasons).toContain('the command is nested deeper than 4 levels');
     expect(shallow.classify('ls -la').verdict).toBe('safe');

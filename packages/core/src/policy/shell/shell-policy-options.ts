@@ -4,11 +4,14 @@ import { DEFAULT_HIGH_RISK_RULES } from './high-risk-rules.js';
 import { DEFAULT_SAFE_PROGRAMS, type SafeProgramRule } from './safe-programs.js';
 import type { ShellRule } from './shell-rule.js';
 
-/** Inputs longer than this ask without being parsed. */
+/** Inputs longer than this are refused without being parsed: they cannot be checked in bounded time. */
 export const DEFAULT_MAX_LENGTH = 10_000;
 
 /** Trees (nested scripts included) deeper than this ask. */
 export const DEFAULT_MAX_DEPTH = 64;
+
+/** How long one classification may take before it stops and asks, in milliseconds. */
+export const DEFAULT_TIME_BUDGET_MS = 200;
 
 /**
  * How the shell classifier is configured. Every list extends the defaults
@@ -34,10 +37,12 @@ export interface ShellPolicyOptions {
   extraHighRisk?: readonly ShellRule[];
   /** Default rules to turn off, by full id (`shell:high-risk:kill`). Structural rules (fork bomb, download-exec) stay. */
   disabledRules?: readonly string[];
-  /** Longest input parsed; longer inputs ask (`shell:too-long`). Default {@link DEFAULT_MAX_LENGTH}. */
+  /** Longest input parsed; longer inputs are refused (`shell:too-long`). Default {@link DEFAULT_MAX_LENGTH}. */
   maxLength?: number;
   /** Deepest tree analysed; deeper ones ask (`shell:too-deep`). Default {@link DEFAULT_MAX_DEPTH}. */
   maxDepth?: number;
+  /** How long one classification may take; past it the command asks (`shell:too-complex`). Default {@link DEFAULT_TIME_BUDGET_MS}. */
+  timeBudgetMs?: number;
 }
 
 function enabled(rules: readonly ShellRule[], prefix: string, disabled: ReadonlySet<string>): ShellRule[] {
@@ -69,5 +74,6 @@ export function compileShellPolicy(options: ShellPolicyOptions = {}): CompiledPo
     safePrograms,
     maxLength: positiveOr(options.maxLength, DEFAULT_MAX_LENGTH, 'maxLength'),
     maxDepth: positiveOr(options.maxDepth, DEFAULT_MAX_DEPTH, 'maxDepth'),
+    timeBudgetMs: positiveOr(options.timeBudgetMs, DEFAULT_TIME_BUDGET_MS, 'timeBudgetMs'),
   };
 }

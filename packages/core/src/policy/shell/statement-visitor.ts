@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import {
   combineEffects,
+  checkBudget,
   deeper,
   NO_EFFECT,
   type AnalysisContext,
@@ -105,6 +106,7 @@ function visitArithmeticStatement(node: Node, stdin: StandardInput | undefined, 
 
 /** Visits one statement node; see {@link StatementVisitor.statement}. */
 function visitStatement(node: Node, stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+  checkBudget(context);
   if (exceedsDepth(context)) return NO_EFFECT;
   const inner = deeper(context);
   if (node.isMissing) return NO_EFFECT;
@@ -150,8 +152,11 @@ function visitStatement(node: Node, stdin: StandardInput | undefined, context: A
 
 /** Parses and visits a script found inside the command; see {@link StatementVisitor.script}. */
 function visitScript(text: string, stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+  checkBudget(context);
   if (text.length > context.policy.maxLength) {
-    context.findings.add('ask', 'shell:too-long', `the command is longer than ${context.policy.maxLength} characters`);
+    // Too long to check in bounded time: refused, never asked (a person could approve a
+    // banned command hidden before a long comment).
+    context.findings.add('banned', 'shell:too-long', `the command is longer than ${context.policy.maxLength} characters, too long to check: write long content to a file with the file tool and run something short`);
     return NO_EFFECT;
   }
   screenCharacters(text, context.findings, 'the command');
