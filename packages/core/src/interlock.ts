@@ -241,11 +241,13 @@ export class Interlock {
 
 /** Builds an Interlock: the only place (with the apps' composition roots) that creates the container. */
 export async function createInterlock(options: InterlockOptions = {}): Promise<Interlock> {
-  const approval = resolveApprovalOptions(options.approval);
+  const tools = new ToolRegistry(options.tools ?? []);
+  // A process that runs no thread holds none of the tools: their names are checked by the workers.
+  const runsTools = options.continueIn !== 'workers-only';
+  const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
   checkRules(approval.denyRules, 'denyRules');
   checkRules(approval.allowRules, 'allowRules');
   const leaseMs = leaseMsOf(options.leaseMs);
-  const tools = new ToolRegistry(options.tools ?? []);
   // A clock of this instance's own: time measured from its start never steps back.
   const clock = options.clock ?? steadyClock();
   const container = new Container();
@@ -339,6 +341,13 @@ function leaseMsOf(leaseMs: number | undefined): number {
     throw new InterlockError('INVALID_OPTIONS', `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`);
   }
   return leaseMs;
+}
+
+/** True, or why `name` names no tool (with the one it probably meant). */
+function toolNamed(tools: ToolRegistry, name: string): string | true {
+  if (tools.find(name)) return true;
+  const near = tools.names().find((candidate) => candidate.toLowerCase() === name.toLowerCase());
+  return `no tool is named "${name}"${near ? ` (did you mean "${near}"?)` : ''}: tool names are exact`;
 }
 
 function checkRules(rules: readonly string[], name: string): void {

@@ -1,4 +1,7 @@
-import type { Duration } from '@interlock/sdk-types';
+import { Duration } from '@interlock/sdk-types';
+import { z } from 'zod';
+import { InterlockError } from '../errors/interlock-error.js';
+import { evaluateExpression } from '../expressions/expressions.js';
 
 export type ApprovalMode = 'default' | 'autoEdit' | 'yolo';
 
@@ -33,8 +36,8 @@ export interface ApprovalOptions {
   allowRules?: string[];
   /** Tools this session runs without asking (step 11). */
   approvalTools?: string[];
-  /** How long "remember for this session" lasts for MEDIUM risk. Default 300 s. */
-  memoryWindow?: Duration;
+  /** How long "remember for this session" lasts for MEDIUM risk: milliseconds or `"5m"`, from 1 ms to 24 h. Default 300 s. */
+  memoryWindow?: number | string;
   /** Called when the pipeline did not decide, before any channel handler (F26). */
   onToolApprove?: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult>;
 }
@@ -51,16 +54,89 @@ export interface ResolvedApprovalOptions {
   onToolApprove?: ApprovalOptions['onToolApprove'];
 }
 
-export function resolveApprovalOptions(options: ApprovalOptions = {}): ResolvedApprovalOptions {
+/** The longest "remember for this session": a day. */
+export const MAX_MEMORY_WINDOW_MS = 86_400_000;
+
+/** Keys no option object may have: they would reach an object's prototype. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+const toolNames = z.array(z.string().min(1)).refine((names) => !names.some((name) => PROTOTYPE_KEYS.has(name)), 'names a prototype key');
+
+const ApprovalOptionsSchema = z.strictObject({
+  enabled: z.boolean().optional(),
+  mode: z.enum(['default', 'autoEdit', 'yolo']).optional(),
+  strictMode: z.boolean().optional(),
+  toolOverrides: z
+    .record(z.string(), z.union([z.boolean(), z.literal('deny')]))
+    .refine((overrides) => !Object.keys(overrides).some((name) => PROTOTYPE_KEYS.has(name)), 'names a prototype key')
+    .optional(),
+  denyRules: z.array(z.string()).optional(),
+  allowRules: z.array(z.string()).optional(),
+  approvalTools: toolNames.optional(),
+  memoryWindow: Duration.refine((ms) => ms > 0 && ms <= MAX_MEMORY_WINDOW_MS, 'must be more than 0 and at most 24h').optional(),
+  onToolApprove: z.custom<NonNullable<ApprovalOptions['onToolApprove']>>((value) => typeof value === 'function', 'must be a function').optional(),
+});
+
+/**
+ * Checks and resolves approval options (issue 13): every field's type and range (a
+ * `memoryWindow` of NaN, Infinity, 1e308 or "5 minutes" is refused), no unknown keys, no
+ * prototype keys, tools that exist (`toolOverrides`, `approvalTools`; pass `toolExists`), and
+ * no allow rule that allows every call.
+ *
+ * @throws InterlockError INVALID_OPTIONS listing every problem with its path.
+ */
+export function resolveApprovalOptions(options: ApprovalOptions = {}, toolExists?: (name: string) => string | true): ResolvedApprovalOptions {
+  const parsed = ApprovalOptionsSchema.safeParse(options);
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `approval.${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  // Own keys of the input (a parsed record may drop `__proto__`).
+  for (const name of Object.keys((options as { toolOverrides?: object }).toolOverrides ?? {})) {
+    if (PROTOTYPE_KEYS.has(name)) problems.push(`approval.toolOverrides.${name}: a prototype key cannot name a tool`);
+  }
+  if (parsed.success && toolExists) {
+    for (const name of Object.keys(parsed.data.toolOverrides ?? {})) {
+      const found = toolExists(name);
+      if (found !== true) problems.push(`approval.toolOverrides.${name}: ${found}`);
+    }
+    for (const [index, name] of (parsed.data.approvalTools ?? []).entries()) {
+      const found = toolExists(name);
+      if (found !== true) problems.push(`approval.approvalTools[${index}] "${name}": ${found}`);
+    }
+  }
+  if (parsed.success) {
+    for (const [index, rule] of (parsed.data.allowRules ?? []).entries()) {
+      if (allowsEverything(rule)) problems.push(`approval.allowRules[${index}] \`${rule}\` allows every call: write a rule about specific tools and arguments`);
+    }
+  }
+  if (!parsed.success || problems.length > 0) {
+    throw new InterlockError('INVALID_OPTIONS', `the approval options are invalid: ${problems.join('; ')}`, { details: { problems } });
+  }
+  const data = parsed.data;
   return {
-    enabled: options.enabled ?? true,
-    mode: options.mode ?? 'default',
-    strictMode: options.strictMode ?? false,
-    toolOverrides: options.toolOverrides ?? {},
-    denyRules: options.denyRules ?? [],
-    allowRules: options.allowRules ?? [],
-    approvalTools: options.approvalTools ?? [],
-    memoryWindow: options.memoryWindow ?? 300_000,
-    ...(options.onToolApprove === undefined ? {} : { onToolApprove: options.onToolApprove }),
+    enabled: data.enabled ?? true,
+    mode: data.mode ?? 'default',
+    strictMode: data.strictMode ?? false,
+    toolOverrides: { ...data.toolOverrides },
+    denyRules: data.denyRules ?? [],
+    allowRules: data.allowRules ?? [],
+    approvalTools: data.approvalTools ?? [],
+    memoryWindow: data.memoryWindow ?? 300_000,
+    ...(data.onToolApprove === undefined ? {} : { onToolApprove: data.onToolApprove }),
   };
+}
+
+/** Calls as unlike each other as can be: a rule true for all of them does not look at the call. */
+const PROBES = [
+  { tool: 'bash', args: { command: 'rm -rf / --no-preserve-root' }, category: 'command', risk: 'HIGH' },
+  { tool: 'write_file', args: { path: '/etc/passwd', content: '' }, category: 'write', risk: 'MEDIUM' },
+  { tool: 'zz-unknown', args: {}, category: 'network', risk: 'LOW' },
+];
+
+function allowsEverything(rule: string): boolean {
+  return PROBES.every((variables) => {
+    try {
+      return evaluateExpression(rule, variables) === true;
+    } catch {
+      return false;
+    }
+  });
 }

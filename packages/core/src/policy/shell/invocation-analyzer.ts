@@ -90,10 +90,17 @@ function analyzeSource(name: string, args: readonly ShellWord[], stdin: Standard
 /** Stands for words `xargs` reads from the network: running them is running remote code. */
 const REMOTE_WORD: ShellWord = { ...literalWord('<input from the network>'), exact: false, plainExpansionsOnly: false, fetchesRemote: true };
 
+/** Stands for words `xargs` reads from an input only known when it runs. */
+const UNKNOWN_INPUT_WORD: ShellWord = { ...literalWord('<words read from standard input>'), exact: false, plainExpansionsOnly: false };
+
 /** `xargs` appends the words it reads (or puts them in place of `-I` placeholders). */
 function withStdinArguments(command: ShellWord[], stdin: StandardInput | undefined, replaceToken: string | undefined): ShellWord[] {
   if (stdin?.remote) return [...command, REMOTE_WORD];
-  if (stdin?.text === undefined) return command;
+  if (stdin?.text === undefined) {
+    // What it reads is only known when it runs: placeholders and appended words are unknown.
+    if (replaceToken === undefined) return [...command, UNKNOWN_INPUT_WORD];
+    return command.map((word) => (word.text.includes(replaceToken) ? { ...word, exact: false, plainExpansionsOnly: false } : word));
+  }
   if (replaceToken !== undefined) {
     const line = stdin.text.split('\n')[0] ?? '';
     return command.map((word) => (word.exact ? literalWord(word.text.replaceAll(replaceToken, line)) : word));
@@ -114,7 +121,8 @@ function speculate(words: readonly ShellWord[], context: AnalysisContext): void 
 
 function analyzeWrapper(name: string, spec: WrapperSpec, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
   const unwrapped = unwrapCommand(spec, args);
-  if (!spec.transparent) context.findings.add('ask', 'shell:wrapper', `${name} runs another command`);
+  // A wrapper on the safe list runs its command as if alone (that command is still checked).
+  if (!spec.transparent && !context.policy.safePrograms.has(name)) context.findings.add('ask', 'shell:wrapper', `${name} runs another command`);
   if (unwrapped.unsafeOption) context.findings.add('ask', 'shell:unsafe-arguments', `${name} ${unwrapped.unsafeOption} writes a file`);
   checkAssignments(unwrapped.assignments, context);
   for (const script of unwrapped.scripts) analyzeScriptWord(name, script, undefined, context);
@@ -156,17 +164,20 @@ function trackDirectory(name: string, args: readonly ShellWord[], context: Analy
 
 function dispatch(program: ProgramName, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
   const { name } = program;
+  // Programs that run other code are looked into whatever the safe list says: a safe-list
+  // entry means "its ordinary use is safe", never "stop looking" (issue 13).
+  const wrapper = WRAPPERS.get(name);
+  if (wrapper) return analyzeWrapper(name, wrapper, args, stdin, context);
+  if (name === 'eval') return analyzeEval(args, context);
+  if (name === 'trap') return analyzeTrap(args, context);
+  if (name === 'source' || name === '.') return analyzeSource(name, args, stdin, context);
   const problem = safeListProblem(program, args, context);
-  if (problem !== undefined) {
-    const wrapper = WRAPPERS.get(name);
-    if (wrapper) return analyzeWrapper(name, wrapper, args, stdin, context);
-    if (SHELLS.has(name)) return analyzeShell(name, args, stdin, context);
-    if (name === 'eval') return analyzeEval(args, context);
-    if (name === 'trap') return analyzeTrap(args, context);
-    if (name === 'source' || name === '.') return analyzeSource(name, args, stdin, context);
-    if (isInterpreter(name)) return analyzeInterpreter(name, args, stdin, context);
-    context.findings.add('ask', problem.rule, problem.reason);
-  }
+  // A shell or an interpreter is safe only by a safe-list rule with a check that passes
+  // (`node --version`): a bare entry for one is refused at load.
+  const checked = problem === undefined && context.policy.safePrograms.get(name)?.check !== undefined;
+  if (SHELLS.has(name) && !checked) return analyzeShell(name, args, stdin, context);
+  if (isInterpreter(name) && !checked) return analyzeInterpreter(name, args, stdin, context);
+  if (problem !== undefined) context.findings.add('ask', problem.rule, problem.reason);
   if (name === 'find') analyzeFindActions(args, context, analyzeInvocation);
   return { fetches: FETCHERS.has(name) || stdin?.remote === true, output: staticOutput(name, args, stdin) };
 }

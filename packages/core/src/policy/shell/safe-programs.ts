@@ -18,6 +18,12 @@ export interface SafeProgramRule {
   readonly check?: (args: readonly string[]) => string | undefined;
   /** The arguments cannot change what the program does (`echo`), so plain `$VAR` expansions are allowed in them. */
   readonly inertArguments?: boolean;
+  /**
+   * A built-in rule that only narrows the default (`node --version`): a safe-list entry of
+   * the same program replaces it. Other built-in rules guard options that run or write
+   * (`find -exec`, `rg --pre`): an entry adds its check to theirs.
+   */
+  readonly replaceable?: boolean;
 }
 
 /** A safe program whose listed flags make it unsafe. */
@@ -35,6 +41,7 @@ function denyFlags(program: string, flags: readonly string[], why: string): Safe
 function versionOnly(program: string): SafeProgramRule {
   return {
     program,
+    replaceable: true,
     check: (args) =>
       args.length > 0 && args.every((arg) => ['--version', '-v', '-V', 'version'].includes(arg))
         ? undefined
@@ -77,7 +84,7 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
   ...READ_ONLY_PROGRAMS.map((program) => ({ program })),
   { program: 'echo', inertArguments: true },
   { program: 'printf', check: (args) => (hasFlag(args, '-v') ? 'printf -v assigns a shell variable' : undefined) },
-  denyFlags('rg', ['--pre', '--hostname-bin'], 'runs another program'),
+  denyFlags('rg', ['--pre', '--hostname-bin', '-z', '--search-zip'], 'runs another program'),
   {
     program: 'find',
     check: (args) => {

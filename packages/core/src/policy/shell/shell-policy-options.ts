@@ -1,4 +1,6 @@
+import { InterlockError } from '../../errors/interlock-error.js';
 import type { CompiledPolicy } from './analysis-context.js';
+import { isInterpreter, SHELLS } from './interpreters.js';
 import { DEFAULT_BANNED_RULES } from './banned-rules.js';
 import { DEFAULT_HIGH_RISK_RULES } from './high-risk-rules.js';
 import { DEFAULT_SAFE_PROGRAMS, type SafeProgramRule } from './safe-programs.js';
@@ -27,7 +29,12 @@ export const DEFAULT_TIME_BUDGET_MS = 200;
  * ```
  */
 export interface ShellPolicyOptions {
-  /** More safe programs: a name (any arguments) or a rule with an argument check. Replaces a default rule of the same program. */
+  /**
+   * More safe programs: a name or a rule with an argument check. An entry means "this
+   * program's ordinary use is safe": wrappers on it still have their command checked, a
+   * built-in rule of the same program keeps its check (the entry's applies too), and
+   * shells, interpreters, `env` and privilege wrappers are refused (INVALID_OPTIONS).
+   */
   safePrograms?: readonly (string | SafeProgramRule)[];
   /** Default safe programs to remove (by name). */
   removeSafePrograms?: readonly string[];
@@ -51,22 +58,62 @@ function enabled(rules: readonly ShellRule[], prefix: string, disabled: Readonly
 
 function positiveOr(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`shell.${name} must be a positive whole number, got ${String(value)}`);
   return value;
+}
+
+/** Programs whose "ordinary use" is running any other code or as anyone: a safe-list entry for one would make the rules meaningless. */
+const NEVER_SAFE = new Set(['env', 'eval', 'exec', 'source', '.', 'trap', 'sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'busybox', 'toybox']);
+
+/**
+ * Why `program` cannot be put on the safe list, or undefined. `env`, `eval`, privilege
+ * wrappers and anything that is not a plain program name are refused at load; shells and
+ * interpreters are refused unless the entry checks their arguments.
+ */
+export function safeListRefusal(program: string, checked = false): string | undefined {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/.test(program)) return `"${program}" is not a program name (no paths, patterns or spaces)`;
+  if (NEVER_SAFE.has(program)) return `${program} runs any other command (or as another user)`;
+  // A shell or an interpreter may be listed with a check of its arguments (`python -V`), never bare.
+  if (checked) return undefined;
+  if (SHELLS.has(program)) return `${program} is a shell: it runs any command given to it (list it with a check of its arguments, if at all)`;
+  if (isInterpreter(program)) return `${program} runs any code given to it (list it with a check of its arguments, if at all)`;
+  return undefined;
+}
+
+/**
+ * A safe-list entry on top of a built-in rule of the same program: both checks apply. An
+ * entry can narrow what a built-in rule allows, never widen it (`find` stays without
+ * `-exec`, `rg` without `--pre`).
+ */
+function combine(builtin: SafeProgramRule | undefined, entry: SafeProgramRule): SafeProgramRule {
+  const builtinCheck = builtin?.check;
+  const entryCheck = entry.check;
+  if (builtinCheck === undefined || builtin?.replaceable === true) return entry;
+  return {
+    program: entry.program,
+    check: (args) => builtinCheck(args) ?? entryCheck?.(args),
+    ...(builtin?.inertArguments === true && entry.inertArguments !== false ? { inertArguments: true } : {}),
+  };
 }
 
 /**
  * Resolves options into the policy the analysis uses.
  *
- * @throws RangeError when `maxLength` or `maxDepth` is not a positive integer.
+ * @throws RangeError when `maxLength`, `maxDepth` or `timeBudgetMs` is not a positive integer;
+ * InterlockError INVALID_OPTIONS for a safe-list entry that would make the rules meaningless.
  */
 export function compileShellPolicy(options: ShellPolicyOptions = {}): CompiledPolicy {
   const disabled = new Set(options.disabledRules ?? []);
   const safePrograms = new Map<string, SafeProgramRule>(DEFAULT_SAFE_PROGRAMS.map((rule) => [rule.program, rule]));
   for (const name of options.removeSafePrograms ?? []) safePrograms.delete(name);
-  for (const entry of options.safePrograms ?? []) {
+  const builtins = new Map(DEFAULT_SAFE_PROGRAMS.map((rule) => [rule.program, rule]));
+  for (const [index, entry] of (options.safePrograms ?? []).entries()) {
     const rule = typeof entry === 'string' ? { program: entry } : entry;
-    safePrograms.set(rule.program, rule);
+    const refusal = safeListRefusal(rule.program, rule.check !== undefined);
+    if (refusal !== undefined) {
+      throw new InterlockError('INVALID_OPTIONS', `shell.safePrograms[${index}]: ${refusal}; it cannot be on the safe list (list the exact commands in allowRules instead)`);
+    }
+    safePrograms.set(rule.program, combine(builtins.get(rule.program), rule));
   }
   return {
     banned: [...enabled(DEFAULT_BANNED_RULES, 'shell:banned:', disabled), ...(options.extraBanned ?? [])],
