@@ -1,4 +1,6 @@
+import { isAbsolute, normalize } from 'node:path';
 import { evaluateExpression } from '../expressions/expressions.js';
+import { protectedWrite } from './protected-paths.js';
 import type { Tool } from '../tools/define-tool.js';
 import type { ShellClassification } from './shell/index.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
@@ -89,9 +91,26 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
     return decide('ask', `deny-rule:${unevaluated.index}:failed`, `deny rule \`${unevaluated.expression}\` could not be evaluated (${unevaluated.error}): a person decides`);
   }
 
+  // 3b. Paths a file tool would write: outside the workspace or Interlock's store, never;
+  // a protected path (`.git`, shell startup files, credentials, settings) asks in every mode.
+  const written = writtenPaths(tool, call);
+  for (const path of written) {
+    const outside = outsideWorkspace(path);
+    if (outside) return decide('deny', 'path:outside-workspace', `${path} ${outside}: the file tools work inside the workspace`);
+  }
+  const protectedPaths = written.flatMap((path) => protectedWrite(path) ?? []);
+  const store = protectedPaths.find((found) => found.kind === 'interlock');
+  if (store) return decide('deny', 'path:protected:interlock', `${store.reason}: an agent never writes it`);
+  if (written.length > 0) skip('path:workspace');
+
   // 4. Tools that exist to ask the person.
   if (tool.category === 'ask') return decide('ask', 'category:ask', 'this tool always asks the user');
   skip('category:ask');
+
+  // 4b. Protected paths ask in every mode, whatever an override or a whitelist says.
+  const guarded = protectedPaths[0];
+  if (guarded) return decide('ask', `path:protected:${guarded.kind}`, `${guarded.reason}: a person decides, in every mode`);
+  if (written.length > 0) skip('path:protected');
 
   // 5. Per-tool overrides, then the tool's own demand.
   const override = options.toolOverrides[tool.name];
@@ -188,6 +207,22 @@ function evaluateRule(expression: string, variables: Record<string, unknown>): b
     if ((error as { cause?: { code?: unknown } }).cause?.code === 'no_such_key') return false;
     return error instanceof Error ? error.message : String(error);
   }
+}
+
+/** The paths a file tool's call would write (none for other tools, or arguments that do not fit). */
+function writtenPaths(tool: Tool, call: ApprovalCall): string[] {
+  if (!tool.writesPaths) return [];
+  const parsed = tool.parameters.safeParse(call.arguments);
+  return parsed.success ? tool.writesPaths(parsed.data) : [];
+}
+
+/** Why a path given to a file tool leaves the workspace, or undefined (the tool checks symlinks when it runs). */
+function outsideWorkspace(path: string): string | undefined {
+  if (path.includes('\0')) return 'contains a NUL character';
+  if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('~')) return 'is absolute';
+  const depth = normalize(path).split(/[\\/]/).filter((segment) => segment !== '' && segment !== '.');
+  if (depth[0] === '..') return 'leaves the workspace';
+  return undefined;
 }
 
 /** An allow rule that fails to evaluate does not match. */

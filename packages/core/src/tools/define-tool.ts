@@ -39,6 +39,12 @@ export interface ToolDefinition<Parameters extends z.ZodType> {
   tags?: string[];
   /** For shell tools: the command line a call would run, so the shell rules can classify it. */
   shellCommand?(args: z.output<Parameters>): string;
+  /**
+   * For file tools: the paths (relative to the workspace) a call would write, so the
+   * pipeline can refuse one outside the workspace and protect Interlock's store, `.git`,
+   * shell startup files and settings in every mode.
+   */
+  writesPaths?(args: z.output<Parameters>): string[];
   execute(args: z.output<Parameters>, context: ToolContext): Promise<unknown>;
 }
 

@@ -2,6 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import type { AnalysisContext, StandardInput } from './analysis-context.js';
 import { isBlockDevice } from './critical-paths.js';
 import { excerpt } from './excerpt.js';
+import { reportProtectedWrite } from './protected-writes.js';
 import { evaluateWord } from './shell-word.js';
 import { visitValue } from './value-visitor.js';
 
@@ -34,6 +35,8 @@ function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput 
   const input = INPUT_OPERATORS.has(operator);
   if (isDescriptorCopy(operator, word?.exact ? word.text : undefined)) return undefined;
   if (!word?.exact) {
+    // `$HOME/.profile`: what is known of the name is enough to see a protected file.
+    if (word && !input) reportProtectedWrite(word.text, 'the redirection writes', context);
     context.findings.add('ask', 'shell:redirect', `the redirection ${excerpt(node.text)} targets a file only known when it runs`);
     return input && fetches ? { source: 'pipe', remote: true } : undefined;
   }
@@ -46,6 +49,7 @@ function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput 
     context.findings.add('banned', 'shell:banned:write-device', `the redirection writes onto the block device ${word.text}`);
     return undefined;
   }
+  if (!input) reportProtectedWrite(word.text, 'the redirection writes', context);
   context.findings.add('ask', 'shell:redirect', `the redirection ${input ? 'reads' : 'writes'} the file ${excerpt(word.text)}`);
   return undefined;
 }

@@ -45,6 +45,7 @@ export const writeFileTool = defineTool({
   riskLevel: 'MEDIUM',
   idempotent: true,
   tags: ['file'],
+  writesPaths: ({ path }) => [path],
   async execute({ path, content }, context) {
     const target = await resolveInWorkspace(context.workspaceRoot, path);
     await mkdir(dirname(target), { recursive: true });
@@ -61,6 +62,7 @@ export const editFileTool = defineTool({
   category: 'write',
   riskLevel: 'MEDIUM',
   tags: ['file'],
+  writesPaths: ({ path }) => [path],
   async execute({ path, find, replace }, context) {
     const target = await resolveInWorkspace(context.workspaceRoot, path);
     const text = await readFile(target, 'utf8');
