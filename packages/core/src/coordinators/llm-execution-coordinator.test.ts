@@ -148,7 +148,16 @@ describe('LLMExecutionCoordinator with tools', () => {
       code: 'INTERACTION_INVALID_RESPONSE',
       message: expect.stringContaining('do not match the schema of write_file'),
     });
-    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: '../escape.txt', content: 'x' } })).resolves.toMatchObject({
+    // A path outside the workspace is refused when the approver answers, not when the tool runs (issue 13).
+    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: '../escape.txt', content: 'x' } })).rejects.toMatchObject({
+      code: 'INTERACTION_INVALID_RESPONSE',
+      message: expect.stringContaining('leaves the workspace'),
+    });
+    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 'inside.txt', content: 'x', extra: 1 } })).rejects.toMatchObject({
+      code: 'INTERACTION_INVALID_RESPONSE',
+      message: expect.stringContaining('extra: the tool has no such property'),
+    });
+    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 'inside.txt', content: 'x' } })).resolves.toMatchObject({
       status: 'accepted',
     });
     const afterOne = await interlock.threads();
@@ -159,7 +168,7 @@ describe('LLMExecutionCoordinator with tools', () => {
     const outcome = last.status === 'accepted' ? await last.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: 'Finished.' });
     const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content);
-    expect(tools[0]).toMatch(/^\[ERROR\] .*leaves the workspace/);
+    expect(tools[0]).toMatch(/wrote 1 characters to inside\.txt/);
     expect(tools[1]).toMatch(/^\[EXECUTION_REJECTED\]/);
   });
 
@@ -186,7 +195,7 @@ describe('LLMExecutionCoordinator with tools', () => {
     interlock = await createInterlock({ models: { default: model }, tools: builtinTools, workspaceRoot: workspace, shellClassifier: shell });
     const workflow = interlock.registerWorkflow(agentWorkflow(['read_file']));
     await (await interlock.start(workflow)).done();
-    expect(model.requests[1]!.messages.at(-1)!.content).toMatch(/^\[ERROR\] The arguments were not a JSON object/);
+    expect(model.requests[1]!.messages.at(-1)!.content).toMatch(/^\[ERROR\] The arguments were not a usable JSON object/);
   });
 
   it('result approval: a rejected result never reaches the model (F13)', async () => {

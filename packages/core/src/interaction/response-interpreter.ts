@@ -6,6 +6,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+import { parseStrictly } from '../tools/strict-arguments.js';
 import { interpretInput } from './interpret-input.js';
 
 const RESOLUTIONS = new Set(['done', 'retry', 'fail']);
@@ -55,11 +56,9 @@ export class ResponseInterpreter {
     if (details.stage === 'result') throw invalid('a result cannot be edited: approve or reject it');
     const tool = this.tools.find(details.toolName);
     if (!tool) return { ...response, editedParameters: checkEditAgainstSchema(details, response.editedParameters, invalid) };
-    const edited = tool.parameters.safeParse(response.editedParameters);
-    if (!edited.success) {
-      throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
-    }
-    const editedParameters = edited.data as Record<string, unknown>;
+    const edited = parseStrictly(tool.parameters, response.editedParameters);
+    if (!edited.ok) throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.problem}`);
+    const editedParameters = edited.value;
     const decision = this.policy.decide({ toolName: tool.name, arguments: editedParameters }, { channel: interaction.request.session.channel });
     if (decision.outcome === 'deny') {
       throw invalid(`the edited arguments are denied (${decision.rule}): ${decision.reason}`);
@@ -85,11 +84,9 @@ function checkEditAgainstSchema(
   } catch {
     throw invalid(`the schema of ${details.toolName} cannot be read here: approve or reject the call as proposed`);
   }
-  const parsed = schema.safeParse(edited);
-  if (!parsed.success) {
-    throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
-  }
-  return parsed.data as Record<string, unknown>;
+  const parsed = parseStrictly(schema, edited);
+  if (!parsed.ok) throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.problem}`);
+  return parsed.value;
 }
 
 /** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`. */

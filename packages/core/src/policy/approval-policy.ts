@@ -43,11 +43,15 @@ export class ApprovalPolicy {
 
   /** Whether "remember for this session" holds this exact call now (kept in the store, F30). */
   isRemembered(call: ApprovalCall, scope: MemoryScope): Promise<boolean> {
-    return this.store.isApprovalRemembered(SessionMemory.key(scope, call.toolName, call.arguments), this.clock.now());
+    const tool = this.tools.find(call.toolName);
+    if (!tool) return Promise.resolve(false);
+    return this.store.isApprovalRemembered(SessionMemory.key(scope, tool, call.arguments), this.clock.now());
   }
 
   /** Remembers an approval of these exact arguments for the session window (F30). */
   remember(call: ApprovalCall, scope: MemoryScope): Promise<void> {
-    return this.store.rememberApproval(SessionMemory.key(scope, call.toolName, call.arguments), this.clock.now() + this.options.memoryWindow);
+    const tool = this.tools.find(call.toolName);
+    if (!tool) return Promise.resolve();
+    return this.store.rememberApproval(SessionMemory.key(scope, tool, call.arguments), this.clock.now() + this.options.memoryWindow);
   }
 }

@@ -120,7 +120,7 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
 
   it('session memory: a remembered MEDIUM approval covers the same arguments in its window only', () => {
     const memory = new SessionMemory();
-    memory.remember(SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, 'write', { path: 'a.txt' }), 0, 300_000);
+    memory.remember(SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, tools.find('write')!, { path: 'a.txt' }), 0, 300_000);
     expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 1_000 })).toMatchObject({ outcome: 'allow', rule: 'memory:session' });
     expect(decide('write', { path: 'b.txt' }, {}, { memory, now: 1_000 }).outcome).toBe('ask');
     expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 300_000 }).outcome).toBe('ask');
@@ -129,7 +129,7 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
 
   it('strictMode: every non-LOW tool asks, whatever the mode, whitelist or memory', () => {
     const memory = new SessionMemory();
-    memory.remember(SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, 'write', {}), 0, 300_000);
+    memory.remember(SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, tools.find('write')!, {}), 0, 300_000);
     const strict = { strictMode: true, mode: 'autoEdit' as const, approvalTools: ['write'] };
     expect(decide('write', {}, strict, { memory, autoApprovedTools: ['write'] }).outcome).toBe('ask');
     expect(decide('read', {}, strict).outcome).toBe('ask');

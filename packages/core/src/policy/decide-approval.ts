@@ -180,7 +180,7 @@ function convenience(
   }
   skip('whitelists');
   // 12. Remembered for this session (MEDIUM only).
-  if (tool.riskLevel === 'MEDIUM' && context.memory.has(SessionMemory.key(context.scope, tool.name, call.arguments), context.now)) {
+  if (tool.riskLevel === 'MEDIUM' && context.memory.has(SessionMemory.key(context.scope, tool, call.arguments), context.now)) {
     return decide('allow', 'memory:session', 'the same call was approved earlier in this session');
   }
   skip('memory:session');

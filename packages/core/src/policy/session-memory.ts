@@ -8,14 +8,15 @@ export interface MemoryScope {
 
 /**
  * "Remember for this session" for MEDIUM-risk tools (F30): the key is
- * channel:chatId:toolName:hash(arguments), so an approval of one argument set never covers
- * another. Entries expire after the window and are dropped when seen expired.
+ * channel:chatId:toolName:hash(tool definition):hash(arguments), so an approval of one
+ * argument set never covers another, nor the same name redefined. Entries expire after the window and are dropped when seen expired.
  */
 export class SessionMemory {
   private readonly entries = new Map<string, number>();
 
-  static key(scope: MemoryScope, toolName: string, args: unknown): string {
-    return `${scope.channel}:${scope.chatId ?? ''}:${toolName}:${hashArguments(args)}`;
+  /** The key of an approval of `args` for the tool of this definition (a redefined tool is another key). */
+  static key(scope: MemoryScope, tool: { name: string; definitionHash: string }, args: unknown): string {
+    return `${scope.channel}:${scope.chatId ?? ''}:${tool.name}:${tool.definitionHash}:${hashArguments(args)}`;
   }
 
   remember(key: string, now: number, windowMs: number): void {

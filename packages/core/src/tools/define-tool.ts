@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { canonicalJson } from '../policy/canonical-arguments.js';
 import { RiskLevel, type ToolCategory } from '@interlock/sdk-types';
 
 /** What a tool's `execute` gets besides its arguments. */
@@ -53,6 +55,12 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
   riskLevel: RiskLevel;
   /** The parameters as JSON Schema, as the model sees them. */
   jsonSchema: Record<string, unknown>;
+  /**
+   * SHA-256 of what defines the tool for an approver: name, description, category, risk and
+   * parameters. A remembered approval is bound to it: a tool redefined under the same name
+   * is asked about again.
+   */
+  definitionHash: string;
 }
 
 /**
@@ -67,5 +75,8 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
  */
 export function defineTool<Parameters extends z.ZodType>(definition: ToolDefinition<Parameters>): Tool<Parameters> {
   const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input', unrepresentable: 'any' });
-  return { ...definition, riskLevel: RiskLevel.parse(definition.riskLevel), jsonSchema };
+  const riskLevel = RiskLevel.parse(definition.riskLevel);
+  const identity = { name: definition.name, description: definition.description, category: definition.category, riskLevel, parameters: jsonSchema };
+  const definitionHash = createHash('sha256').update(canonicalJson(identity)).digest('hex');
+  return { ...definition, riskLevel, jsonSchema, definitionHash };
 }

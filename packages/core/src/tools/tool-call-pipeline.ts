@@ -9,6 +9,7 @@ import { isStop } from '../engine/shutdown.js';
 import type { InteractionGateway, InteractionSpec } from '../interaction/interaction-gateway.js';
 import type { ICheckpointStore, InteractionRecord, ToolExecutionRecord, ToolExecutionStatus } from '../persistence/checkpoint-store.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
+import { parseStrictly } from './strict-arguments.js';
 import type { Clock } from '../engine/clock.js';
 import { durable, failpointAfterCommit } from '../engine/durability.js';
 import { failpoint } from '../engine/failpoints.js';
@@ -114,7 +115,7 @@ export class ToolCallPipeline {
       }
       const tool = this.tools.find(call.name);
       if (tool && call.argumentsError !== undefined) {
-        this.finish(call, 'ERROR', `The arguments were not a JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`, context, options);
+        this.finish(call, 'ERROR', `The arguments were not a usable JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`, context, options);
         continue;
       }
       if (tool) {
@@ -196,13 +197,13 @@ export class ToolCallPipeline {
         approved = answer.approved === true;
         if (answer.denyReason) reason = answer.denyReason;
         if (approved && answer.params) {
-          const edited = tool.parameters.safeParse(answer.params);
-          const again = edited.success ? this.policy.decide({ toolName: tool.name, arguments: edited.data as Record<string, unknown> }, this.scopeOf(context)) : undefined;
-          if (!edited.success || again?.outcome === 'deny') {
+          const edited = parseStrictly(tool.parameters, answer.params);
+          const again = edited.ok ? this.policy.decide({ toolName: tool.name, arguments: edited.value }, this.scopeOf(context)) : undefined;
+          if (!edited.ok || again?.outcome === 'deny') {
             approved = false;
-            reason = `${responder.name} returned params that are invalid or denied`;
+            reason = `${responder.name} returned params that are invalid or denied${edited.ok ? '' : ` (${edited.problem})`}`;
           } else {
-            call.finalArguments = edited.data as Record<string, unknown>;
+            call.finalArguments = edited.value;
           }
         }
       } else {
@@ -403,9 +404,9 @@ export class ToolCallPipeline {
   private refuseEdit(call: TurnCall, edited: Record<string, unknown>, context: NodeExecutionContext): string | undefined {
     const tool = this.tools.find(call.name);
     if (!tool) return `the edited arguments were refused: tool ${call.name} is not available here`;
-    const parsed = tool.parameters.safeParse(edited);
-    if (!parsed.success) return `the edited arguments were refused: they do not match the schema of ${tool.name}`;
-    const decision = this.policy.decide({ toolName: tool.name, arguments: parsed.data as Record<string, unknown> }, this.scopeOf(context));
+    const parsed = parseStrictly(tool.parameters, edited);
+    if (!parsed.ok) return `the edited arguments were refused: they do not match the schema of ${tool.name} (${parsed.problem})`;
+    const decision = this.policy.decide({ toolName: tool.name, arguments: parsed.value }, this.scopeOf(context));
     return decision.outcome === 'deny' ? `the edited arguments were refused (${decision.rule}): ${decision.reason}` : undefined;
   }
 

@@ -1,3 +1,4 @@
+import { argumentsProblem } from '../policy/canonical-arguments.js';
 import type { ToolCallStatus } from '@interlock/sdk-types';
 
 /** One tool call of a model turn (or of a TOOL node), as checkpointed while it is decided and run. */
@@ -31,13 +32,21 @@ export interface TurnState {
   calls: TurnCall[];
 }
 
+/**
+ * A call as the model proposed it. Arguments that are not plain JSON (NaN, a Map, nesting
+ * deeper than the limit: a custom provider can hand anything over) are replaced by `{}`
+ * with an `argumentsError`: that one call is refused and the model told, the run goes on.
+ */
 export function newTurnCall(call: { id: string; name: string; arguments: Record<string, unknown>; argumentsError?: string }): TurnCall {
+  const problem = call.argumentsError === undefined ? argumentsProblem(call.arguments) : undefined;
+  const args = problem === undefined ? call.arguments : {};
+  const argumentsError = call.argumentsError ?? (problem === undefined ? undefined : `they are not plain JSON: ${problem}`);
   return {
     id: call.id,
     name: call.name,
-    arguments: call.arguments,
-    finalArguments: call.arguments,
-    ...(call.argumentsError === undefined ? {} : { argumentsError: call.argumentsError }),
+    arguments: args,
+    finalArguments: args,
+    ...(argumentsError === undefined ? {} : { argumentsError }),
     phase: 'new',
   };
 }

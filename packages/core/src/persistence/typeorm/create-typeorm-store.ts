@@ -169,8 +169,7 @@ async function openPostgres(url: string, schema: string | undefined, timeouts: R
   await dataSource.initialize();
   const jobsSchema = jobsSchemaOf(schema);
   try {
-    await migratePostgres(dataSource, schema);
-    await migrateJobQueue(url, jobsSchema);
+    await migratePostgres(dataSource, schema, () => migrateJobQueue(url, jobsSchema));
   } catch (error) {
     await dataSource.destroy();
     throw error;
@@ -178,7 +177,12 @@ async function openPostgres(url: string, schema: string | undefined, timeouts: R
   return new TypeormCheckpointStore(dataSource, 'postgres', jobsSchema);
 }
 
-/** Installs or upgrades the job queue's tables and functions (graphile-worker's own migrations, under its own lock). */
+/**
+ * Installs or upgrades the job queue's tables and functions (graphile-worker's own
+ * migrations). Run under Interlock's migration lock: graphile-worker's first install
+ * creates its schema unguarded, and two processes opening a new database at once would
+ * both try.
+ */
 async function migrateJobQueue(url: string, schema: string): Promise<void> {
   const { runMigrations } = await import('graphile-worker');
   await runMigrations({ connectionString: url, schema, logger: quietLogger(await import('graphile-worker')) });
@@ -192,10 +196,11 @@ export function quietLogger(worker: typeof import('graphile-worker')): InstanceT
 }
 
 /**
- * Creates the schema and runs the migrations while holding a session advisory lock, so
- * concurrent openers wait for the first one instead of racing it.
+ * Creates the schema and runs the migrations (Interlock's, then the job queue's) while
+ * holding a session advisory lock, so concurrent openers wait for the first one instead
+ * of racing it.
  */
-async function migratePostgres(dataSource: DataSource, schema: string | undefined): Promise<void> {
+async function migratePostgres(dataSource: DataSource, schema: string | undefined, migrateQueue: () => Promise<void>): Promise<void> {
   const lock = dataSource.createQueryRunner();
   const key = `interlock-migrations:${schema ?? ''}`;
   await lock.connect();
@@ -204,6 +209,7 @@ async function migratePostgres(dataSource: DataSource, schema: string | undefine
     try {
       if (schema !== undefined) await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
       await dataSource.runMigrations({ transaction: 'all' });
+      await migrateQueue();
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
     }

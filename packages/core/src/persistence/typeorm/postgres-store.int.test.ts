@@ -110,13 +110,15 @@ function describePostgresStore(url: string): void {
       for (const store of opened) await store.close();
     });
 
-    it('lets several stores open a new schema at once: the migrations run once', async () => {
+    it('lets several stores open a new schema at once: the migrations (and the job queue\'s) run once', async () => {
       const shared = freshSchema();
-      const stores = await Promise.all([open(shared), open(shared), open(shared)]);
+      const stores = await Promise.all(Array.from({ length: 6 }, () => open(shared)));
       await stores[0]?.createThread(threadRecord());
       for (const store of stores) expect((await store.getThread('thread-1'))?.version).toBe(1);
       const migrations = await admin.query<{ name: string }>(`SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`);
       expect(migrations.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
+      const queue = await admin.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`${shared}_jobs`]);
+      expect(queue.rowCount).toBe(1);
     });
 
     it('lets exactly one of two stores commit the same version, and one of their answers', async () => {
