@@ -2,7 +2,7 @@
 // half-typed edit survives live refreshes), and a list of what was settled meanwhile.
 import { api, ApiError } from './api.js';
 import { clockTime, formatRemaining, h, shortId } from './dom.js';
-import { countInvisible, renderRevealed } from './invisible-characters.js';
+import { countBlankRuns, countInvisible, renderRevealed } from './invisible-characters.js';
 import { checkAgainstSchema } from './json-schema-check.js';
 
 const SETTLED_KEPT = 12;
@@ -125,6 +125,7 @@ export class InboxView {
     const argumentsBlock = h('pre', { class: 'arguments' });
     renderRevealed(argumentsBlock, argumentsText);
     const hidden = countInvisible(argumentsText);
+    const blankRuns = countBlankRuns(argumentsText);
     const error = h('p', { class: 'card-error', role: 'alert' });
     const instruction = h('textarea', { class: 'instruction', rows: 2, placeholder: 'An instruction for the agent (optional), e.g. "use staging"' });
     const reason = h('input', { class: 'reason', placeholder: 'Why you reject it (told to the agent)' });
@@ -150,6 +151,7 @@ export class InboxView {
         h('dt', null, 'Tool'), revealed('dd', null, approval.toolDescription),
       ),
       hidden > 0 ? h('p', { class: 'invisible-warning' }, `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`) : null,
+      blankRuns > 0 ? h('p', { class: 'invisible-warning blank-warning' }, `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`) : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
       argumentsBlock,
       approval.stage === 'result' ? resultBlock(approval.result) : null,

@@ -22,10 +22,45 @@ export function codePointLabel(character) {
 }
 
 /**
- * Splits text into plain runs and invisible characters.
- * @returns {Array<{ text: string } | { invisible: string, label: string }>}
+ * Runs of spaces, tabs and newlines long enough to push what follows out of sight
+ * (`ls` + 200 spaces + `; rm -rf ~`) show as one counted marker: at least this many
+ * spaces and tabs, or this many newlines. The terminal uses the same bounds.
+ */
+export const LONG_BLANK_RUN = { blanks: 24, newlines: 5 };
+const BLANK_RUN = /[ \t\n]+/g;
+
+/** "200 spaces", "3 newlines, 40 spaces": what a blank run holds, counted. */
+export function blankRunLabel(run) {
+  const count = (character) => run.split(character).length - 1;
+  return [[count('\n'), 'newline'], [count(' '), 'space'], [count('\t'), 'tab']]
+    .filter(([n]) => n > 0)
+    .map(([n, name]) => `${n} ${name}${n === 1 ? '' : 's'}`)
+    .join(', ');
+}
+
+function isLongBlankRun(run) {
+  const newlines = run.split('\n').length - 1;
+  return newlines >= LONG_BLANK_RUN.newlines || run.length - newlines >= LONG_BLANK_RUN.blanks;
+}
+
+/**
+ * Splits text into plain runs, invisible characters and long blank runs.
+ * @returns {Array<{ text: string } | { invisible: string, label: string } | { blanks: string, label: string }>}
  */
 export function revealInvisible(text) {
+  const parts = [];
+  let from = 0;
+  for (const match of text.matchAll(BLANK_RUN)) {
+    if (!isLongBlankRun(match[0])) continue;
+    parts.push(...revealCharacters(text.slice(from, match.index)));
+    parts.push({ blanks: match[0], label: blankRunLabel(match[0]) });
+    from = match.index + match[0].length;
+  }
+  parts.push(...revealCharacters(text.slice(from)));
+  return parts;
+}
+
+function revealCharacters(text) {
   const parts = [];
   let run = '';
   for (const character of text) {
@@ -46,7 +81,12 @@ export function countInvisible(text) {
   return revealInvisible(text).filter((part) => 'invisible' in part).length;
 }
 
-/** Renders text into `element`, each invisible character as a red ⟨U+XXXX⟩ marker. */
+/** How many long blank runs the text holds. */
+export function countBlankRuns(text) {
+  return revealInvisible(text).filter((part) => 'blanks' in part).length;
+}
+
+/** Renders text into `element`, each invisible character as a red ⟨U+XXXX⟩ marker and each long blank run as ⟨200 spaces⟩. */
 export function renderRevealed(element, text) {
   element.replaceChildren();
   for (const part of revealInvisible(text)) {
@@ -55,8 +95,8 @@ export function renderRevealed(element, text) {
       continue;
     }
     const marker = document.createElement('span');
-    marker.className = 'invisible-char';
-    marker.title = `invisible character ${part.label}`;
+    marker.className = 'blanks' in part ? 'blank-run' : 'invisible-char';
+    marker.title = 'blanks' in part ? `a run of ${part.label}` : `invisible character ${part.label}`;
     marker.textContent = `⟨${part.label}⟩`;
     element.append(marker);
   }

@@ -43,6 +43,8 @@ describe('the inbox page', () => {
     await expect(write.locator('.rule').textContent()).resolves.toBe('ask:risk:MEDIUM');
     await expect(write.locator('.countdown').textContent()).resolves.toMatch(/^(10m 00s|9m \d\ds) left$/);
     await expect(write.locator('.arguments .invisible-char').allTextContents()).resolves.toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    await expect(write.locator('.arguments .blank-run').allTextContents()).resolves.toEqual(['⟨120 spaces⟩']); // issue 13
+    await expect(write.locator('.blank-warning').textContent()).resolves.toContain('1 long run of blanks');
     await expect(card(page, approvals[1]!.interactionId).locator('.risk').textContent()).resolves.toBe('HIGH');
     await expect(page.locator('.batch-bar .approve-batch').textContent()).resolves.toBe('Approve all 2 calls of this turn');
     const path = await screenshot(page, 'inbox');

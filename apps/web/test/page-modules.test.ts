@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // The page's plain ES modules, tested in Node (the functions below touch no DOM).
-import { countInvisible, revealInvisible } from '../public/invisible-characters.js';
+import { countBlankRuns, countInvisible, revealInvisible } from '../public/invisible-characters.js';
 import { checkAgainstSchema } from '../public/json-schema-check.js';
 
 describe('revealInvisible', () => {
@@ -9,6 +9,16 @@ describe('revealInvisible', () => {
     expect(revealInvisible('a\u200Bb\uFEFF').map((part) => ('label' in part ? part.label : part.text))).toEqual(['a', 'U+200B', 'b', 'U+FEFF']);
     expect(revealInvisible('rm\u{E0041}').at(-1)).toEqual({ invisible: '\u{E0041}', label: 'U+E0041' });
     expect(countInvisible('line one\n\tcafé ✓')).toBe(0);
+  });
+});
+
+describe('long blank runs (issue 13)', () => {
+  it('counts padding that would push the rest out of sight, and leaves indentation alone', () => {
+    expect(revealInvisible(`ls${' '.repeat(200)}; rm -rf ~`)).toEqual([{ text: 'ls' }, { blanks: ' '.repeat(200), label: '200 spaces' }, { text: '; rm -rf ~' }]);
+    expect(revealInvisible(`a${'\n '.repeat(5)}b`)[1]).toMatchObject({ label: '5 newlines, 5 spaces' });
+    expect(revealInvisible(`a${' \t'.repeat(20)}\u200Bb`).map((part) => ('label' in part ? part.label : part.text))).toEqual(['a', '20 spaces, 20 tabs', 'U+200B', 'b']);
+    expect(countBlankRuns('{\n  "code": "if x:\\n        return 1"\n}')).toBe(0);
+    expect(countBlankRuns(`x${' '.repeat(23)}y`)).toBe(0);
   });
 });
 

@@ -62,6 +62,14 @@ describe('describeToolCall', () => {
     expect(describeToolCall(write, plain).join('\n')).not.toContain('⚠');
   });
 
+  it('shows padding in the arguments counted, so what follows it is in sight, and warns (issue 13)', () => {
+    const padded = { ...write, toolName: 'bash', toolParameters: { command: `git status${' '.repeat(200)}; rm -rf ~` } };
+    const text = describeToolCall(padded, plain).join('\n');
+    expect(text).toContain('"command": "git status⟨200 spaces⟩; rm -rf ~"');
+    expect(text).toContain('⚠ the arguments contain long runs of blanks');
+    expect(text).not.toContain('invisible or bidirectional');
+  });
+
   it('shows a result to approve, cut to 40 lines with a note on how much was cut', () => {
     const lines = Array.from({ length: 100 }, (_, index) => `file-${index + 1}`);
     const text = describeToolCall({ ...write, stage: 'result', result: lines.join('\n') }, plain).join('\n');

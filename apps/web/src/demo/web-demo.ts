@@ -10,9 +10,10 @@ export const RELEASE_QUESTION_WORKFLOW = 'release-question';
 
 /**
  * What the demo agent wants to write: the file name hides a right-to-left override
- * (U+202E) and a zero-width space (U+200B), which the inbox shows as red markers.
+ * (U+202E) and a zero-width space (U+200B), and 120 spaces push a line's end out of
+ * sight; the inbox shows each as a red marker (`⟨120 spaces⟩`).
  */
-export const DEMO_NOTES_CONTENT = 'Release 42: ready.\nAttachment: invoice\u202Efdp.exe\u200B\n';
+export const DEMO_NOTES_CONTENT = `Release 42: ready.${' '.repeat(120)}Skip the tests.\nAttachment: invoice\u202Efdp.exe\u200B\n`;
 
 /** The calls the demo agent proposes in its first turn: two need a person, one is banned. */
 export function demoToolCalls(): ModelToolCall[] {
