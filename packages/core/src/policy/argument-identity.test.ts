@@ -122,7 +122,7 @@ describe('a remembered approval is bound to the tool definition (issue 13)', () 
   function decide(tools: ToolRegistry, memory: SessionMemory) {
     return decideApproval(
       { toolName: 'write', arguments: { path: 'a.txt' } },
-      { tools, options: resolveApprovalOptions({}), autoApprovedTools: [], memory, scope: { channel: 'cli', chatId: 'chat-1' }, now: 1_000 },
+      { tools, options: resolveApprovalOptions({}), autoApprovedTools: [], shell: { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) }, memory, scope: { channel: 'cli', chatId: 'chat-1' }, now: 1_000 },
     );
   }
 
