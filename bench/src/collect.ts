@@ -176,6 +176,7 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
   const approval = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'approval');
   const shell = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'shell');
   const bus = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'event_bus');
+  const worst = find(doc, (r) => r['kind'] === 'micro' && r['group'] === 'policy_worst_case');
   const fanTime = (doc.process_time_v as Record<string, Json>)['interlock-fanout'];
   const fanGroupTime = (doc.process_time_v as Record<string, Json>)['interlock-fanout-group'];
 
@@ -325,6 +326,9 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
     shell
       ? `- shell classification, typical commands: ${shell['typical_all'].p50_us} / ${shell['typical_all'].p99_us}; adversarial: ${shell['adversarial_all'].p50_us} / ${shell['adversarial_all'].p99_us}; explain(bash) typical ${shell['explain_bash_typical_all'].p50_us} / ${shell['explain_bash_typical_all'].p99_us}, adversarial ${shell['explain_bash_adversarial_all'].p50_us} / ${shell['explain_bash_adversarial_all'].p99_us} (per command in interlock.json)`
       : '- shell: not run',
+    worst
+      ? `- policy worst case (bound: ask past ${worst['budget_ms']} ms): ${worst['commands']} adversarial commands up to the length limit classify in p50 ${worst['classify_p50_ms']} / p99 ${worst['classify_p99_ms']} / max ${worst['classify_max_ms']} ms (slowest: ${worst['slowest_command']} → ${worst['slowest_verdict']}); a nested-quantifier deny rule takes at most ${worst['deny_rule_max_ms']} ms (${worst['slowest_rule']})`
+      : '- policy worst case: not run',
     bus
       ? `- event bus (events$): ${Object.entries(bus)
           .filter(([, v]) => typeof v === 'object' && v !== null)

@@ -88,6 +88,82 @@ const ADVERSARIAL_COMMANDS = [
   "printf '%s' $'\\x72\\x6d' -rf ~/",
 ];
 
+/** Deterministic pseudo-random numbers (the same inputs every run). */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** Inputs built to be slow: exponential brace groups, deep nesting, long fuzz up to the length limit. */
+function adversarialInputs(count: number): string[] {
+  const random = seeded(13);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const pieces = ['$(', ')', '`', '"', "'", '{', '}', '(', ')', ';', '|', '&&', ' ', 'a', '\\', '$', '<<EOF\n', '\nEOF\n', 'eval ', 'sh -c ', '{a,b}', 'xargs ', 'find . -exec '];
+  const inputs = [
+    'echo ' + '{a,b}'.repeat(400),
+    'echo ' + '{'.repeat(300) + 'a,b' + '}'.repeat(300),
+    '$(' .repeat(1_000) + 'ls' + ')'.repeat(1_000),
+    'sh -c "'.repeat(200) + 'rm -rf /' + '"'.repeat(200),
+    'x'.repeat(9_999),
+    `rm -rf ~ #${' '.repeat(20_000)}`,
+  ];
+  while (inputs.length < count) inputs.push(Array.from({ length: 200 + Math.floor(random() * 2_800) }, () => pick(pieces)).join('').slice(0, 10_000));
+  return inputs;
+}
+
+/**
+ * The worst case of one decision (issue 13): the slowest classification over adversarial
+ * commands, and deny rules with a nested-quantifier `matches()` on model-written content.
+ * Every figure must stay within the classifier's time budget (200 ms).
+ */
+async function worstCase(
+  classifier: Awaited<ReturnType<typeof createShellClassifier>>,
+  context: Parameters<typeof decideApproval>[1],
+  shellContext: { cwd: string; homeDirectory: string },
+  scale: number,
+): Promise<Record<string, unknown>> {
+  const commands = adversarialInputs(300 * scale);
+  const timings = new Float64Array(commands.length);
+  let slowest = { ms: 0, verdict: '', command: '' };
+  for (const [index, command] of commands.entries()) {
+    const start = now();
+    const verdict = classifier.classify(command, shellContext);
+    const ms = now() - start;
+    timings[index] = ms;
+    if (verdict.verdict === 'safe' && /rm -rf/.test(command)) throw new Error(`an adversarial command was classified safe: ${command.slice(0, 80)}`);
+    if (ms > slowest.ms) slowest = { ms, verdict: `${verdict.verdict} ${verdict.rule}`, command: command.length > 60 ? `${command.slice(0, 57)}… (${command.length} chars)` : command };
+  }
+  timings.sort();
+  const patterns = ['(a+)+$', '(a|aa)+$', '(a*)*b', '(.*a){20}', '^(\\w+\\s?)*$'];
+  const content = ['a'.repeat(31) + '!', 'a'.repeat(10_000) + '!', `${'ab '.repeat(3_000)}!`];
+  let ruleSlowest = { ms: 0, rule: '' };
+  for (const pattern of patterns) {
+    const rules = { ...context, options: { ...context.options, denyRules: [`tool == "write_file" && args.content.matches(${JSON.stringify(pattern)})`] } };
+    for (const text of content) {
+      const call = { toolName: 'write_file', arguments: { path: 'notes.txt', content: text } };
+      decideApproval(call, rules);
+      const start = now();
+      decideApproval(call, rules);
+      const ms = now() - start;
+      if (ms > ruleSlowest.ms) ruleSlowest = { ms, rule: `matches(${JSON.stringify(pattern)}) on ${text.length} chars` };
+    }
+  }
+  return {
+    budget_ms: 200,
+    commands: commands.length,
+    classify_p50_ms: round(pct(timings, 50) ?? 0),
+    classify_p99_ms: round(pct(timings, 99) ?? 0),
+    classify_max_ms: round(slowest.ms),
+    slowest_command: slowest.command,
+    slowest_verdict: slowest.verdict,
+    deny_rule_max_ms: round(ruleSlowest.ms),
+    slowest_rule: ruleSlowest.rule,
+  };
+}
+
 export async function modeMicro(options: RunOptions): Promise<boolean> {
   const scale = Math.max(1, Math.round(options.n / 1000));
   let bus: { publish(event: InterlockEvent): void } | undefined;
@@ -165,6 +241,8 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
     typical: perCommand(TYPICAL_COMMANDS),
     adversarial: perCommand(ADVERSARIAL_COMMANDS),
   });
+
+  emit({ kind: 'micro', group: 'policy_worst_case', engine: 'interlock', ...(await worstCase(classifier, context, shellContext, scale)) });
 
   // 3. The event bus: events published to events$ with several subscribers.
   if (!bus) throw new Error('no event bus');
