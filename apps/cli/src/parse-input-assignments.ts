@@ -1,3 +1,4 @@
+import { parseJsonStrictly } from '@interlock/core';
 import { UsageError } from './usage-error.js';
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -29,7 +30,7 @@ export function parseInputAssignments(assignments: readonly string[]): Record<st
 
 function parseJson(name: string, text: string): unknown {
   try {
-    return JSON.parse(text);
+    return parseJsonStrictly(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UsageError(`--input ${name}:=… is not valid JSON (${reason}); for a string write ${name}=…`, 'run');

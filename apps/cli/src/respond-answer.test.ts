@@ -54,6 +54,7 @@ describe('parseRespondAnswer', () => {
       [['reject'], { remember: true }, '--remember goes with approve or edit'],
       [['edit', '{path'], {}, 'not valid JSON'],
       [['edit', '[1]'], {}, 'must be a JSON object'],
+      [['edit', '{"command":"ls","command":"rm -rf ~"}'], {}, 'appears twice'], // issue 14
     ];
     for (const [words, flags, message] of refusals) {
       expect(() => parseRespondAnswer(words, flags)).toThrow(UsageError);

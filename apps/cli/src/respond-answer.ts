@@ -1,3 +1,4 @@
+import { parseJsonStrictly } from '@interlock/core';
 import type { ToolApprovalResponse, UserInteractionRequest } from '@interlock/sdk-types';
 import { UsageError } from './usage-error.js';
 
@@ -79,7 +80,7 @@ export function verbMismatch(verb: RespondVerb, request: UserInteractionRequest)
 function parseEditedArguments(text: string): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonStrictly(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new UsageError(`interlock respond … edit: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`, COMMAND);

@@ -12,6 +12,7 @@ export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
 export { InterlockError, toInterlockError } from './errors/interlock-error.js';
+export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';

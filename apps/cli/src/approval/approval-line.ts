@@ -1,3 +1,4 @@
+import { parseJsonStrictly } from '@interlock/core';
 import type { ToolApprovalDetails, ToolApprovalResponse } from '@interlock/sdk-types';
 
 /** What one piped line means as the answer to a tool approval. */
@@ -58,7 +59,7 @@ function parseEdit(json: string): ApprovalLine {
   if (json.trim() === '') return invalid('"edit" needs the new arguments as a JSON object: edit {"path": "notes.md"}');
   let value: unknown;
   try {
-    value = JSON.parse(json);
+    value = parseJsonStrictly(json);
   } catch (error) {
     return invalid(`the edited arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }

@@ -1,3 +1,4 @@
+import { parseJsonStrictly } from '@interlock/core';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,7 +104,7 @@ type CheckedEdit = { status: 'valid'; parameters: Record<string, unknown> } | { 
 async function checkEdit(request: UserInteractionRequest, text: string, options: EditArgumentsOptions): Promise<CheckedEdit> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parseJsonStrictly(text);
   } catch (error) {
     return { status: 'invalid', problem: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` };
   }

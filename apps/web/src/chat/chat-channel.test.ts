@@ -56,7 +56,7 @@ describe('ChatChannel', () => {
     await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
     const [pending] = await pendingApprovals(interlock, threadId);
 
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'Yes!', 'alice'));
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'Yes', 'alice'));
 
     expect(result).toEqual({ kind: 'approval', interactionId: pending?.interactionId, decision: 'approve', interactionIds: [pending?.interactionId] });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
@@ -67,7 +67,7 @@ describe('ChatChannel', () => {
     const transcript = await chat.transcript(chatId);
     expect(approvalsOf(transcript).map((entry) => entry.approval?.status)).toEqual(['approved']);
     expect(approvalsOf(transcript)[0]?.approval?.answeredBy).toBe('alice');
-    expect(transcript.filter((entry) => entry.text === 'Yes!')).toMatchObject([{ role: 'user', author: 'alice', consumed: true }]);
+    expect(transcript.filter((entry) => entry.text === 'Yes')).toMatchObject([{ role: 'user', author: 'alice', consumed: true }]);
     expect(transcript.some((entry) => entry.queued)).toBe(false);
     expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.' });
     expect(await pendingApprovals(interlock, threadId)).toEqual([]);
@@ -77,7 +77,7 @@ describe('ChatChannel', () => {
     const { interlock, chat, chatId, threadId, workspace } = await setUp();
     await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
 
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'nope.', 'alice'));
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'no', 'alice'));
 
     expect(result).toMatchObject({ kind: 'approval', decision: 'reject' });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
@@ -171,7 +171,7 @@ describe('ChatChannel', () => {
     await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
     const before = await pendingApprovals(interlock, threadId);
 
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'all', 'alice'));
+    const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes all', 'alice'));
 
     expect(result).toMatchObject({ kind: 'approval', decision: 'approve', interactionIds: before.map((request) => request.interactionId) });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
@@ -184,7 +184,8 @@ describe('ChatChannel', () => {
     const before = await pendingApprovals(interlock, threadId);
     const calls = model.requests.length;
 
-    for (const text of ['yes but change the path', "no, don't… yes", 'yes and no']) {
+    for (const text of ['yes but change the path', "no, don't… yes", 'yes and no', 'ok', 'k', 'fine', 'sure', 'yes?', 'ok?', 'approve?', '👍🏻?', '👍', 'Yes!']) {
+      // issue 14: only an exact answer decides
       const result = await chat.receive(chatId, text, 'alice');
       expect(result.kind).toBe('clarify');
     }

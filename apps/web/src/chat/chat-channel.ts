@@ -42,6 +42,10 @@ interface ChatState {
  * await chat.receive(chatId, 'write the notes', 'alice');   // the agent asks to write NOTES.md
  * await chat.receive(chatId, 'yes', 'alice');               // { kind: 'approval', decision: 'approve', … }
  */
+
+/** What the chat says to a reply that is not an exact decision (issue 14). */
+const HOW_TO_DECIDE = 'Nothing was decided: reply exactly "yes" or "no" (or 是 / 否), with the call\'s number when several wait ("yes 2").';
+
 export class ChatChannel {
   /** The channel's side of every interaction of its threads: register it with `interlock.setHandler(channel, handler)`. */
   readonly handler: IUserInteractionHandler;
@@ -155,7 +159,8 @@ export class ChatChannel {
       return this.answer(memory, state, reply, author, said.id, notice);
     }
     if (state.approvals.length > 0 && reply.kind === 'ambiguous') {
-      const question = `I could not tell whether that was a yes or a no, so nothing was decided. ${this.askWhich(memory, state.approvals)}`;
+      // Only an exact decision counts ("ok", "yes?", "👍" do not): asked again, nothing decided (issue 14).
+      const question = `${HOW_TO_DECIDE} ${this.askWhich(memory, state.approvals)}`;
       this.note(memory, said.id, { role: 'notice', text: question });
       return { kind: 'clarify', text: question };
     }
@@ -167,7 +172,10 @@ export class ChatChannel {
       return this.answerLate(memory, late, reply.kind, author, said.id, notice);
     }
     this.forget(memory, said.id);
-    return this.deliver(memory, state, { text, author, at: said.at });
+    const delivered = await this.deliver(memory, state, { text, author, at: said.at });
+    // An ordinary message while a call waits goes to the agent, and the sender is told it decided nothing.
+    if (state.approvals.length > 0) this.note(memory, after, { role: 'notice', text: `Your message is kept for the agent. ${HOW_TO_DECIDE}` });
+    return delivered;
   }
 
   /** Resolves the approvals a clear yes or no names, or asks which when it names none of several. */

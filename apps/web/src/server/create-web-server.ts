@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
-import { InterlockError, type ICheckpointStore, type Interlock } from '@interlock/core';
+import { InterlockError, parseJsonStrictly, type ICheckpointStore, type Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ChatChannel } from '../chat/index.js';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Approver, WorkflowApprovers } from './auth/approvers.js';
 import { createRequestGuard, SESSION_COOKIE } from './auth/request-guard.js';
 import { SessionStore } from './auth/sessions.js';
@@ -93,6 +93,11 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     logger: options.logger === true ? { ...REDACTED_LOGGER, ...(options.logStream === undefined ? {} : { stream: options.logStream }) } : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Errors met before a route is found (a bad percent-encoding, an over-long id) get the documented body too.
+    frameworkErrors: (error, _request, reply) => {
+      const web = toWebError(error);
+      void (reply as FastifyReply).code(web.statusCode).send(web.toJSON());
+    },
   });
   const sessions = new SessionStore(now);
   const fixedWorkflows = typeof options.workflows === 'function' ? [] : (options.workflows ?? []);
@@ -122,6 +127,15 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   app.decorate('liveUpdates', live);
   // JSON only: a cross-site form can post text/plain without asking first, so nothing else is read.
   app.removeContentTypeParser('text/plain');
+  // One reading of every body: a key given twice, a __proto__ key or nesting deeper than 64 is refused (400 BAD_JSON).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, body === '' ? undefined : parseJsonStrictly(body as string));
+    } catch (error) {
+      done(InterlockError.is(error) ? new WebError(400, 'BAD_JSON', `the body was refused: ${error.message}`, { ...error.details }) : (error as Error), undefined);
+    }
+  });
   await app.register(fastifyCookie);
   app.decorateRequest('approver', undefined);
   app.addHook('onRequest', createRequestGuard(options.approvers, sessions));
@@ -170,6 +184,10 @@ function toWebError(error: unknown): WebError {
     return new WebError(400, 'BAD_REQUEST', `the request is not what this route takes: ${fastifyError.message}. See /api/openapi.json`);
   }
   switch (fastifyError.code) {
+    case 'FST_ERR_BAD_URL':
+      return new WebError(400, 'BAD_REQUEST', 'the URL is not valid: percent-encode ids and names (encodeURIComponent)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new WebError(400, 'BAD_REQUEST', 'an id in the URL is too long: ids are at most 100 characters');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new WebError(413, 'BODY_TOO_LARGE', 'the request body is too large: send a smaller one');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -4,6 +4,7 @@ export type WebErrorCode =
   | 'CSRF_REJECTED'
   | 'NOT_AN_APPROVER'
   | 'BAD_REQUEST'
+  | 'BAD_JSON'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'NOT_FOUND'

@@ -1,3 +1,4 @@
+import { parseJsonStrictly } from '../json/parse-json-strictly.js';
 import type { InputKind } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
 
@@ -33,7 +34,7 @@ export function interpretInput(kind: InputKind | undefined, raw: unknown): unkno
     case 'json':
       if (typeof raw !== 'string') return raw;
       try {
-        return JSON.parse(raw);
+        return parseJsonStrictly(raw);
       } catch (error) {
         throw invalid(`expected JSON: ${(error as Error).message}`);
       }

@@ -34,6 +34,7 @@ export const ErrorCode = z.enum([
   'STORE_OUTCOME_UNKNOWN',
   'WORKFLOW_CHANGED',
   'INVALID_OPTIONS',
+  'JSON_INVALID',
   'INTERNAL',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
