@@ -6,8 +6,9 @@ import { DEFAULT_SQLITE_PATH, type Interlock } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
+import { ApproverDirectory } from './server/auth/approver-directory.js';
 import { DEFAULT_APPROVERS_PATH, loadApprovers } from './server/auth/approvers-file.js';
-import { createWebServer, WEB_CHANNEL } from './server/create-web-server.js';
+import { createWebServer, DEFAULT_RATE_LIMITS, WEB_CHANNEL } from './server/create-web-server.js';
 import { createWebInterlock, type WebStoreOptions } from './web-composition-root.js';
 
 /** The port `interlock-web` listens on unless `--port` says otherwise. */
@@ -32,6 +33,7 @@ in your service, or interlock worker); the page starts only workflows some worke
                      starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
   --chat WORKFLOW    (deployment) the workflow the chat view starts; a worker must serve it
+  --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
   --log              log requests (tokens and cookies are redacted)
   --help
 `;
@@ -49,6 +51,7 @@ async function main(argv: string[]): Promise<void> {
       demo: { type: 'boolean', default: false },
       chat: { type: 'string' },
       log: { type: 'boolean', default: false },
+      'rate-limit': { type: 'string', default: String(DEFAULT_RATE_LIMITS.perMinute) },
       help: { type: 'boolean', default: false },
     },
   });
@@ -58,26 +61,31 @@ async function main(argv: string[]): Promise<void> {
   }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a port number, not ${values.port}`);
+  const perMinute = Number(values['rate-limit']);
+  if (!Number.isSafeInteger(perMinute) || perMinute < 1) throw new Error(`--rate-limit must be a whole number of requests per minute, not ${values['rate-limit']}`);
   const workspaceRoot = resolve(values.workspace);
   await mkdir(workspaceRoot, { recursive: true });
   // The demo prints a token at every start, so `pnpm demo:web` can always be signed in to.
   const access = await loadApprovers(values.approvers, { rotate: values['new-token'] || values.demo });
   const storeOptions = parseStore(values.store);
-  const { approvers, workflowApprovers } = access;
+  // The file is followed: an approver added or removed takes effect without a restart.
+  const approvers = ApproverDirectory.watch(values.approvers, access, (message) => process.stderr.write(`interlock-web: ${message}\n`));
+  const workflowApprovers = approvers;
+  const rateLimits = { perMinute };
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;
   if (values.demo) {
     const demo = await createWebInterlock({ store: storeOptions, workspaceRoot, workflowApprovers });
     const { interlock, store, workflows, chat } = demo;
     web = demo;
-    app = await createWebServer({ interlock, store, chat, approvers, workflowApprovers, workflows, logger: values.log });
+    app = await createWebServer({ interlock, store, chat, approvers, workflows, rateLimits, logger: values.log });
   } else {
     if (storeOptions.type === 'memory') throw new Error('a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)');
     const chatWorkflow = values.chat;
     const deployment = await createDeploymentInterlock({ store: storeOptions, workflowApprovers, ...(chatWorkflow === undefined ? {} : { chatWorkflow }) });
     const { interlock, store, workflows, chat } = deployment;
     web = deployment;
-    app = await createWebServer({ interlock, store, approvers, workflowApprovers, workflows, ...(chat === undefined ? {} : { chat }), expireDeadlines: false, logger: values.log });
+    app = await createWebServer({ interlock, store, approvers, workflows, ...(chat === undefined ? {} : { chat }), expireDeadlines: false, rateLimits, logger: values.log });
     deployment.followStore(app.liveUpdates);
     const served = await workflows();
     process.stdout.write(

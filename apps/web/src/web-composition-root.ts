@@ -2,7 +2,8 @@ import { builtinTools, createInterlock, openStore as openCoreStore, type Clock, 
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
 import { createReleaseAgentModel, RELEASE_AGENT_MODEL, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
-import { mayApprove, type WorkflowApprovers } from './server/auth/approvers.js';
+import { approvalCheck, type ApproverDirectory } from './server/auth/approver-directory.js';
+import type { WorkflowApprovers } from './server/auth/approvers.js';
 import { CHAT_CHANNEL, WEB_CHANNEL } from './server/create-web-server.js';
 import { WebUserInteractionHandler } from './web-user-interaction-handler.js';
 
@@ -19,7 +20,7 @@ export interface WebInterlockOptions {
    */
   models?: Record<string, ModelProvider>;
   /** Who may answer which workflow, also in the chat (see the approvers file). */
-  workflowApprovers?: WorkflowApprovers;
+  workflowApprovers?: WorkflowApprovers | ApproverDirectory;
   /** How long a tool call of the release agent waits for an approver. Default `"10m"`. */
   approvalTimeout?: string | number;
   clock?: Clock;
@@ -62,8 +63,7 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
     interlock.registerWorkflow(releaseQuestionWorkflow()),
   ];
   const chatWorkflow = interlock.registerWorkflow(chatDemoWorkflow());
-  const workflowApprovers = options.workflowApprovers ?? {};
-  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, canApprove: (author, workflowId) => mayApprove(workflowApprovers, workflowId, author) });
+  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, canApprove: approvalCheck(options.workflowApprovers) });
   interlock.setHandler(CHAT_CHANNEL, chat.handler);
   return {
     interlock,

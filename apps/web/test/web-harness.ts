@@ -1,12 +1,14 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ThreadOutcome } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { RELEASE_AGENT_WORKFLOW } from '../src/demo/web-demo.js';
-import { createToken, hashToken, type WorkflowApprovers } from '../src/server/auth/approvers.js';
-import { createWebServer, WEB_CHANNEL } from '../src/server/create-web-server.js';
+import { ApproverDirectory } from '../src/server/auth/approver-directory.js';
+import { createToken, hashToken, type SeparationOfDuties, type WorkflowApprovers } from '../src/server/auth/approvers.js';
+import { loadApprovers } from '../src/server/auth/approvers-file.js';
+import { createWebServer, WEB_CHANNEL, type RateLimits } from '../src/server/create-web-server.js';
 import { createWebInterlock, type WebInterlock } from '../src/web-composition-root.js';
 
 /** A clock the test moves by hand. */
@@ -32,6 +34,10 @@ export interface HarnessOptions {
   directory?: string;
   /** Turns the request log on, into this stream. */
   logStream?: NodeJS.WritableStream;
+  separationOfDuties?: SeparationOfDuties;
+  rateLimits?: Partial<RateLimits>;
+  /** Keep the approvers in `approvers.json` of the directory and follow the file (polled every 100 ms). */
+  approversFile?: boolean;
 }
 
 /** A web server on 127.0.0.1 over a SQLite file in a temporary directory, with the demo workflows. */
@@ -40,6 +46,8 @@ export interface WebHarness extends WebInterlock {
   baseUrl: string;
   tokens: Record<string, string>;
   directory: string;
+  /** Where the approvers are kept when `approversFile` is on. */
+  approversFile: string;
   /** Starts a release-agent thread on the web channel and waits until it waits for its approvals: write_file, then bash. */
   startReleaseAgent(): Promise<{ threadId: string; approvals: UserInteractionRequest[]; outcome: ThreadOutcome }>;
   close(): Promise<void>;
@@ -58,11 +66,22 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
   });
   const names = options.approvers ?? ['alice', 'bob'];
   const tokens = Object.fromEntries(names.map((name) => [name, createToken()]));
+  const approversFile = join(directory, 'approvers.json');
+  const fixed = {
+    approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
+    workflowApprovers: options.workflowApprovers ?? {},
+    separationOfDuties: options.separationOfDuties ?? {},
+  };
+  if (options.approversFile) {
+    const file = { approvers: fixed.approvers, workflows: fixed.workflowApprovers, separationOfDuties: fixed.separationOfDuties };
+    await writeFile(approversFile, JSON.stringify(file));
+  }
+  const directoryOfApprovers = options.approversFile ? ApproverDirectory.watch(approversFile, await loadApprovers(approversFile), () => undefined, 100) : undefined;
   const app = await createWebServer({
     interlock: web.interlock,
     store: web.store,
-    approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
-    workflowApprovers: options.workflowApprovers ?? {},
+    ...(directoryOfApprovers === undefined ? fixed : { approvers: directoryOfApprovers }),
+    ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
     workflows: web.workflows,
     chat: web.chat,
     pollInterval: options.pollInterval ?? 200,
@@ -72,6 +91,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const stop = async () => {
+    directoryOfApprovers?.close();
     await app.close();
     await web.close();
   };
@@ -81,6 +101,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     baseUrl,
     tokens,
     directory,
+    approversFile,
     async startReleaseAgent() {
       const thread = await web.interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
       const outcome = await thread.done();

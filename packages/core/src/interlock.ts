@@ -159,6 +159,30 @@ export class Interlock {
     }
   }
 
+  /**
+   * Writes an answer that did not count to the audit trail (issue 14): one refused (not an
+   * approver, separation of duties, invalid, too late) or one that lost to another answer.
+   * The entry has `decidedBy: 'attempt'` and rule `attempt:refused` or `attempt:lost`; it
+   * never changes what happens to the call. Unknown interactions are not recorded.
+   */
+  async recordAttempt(attempt: { interactionId: string; responder: string; result: 'refused' | 'lost'; reason: string }): Promise<AuditEntry | undefined> {
+    const interaction = await this.store.getInteraction(attempt.interactionId);
+    if (!interaction) return undefined;
+    const approval = interaction.request.toolApproval;
+    return this.auditLog.append({
+      threadId: interaction.threadId,
+      toolCallId: approval?.toolCallId ?? attempt.interactionId,
+      toolName: approval?.toolName ?? `(${interaction.request.operationType})`,
+      outcome: 'deny',
+      decidedBy: 'attempt',
+      rule: `attempt:${attempt.result}`,
+      reason: attempt.reason,
+      responder: attempt.responder,
+      stage: approval?.stage ?? 'execution',
+      originalArguments: approval?.toolParameters ?? {},
+    });
+  }
+
   /** Checks the audit trail's hash chain (F45). */
   verifyAudit(): Promise<AuditVerification> {
     return this.auditLog.verify();

@@ -86,7 +86,7 @@ export class ChatChannel {
     const chatId = randomUUID();
     const threadId = randomUUID();
     this.memoryFor(chatId, threadId);
-    await this.interlock.start(this.workflow, { channel: this.channel, threadId, session: { chatId, sessionId: chatId } });
+    await this.interlock.start(this.workflow, { channel: this.channel, threadId, session: { chatId, sessionId: chatId, requestedBy: author } });
     this.note(this.memoryFor(chatId, threadId), undefined, { role: 'notice', text: `${author} opened this chat.` });
     this.updates.emit({ chatId });
     return { chatId, threadId };

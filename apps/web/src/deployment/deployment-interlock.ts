@@ -2,7 +2,8 @@ import { createInterlock, openStore, type Clock } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel } from '../chat/index.js';
-import { mayApprove, type WorkflowApprovers } from '../server/auth/approvers.js';
+import { approvalCheck, type ApproverDirectory } from '../server/auth/approver-directory.js';
+import type { WorkflowApprovers } from '../server/auth/approvers.js';
 import { CHAT_CHANNEL } from '../server/create-web-server.js';
 import type { LiveUpdates } from '../server/live-updates.js';
 import type { WebStoreOptions } from '../web-composition-root.js';
@@ -14,7 +15,7 @@ export interface DeploymentInterlockOptions {
   /** The workflow the chat starts (a worker must serve it); without it there is no chat. */
   chatWorkflow?: string;
   /** Who may answer which workflow, also in the chat. */
-  workflowApprovers?: WorkflowApprovers;
+  workflowApprovers?: WorkflowApprovers | ApproverDirectory;
   clock?: Clock;
 }
 
@@ -50,11 +51,10 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
   });
   const now = options.clock === undefined ? Date.now : () => (options.clock as Clock).now();
   const startable = new StartableWorkflows(interlock, store, now);
-  const approvers = options.workflowApprovers ?? {};
   const chat =
     options.chatWorkflow === undefined
       ? undefined
-      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, canApprove: (author, workflowId) => mayApprove(approvers, workflowId, author), now });
+      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, canApprove: approvalCheck(options.workflowApprovers), now });
   return {
     interlock,
     store,

@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
+import fastifyRateLimit from '@fastify/rate-limit';
 import { InterlockError, parseJsonStrictly, type ICheckpointStore, type Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ChatChannel } from '../chat/index.js';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
-import type { Approver, WorkflowApprovers } from './auth/approvers.js';
+import { ApproverDirectory } from './auth/approver-directory.js';
+import type { Approver, SeparationOfDuties, WorkflowApprovers } from './auth/approvers.js';
 import { createRequestGuard, SESSION_COOKIE } from './auth/request-guard.js';
 import { SessionStore } from './auth/sessions.js';
 import { LiveUpdates } from './live-updates.js';
@@ -26,15 +28,30 @@ export const CHAT_CHANNEL = 'chat';
 /** The largest request body accepted, in bytes. */
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+/** Requests per minute from one client: to the API, and sign-in attempts. */
+export interface RateLimits {
+  /** Default 600. */
+  perMinute: number;
+  /** Sign-in attempts (right or wrong token). Default 10. */
+  signInPerMinute: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 600, signInPerMinute: 10 };
+
 export interface WebServerOptions {
   /** The engine; the server never closes it. */
   interlock: Interlock;
   /** The store `interlock` runs on, read for timelines and an interaction's state. */
   store: ICheckpointStore;
-  /** Who may sign in (names and token hashes; see `loadApprovers`). */
-  approvers: readonly Approver[];
-  /** Per workflow, the approvers who may answer, cancel and start it; unlisted workflows are open to every approver. */
+  /**
+   * Who may sign in (names and token hashes; see `loadApprovers`), or an
+   * {@link ApproverDirectory} that follows the approvers file (then `workflowApprovers` is its).
+   */
+  approvers: readonly Approver[] | ApproverDirectory;
+  /** Per workflow, the approvers who may see, answer, cancel and start it; unlisted workflows are open to every approver. */
   workflowApprovers?: WorkflowApprovers;
+  /** Per workflow (or `*`), the levels whose requests the thread's requester may not answer. Default none. */
+  separationOfDuties?: SeparationOfDuties;
   /** Workflows the page may start, or how to find them when asked (a deployment's: those its workers serve). Default none. */
   workflows?: readonly WorkflowDefinition[] | (() => Promise<readonly WorkflowDefinition[]>);
   /** The channel of threads started here. Default `web`. */
@@ -43,6 +60,8 @@ export interface WebServerOptions {
   chat?: ChatChannel;
   /** Default 64 KiB. */
   bodyLimit?: number;
+  /** Requests per minute per client address (429 RATE_LIMITED past them). Default {@link DEFAULT_RATE_LIMITS}. */
+  rateLimits?: Partial<RateLimits>;
   /**
    * How often to look at the store for deadlines and other processes' answers (ms). Default
    * 1000; 0 turns it off. On PostgreSQL, changes are heard as they happen (LISTEN/NOTIFY)
@@ -99,7 +118,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       void (reply as FastifyReply).code(web.statusCode).send(web.toJSON());
     },
   });
-  const sessions = new SessionStore(now);
+  const sessions = new SessionStore(options.store, now);
+  const access = options.approvers instanceof ApproverDirectory ? options.approvers : ApproverDirectory.of({ approvers: options.approvers, workflowApprovers: options.workflowApprovers ?? {}, separationOfDuties: options.separationOfDuties ?? {} });
   const fixedWorkflows = typeof options.workflows === 'function' ? [] : (options.workflows ?? []);
   const live = new LiveUpdates(options.interlock, options.store, {
     pollInterval: options.pollInterval ?? 1000,
@@ -110,7 +130,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   const context: WebContext = {
     interlock: options.interlock,
     store: options.store,
-    workflowApprovers: options.workflowApprovers ?? {},
+    access,
     sessions,
     live,
     startable: typeof options.workflows === 'function' ? options.workflows : () => Promise.resolve(fixedWorkflows),
@@ -137,8 +157,15 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     }
   });
   await app.register(fastifyCookie);
+  const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
+  // Before the sign-in check, so probing ids or tokens is slowed down whatever the answer.
+  await app.register(fastifyRateLimit, {
+    max: limits.perMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_request, limit) => new WebError(429, 'RATE_LIMITED', `too many requests from this client: wait ${limit.after} and slow down`),
+  });
   app.decorateRequest('approver', undefined);
-  app.addHook('onRequest', createRequestGuard(options.approvers, sessions));
+  app.addHook('onRequest', createRequestGuard(access, sessions));
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
@@ -156,13 +183,17 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
 
   const document = createOpenApiDocument(options.chat === undefined ? {} : CHAT_OPERATIONS);
   app.get('/api/openapi.json', { config: { public: true } }, async () => document);
-  registerSessionRoutes(app, options.approvers, sessions);
+  registerSessionRoutes(app, access, sessions, limits.signInPerMinute);
   registerInteractionRoutes(app, context);
   registerThreadRoutes(app, context);
   registerAuditRoutes(app, context);
   if (options.chat !== undefined) registerChatRoutes(app, options.chat, context);
   // A browser's stream lasts as long as its session; a bearer token's as long as the server.
-  registerEventRoutes(app, live, (request) => request.headers.authorization !== undefined || sessions.get(request.cookies[SESSION_COOKIE]) !== undefined);
+  registerEventRoutes(app, live, (request) => {
+    if (request.headers.authorization !== undefined) return request.approver !== undefined && access.has(request.approver);
+    const session = sessions.peek(request.cookies[SESSION_COOKIE]);
+    return session !== undefined && access.has(session.approver);
+  });
   await registerStaticRoutes(app, options.publicDirectory ?? DEFAULT_PUBLIC_DIRECTORY);
 
   app.addHook('onReady', async () => live.start());

@@ -58,7 +58,8 @@ export async function buildTimeline(store: ICheckpointStore, thread: ThreadRecor
     entries.push({
       at: entry.at,
       kind: 'decision',
-      title: `${entry.outcome === 'allow' ? 'allowed' : 'denied'} ${entry.toolName} (${entry.stage})`,
+      // An answer that did not count (decidedBy "attempt") is not a decision: say what it was.
+      title: entry.decidedBy === 'attempt' ? `${entry.rule === 'attempt:lost' ? 'an answer lost' : 'an answer refused'} on ${entry.toolName}` : `${entry.outcome === 'allow' ? 'allowed' : 'denied'} ${entry.toolName} (${entry.stage})`,
       actor: entry.responder ?? entry.decidedBy,
       toolCallId: entry.toolCallId,
       detail: {

@@ -1,6 +1,6 @@
 import type { ICheckpointStore, Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import { mayApprove, type WorkflowApprovers } from './auth/approvers.js';
+import type { ApproverDirectory } from './auth/approver-directory.js';
 import type { SessionStore } from './auth/sessions.js';
 import type { LiveUpdates } from './live-updates.js';
 import { WebError } from './web-error.js';
@@ -10,7 +10,8 @@ export interface WebContext {
   interlock: Interlock;
   /** Read only: the timeline and an interaction's state come from here. */
   store: ICheckpointStore;
-  workflowApprovers: WorkflowApprovers;
+  /** Who may answer which workflow, as the approvers file says now. */
+  access: ApproverDirectory;
   sessions: SessionStore;
   live: LiveUpdates;
   /** Workflows an approver may start from the page (in a deployment, those some live worker serves). */
@@ -23,13 +24,23 @@ export interface WebContext {
   now: () => number;
 }
 
-/** Refuses an approver who is not on the workflow's list (403 NOT_AN_APPROVER). */
+/**
+ * Refuses an approver who is not on the workflow's list (403 NOT_AN_APPROVER), for actions on
+ * a workflow the caller already named (start it, open its chat). The message names no other
+ * approver. For a thread or an interaction looked up by id, use {@link mayApprove} and
+ * answer "not found" instead, so an id says nothing to someone who may not see it.
+ */
 export function assertMayApprove(context: WebContext, workflowId: string, approver: string | undefined): string {
   if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'sign in first');
-  if (!mayApprove(context.workflowApprovers, workflowId, approver)) {
-    throw new WebError(403, 'NOT_AN_APPROVER', `${approver} is not on the approver list of workflow "${workflowId}": ask one of ${context.workflowApprovers[workflowId]?.join(', ') ?? 'its approvers'}`);
+  if (!context.access.mayApprove(workflowId, approver)) {
+    throw new WebError(403, 'NOT_AN_APPROVER', `${approver} is not on the approver list of workflow "${workflowId}": ask the server's operator to add you to the approvers file`);
   }
   return approver;
+}
+
+/** Whether the signed-in `approver` may see and answer threads of `workflowId`. */
+export function mayApprove(context: WebContext, workflowId: string, approver: string | undefined): approver is string {
+  return approver !== undefined && context.access.mayApprove(workflowId, approver);
 }
 
 /** The name an answer is recorded under in the store and the audit trail. */

@@ -5,6 +5,8 @@ export type WebErrorCode =
   | 'NOT_AN_APPROVER'
   | 'BAD_REQUEST'
   | 'BAD_JSON'
+  | 'RATE_LIMITED'
+  | 'SEPARATION_OF_DUTIES'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'NOT_FOUND'

@@ -121,7 +121,7 @@ export function resultOf(stdout: string): { threadIds?: string[]; threads?: stri
 export async function startWebServer(deployment: Deployment): Promise<{ server: Child; baseUrl: string; token: string }> {
   const url = new URL(deployment.store.url);
   url.searchParams.set('schema', deployment.store.schema);
-  const args = [WEB_MAIN, '--store', url.toString(), '--port', '0', '--approvers', join(deployment.dir, 'approvers.json'), '--new-token'];
+  const args = [WEB_MAIN, '--store', url.toString(), '--port', '0', '--approvers', join(deployment.dir, 'approvers.json'), '--new-token', '--rate-limit', '1000000'];
   const server = watch(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INTERLOCK_STORE: '' } }));
   const [, baseUrl = ''] = await server.printed(/Interlock web inbox: (http:\/\/\S+?)\/\n/);
   const [, token = ''] = await server.printed(/\n\n {2}(\S+)\n\n/);

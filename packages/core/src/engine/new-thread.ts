@@ -13,7 +13,7 @@ export interface StartOptions {
   channel?: string;
   threadId?: string;
   /** The session the thread belongs to (defaults: sessionId = threadId); approval requests carry it (F27). */
-  session?: { sessionId?: string; chatId?: string; parentThreadId?: string };
+  session?: { sessionId?: string; chatId?: string; parentThreadId?: string; requestedBy?: string };
 }
 
 /**
@@ -63,6 +63,7 @@ export function newThreadRecord(
       sessionId: session?.sessionId ?? threadId,
       ...(session?.chatId === undefined ? {} : { chatId: session.chatId }),
       ...(session?.parentThreadId === undefined ? {} : { parentThreadId: session.parentThreadId }),
+      ...(session?.requestedBy === undefined ? {} : { requestedBy: session.requestedBy }),
     },
     toolApproval: structuredClone(workflow.config.toolApproval),
     pendingInteractionIds: [],

@@ -79,6 +79,7 @@ export class InteractionGateway {
           sessionId: thread.session.sessionId,
           ...(thread.session.chatId === undefined ? {} : { chatId: thread.session.chatId }),
           ...(thread.session.parentThreadId === undefined ? {} : { parentThreadId: thread.session.parentThreadId }),
+          ...(thread.session.requestedBy === undefined ? {} : { requestedBy: thread.session.requestedBy }),
         },
         requestedAt: new Date(now).toISOString(),
       };

@@ -39,6 +39,8 @@ export interface ThreadSession {
   sessionId: string;
   chatId?: string;
   parentThreadId?: string;
+  /** Who asked for the thread, as the surface that started it names them (`web:alice`): separation of duties compares answers with it. */
+  requestedBy?: string;
 }
 
 /** A thread as stored: plain data, enough to resume it in any process. */

@@ -9,6 +9,8 @@ export const InteractionSession = z.strictObject({
   sessionId: z.string().optional(),
   chatId: z.string().optional(),
   parentThreadId: z.string().optional(),
+  /** Who asked for the thread (`web:alice`), when the surface that started it said so: for separation of duties. */
+  requestedBy: z.string().optional(),
 });
 export type InteractionSession = z.infer<typeof InteractionSession>;
 

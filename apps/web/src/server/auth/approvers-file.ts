@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { parseJsonStrictly } from '@interlock/core';
 import { dirname } from 'node:path';
-import { createToken, hashToken, type Approver, type WorkflowApprovers } from './approvers.js';
+import { createToken, hashToken, type Approver, type DutyLevel, type SeparationOfDuties, type WorkflowApprovers } from './approvers.js';
 
 /** Where `interlock-web` keeps its approvers unless `--approvers` says otherwise. */
 export const DEFAULT_APPROVERS_PATH = '.interlock/web-approvers.json';
@@ -12,6 +13,7 @@ export const FIRST_APPROVER = 'admin';
 export interface ApproversConfig {
   approvers: Approver[];
   workflowApprovers: WorkflowApprovers;
+  separationOfDuties: SeparationOfDuties;
   /** Set only when this call created the file (first start) or a new token: print it once, never log it. */
   newToken?: string;
 }
@@ -26,32 +28,36 @@ export interface ApproversConfig {
  *
  * @throws Error naming the file and what is wrong with it.
  */
-export async function loadApprovers(path: string, options: { rotate?: boolean } = {}): Promise<ApproversConfig> {
+export async function loadApprovers(path: string, options: { rotate?: boolean; create?: boolean } = {}): Promise<ApproversConfig> {
   let text: string | undefined;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (text === undefined) return createFirstApprover(path, {});
+  if (text === undefined) {
+    if (options.create === false) throw new Error(`${path} is gone: put it back (nobody can sign in without it)`);
+    return createFirstApprover(path, {});
+  }
   const config = parseApproversFile(text, path);
   if (!options.rotate) return config;
-  return createFirstApprover(path, config.workflowApprovers, config.approvers.filter((approver) => approver.name !== FIRST_APPROVER));
+  return { ...(await createFirstApprover(path, config.workflowApprovers, config.approvers.filter((approver) => approver.name !== FIRST_APPROVER), config.separationOfDuties)) };
 }
 
-async function createFirstApprover(path: string, workflowApprovers: WorkflowApprovers, others: Approver[] = []): Promise<ApproversConfig> {
+async function createFirstApprover(path: string, workflowApprovers: WorkflowApprovers, others: Approver[] = [], separationOfDuties: SeparationOfDuties = {}): Promise<ApproversConfig> {
   const token = createToken();
   const approvers = [{ name: FIRST_APPROVER, tokenSha256: hashToken(token) }, ...others];
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, `${JSON.stringify({ approvers, workflows: workflowApprovers }, null, 2)}\n`, { mode: 0o600 });
-  return { approvers, workflowApprovers, newToken: token };
+  const file = { approvers, workflows: workflowApprovers, ...(Object.keys(separationOfDuties).length === 0 ? {} : { separationOfDuties }) };
+  await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  return { approvers, workflowApprovers, separationOfDuties, newToken: token };
 }
 
 /** Reads the text of an approvers file; plain `token`s are hashed at once. */
 export function parseApproversFile(text: string, path: string): ApproversConfig {
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonStrictly(text);
   } catch (error) {
     throw new Error(`${path} is not valid JSON (${(error as Error).message}): fix it or delete it to create a new first-start token`);
   }
@@ -69,7 +75,22 @@ export function parseApproversFile(text: string, path: string): ApproversConfig 
     if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new Error(`${path}: workflows.${workflowId} must be a list of approver names`);
     workflowApprovers[workflowId] = names;
   }
-  return { approvers, workflowApprovers };
+  return { approvers, workflowApprovers, separationOfDuties: parseDuties(data['separationOfDuties'] ?? {}, path) };
+}
+
+const DUTY_LEVELS: readonly DutyLevel[] = ['LOW', 'MEDIUM', 'HIGH', 'QUESTION'];
+
+/** `"separationOfDuties": { "<workflowId>" | "*": ["HIGH", …] }`. */
+function parseDuties(value: unknown, path: string): SeparationOfDuties {
+  if (!isRecord(value)) throw new Error(`${path}: "separationOfDuties" maps workflow ids (or "*") to lists of ${DUTY_LEVELS.join(', ')}`);
+  const duties: Record<string, DutyLevel[]> = {};
+  for (const [workflowId, levels] of Object.entries(value)) {
+    if (!Array.isArray(levels) || !levels.every((level): level is DutyLevel => DUTY_LEVELS.includes(level as DutyLevel))) {
+      throw new Error(`${path}: separationOfDuties.${workflowId} must be a list of ${DUTY_LEVELS.join(', ')}`);
+    }
+    duties[workflowId] = levels;
+  }
+  return duties;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -9,6 +9,20 @@ export interface Approver {
 /** Which approvers may answer a workflow's interactions, by workflow id. A workflow not listed may be answered by every approver. */
 export type WorkflowApprovers = Readonly<Record<string, readonly string[]>>;
 
+/** What separation of duties covers: tool approvals by risk, and questions. */
+export type DutyLevel = 'LOW' | 'MEDIUM' | 'HIGH' | 'QUESTION';
+
+/**
+ * Separation of duties, by workflow id (`*` for every workflow): for the levels listed, the
+ * person who started a thread may not answer its requests — another approver must.
+ */
+export type SeparationOfDuties = Readonly<Record<string, readonly DutyLevel[]>>;
+
+/** Whether `level` requests of `workflowId` must be answered by someone other than the requester. */
+export function dutiesSeparated(rules: SeparationOfDuties, workflowId: string, level: DutyLevel): boolean {
+  return (rules[workflowId] ?? rules['*'] ?? []).includes(level);
+}
+
 /** The hex SHA-256 of a token, as kept in the approvers file. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');

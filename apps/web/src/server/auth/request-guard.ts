@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { WebError } from '../web-error.js';
-import { findApprover, type Approver } from './approvers.js';
+import type { ApproverDirectory } from './approver-directory.js';
 import { sameSecret, type SessionStore } from './sessions.js';
 
 /** The cookie that carries the session id (HttpOnly, SameSite=Strict). */
@@ -27,7 +27,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * on a state change must come with the session's CSRF token in `X-CSRF-Token`. Any state
  * change from another origin (Origin or Sec-Fetch-Site) is refused.
  */
-export function createRequestGuard(approvers: readonly Approver[], sessions: SessionStore) {
+export function createRequestGuard(approvers: ApproverDirectory, sessions: SessionStore) {
   return async function guard(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     request.approver = undefined;
     const stateChange = !SAFE_METHODS.has(request.method);
@@ -38,13 +38,14 @@ export function createRequestGuard(approvers: readonly Approver[], sessions: Ses
     const authorization = request.headers.authorization;
     if (authorization !== undefined) {
       const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
-      const approver = token === undefined ? undefined : findApprover(approvers, token);
+      const approver = token === undefined ? undefined : approvers.find(token);
       if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'the bearer token is not an approver\'s token: use the token printed at first start, or one from the approvers file');
       request.approver = approver.name;
       return;
     }
-    const session = sessions.get(request.cookies[SESSION_COOKIE]);
-    if (session === undefined) {
+    const session = await sessions.get(request.cookies[SESSION_COOKIE]);
+    // A session ends with its approver: one removed from the approvers file is signed out at once.
+    if (session === undefined || !approvers.has(session.approver)) {
       throw new WebError(401, 'UNAUTHENTICATED', 'sign in first: POST /api/session with {"token": "<the token printed at first start>"}, or send Authorization: Bearer <token>');
     }
     if (stateChange) {

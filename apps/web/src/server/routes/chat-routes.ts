@@ -2,7 +2,7 @@ import { InterlockError } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '../../chat/index.js';
 import { chatMessageBody, idParams } from '../api-schemas.js';
-import { assertMayApprove, type WebContext } from '../web-context.js';
+import { assertMayApprove, mayApprove, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
 /**
@@ -14,7 +14,8 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
   const subscription = chat.updates$.subscribe({ next: ({ chatId }) => context.live.publish({ kind: 'chat', reason: 'updated', chatId }) });
   app.addHook('onClose', async () => subscription.unsubscribe());
 
-  app.get('/api/chats', async () => {
+  app.get('/api/chats', async (request) => {
+    if (!mayApprove(context, chat.workflowId, request.approver)) return { chats: [] };
     const threads = await context.interlock.threads();
     const chats = threads
       .filter((thread) => thread.channel === chat.channel && thread.session.chatId !== undefined)
@@ -29,9 +30,11 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     return opened;
   });
 
-  app.get<{ Params: { chatId: string } }>('/api/chats/:chatId/messages', { schema: { params: idParams('chatId') } }, async (request) => ({
-    entries: await withChat(request.params.chatId, () => chat.transcript(request.params.chatId)),
-  }));
+  app.get<{ Params: { chatId: string } }>('/api/chats/:chatId/messages', { schema: { params: idParams('chatId') } }, async (request) => {
+    // Someone who may not use the chat gets the answer a missing chat gets.
+    if (!mayApprove(context, chat.workflowId, request.approver)) throw chatNotFound(request.params.chatId);
+    return { entries: await withChat(request.params.chatId, () => chat.transcript(request.params.chatId)) };
+  });
 
   app.post<{ Params: { chatId: string }; Body: { text: string } }>(
     '/api/chats/:chatId/messages',
@@ -49,7 +52,11 @@ async function withChat<T>(chatId: string, action: () => Promise<T>): Promise<T>
   try {
     return await action();
   } catch (error) {
-    if (InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND') throw new WebError(404, 'CHAT_NOT_FOUND', `no chat ${chatId}: GET /api/chats lists them, POST /api/chats opens one`);
+    if (InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND') throw chatNotFound(chatId);
     throw error;
   }
+}
+
+function chatNotFound(chatId: string): WebError {
+  return new WebError(404, 'CHAT_NOT_FOUND', `no chat ${chatId}: GET /api/chats lists them, POST /api/chats opens one`);
 }

@@ -3,8 +3,7 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
-import { mayApprove } from '../auth/approvers.js';
-import { assertMayApprove, responderOf, type WebContext } from '../web-context.js';
+import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
 interface PendingFilter {
@@ -27,19 +26,18 @@ export interface AnswerAccepted {
 /** The inbox: pending interactions, one interaction's state, answers (one, or a turn's calls at once). */
 export function registerInteractionRoutes(app: FastifyInstance, context: WebContext): void {
   app.get<{ Querystring: PendingFilter }>('/api/interactions', { schema: { querystring: pendingQuery } }, async (request) => {
-    const approver = request.approver ?? '';
+    // Only what this approver may answer: someone on no workflow's list sees nothing, arguments included.
     const pending = (await context.interlock.pending())
-      .filter((interaction) => matches(interaction, request.query) && !isChatMessage(context, interaction))
-      // Oldest first; the calls of one turn, asked at the same instant, in the order the model proposed them.
-      .sort((a, b) => a.requestedAt.localeCompare(b.requestedAt) || (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0));
+      .filter((interaction) => mayApprove(context, interaction.workflowId, request.approver) && matches(interaction, request.query) && !isChatMessage(context, interaction))
+      .sort(byRiskThenAge);
     return {
       serverTime: new Date(context.now()).toISOString(),
-      interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: mayApprove(context.workflowApprovers, interaction.workflowId, approver) })),
+      interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: true })),
     };
   });
 
   app.get<{ Params: { interactionId: string } }>('/api/interactions/:interactionId', { schema: { params: idParams('interactionId') } }, async (request) => {
-    const record = await findInteraction(context, request.params.interactionId);
+    const record = await findInteraction(context, request.params.interactionId, request.approver);
     return {
       request: record.request,
       status: record.status,
@@ -75,10 +73,24 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
  * as `web:<name>`.
  */
 export async function answerInteraction(context: WebContext, interactionId: string, body: AnswerBody, approver: string | undefined): Promise<AnswerAccepted> {
-  const record = await findInteraction(context, interactionId);
-  const thread = await context.store.getThread(record.threadId);
-  const name = assertMayApprove(context, thread?.workflowId ?? record.request.workflowId, approver);
+  try {
+    return await decide(context, interactionId, body, approver);
+  } catch (error) {
+    // Every answer that did not count goes to the audit trail: who, what, why (issue 14).
+    if (error instanceof WebError && approver !== undefined && error.statusCode !== 401) {
+      const lost = error.code === 'INTERACTION_ALREADY_ANSWERED' || error.code === 'INTERACTION_EXPIRED';
+      await context.interlock.recordAttempt({ interactionId, responder: responderOf(approver), result: lost ? 'lost' : 'refused', reason: `${body.action}: ${error.code}: ${error.message}` });
+    }
+    throw error;
+  }
+}
+
+async function decide(context: WebContext, interactionId: string, body: AnswerBody, approver: string | undefined): Promise<AnswerAccepted> {
+  // Authorization with the lookup, and again at decision time: the approvers file may have changed.
+  const record = await findInteraction(context, interactionId, approver);
+  const name = approver as string;
   if (record.status !== 'pending') throw notPending(record);
+  assertSeparateDuties(context, record, name);
   // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
   const overdue = record.deadline !== null && Date.parse(record.deadline) <= context.now();
   const input = overdue ? { approved: false } : toInteractionInput(body, record.request);
@@ -91,7 +103,7 @@ export async function answerInteraction(context: WebContext, interactionId: stri
         return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
       case 'already_answered':
       case 'expired':
-        throw notPending(await findInteraction(context, interactionId));
+        throw notPending(await findInteraction(context, interactionId, approver));
     }
   } catch (error) {
     if (!InterlockError.is(error)) throw error;
@@ -111,10 +123,35 @@ export async function answerInteraction(context: WebContext, interactionId: stri
   }
 }
 
-async function findInteraction(context: WebContext, interactionId: string): Promise<InteractionRecord> {
+/**
+ * The interaction, if `approver` may see it: one that does not exist and one of a workflow
+ * they are not on the list of get the same 404, so an id tells an outsider nothing.
+ */
+async function findInteraction(context: WebContext, interactionId: string, approver: string | undefined): Promise<InteractionRecord> {
   const record = await context.store.getInteraction(interactionId);
-  if (record === undefined) throw new WebError(404, 'INTERACTION_NOT_FOUND', `no interaction ${interactionId}: reload the inbox (GET /api/interactions lists what waits)`);
+  const workflowId = record === undefined ? undefined : ((await context.store.getThread(record.threadId))?.workflowId ?? record.request.workflowId);
+  if (record === undefined || workflowId === undefined || !mayApprove(context, workflowId, approver)) {
+    throw new WebError(404, 'INTERACTION_NOT_FOUND', `no interaction ${interactionId} that you may answer: reload the inbox (GET /api/interactions lists what waits for you)`);
+  }
   return record;
+}
+
+/** Refuses the thread's own requester where the approvers file separates duties for this workflow and level. */
+function assertSeparateDuties(context: WebContext, record: InteractionRecord, name: string): void {
+  const { request } = record;
+  const requester = request.session.requestedBy;
+  if (requester === undefined || (requester !== name && requester !== responderOf(name))) return;
+  const level = request.toolApproval?.riskLevel ?? 'QUESTION';
+  if (!context.access.separatesDuties(request.workflowId, level)) return;
+  throw new WebError(403, 'SEPARATION_OF_DUTIES', `you started this thread, so another approver must answer its ${level === 'QUESTION' ? 'questions' : `${level}-risk calls`}: ask a colleague on the workflow's approver list`);
+}
+
+const RISK_ORDER: Readonly<Record<string, number>> = { HIGH: 0, MEDIUM: 1, LOW: 2 };
+
+/** HIGH risk first, then MEDIUM, LOW and questions; oldest first within; a turn's calls in the order the model proposed them. */
+function byRiskThenAge(a: UserInteractionRequest, b: UserInteractionRequest): number {
+  const risk = (request: UserInteractionRequest) => RISK_ORDER[request.toolApproval?.riskLevel ?? ''] ?? 3;
+  return risk(a) - risk(b) || a.requestedAt.localeCompare(b.requestedAt) || (a.toolApproval?.batch?.index ?? 0) - (b.toolApproval?.batch?.index ?? 0);
 }
 
 /** 410 for a passed deadline, 409 for anything else that settled it first (an answer, a cancel). */

@@ -1,16 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { signInBody } from '../api-schemas.js';
-import { findApprover, type Approver } from '../auth/approvers.js';
+import type { ApproverDirectory } from '../auth/approver-directory.js';
 import { SESSION_COOKIE } from '../auth/request-guard.js';
 import { SESSION_LIFETIME_MS, type SessionStore } from '../auth/sessions.js';
 import { WebError } from '../web-error.js';
 
 /** Sign in (a token for an HttpOnly session cookie), who am I (and my CSRF token), sign out. */
-export function registerSessionRoutes(app: FastifyInstance, approvers: readonly Approver[], sessions: SessionStore): void {
-  app.post<{ Body: { token: string } }>('/api/session', { schema: { body: signInBody }, config: { public: true } }, async (request, reply) => {
-    const approver = findApprover(approvers, request.body.token);
+export function registerSessionRoutes(app: FastifyInstance, approvers: ApproverDirectory, sessions: SessionStore, signInPerMinute: number): void {
+  const config = { public: true, rateLimit: { max: signInPerMinute, timeWindow: 60_000 } };
+  app.post<{ Body: { token: string } }>('/api/session', { schema: { body: signInBody }, config }, async (request, reply) => {
+    const approver = approvers.find(request.body.token);
     if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'that token is not an approver\'s token: use the token printed at first start, or one from the approvers file');
-    const session = sessions.create(approver.name);
+    const session = await sessions.create(approver.name);
     reply.setCookie(SESSION_COOKIE, session.sessionId, {
       httpOnly: true,
       sameSite: 'strict',
@@ -22,13 +23,13 @@ export function registerSessionRoutes(app: FastifyInstance, approvers: readonly 
   });
 
   app.get('/api/session', async (request) => {
-    const session = sessions.get(request.cookies[SESSION_COOKIE]);
+    const session = await sessions.get(request.cookies[SESSION_COOKIE]);
     return { approver: request.approver, ...(session === undefined ? {} : { csrfToken: session.csrfToken }) };
   });
 
   app.delete('/api/session', async (request, reply) => {
     const sessionId = request.cookies[SESSION_COOKIE];
-    if (sessionId !== undefined) sessions.delete(sessionId);
+    if (sessionId !== undefined) await sessions.delete(sessionId);
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { signedOut: true };
   });

@@ -2,13 +2,13 @@ import { InterlockError, type ThreadStatus } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import { cancelThreadBody, idParams, startThreadBody, threadsQuery } from '../api-schemas.js';
 import { buildTimeline, summarizeThread } from '../timeline.js';
-import { assertMayApprove, responderOf, type WebContext } from '../web-context.js';
+import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
 /** Threads: the list, one thread's timeline, starting a workflow, cancelling a thread. */
 export function registerThreadRoutes(app: FastifyInstance, context: WebContext): void {
-  app.get('/api/workflows', async () => ({
-    workflows: (await context.startable()).map((workflow) => ({
+  app.get('/api/workflows', async (request) => ({
+    workflows: (await startableBy(context, request.approver)).map((workflow) => ({
       id: workflow.id,
       name: workflow.name,
       version: workflow.version,
@@ -17,26 +17,27 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
   }));
 
   app.get<{ Querystring: { status?: ThreadStatus } }>('/api/threads', { schema: { querystring: threadsQuery } }, async (request) => {
-    const threads = await context.interlock.threads(request.query.status === undefined ? {} : { status: request.query.status });
+    const threads = (await context.interlock.threads(request.query.status === undefined ? {} : { status: request.query.status })).filter((thread) =>
+      mayApprove(context, thread.workflowId, request.approver),
+    );
     return { threads: threads.map(summarizeThread).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
   });
 
   app.get<{ Params: { threadId: string } }>('/api/threads/:threadId', { schema: { params: idParams('threadId') } }, async (request) => {
-    const thread = await context.store.getThread(request.params.threadId);
-    if (thread === undefined) throw threadNotFound(request.params.threadId);
+    const thread = await findThread(context, request.params.threadId, request.approver);
     return buildTimeline(context.store, thread, await context.interlock.audit({ threadId: thread.threadId }));
   });
 
   app.post<{ Body: { workflowId: string; input?: Record<string, unknown> } }>('/api/threads', { schema: { body: startThreadBody } }, async (request, reply) => {
     const { workflowId, input } = request.body;
-    const startable = await context.startable();
+    const startable = await startableBy(context, request.approver);
     const workflow = startable.find((candidate) => candidate.id === workflowId);
     if (workflow === undefined) {
-      throw new WebError(404, 'WORKFLOW_NOT_FOUND', `no workflow "${workflowId}" can be started here: GET /api/workflows lists them (${startable.map((candidate) => candidate.id).join(', ') || 'none: no worker serves one'})`);
+      throw new WebError(404, 'WORKFLOW_NOT_FOUND', `no workflow "${workflowId}" that you may start here: GET /api/workflows lists them (${startable.map((candidate) => candidate.id).join(', ') || 'none'})`);
     }
-    assertMayApprove(context, workflowId, request.approver);
     try {
-      const thread = await context.interlock.start(workflow, { channel: context.channel, ...(input === undefined ? {} : { input }) });
+      const requestedBy = responderOf(request.approver as string);
+      const thread = await context.interlock.start(workflow, { channel: context.channel, session: { requestedBy }, ...(input === undefined ? {} : { input }) });
       reply.code(201);
       return { threadId: thread.threadId };
     } catch (error) {
@@ -50,9 +51,8 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     { schema: { params: idParams('threadId'), body: cancelThreadBody } },
     async (request) => {
       const { threadId } = request.params;
-      const thread = await context.store.getThread(threadId);
-      if (thread === undefined) throw threadNotFound(threadId);
-      const name = assertMayApprove(context, thread.workflowId, request.approver);
+      const thread = await findThread(context, threadId, request.approver);
+      const name = request.approver as string;
       if (thread.status !== 'waiting' && thread.status !== 'running') {
         throw new WebError(409, 'THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}: only a waiting or running thread can be cancelled`);
       }
@@ -64,6 +64,15 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
   );
 }
 
-function threadNotFound(threadId: string): WebError {
-  return new WebError(404, 'THREAD_NOT_FOUND', `no thread ${threadId}: GET /api/threads lists them`);
+/** The thread, if `approver` may see it; a missing thread and one that is not theirs get the same 404. */
+async function findThread(context: WebContext, threadId: string, approver: string | undefined) {
+  const thread = await context.store.getThread(threadId);
+  if (thread === undefined || !mayApprove(context, thread.workflowId, approver)) {
+    throw new WebError(404, 'THREAD_NOT_FOUND', `no thread ${threadId} that you may see: GET /api/threads lists them`);
+  }
+  return thread;
+}
+
+async function startableBy(context: WebContext, approver: string | undefined) {
+  return (await context.startable()).filter((workflow) => mayApprove(context, workflow.id, approver));
 }

@@ -1,0 +1,80 @@
+import { watchFile, unwatchFile } from 'node:fs';
+import { dutiesSeparated, findApprover, mayApprove, type Approver, type DutyLevel, type SeparationOfDuties, type WorkflowApprovers } from './approvers.js';
+import { loadApprovers } from './approvers-file.js';
+
+/** Who may sign in, and who may answer which workflow. */
+export interface ApproverSet {
+  approvers: readonly Approver[];
+  workflowApprovers: WorkflowApprovers;
+  /** Default none. */
+  separationOfDuties?: SeparationOfDuties;
+}
+
+/**
+ * The approvers as they are now. Built from a fixed set, or {@link ApproverDirectory.watch}ing
+ * the approvers file: an edit takes effect within a second, everywhere it is asked — a removed
+ * approver's token, sessions and pending decisions stop working without a restart.
+ */
+export class ApproverDirectory {
+  private stopWatching: (() => void) | undefined;
+
+  constructor(private current: ApproverSet) {}
+
+  /** A directory of `set`, or `set` itself when it already is one. */
+  static of(set: ApproverDirectory | Partial<ApproverSet> | undefined): ApproverDirectory {
+    if (set instanceof ApproverDirectory) return set;
+    return new ApproverDirectory({ approvers: set?.approvers ?? [], workflowApprovers: set?.workflowApprovers ?? {}, separationOfDuties: set?.separationOfDuties ?? {} });
+  }
+
+  /**
+   * Re-reads `path` whenever it changes (polled every `intervalMs`). A file that no longer
+   * reads keeps the last good set and is reported through `warn`: a typo never opens the inbox.
+   */
+  static watch(path: string, initial: ApproverSet, warn: (message: string) => void, intervalMs = 500): ApproverDirectory {
+    const directory = new ApproverDirectory(initial);
+    const listener = () => {
+      loadApprovers(path, { create: false }).then(
+        (config) => directory.replace(config),
+        (error: unknown) => warn(`${path} was changed but could not be read, so the approvers stay as they were: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    };
+    watchFile(path, { interval: intervalMs, persistent: false }, listener);
+    directory.stopWatching = () => unwatchFile(path, listener);
+    return directory;
+  }
+
+  replace(set: ApproverSet): void {
+    this.current = { approvers: set.approvers, workflowApprovers: set.workflowApprovers, separationOfDuties: set.separationOfDuties ?? {} };
+  }
+
+  /** The approver a token belongs to now (compared in constant time). */
+  find(token: string): Approver | undefined {
+    return findApprover(this.current.approvers, token);
+  }
+
+  /** Whether `name` is still an approver. */
+  has(name: string): boolean {
+    return this.current.approvers.some((approver) => approver.name === name);
+  }
+
+  /** Whether `name` may see, answer, start and cancel threads of `workflowId` now. */
+  mayApprove(workflowId: string, name: string): boolean {
+    return this.has(name) && mayApprove(this.current.workflowApprovers, workflowId, name);
+  }
+
+  /** Whether requests of `level` in `workflowId` must be answered by someone other than who started the thread. */
+  separatesDuties(workflowId: string, level: DutyLevel): boolean {
+    return dutiesSeparated(this.current.separationOfDuties ?? {}, workflowId, level);
+  }
+
+  close(): void {
+    this.stopWatching?.();
+  }
+}
+
+/** `canApprove(author, workflowId)` for a chat: from a live directory, or a fixed list. */
+export function approvalCheck(source: WorkflowApprovers | ApproverDirectory | undefined): (author: string, workflowId: string) => boolean {
+  if (source instanceof ApproverDirectory) return (author, workflowId) => source.mayApprove(workflowId, author);
+  const fixed = source ?? {};
+  return (author, workflowId) => mayApprove(fixed, workflowId, author);
+}
