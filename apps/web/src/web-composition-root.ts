@@ -2,7 +2,7 @@ import { builtinTools, createInterlock, openStore as openCoreStore, type Clock, 
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
 import { createReleaseAgentModel, RELEASE_AGENT_MODEL, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
-import { approvalCheck, type ApproverDirectory } from './server/auth/approver-directory.js';
+import { chatChecks, type ApproverDirectory } from './server/auth/approver-directory.js';
 import type { WorkflowApprovers } from './server/auth/approvers.js';
 import { CHAT_CHANNEL, WEB_CHANNEL } from './server/create-web-server.js';
 import { WebUserInteractionHandler } from './web-user-interaction-handler.js';
@@ -63,7 +63,7 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
     interlock.registerWorkflow(releaseQuestionWorkflow()),
   ];
   const chatWorkflow = interlock.registerWorkflow(chatDemoWorkflow());
-  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, canApprove: approvalCheck(options.workflowApprovers) });
+  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, ...chatChecks(options.workflowApprovers) });
   interlock.setHandler(CHAT_CHANNEL, chat.handler);
   return {
     interlock,

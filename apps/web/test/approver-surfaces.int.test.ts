@@ -155,6 +155,19 @@ describe('controls approval systems are expected to have (class 5)', () => {
     expect(await harness.interlock.verifyAudit()).toMatchObject({ valid: true });
   });
 
+  it('separation of duties in the chat: the person who opened it may not approve the levels it covers', async () => {
+    const harness = await server({ separationOfDuties: { 'chat-agent': ['MEDIUM'] }, workflowApprovers: { 'chat-agent': ['alice', 'bob'] } });
+    const chatId = (await request(harness, '/api/chats', { token: harness.tokens['alice']!, body: {} })).body.chatId as string;
+    await request(harness, `/api/chats/${chatId}/messages`, { token: harness.tokens['alice']!, body: { text: 'write the notes' } });
+    const approval = await eventually(async () => (await harness.interlock.pending()).find((pending) => pending.session.chatId === chatId && pending.operationType === 'TOOL_APPROVAL'));
+    const own = await request(harness, `/api/chats/${chatId}/messages`, { token: harness.tokens['alice']!, body: { text: 'yes' } });
+    expect(own.body.result).toMatchObject({ kind: 'notice', reason: 'not_allowed', text: expect.stringContaining('another approver') });
+    expect((await harness.interlock.pending()).map((pending) => pending.interactionId)).toContain(approval.interactionId);
+    const other = await request(harness, `/api/chats/${chatId}/messages`, { token: harness.tokens['bob']!, body: { text: 'yes' } });
+    expect(other.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
+    expect((await harness.interlock.audit({ threadId: approval.threadId })).find((entry) => entry.decidedBy === 'attempt')).toMatchObject({ rule: 'attempt:refused', responder: 'alice' });
+  });
+
   it('audits a losing answer and one from someone not on the list', async () => {
     const harness = await server();
     const { approvals, threadId } = await harness.startReleaseAgent();

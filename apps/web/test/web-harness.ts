@@ -57,13 +57,6 @@ export interface WebHarness extends WebInterlock {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<WebHarness> {
   const directory = options.directory ?? (await mkdtemp(join(tmpdir(), 'interlock-web-')));
-  const web = await createWebInterlock({
-    store: { type: 'sqlite', path: join(directory, 'interlock.db') },
-    workspaceRoot: directory,
-    approvalTimeout: options.approvalTimeout ?? 0,
-    ...(options.workflowApprovers === undefined ? {} : { workflowApprovers: options.workflowApprovers }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-  });
   const names = options.approvers ?? ['alice', 'bob'];
   const tokens = Object.fromEntries(names.map((name) => [name, createToken()]));
   const approversFile = join(directory, 'approvers.json');
@@ -76,11 +69,19 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     const file = { approvers: fixed.approvers, workflows: fixed.workflowApprovers, separationOfDuties: fixed.separationOfDuties };
     await writeFile(approversFile, JSON.stringify(file));
   }
-  const directoryOfApprovers = options.approversFile ? ApproverDirectory.watch(approversFile, await loadApprovers(approversFile), () => undefined, 100) : undefined;
+  // One directory for the inbox and the chat, as interlock-web has.
+  const access = options.approversFile ? ApproverDirectory.watch(approversFile, await loadApprovers(approversFile), () => undefined, 100) : ApproverDirectory.of(fixed);
+  const web = await createWebInterlock({
+    store: { type: 'sqlite', path: join(directory, 'interlock.db') },
+    workspaceRoot: directory,
+    approvalTimeout: options.approvalTimeout ?? 0,
+    workflowApprovers: access,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   const app = await createWebServer({
     interlock: web.interlock,
     store: web.store,
-    ...(directoryOfApprovers === undefined ? fixed : { approvers: directoryOfApprovers }),
+    approvers: access,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
     workflows: web.workflows,
     chat: web.chat,
@@ -91,7 +92,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
   });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const stop = async () => {
-    directoryOfApprovers?.close();
+    access.close();
     await app.close();
     await web.close();
   };

@@ -62,6 +62,7 @@ export class ChatChannel {
     return this.workflow;
   }
   private readonly canApprove: (author: string, workflowId: string) => boolean;
+  private readonly mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
   private readonly now: () => number;
   private readonly updates = new Updates<{ chatId: string }>();
   private readonly memories = new Map<string, ChatMemory>();
@@ -75,6 +76,7 @@ export class ChatChannel {
     this.workflow = options.workflow;
     this.channel = options.channel ?? 'chat';
     this.canApprove = options.canApprove ?? (() => true);
+    this.mayAnswer = options.mayAnswer ?? (() => undefined);
     this.now = options.now ?? Date.now;
     this.updates$ = this.updates;
     this.handler = { handle: (request, context) => this.handle(request, context) };
@@ -212,6 +214,12 @@ export class ChatChannel {
     for (const interactionId of targets) {
       const request = state.approvals.find((candidate) => candidate.interactionId === interactionId);
       const entry = state.transcript.find((candidate) => candidate.interactionId === interactionId && candidate.role === 'approval');
+      const refused = request === undefined ? undefined : this.mayAnswer(author, request);
+      if (refused !== undefined) {
+        await this.interlock.recordAttempt({ interactionId, responder: author, result: 'refused', reason: `${reply.kind} in the chat: ${refused}` });
+        refusal ??= notice('not_allowed', `${refused}; nothing was decided.`);
+        continue;
+      }
       const outcome = request
         ? (await this.interlock.respond(interactionId, { approved }, { responder: author })).status
         : entry?.approval?.status === 'expired' ? 'expired' : 'already_answered';
@@ -223,6 +231,7 @@ export class ChatChannel {
       }
       const call = describeCall(request?.toolApproval?.toolName ?? entry?.approval?.toolName, request?.toolApproval?.toolParameters ?? entry?.approval?.arguments);
       const text = outcome === 'expired' ? `Too late: the approval of ${call} has expired, so it did not run.` : `The approval of ${call} was already answered.`;
+      if (request !== undefined) await this.interlock.recordAttempt({ interactionId, responder: author, result: 'lost', reason: `${reply.kind} in the chat: ${text}` });
       refusal ??= notice(outcome === 'expired' ? 'expired' : 'already_answered', text);
     }
     const [first] = resolved;

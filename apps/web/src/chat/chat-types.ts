@@ -1,4 +1,5 @@
 import type { Interlock } from '@interlock/core';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
 
 /** Where a tool approval shown in a chat stands. */
 export type ChatApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled';
@@ -54,6 +55,11 @@ export interface ChatChannelOptions {
   channel?: string;
   /** Whether `author` may answer tool approvals of threads of `workflowId`. Default: everyone may. */
   canApprove?: (author: string, workflowId: string) => boolean;
+  /**
+   * Whether `author` may answer this one request, past `canApprove`: separation of duties
+   * (the person who opened the chat may not approve the levels it covers). Default yes.
+   */
+  mayAnswer?: (author: string, request: UserInteractionRequest) => string | undefined;
   /** Time source for the channel's own entries, for tests. Default `Date.now`. */
   now?: () => number;
 }

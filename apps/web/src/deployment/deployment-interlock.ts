@@ -2,7 +2,7 @@ import { createInterlock, openStore, type Clock } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel } from '../chat/index.js';
-import { approvalCheck, type ApproverDirectory } from '../server/auth/approver-directory.js';
+import { chatChecks, type ApproverDirectory } from '../server/auth/approver-directory.js';
 import type { WorkflowApprovers } from '../server/auth/approvers.js';
 import { CHAT_CHANNEL } from '../server/create-web-server.js';
 import type { LiveUpdates } from '../server/live-updates.js';
@@ -54,7 +54,7 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
   const chat =
     options.chatWorkflow === undefined
       ? undefined
-      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, canApprove: approvalCheck(options.workflowApprovers), now });
+      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, ...chatChecks(options.workflowApprovers), now });
   return {
     interlock,
     store,

@@ -1,4 +1,5 @@
 import { watchFile, unwatchFile } from 'node:fs';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { dutiesSeparated, findApprover, mayApprove, type Approver, type DutyLevel, type SeparationOfDuties, type WorkflowApprovers } from './approvers.js';
 import { loadApprovers } from './approvers-file.js';
 
@@ -72,8 +73,27 @@ export class ApproverDirectory {
   }
 }
 
+/** A chat's checks of who may answer: the approver lists, and separation of duties from a directory. */
+export function chatChecks(source: WorkflowApprovers | ApproverDirectory | undefined): {
+  canApprove: (author: string, workflowId: string) => boolean;
+  mayAnswer?: (author: string, request: UserInteractionRequest) => string | undefined;
+} {
+  const duties = dutyCheck(source);
+  return { canApprove: approvalCheck(source), ...(duties === undefined ? {} : { mayAnswer: duties }) };
+}
+
+/** The chat's `mayAnswer`: separation of duties, as the directory says now (none for a fixed list). */
+function dutyCheck(source: WorkflowApprovers | ApproverDirectory | undefined): ((author: string, request: UserInteractionRequest) => string | undefined) | undefined {
+  if (!(source instanceof ApproverDirectory)) return undefined;
+  return (author, request) => {
+    const level = request.toolApproval?.riskLevel ?? 'QUESTION';
+    if (request.session.requestedBy !== author || !source.separatesDuties(request.workflowId, level)) return undefined;
+    return `${author} opened this chat, so another approver must answer its ${level === 'QUESTION' ? 'questions' : `${level}-risk calls`}`;
+  };
+}
+
 /** `canApprove(author, workflowId)` for a chat: from a live directory, or a fixed list. */
-export function approvalCheck(source: WorkflowApprovers | ApproverDirectory | undefined): (author: string, workflowId: string) => boolean {
+function approvalCheck(source: WorkflowApprovers | ApproverDirectory | undefined): (author: string, workflowId: string) => boolean {
   if (source instanceof ApproverDirectory) return (author, workflowId) => source.mayApprove(workflowId, author);
   const fixed = source ?? {};
   return (author, workflowId) => mayApprove(fixed, workflowId, author);
