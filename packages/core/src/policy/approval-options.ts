@@ -38,6 +38,13 @@ export interface ApprovalOptions {
   approvalTools?: string[];
   /** How long "remember for this session" lasts for MEDIUM risk: milliseconds or `"5m"`, from 1 ms to 24 h. Default 300 s. */
   memoryWindow?: number | string;
+  /**
+   * Which approvals of MEDIUM-risk calls are remembered for the window: `automatic` (seed
+   * 003, the default) remembers every one — the same call with the same arguments in the
+   * same channel and chat runs without asking again; `explicit` only those answered with
+   * `remember: true`.
+   */
+  sessionMemory?: 'automatic' | 'explicit';
   /** Called when the pipeline did not decide, before any channel handler (F26). */
   onToolApprove?: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult>;
 }
@@ -51,6 +58,7 @@ export interface ResolvedApprovalOptions {
   allowRules: readonly string[];
   approvalTools: readonly string[];
   memoryWindow: number;
+  sessionMemory: 'automatic' | 'explicit';
   onToolApprove?: ApprovalOptions['onToolApprove'];
 }
 
@@ -74,6 +82,7 @@ const ApprovalOptionsSchema = z.strictObject({
   allowRules: z.array(z.string()).optional(),
   approvalTools: toolNames.optional(),
   memoryWindow: Duration.refine((ms) => ms > 0 && ms <= MAX_MEMORY_WINDOW_MS, 'must be more than 0 and at most 24h').optional(),
+  sessionMemory: z.enum(['automatic', 'explicit']).optional(),
   onToolApprove: z.custom<NonNullable<ApprovalOptions['onToolApprove']>>((value) => typeof value === 'function', 'must be a function').optional(),
 });
 
@@ -120,6 +129,7 @@ export function resolveApprovalOptions(options: ApprovalOptions = {}, toolExists
     allowRules: data.allowRules ?? [],
     approvalTools: data.approvalTools ?? [],
     memoryWindow: data.memoryWindow ?? 300_000,
+    sessionMemory: data.sessionMemory ?? 'automatic',
     ...(data.onToolApprove === undefined ? {} : { onToolApprove: data.onToolApprove }),
   };
 }

@@ -10,7 +10,8 @@ export type ApprovalOutcome = 'allow' | 'ask' | 'deny';
 
 /** What the pipeline needs of the shell rules (see policy/shell): a classification of a command line. */
 export interface ShellClassifierPort {
-  classify(command: string): Pick<ShellClassification, 'verdict' | 'rule' | 'reasons'>;
+  /** `analysed` (see {@link ShellClassification}) may be left out: then yolo asks about every command not proven safe. */
+  classify(command: string): Pick<ShellClassification, 'verdict' | 'rule' | 'reasons'> & { analysed?: boolean };
 }
 
 /** A proposed call: the tool's name and the arguments as the model gave them. */
@@ -121,17 +122,20 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   if (tool.requireExecutionApproval === true) return decide('ask', 'tool:require-execution-approval', 'the tool always asks');
   skip('overrides');
 
-  // 6. Shell commands that are risky, or that cannot be proven safe, ask in every mode.
-  if (shell && shell.verdict !== 'safe') {
+  // 6. High-risk shell commands, and those the rules could not read through, ask in every
+  // mode. One that was read completely and is only not read-only (`mkdir`, `npm test`) asks
+  // too, except in yolo (seed 002: yolo runs every command that is not high-risk or banned).
+  const strict = options.strictMode && tool.riskLevel !== 'LOW';
+  const yolo = options.mode === 'yolo' && !strict;
+  if (shell && shell.verdict !== 'safe' && !(yolo && shell.verdict === 'ask' && shell.analysed === true)) {
     return decide('ask', shell.rule, `${shell.verdict === 'high-risk' ? 'high-risk command' : 'not provably safe'}: ${shell.reasons.join('; ')}`);
   }
   if (shell) skip('shell:risk');
 
-  // 7. yolo.
-  if (options.mode === 'yolo') return decide('allow', 'mode:yolo', 'yolo mode runs everything not stopped above');
+  // 7. yolo (strictMode keeps asking for every call that is not LOW risk, whatever the mode).
+  if (yolo) return decide('allow', 'mode:yolo', 'yolo mode runs everything not stopped above');
   skip('mode:yolo');
 
-  const strict = options.strictMode && tool.riskLevel !== 'LOW';
   if (strict) {
     skip('strict-mode', 'strictMode: only LOW-risk tools skip the person');
   } else {

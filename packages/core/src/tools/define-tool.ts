@@ -1,3 +1,4 @@
+import { InterlockError } from '../errors/interlock-error.js';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { canonicalJson } from '../policy/canonical-arguments.js';
@@ -23,13 +24,13 @@ export interface NeedsApprovalContext<Arguments> {
   channel: string;
 }
 
-/** What a tool author writes. `riskLevel` also accepts PUBLIC / MODERATE / SENSITIVE. */
+/** What a tool author writes. `riskLevel` is read in any case and also accepts PUBLIC / MODERATE / SENSITIVE (seed 001). */
 export interface ToolDefinition<Parameters extends z.ZodType> {
   name: string;
   description: string;
   parameters: Parameters;
   category: ToolCategory;
-  riskLevel: RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE';
+  riskLevel: RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE' | Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'> | Capitalize<Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'>>;
   /** Always ask a person before it runs, in every mode (like category `ask`). */
   requireExecutionApproval?: boolean;
   /** Show the result to a person before the model sees it (F13). */
@@ -75,7 +76,11 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
  */
 export function defineTool<Parameters extends z.ZodType>(definition: ToolDefinition<Parameters>): Tool<Parameters> {
   const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input', unrepresentable: 'any' });
-  const riskLevel = RiskLevel.parse(definition.riskLevel);
+  const risk = RiskLevel.safeParse(definition.riskLevel);
+  if (!risk.success) {
+    throw new InterlockError('INVALID_OPTIONS', `tool "${definition.name}": riskLevel: ${risk.error.issues[0]?.message ?? 'is not a risk level'}`, { details: { path: `tools.${definition.name}.riskLevel` } });
+  }
+  const riskLevel = risk.data;
   const identity = { name: definition.name, description: definition.description, category: definition.category, riskLevel, parameters: jsonSchema };
   const definitionHash = createHash('sha256').update(canonicalJson(identity)).digest('hex');
   return { ...definition, riskLevel, jsonSchema, definitionHash };

@@ -449,7 +449,9 @@ export class ToolCallPipeline {
       ...(response.editedParameters && response.approved ? { editedArguments: response.editedParameters } : {}),
     });
     context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
-    if (response.approved && response.remember && call.rememberable) {
+    // Seed 003: an approved MEDIUM call is remembered for the window, unless sessionMemory is `explicit`.
+    const remember = response.remember === true || (this.policy.options.sessionMemory === 'automatic' && stage === 'execution');
+    if (response.approved && remember && call.rememberable) {
       await this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
     }
     if (stage === 'recovery') {

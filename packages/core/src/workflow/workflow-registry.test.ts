@@ -200,6 +200,43 @@ to = "end"
     expect(workflow.config.toolApproval).toEqual({ autoApprovedTools: ['get_weather'], approvalTimeout: 60_000 });
   });
 
+  it("accepts seed 000's [[workflow.config]] layout (one table), and refuses several with the accepted layout (issue 16)", async () => {
+    const seed = (configs: number) =>
+      fileWith(
+        `seed-${configs}.toml`,
+        `[workflow]
+id = "seed"
+name = "Seed"
+${Array.from({ length: configs }, () => `
+[[workflow.config]]
+timeout = 60000
+maxSteps = 100
+
+[workflow.config.toolApproval]
+autoApprovedTools = ["get_weather"]
+approvalTimeout = 60000
+`).join('')}
+[[workflow.nodes]]
+id = "start"
+type = "START"
+
+[[workflow.nodes]]
+id = "end"
+type = "END"
+
+[[workflow.edges]]
+from = "start"
+to = "end"
+`,
+      );
+    const workflow = await new WorkflowRegistry().load(await seed(1));
+    expect(workflow.config).toMatchObject({ timeout: 60_000, maxSteps: 100, toolApproval: { autoApprovedTools: ['get_weather'], approvalTimeout: 60_000 } });
+    await expect(new WorkflowRegistry().load(await seed(2))).rejects.toMatchObject({
+      code: 'WORKFLOW_INVALID',
+      message: expect.stringContaining('[workflow.config] (or [[workflow.config]] once)'),
+    });
+  });
+
   it('refuses a SUBGRAPH that names an unknown workflow', () => {
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'nope' } }])),

@@ -64,7 +64,10 @@ export class WorkflowRegistry {
     source: string,
     lookup: (reference: string) => WorkflowDefinition | undefined,
   ): WorkflowDefinition {
-    const parsed = WorkflowDefinition.safeParse(unwrap(input));
+    const unwrapped = unwrap(input);
+    const layout = configLayoutIssue(unwrapped);
+    if (layout) throw workflowInvalid(source, [layout]);
+    const parsed = WorkflowDefinition.safeParse(unwrapped);
     if (!parsed.success) throw workflowInvalid(source, issuesFromZod(parsed.error));
     const issues = validateWorkflow(parsed.data, lookup, this.toolExists);
     if (issues.length > 0) throw workflowInvalid(source, issues);
@@ -122,11 +125,30 @@ function resolveSubgraphReferences(
   };
 }
 
-/** Files may also put everything under a `[workflow]` table, as seed 000's examples do. */
+/**
+ * Files may also put everything under a `[workflow]` table, and the config under
+ * `[[workflow.config]]` (an array of one table in TOML), as seed 000's examples do.
+ */
 function unwrap(input: unknown): unknown {
-  if (typeof input !== 'object' || input === null || 'nodes' in input) return input;
+  if (typeof input !== 'object' || input === null) return input;
+  if ('nodes' in input) return singleConfig(input);
   const { workflow, $schema, ...rest } = input as { workflow?: unknown; $schema?: unknown };
   // Anything beside [workflow] is left for the schema to refuse, rather than silently dropped.
   if (typeof workflow !== 'object' || workflow === null || Object.keys(rest).length > 0) return input;
-  return $schema === undefined ? workflow : { $schema, ...workflow };
+  return singleConfig($schema === undefined ? workflow : { $schema, ...workflow });
+}
+
+/** `[[workflow.config]]` with one table is the `[workflow.config]` table. */
+function singleConfig(workflow: object): object {
+  const { config } = workflow as { config?: unknown };
+  return Array.isArray(config) && config.length === 1 ? { ...workflow, config: config[0] as unknown } : workflow;
+}
+
+const CONFIG_LAYOUT = '[workflow.config] (or [[workflow.config]] once) with timeout, maxSteps and a [workflow.config.toolApproval] table';
+
+/** A config given as several `[[config]]` tables: refused with the layout that is accepted. */
+function configLayoutIssue(workflow: unknown): { path: string; message: string } | undefined {
+  const config = (workflow as { config?: unknown } | null)?.config;
+  if (!Array.isArray(config)) return undefined;
+  return { path: 'config', message: `config is one table, not ${config.length} [[config]] tables: write ${CONFIG_LAYOUT}` };
 }

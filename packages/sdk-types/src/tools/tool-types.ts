@@ -4,15 +4,19 @@ import { z } from 'zod';
 export const ToolCategory = z.enum(['read', 'write', 'command', 'network', 'ask']);
 export type ToolCategory = z.infer<typeof ToolCategory>;
 
-const RISK_ALIASES = { PUBLIC: 'LOW', MODERATE: 'MEDIUM', SENSITIVE: 'HIGH' } as const;
+const RISK_ALIASES: Readonly<Record<string, 'LOW' | 'MEDIUM' | 'HIGH'>> = { PUBLIC: 'LOW', MODERATE: 'MEDIUM', SENSITIVE: 'HIGH' };
 
-/** LOW never asks, MEDIUM asks once and remembers, HIGH asks every time (F12). */
+/**
+ * LOW never asks, MEDIUM asks once and remembers, HIGH asks every time (F12). Read in any
+ * case, with seed 001's names as aliases: `low`, `Moderate` (MEDIUM), `sensitive` (HIGH), `public` (LOW).
+ */
 export const RiskLevel = z.preprocess(
-  (value) =>
-    typeof value === 'string' && value in RISK_ALIASES
-      ? RISK_ALIASES[value as keyof typeof RISK_ALIASES]
-      : value,
-  z.enum(['LOW', 'MEDIUM', 'HIGH']),
+  (value) => {
+    if (typeof value !== 'string') return value;
+    const upper = value.trim().toUpperCase();
+    return RISK_ALIASES[upper] ?? upper;
+  },
+  z.enum(['LOW', 'MEDIUM', 'HIGH'], { error: (issue) => `a risk level is LOW, MEDIUM or HIGH (or public, moderate, sensitive), not ${JSON.stringify(issue.input)}` }),
 );
 export type RiskLevel = z.infer<typeof RiskLevel>;
 

@@ -1,4 +1,4 @@
-import { compareVerdicts, type ShellClassification, type ShellVerdict } from './shell-classification.js';
+import { ANALYSED_ASK_RULES, compareVerdicts, type ShellClassification, type ShellVerdict } from './shell-classification.js';
 
 /** At most this many reasons are returned: a pathological command must not make a huge answer. */
 const MAX_REASONS = 10;
@@ -42,7 +42,7 @@ export class AnalysisFindings {
   toClassification(): ShellClassification {
     const worst = this.#mostSevere();
     if (worst === undefined) {
-      return { verdict: 'safe', rule: 'shell:safe', reasons: [], programs: [...this.#programs] };
+      return { verdict: 'safe', rule: 'shell:safe', reasons: [], programs: [...this.#programs], analysed: true };
     }
     const ordered = [...this.#findings].sort((left, right) => compareVerdicts(right.verdict, left.verdict));
     return {
@@ -50,6 +50,7 @@ export class AnalysisFindings {
       rule: worst.rule,
       reasons: [...new Set(ordered.map((finding) => finding.reason))].slice(0, MAX_REASONS),
       programs: [...this.#programs],
+      analysed: this.#findings.every((finding) => finding.verdict !== 'ask' || ANALYSED_ASK_RULES.has(finding.rule)),
     };
   }
 

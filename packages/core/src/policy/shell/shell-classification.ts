@@ -22,7 +22,18 @@ export interface ShellClassification {
   reasons: string[];
   /** The programs found, in source order (wrapped and nested commands included, by base name). */
   programs: string[];
+  /**
+   * True when every part of the command was read and the only reasons to ask are that it is
+   * not proven read-only — a program off the safe list (`mkdir`, `npm test`), arguments that
+   * may write (`git commit`), a redirection. yolo runs those (seed 002). False when something
+   * could not be analysed (substitutions, eval, interpreters, names built at run time…):
+   * that asks in every mode.
+   */
+  analysed: boolean;
 }
+
+/** The `ask` rules of a command the classifier read completely: not read-only, but nothing hidden. */
+export const ANALYSED_ASK_RULES: ReadonlySet<string> = new Set(['shell:unknown-program', 'shell:unsafe-arguments', 'shell:redirect', 'shell:background']);
 
 /** Verdicts from the least to the most severe. */
 const SEVERITY: Readonly<Record<ShellVerdict, number>> = { safe: 0, ask: 1, 'high-risk': 2, banned: 3 };
