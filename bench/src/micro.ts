@@ -187,6 +187,7 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
       allowRules: [],
       approvalTools: [],
       memoryWindow: 300_000,
+      sessionMemory: 'automatic',
     },
     autoApprovedTools: [],
     shell: { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) },
