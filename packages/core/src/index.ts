@@ -13,6 +13,20 @@ export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
 export { InterlockError, toInterlockError } from './errors/interlock-error.js';
 export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
+export {
+  findProjectConfig,
+  loadProjectConfig,
+  parseProjectConfig,
+  mergeApprovalLayers,
+  approvalLayerOf,
+  optionsFromProjectConfig,
+  resolveFromConfig,
+  PROJECT_CONFIG_FILES,
+  type LoadedProjectConfig,
+  type ApprovalLayer,
+  type ConfigIssue,
+  type ProjectOptions,
+} from './config/project-config.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';

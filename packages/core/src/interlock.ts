@@ -28,6 +28,7 @@ import type { PostgresTimeouts } from './persistence/typeorm/create-typeorm-stor
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
+import { loadProjectConfig, optionsFromProjectConfig, type LoadedProjectConfig } from './config/project-config.js';
 import { resolveApprovalOptions, type ApprovalOptions } from './policy/approval-options.js';
 import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
@@ -56,6 +57,13 @@ export type StoreOptions =
   | { type: 'custom'; store: ICheckpointStore };
 
 export interface InterlockOptions {
+  /**
+   * A project file (`interlock.toml`, see docs/configuration.md), by path or as loaded by
+   * `loadProjectConfig`: its store, models, tools, workspace and approval settings apply
+   * where these options leave them out; approval options here are a later layer that may
+   * add rules but never loosen the file's denies.
+   */
+  config?: string | LoadedProjectConfig;
   /** Default `{ type: 'memory' }`. */
   store?: StoreOptions;
   /** Models by name; LLM nodes name one (`model = "default"` when omitted). */
@@ -264,7 +272,8 @@ export class Interlock {
 }
 
 /** Builds an Interlock: the only place (with the apps' composition roots) that creates the container. */
-export async function createInterlock(options: InterlockOptions = {}): Promise<Interlock> {
+export async function createInterlock(given: InterlockOptions = {}): Promise<Interlock> {
+  const options = given.config === undefined ? given : { ...given, ...optionsFromProjectConfig(typeof given.config === 'string' ? await loadProjectConfig(given.config) : given.config, given) };
   const tools = new ToolRegistry(options.tools ?? []);
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';

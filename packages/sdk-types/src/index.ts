@@ -5,6 +5,15 @@
  */
 export { Duration } from './workflow/duration.js';
 export {
+  ProjectConfig,
+  ProjectStoreConfig,
+  ProjectModelConfig,
+  ProjectShellRule,
+  ProjectShellConfig,
+  ProjectApprovalConfig,
+  ProjectApproversConfig,
+} from './config/project-config.js';
+export {
   VariableScope,
   VariableName,
   VariableDeclaration,
