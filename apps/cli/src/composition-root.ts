@@ -1,5 +1,6 @@
 import { builtinTools, createInterlock, type ApprovalMode, type Interlock, type ModelProvider, type StoreOptions } from '@interlock/core';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
+import { projectConfig } from './project-config-option.js';
 
 /** The channel of every thread `interlock run` and `interlock demo` start; its handler is the terminal. */
 export const CLI_CHANNEL = 'cli';
@@ -43,12 +44,15 @@ export interface CliInterlockOptions {
 export function createCliInterlock(options: CliInterlockOptions = {}): Promise<Interlock> {
   const { handler } = options;
   const channels = options.handlerChannels ?? [CLI_CHANNEL];
+  const project = projectConfig();
   return createInterlock({
+    // The project file's approval rules, tools and workspace; the flags are a later layer.
+    ...(project === undefined ? {} : { config: project }),
     store: options.store ?? { type: 'memory' },
     models: options.model === undefined ? {} : { default: options.model },
     handlers: handler === undefined ? {} : Object.fromEntries(channels.map((channel) => [channel, handler])),
-    tools: builtinTools,
-    approval: { mode: options.mode ?? 'default' },
+    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
+    approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
   });

@@ -57,6 +57,7 @@ Usage:
   interlock audit [--verify] [--json]
   interlock explain <tool> '<json args>' [--json] [--mode MODE] [--workspace DIR]
   interlock validate <workflow.toml|json>
+  interlock config check [interlock.toml]
   interlock worker <workflow.toml|json>… [--store SPEC] [--concurrency N]
   interlock <command> --help
   interlock --version
@@ -73,10 +74,17 @@ Commands:
   audit     print the audit trail of tool-call decisions (--verify its hash chain)
   explain   say whether a tool call would run, ask or be refused, and why
   validate  check a workflow file and list every error with its path
+  config    check the project file (interlock.toml): every error with its key,
+            and warnings about risky entries
   worker    take forward the threads of these workflows after answers given
             anywhere (the web inbox, interlock respond), and at their deadlines
 
 ${ANSWERING}
+
+Project file: every command reads interlock.toml (or interlock.json) in the current
+directory — store, models, tools, workspace and approval rules; see docs/configuration.md.
+--config FILE reads another, --no-config none. Flags given on the command line win over
+the file, but never loosen its denies.
 
 ${KEPT}
 
@@ -217,6 +225,25 @@ Options:
 Exit codes:
   0    stopped by Ctrl+C or SIGTERM
   1    the store or a workflow could not be opened
+  2    usage error
+`;
+
+/** `interlock config --help`. */
+export const CONFIG_HELP = `Usage: interlock config check [interlock.toml|interlock.json]
+
+Checks the project file (the one given, or interlock.toml / interlock.json in the
+current directory) as every command would read it: unknown keys, wrong-case values,
+prototype keys, a key given twice, secrets written into the file, tools that do not
+exist, rules that do not parse or allow every call, and refused safe-list entries.
+Lists every error with its key, and warns about risky entries (yolo, approval off,
+a shell or network tool whitelisted).
+
+Options:
+  -h, --help   show this help
+
+Exit codes:
+  0    the file is valid (warnings or not)
+  1    the file has errors or cannot be read
   2    usage error
 `;
 

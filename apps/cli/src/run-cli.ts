@@ -10,7 +10,9 @@ import { runCommand } from './commands/run-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 import { validateCommand } from './commands/validate-command.js';
 import { workerCommand } from './commands/worker-command.js';
+import { configCommand } from './commands/config-command.js';
 import { ExitCode } from './exit-code.js';
+import { takeProjectConfig } from './project-config-option.js';
 import { maskPassword } from './store-option.js';
 import { TOP_LEVEL_HELP } from './help-text.js';
 import { colourWanted, createTerminalStyle } from './terminal-style.js';
@@ -74,13 +76,14 @@ async function dispatch(argv: string[]): Promise<ExitCode> {
     }
     return dispatch([topic, '--help']);
   }
+  if (first === 'config') return configCommand(rest);
   const command = COMMANDS[first];
   if (command === undefined) {
     const known = Object.keys(COMMANDS).join(', ');
     const hint = first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`;
     throw new UsageError(`interlock: ${hint}. Commands: ${known}.`);
   }
-  return command(rest);
+  return command(await takeProjectConfig(rest));
 }
 
 function version(): string {

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
-import { InterlockError, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle, type ThreadOutcome } from '@interlock/core';
+import { InterlockError, resolveFromConfig, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle, type ThreadOutcome } from '@interlock/core';
+import { projectConfig } from './project-config-option.js';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { CLI_CHANNEL } from './composition-root.js';
 import { describeLoadError } from './describe-load-error.js';
@@ -64,7 +65,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
   const mode = options.mode ?? 'default';
   const channel = options.channel ?? CLI_CHANNEL;
   const detached = channel !== CLI_CHANNEL;
-  const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
+  const project = projectConfig();
+  const projectWorkspace = project?.config.tools?.workspace === undefined ? undefined : resolveFromConfig(project, project.config.tools.workspace);
+  const workspaceRoot = resolve(options.workspaceRoot ?? projectWorkspace ?? process.cwd());
   const session = await ThreadSession.open({
     store: options.store,
     model: options.model,

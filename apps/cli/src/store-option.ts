@@ -1,5 +1,6 @@
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_SQLITE_PATH, type StoreOptions } from '@interlock/core';
+import { DEFAULT_SQLITE_PATH, resolveFromConfig, type StoreOptions } from '@interlock/core';
+import { projectConfig } from './project-config-option.js';
 import { UsageError } from './usage-error.js';
 
 /** The environment variable read when `--store` is not given (keeps a URL's password out of the command line). */
@@ -42,9 +43,26 @@ export interface StoreChoice {
 export function parseStoreOption(value: string | undefined, command: string, environment: NodeJS.ProcessEnv = process.env): StoreChoice {
   const fromEnvironment = environment[STORE_ENVIRONMENT_VARIABLE];
   const given = value ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment);
+  const project = given === undefined ? projectStore(command, environment) : undefined;
+  if (project !== undefined) return project;
   const spec = (given ?? `sqlite:${DEFAULT_SQLITE_PATH}`).trim();
   const choice = readSpec(spec, value === undefined && given !== undefined ? STORE_ENVIRONMENT_VARIABLE : '--store', command);
   return { ...choice, isDefault: given === undefined, flag: value === undefined ? '' : ` --store '${choice.label}'` };
+}
+
+/** The project file's `[store]`, when neither `--store` nor INTERLOCK_STORE chose one. */
+function projectStore(command: string, environment: NodeJS.ProcessEnv): StoreChoice | undefined {
+  const project = projectConfig();
+  const store = project?.config.store;
+  if (project === undefined || store === undefined) return undefined;
+  if (store.type === 'postgres') {
+    const url = environment[store.urlEnv];
+    if (url === undefined || url === '') throw new UsageError(`${project.path}: [store] reads the PostgreSQL URL from ${store.urlEnv}, which is not set`, command);
+    const choice = readSpec(store.schema === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}schema=${store.schema}`, store.urlEnv, command);
+    return { ...choice, isDefault: false, flag: '' };
+  }
+  const spec = store.type === 'memory' ? 'memory' : `sqlite:${resolveFromConfig(project, store.path ?? DEFAULT_SQLITE_PATH)}`;
+  return { ...readSpec(spec, project.path, command), isDefault: false, flag: '' };
 }
 
 function readSpec(spec: string, source: string, command: string): Omit<StoreChoice, 'isDefault' | 'flag'> {

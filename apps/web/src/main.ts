@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SQLITE_PATH, type Interlock } from '@interlock/core';
+import { DEFAULT_SQLITE_PATH, findProjectConfig, loadProjectConfig, resolveFromConfig, type Interlock, type LoadedProjectConfig } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
@@ -33,6 +33,8 @@ in your service, or interlock worker); the page starts only workflows some worke
                      starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
   --chat WORKFLOW    (deployment) the workflow the chat view starts; a worker must serve it
+  --config FILE      the project file (default interlock.toml or interlock.json here):
+                     its store, [approvers] lists and approval rules; --no-config reads none
   --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
   --log              log requests (tokens and cookies are redacted)
   --help
@@ -52,6 +54,8 @@ async function main(argv: string[]): Promise<void> {
       chat: { type: 'string' },
       log: { type: 'boolean', default: false },
       'rate-limit': { type: 'string', default: String(DEFAULT_RATE_LIMITS.perMinute) },
+      config: { type: 'string' },
+      'no-config': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -67,9 +71,14 @@ async function main(argv: string[]): Promise<void> {
   await mkdir(workspaceRoot, { recursive: true });
   // The demo prints a token at every start, so `pnpm demo:web` can always be signed in to.
   const access = await loadApprovers(values.approvers, { rotate: values['new-token'] || values.demo });
-  const storeOptions = parseStore(values.store);
+  const projectPath = values['no-config'] ? undefined : (values.config ?? (await findProjectConfig(process.cwd())));
+  const project = projectPath === undefined ? undefined : await loadProjectConfig(projectPath);
+  const storeOptions = parseStore(values.store, project);
   // The file is followed: an approver added or removed takes effect without a restart.
-  const approvers = ApproverDirectory.watch(values.approvers, access, (message) => process.stderr.write(`interlock-web: ${message}\n`));
+  const approvers = ApproverDirectory.watch(values.approvers, access, (message) => process.stderr.write(`interlock-web: ${message}\n`), 500, {
+    workflowApprovers: project?.config.approvers?.workflows ?? {},
+    separationOfDuties: project?.config.approvers?.separationOfDuties ?? {},
+  });
   const workflowApprovers = approvers;
   const rateLimits = { perMinute };
   let web: { interlock: Interlock; close(): Promise<void> };
@@ -82,7 +91,7 @@ async function main(argv: string[]): Promise<void> {
   } else {
     if (storeOptions.type === 'memory') throw new Error('a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)');
     const chatWorkflow = values.chat;
-    const deployment = await createDeploymentInterlock({ store: storeOptions, workflowApprovers, ...(chatWorkflow === undefined ? {} : { chatWorkflow }) });
+    const deployment = await createDeploymentInterlock({ store: storeOptions, workflowApprovers, ...(project === undefined ? {} : { config: project }), ...(chatWorkflow === undefined ? {} : { chatWorkflow }) });
     const { interlock, store, workflows, chat } = deployment;
     web = deployment;
     app = await createWebServer({ interlock, store, approvers, workflows, ...(chat === undefined ? {} : { chat }), expireDeadlines: false, rateLimits, logger: values.log });
@@ -116,8 +125,17 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-function parseStore(spec: string | undefined): WebStoreOptions {
-  const given = spec ?? process.env['INTERLOCK_STORE'] ?? `sqlite:${DEFAULT_SQLITE_PATH}`;
+function parseStore(spec: string | undefined, project: LoadedProjectConfig | undefined): WebStoreOptions {
+  const fromProject = project?.config.store;
+  if (spec === undefined && !process.env['INTERLOCK_STORE'] && project !== undefined && fromProject !== undefined) {
+    // The project file's [store], when neither --store nor INTERLOCK_STORE chose one.
+    if (fromProject.type === 'memory') return { type: 'memory' };
+    if (fromProject.type === 'sqlite') return { type: 'sqlite', path: resolveFromConfig(project, fromProject.path ?? DEFAULT_SQLITE_PATH) };
+    const url = process.env[fromProject.urlEnv];
+    if (!url) throw new Error(`${project.path}: [store] reads the PostgreSQL URL from ${fromProject.urlEnv}, which is not set`);
+    return { type: 'postgres', url, ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }) };
+  }
+  const given = spec || process.env['INTERLOCK_STORE'] || `sqlite:${DEFAULT_SQLITE_PATH}`;
   if (given === 'memory') return { type: 'memory' };
   if (given === 'sqlite') return { type: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
   if (given.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(given.slice('sqlite:'.length)) };

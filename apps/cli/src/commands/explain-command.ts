@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { parseApprovalMode } from '../approval-mode-option.js';
+import { projectConfig } from '../project-config-option.js';
 import { CLI_CHANNEL, createCliInterlock } from '../composition-root.js';
 import { decisionJson, decisionText } from '../decision-text.js';
 import { ExitCode } from '../exit-code.js';
@@ -44,12 +45,43 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
   });
   try {
     const decision = interlock.explain({ toolName, arguments: parameters }, { channel: CLI_CHANNEL });
-    if (values.json) process.stdout.write(`${JSON.stringify(decisionJson(decision))}\n`);
-    else process.stdout.write(decisionText(toolName, parameters, decision, createTerminalStyle(colourWanted(process.stdout))));
+    const source = decidedBy(decision.rule, values.mode !== undefined);
+    if (values.json) process.stdout.write(`${JSON.stringify({ ...decisionJson(decision), ...(source === undefined ? {} : { source }) })}\n`);
+    else {
+      const style = createTerminalStyle(colourWanted(process.stdout));
+      process.stdout.write(decisionText(toolName, parameters, decision, style));
+      if (source !== undefined) process.stdout.write(`${style.dim(`decided by: ${source}`)}\n`);
+    }
     return ExitCode.completed;
   } finally {
     await interlock.close();
   }
+}
+
+/**
+ * Which layer set the rule that decided, when the project file or a flag did (issue 16):
+ * `interlock.toml: approval.denyRules[0]`, `--mode`, or the built-in rules (undefined).
+ */
+function decidedBy(rule: string, modeFlag: boolean): string | undefined {
+  const project = projectConfig();
+  const approval = project?.config.approval;
+  if (rule.startsWith('mode:')) return modeFlag ? '--mode' : approval?.mode !== undefined ? `${project?.path}: approval.mode` : undefined;
+  if (project === undefined || approval === undefined) return undefined;
+  const numbered = /^(deny|allow)-rule:(\d+)/.exec(rule);
+  if (numbered) {
+    const key = numbered[1] === 'deny' ? 'denyRules' : 'allowRules';
+    return Number(numbered[2]) < (approval[key]?.length ?? 0) ? `${project.path}: approval.${key}[${numbered[2]}]` : undefined;
+  }
+  const override = /^override:(.+)$/.exec(rule)?.[1];
+  if (override !== undefined && approval.toolOverrides?.[override] !== undefined) return `${project.path}: approval.toolOverrides.${override}`;
+  const shellRule = /^shell:(banned|high-risk):(.+)$/.exec(rule);
+  if (shellRule) {
+    const list = shellRule[1] === 'banned' ? approval.shell?.extraBanned : approval.shell?.extraHighRisk;
+    const index = list?.findIndex((entry) => entry.id === shellRule[2]) ?? -1;
+    if (index >= 0) return `${project.path}: approval.shell.${shellRule[1] === 'banned' ? 'extraBanned' : 'extraHighRisk'}[${index}]`;
+  }
+  if (rule === 'whitelist:session') return `${project.path}: approval.approvalTools`;
+  return undefined;
 }
 
 function parseArgumentsJson(text: string): Record<string, unknown> {

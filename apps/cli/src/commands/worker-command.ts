@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { builtinTools, createWorker } from '@interlock/core';
 import { parseApprovalMode } from '../approval-mode-option.js';
+import { projectConfig, projectWorkflowFiles } from '../project-config-option.js';
 import { ExitCode } from '../exit-code.js';
 import { WORKER_HELP } from '../help-text.js';
 import { createModel } from '../model-option.js';
@@ -39,7 +40,8 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     process.stdout.write(WORKER_HELP);
     return ExitCode.completed;
   }
-  if (positionals.length === 0) throw new UsageError('interlock worker needs the workflow files it serves: interlock worker <workflow.toml>…', 'worker');
+  const files = positionals.length > 0 ? positionals : await projectWorkflowFiles();
+  if (files.length === 0) throw new UsageError('interlock worker needs the workflow files it serves: interlock worker <workflow.toml>…, or workflows = [...] in interlock.toml', 'worker');
   const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
     throw new UsageError(`--concurrency ${JSON.stringify(values.concurrency)} is not a number of threads from 1 to 1000`, 'worker');
@@ -49,10 +51,13 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     throw new UsageError(`a worker needs a store other processes share: --store sqlite:<path> or postgres://…, not ${store.label}`, 'worker');
   }
   const model = createModel({ ...(values.model === undefined ? {} : { model: values.model }), ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) }, 'worker');
+  const project = projectConfig();
   const worker = await createWorker({
+    // The project file's rules, tools and workspace; the flags are a later layer.
+    ...(project === undefined ? {} : { config: project }),
     store: store.options,
-    workflows: positionals,
-    tools: builtinTools,
+    workflows: files,
+    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
     models: { default: model },
     approval: { mode: parseApprovalMode(values.mode, 'worker') },
     workspaceRoot: await resolveWorkspace(values.workspace, 'worker'),

@@ -1,4 +1,4 @@
-import { createInterlock, openStore, type Clock } from '@interlock/core';
+import { createInterlock, openStore, type Clock, type LoadedProjectConfig } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel } from '../chat/index.js';
@@ -16,6 +16,8 @@ export interface DeploymentInterlockOptions {
   chatWorkflow?: string;
   /** Who may answer which workflow, also in the chat. */
   workflowApprovers?: WorkflowApprovers | ApproverDirectory;
+  /** The project file: its approval rules check edits given here (the workers apply it too). */
+  config?: LoadedProjectConfig;
   clock?: Clock;
 }
 
@@ -45,6 +47,7 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
   const store = await openStore(options.store.type === 'sqlite' ? { type: 'sqlite', path: options.store.path } : options.store);
   const interlock = await createInterlock({
     store: { type: 'custom', store },
+    ...(options.config === undefined ? {} : { config: options.config }),
     continueIn: 'workers-only',
     recoverOnStart: false,
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -30,12 +30,19 @@ export class ApproverDirectory {
   /**
    * Re-reads `path` whenever it changes (polled every `intervalMs`). A file that no longer
    * reads keeps the last good set and is reported through `warn`: a typo never opens the inbox.
+   * `base` (the project file's `[approvers]`) lies under the file's own lists.
    */
-  static watch(path: string, initial: ApproverSet, warn: (message: string) => void, intervalMs = 500): ApproverDirectory {
-    const directory = new ApproverDirectory(initial);
+  static watch(path: string, initial: ApproverSet, warn: (message: string) => void, intervalMs = 500, base: Partial<ApproverSet> = {}): ApproverDirectory {
+    const withBase = (set: ApproverSet): ApproverSet => ({
+      approvers: set.approvers,
+      // The project file's lists, under the approvers file's own (which win per workflow).
+      workflowApprovers: { ...base.workflowApprovers, ...set.workflowApprovers },
+      separationOfDuties: { ...base.separationOfDuties, ...set.separationOfDuties },
+    });
+    const directory = new ApproverDirectory(withBase(initial));
     const listener = () => {
       loadApprovers(path, { create: false }).then(
-        (config) => directory.replace(config),
+        (config) => directory.replace(withBase(config)),
         (error: unknown) => warn(`${path} was changed but could not be read, so the approvers stay as they were: ${error instanceof Error ? error.message : String(error)}`),
       );
     };
