@@ -14,6 +14,17 @@ export type { Continuation, RespondResult, StartOptions } from './engine/thread-
 export { InterlockError, toInterlockError } from './errors/interlock-error.js';
 export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
 export {
+  defineHandler,
+  approve,
+  reject,
+  type ToolApprovalAnswer,
+  type IUserInteractionHandler,
+  type UserInteractionContext,
+  type UserInteractionHandlerResult,
+  type UserInteractionRequest,
+  type ToolApprovalResponse,
+} from './interaction/define-handler.js';
+export {
   findProjectConfig,
   loadProjectConfig,
   parseProjectConfig,

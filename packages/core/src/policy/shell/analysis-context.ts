@@ -1,19 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { AnalysisFindings } from './analysis-findings.js';
 import type { BashParser } from './bash-parser.js';
-import type { SafeProgramRule } from './safe-programs.js';
-import type { ShellRule } from './shell-rule.js';
-
-/** The options in force, resolved once when the classifier is created. */
-export interface CompiledPolicy {
-  readonly banned: readonly ShellRule[];
-  readonly highRisk: readonly ShellRule[];
-  readonly safePrograms: ReadonlyMap<string, SafeProgramRule>;
-  readonly maxLength: number;
-  readonly maxDepth: number;
-  /** How long one classification may take, in milliseconds, before it stops and asks. */
-  readonly timeBudgetMs: number;
-}
+import type { CompiledPolicy } from './shell-policy-options.js';
 
 /** The time one classification may still take: past `deadline` (performance.now()), it stops. */
 export interface AnalysisBudget {
