@@ -1,4 +1,5 @@
-import { openAICompatible, type ModelProvider } from '@interlock/core';
+import { anthropic, openAICompatible, type ModelProvider } from '@interlock/core';
+import { projectConfig } from './project-config-option.js';
 import { createDemoModel } from './demo-model.js';
 import { UsageError } from './usage-error.js';
 
@@ -14,19 +15,26 @@ export interface ModelOptions {
 /**
  * Creates the model of `--model`: `scripted` (the default) is the offline demo model;
  * `openai:<model>` talks to an OpenAI-compatible server at `--base-url` (default
- * https://api.openai.com/v1) with the key from `OPENAI_API_KEY`, which is never printed.
+ * https://api.openai.com/v1) with the key from `OPENAI_API_KEY`; `anthropic:<model>` to
+ * Anthropic's Messages API (or `--base-url`) with `ANTHROPIC_API_KEY`. Keys are never
+ * printed. Without `--model`, the project file's `[models.default]`.
  *
  * @throws UsageError for an unknown model, an empty model name, `--base-url` without an
  *   openai model, or OpenAI's own server without `OPENAI_API_KEY`.
  */
 export function createModel(options: ModelOptions, command: string, environment: NodeJS.ProcessEnv = process.env): ModelProvider {
-  const spec = options.model ?? 'scripted';
+  const spec = options.model ?? projectModelSpec() ?? 'scripted';
+  if (options.model === undefined && options.baseUrl === undefined) {
+    const configured = projectConfig()?.config.models?.['default'];
+    if (configured?.baseUrl !== undefined) options = { ...options, baseUrl: configured.baseUrl };
+  }
   if (spec === 'scripted') {
     if (options.baseUrl !== undefined) throw new UsageError('--base-url applies to --model openai:<model> only', command);
     return createDemoModel();
   }
+  if (spec.startsWith('anthropic:')) return anthropicModel(spec, options, command, environment);
   if (!spec.startsWith('openai:')) {
-    throw new UsageError(`--model ${JSON.stringify(spec)} is not a model: use scripted or openai:<model> (e.g. openai:gpt-4o-mini)`, command);
+    throw new UsageError(`--model ${JSON.stringify(spec)} is not a model: use scripted, openai:<model> (e.g. openai:gpt-4o-mini) or anthropic:<model>`, command);
   }
   const model = spec.slice('openai:'.length).trim();
   if (model === '') throw new UsageError('--model openai: needs the model name, e.g. openai:gpt-4o-mini or openai:llama3.1:8b', command);
@@ -40,6 +48,28 @@ export function createModel(options: ModelOptions, command: string, environment:
   }
   try {
     return openAICompatible({ baseURL, model, ...(apiKey === undefined ? {} : { apiKey }) });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+}
+
+/** `[models.default]` of the project file as a `--model` value, if it names one. */
+function projectModelSpec(): string | undefined {
+  const configured = projectConfig()?.config.models?.['default'];
+  if (configured === undefined) return undefined;
+  return configured.provider === 'scripted' ? 'scripted' : `${configured.provider}:${configured.model ?? ''}`;
+}
+
+/** `anthropic:<model>`, with ANTHROPIC_API_KEY (required for Anthropic's own server). */
+function anthropicModel(spec: string, options: ModelOptions, command: string, environment: NodeJS.ProcessEnv): ModelProvider {
+  const model = spec.slice('anthropic:'.length).trim();
+  if (model === '') throw new UsageError('--model anthropic: needs the model name, e.g. anthropic:claude-sonnet-4-5', command);
+  const apiKey = environment['ANTHROPIC_API_KEY'] || undefined;
+  if (apiKey === undefined && options.baseUrl === undefined) {
+    throw new UsageError(`--model ${spec} talks to https://api.anthropic.com and needs ANTHROPIC_API_KEY in the environment (or give --base-url for a proxy)`, command);
+  }
+  try {
+    return anthropic({ model, ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), command);
   }

@@ -115,16 +115,19 @@ describe('interlock run examples/workflows/coding-agent.toml', () => {
     expect(run.stdout).toContain('read_file(README.md) ✔ SUCCESS: # A project');
   });
 
-  it('refuses an unknown --mode or --model, and OpenAI without a key, as usage errors (exit 2)', async () => {
+  it('refuses an unknown --mode or --model, and OpenAI or Anthropic without a key, as usage errors (exit 2)', async () => {
     const mode = await runBuiltCli(['run', 'examples/workflows/coding-agent.toml', '--mode', 'auto']);
     expect(mode.exitCode).toBe(2);
     expect(mode.stderr).toContain('use one of default, autoEdit, yolo');
     const model = await runBuiltCli(['run', 'examples/workflows/coding-agent.toml', '--model', 'gpt-4o']);
     expect(model.exitCode).toBe(2);
-    expect(model.stderr).toContain('use scripted or openai:<model>');
+    expect(model.stderr).toContain('use scripted, openai:<model> (e.g. openai:gpt-4o-mini) or anthropic:<model>');
     const keyless = await runBuiltCli(['run', 'examples/workflows/coding-agent.toml', '--model', 'openai:gpt-4o-mini'], '', 15_000, { OPENAI_API_KEY: '' });
     expect(keyless.exitCode).toBe(2);
     expect(keyless.stderr).toContain('needs OPENAI_API_KEY in the environment');
+    const anthropicKeyless = await runBuiltCli(['run', 'examples/workflows/coding-agent.toml', '--model', 'anthropic:claude-sonnet-4-5'], '', 15_000, { ANTHROPIC_API_KEY: '' });
+    expect(anthropicKeyless.exitCode).toBe(2);
+    expect(anthropicKeyless.stderr).toContain('needs ANTHROPIC_API_KEY in the environment');
   });
 
   it('validates', async () => {

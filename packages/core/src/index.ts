@@ -79,6 +79,7 @@ export { MessageBus, type ToolApprovalBusRequest } from './policy/message-bus.js
 export { verifyAuditChain, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
+export { anthropic, type AnthropicOptions } from './llm/anthropic.js';
 export type {
   ICheckpointStore,
   ThreadStore,

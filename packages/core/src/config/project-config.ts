@@ -8,6 +8,7 @@ import type { ApprovalOptions } from '../policy/approval-options.js';
 import type { ShellPolicyOptions } from '../policy/shell/index.js';
 import type { ShellRule } from '../policy/shell/shell-rule.js';
 import type { ModelProvider } from '../llm/model-provider.js';
+import { anthropic } from '../llm/anthropic.js';
 import { openAICompatible } from '../llm/openai-compatible.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import type { Tool } from '../tools/define-tool.js';
@@ -243,11 +244,14 @@ function modelsOf(loaded: LoadedProjectConfig): Record<string, ModelProvider> {
   const models: Record<string, ModelProvider> = {};
   for (const [name, model] of Object.entries(loaded.config.models ?? {})) {
     // A scripted model is a script: the app that has one passes it in `models` (the CLI's demo does).
-    if (model.provider !== 'openai') continue;
-    if (model.model === undefined) throw invalid(loaded.path, [{ path: `models.${name}.model`, message: 'an openai model needs its model id (gpt-4o-mini)' }]);
-    const apiKeyEnv = model.apiKeyEnv ?? 'OPENAI_API_KEY';
-    const apiKey = process.env[apiKeyEnv];
-    models[name] = openAICompatible({ baseURL: model.baseUrl ?? 'https://api.openai.com/v1', model: model.model, ...(apiKey === undefined || apiKey === '' ? {} : { apiKey }) });
+    if (model.provider === 'scripted') continue;
+    if (model.model === undefined) throw invalid(loaded.path, [{ path: `models.${name}.model`, message: `an ${model.provider} model needs its model id (${model.provider === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5'})` }]);
+    const apiKey = process.env[model.apiKeyEnv ?? (model.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY')] || undefined;
+    const key = apiKey === undefined ? {} : { apiKey };
+    models[name] =
+      model.provider === 'openai'
+        ? openAICompatible({ baseURL: model.baseUrl ?? 'https://api.openai.com/v1', model: model.model, ...key })
+        : anthropic({ model: model.model, ...(model.baseUrl === undefined ? {} : { baseURL: model.baseUrl }), ...key });
   }
   return models;
 }

@@ -20,8 +20,18 @@ export interface FailureContext {
   timeoutMs: number;
 }
 
+/** The error classes of a Stainless-generated SDK (`openai`, `@anthropic-ai/sdk`): the same names and shape. */
+export type SdkErrors = Pick<typeof OpenAISdk, 'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'> | SdkErrorClasses;
+
+/** The classes' shape, for an SDK other than openai's. */
+interface SdkErrorClasses {
+  APIConnectionError: abstract new (...args: never[]) => Error;
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error;
+  APIError: abstract new (...args: never[]) => Error & { status: number | undefined; headers: Headers | undefined };
+}
+
 /** Classifies an error thrown by the SDK (or by fetch underneath it); `sdk` is the loaded SDK module. */
-export function classifyFailure(error: unknown, sdk: Pick<typeof OpenAISdk, 'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'>): AttemptFailure {
+export function classifyFailure(error: unknown, sdk: SdkErrors): AttemptFailure {
   const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
   if (error instanceof APIConnectionError) return { kind: 'connection', message: connectionMessage(error) };

@@ -30,12 +30,12 @@ export const ProjectStoreConfig = z.discriminatedUnion('type', [
 
 /** `[models.<name>]`: a model LLM nodes can name. */
 export const ProjectModelConfig = z.strictObject({
-  provider: z.enum(['openai', 'scripted']),
-  /** The provider's model id (`gpt-4o-mini`). Required for `openai`. */
+  provider: z.enum(['openai', 'anthropic', 'scripted']),
+  /** The provider's model id (`gpt-4o-mini`, `claude-sonnet-4-5`). Required for `openai` and `anthropic`. */
   model: z.string().min(1).optional(),
-  /** An OpenAI-compatible server's base URL; default https://api.openai.com/v1. */
+  /** The server's base URL; default https://api.openai.com/v1 (openai) or https://api.anthropic.com (anthropic). */
   baseUrl: z.url().optional(),
-  /** The variable holding the API key. Default OPENAI_API_KEY for `openai`. */
+  /** The variable holding the API key. Default OPENAI_API_KEY (openai) or ANTHROPIC_API_KEY (anthropic). */
   apiKeyEnv: EnvName.optional(),
 });
 
