@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from './run-cli.js';
 
-const COMMANDS = ['run', 'demo', 'threads', 'pending', 'respond', 'resume', 'audit', 'explain', 'validate', 'worker'] as const;
+const COMMANDS = ['run', 'demo', 'threads', 'pending', 'respond', 'resume', 'audit', 'explain', 'validate', 'worker', 'mcp'] as const;
 
 let written = '';
 beforeEach(() => {

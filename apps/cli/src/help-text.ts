@@ -59,6 +59,8 @@ Usage:
   interlock validate <workflow.toml|json>
   interlock config check [interlock.toml]
   interlock worker <workflow.toml|json>… [--store SPEC] [--concurrency N]
+  interlock mcp list [--json]
+  interlock mcp serve [--http PORT] [--store SPEC]
   interlock <command> --help
   interlock --version
 
@@ -78,6 +80,8 @@ Commands:
             and warnings about risky entries
   worker    take forward the threads of these workflows after answers given
             anywhere (the web inbox, interlock respond), and at their deadlines
+  mcp       list the project file's MCP servers and their tools (list), or be
+            the MCP server agents ask for permission (serve)
 
 ${ANSWERING}
 
@@ -225,6 +229,46 @@ Options:
 Exit codes:
   0    stopped by Ctrl+C or SIGTERM
   1    the store or a workflow could not be opened
+  2    usage error
+`;
+
+/** `interlock mcp --help`. */
+export const MCP_HELP = `Usage: interlock mcp list [--json] [--store SPEC]
+       interlock mcp serve [--http PORT] [--host HOST] [--store SPEC] [options]
+
+list   connects to the MCP servers of the project file ([mcp.servers.<name>] in
+       interlock.toml) and prints each tool as Interlock offers it
+       (mcp__<server>__<tool>): its category, risk, and whether its definition is
+       the one a person approved ("changed since approved" asks again).
+
+serve  is the MCP server other agents ask whether a tool call may run: tools
+       approval_prompt (Claude Code's --permission-prompt-tool contract: input
+       { tool_name, input, tool_use_id }, answer {"behavior":"allow",
+       "updatedInput":…} or {"behavior":"deny","message":…}) and ask_user (a
+       question for a person). Calls are decided by the project file's rules; when
+       a person is needed they answer in the web inbox, the chat, or with
+       interlock pending / interlock respond, and the answer goes back to the
+       agent. Waits report progress so the client does not time out; a client that
+       gives up cancels its question. Stdio by default; --http serves Streamable
+       HTTP at /mcp. Runs until Ctrl+C, SIGTERM, or the end of stdin.
+
+Options:
+  --store SPEC               the store people answer from: sqlite:<path> or
+                             postgres://… (default sqlite:.interlock/interlock.db,
+                             or INTERLOCK_STORE)
+  --json                     list: print one JSON object
+  --http PORT                serve: Streamable HTTP on this port (0 picks one)
+  --host HOST                serve: the address to listen on (default 127.0.0.1)
+  --mode MODE                serve: default, autoEdit or yolo
+  --workspace DIR            serve: the agent's working directory (file writes
+                             outside it are refused)
+  --progress-interval MS     serve: how often a waiting call reports progress
+                             (default 10000)
+  -h, --help                 show this help
+
+Exit codes:
+  0    listed, or stopped
+  1    a server could not be reached, or the store could not be opened
   2    usage error
 `;
 

@@ -11,6 +11,7 @@ import { threadsCommand } from './commands/threads-command.js';
 import { validateCommand } from './commands/validate-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { configCommand } from './commands/config-command.js';
+import { mcpCommand } from './commands/mcp-command.js';
 import { ExitCode } from './exit-code.js';
 import { takeProjectConfig } from './project-config-option.js';
 import { maskPassword } from './store-option.js';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   explain: explainCommand,
   validate: validateCommand,
   worker: workerCommand,
+  mcp: mcpCommand,
 };
 
 /**

@@ -31,6 +31,7 @@ export {
   mergeApprovalLayers,
   approvalLayerOf,
   optionsFromProjectConfig,
+  mcpServersOf,
   resolveFromConfig,
   PROJECT_CONFIG_FILES,
   type LoadedProjectConfig,
@@ -44,6 +45,28 @@ export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/
 export { steadyClock, type Clock } from './engine/clock.js';
 export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
 export { defineTool, type Tool, type ToolDefinition, type ToolContext, type NeedsApprovalContext } from './tools/define-tool.js';
+export {
+  McpServerConnection,
+  connectMcpServers,
+  mcpToolName,
+  mcpDefinitionHash,
+  type McpServerOptions,
+  type McpTransportOptions,
+  type McpToolDefinition,
+  type McpListedTool,
+} from './mcp/mcp-client.js';
+export { mapMcpTool, type McpToolPolicy, type McpAnnotations } from './mcp/mcp-policy.js';
+export {
+  createApprovalMcpServer,
+  approvalServerWorkflows,
+  holdUntilAnsweredElsewhere,
+  MCP_CHANNEL,
+  MCP_PERMISSION_WORKFLOW_ID,
+  MCP_QUESTION_WORKFLOW_ID,
+  type ApprovalServerOptions,
+} from './mcp/approval-server.js';
+export { agentTool, CLAUDE_CODE_TOOLS } from './mcp/agent-tools.js';
+export { ToolPins, pinState, lineDiff, TOOL_PINS_SCOPE, type ToolPin, type PinState } from './tools/tool-pins.js';
 export {
   builtinTools,
   readFileTool,

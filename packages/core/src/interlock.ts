@@ -28,7 +28,7 @@ import type { PostgresTimeouts } from './persistence/typeorm/create-typeorm-stor
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
-import { loadProjectConfig, optionsFromProjectConfig, type LoadedProjectConfig } from './config/project-config.js';
+import { loadProjectConfig, mcpServersOf, optionsFromProjectConfig, type LoadedProjectConfig } from './config/project-config.js';
 import { resolveApprovalOptions, type ApprovalOptions } from './policy/approval-options.js';
 import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
@@ -37,6 +37,7 @@ import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-appr
 import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
+import { connectMcpServers, type McpServerOptions } from './mcp/mcp-client.js';
 import { CONTINUE_IN, JobPlanner, type ContinueIn } from './workers/job-planner.js';
 
 /**
@@ -72,6 +73,17 @@ export interface InterlockOptions {
   handlers?: Record<string, IUserInteractionHandler>;
   /** Tools LLM and TOOL nodes may call (see `defineTool` and `builtinTools`). */
   tools?: Tool[];
+  /**
+   * MCP servers whose tools are offered as `mcp__<server>__<tool>` (issue 17), besides the
+   * project file's `[mcp.servers]`. They are connected and listed when the Interlock is
+   * created, and closed with it.
+   */
+  mcpServers?: McpServerOptions[];
+  /**
+   * Tools made on first use from their name, for names `tools` does not have (Interlock's own
+   * MCP server decides about an agent's tools this way). Advanced.
+   */
+  toolFallback?: (name: string) => Tool | undefined;
   /** How tool calls are decided: mode, overrides, rules, callback (F22–F30). */
   approval?: ApprovalOptions;
   /** The directory file and shell tools are confined to. Default: the current directory. */
@@ -131,6 +143,7 @@ export class Interlock {
     private readonly interpreter: ResponseInterpreter,
     bus: EventBus,
     messageBus: MessageBus,
+    private readonly resources: readonly { close(): Promise<void> }[] = [],
   ) {
     this.events$ = bus.events$;
     this.messageBus = messageBus;
@@ -267,16 +280,19 @@ export class Interlock {
   /** Stops this instance's runs (threads stay resumable in the store) and closes the store. */
   async close(): Promise<void> {
     await this.runner.close();
+    await Promise.all(this.resources.map((resource) => resource.close()));
     await this.store.close();
   }
 }
 
 /** Builds an Interlock: the only place (with the apps' composition roots) that creates the container. */
 export async function createInterlock(given: InterlockOptions = {}): Promise<Interlock> {
-  const options = given.config === undefined ? given : { ...given, ...optionsFromProjectConfig(typeof given.config === 'string' ? await loadProjectConfig(given.config) : given.config, given) };
-  const tools = new ToolRegistry(options.tools ?? []);
+  const loaded = typeof given.config === 'string' ? await loadProjectConfig(given.config) : given.config;
+  const options = loaded === undefined ? given : { ...given, ...optionsFromProjectConfig(loaded, given) };
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';
+  const mcp = await connectedMcpServers([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])], runsTools);
+  const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
   const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
   checkRules(approval.denyRules, 'denyRules');
   checkRules(approval.allowRules, 'allowRules');
@@ -329,6 +345,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     container.get<ResponseInterpreter>(TYPES.ResponseInterpreter),
     container.get(TYPES.EventBus),
     container.get(TYPES.MessageBus),
+    mcp === undefined ? [] : [mcp],
   );
   if (options.recoverOnStart !== false) await interlock.expireOverdue();
   return interlock;
@@ -374,6 +391,25 @@ function leaseMsOf(leaseMs: number | undefined): number {
     throw new InterlockError('INVALID_OPTIONS', `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`);
   }
   return leaseMs;
+}
+
+/**
+ * The MCP servers' tools, or undefined when there are none (or this process runs no tool).
+ * @throws InterlockError MCP_UNAVAILABLE naming every server that could not be reached: a workflow never runs without the tools it was given.
+ */
+async function connectedMcpServers(servers: readonly McpServerOptions[], runsTools: boolean): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
+  if (servers.length === 0 || !runsTools) return undefined;
+  const names = new Set<string>();
+  for (const server of servers) {
+    if (names.has(server.name)) throw new InterlockError('INVALID_OPTIONS', `two MCP servers are named "${server.name}": server names must be unique`);
+    names.add(server.name);
+  }
+  const mcp = await connectMcpServers(servers);
+  if (mcp.problems.length > 0) {
+    await mcp.close();
+    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), { details: { problems: mcp.problems } });
+  }
+  return mcp;
 }
 
 /** True, or why `name` names no tool (with the one it probably meant). */

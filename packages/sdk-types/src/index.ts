@@ -12,6 +12,8 @@ export {
   ProjectShellConfig,
   ProjectApprovalConfig,
   ProjectApproversConfig,
+  ProjectMcpServerConfig,
+  ProjectMcpToolPolicy,
 } from './config/project-config.js';
 export {
   VariableScope,

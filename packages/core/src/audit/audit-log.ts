@@ -17,6 +17,8 @@ export interface AuditEntryInput {
   stage: ApprovalStage;
   originalArguments: Record<string, unknown>;
   editedArguments?: Record<string, unknown>;
+  /** SHA-256 of the tool definition decided about, for tools pinned by it (an MCP server's). */
+  toolDefinitionHash?: string;
 }
 
 export interface AuditEntry extends AuditEntryInput {

@@ -1,7 +1,9 @@
 import { access, readFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { ProjectConfig, type ProjectShellRule } from '@interlock/sdk-types';
+import { ProjectConfig, type ProjectMcpToolPolicy, type ProjectShellRule } from '@interlock/sdk-types';
+import type { McpServerOptions, McpTransportOptions } from '../mcp/mcp-client.js';
+import type { McpToolPolicy } from '../mcp/mcp-policy.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { parseJsonStrictly } from '../json/parse-json-strictly.js';
 import type { ApprovalOptions } from '../policy/approval-options.js';
@@ -264,6 +266,41 @@ function toolsOf(loaded: LoadedProjectConfig): Tool[] | undefined {
     throw invalid(loaded.path, [{ path: 'tools.builtins', message: `no built-in tool ${unknown.join(', ')}: the built-ins are ${builtinTools.map((tool) => tool.name).join(', ')}` }]);
   }
   return builtinTools.filter((tool) => names.includes(tool.name));
+}
+
+/**
+ * The file's `[mcp.servers]` as {@link McpServerOptions}: secrets read from the variables the
+ * file names, a stdio server run in the file's directory unless `cwd` says otherwise.
+ *
+ * @throws InterlockError INVALID_OPTIONS for a variable that is not set.
+ */
+export function mcpServersOf(loaded: LoadedProjectConfig): McpServerOptions[] {
+  return Object.entries(loaded.config.mcp?.servers ?? {}).map(([name, server]) => {
+    const key = `mcp.servers.${name}`;
+    const transport: McpTransportOptions =
+      server.command !== undefined
+        ? {
+            type: 'stdio',
+            command: server.command,
+            args: server.args ?? [],
+            env: Object.fromEntries((server.env ?? []).map((variable) => [variable, fromEnvironment(loaded, variable, `${key}.env`)])),
+            cwd: resolveFromConfig(loaded, server.cwd ?? '.'),
+          }
+        : {
+            type: 'http',
+            url: server.url ?? '',
+            headers: Object.fromEntries(Object.entries(server.headersEnv ?? {}).map(([header, variable]) => [header, fromEnvironment(loaded, variable, `${key}.headersEnv.${header}`)])),
+          };
+    const policy = (entry: ProjectMcpToolPolicy): McpToolPolicy =>
+      withoutUndefined({ category: entry.category, riskLevel: entry.risk, idempotent: entry.idempotent, requireResultApproval: entry.resultApproval }) as McpToolPolicy;
+    return {
+      name,
+      transport,
+      ...policy(server),
+      ...(server.timeout === undefined ? {} : { timeoutMs: server.timeout }),
+      ...(server.tools === undefined ? {} : { tools: Object.fromEntries(Object.entries(server.tools).map(([tool, entry]) => [tool, policy(entry)])) }),
+    };
+  });
 }
 
 function fromEnvironment(loaded: LoadedProjectConfig, name: string, key: string): string {

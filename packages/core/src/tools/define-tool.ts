@@ -62,6 +62,12 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
    * is asked about again.
    */
   definitionHash: string;
+  /**
+   * Set for a tool defined elsewhere (an MCP server's): its first approval pins
+   * `definitionHash`, and a call under a changed definition is asked about again, with the
+   * change shown (`definition` is what the approver is shown and compared).
+   */
+  pinned?: { definition: Record<string, unknown> };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ToolPins } from './tool-pins.js';
 import { inject, injectable } from 'inversify';
 import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -48,6 +49,8 @@ export interface TurnOptions {
  */
 @injectable()
 export class ToolCallPipeline {
+  private readonly pins: ToolPins;
+
   constructor(
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
     @inject(TYPES.ApprovalPolicy) private readonly policy: ApprovalPolicy,
@@ -57,7 +60,9 @@ export class ToolCallPipeline {
     @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) private readonly bus: MessageBus,
     @inject(TYPES.Clock) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.pins = new ToolPins(store);
+  }
 
   async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
     // Interactions whose responder is elsewhere (or deferred) are not asked again in this run.
@@ -130,7 +135,7 @@ export class ToolCallPipeline {
       const proposed = { toolName: call.name, arguments: call.finalArguments };
       const scope = this.scopeOf(context);
       const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
-      const decision = this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered);
+      const decision = await this.checkPin(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered));
       call.rule = decision.rule;
       call.rememberable = decision.rememberable;
       context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
@@ -151,6 +156,7 @@ export class ToolCallPipeline {
     }
     await this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
     if (decision.outcome === 'allow') {
+      await this.pinApproved(call.name);
       call.phase = 'ready';
       call.approvedBy = decision.rule;
     } else if (decision.notFound) {
@@ -158,6 +164,26 @@ export class ToolCallPipeline {
     } else {
       this.finish(call, 'EXECUTION_REJECTED', `denied by policy (${decision.rule}): ${decision.reason}`, context, options);
     }
+  }
+
+  /** A pinned tool whose definition changed since it was approved is asked about again, whatever else allowed it (issue 17). */
+  private async checkPin(tool: Tool | undefined, decision: ApprovalDecision): Promise<ApprovalDecision> {
+    if (!tool?.pinned || decision.outcome === 'deny') return decision;
+    const pin = await this.pins.state(tool);
+    if (pin.state !== 'changed') return decision;
+    return {
+      ...decision,
+      outcome: 'ask',
+      rule: 'pin:definition-changed',
+      reason: `the definition of ${tool.name} changed since it was approved (was ${pin.previousHash.slice(0, 12)}, now ${pin.hash.slice(0, 12)})`,
+      rememberable: false,
+    };
+  }
+
+  /** The first approval of a pinned tool pins its definition; an approval of a changed one moves the pin. */
+  private async pinApproved(toolName: string): Promise<void> {
+    const tool = this.tools.find(toolName);
+    if (tool?.pinned && (await this.pins.state(tool)).state !== 'same') await this.pins.pin(tool, this.now());
   }
 
   /** `onToolApprove`, else a `toolApproval` handler on the message bus, else nobody (a person is asked). */
@@ -221,6 +247,7 @@ export class ToolCallPipeline {
     });
     context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: responder.name });
     if (approved) {
+      await this.pinApproved(call.name);
       call.phase = 'ready';
       call.approvedBy = responder.name;
     } else {
@@ -230,12 +257,18 @@ export class ToolCallPipeline {
 
   private async requestApprovals(calls: TurnCall[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
     const batchId = calls[0]?.id ?? '';
+    const changes = await Promise.all(calls.map(async (call) => {
+      const tool = this.tools.find(call.name);
+      const pin = stage === 'execution' && tool?.pinned ? await this.pins.state(tool) : undefined;
+      return pin?.state === 'changed' ? { previousHash: pin.previousHash, hash: pin.hash, diff: pin.diff } : undefined;
+    }));
     const specs = calls.map((call, index): InteractionSpec => {
       const tool = this.tools.find(call.name);
+      const definitionChange = changes[index];
       return {
         nodeId: options.nodeId,
         operationType: 'TOOL_APPROVAL',
-        prompt: PROMPTS[stage](call.name),
+        prompt: definitionChange ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}` : PROMPTS[stage](call.name),
         timeout: context.thread.toolApproval.approvalTimeout,
         metadata: {},
         toolApproval: {
@@ -250,6 +283,7 @@ export class ToolCallPipeline {
           stage,
           ...(stage === 'result' ? { result: call.result } : {}),
           rememberable: stage === 'execution' && call.rememberable === true,
+          ...(definitionChange ? { definitionChange } : {}),
           batch: { id: `${options.nodeId}:${batchId}`, index, size: calls.length },
         },
       };
@@ -322,8 +356,11 @@ export class ToolCallPipeline {
       // The claim was taken meanwhile (this process froze past it): write nothing more.
       if (failure.code === 'STORE_CONFLICT') throw failure;
       const message = failure.message;
-      await this.store.markToolFinished(context.thread.threadId, call.id, { status: 'ERROR', content: toolMessage('ERROR', message) }, this.now(), fenceOf(context.thread));
-      this.finish(call, 'ERROR', message, context, options);
+      // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.
+      const status = failure.code === 'TOOL_TIMEOUT' ? 'TIMEOUT' : 'ERROR';
+      const detail = status === 'TIMEOUT' ? failure : message;
+      await this.store.markToolFinished(context.thread.threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
+      this.finish(call, status, detail, context, options);
     }
   }
 
@@ -461,6 +498,7 @@ export class ToolCallPipeline {
       else this.finish(call, 'RESULT_REJECTED', response.denyReason ?? '', context, options);
       delete call.result;
     } else if (response.approved) {
+      await this.pinApproved(call.name);
       call.phase = 'ready';
       call.approvedBy = responder === undefined ? 'person' : `person:${responder}`;
       delete call.interactionId;
@@ -519,8 +557,9 @@ export class ToolCallPipeline {
       editedArguments?: Record<string, unknown>;
     },
   ): Promise<void> {
+    const tool = this.tools.find(call.name);
     await this.audit.append(
-      { threadId: context.thread.threadId, toolCallId: call.id, toolName: call.name, originalArguments: call.arguments, ...entry },
+      { threadId: context.thread.threadId, toolCallId: call.id, toolName: call.name, originalArguments: call.arguments, ...entry, ...(tool?.pinned ? { toolDefinitionHash: tool.definitionHash } : {}) },
       fenceOf(context.thread),
     );
   }

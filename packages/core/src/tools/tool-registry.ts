@@ -6,7 +6,11 @@ import type { Tool } from './define-tool.js';
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
 
-  constructor(tools: readonly Tool[] = []) {
+  /** `fallback` makes a tool from a name none of `tools` has, on first use (then it is kept). */
+  constructor(
+    tools: readonly Tool[] = [],
+    private readonly fallback?: (name: string) => Tool | undefined,
+  ) {
     for (const tool of tools) this.register(tool);
   }
 
@@ -18,7 +22,11 @@ export class ToolRegistry {
   }
 
   find(name: string): Tool | undefined {
-    return this.tools.get(name);
+    const known = this.tools.get(name);
+    if (known !== undefined || this.fallback === undefined) return known;
+    const made = this.fallback(name);
+    if (made !== undefined && made.name === name) this.tools.set(name, made);
+    return made?.name === name ? made : undefined;
   }
 
   names(): string[] {

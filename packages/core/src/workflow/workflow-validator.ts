@@ -212,6 +212,7 @@ function checkTools(workflow: WorkflowDefinition, toolExists: (name: string) => 
         if (!toolExists(name)) report(`nodes[${index}].config.tools[${toolIndex}]`, unknown(name));
       });
     }
-    if (node.type === 'TOOL' && !toolExists(node.config.tool)) report(`nodes[${index}].config.tool`, unknown(node.config.tool));
+    // A tool named by a template is looked up when the node runs (an unknown one is NOT_FOUND then).
+    if (node.type === 'TOOL' && !node.config.tool.includes('{{') && !toolExists(node.config.tool)) report(`nodes[${index}].config.tool`, unknown(node.config.tool));
   });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration } from '../workflow/duration.js';
+import { RiskLevel, ToolCategory } from '../tools/tool-types.js';
 
 /** Keys no record may have: they would reach an object's prototype. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -80,6 +81,57 @@ export const ProjectApproversConfig = z.strictObject({
 });
 
 /**
+ * How an MCP server's tools are decided. What is set here is a floor: the server's own
+ * annotations (untrusted hints) may make a tool stricter, never looser.
+ */
+export const ProjectMcpToolPolicy = z.strictObject({
+  category: ToolCategory.optional(),
+  risk: RiskLevel.optional(),
+  /** Safe to run again after a crash left its outcome unknown (an `idempotentHint: false` overrides it). */
+  idempotent: z.boolean().optional(),
+  /** Show each result to a person before the model sees it (F13). */
+  resultApproval: z.boolean().optional(),
+});
+
+/**
+ * `[mcp.servers.<name>]`: an MCP server whose tools Interlock offers as `mcp__<name>__<tool>`.
+ * Either `command` (stdio) or `url` (Streamable HTTP). Secrets come from the environment:
+ * `env` names the variables the server process gets, `headersEnv` maps a header to the
+ * variable holding its value.
+ */
+export const ProjectMcpServerConfig = z
+  .strictObject({
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).optional(),
+    /** Variables passed to the server process from Interlock's environment (besides PATH, HOME and the like). */
+    env: z.array(EnvName).optional(),
+    /** The server process's working directory, relative to the file. Default: the file's directory. */
+    cwd: z.string().min(1).optional(),
+    url: z.url().optional(),
+    headersEnv: namedRecord(EnvName, 'a header').optional(),
+    /** The longest a call may take before it ends as TIMEOUT. Default 60s. */
+    timeout: Duration.refine((ms) => ms > 0, 'an MCP call needs a timeout above 0 (a hung server must not hold a thread)').optional(),
+    /** Per tool (its name on the server), on top of the server's settings. */
+    tools: namedRecord(ProjectMcpToolPolicy, 'a tool').optional(),
+    ...ProjectMcpToolPolicy.shape,
+  })
+  .check((context) => {
+    const { command, url, args, env, cwd, headersEnv } = context.value;
+    if ((command === undefined) === (url === undefined)) {
+      context.issues.push({ code: 'custom', input: context.value, message: 'an MCP server has either `command` (stdio) or `url` (Streamable HTTP)' });
+    }
+    if (url !== undefined && (args ?? env ?? cwd) !== undefined) {
+      context.issues.push({ code: 'custom', input: context.value, message: '`args`, `env` and `cwd` are for a stdio server (`command`), not `url`' });
+    }
+    if (command !== undefined && headersEnv !== undefined) {
+      context.issues.push({ code: 'custom', input: context.value, path: ['headersEnv'], message: '`headersEnv` is for a Streamable HTTP server (`url`)' });
+    }
+  });
+
+/** An MCP server name: lower case, no `__` (it separates the parts of `mcp__<server>__<tool>`). */
+const McpServerName = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+
+/**
  * `interlock.toml` (or `.json`): one project file for every surface — the CLI, the web app,
  * workers and `createInterlock({ config })`. Unknown keys, wrong-case values and prototype
  * keys are refused.
@@ -98,8 +150,23 @@ export const ProjectConfig = z.strictObject({
     .optional(),
   approval: ProjectApprovalConfig.optional(),
   approvers: ProjectApproversConfig.optional(),
+  mcp: z
+    .strictObject({
+      servers: namedRecord(ProjectMcpServerConfig, 'an MCP server')
+        .check((context) => {
+          for (const name of Object.keys(context.value)) {
+            if (!McpServerName.test(name)) {
+              context.issues.push({ code: 'custom', input: name, path: [name], message: `MCP server name "${name}": lower-case letters, digits, - and single _ only` });
+            }
+          }
+        })
+        .optional(),
+    })
+    .optional(),
   /** Workflow files or directories of them, relative to the file. */
   workflows: z.array(z.string().min(1)).optional(),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 export type ProjectShellRule = z.infer<typeof ProjectShellRule>;
+export type ProjectMcpServerConfig = z.infer<typeof ProjectMcpServerConfig>;
+export type ProjectMcpToolPolicy = z.infer<typeof ProjectMcpToolPolicy>;

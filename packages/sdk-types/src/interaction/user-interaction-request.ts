@@ -31,6 +31,11 @@ export const ToolApprovalDetails = z.strictObject({
   result: z.unknown().optional(),
   /** Whether "remember for this session" may be offered (MEDIUM risk only). */
   rememberable: z.boolean().default(false),
+  /**
+   * Set when the tool is pinned (an MCP server's) and its definition changed since a person
+   * approved it: the hashes and a diff of the definitions. Server text is untrusted.
+   */
+  definitionChange: z.strictObject({ previousHash: z.string(), hash: z.string(), diff: z.string() }).optional(),
   /** The calls of one model turn asked about together: same `id`, `index` of `size`. */
   batch: z.strictObject({ id: z.string(), index: z.number().int(), size: z.number().int() }).optional(),
 });

@@ -40,12 +40,20 @@ export const VariableNodeConfig = z.strictObject({
 });
 
 /** Calls one tool directly; the call goes through the approval pipeline. */
-export const ToolNodeConfig = z.strictObject({
-  tool: z.string().min(1),
-  /** Each value is a template over the variables in scope. */
-  arguments: z.record(z.string(), z.unknown()).default({}),
-  outputVariable: VariableName.optional(),
-});
+export const ToolNodeConfig = z
+  .strictObject({
+    /** The tool's name, or a template that gives it at run time (`{{ toolName }}`); the call is decided like any. */
+    tool: z.string().min(1),
+    /** Each value is a template over the variables in scope. */
+    arguments: z.record(z.string(), z.unknown()).default({}),
+    /** Takes the whole arguments object from this variable instead (it must hold an object). */
+    argumentsFrom: VariableName.optional(),
+    outputVariable: VariableName.optional(),
+  })
+  .refine((config) => config.argumentsFrom === undefined || Object.keys(config.arguments).length === 0, {
+    message: 'a TOOL node takes its arguments from `arguments` or from `argumentsFrom`, not both',
+    path: ['argumentsFrom'],
+  });
 
 /**
  * Runs the nodes from `body` once per item. The body's last node has an edge back to

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { NodeOfType } from '@interlock/sdk-types';
 import { TYPES } from '../../di/tokens.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { renderDeep } from '../../expressions/expressions.js';
+import { renderDeep, renderTemplate } from '../../expressions/expressions.js';
 import type { ToolCallPipeline } from '../../tools/tool-call-pipeline.js';
 import { newTurnCall, type TurnState } from '../../tools/turn-state.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
@@ -21,12 +21,11 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
     let turn = context.nodeState<TurnState>();
     if (!turn) {
       const variables = context.scopes.all();
-      const args = renderDeep(node.config.arguments, variables) as Record<string, unknown>;
-      turn = { calls: [newTurnCall({ id: `${node.id}-${context.thread.steps}`, name: node.config.tool, arguments: args })] };
+      turn = { calls: [newTurnCall({ id: `${node.id}-${context.thread.steps}`, name: toolNameOf(node, variables), arguments: argumentsOf(node, variables) })] };
       context.setNodeState(turn);
       await context.checkpoint();
     }
-    const progress = await this.pipeline.run(turn, context, { nodeId: node.id, allowedTools: [node.config.tool] });
+    const progress = await this.pipeline.run(turn, context, { nodeId: node.id, allowedTools: turn.calls.map((call) => call.name) });
     if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
     if (progress === 'cancelled') {
       return { kind: 'cancelled', reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled' };
@@ -40,4 +39,23 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
     if (node.config.outputVariable !== undefined) context.scopes.set(node.config.outputVariable, call.output ?? null);
     return { kind: 'next' };
   }
+}
+
+function toolNameOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string, unknown>>): string {
+  if (!node.config.tool.includes('{{')) return node.config.tool;
+  const name = renderTemplate(node.config.tool, variables);
+  if (typeof name !== 'string' || name === '') {
+    throw new InterlockError('TOOL_NOT_FOUND', `TOOL node "${node.id}": \`${node.config.tool}\` gave ${JSON.stringify(name)}, not a tool name`);
+  }
+  return name;
+}
+
+function argumentsOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const from = node.config.argumentsFrom;
+  if (from === undefined) return renderDeep(node.config.arguments, variables) as Record<string, unknown>;
+  const value = variables[from];
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InterlockError('TOOL_ARGUMENTS_INVALID', `TOOL node "${node.id}": variable "${from}" holds ${Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value}, not an arguments object`);
+  }
+  return value as Record<string, unknown>;
 }

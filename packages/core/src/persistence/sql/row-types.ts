@@ -106,6 +106,8 @@ export interface AuditEntryRow {
   originalArguments: string;
   /** The edited arguments as JSON; NULL when none. */
   editedArguments: string | null;
+  /** The hash of the tool definition decided about (pinned MCP tools); NULL when none was kept. */
+  toolDefinitionHash: string | null;
   at: string;
   previousHash: string;
   hash: string;

@@ -151,6 +151,7 @@ export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
     stage: text('stage'),
     originalArguments: text('original_arguments'),
     editedArguments: text('edited_arguments', { nullable: true }),
+    toolDefinitionHash: text('tool_definition_hash', { nullable: true }),
     at: text('at'),
     previousHash: text('previous_hash'),
     hash: text('hash'),

@@ -5,6 +5,7 @@ import { AddThreadLeases1795564800000 } from './1795564800000-add-thread-leases.
 import { AddClaimEpochAndAuditHead1795651200000 } from './1795651200000-add-claim-epoch-and-audit-head.js';
 import { CreateJobsTable1795737600000 } from './1795737600000-create-jobs-table.js';
 import { NotifyChanges1795824000000 } from './1795824000000-notify-changes.js';
+import { AddAuditToolDefinitionHash1795910400000 } from './1795910400000-add-audit-tool-definition-hash.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const STORE_MIGRATIONS = [
   AddClaimEpochAndAuditHead1795651200000,
   CreateJobsTable1795737600000,
   NotifyChanges1795824000000,
+  AddAuditToolDefinitionHash1795910400000,
 ];

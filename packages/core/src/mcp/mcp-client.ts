@@ -1,0 +1,291 @@
+/**
+ * MCP servers' tools under Interlock's approvals (issue 17, F47): each server is connected
+ * with the official SDK (stdio or Streamable HTTP), its tools listed, and each offered as
+ * `mcp__<server>__<tool>` — arguments checked against the tool's own JSON Schema, category
+ * and risk mapped from the configuration and the server's annotations (mcp-policy.ts), and
+ * the definition pinned: the first approval keeps its hash, a changed one is asked about
+ * again (tool-call-pipeline.ts).
+ *
+ * @module
+ */
+import { createHash } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { z } from 'zod';
+import { InterlockError } from '../errors/interlock-error.js';
+import { canonicalJson } from '../policy/canonical-arguments.js';
+import type { Tool } from '../tools/define-tool.js';
+import { mapMcpTool, type McpAnnotations, type McpToolPolicy } from './mcp-policy.js';
+
+/** How to reach an MCP server. Secrets are resolved by the caller (the project file names their variables). */
+export type McpTransportOptions =
+  | { type: 'stdio'; command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | { type: 'http'; url: string; headers?: Record<string, string> };
+
+/** An MCP server whose tools Interlock offers. */
+export interface McpServerOptions extends McpToolPolicy {
+  /** Lower case; its tools are named `mcp__<name>__<tool>`. */
+  name: string;
+  transport: McpTransportOptions;
+  /** The longest one call may take before it ends as TIMEOUT. Default 60 000 ms. */
+  timeoutMs?: number;
+  /** The longest connecting and listing the tools may take. Default 30 000 ms. */
+  connectTimeoutMs?: number;
+  /** Per tool (its name on the server), on top of the server's settings. */
+  tools?: Record<string, McpToolPolicy>;
+}
+
+/** What defines an MCP tool for an approver; its hash pins it. */
+export interface McpToolDefinition {
+  server: string;
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: McpAnnotations;
+}
+
+/** One tool as listed by a server, with what Interlock made of it. */
+export interface McpListedTool {
+  server: string;
+  definition: McpToolDefinition;
+  tool: Tool;
+}
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
+
+/** The name a server's tool has in Interlock. */
+export const mcpToolName = (server: string, tool: string): string => `mcp__${server}__${tool}`;
+
+/** SHA-256 of an MCP tool's definition (server, name, description, schema, annotations). */
+export function mcpDefinitionHash(definition: McpToolDefinition): string {
+  return createHash('sha256').update(canonicalJson(definition)).digest('hex');
+}
+
+/**
+ * One MCP server: connected on first use, reconnected on the next call after it died.
+ * Calls that do not answer within the timeout end as `TOOL_TIMEOUT`; a server that
+ * cannot be reached or dies gives `MCP_UNAVAILABLE`; a result flagged `isError` is a
+ * failed call (`TOOL_CALL_FAILED`). Nothing here waits forever.
+ */
+export class McpServerConnection {
+  private connected: Promise<Client> | undefined;
+  private closed = false;
+
+  constructor(readonly options: McpServerOptions) {
+    if (!SERVER_NAME.test(options.name)) {
+      throw new InterlockError('INVALID_OPTIONS', `MCP server name "${options.name}": use lower-case letters, digits, - and single _ (it becomes part of mcp__<server>__<tool>)`);
+    }
+  }
+
+  /** Connects (once) and lists the server's tools, as Interlock tools. */
+  async listTools(): Promise<McpListedTool[]> {
+    const [client, validator] = await Promise.all([this.client(), loadValidator()]);
+    const listed: McpListedTool[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.guard(client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.connectTimeoutMs }), 'listing its tools');
+      for (const remote of page.tools) listed.push(this.toListedTool(remote, validator));
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    return listed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = await this.connected?.catch(() => undefined);
+    this.connected = undefined;
+    await client?.close().catch(() => undefined);
+  }
+
+  private get connectTimeoutMs(): number {
+    return this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  }
+
+  private client(): Promise<Client> {
+    if (this.closed) return Promise.reject(new InterlockError('MCP_UNAVAILABLE', `MCP server "${this.options.name}" was closed with its Interlock`));
+    this.connected ??= this.connect().catch((error: unknown) => {
+      this.connected = undefined;
+      throw error;
+    });
+    return this.connected;
+  }
+
+  private async connect(): Promise<Client> {
+    const [{ Client: McpClient }, transport] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), this.transport()]);
+    const client = new McpClient({ name: 'interlock', version: '1' });
+    // A server that dies drops the connection: the next call connects again.
+    transport.onclose = () => {
+      if (this.connected !== undefined) this.connected = undefined;
+    };
+    const timeout = new Promise<never>((_, reject) => {
+      const timer = setTimeout(() => reject(new InterlockError('MCP_UNAVAILABLE', `MCP server "${this.options.name}" did not connect within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      timer.unref();
+    });
+    try {
+      await Promise.race([client.connect(transport, { timeout: this.connectTimeoutMs }), timeout]);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw unavailable(this.options.name, 'connecting', error);
+    }
+    return client;
+  }
+
+  private async transport(): Promise<Transport> {
+    const { transport } = this.options;
+    if (transport.type === 'stdio') {
+      const { StdioClientTransport, getDefaultEnvironment } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      return new StdioClientTransport({
+        command: transport.command,
+        args: transport.args ?? [],
+        // Only what the configuration names reaches the server, besides PATH, HOME and the like.
+        env: { ...getDefaultEnvironment(), ...transport.env },
+        ...(transport.cwd === undefined ? {} : { cwd: transport.cwd }),
+        stderr: 'ignore',
+      });
+    }
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: transport.headers ?? {} } });
+  }
+
+  private async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+    const client = await this.client();
+    const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    let result;
+    try {
+      result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, maxTotalTimeout: timeout });
+    } catch (error) {
+      if (isTimeout(error)) {
+        throw new InterlockError('TOOL_TIMEOUT', `MCP server "${this.options.name}" did not answer ${tool} within ${timeout} ms: it may still be running it`);
+      }
+      throw unavailable(this.options.name, `calling ${tool}`, error);
+    }
+    const content = Array.isArray(result.content) ? result.content.map(describeBlock) : [];
+    const text = content.join('\n');
+    if (result.isError === true) throw new InterlockError('TOOL_CALL_FAILED', text || `${tool} failed on MCP server "${this.options.name}"`);
+    if (result.structuredContent !== undefined && content.length === 0) return result.structuredContent;
+    return text;
+  }
+
+  private toListedTool(remote: { name: string; description?: string | undefined; inputSchema: Record<string, unknown>; annotations?: { [K in keyof McpAnnotations]?: boolean | undefined } | undefined }, validator: Validator): McpListedTool {
+    const { name: server } = this.options;
+    const annotations: McpAnnotations = {};
+    for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
+      const hint = remote.annotations?.[key];
+      if (typeof hint === 'boolean') annotations[key] = hint;
+    }
+    const definition: McpToolDefinition = { server, name: remote.name, description: remote.description ?? '', inputSchema: remote.inputSchema, annotations };
+    const policy = mapMcpTool(annotations, { ...withoutUndefined(this.options), ...this.options.tools?.[remote.name] });
+    const { $schema: _dialect, ...jsonSchema } = remote.inputSchema;
+    const tool: Tool = {
+      name: mcpToolName(server, remote.name),
+      description: definition.description,
+      parameters: schemaChecked(jsonSchema, validator),
+      jsonSchema,
+      category: policy.category,
+      riskLevel: policy.riskLevel,
+      idempotent: policy.idempotent,
+      requireResultApproval: policy.requireResultApproval,
+      tags: ['mcp', `mcp:${server}`],
+      definitionHash: mcpDefinitionHash(definition),
+      pinned: { definition: definition as unknown as Record<string, unknown> },
+      execute: (args, context) => this.call(remote.name, args as Record<string, unknown>, context.signal),
+    };
+    return { server, definition, tool };
+  }
+
+  private async guard<T>(promise: Promise<T>, doing: string): Promise<T> {
+    try {
+      return await promise;
+    } catch (error) {
+      throw unavailable(this.options.name, doing, error);
+    }
+  }
+}
+
+/** Every server's tools, connected together; a server that fails is reported, not fatal to the others. */
+export async function connectMcpServers(servers: readonly McpServerOptions[]): Promise<{
+  tools: Tool[];
+  listed: McpListedTool[];
+  problems: { server: string; message: string }[];
+  close(): Promise<void>;
+}> {
+  const connections = servers.map((server) => new McpServerConnection(server));
+  const results = await Promise.allSettled(connections.map((connection) => connection.listTools()));
+  const listed: McpListedTool[] = [];
+  const problems: { server: string; message: string }[] = [];
+  results.forEach((result, index) => {
+    const server = servers[index]?.name ?? '';
+    if (result.status === 'fulfilled') listed.push(...result.value);
+    else problems.push({ server, message: result.reason instanceof Error ? result.reason.message : String(result.reason) });
+  });
+  return {
+    tools: listed.map((entry) => entry.tool),
+    listed,
+    problems,
+    close: async () => {
+      await Promise.all(connections.map((connection) => connection.close()));
+    },
+  };
+}
+
+type Validator = { getValidator(schema: never): (value: unknown) => { valid: boolean; errorMessage?: string | undefined } };
+let validatorLoaded: Promise<Validator> | undefined;
+/** The SDK's Ajv validator, loaded with the first server. */
+const loadValidator = (): Promise<Validator> =>
+  (validatorLoaded ??= import('@modelcontextprotocol/sdk/validation/ajv').then(({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator() as unknown as Validator));
+
+/** A zod schema that checks a value against an MCP tool's JSON Schema; a schema that does not compile refuses every call. */
+function schemaChecked(jsonSchema: Record<string, unknown>, validator: Validator): z.ZodType<Record<string, unknown>> {
+  let validate: (value: unknown) => { valid: boolean; errorMessage?: string | undefined };
+  try {
+    validate = validator.getValidator(jsonSchema as never);
+  } catch (error) {
+    const problem = `the server's input schema cannot be checked (${error instanceof Error ? error.message : String(error)}), so no call may run`;
+    validate = () => ({ valid: false, errorMessage: problem });
+  }
+  return z.record(z.string(), z.unknown()).superRefine((value, context) => {
+    const result = validate(value);
+    if (!result.valid) context.addIssue({ code: 'custom', message: result.errorMessage ?? "does not match the tool's input schema" });
+  });
+}
+
+/** A content block as text for the model and the approver: text as is, anything else described. */
+function describeBlock(block: { type: string; [key: string]: unknown }): string {
+  switch (block.type) {
+    case 'text':
+      return typeof block.text === 'string' ? block.text : '';
+    case 'image':
+    case 'audio':
+      return `[${block.type} ${String(block.mimeType ?? '')}, ${typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0} bytes]`;
+    case 'resource_link':
+      return `[resource ${String(block.uri ?? '')}]`;
+    case 'resource': {
+      const resource = (block.resource ?? {}) as { uri?: string; text?: string };
+      return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri ?? '')}]`;
+    }
+    default:
+      return `[${block.type}]`;
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  // The SDK's McpError RequestTimeout (-32001).
+  return typeof error === 'object' && error !== null && 'code' in error && error.code === -32001;
+}
+
+function unavailable(server: string, doing: string, error: unknown): InterlockError {
+  if (error instanceof InterlockError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new InterlockError('MCP_UNAVAILABLE', `MCP server "${server}" failed while ${doing}: ${message}`, { cause: error });
+}
+
+function withoutUndefined(options: McpServerOptions): McpToolPolicy {
+  const policy: McpToolPolicy = {};
+  if (options.category !== undefined) policy.category = options.category;
+  if (options.riskLevel !== undefined) policy.riskLevel = options.riskLevel;
+  if (options.idempotent !== undefined) policy.idempotent = options.idempotent;
+  if (options.requireResultApproval !== undefined) policy.requireResultApproval = options.requireResultApproval;
+  return policy;
+}

@@ -1,0 +1,83 @@
+import type { GlobalVariableStore } from '../persistence/checkpoint-store.js';
+import type { Tool } from './define-tool.js';
+
+/** Where pins are kept: a global-variable scope no workflow id can take. */
+export const TOOL_PINS_SCOPE = 'interlock:tool-pins';
+
+/** The definition a tool had when it was first approved. */
+export interface ToolPin {
+  hash: string;
+  definition: Record<string, unknown>;
+  pinnedAt: string;
+}
+
+/** How a pinned tool's definition compares with the one approved before. */
+export type PinState = { state: 'new' } | { state: 'same' } | { state: 'changed'; previousHash: string; hash: string; diff: string };
+
+/**
+ * Pins of tools defined elsewhere (MCP servers, issue 17): the first approval keeps the hash
+ * of the definition; a later definition that differs is a new tool — asked about again,
+ * with the change shown as a diff — so a server cannot swap what a tool does after a person
+ * approved it (the "rug pull").
+ */
+export class ToolPins {
+  constructor(private readonly store: GlobalVariableStore) {}
+
+  async all(): Promise<Record<string, ToolPin>> {
+    return (await this.store.getGlobalVariables(TOOL_PINS_SCOPE)) as Record<string, ToolPin>;
+  }
+
+  async state(tool: Tool): Promise<PinState> {
+    return pinState(tool, (await this.all())[tool.name]);
+  }
+
+  /** Pins the tool's current definition (after an approval). */
+  async pin(tool: Tool, at: string): Promise<void> {
+    if (!tool.pinned) return;
+    const pin: ToolPin = { hash: tool.definitionHash, definition: tool.pinned.definition, pinnedAt: at };
+    await this.store.setGlobalVariables(TOOL_PINS_SCOPE, { [tool.name]: pin });
+  }
+}
+
+/** How `tool` compares with `pin`. */
+export function pinState(tool: Tool, pin: ToolPin | undefined): PinState {
+  if (!tool.pinned || pin === undefined) return { state: 'new' };
+  if (pin.hash === tool.definitionHash) return { state: 'same' };
+  return { state: 'changed', previousHash: pin.hash, hash: tool.definitionHash, diff: lineDiff(pretty(pin.definition), pretty(tool.pinned.definition)) };
+}
+
+const pretty = (value: unknown): string[] => JSON.stringify(value, null, 2).split('\n');
+
+/** A unified-style diff of two short texts: `-` removed, `+` added, two lines of context around changes. */
+export function lineDiff(before: readonly string[], after: readonly string[]): string {
+  // Longest common subsequence, in one flat table; definitions are a few hundred lines at most.
+  const width = after.length + 1;
+  const common = new Uint32Array((before.length + 1) * width);
+  const at = (i: number, j: number): number => common[i * width + j] ?? 0;
+  for (let i = before.length - 1; i >= 0; i--) {
+    for (let j = after.length - 1; j >= 0; j--) {
+      common[i * width + j] = before[i] === after[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1));
+    }
+  }
+  const lines: { mark: ' ' | '-' | '+'; text: string }[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < before.length || j < after.length) {
+    if (i < before.length && j < after.length && before[i] === after[j]) {
+      lines.push({ mark: ' ', text: before[i] ?? '' });
+      i++;
+      j++;
+    } else if (j < after.length && (i === before.length || at(i, j + 1) >= at(i + 1, j))) {
+      lines.push({ mark: '+', text: after[j++] ?? '' });
+    } else {
+      lines.push({ mark: '-', text: before[i++] ?? '' });
+    }
+  }
+  const nearChange = (index: number) => lines.slice(Math.max(0, index - 2), index + 3).some((line) => line.mark !== ' ');
+  const shown: string[] = [];
+  lines.forEach((line, index) => {
+    if (nearChange(index)) shown.push(`${line.mark} ${line.text}`);
+    else if (shown.at(-1) !== '  …') shown.push('  …');
+  });
+  return shown.join('\n');
+}
