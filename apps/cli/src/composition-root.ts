@@ -13,6 +13,8 @@ export const DETACHED_CHANNEL = 'detached';
 
 /** What the CLI plugs into the engine. */
 export interface CliInterlockOptions {
+  /** For commands that only read the store (threads, pending, audit): the project file's MCP servers are not started. */
+  readsOnly?: boolean;
   /** Where threads are kept (`--store`). Default: memory (for commands that keep nothing). */
   store?: StoreOptions;
   /** The model LLM nodes call as `default`. */
@@ -55,5 +57,6 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
+    ...(options.readsOnly === true ? { connectMcp: false } : {}),
   });
 }

@@ -12,7 +12,7 @@ import type { StoreChoice } from './store-option.js';
 export async function lookUpPendingRequest(store: StoreChoice, interactionId: string): Promise<UserInteractionRequest | undefined> {
   if (!store.durable) return undefined;
   // Not timing out overdue interactions here: respond reports them as expired.
-  const interlock = await createCliInterlock({ store: store.options, recoverOnStart: false });
+  const interlock = await createCliInterlock({ readsOnly: true, store: store.options, recoverOnStart: false });
   try {
     return (await interlock.pending()).find((candidate) => candidate.interactionId === interactionId);
   } finally {

@@ -7,7 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
+import { cliIn, jsonOf } from './cross-process.js';
 
 /*
  * Issue 17: `interlock mcp serve`, in its own process, driven by the official MCP SDK's
@@ -189,6 +191,52 @@ describe('interlock mcp serve --http (Streamable HTTP)', () => {
     expect(thread.status).toBe('cancelled');
     server.kill('SIGTERM');
   }, 60_000);
+});
+
+describe('interlock mcp list and explain, with server-filesystem declared in interlock.toml', () => {
+  const FILESYSTEM_SERVER = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'interlock-mcp-list-'));
+    await writeFile(
+      join(project, 'interlock.toml'),
+      [
+        '[mcp.servers.fs]',
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = [${JSON.stringify(FILESYSTEM_SERVER)}, "."]`,
+        'tools = { read_text_file = { category = "write" } }',
+      ].join('\n'),
+    );
+  });
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  it('lists each tool with its category, risk and pin state', async () => {
+    const listed = await cliIn(project, ['mcp', 'list', '--json']);
+    expect(listed.exitCode).toBe(0);
+    const { tools } = jsonOf<{ tools: { tool: string; category: string; risk: string; pin: string }[] }>(listed);
+    const byName = Object.fromEntries(tools.map((tool) => [tool.tool, tool]));
+    expect(byName['mcp__fs__list_directory']).toMatchObject({ category: 'read', risk: 'LOW', pin: 'new' });
+    expect(byName['mcp__fs__write_file']).toMatchObject({ category: 'write', risk: 'HIGH' });
+    // The file's `category = "write"` stands against the server's readOnlyHint.
+    expect(byName['mcp__fs__read_text_file']).toMatchObject({ category: 'write' });
+    const text = await cliIn(project, ['mcp', 'list']);
+    expect(text.stdout).toMatch(/^fs\n/);
+    expect(text.stdout).toContain('  mcp__fs__write_file  write · HIGH · idempotent · not yet approved');
+  }, 30_000);
+
+  it('explains a call to a server\'s tool', async () => {
+    const read = jsonOf<{ outcome: string; rule: string }>(await cliIn(project, ['explain', 'mcp__fs__list_directory', '{"path":"."}', '--json']));
+    expect(read).toMatchObject({ outcome: 'allow', rule: 'category:read' });
+    const write = jsonOf<{ outcome: string; rule: string }>(await cliIn(project, ['explain', 'mcp__fs__write_file', '{"path":"a","content":"b"}', '--json']));
+    expect(write).toMatchObject({ outcome: 'ask' });
+  }, 30_000);
+
+  it('fails naming a server that cannot be started', async () => {
+    await writeFile(join(project, 'broken.toml'), '[mcp.servers.gone]\ncommand = "/nonexistent/mcp-server"\n');
+    const run = await cliIn(project, ['mcp', 'list', '--config', 'broken.toml']);
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toContain('unreachable: MCP server "gone" failed while connecting');
+  }, 30_000);
 });
 
 async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {

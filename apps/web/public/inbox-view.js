@@ -148,8 +148,9 @@ export class InboxView {
         h('dt', null, 'Asked by rule'), h('dd', { class: 'rule' }, approval.rule),
         h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
         h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
-        h('dt', null, 'Tool'), revealed('dd', null, approval.toolDescription),
+        h('dt', null, approval.toolName.startsWith('mcp__') ? 'Tool (as its MCP server describes it, not checked)' : 'Tool'), revealed('dd', { class: 'tool-description' }, approval.toolDescription),
       ),
+      approval.definitionChange ? definitionChangeBlock(approval.definitionChange) : null,
       hidden > 0 ? h('p', { class: 'invisible-warning' }, `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`) : null,
       blankRuns > 0 ? h('p', { class: 'invisible-warning blank-warning' }, `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`) : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
@@ -328,4 +329,16 @@ function revealed(tag, attributes, text) {
   const element = h(tag, attributes);
   renderRevealed(element, text ?? '');
   return element;
+}
+
+/** A pinned tool whose definition changed since it was approved: the diff, lines marked - and +. */
+function definitionChangeBlock(change) {
+  const diff = h('pre', { class: 'definition-diff' });
+  for (const line of change.diff.split('\n')) {
+    const kind = line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'same';
+    diff.append(revealed('span', { class: `diff-${kind}` }, `${line}\n`));
+  }
+  return h('section', { class: 'definition-change' },
+    h('p', { class: 'invisible-warning' }, `⚠ This tool's definition changed since it was approved (${change.previousHash.slice(0, 12)} → ${change.hash.slice(0, 12)}). Read the change before you approve:`),
+    diff);
 }

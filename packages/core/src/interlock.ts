@@ -79,6 +79,8 @@ export interface InterlockOptions {
    * created, and closed with it.
    */
   mcpServers?: McpServerOptions[];
+  /** False: start none of the MCP servers (a process that only reads the store). Default true. */
+  connectMcp?: boolean;
   /**
    * Tools made on first use from their name, for names `tools` does not have (Interlock's own
    * MCP server decides about an agent's tools this way). Advanced.
@@ -291,7 +293,8 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   const options = loaded === undefined ? given : { ...given, ...optionsFromProjectConfig(loaded, given) };
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';
-  const mcp = await connectedMcpServers([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])], runsTools);
+  const startsMcp = runsTools && options.connectMcp !== false;
+  const mcp = startsMcp ? await connectedMcpServers([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])]) : undefined;
   const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
   const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
   checkRules(approval.denyRules, 'denyRules');
@@ -397,8 +400,8 @@ function leaseMsOf(leaseMs: number | undefined): number {
  * The MCP servers' tools, or undefined when there are none (or this process runs no tool).
  * @throws InterlockError MCP_UNAVAILABLE naming every server that could not be reached: a workflow never runs without the tools it was given.
  */
-async function connectedMcpServers(servers: readonly McpServerOptions[], runsTools: boolean): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
-  if (servers.length === 0 || !runsTools) return undefined;
+async function connectedMcpServers(servers: readonly McpServerOptions[]): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
+  if (servers.length === 0) return undefined;
   const names = new Set<string>();
   for (const server of servers) {
     if (names.has(server.name)) throw new InterlockError('INVALID_OPTIONS', `two MCP servers are named "${server.name}": server names must be unique`);

@@ -37,7 +37,10 @@ export function describeToolCall(details: ToolApprovalDetails, style: TerminalSt
   const stage = details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
   const lines = [
     `${style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`)}`,
-    ...(details.toolDescription === '' ? [] : [`${INDENT}${style.dim(makeVisible(details.toolDescription))}`]),
+    ...(details.toolDescription === ''
+      ? []
+      : [`${INDENT}${details.toolName.startsWith('mcp__') ? style.yellow('from its MCP server, not checked: ') : ''}${style.dim(makeVisible(details.toolDescription))}`]),
+    ...(details.definitionChange === undefined ? [] : describeDefinitionChange(details.definitionChange, style)),
     `${INDENT}category ${style.bold(details.category)} · risk ${riskColour(details.riskLevel, style)} · asked by rule ${style.bold(details.rule)}`,
     `${INDENT}stage ${style.bold(stage)}`,
     `${INDENT}arguments:`,
@@ -119,4 +122,12 @@ function someString(value: unknown, test: (text: string) => boolean): boolean {
     return Object.entries(value).some(([key, item]) => test(key) || someString(item, test));
   }
   return false;
+}
+
+/** A pinned tool's definition that changed since it was approved: a warning and the diff. */
+function describeDefinitionChange(change: NonNullable<ToolApprovalDetails['definitionChange']>, style: TerminalStyle): string[] {
+  return [
+    `${INDENT}${style.red(style.bold(`⚠ its definition changed since it was approved (${change.previousHash.slice(0, 12)} → ${change.hash.slice(0, 12)}):`))}`,
+    ...change.diff.split('\n').map((line) => `${INDENT}${INDENT}${line.startsWith('+') ? style.green(makeVisible(line)) : line.startsWith('-') ? style.red(makeVisible(line)) : style.dim(makeVisible(line))}`),
+  ];
 }

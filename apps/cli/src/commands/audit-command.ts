@@ -45,7 +45,7 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
   }
   if (positionals.length > 0) throw new UsageError(`interlock audit takes no arguments, not ${positionals.join(' ')}`, 'audit');
   const store = parseStoreOption(values.store, 'audit');
-  const interlock = await createCliInterlock({ store: store.options });
+  const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
   let entries: AuditEntry[];
   let verification: AuditVerification;
   try {

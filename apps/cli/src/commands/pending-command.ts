@@ -35,7 +35,7 @@ export async function pendingCommand(argv: string[]): Promise<ExitCode> {
   }
   if (positionals.length > 0) throw new UsageError(`interlock pending takes no arguments, not ${positionals.join(' ')} (filter with --thread ID)`, 'pending');
   const store = parseStoreOption(values.store, 'pending');
-  const interlock = await createCliInterlock({ store: store.options });
+  const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
   let pending: UserInteractionRequest[];
   try {
     pending = await interlock.pending();

@@ -52,7 +52,7 @@ export async function threadsCommand(argv: string[]): Promise<ExitCode> {
   if (positionals.length > 0) throw new UsageError(`interlock threads takes no arguments, not ${positionals.join(' ')} (filter with --status)`, 'threads');
   const status = parseStatus(values.status);
   const store = parseStoreOption(values.store, 'threads');
-  const interlock = await createCliInterlock({ store: store.options });
+  const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
   let threads: ThreadRecord[];
   try {
     threads = await interlock.threads(status === undefined ? {} : { status });
