@@ -3,6 +3,14 @@ import { defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+const ALL = ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/**/*.test.ts'];
+const HEAVY = [
+  'packages/core/src/workers/workers.int.test.ts',
+  'packages/core/src/engine/multi-process.int.test.ts',
+  'packages/core/src/crash/crash-recovery.int.test.ts',
+  'apps/web/test/deployment.e2e.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // Tests run against the sources; the apps' end-to-end tests run the built CLI.
@@ -14,9 +22,14 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['./vitest.global-setup.ts'],
-    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 30_000,
     reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      { extends: true, test: { name: 'tests', include: ALL, exclude: HEAVY } },
+      // Each of these runs many processes against one PostgreSQL and takes both cores: two at
+      // once starve each other past their timeouts, so they run one at a time, beside the rest.
+      { extends: true, test: { name: 'many-process', include: HEAVY, fileParallelism: false } },
+    ],
   },
 });

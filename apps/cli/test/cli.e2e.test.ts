@@ -141,7 +141,7 @@ describe.concurrent('interlock usage', () => {
   it('explains an unknown command and exits 2', async () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker.');
+    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp.');
     expect(run.stderr).toContain('See interlock --help.');
   });
 

@@ -132,6 +132,19 @@ describe('MCP client: server-filesystem over stdio', () => {
     ]);
   });
 
+  it('shows a result to a person before the model sees it when the file asks for result approval (F13)', async () => {
+    await writeFile(join(directory, 'secret.txt'), 'the launch code');
+    const run = await runTurn({
+      servers: [filesystem({ tools: { read_text_file: { requireResultApproval: true } } })],
+      tools: ['mcp__fs__read_text_file'],
+      calls: [{ name: 'mcp__fs__read_text_file', arguments: { path: join(directory, 'secret.txt') } }],
+      answer: () => reject('not for the model'),
+    });
+    expect(run.asked.map((request) => [request.toolApproval?.stage, request.toolApproval?.result])).toEqual([['result', 'the launch code']]);
+    expect(run.toolMessages[0]).toMatch(/RESULT_REJECTED/);
+    expect(run.toolMessages[0]).not.toContain('launch code');
+  });
+
   it('refuses to start when a server cannot be reached, naming it', async () => {
     await expect(createInterlock({ mcpServers: [{ name: 'gone', transport: { type: 'stdio', command: join(directory, 'no-such-server') } }] })).rejects.toMatchObject({
       code: 'MCP_UNAVAILABLE',

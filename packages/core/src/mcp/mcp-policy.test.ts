@@ -72,3 +72,14 @@ category = "network"
     expect(() => mcpServersOf(loaded('[mcp.servers.x]\ncommand = "a"\nenv = ["MCP_TEST_UNSET_VARIABLE"]'))).toThrow(/mcp.servers.x.env: the environment variable MCP_TEST_UNSET_VARIABLE is not set/);
   });
 });
+
+describe('lineDiff', () => {
+  it('marks removed lines before added ones, with two lines of context and … for the rest', async () => {
+    const { lineDiff } = await import('../tools/tool-pins.js');
+    const before = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const after = ['a', 'b', 'c', 'd', 'E', 'f', 'g', 'h'];
+    expect(lineDiff(before, after)).toBe(['  …', '  c', '  d', '- e', '+ E', '  f', '  g', '  …'].join('\n'));
+    expect(lineDiff(['x'], ['x', 'y'])).toBe('  x\n+ y');
+    expect(lineDiff(['x', 'y'], ['y'])).toBe('- x\n  y');
+  });
+});

@@ -67,10 +67,10 @@ export function lineDiff(before: readonly string[], after: readonly string[]): s
       lines.push({ mark: ' ', text: before[i] ?? '' });
       i++;
       j++;
-    } else if (j < after.length && (i === before.length || at(i, j + 1) >= at(i + 1, j))) {
-      lines.push({ mark: '+', text: after[j++] ?? '' });
-    } else {
+    } else if (i < before.length && (j === after.length || at(i + 1, j) >= at(i, j + 1))) {
       lines.push({ mark: '-', text: before[i++] ?? '' });
+    } else {
+      lines.push({ mark: '+', text: after[j++] ?? '' });
     }
   }
   const nearChange = (index: number) => lines.slice(Math.max(0, index - 2), index + 3).some((line) => line.mark !== ' ');

@@ -144,6 +144,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'AddClaimEpochAndAuditHead1795651200000',
         'CreateJobsTable1795737600000',
         'NotifyChanges1795824000000',
+        'AddAuditToolDefinitionHash1795910400000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();
