@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -26,7 +26,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'tests', include: ALL, exclude: HEAVY } },
+      { extends: true, test: { name: 'tests', include: ALL, exclude: [...configDefaults.exclude, ...HEAVY] } },
       // Each of these runs many processes against one PostgreSQL and takes both cores: two at
       // once starve each other past their timeouts, so they run one at a time, beside the rest.
       { extends: true, test: { name: 'many-process', include: HEAVY, fileParallelism: false } },
