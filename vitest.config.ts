@@ -26,10 +26,11 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      { extends: true, test: { name: 'tests', include: ALL, exclude: [...configDefaults.exclude, ...HEAVY] } },
-      // Each of these runs many processes against one PostgreSQL and takes both cores: two at
-      // once starve each other past their timeouts, so they run one at a time, beside the rest.
-      { extends: true, test: { name: 'many-process', include: HEAVY, fileParallelism: false } },
+      { extends: true, test: { name: 'tests', include: ALL, exclude: [...configDefaults.exclude, ...HEAVY], sequence: { groupOrder: 0 } } },
+      // Each of these runs many processes against one PostgreSQL and takes both cores: beside
+      // anything else they starve it (and themselves) past timeouts and time budgets, so they
+      // run after the rest, one at a time.
+      { extends: true, test: { name: 'many-process', include: HEAVY, fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },
 });
