@@ -3,9 +3,20 @@ import type { AnalysisFindings } from './analysis-findings.js';
 import type { BashParser } from './bash-parser.js';
 import type { CompiledPolicy } from './shell-policy-options.js';
 
-/** The time one classification may still take: past `deadline` (performance.now()), it stops. */
+/**
+ * The time one classification may still take: past `deadline` (in {@link cpuMilliseconds}),
+ * it stops. CPU time, not wall time: what bounds an adversarial command is the work it
+ * costs, and a busy machine that schedules the process less must not turn a plain command
+ * into a question.
+ */
 export interface AnalysisBudget {
   readonly deadline: number;
+}
+
+/** This process's CPU time (user and system) in milliseconds: a classification runs synchronously on it. */
+export function cpuMilliseconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** Thrown when a classification ran out of its time budget; the classifier then asks. */
@@ -17,7 +28,7 @@ export class BudgetExceeded extends Error {
 
 /** Stops the analysis once its time is up (checked at every statement and nested script). */
 export function checkBudget(context: AnalysisContext): void {
-  if (performance.now() > context.budget.deadline) throw new BudgetExceeded(context.policy.timeBudgetMs);
+  if (cpuMilliseconds() > context.budget.deadline) throw new BudgetExceeded(context.policy.timeBudgetMs);
 }
 
 /** Where a command's standard input comes from, and its text when known. */

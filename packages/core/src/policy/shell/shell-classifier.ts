@@ -1,5 +1,5 @@
 import { AnalysisFindings } from './analysis-findings.js';
-import { BudgetExceeded, type AnalysisContext } from './analysis-context.js';
+import { BudgetExceeded, type AnalysisContext, cpuMilliseconds } from './analysis-context.js';
 import { createBashParser } from './bash-parser.js';
 import type { ShellClassification } from './shell-classification.js';
 import { compileShellPolicy, type ShellPolicyOptions } from './shell-policy-options.js';
@@ -38,7 +38,7 @@ export interface ShellClassifier {
 export async function createShellClassifier(options: ShellPolicyOptions = {}): Promise<ShellClassifier> {
   const policy = compileShellPolicy(options);
   const parser = await createBashParser();
-  return {
+  const classifier: ShellClassifier = {
     classify(command, context = {}) {
       const findings = new AnalysisFindings();
       const analysis: AnalysisContext = {
@@ -49,7 +49,7 @@ export async function createShellClassifier(options: ShellPolicyOptions = {}): P
         depth: 0,
         speculative: false,
         visitor: statementVisitor,
-        budget: { deadline: performance.now() + policy.timeBudgetMs },
+        budget: { deadline: cpuMilliseconds() + policy.timeBudgetMs },
       };
       try {
         if (command.trim() === '') findings.add('ask', 'shell:empty', 'the command is empty');
@@ -61,4 +61,8 @@ export async function createShellClassifier(options: ShellPolicyOptions = {}): P
       return findings.toClassification();
     },
   };
+  // A first classification is slow while the engine compiles its paths: pay that here, not
+  // in the budget of the first command a model proposes.
+  classifier.classify('cd src && ls -la | grep -v x > /dev/null; echo "$(date)" || true');
+  return classifier;
 }

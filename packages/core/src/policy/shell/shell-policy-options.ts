@@ -22,7 +22,7 @@ export const DEFAULT_MAX_LENGTH = 10_000;
 /** Trees (nested scripts included) deeper than this ask. */
 export const DEFAULT_MAX_DEPTH = 64;
 
-/** How long one classification may take before it stops and asks, in milliseconds. */
+/** How long one classification may take before it stops and asks, in milliseconds of CPU time. */
 export const DEFAULT_TIME_BUDGET_MS = 200;
 
 /**
