@@ -37,7 +37,7 @@ import type { ApprovalDecision, ShellClassifierPort } from './policy/decide-appr
 import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
 import type { Tool } from './tools/define-tool.js';
 import { ToolRegistry } from './tools/tool-registry.js';
-import { connectMcpServers, type McpServerOptions } from './mcp/mcp-client.js';
+import { connectMcpServersOrFail, type McpServerOptions } from './mcp/mcp-client.js';
 import { CONTINUE_IN, JobPlanner, type ContinueIn } from './workers/job-planner.js';
 
 /**
@@ -294,7 +294,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';
   const startsMcp = runsTools && options.connectMcp !== false;
-  const mcp = startsMcp ? await connectedMcpServers([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])]) : undefined;
+  const mcp = startsMcp ? await connectMcpServersOrFail([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])]) : undefined;
   const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
   const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
   checkRules(approval.denyRules, 'denyRules');
@@ -394,25 +394,6 @@ function leaseMsOf(leaseMs: number | undefined): number {
     throw new InterlockError('INVALID_OPTIONS', `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`);
   }
   return leaseMs;
-}
-
-/**
- * The MCP servers' tools, or undefined when there are none (or this process runs no tool).
- * @throws InterlockError MCP_UNAVAILABLE naming every server that could not be reached: a workflow never runs without the tools it was given.
- */
-async function connectedMcpServers(servers: readonly McpServerOptions[]): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
-  if (servers.length === 0) return undefined;
-  const names = new Set<string>();
-  for (const server of servers) {
-    if (names.has(server.name)) throw new InterlockError('INVALID_OPTIONS', `two MCP servers are named "${server.name}": server names must be unique`);
-    names.add(server.name);
-  }
-  const mcp = await connectMcpServers(servers);
-  if (mcp.problems.length > 0) {
-    await mcp.close();
-    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), { details: { problems: mcp.problems } });
-  }
-  return mcp;
 }
 
 /** True, or why `name` names no tool (with the one it probably meant). */

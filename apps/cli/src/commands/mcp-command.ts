@@ -79,15 +79,10 @@ async function listServers(storeSpec: string | undefined, json: boolean): Promis
   const mcp = await connectMcpServers(servers);
   try {
     const pins = await new ToolPins(store).all();
-    const rows = mcp.listed.map(({ server, tool }) => ({
-      server,
-      tool: tool.name,
-      category: tool.category,
-      risk: tool.riskLevel,
-      idempotent: tool.idempotent === true,
-      pin: pinState(tool, pins[tool.name]).state === 'same' ? 'pinned' : pinState(tool, pins[tool.name]).state,
-      definitionHash: tool.definitionHash,
-    }));
+    const rows = mcp.listed.map(({ server, tool }) => {
+      const { state } = pinState(tool, pins[tool.name]);
+      return { server, tool: tool.name, category: tool.category, risk: tool.riskLevel, idempotent: tool.idempotent === true, pin: state === 'same' ? 'pinned' : state, definitionHash: tool.definitionHash };
+    });
     if (json) {
       process.stdout.write(`${JSON.stringify({ servers: servers.map((server) => server.name), tools: rows, problems: mcp.problems })}\n`);
     } else {

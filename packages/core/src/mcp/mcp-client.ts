@@ -230,6 +230,25 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
   };
 }
 
+/**
+ * Every server's tools, or undefined when no server is given.
+ * @throws InterlockError INVALID_OPTIONS for two servers of one name; MCP_UNAVAILABLE naming every server that could not be reached (a workflow never runs without the tools it was given).
+ */
+export async function connectMcpServersOrFail(servers: readonly McpServerOptions[]): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
+  if (servers.length === 0) return undefined;
+  const names = new Set<string>();
+  for (const server of servers) {
+    if (names.has(server.name)) throw new InterlockError('INVALID_OPTIONS', `two MCP servers are named "${server.name}": server names must be unique`);
+    names.add(server.name);
+  }
+  const mcp = await connectMcpServers(servers);
+  if (mcp.problems.length > 0) {
+    await mcp.close();
+    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), { details: { problems: mcp.problems } });
+  }
+  return mcp;
+}
+
 type Validator = { getValidator(schema: never): (value: unknown) => { valid: boolean; errorMessage?: string | undefined } };
 let validatorLoaded: Promise<Validator> | undefined;
 /** The SDK's Ajv validator, loaded with the first server. */

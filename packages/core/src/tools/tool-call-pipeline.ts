@@ -135,7 +135,7 @@ export class ToolCallPipeline {
       const proposed = { toolName: call.name, arguments: call.finalArguments };
       const scope = this.scopeOf(context);
       const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
-      const decision = await this.checkPin(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered));
+      const decision = await this.pins.checkDecision(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered));
       call.rule = decision.rule;
       call.rememberable = decision.rememberable;
       context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
@@ -166,24 +166,10 @@ export class ToolCallPipeline {
     }
   }
 
-  /** A pinned tool whose definition changed since it was approved is asked about again, whatever else allowed it (issue 17). */
-  private async checkPin(tool: Tool | undefined, decision: ApprovalDecision): Promise<ApprovalDecision> {
-    if (!tool?.pinned || decision.outcome === 'deny') return decision;
-    const pin = await this.pins.state(tool);
-    if (pin.state !== 'changed') return decision;
-    return {
-      ...decision,
-      outcome: 'ask',
-      rule: 'pin:definition-changed',
-      reason: `the definition of ${tool.name} changed since it was approved (was ${pin.previousHash.slice(0, 12)}, now ${pin.hash.slice(0, 12)})`,
-      rememberable: false,
-    };
-  }
-
   /** The first approval of a pinned tool pins its definition; an approval of a changed one moves the pin. */
   private async pinApproved(toolName: string): Promise<void> {
     const tool = this.tools.find(toolName);
-    if (tool?.pinned && (await this.pins.state(tool)).state !== 'same') await this.pins.pin(tool, this.now());
+    if (tool) await this.pins.pinApproved(tool, this.now());
   }
 
   /** `onToolApprove`, else a `toolApproval` handler on the message bus, else nobody (a person is asked). */
@@ -259,8 +245,7 @@ export class ToolCallPipeline {
     const batchId = calls[0]?.id ?? '';
     const changes = await Promise.all(calls.map(async (call) => {
       const tool = this.tools.find(call.name);
-      const pin = stage === 'execution' && tool?.pinned ? await this.pins.state(tool) : undefined;
-      return pin?.state === 'changed' ? { previousHash: pin.previousHash, hash: pin.hash, diff: pin.diff } : undefined;
+      return stage === 'execution' && tool ? this.pins.changeOf(tool) : undefined;
     }));
     const specs = calls.map((call, index): InteractionSpec => {
       const tool = this.tools.find(call.name);

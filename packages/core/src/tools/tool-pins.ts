@@ -1,4 +1,5 @@
 import type { GlobalVariableStore } from '../persistence/checkpoint-store.js';
+import type { ApprovalDecision } from '../policy/decide-approval.js';
 import type { Tool } from './define-tool.js';
 
 /** Where pins are kept: a global-variable scope no workflow id can take. */
@@ -29,6 +30,32 @@ export class ToolPins {
 
   async state(tool: Tool): Promise<PinState> {
     return pinState(tool, (await this.all())[tool.name]);
+  }
+
+  /** A pinned tool whose definition changed since it was approved is asked about again, whatever else allowed it. */
+  async checkDecision(tool: Tool | undefined, decision: ApprovalDecision): Promise<ApprovalDecision> {
+    if (!tool?.pinned || decision.outcome === 'deny') return decision;
+    const pin = await this.state(tool);
+    if (pin.state !== 'changed') return decision;
+    return {
+      ...decision,
+      outcome: 'ask',
+      rule: 'pin:definition-changed',
+      reason: `the definition of ${tool.name} changed since it was approved (was ${pin.previousHash.slice(0, 12)}, now ${pin.hash.slice(0, 12)})`,
+      rememberable: false,
+    };
+  }
+
+  /** What changed in a pinned tool's definition since its approval, for the approver; undefined when nothing did. */
+  async changeOf(tool: Tool): Promise<{ previousHash: string; hash: string; diff: string } | undefined> {
+    if (!tool.pinned) return undefined;
+    const pin = await this.state(tool);
+    return pin.state === 'changed' ? { previousHash: pin.previousHash, hash: pin.hash, diff: pin.diff } : undefined;
+  }
+
+  /** After an approval: the first pins the definition, one of a changed definition moves the pin. */
+  async pinApproved(tool: Tool, at: string): Promise<void> {
+    if (tool.pinned && (await this.state(tool)).state !== 'same') await this.pin(tool, at);
   }
 
   /** Pins the tool's current definition (after an approval). */
