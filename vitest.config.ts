@@ -3,7 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-const ALL = ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'examples/**/*.test.ts'];
+const ALL = ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'bench/test/**/*.test.ts', 'examples/**/*.test.ts'];
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts'];
 const HEAVY = ['packages/core/src/workers/workers.int.test.ts', 'packages/core/src/engine/multi-process.int.test.ts', 'packages/core/src/crash/crash-recovery.int.test.ts'];
 

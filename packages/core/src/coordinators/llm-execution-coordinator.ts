@@ -131,7 +131,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       nodeId,
     });
     for (const call of turn.calls) {
-      conversation.push({ role: 'tool', toolCallId: call.id, content: call.content ?? '[ERROR] the call did not finish', nodeId });
+      conversation.push({ role: 'tool', toolCallId: call.id, content: call.phase === 'done' ? call.content : '[ERROR] the call did not finish', nodeId });
     }
     const instructions = turn.calls
       .filter((call) => call.userInstruction !== undefined && this.tools.find(call.name)?.category !== 'ask')

@@ -1,36 +1,24 @@
-import { ToolPins } from './tool-pins.js';
 import { inject, injectable } from 'inversify';
-import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason } from '@interlock/sdk-types';
+import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
-import { fenceOf } from '../engine/thread-claims.js';
 import { TYPES } from '../di/tokens.js';
-import { toInterlockError } from '../errors/interlock-error.js';
+import type { Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { isStop } from '../engine/shutdown.js';
-import type { InteractionGateway, InteractionSpec } from '../interaction/interaction-gateway.js';
-import type { ICheckpointStore, InteractionRecord, ToolExecutionRecord, ToolExecutionStatus } from '../persistence/checkpoint-store.js';
-import { hashArguments } from '../policy/canonical-arguments.js';
-import { parseStrictly } from './strict-arguments.js';
-import type { Clock } from '../engine/clock.js';
-import { durable, failpointAfterCommit } from '../engine/durability.js';
-import { failpoint } from '../engine/failpoints.js';
+import { fenceOf } from '../engine/thread-claims.js';
+import type { InteractionGateway } from '../interaction/interaction-gateway.js';
+import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
-import type { ApprovalDecision } from '../policy/decide-approval.js';
-import type { ToolApproveResult, ToolUse } from '../policy/approval-options.js';
 import type { MessageBus } from '../policy/message-bus.js';
+import { admit, ruling } from './admission.js';
+import { approvalSpecs, readAnswer, type AuditDraft } from './approval-requests.js';
+import { askAutomatically, automaticApprover, type AutomaticApprover } from './automatic-approvers.js';
 import type { Tool } from './define-tool.js';
-import { toolMessage } from './tool-messages.js';
+import { parseStrictly } from './strict-arguments.js';
+import { ToolExecution } from './tool-execution.js';
+import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
-import type { TurnCall, TurnState } from './turn-state.js';
-
-const PROMPTS: Record<ApprovalStage, (toolName: string) => string> = {
-  execution: (toolName) => `Allow ${toolName} to run with these arguments?`,
-  result: (toolName) => `Let the model see the result of ${toolName}?`,
-  recovery: (toolName) =>
-    `${toolName} started before the process stopped and its outcome is unknown. Did it run (done), should it run again (retry), or did it fail (fail)?`,
-};
-
-const AWAITING = { execution: 'awaiting-approval', result: 'awaiting-result', recovery: 'awaiting-recovery' } as const;
+import { approve, awaitAnswer, describeCall, finish, isAwaiting, type AwaitingCall, type NewCall, type ReadyCall, type TurnCall, type TurnState } from './turn-state.js';
 
 /** How a batch of calls ended in this run. */
 export type TurnProgress = 'done' | 'suspend' | 'cancelled';
@@ -41,15 +29,24 @@ export interface TurnOptions {
   allowedTools: readonly string[];
 }
 
+const UNASKED_PHASE = { result: 'awaiting-result', recovery: 'awaiting-recovery' } as const;
+
 /**
  * Decides, asks about, runs and reports the tool calls of one model turn (or one TOOL
  * node), F13–F19, F44: every call goes through the approval pipeline; the calls that need
  * a person are requested together; the allowed ones run at once; one rejection never
  * drops the others. The turn state is checkpointed, so a wait can resume in any process.
+ *
+ * The stages live beside it: admission (admission.ts, pure), the automatic approvers
+ * (automatic-approvers.ts), the questions and the reading of their answers
+ * (approval-requests.ts, pure), and running a call behind its write-ahead record
+ * (tool-execution.ts). Calls move only by the transitions of turn-state.ts; this class
+ * drives them and does the audit, the events and the session memory.
  */
 @injectable()
 export class ToolCallPipeline {
   private readonly pins: ToolPins;
+  private readonly execution: ToolExecution;
 
   constructor(
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
@@ -57,11 +54,12 @@ export class ToolCallPipeline {
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.AuditLog) private readonly audit: AuditLog,
-    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
+    @inject(TYPES.WorkspaceRoot) workspaceRoot: string,
     @inject(TYPES.MessageBus) private readonly bus: MessageBus,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {
     this.pins = new ToolPins(store);
+    this.execution = new ToolExecution(store, clock, workspaceRoot);
   }
 
   async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
@@ -70,11 +68,10 @@ export class ToolCallPipeline {
     for (;;) {
       // Closing the process stops here: approved calls not yet run stay 'ready' in the checkpoint.
       if (context.signal.aborted && isStop(context.signal.reason)) return 'suspend';
-      const toAsk = await this.decideNewCalls(turn, context, options);
-      if (toAsk.length > 0) await this.requestApprovals(toAsk, 'execution', context, options);
+      await this.decideNewCalls(turn, context, options);
       await this.runReadyCalls(turn, context, options);
 
-      const awaiting = turn.calls.filter((call) => call.phase.startsWith('awaiting-'));
+      const awaiting = turn.calls.filter(isAwaiting);
       if (awaiting.length === 0) return 'done';
       const waiting = awaiting.filter((call) => !elsewhere.has(call.interactionId ?? ''));
       if (waiting.length === 0) return 'suspend';
@@ -82,344 +79,153 @@ export class ToolCallPipeline {
       const { settled, suspendedIds } = await this.gateway.settle(records, context);
       for (const id of suspendedIds) elsewhere.add(id);
       if (context.signal.aborted && !isStop(context.signal.reason)) {
-        for (const record of settled) {
-          this.gateway.release(record.interactionId, context);
-          if (record.status === 'failed') {
-            context.emit({
-              type: 'USER_INTERACTION_FAILED',
-              interactionId: record.interactionId,
-              nodeId: record.nodeId,
-              operationType: 'TOOL_APPROVAL',
-              reason: record.failureReason ?? 'cancelled',
-              message: record.failureMessage ?? 'the thread was cancelled',
-            });
-          }
-        }
-        this.closeCancelled(turn, context, options);
+        this.cancel(turn, settled, context, options);
         return 'cancelled';
       }
       for (const record of settled) {
-        const call = waiting.find((candidate) => candidate.interactionId === record.interactionId);
-        if (call) await this.applyAnswer(call, record, context, options);
+        const index = turn.calls.findIndex((call) => isAwaiting(call) && call.interactionId === record.interactionId);
+        if (index >= 0) await this.applyAnswer(turn, index, record, context, options);
       }
       // Nothing settled (every question waits elsewhere): the checkpoint before asking stands.
       if (settled.length > 0) await context.checkpoint();
     }
   }
 
-  /** Runs the pipeline on each new call; returns the calls that need a person. */
-  private async decideNewCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnCall[]> {
-    const toAsk: TurnCall[] = [];
-    for (const call of turn.calls.filter((candidate) => candidate.phase === 'new')) {
-      context.emit({ type: 'TOOL_CALL_REQUESTED', ...this.describe(call, options) });
-      if (!options.allowedTools.includes(call.name)) {
-        const offered = options.allowedTools.join(', ') || 'none';
-        await this.record(call, context, { outcome: 'deny', decidedBy: 'tool:not-offered', rule: 'tool:not-offered', reason: `not among this node's tools (${offered})`, stage: 'execution' });
-        this.finish(call, 'NOT_FOUND', `No tool named "${call.name}" is available here. Available tools: ${offered}.`, context, options);
-        continue;
-      }
-      const tool = this.tools.find(call.name);
-      if (tool && call.argumentsError !== undefined) {
-        this.finish(call, 'ERROR', `The arguments were not a usable JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`, context, options);
-        continue;
-      }
-      if (tool) {
-        const parsed = tool.parameters.safeParse(call.arguments);
-        if (!parsed.success) {
-          const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-          this.finish(call, 'ERROR', `The arguments do not match the schema of ${tool.name}: ${problems}. Fix them and call again.`, context, options);
-          continue;
-        }
-        call.finalArguments = parsed.data as Record<string, unknown>;
-      }
-      const proposed = { toolName: call.name, arguments: call.finalArguments };
-      const scope = this.scopeOf(context);
-      const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
-      const decision = await this.pins.checkDecision(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools: context.thread.toolApproval.autoApprovedTools }, remembered));
-      call.rule = decision.rule;
-      call.rememberable = decision.rememberable;
-      context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: decision.outcome, rule: decision.rule });
-      const responder = this.automaticResponder();
-      if (decision.outcome === 'ask' && responder && tool) {
-        await this.askCallback(call, tool, decision, responder, context, options);
-        continue;
-      }
-      await this.applyDecision(call, decision, context, options, toAsk);
+  /** Decides each new call; those that need a person are asked together. */
+  private async decideNewCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const toAsk: number[] = [];
+    for (const [index, call] of turn.calls.entries()) {
+      if (call.phase !== 'new') continue;
+      const next = await this.decide(call, context, options);
+      turn.calls[index] = next;
+      // Still new once decided: it waits for a person.
+      if (next.phase === 'new') toAsk.push(index);
     }
-    return toAsk;
+    if (toAsk.length > 0) await this.requestApprovals(turn, toAsk, 'execution', context, options);
   }
 
-  private async applyDecision(call: TurnCall, decision: ApprovalDecision, context: NodeExecutionContext, options: TurnOptions, toAsk: TurnCall[]): Promise<void> {
+  /** Admission, then the rules, then an automatic approver when the rules say ask. */
+  private async decide(call: NewCall, context: NodeExecutionContext, options: TurnOptions): Promise<TurnCall> {
+    context.emit({ type: 'TOOL_CALL_REQUESTED', ...describeCall(call, options.nodeId) });
+    const tool = this.tools.find(call.name);
+    const admission = admit(call, tool, options.allowedTools);
+    if (admission.kind === 'refused') {
+      if (admission.audited) await this.record(call, context, { outcome: 'deny', decidedBy: admission.audited.rule, ...admission.audited, stage: 'execution' });
+      return this.report(finish(call, admission.status, admission.message), context, options);
+    }
+    const proposed = { toolName: call.name, arguments: admission.finalArguments };
+    const scope = this.scopeOf(context);
+    const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
+    const autoApprovedTools = context.thread.toolApproval.autoApprovedTools;
+    const decision = await this.pins.checkDecision(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools }, remembered));
+    const decided: NewCall = { ...call, finalArguments: admission.finalArguments, rule: decision.rule, rememberable: decision.rememberable };
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(decided, options.nodeId), decision: decision.outcome, rule: decision.rule });
     if (decision.outcome === 'ask') {
-      toAsk.push(call);
-      return;
+      const approver = automaticApprover(this.policy, this.bus);
+      return approver && tool ? this.askApprover(decided, tool, approver, context, options) : decided;
     }
-    await this.record(call, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
-    if (decision.outcome === 'allow') {
-      await this.pinApproved(call.name);
-      call.phase = 'ready';
-      call.approvedBy = decision.rule;
-    } else if (decision.notFound) {
-      this.finish(call, 'NOT_FOUND', `No tool named "${call.name}". Available tools: ${this.tools.names().join(', ') || 'none'}.`, context, options);
-    } else {
-      this.finish(call, 'EXECUTION_REJECTED', `denied by policy (${decision.rule}): ${decision.reason}`, context, options);
-    }
+    await this.record(decided, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
+    const verdict = ruling(decided, decision, this.tools.names());
+    if (!verdict.runs) return this.report(finish(decided, verdict.status, verdict.message), context, options);
+    await this.pinApproved(call.name);
+    return approve(decided, decision.rule);
   }
 
-  /** The first approval of a pinned tool pins its definition; an approval of a changed one moves the pin. */
-  private async pinApproved(toolName: string): Promise<void> {
-    const tool = this.tools.find(toolName);
-    if (tool) await this.pins.pinApproved(tool, this.now());
-  }
-
-  /** `onToolApprove`, else a `toolApproval` handler on the message bus, else nobody (a person is asked). */
-  private automaticResponder(): { name: string; ask: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult> } | undefined {
-    const callback = this.policy.options.onToolApprove;
-    if (callback) return { name: 'callback:onToolApprove', ask: callback };
-    if (this.bus.has('toolApproval')) {
-      return { name: 'bus:toolApproval', ask: (toolUse) => this.bus.request('toolApproval', { toolUse, category: toolUse.category, sessionId: toolUse.sessionId }) };
-    }
-    return undefined;
-  }
-
-  /** The callback (or bus handler) decides when the pipeline did not (F26); errors and bad answers deny (F28). */
-  private async askCallback(
-    call: TurnCall,
-    tool: Tool,
-    decision: ApprovalDecision,
-    responder: { name: string; ask: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult> },
-    context: NodeExecutionContext,
-    options: TurnOptions,
-  ): Promise<void> {
-    let approved = false;
-    let reason = `${responder.name} said no`;
-    try {
-      const answer = await withTimeout(context.thread.toolApproval.approvalTimeout, responder.name, responder.ask({
-        toolName: tool.name,
-        arguments: call.finalArguments,
-        category: tool.category,
-        riskLevel: tool.riskLevel,
-        rule: decision.rule,
-        threadId: context.thread.threadId,
-        sessionId: context.thread.session.sessionId,
-        channel: context.thread.channel,
-      }));
-      if (typeof answer === 'boolean') approved = answer;
-      else if (answer && typeof answer === 'object') {
-        approved = answer.approved === true;
-        if (answer.denyReason) reason = answer.denyReason;
-        if (approved && answer.params) {
-          const edited = parseStrictly(tool.parameters, answer.params);
-          const again = edited.ok ? this.policy.decide({ toolName: tool.name, arguments: edited.value }, this.scopeOf(context)) : undefined;
-          if (!edited.ok || again?.outcome === 'deny') {
-            approved = false;
-            reason = `${responder.name} returned params that are invalid or denied${edited.ok ? '' : ` (${edited.problem})`}`;
-          } else {
-            call.finalArguments = edited.value;
-          }
-        }
-      } else {
-        reason = `${responder.name} returned neither a boolean nor a decision`;
-      }
-    } catch (error) {
-      reason = `${responder.name} failed: ${toInterlockError(error).message}`;
-    }
-    await this.record(call, context, {
-      outcome: approved ? 'allow' : 'deny',
-      decidedBy: responder.name,
-      rule: decision.rule,
-      reason: approved ? `${responder.name} approved` : reason,
-      stage: 'execution',
+  /** The callback (or bus handler) decides when the rules did not (F26); errors and bad answers deny (F28). */
+  private async askApprover(call: NewCall, tool: Tool, approver: AutomaticApprover, context: NodeExecutionContext, options: TurnOptions): Promise<TurnCall> {
+    const { thread } = context;
+    const rule = call.rule ?? 'ask';
+    const toolUse = {
+      toolName: tool.name,
+      arguments: call.finalArguments,
+      category: tool.category,
+      riskLevel: tool.riskLevel,
+      rule,
+      threadId: thread.threadId,
+      sessionId: thread.session.sessionId,
+      channel: thread.channel,
+    };
+    const verdict = await askAutomatically(approver, toolUse, tool, {
+      timeoutMs: thread.toolApproval.approvalTimeout,
+      clock: this.clock,
+      denies: (edited) => this.policy.decide({ toolName: tool.name, arguments: edited }, this.scopeOf(context)).outcome === 'deny',
     });
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: approved ? 'allow' : 'deny', rule: responder.name });
-    if (approved) {
-      await this.pinApproved(call.name);
-      call.phase = 'ready';
-      call.approvedBy = responder.name;
-    } else {
-      this.finish(call, 'EXECUTION_REJECTED', reason, context, options);
-    }
+    const reason = verdict.approved ? `${approver.name} approved` : verdict.reason;
+    await this.record(call, context, { outcome: verdict.approved ? 'allow' : 'deny', decidedBy: approver.name, rule, reason, stage: 'execution' });
+    const next = verdict.approved ? { ...call, finalArguments: verdict.finalArguments } : call;
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(next, options.nodeId), decision: verdict.approved ? 'allow' : 'deny', rule: approver.name });
+    if (!verdict.approved) return this.report(finish(call, 'EXECUTION_REJECTED', reason), context, options);
+    await this.pinApproved(call.name);
+    return approve(next, approver.name);
   }
 
-  private async requestApprovals(calls: TurnCall[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    const batchId = calls[0]?.id ?? '';
-    const changes = await Promise.all(calls.map(async (call) => {
-      const tool = this.tools.find(call.name);
-      return stage === 'execution' && tool ? this.pins.changeOf(tool) : undefined;
-    }));
-    const specs = calls.map((call, index): InteractionSpec => {
-      const tool = this.tools.find(call.name);
-      const definitionChange = changes[index];
-      return {
-        nodeId: options.nodeId,
-        operationType: 'TOOL_APPROVAL',
-        prompt: definitionChange ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}` : PROMPTS[stage](call.name),
-        timeout: context.thread.toolApproval.approvalTimeout,
-        metadata: {},
-        toolApproval: {
-          toolCallId: call.id,
-          toolName: call.name,
-          toolDescription: tool?.description ?? '',
-          toolParameters: call.finalArguments,
-          ...(tool ? { parametersSchema: tool.jsonSchema } : {}),
-          category: tool?.category ?? 'command',
-          riskLevel: tool?.riskLevel ?? 'HIGH',
-          rule: call.rule ?? 'ask',
-          stage,
-          ...(stage === 'result' ? { result: call.result } : {}),
-          rememberable: stage === 'execution' && call.rememberable === true,
-          ...(definitionChange ? { definitionChange } : {}),
-          batch: { id: `${options.nodeId}:${batchId}`, index, size: calls.length },
-        },
-      };
-    });
-    // The calls learn their interaction ids before the checkpoint, so a crash never orphans one.
+  /** Opens one interaction per call; the calls learn their interaction ids before the checkpoint, so a crash never orphans one. */
+  private async requestApprovals(turn: TurnState, indices: number[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const calls = indices.map((index) => turn.calls[index]).filter((call): call is TurnCall => call !== undefined);
+    const toolOf = (name: string) => this.tools.find(name);
+    const changes =
+      stage === 'execution'
+        ? await Promise.all(calls.map((call) => {
+            const tool = toolOf(call.name);
+            return tool ? this.pins.changeOf(tool) : undefined;
+          }))
+        : undefined;
+    const specs = approvalSpecs(calls, stage, { nodeId: options.nodeId, timeout: context.thread.toolApproval.approvalTimeout, toolOf, ...(changes ? { changes } : {}) });
     await this.gateway.open(specs, context, (records) =>
-      records.forEach((record, index) => {
-        const call = calls[index];
-        if (!call) return;
-        call.interactionId = record.interactionId;
-        call.phase = AWAITING[stage];
+      records.forEach((record, n) => {
+        const index = indices[n];
+        const call = calls[n];
+        if (index !== undefined && call) turn.calls[index] = awaitAnswer(call, stage, record.interactionId);
       }),
     );
   }
 
-  /** Runs every call that may run, concurrently; results that need approval are asked about together. */
+  /** Runs every call that may run, concurrently; results and unknown outcomes that need a person are asked about together. */
   private async runReadyCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    const ready = turn.calls.filter((call) => call.phase === 'ready');
-    if (ready.length === 0 || context.signal.aborted) return;
-    await Promise.all(ready.map((call) => this.execute(call, context, options)));
-    const needResultApproval = ready.filter((call) => call.phase === 'awaiting-result' && call.interactionId === undefined);
-    if (needResultApproval.length > 0) await this.requestApprovals(needResultApproval, 'result', context, options);
-    const unknown = ready.filter((call) => call.phase === 'awaiting-recovery' && call.interactionId === undefined);
-    if (unknown.length > 0) await this.requestApprovals(unknown, 'recovery', context, options);
-    // The outcomes are in the write-ahead records: a crash before the next checkpoint replays them.
-    context.checkpointLater();
-  }
-
-  private async execute(call: TurnCall, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    const tool = this.tools.find(call.name);
-    if (!tool) {
-      this.finish(call, 'NOT_FOUND', `No tool named "${call.name}".`, context, options);
-      return;
-    }
-    if (!(await this.startExecution(call, tool, context, options))) return;
-    context.emit({ type: 'TOOL_CALL_STARTED', ...this.describe(call, options) });
-    try {
-      const result = await tool.execute(tool.parameters.parse(call.finalArguments), {
-        threadId: context.thread.threadId,
-        nodeId: options.nodeId,
-        toolCallId: call.id,
-        signal: context.signal,
-        workspaceRoot: this.workspaceRoot,
-        ...(call.userInstruction === undefined && call.responder === undefined
-          ? {}
-          : {
-              approval: {
-                ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
-                ...(call.responder === undefined ? {} : { responder: call.responder }),
-              },
-            }),
-      });
-      await failpointAfterCommit('tool:effect-done', this.store);
-      await this.store.markToolFinished(
-        context.thread.threadId,
-        call.id,
-        { status: 'SUCCESS', output: result, content: toolMessage('SUCCESS', result) },
-        this.now(),
-        fenceOf(context.thread),
-      );
-      if (tool.requireResultApproval) {
-        call.result = result;
-        delete call.interactionId;
-        call.phase = 'awaiting-result';
-        return;
-      }
-      this.finish(call, 'SUCCESS', result, context, options);
-    } catch (error) {
-      const failure = toInterlockError(error);
-      // The claim was taken meanwhile (this process froze past it): write nothing more.
-      if (failure.code === 'STORE_CONFLICT') throw failure;
-      const message = failure.message;
-      // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.
-      const status = failure.code === 'TOOL_TIMEOUT' ? 'TIMEOUT' : 'ERROR';
-      const detail = status === 'TIMEOUT' ? failure : message;
-      await this.store.markToolFinished(context.thread.threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
-      this.finish(call, status, detail, context, options);
-    }
-  }
-
-  /**
-   * The write-ahead record of a call (F40): its approval is stored bound to the hash of the
-   * exact arguments, then `started` only if that hash matches. A call found `finished` is
-   * never run again; one found `started` (the process died while it ran) is run again only
-   * if its tool is idempotent, otherwise a person decides what happened. Returns whether the
-   * tool may run now.
-   */
-  private async startExecution(call: TurnCall, tool: Tool, context: NodeExecutionContext, options: TurnOptions): Promise<boolean> {
-    const { threadId } = context.thread;
-    const fence = fenceOf(context.thread);
-    const argumentsHash = hashArguments(call.finalArguments);
-    await this.store.recordToolApproval(
-      {
-      threadId,
-      toolCallId: call.id,
-      toolName: tool.name,
-      argumentsHash,
-      arguments: call.finalArguments,
-      approvedBy: call.approvedBy ?? call.rule ?? 'unknown',
-      idempotent: tool.idempotent === true,
-      createdAt: this.now(),
-      },
-      fence,
+    if (context.signal.aborted) return;
+    const ready = indicesOf(turn, (call): call is ReadyCall => call.phase === 'ready');
+    await Promise.all(
+      ready.map(async (index) => {
+        const call = turn.calls[index] as ReadyCall;
+        turn.calls[index] = this.report(await this.execution.run(call, this.tools.find(call.name), context, options.nodeId), context, options);
+      }),
     );
-    await failpointAfterCommit('tool:approved', this.store);
-    const from: ToolExecutionStatus[] = tool.idempotent ? ['approved', 'started'] : ['approved'];
-    if (await this.store.markToolStarted(threadId, call.id, argumentsHash, from, this.now(), fence)) {
-      // Write-ahead: the approval and `started` are durable before the side effect.
-      await durable(this.store);
-      failpoint('tool:started');
-      return true;
+    for (const stage of ['result', 'recovery'] as const) {
+      const unasked = indicesOf(turn, (call) => call.phase === UNASKED_PHASE[stage] && call.interactionId === undefined);
+      if (unasked.length > 0) await this.requestApprovals(turn, unasked, stage, context, options);
     }
-    // It did not start: it finished before (its outcome stands) or died while running.
-    let execution = await this.store.getToolExecution(threadId, call.id);
-    // Started and unfinished: this run's claim was taken from a process that died or froze
-    // past its lease while the call ran. Unknown, unless that process's outcome landed first.
-    if (execution?.status === 'started' && !(await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now(), fence))) {
-      execution = await this.store.getToolExecution(threadId, call.id);
-    }
-    if (execution?.status === 'finished' && execution.outcome) {
-      this.replayOutcome(call, tool, execution.outcome, context, options);
-      return false;
-    }
-    if (execution?.status === 'started') {
-      context.emit({ type: 'TOOL_CALL_OUTCOME_UNKNOWN', ...this.describe(call, options) });
-      call.phase = 'awaiting-recovery';
-      delete call.interactionId;
-      return false;
-    }
-    if (execution?.status === 'unknown') {
-      call.phase = 'awaiting-recovery';
-      delete call.interactionId;
-      return false;
-    }
-    this.finish(call, 'ERROR', 'No stored approval matches these exact arguments, so the call was not run.', context, options);
-    return false;
+    // The outcomes are in the write-ahead records: a crash before the next checkpoint replays them.
+    if (ready.length > 0) context.checkpointLater();
   }
 
-  /** A call that finished before a crash: its stored outcome stands; it does not run again. */
-  private replayOutcome(call: TurnCall, tool: Tool, outcome: NonNullable<ToolExecutionRecord['outcome']>, context: NodeExecutionContext, options: TurnOptions): void {
-    if (outcome.status === 'SUCCESS' && tool.requireResultApproval) {
-      call.result = outcome.output;
-      delete call.interactionId;
-      call.phase = 'awaiting-result';
+  /** Applies a person's answer (or the failure of the wait) to its call. */
+  private async applyAnswer(turn: TurnState, index: number, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+    const call = turn.calls[index] as AwaitingCall;
+    this.gateway.release(record.interactionId, context);
+    const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
+    const automaticMemory = this.policy.options.sessionMemory === 'automatic';
+    const reading = readAnswer(call, record, (edited) => this.refuseEdit(call, edited, context), automaticMemory);
+    if (reading.kind === 'failed') {
+      context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: reading.reason, message: reading.message });
+      await this.record(call, context, reading.audit);
+      turn.calls[index] = this.report(reading.next, context, options);
       return;
     }
-    this.finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : outcome.content.replace(/^\[[A-Z_]+\] /, ''), context, options);
-  }
-
-  private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    const { response, responder } = reading;
+    context.emit({ type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) });
+    await this.record(call, context, reading.audit);
+    if (reading.kind === 'refused-edit') {
+      turn.calls[index] = this.report(reading.next, context, options);
+      return;
+    }
+    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(reading.next, options.nodeId), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
+    if (reading.remember) await this.policy.remember({ toolName: call.name, arguments: reading.next.finalArguments }, this.scopeOf(context));
+    let next = reading.next;
+    if (reading.resolution) next = await this.execution.resolve(next, reading.resolution, response.denyReason, context);
+    else if (next.phase === 'ready') await this.pinApproved(call.name);
+    turn.calls[index] = this.report(next, context, options);
+    await this.store.markProcessed(record.interactionId, fenceOf(context.thread));
+    context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
   }
 
   /** Why arguments a person edited may not run (they do not fit the tool's schema, or a rule denies them), or undefined. */
@@ -432,125 +238,54 @@ export class ToolCallPipeline {
     return decision.outcome === 'deny' ? `the edited arguments were refused (${decision.rule}): ${decision.reason}` : undefined;
   }
 
-  /** Applies a person's answer (or the failure of the wait) to its call. */
-  private async applyAnswer(call: TurnCall, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    this.gateway.release(record.interactionId, context);
-    const stage: ApprovalStage = call.phase === 'awaiting-result' ? 'result' : call.phase === 'awaiting-recovery' ? 'recovery' : 'execution';
-    const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
-    if (record.status === 'failed') {
-      const reason: InteractionFailureReason = record.failureReason ?? 'handler_error';
-      const message = record.failureMessage ?? reason;
-      context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason, message });
-      await this.record(call, context, { outcome: 'deny', decidedBy: `interaction:${reason}`, rule: call.rule ?? 'ask', reason: message, stage });
-      if (stage === 'result') this.finish(call, 'RESULT_REJECTED', `no approval (${reason})`, context, options);
-      else if (reason === 'timeout') this.finish(call, 'TIMEOUT', message, context, options);
-      else this.finish(call, 'EXECUTION_REJECTED', `no approval (${reason}): ${message}`, context, options);
-      return;
+  /** The thread was cancelled while calls waited: settled waits are let go, every unfinished call ends rejected. */
+  private cancel(turn: TurnState, settled: InteractionRecord[], context: NodeExecutionContext, options: TurnOptions): void {
+    for (const record of settled) {
+      this.gateway.release(record.interactionId, context);
+      if (record.status !== 'failed') continue;
+      context.emit({
+        type: 'USER_INTERACTION_FAILED',
+        interactionId: record.interactionId,
+        nodeId: record.nodeId,
+        operationType: 'TOOL_APPROVAL',
+        reason: record.failureReason ?? 'cancelled',
+        message: record.failureMessage ?? 'the thread was cancelled',
+      });
     }
-    const response = ToolApprovalResponse.parse(record.response?.input);
-    const responder = record.response?.responder;
-    context.emit({ type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) });
-    const refusedEdit = response.approved && response.editedParameters ? this.refuseEdit(call, response.editedParameters, context) : undefined;
-    if (refusedEdit !== undefined) {
-      // Checked again where the tool lives: an answer stored by another process (a
-      // deployment's inbox, which has not the tool) never runs arguments the tool or the rules refuse.
-      await this.record(call, context, { outcome: 'deny', decidedBy: 'person', rule: 'edit:refused', reason: refusedEdit, stage });
-      this.finish(call, 'EXECUTION_REJECTED', refusedEdit, context, options);
-      return;
-    }
-    if (response.approved && response.editedParameters) call.finalArguments = response.editedParameters;
-    if (response.userInstruction) call.userInstruction = response.userInstruction;
-    if (responder !== undefined) call.responder = responder;
-    await this.record(call, context, {
-      outcome: response.approved ? 'allow' : 'deny',
-      decidedBy: 'person',
-      rule: call.rule ?? 'ask',
-      reason: response.approved ? 'approved by a person' : (response.denyReason ?? 'rejected by a person'),
-      stage,
-      ...(responder === undefined ? {} : { responder }),
-      ...(response.editedParameters && response.approved ? { editedArguments: response.editedParameters } : {}),
-    });
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...this.describe(call, options), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
-    // Seed 003: an approved MEDIUM call is remembered for the window, unless sessionMemory is `explicit`.
-    const remember = response.remember === true || (this.policy.options.sessionMemory === 'automatic' && stage === 'execution');
-    if (response.approved && remember && call.rememberable) {
-      await this.policy.remember({ toolName: call.name, arguments: call.finalArguments }, this.scopeOf(context));
-    }
-    if (stage === 'recovery') {
-      await this.resolveUnknown(call, response, context, options);
-    } else if (stage === 'result') {
-      if (response.approved) this.finish(call, 'SUCCESS', call.result, context, options);
-      else this.finish(call, 'RESULT_REJECTED', response.denyReason ?? '', context, options);
-      delete call.result;
-    } else if (response.approved) {
-      await this.pinApproved(call.name);
-      call.phase = 'ready';
-      call.approvedBy = responder === undefined ? 'person' : `person:${responder}`;
-      delete call.interactionId;
-    } else {
-      this.finish(call, 'EXECUTION_REJECTED', `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`, context, options);
-    }
-    await this.store.markProcessed(record.interactionId, fenceOf(context.thread));
-    context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
-  }
-
-  /** A person said what became of a call whose outcome was unknown: done, retry, or fail. */
-  private async resolveUnknown(call: TurnCall, response: ToolApprovalResponse, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
-    const { threadId } = context.thread;
-    const resolution = response.resolution ?? (response.approved ? 'retry' : 'fail');
-    delete call.interactionId;
-    if (resolution === 'retry') {
-      await this.store.setToolExecutionStatus(threadId, call.id, ['unknown'], 'approved', this.now(), fenceOf(context.thread));
-      call.phase = 'ready';
-      return;
-    }
-    const status = resolution === 'done' ? 'SUCCESS' : 'ERROR';
-    const detail = resolution === 'done' ? 'A person confirmed the call ran; its result was lost in a restart.' : `The call's outcome is unknown and a person marked it failed${response.denyReason ? `: ${response.denyReason}` : ''}.`;
-    await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
-    this.finish(call, status, detail, context, options);
-  }
-
-  private closeCancelled(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): void {
     const reason = typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled';
-    for (const call of turn.calls.filter((candidate) => candidate.phase !== 'done')) {
-      this.finish(call, 'EXECUTION_REJECTED', `the thread was cancelled: ${reason}`, context, options);
+    for (const [index, call] of turn.calls.entries()) {
+      if (call.phase !== 'done') turn.calls[index] = this.report(finish(call, 'EXECUTION_REJECTED', `the thread was cancelled: ${reason}`), context, options);
     }
   }
 
-  private finish(call: TurnCall, status: NonNullable<TurnCall['status']>, detail: unknown, context: NodeExecutionContext, options: TurnOptions): void {
-    call.phase = 'done';
-    call.status = status;
-    call.content = toolMessage(status, detail);
-    if (status === 'SUCCESS') {
-      call.output = detail;
-      context.emit({ type: 'TOOL_CALL_COMPLETED', ...this.describe(call, options), status, result: detail });
-    } else {
-      context.emit({ type: 'TOOL_CALL_FAILED', ...this.describe(call, options), status, message: call.content });
-    }
+  /** Announces a call that just finished (COMPLETED or FAILED); any other call passes through. */
+  private report(call: TurnCall, context: NodeExecutionContext, options: TurnOptions): TurnCall {
+    if (call.phase !== 'done') return call;
+    const described = describeCall(call, options.nodeId);
+    if (call.status === 'SUCCESS') context.emit({ type: 'TOOL_CALL_COMPLETED', ...described, status: call.status, result: call.output });
+    else context.emit({ type: 'TOOL_CALL_FAILED', ...described, status: call.status, message: call.content });
+    return call;
   }
 
-  private async record(
-    call: TurnCall,
-    context: NodeExecutionContext,
-    entry: {
-      outcome: 'allow' | 'deny';
-      decidedBy: string;
-      rule: string;
-      reason: string;
-      stage: ApprovalStage;
-      responder?: string;
-      editedArguments?: Record<string, unknown>;
-    },
-  ): Promise<void> {
+  /** The first approval of a pinned tool pins its definition; an approval of a changed one moves the pin. */
+  private async pinApproved(toolName: string): Promise<void> {
+    const tool = this.tools.find(toolName);
+    if (tool) await this.pins.pinApproved(tool, new Date(this.clock.now()).toISOString());
+  }
+
+  private async record(call: TurnCall, context: NodeExecutionContext, entry: AuditDraft): Promise<void> {
     const tool = this.tools.find(call.name);
     await this.audit.append(
-      { threadId: context.thread.threadId, toolCallId: call.id, toolName: call.name, originalArguments: call.arguments, ...entry, ...(tool?.pinned ? { toolDefinitionHash: tool.definitionHash } : {}) },
+      {
+        threadId: context.thread.threadId,
+        toolCallId: call.id,
+        toolName: call.name,
+        originalArguments: call.arguments,
+        ...entry,
+        ...(tool?.pinned ? { toolDefinitionHash: tool.definitionHash } : {}),
+      },
       fenceOf(context.thread),
     );
-  }
-
-  private describe(call: TurnCall, options: TurnOptions) {
-    return { nodeId: options.nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
   }
 
   /** Session memory is keyed channel:chatId; a thread without a chat id is its own session. */
@@ -559,16 +294,6 @@ export class ToolCallPipeline {
   }
 }
 
-/** Resolves like `promise`, or rejects after `timeoutMs` (0 waits forever); the timer never outlives it. */
-async function withTimeout<T>(timeoutMs: number, name: string, promise: T | Promise<T>): Promise<T> {
-  if (timeoutMs <= 0) return promise;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+function indicesOf(turn: TurnState, test: (call: TurnCall) => boolean): number[] {
+  return turn.calls.flatMap((call, index) => (test(call) ? [index] : []));
 }

@@ -1,35 +1,79 @@
+import type { ApprovalStage, ToolCallStatus } from '@interlock/sdk-types';
 import { argumentsProblem } from '../policy/canonical-arguments.js';
-import type { ToolCallStatus } from '@interlock/sdk-types';
+import { toolMessage } from './tool-messages.js';
 
-/** One tool call of a model turn (or of a TOOL node), as checkpointed while it is decided and run. */
-export interface TurnCall {
+/** What every phase of a call carries. */
+interface CallBase {
   id: string;
   name: string;
   /** The arguments as the model proposed them. */
   arguments: Record<string, unknown>;
-  /** What runs: the proposed arguments, or the approver's edit. */
+  /** What runs: the proposed arguments, the schema's parse of them, or the approver's edit. */
   finalArguments: Record<string, unknown>;
   argumentsError?: string;
-  phase: 'new' | 'awaiting-approval' | 'ready' | 'awaiting-result' | 'awaiting-recovery' | 'done';
-  /** Who approved it (a rule, a callback, or `person`), for the write-ahead record. */
-  approvedBy?: string;
-  /** The pipeline's decision. */
+  /** The pipeline's decision (a rule name), once decided. */
   rule?: string;
   rememberable?: boolean;
-  interactionId?: string;
-  /** A result waiting for approval. */
-  result?: unknown;
-  status?: ToolCallStatus;
-  /** The tool's result, when it succeeded. */
-  output?: unknown;
-  /** What the model is told (the tool message), once done. */
-  content?: string;
+  /** Who approved it (a rule, a callback, or `person`), for the write-ahead record. */
+  approvedBy?: string;
   userInstruction?: string;
   responder?: string;
 }
 
+/** Proposed by the model, not yet decided. */
+export interface NewCall extends CallBase {
+  phase: 'new';
+}
+/** Approved: it runs as soon as the pipeline gets to it. */
+export interface ReadyCall extends CallBase {
+  phase: 'ready';
+}
+/** A person is asked whether it may run. */
+export interface AwaitingApproval extends CallBase {
+  phase: 'awaiting-approval';
+  interactionId: string;
+}
+/** It ran; a person is (or is about to be, without `interactionId`) asked whether the model sees `result`. */
+export interface AwaitingResult extends CallBase {
+  phase: 'awaiting-result';
+  result: unknown;
+  interactionId?: string;
+}
+/** It started and its outcome is unknown; a person is (or is about to be) asked what happened. */
+export interface AwaitingRecovery extends CallBase {
+  phase: 'awaiting-recovery';
+  interactionId?: string;
+}
+/** Finished: `content` is what the model is told. */
+export interface DoneCall extends CallBase {
+  phase: 'done';
+  status: ToolCallStatus;
+  content: string;
+  /** The tool's result, when it succeeded. */
+  output?: unknown;
+}
+
+/**
+ * One tool call of a model turn (or of a TOOL node), as checkpointed while it is decided and
+ * run. Its phase says which fields it has; the functions below are the only ways it moves.
+ * The JSON is the checkpoint format: field names stay as they are.
+ */
+export type TurnCall = NewCall | ReadyCall | AwaitingApproval | AwaitingResult | AwaitingRecovery | DoneCall;
+export type AwaitingCall = AwaitingApproval | AwaitingResult | AwaitingRecovery;
+
 export interface TurnState {
   calls: TurnCall[];
+}
+
+const STAGE_OF_PHASE = { 'awaiting-approval': 'execution', 'awaiting-result': 'result', 'awaiting-recovery': 'recovery' } as const;
+
+export function isAwaiting(call: TurnCall): call is AwaitingCall {
+  return call.phase in STAGE_OF_PHASE;
+}
+
+/** Which question an awaiting call is waiting on. */
+export function stageOf(call: AwaitingCall): ApprovalStage {
+  return STAGE_OF_PHASE[call.phase];
 }
 
 /**
@@ -37,7 +81,7 @@ export interface TurnState {
  * deeper than the limit: a custom provider can hand anything over) are replaced by `{}`
  * with an `argumentsError`: that one call is refused and the model told, the run goes on.
  */
-export function newTurnCall(call: { id: string; name: string; arguments: Record<string, unknown>; argumentsError?: string }): TurnCall {
+export function newTurnCall(call: { id: string; name: string; arguments: Record<string, unknown>; argumentsError?: string }): NewCall {
   const problem = call.argumentsError === undefined ? argumentsProblem(call.arguments) : undefined;
   const args = problem === undefined ? call.arguments : {};
   const argumentsError = call.argumentsError ?? (problem === undefined ? undefined : `they are not plain JSON: ${problem}`);
@@ -49,4 +93,49 @@ export function newTurnCall(call: { id: string; name: string; arguments: Record<
     ...(argumentsError === undefined ? {} : { argumentsError }),
     phase: 'new',
   };
+}
+
+/** The fields every phase keeps; what belongs to the phase being left is dropped. */
+function baseOf(call: TurnCall): CallBase {
+  const { phase: _phase, ...rest } = call as CallBase & { phase: string; interactionId?: string; result?: unknown; status?: unknown; content?: unknown; output?: unknown };
+  const { interactionId: _interaction, result: _result, status: _status, content: _content, output: _output, ...base } = rest;
+  return base;
+}
+
+/** It may run, with `finalArguments` when an approver edited them. */
+export function approve(call: TurnCall, approvedBy: string | undefined, finalArguments?: Record<string, unknown>): ReadyCall {
+  return { ...baseOf(call), ...(finalArguments ? { finalArguments } : {}), ...(approvedBy === undefined ? {} : { approvedBy }), phase: 'ready' };
+}
+
+/** A person was asked about the call at `stage`, in interaction `interactionId`. */
+export function awaitAnswer(call: TurnCall, stage: ApprovalStage, interactionId: string): AwaitingCall {
+  if (stage === 'result') return { ...baseOf(call), result: call.phase === 'awaiting-result' ? call.result : undefined, interactionId, phase: 'awaiting-result' };
+  if (stage === 'recovery') return { ...baseOf(call), interactionId, phase: 'awaiting-recovery' };
+  return { ...baseOf(call), interactionId, phase: 'awaiting-approval' };
+}
+
+/** It ran and returned `result`, which a person has to let through. */
+export function awaitResult(call: TurnCall, result: unknown): AwaitingResult {
+  return { ...baseOf(call), result, phase: 'awaiting-result' };
+}
+
+/** It started and its outcome is unknown. */
+export function awaitRecovery(call: TurnCall): AwaitingRecovery {
+  return { ...baseOf(call), phase: 'awaiting-recovery' };
+}
+
+/** It is over: `detail` is the result (SUCCESS) or what went wrong. */
+export function finish(call: TurnCall, status: ToolCallStatus, detail: unknown): DoneCall {
+  return {
+    ...baseOf(call),
+    phase: 'done',
+    status,
+    content: toolMessage(status, detail),
+    ...(status === 'SUCCESS' ? { output: detail } : {}),
+  };
+}
+
+/** The fields of a call that its events carry. */
+export function describeCall(call: TurnCall, nodeId: string) {
+  return { nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
 }

@@ -31,9 +31,10 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
       return { kind: 'cancelled', reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled' };
     }
     const [call] = turn.calls;
-    if (call?.status !== 'SUCCESS') {
-      throw new InterlockError('TOOL_CALL_FAILED', `TOOL node "${node.id}": ${call?.content ?? 'the call did not run'}`, {
-        details: { status: call?.status },
+    if (call?.phase !== 'done' || call.status !== 'SUCCESS') {
+      const done = call?.phase === 'done' ? call : undefined;
+      throw new InterlockError('TOOL_CALL_FAILED', `TOOL node "${node.id}": ${done?.content ?? 'the call did not run'}`, {
+        details: { status: done?.status },
       });
     }
     if (node.config.outputVariable !== undefined) context.scopes.set(node.config.outputVariable, call.output ?? null);
