@@ -1,21 +1,36 @@
 // The Interlock web page: sign in, then the inbox, threads, timelines and the audit trail,
 // kept live by Server-Sent Events (every change refetches what is shown).
 /* global document, location, window, EventSource */
-import { api, ApiError, setCsrfToken } from './api.js';
+import { api, ApiError, messageOf, setCsrfToken } from './api.js';
 import { AuditView } from './audit-view.js';
 import { ChatView } from './chat-view.js';
 import { h } from './dom.js';
 import { InboxView } from './inbox-view.js';
 import { ThreadsView, TimelineView } from './threads-view.js';
 
-const main = document.querySelector('main');
-const whoami = document.querySelector('.whoami');
-const liveBadge = document.querySelector('.live');
-const notices = document.querySelector('.notices');
+/** @typedef {import('./api.js').LiveChange} LiveChange */
+/** @typedef {import('./api.js').Session} Session */
+/** @typedef {InboxView | ThreadsView | TimelineView | AuditView | ChatView} View */
 
+/**
+ * A part of index.html the page cannot run without.
+ * @param {string} selector
+ */
+function pagePart(selector) {
+  const element = document.querySelector(selector);
+  if (element === null) throw new Error(`index.html has no ${selector}`);
+  return element;
+}
+
+const main = pagePart('main');
+const whoami = pagePart('.whoami');
+const liveBadge = pagePart('.live');
+const notices = pagePart('.notices');
+
+/** @type {import('./dom.js').Notify} */
 function notify(message, tone = 'info') {
   notices.prepend(h('li', { class: `notice ${tone}` }, message));
-  while (notices.children.length > 4) notices.lastElementChild.remove();
+  while (notices.children.length > 4) notices.lastElementChild?.remove();
 }
 
 const views = {
@@ -25,14 +40,15 @@ const views = {
   audit: new AuditView(),
   chat: new ChatView({ notify }),
 };
+/** @type {View} */
 let current = views.inbox;
 let me = '';
 
 async function route() {
   const [, name = 'inbox', id] = location.hash.replace(/^#\/?/, '#/').split('/');
-  const view = name === 'threads' && id ? views.timeline : (views[name] ?? views.inbox);
+  const view = name === 'threads' && id ? views.timeline : (/** @type {Record<string, View | undefined>} */ (views)[name] ?? views.inbox);
   const argument = id === undefined ? '' : decodeURIComponent(id);
-  document.querySelectorAll('nav a').forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
+  /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll('nav a')).forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
   current = view;
   main.replaceChildren(view.element);
   try {
@@ -43,15 +59,17 @@ async function route() {
   }
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
 let refreshTimer;
 function scheduleRefresh() {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(() => current.refresh().catch(handleError), 120);
 }
 
+/** @param {unknown} error */
 function handleError(error) {
   if (error instanceof ApiError && error.status === 401) return showSignIn();
-  notify(error.message, 'error');
+  notify(messageOf(error), 'error');
 }
 
 function connectLive() {
@@ -66,16 +84,18 @@ function connectLive() {
     liveBadge.classList.remove('on');
   });
   source.addEventListener('change', (event) => {
-    const change = JSON.parse(event.data);
+    /** @type {LiveChange} */
+    const change = JSON.parse(/** @type {MessageEvent<string>} */ (event).data);
     // A chat's changes matter only to the chat view showing it.
     if (change.kind === 'chat' && (current !== views.chat || change.chatId !== views.chat.chatId)) return;
-    if (change.reason === 'answered' && change.responder !== undefined && change.responder !== `web:${me}` && current === views.inbox && views.inbox.cards.has(change.interactionId)) {
+    if (change.reason === 'answered' && change.responder !== undefined && change.responder !== `web:${me}` && current === views.inbox && change.interactionId !== undefined && views.inbox.cards.has(change.interactionId)) {
       notify(`${change.responder} answered an interaction you were looking at.`, 'warn');
     }
     scheduleRefresh();
   });
 }
 
+/** @param {string} [message] */
 function showSignIn(message = '') {
   whoami.textContent = '';
   const token = h('input', { type: 'password', name: 'token', class: 'token', autocomplete: 'current-password', 'aria-label': 'Approver token', placeholder: 'the token printed at first start' });
@@ -87,10 +107,10 @@ function showSignIn(message = '') {
       onsubmit: async (event) => {
         event.preventDefault();
         try {
-          const session = await api('/api/session', { method: 'POST', body: { token: token.value.trim() } });
+          const session = /** @type {Session} */ (await api('/api/session', { method: 'POST', body: { token: token.value.trim() } }));
           await start(session);
         } catch (failure) {
-          error.textContent = failure.message;
+          error.textContent = messageOf(failure);
         }
       },
     }, token, h('button', { type: 'submit', class: 'primary' }, 'Sign in')),
@@ -100,6 +120,7 @@ function showSignIn(message = '') {
 
 let started = false;
 
+/** @param {Session} session */
 async function start(session) {
   me = session.approver;
   setCsrfToken(session.csrfToken);
@@ -120,4 +141,4 @@ async function start(session) {
   await route();
 }
 
-api('/api/session').then(start, (error) => (error instanceof ApiError && error.status === 401 ? showSignIn() : notify(error.message, 'error')));
+/** @type {Promise<Session>} */ (api('/api/session')).then(start, (error) => (error instanceof ApiError && error.status === 401 ? showSignIn() : notify(messageOf(error), 'error')));

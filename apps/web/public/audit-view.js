@@ -3,6 +3,9 @@ import { api } from './api.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
+/** @typedef {import('./api.js').AuditEntry} AuditEntry */
+/** @typedef {import('./api.js').AuditVerification} AuditVerification */
+
 export class AuditView {
   constructor() {
     this.verdict = h('p', { class: 'verdict' });
@@ -16,7 +19,7 @@ export class AuditView {
   }
 
   async refresh() {
-    const { entries } = await api('/api/audit');
+    const { entries } = /** @type {{ entries: AuditEntry[] }} */ (await api('/api/audit'));
     this.body.replaceChildren(...entries.map((entry) => {
       const argumentsCell = h('pre', { class: 'arguments' });
       renderRevealed(argumentsCell, JSON.stringify(entry.editedArguments ? { original: entry.originalArguments, edited: entry.editedArguments } : entry.originalArguments, null, 2));
@@ -35,7 +38,7 @@ export class AuditView {
   }
 
   async verify() {
-    const result = await api('/api/audit/verify');
+    const result = /** @type {AuditVerification} */ (await api('/api/audit/verify'));
     this.verdict.className = `verdict ${result.valid ? 'valid' : 'broken'}`;
     this.verdict.textContent = result.valid
       ? `✓ The hash chain is intact: ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'}, none changed or missing.`

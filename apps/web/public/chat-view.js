@@ -1,15 +1,20 @@
 // The chat view: a conversation with the chat agent, where a tool approval is a message and
 // a plain "yes" or "no" answers it (the server keeps that reply from the agent).
 /* global location */
-import { api } from './api.js';
+import { api, messageOf } from './api.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
+/** @typedef {import('./api.js').ChatSummary} ChatSummary */
+/** @typedef {import('./api.js').ChatEntry} ChatEntry */
+/** @typedef {import('./api.js').ChatApproval} ChatApproval */
+
 export class ChatView {
+  /** @param {{ notify: import('./dom.js').Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
     this.chatId = '';
-    this.picker = h('select', { class: 'chat-picker', 'aria-label': 'Chat', onchange: (event) => (location.hash = `#/chat/${event.target.value}`) });
+    this.picker = h('select', { class: 'chat-picker', 'aria-label': 'Chat', onchange: (event) => (location.hash = `#/chat/${/** @type {HTMLSelectElement} */ (event.target).value}`) });
     this.log = h('ol', { class: 'chat-log', 'aria-live': 'polite' });
     this.input = h('input', { class: 'chat-input', 'aria-label': 'Message', placeholder: 'Message the agent — or answer an approval with yes or no', autocomplete: 'off' });
     this.form = h('form', { class: 'chat-form', onsubmit: (event) => this.send(event) }, this.input, h('button', { type: 'submit', class: 'primary chat-send' }, 'Send'));
@@ -22,9 +27,12 @@ export class ChatView {
       this.form);
   }
 
-  /** Shows `chatId`, or the newest chat when none is given. */
+  /**
+   * Shows `chatId`, or the newest chat when none is given.
+   * @param {string} chatId
+   */
   async show(chatId) {
-    const { chats } = await api('/api/chats');
+    const { chats } = /** @type {{ chats: ChatSummary[] }} */ (await api('/api/chats'));
     this.picker.replaceChildren(...chats.map((chat) => h('option', { value: chat.chatId }, `${shortId(chat.chatId)} · ${chat.status} · ${clockTime(chat.createdAt)}`)));
     this.chatId = chatId || chats[0]?.chatId || '';
     this.picker.value = this.chatId;
@@ -38,10 +46,11 @@ export class ChatView {
 
   async refresh() {
     if (this.chatId === '') return this.show('');
-    const { entries } = await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`);
+    const { entries } = /** @type {{ entries: ChatEntry[] }} */ (await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`));
     this.render(entries);
   }
 
+  /** @param {ChatEntry[]} entries */
   render(entries) {
     this.log.replaceChildren(...entries.map((entry) => {
       const text = h('span', { class: 'text' });
@@ -55,28 +64,30 @@ export class ChatView {
 
   async open() {
     try {
-      const { chatId } = await api('/api/chats', { method: 'POST' });
+      const { chatId } = /** @type {{ chatId: string, threadId: string }} */ (await api('/api/chats', { method: 'POST' }));
       location.hash = `#/chat/${chatId}`;
     } catch (error) {
-      this.notify(error.message, 'error');
+      this.notify(messageOf(error), 'error');
     }
   }
 
+  /** @param {SubmitEvent} event */
   async send(event) {
     event.preventDefault();
     const text = this.input.value.trim();
     if (text === '') return;
     this.input.value = '';
     try {
-      const { entries } = await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`, { method: 'POST', body: { text } });
+      const { entries } = /** @type {{ entries: ChatEntry[] }} */ (await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`, { method: 'POST', body: { text } }));
       this.render(entries);
     } catch (error) {
       this.input.value = text;
-      this.notify(error.message, 'error');
+      this.notify(messageOf(error), 'error');
     }
   }
 }
 
+/** @param {ChatApproval} approval */
 function approvalDetails(approval) {
   const args = h('pre', { class: 'arguments' });
   renderRevealed(args, JSON.stringify(approval.arguments, null, 2));

@@ -1,19 +1,30 @@
 // The inbox: a card per pending interaction, kept in place while it stays pending (so a
 // half-typed edit survives live refreshes), and a list of what was settled meanwhile.
-import { api, ApiError } from './api.js';
+import { api, ApiError, messageOf } from './api.js';
 import { clockTime, formatRemaining, h, shortId } from './dom.js';
 import { countBlankRuns, countInvisible, renderRevealed } from './invisible-characters.js';
 import { checkAgainstSchema } from './json-schema-check.js';
 
+/** @typedef {import('./api.js').UserInteractionRequest} UserInteractionRequest */
+/** @typedef {import('./api.js').ToolApprovalDetails} ToolApprovalDetails */
+/** @typedef {import('./api.js').ToolApprovalResponse} ToolApprovalResponse */
+/** @typedef {import('./api.js').PendingInteractions} PendingInteractions */
+/** @typedef {import('./api.js').InteractionState} InteractionState */
+/** @typedef {import('./api.js').AnswerBody} AnswerBody */
+/** @typedef {import('./api.js').BatchResults} BatchResults */
+
 const SETTLED_KEPT = 12;
 
 export class InboxView {
-  /** @param {{ notify: (message: string, tone?: string) => void }} options */
+  /** @param {{ notify: import('./dom.js').Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
+    /** @type {Map<string, { request: UserInteractionRequest, element: HTMLElement }>} */
     this.cards = new Map();
+    /** @type {Map<string, HTMLElement>} */
     this.batchBars = new Map();
     this.serverOffset = 0;
+    /** @type {{ risk: string, tool: string }} */
     this.filter = { risk: '', tool: '' };
     this.list = h('div', { class: 'cards', 'aria-live': 'polite' });
     this.empty = h('p', { class: 'empty', hidden: true }, 'Nothing waits for an answer. New approvals appear here as soon as an agent asks.');
@@ -30,12 +41,16 @@ export class InboxView {
   }
 
   filters() {
-    const risk = h('select', { class: 'filter-risk', 'aria-label': 'Risk', onchange: (event) => this.setFilter('risk', event.target.value) },
+    const risk = h('select', { class: 'filter-risk', 'aria-label': 'Risk', onchange: (event) => this.setFilter('risk', /** @type {HTMLSelectElement} */ (event.target).value) },
       h('option', { value: '' }, 'any risk'), h('option', { value: 'HIGH' }, 'HIGH'), h('option', { value: 'MEDIUM' }, 'MEDIUM'), h('option', { value: 'LOW' }, 'LOW'));
-    const tool = h('input', { class: 'filter-tool', placeholder: 'tool name', 'aria-label': 'Tool', onchange: (event) => this.setFilter('tool', event.target.value.trim()) });
+    const tool = h('input', { class: 'filter-tool', placeholder: 'tool name', 'aria-label': 'Tool', onchange: (event) => this.setFilter('tool', /** @type {HTMLInputElement} */ (event.target).value.trim()) });
     return h('div', { class: 'filters' }, risk, tool);
   }
 
+  /**
+   * @param {'risk' | 'tool'} name
+   * @param {string} value
+   */
   setFilter(name, value) {
     this.filter[name] = value;
     void this.refresh();
@@ -43,7 +58,7 @@ export class InboxView {
 
   async refresh() {
     const query = new URLSearchParams(Object.entries(this.filter).filter(([, value]) => value !== ''));
-    const { serverTime, interactions } = await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`);
+    const { serverTime, interactions } = /** @type {PendingInteractions} */ (await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`));
     this.serverOffset = Date.parse(serverTime) - Date.now();
     const pendingIds = new Set(interactions.map((request) => request.interactionId));
     for (const [interactionId, card] of this.cards) {
@@ -52,22 +67,29 @@ export class InboxView {
       this.cards.delete(interactionId);
       void this.settle(card.request);
     }
+    /** @type {Map<string, UserInteractionRequest[]>} */
     const batchMembers = new Map();
     for (const request of interactions) {
       const batchId = batchKey(request);
       if (batchId !== undefined) batchMembers.set(batchId, [...(batchMembers.get(batchId) ?? []), request]);
     }
+    /** @type {HTMLElement[]} */
     const order = [];
+    /** @type {Set<string>} */
     const seenBatches = new Set();
     for (const request of interactions) {
       const batchId = batchKey(request);
       const members = batchId === undefined ? undefined : batchMembers.get(batchId);
-      if (members !== undefined && members.length > 1 && !seenBatches.has(batchId)) {
+      if (batchId !== undefined && members !== undefined && members.length > 1 && !seenBatches.has(batchId)) {
         seenBatches.add(batchId);
         order.push(this.batchBar(batchId, members));
       }
-      if (!this.cards.has(request.interactionId)) this.cards.set(request.interactionId, { request, element: this.card(request) });
-      order.push(this.cards.get(request.interactionId).element);
+      let card = this.cards.get(request.interactionId);
+      if (card === undefined) {
+        card = { request, element: this.card(request) };
+        this.cards.set(request.interactionId, card);
+      }
+      order.push(card.element);
     }
     for (const [batchId, bar] of this.batchBars) if (!seenBatches.has(batchId)) {
       bar.remove();
@@ -82,13 +104,17 @@ export class InboxView {
   /** Updates the countdowns. */
   tick() {
     const now = Date.now() + this.serverOffset;
-    for (const countdown of this.list.querySelectorAll('[data-deadline]')) {
-      const remaining = Date.parse(countdown.dataset.deadline) - now;
+    for (const countdown of /** @type {NodeListOf<HTMLElement>} */ (this.list.querySelectorAll('[data-deadline]'))) {
+      const remaining = Date.parse(countdown.dataset.deadline ?? '') - now;
       countdown.textContent = remaining <= 0 ? 'deadline passed' : `${formatRemaining(remaining)} left`;
       countdown.classList.toggle('urgent', remaining < 60_000);
     }
   }
 
+  /**
+   * @param {string} batchId
+   * @param {UserInteractionRequest[]} members
+   */
   batchBar(batchId, members) {
     let bar = this.batchBars.get(batchId);
     const label = `Approve all ${members.length} calls of this turn`;
@@ -96,17 +122,18 @@ export class InboxView {
       bar = h('div', { class: 'batch-bar', dataset: { batchId } }, h('span', { class: 'batch-text' }), h('button', { class: 'approve-batch', type: 'button' }, label));
       this.batchBars.set(batchId, bar);
     }
-    bar.querySelector('.batch-text').textContent = `One model turn proposed ${members.length} calls that wait for you:`;
-    const button = bar.querySelector('.approve-batch');
+    // Both are built with the bar, just above.
+    /** @type {HTMLElement} */ (bar.querySelector('.batch-text')).textContent = `One model turn proposed ${members.length} calls that wait for you:`;
+    const button = /** @type {HTMLButtonElement} */ (bar.querySelector('.approve-batch'));
     button.textContent = label;
     button.onclick = async () => {
       button.disabled = true;
       try {
-        const { results } = await api('/api/interactions/approve-batch', { method: 'POST', body: { interactionIds: members.map((request) => request.interactionId) } });
+        const { results } = /** @type {BatchResults} */ (await api('/api/interactions/approve-batch', { method: 'POST', body: { interactionIds: members.map((request) => request.interactionId) } }));
         const refused = results.filter((result) => result.result === 'refused');
         this.notify(refused.length === 0 ? `Approved ${results.length} calls.` : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`, refused.length === 0 ? 'ok' : 'warn');
       } catch (error) {
-        this.notify(error.message, 'error');
+        this.notify(messageOf(error), 'error');
       } finally {
         button.disabled = false;
         void this.refresh();
@@ -115,12 +142,15 @@ export class InboxView {
     return bar;
   }
 
+  /** @param {UserInteractionRequest} request */
   card(request) {
     return request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
   }
 
+  /** @param {UserInteractionRequest} request */
   approvalCard(request) {
     const approval = request.toolApproval;
+    if (approval === undefined) throw new Error(`interaction ${request.interactionId} asks to approve a tool call but does not say which`);
     const argumentsText = JSON.stringify(approval.toolParameters, null, 2);
     const argumentsBlock = h('pre', { class: 'arguments' });
     renderRevealed(argumentsBlock, argumentsText);
@@ -131,8 +161,9 @@ export class InboxView {
     const reason = h('input', { class: 'reason', placeholder: 'Why you reject it (told to the agent)' });
     const remember = approval.rememberable ? h('input', { type: 'checkbox', class: 'remember' }) : undefined;
     const rememberOf = () => (remember?.checked ? { remember: true } : {});
-    const editor = this.editor(request, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction), ...rememberOf() }, editorError));
-    const editorError = editor.querySelector('.edit-error');
+    const editor = this.editor(approval.parametersSchema, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction), ...rememberOf() }, editorError));
+    const editorError = /** @type {HTMLElement} */ (editor.querySelector('.edit-error'));
+    /** @type {HTMLElement} */
     const card = h(
       'article',
       { class: `card approval risk-${approval.riskLevel}`, dataset: { interactionId: request.interactionId, tool: approval.toolName } },
@@ -173,17 +204,22 @@ export class InboxView {
     return card;
   }
 
-  editor(request, submit) {
-    const schema = request.toolApproval.parametersSchema;
+  /**
+   * The box to edit the arguments in, hidden until "Edit arguments…".
+   * @param {Record<string, unknown> | undefined} schema the tool's parameters, as JSON Schema
+   * @param {(editedArguments: Record<string, unknown>) => void} submit
+   */
+  editor(schema, submit) {
     const text = h('textarea', { class: 'edit-arguments', rows: 8, spellcheck: 'false', 'aria-label': 'Edited arguments (JSON)' });
     const problem = h('p', { class: 'edit-error', role: 'alert' });
     const save = () => {
       problem.textContent = '';
+      /** @type {unknown} */
       let value;
       try {
         value = JSON.parse(text.value);
       } catch (error) {
-        problem.textContent = `Not valid JSON: ${error.message}`;
+        problem.textContent = `Not valid JSON: ${messageOf(error)}`;
         return;
       }
       if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -195,16 +231,18 @@ export class InboxView {
         problem.textContent = `Does not match the tool's schema: ${problems.join('; ')}`;
         return;
       }
-      submit(value);
+      submit(/** @type {Record<string, unknown>} */ (value));
     };
-    return h('div', { class: 'editor', hidden: true },
+    const editor = h('div', { class: 'editor', hidden: true },
       h('label', { class: 'field' }, `Arguments as JSON${schema ? ' (checked against the tool\'s schema)' : ''}`, text),
-      problem,
-      h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'send-edit primary', onclick: save }, 'Approve with these arguments'),
-        h('button', { type: 'button', class: 'cancel-edit', onclick: (event) => (event.target.closest('.editor').hidden = true) }, 'Cancel')));
+      problem);
+    editor.append(h('div', { class: 'actions' },
+      h('button', { type: 'button', class: 'send-edit primary', onclick: save }, 'Approve with these arguments'),
+      h('button', { type: 'button', class: 'cancel-edit', onclick: () => (editor.hidden = true) }, 'Cancel')));
+    return editor;
   }
 
+  /** @param {UserInteractionRequest} request */
   questionCard(request) {
     const error = h('p', { class: 'card-error', role: 'alert' });
     const card = h('article', { class: 'card question', dataset: { interactionId: request.interactionId } },
@@ -214,8 +252,11 @@ export class InboxView {
         h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
         h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId)))),
       error);
+    /** @param {unknown} value */
     const answer = (value) => this.send(card, { action: 'answer', value }, error);
+    /** @type {import('@interlock/sdk-types').InputKind} */
     const input = request.input ?? { kind: 'text' };
+    /** @type {HTMLElement[]} */
     let controls;
     switch (input.kind) {
       case 'confirm':
@@ -228,7 +269,9 @@ export class InboxView {
         });
         break;
       default: {
-        const field = h(input.kind === 'json' ? 'textarea' : 'input', { class: 'answer-text', placeholder: input.placeholder ?? '', value: input.default ?? '' });
+        /** @type {{ placeholder?: string | undefined, default?: string | undefined }} */
+        const hints = input.kind === 'text' ? input : {};
+        const field = h(input.kind === 'json' ? 'textarea' : 'input', { class: 'answer-text', placeholder: hints.placeholder ?? '', value: hints.default ?? '' });
         controls = [field, h('button', { type: 'button', class: 'primary answer-send', onclick: () => answer(field.value) }, 'Send')];
       }
     }
@@ -236,6 +279,11 @@ export class InboxView {
     return card;
   }
 
+  /**
+   * @param {HTMLElement} card
+   * @param {AnswerBody} body
+   * @param {HTMLElement} errorElement
+   */
   async send(card, body, errorElement) {
     const buttons = card.querySelectorAll('button');
     buttons.forEach((button) => (button.disabled = true));
@@ -243,10 +291,10 @@ export class InboxView {
     try {
       await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body });
       card.classList.add('answered');
-      this.notify(`${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId)}).`, 'ok');
+      this.notify(`${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}).`, 'ok');
       void this.refresh();
     } catch (error) {
-      errorElement.textContent = error.message;
+      errorElement.textContent = messageOf(error);
       if (error instanceof ApiError && (error.status === 409 || error.status === 410)) {
         card.classList.add('settled-elsewhere');
         this.notify(error.message, 'warn');
@@ -257,58 +305,77 @@ export class InboxView {
     }
   }
 
-  /** Adds a line to "Recently settled" saying how an interaction that left the inbox ended, and who decided. */
+  /**
+   * Adds a line to "Recently settled" saying how an interaction that left the inbox ended, and who decided.
+   * @param {UserInteractionRequest} request
+   */
   async settle(request) {
     let line;
     try {
-      line = describeSettlement(request, await api(`/api/interactions/${request.interactionId}`));
+      line = describeSettlement(request, /** @type {InteractionState} */ (await api(`/api/interactions/${request.interactionId}`)));
     } catch {
       line = `${subjectOf(request)}: no longer pending`;
     }
     const item = h('li', { class: 'settled-item', dataset: { interactionId: request.interactionId } }, h('time', null, clockTime(new Date().toISOString())), ' ', line);
     this.settledList.prepend(item);
-    while (this.settledList.children.length > SETTLED_KEPT) this.settledList.lastElementChild.remove();
+    while (this.settledList.children.length > SETTLED_KEPT) this.settledList.lastElementChild?.remove();
   }
 }
 
-/** The calls of one model turn share a batch id within their thread. */
+/**
+ * The calls of one model turn share a batch id within their thread.
+ * @param {UserInteractionRequest} request
+ */
 function batchKey(request) {
   const batch = request.toolApproval?.batch;
   return batch === undefined || batch.size < 2 ? undefined : `${request.threadId}/${batch.id}`;
 }
 
+/** @param {UserInteractionRequest} request */
 function countdown(request) {
   if (request.deadline === null) return h('span', { class: 'countdown none' }, 'no deadline');
   return h('span', { class: 'countdown', dataset: { deadline: request.deadline }, title: `deadline ${request.deadline}` });
 }
 
+/** @param {unknown} result */
 function resultBlock(result) {
   const block = h('pre', { class: 'result' });
   renderRevealed(block, typeof result === 'string' ? result : JSON.stringify(result, null, 2));
   return h('div', null, h('h3', null, 'Result the model would see'), block);
 }
 
+/**
+ * @param {HTMLElement} editor
+ * @param {Record<string, unknown>} parameters
+ */
 function openEditor(editor, parameters) {
-  const text = editor.querySelector('.edit-arguments');
+  const text = /** @type {HTMLTextAreaElement} */ (editor.querySelector('.edit-arguments'));
   if (editor.hidden) text.value = JSON.stringify(parameters, null, 2);
   editor.hidden = false;
   text.focus();
 }
 
+/** @param {HTMLTextAreaElement} textarea */
 function instructionOf(textarea) {
   const text = textarea.value.trim();
   return text === '' ? {} : { instruction: text };
 }
 
+/** @param {AnswerBody} body */
 function describeBody(body) {
   const verb = { approve: 'Approved', edit: 'Approved with edited arguments', reject: 'Rejected', answer: 'Answered' }[body.action];
   return body.instruction ? `${verb}, with an instruction` : verb;
 }
 
+/** @param {UserInteractionRequest} request */
 function subjectOf(request) {
   return request.toolApproval ? `${request.toolApproval.toolName} (${shortId(request.interactionId)})` : `"${request.prompt}"`;
 }
 
+/**
+ * @param {UserInteractionRequest} request
+ * @param {InteractionState} state
+ */
 function describeSettlement(request, state) {
   const subject = subjectOf(request);
   if (state.status === 'failed') {
@@ -316,7 +383,8 @@ function describeSettlement(request, state) {
     return `${subject}: ${state.failureReason} — ${state.failureMessage ?? ''}`;
   }
   const by = state.response?.responder ?? 'someone';
-  const input = state.response?.input;
+  // The answer as given: for a tool approval, what the engine reads as a ToolApprovalResponse.
+  const input = /** @type {Partial<ToolApprovalResponse> | undefined} */ (state.response?.input);
   if (request.toolApproval === undefined) return `${subject}: answered by ${by}`;
   const verb = input?.approved ? (input.editedParameters ? 'approved with edited arguments' : 'approved') : 'rejected';
   const reason = input?.denyReason ? ` (${input.denyReason})` : '';
@@ -324,14 +392,23 @@ function describeSettlement(request, state) {
   return `${subject}: ${verb} by ${by}${reason}${instruction}`;
 }
 
-/** An element whose text shows invisible and direction-changing characters as markers (tool names, prompts, descriptions). */
+/**
+ * An element whose text shows invisible and direction-changing characters as markers (tool names, prompts, descriptions).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {import('./dom.js').Attributes} attributes
+ * @param {string | undefined} text
+ */
 function revealed(tag, attributes, text) {
   const element = h(tag, attributes);
   renderRevealed(element, text ?? '');
   return element;
 }
 
-/** A pinned tool whose definition changed since it was approved: the diff, lines marked - and +. */
+/**
+ * A pinned tool whose definition changed since it was approved: the diff, lines marked - and +.
+ * @param {NonNullable<ToolApprovalDetails['definitionChange']>} change
+ */
 function definitionChangeBlock(change) {
   const diff = h('pre', { class: 'definition-diff' });
   for (const line of change.diff.split('\n')) {

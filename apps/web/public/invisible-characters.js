@@ -1,43 +1,65 @@
 // Makes invisible and direction-changing characters visible, so an approver sees the exact
 // arguments a tool gets: "invoice\u202Efdp.exe" shows as invoice⟨U+202E⟩fdp.exe.
+// The exports' types are in invisible-characters.d.ts (the tests read them too); each
+// `@type {typeof import('./invisible-characters.js').…}` checks an export against them.
+
+/** @typedef {import('./invisible-characters.js').RevealedPart} RevealedPart */
 
 /* global document */
 
-/** Code point ranges that render as nothing, or reorder the text around them. Newlines and tabs stay as they are. */
+/**
+ * Code point ranges that render as nothing, or reorder the text around them. Newlines and tabs stay as they are.
+ * @type {ReadonlyArray<readonly [number, number]>}
+ */
 const INVISIBLE_RANGES = [
   [0x0000, 0x0008], [0x000b, 0x001f], [0x007f, 0x009f], [0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c],
   [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f], [0x200b, 0x200f], [0x2028, 0x202e], [0x2060, 0x206f],
   [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff9, 0xfffb], [0xe0000, 0xe007f], [0xe0100, 0xe01ef],
 ];
 
-/** Whether a character (one code point) is invisible or changes the direction of text. */
+/**
+ * Whether a character (one code point) is invisible or changes the direction of text.
+ * @type {typeof import('./invisible-characters.js').isInvisible}
+ */
 export function isInvisible(character) {
-  const code = character.codePointAt(0);
+  // An empty string has no code point, and is not invisible.
+  const code = character.codePointAt(0) ?? -1;
   return INVISIBLE_RANGES.some(([low, high]) => code >= low && code <= high);
 }
 
-/** The name shown for a code point: U+202E. */
+/**
+ * The name shown for a code point: U+202E.
+ * @type {typeof import('./invisible-characters.js').codePointLabel}
+ */
 export function codePointLabel(character) {
-  return `U+${character.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+  return `U+${/** @type {number} */ (character.codePointAt(0)).toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
 /**
  * Runs of spaces, tabs and newlines long enough to push what follows out of sight
  * (`ls` + 200 spaces + `; rm -rf ~`) show as one counted marker: at least this many
  * spaces and tabs, or this many newlines. The terminal uses the same bounds.
+ * @type {typeof import('./invisible-characters.js').LONG_BLANK_RUN}
  */
 export const LONG_BLANK_RUN = { blanks: 24, newlines: 5 };
 const BLANK_RUN = /[ \t\n]+/g;
 
-/** "200 spaces", "3 newlines, 40 spaces": what a blank run holds, counted. */
+/**
+ * "200 spaces", "3 newlines, 40 spaces": what a blank run holds, counted.
+ * @type {typeof import('./invisible-characters.js').blankRunLabel}
+ */
 export function blankRunLabel(run) {
+  /** @param {string} character */
   const count = (character) => run.split(character).length - 1;
-  return [[count('\n'), 'newline'], [count(' '), 'space'], [count('\t'), 'tab']]
+  /** @type {Array<[number, string]>} */
+  const counts = [[count('\n'), 'newline'], [count(' '), 'space'], [count('\t'), 'tab']];
+  return counts
     .filter(([n]) => n > 0)
     .map(([n, name]) => `${n} ${name}${n === 1 ? '' : 's'}`)
     .join(', ');
 }
 
+/** @param {string} run */
 function isLongBlankRun(run) {
   const newlines = run.split('\n').length - 1;
   return newlines >= LONG_BLANK_RUN.newlines || run.length - newlines >= LONG_BLANK_RUN.blanks;
@@ -45,9 +67,10 @@ function isLongBlankRun(run) {
 
 /**
  * Splits text into plain runs, invisible characters and long blank runs.
- * @returns {Array<{ text: string } | { invisible: string, label: string } | { blanks: string, label: string }>}
+ * @type {typeof import('./invisible-characters.js').revealInvisible}
  */
 export function revealInvisible(text) {
+  /** @type {RevealedPart[]} */
   const parts = [];
   let from = 0;
   for (const match of text.matchAll(BLANK_RUN)) {
@@ -60,7 +83,12 @@ export function revealInvisible(text) {
   return parts;
 }
 
+/**
+ * @param {string} text
+ * @returns {RevealedPart[]}
+ */
 function revealCharacters(text) {
+  /** @type {RevealedPart[]} */
   const parts = [];
   let run = '';
   for (const character of text) {
@@ -76,17 +104,26 @@ function revealCharacters(text) {
   return parts;
 }
 
-/** How many invisible characters the text holds. */
+/**
+ * How many invisible characters the text holds.
+ * @type {typeof import('./invisible-characters.js').countInvisible}
+ */
 export function countInvisible(text) {
   return revealInvisible(text).filter((part) => 'invisible' in part).length;
 }
 
-/** How many long blank runs the text holds. */
+/**
+ * How many long blank runs the text holds.
+ * @type {typeof import('./invisible-characters.js').countBlankRuns}
+ */
 export function countBlankRuns(text) {
   return revealInvisible(text).filter((part) => 'blanks' in part).length;
 }
 
-/** Renders text into `element`, each invisible character as a red ⟨U+XXXX⟩ marker and each long blank run as ⟨200 spaces⟩. */
+/**
+ * Renders text into `element`, each invisible character as a red ⟨U+XXXX⟩ marker and each long blank run as ⟨200 spaces⟩.
+ * @type {typeof import('./invisible-characters.js').renderRevealed}
+ */
 export function renderRevealed(element, text) {
   element.replaceChildren();
   for (const part of revealInvisible(text)) {

@@ -1,18 +1,38 @@
 // A small JSON Schema check for the edit box: the keywords zod's JSON Schema output uses
 // for tool parameters. The server checks again with the tool's own schema.
+// The export's type is in json-schema-check.d.ts (the tests read it too); the `@type` below
+// checks it against that.
+
+/**
+ * A schema as zod writes it: an object of keywords, or true (anything) or false (nothing).
+ * @typedef {Record<string, unknown> | boolean} Schema
+ */
+
+/**
+ * The keywords this check reads, as zod writes them. A schema is taken to be well-formed
+ * (it comes from the server, which checks the arguments again anyway).
+ * @typedef {{
+ *   anyOf?: Schema[], oneOf?: Schema[], allOf?: Schema[],
+ *   type?: string | string[], const?: unknown, enum?: unknown[],
+ *   minLength?: number, maxLength?: number, pattern?: string,
+ *   minimum?: number, maximum?: number, exclusiveMinimum?: number, exclusiveMaximum?: number,
+ *   minItems?: number, maxItems?: number, items?: Schema | Schema[],
+ *   properties?: Record<string, Schema>, required?: string[], additionalProperties?: Schema,
+ * }} Keywords
+ */
 
 /**
  * Lists what is wrong with `value` against `schema`, as "path: problem" lines; empty when it fits.
- * @param {unknown} value
- * @param {Record<string, unknown> | undefined} schema
- * @returns {string[]}
+ * @type {typeof import('./json-schema-check.js').checkAgainstSchema}
  */
-export function checkAgainstSchema(value, schema, path = '(root)') {
-  if (schema === undefined || schema === null || schema === true) return [];
-  if (schema === false) return [`${path}: no value is allowed here`];
+export function checkAgainstSchema(value, schemaOrFlag, path = '(root)') {
+  if (schemaOrFlag === undefined || schemaOrFlag === null || schemaOrFlag === true) return [];
+  if (schemaOrFlag === false) return [`${path}: no value is allowed here`];
+  const schema = /** @type {Keywords} */ (schemaOrFlag);
+  /** @type {string[]} */
   const problems = [];
   if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
-    const options = schema.anyOf ?? schema.oneOf;
+    const options = /** @type {Schema[]} */ (schema.anyOf ?? schema.oneOf);
     if (!options.some((option) => checkAgainstSchema(value, option, path).length === 0)) problems.push(`${path}: does not match any of the allowed shapes`);
   }
   if (Array.isArray(schema.allOf)) for (const part of schema.allOf) problems.push(...checkAgainstSchema(value, part, path));
@@ -41,7 +61,8 @@ export function checkAgainstSchema(value, schema, path = '(root)') {
   if (Array.isArray(value)) {
     if (typeof schema.minItems === 'number' && value.length < schema.minItems) problems.push(`${path}: needs at least ${schema.minItems} item(s)`);
     if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) problems.push(`${path}: takes at most ${schema.maxItems} item(s)`);
-    if (schema.items !== undefined && !Array.isArray(schema.items)) value.forEach((item, index) => problems.push(...checkAgainstSchema(item, schema.items, `${path}[${index}]`)));
+    const { items } = schema;
+    if (items !== undefined && !Array.isArray(items)) value.forEach((item, index) => problems.push(...checkAgainstSchema(item, items, `${path}[${index}]`)));
   }
   if (isObject(value)) {
     const properties = schema.properties ?? {};
@@ -55,14 +76,26 @@ export function checkAgainstSchema(value, schema, path = '(root)') {
   return problems;
 }
 
+/**
+ * @param {string} path
+ * @param {string} name
+ */
 function join(path, name) {
   return path === '(root)' ? name : `${path}.${name}`;
 }
 
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, unknown>}
+ */
 function isObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * @param {unknown} value
+ * @param {string} type
+ */
 function hasType(value, type) {
   switch (type) {
     case 'object':
@@ -80,6 +113,7 @@ function hasType(value, type) {
   }
 }
 
+/** @param {unknown} value */
 function typeName(value) {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';

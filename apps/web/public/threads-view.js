@@ -1,10 +1,16 @@
 // Threads: the list (with starting a workflow and cancelling), and one thread's timeline.
 /* global window */
-import { api } from './api.js';
+import { api, messageOf } from './api.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
+/** @typedef {import('./api.js').ThreadSummary} ThreadSummary */
+/** @typedef {import('./api.js').ThreadTimeline} ThreadTimeline */
+/** @typedef {import('./api.js').WorkflowSummary} WorkflowSummary */
+/** @typedef {import('./dom.js').Notify} Notify */
+
 export class ThreadsView {
+  /** @param {{ notify: Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
     this.workflowSelect = h('select', { class: 'start-workflow', 'aria-label': 'Workflow' });
@@ -19,7 +25,10 @@ export class ThreadsView {
   }
 
   async refresh() {
-    const [{ threads }, { workflows }] = await Promise.all([api('/api/threads'), api('/api/workflows')]);
+    const [{ threads }, { workflows }] = await Promise.all([
+      /** @type {Promise<{ threads: ThreadSummary[] }>} */ (api('/api/threads')),
+      /** @type {Promise<{ workflows: WorkflowSummary[] }>} */ (api('/api/workflows')),
+    ]);
     if (this.workflowSelect.options.length !== workflows.length) {
       this.workflowSelect.replaceChildren(...workflows.map((workflow) => h('option', { value: workflow.id, title: workflow.description ?? '' }, workflow.name)));
     }
@@ -33,19 +42,21 @@ export class ThreadsView {
       h('td', null, cancelButton(thread, this.notify, () => this.refresh())))));
   }
 
+  /** @param {SubmitEvent} event */
   async start(event) {
     event.preventDefault();
     try {
-      const { threadId } = await api('/api/threads', { method: 'POST', body: { workflowId: this.workflowSelect.value } });
+      const { threadId } = /** @type {{ threadId: string }} */ (await api('/api/threads', { method: 'POST', body: { workflowId: this.workflowSelect.value } }));
       this.notify(`Started thread ${shortId(threadId)}.`, 'ok');
       await this.refresh();
     } catch (error) {
-      this.notify(error.message, 'error');
+      this.notify(messageOf(error), 'error');
     }
   }
 }
 
 export class TimelineView {
+  /** @param {{ notify: Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
     this.threadId = '';
@@ -55,13 +66,14 @@ export class TimelineView {
     this.element = h('section', { class: 'view timeline-view' }, this.header, this.entries, h('h2', null, 'Conversation'), this.conversation);
   }
 
+  /** @param {string} threadId */
   show(threadId) {
     this.threadId = threadId;
     return this.refresh();
   }
 
   async refresh() {
-    const { thread, entries, conversation } = await api(`/api/threads/${encodeURIComponent(this.threadId)}`);
+    const { thread, entries, conversation } = /** @type {ThreadTimeline} */ (await api(`/api/threads/${encodeURIComponent(this.threadId)}`));
     this.header.replaceChildren(
       h('h1', null, `Thread ${shortId(thread.threadId)}`),
       h('span', { class: `status status-${thread.status}` }, thread.status),
@@ -82,12 +94,18 @@ export class TimelineView {
   }
 }
 
+/** @param {unknown} detail */
 function details(detail) {
   const block = h('pre', { class: 'detail' });
   renderRevealed(block, typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2));
   return h('details', null, h('summary', null, 'details'), block);
 }
 
+/**
+ * @param {ThreadSummary} thread
+ * @param {Notify} notify
+ * @param {() => Promise<void>} after
+ */
 function cancelButton(thread, notify, after) {
   if (thread.status !== 'waiting' && thread.status !== 'running') return null;
   return h('button', {
@@ -99,7 +117,7 @@ function cancelButton(thread, notify, after) {
         await api(`/api/threads/${thread.threadId}/cancel`, { method: 'POST', body: {} });
         notify(`Cancelled thread ${shortId(thread.threadId)}.`, 'ok');
       } catch (error) {
-        notify(error.message, 'error');
+        notify(messageOf(error), 'error');
       }
       await after();
     },
