@@ -7,6 +7,7 @@ import { MIGRATIONS_TABLE } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
+import { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
 import { jobsSchemaOf } from '../../workers/thread-jobs.js';
 
 /** Where a TypeORM store keeps its data. */
@@ -155,6 +156,8 @@ async function openPostgres(url: string, schema: string | undefined, timeouts: R
     applicationName: 'interlock',
     connectTimeoutMS: timeouts.connectMs,
     extra: {
+      // A write's BEGIN goes out with its statement (postgres-connection.ts).
+      pipeline: true,
       statement_timeout: timeouts.statementMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
       // The client's own bound, for a server that does not answer at all (frozen, cut off).
@@ -174,7 +177,7 @@ async function openPostgres(url: string, schema: string | undefined, timeouts: R
     await dataSource.destroy();
     throw error;
   }
-  return new TypeormCheckpointStore(dataSource, 'postgres', jobsSchema);
+  return new PostgresCheckpointStore(dataSource, jobsSchema);
 }
 
 /**

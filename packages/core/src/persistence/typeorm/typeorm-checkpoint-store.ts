@@ -1,5 +1,5 @@
 import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
-import { In, Not, type DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
@@ -17,32 +17,20 @@ import type {
   ToolExecutionStatus,
 } from '../checkpoint-store.js';
 import { encodeConversation } from '../sql/conversation-rows.js';
-import { driverErrorCode, isUniqueViolation, type AuditSeal } from '../sql/audit-rows.js';
+import { isUniqueViolation, type AuditSeal } from '../sql/audit-rows.js';
+import { postgresTransaction, unavailable } from './postgres-connection.js';
+import * as toolExecutions from './typeorm-tool-executions.js';
+import * as interactions from './typeorm-interactions.js';
 import { readConversations, writeConversation } from './conversation-log.js';
-import {
-  toInteractionRecord,
-  toInteractionRow,
-  toThreadRecord,
-  toThreadRow,
-  toToolExecutionRecord,
-  toToolExecutionRow,
-  toWorkflowDefinition,
-  toWorkflowDefinitionRow,
-  type ToolApproval,
-} from '../sql/record-mapping.js';
+import { toThreadRecord, toThreadRow, toWorkflowDefinition, toWorkflowDefinitionRow, type ToolApproval } from '../sql/record-mapping.js';
 import { listenForChanges } from './change-listener.js';
 import { SerialQueue } from './serial-queue.js';
 import { staleClaim } from '../stale-claim.js';
 import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
 import * as audit from './typeorm-audit-and-memory.js';
-import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
-import {
-  GlobalVariableEntity,
-  InteractionEntity,
-  ThreadEntity,
-  ToolExecutionEntity,
-  WorkflowDefinitionEntity,
-} from './store-entities.js';
+import type { RunInTransaction } from './typeorm-audit-and-memory.js';
+import { decodeOptionalJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
+import { GlobalVariableEntity, ThreadEntity, WorkflowDefinitionEntity } from './store-entities.js';
 import type { GlobalVariableRow } from '../sql/row-types.js';
 
 /** Which database a TypeORM store runs on. */
@@ -64,7 +52,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   private closed = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    protected readonly dataSource: DataSource,
     /** The database behind this store. */
     readonly dialect: StoreDialect,
     /** PostgreSQL: the schema of the job queue (graphile-worker) that holds the workers' jobs. */
@@ -188,78 +176,28 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
-    const row = toInteractionRow(interaction);
-    const { interactionId: _interactionId, ...columns } = row;
-    await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      await this.addJobs(manager, jobs);
-      await manager
-        .createQueryBuilder()
-        .insert()
-        .into(InteractionEntity)
-        .values(row)
-        .orUpdate(Object.keys(columns).map((property) => columnName(manager, property)), ['interaction_id'])
-        .execute();
-    });
+  createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
+    return interactions.createInteraction(this.fencedWrite(fence), (manager) => this.addJobs(manager, jobs), interaction);
   }
 
-  async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
-    if (!isStorableText(interactionId)) return undefined;
-    const row = await this.read((manager) => manager.findOne(InteractionEntity, { where: { interactionId } }));
-    return row === null ? undefined : toInteractionRecord(row);
+  getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
+    return interactions.getInteraction((work) => this.read(work), interactionId);
   }
 
-  async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
-    if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
-    const rows = await this.read((manager) =>
-      manager.find(InteractionEntity, {
-        where: {
-          ...(filter.status === undefined ? {} : { status: filter.status }),
-          ...(filter.threadId === undefined ? {} : { threadId: filter.threadId }),
-        },
-        order: { createdAt: 'ASC', interactionId: 'ASC' },
-      }),
-    );
-    return rows.map(toInteractionRecord);
+  listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
+    return interactions.listInteractions((work) => this.read(work), filter);
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
-    if (!isStorableText(interactionId)) return { status: 'not_found' };
-    const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
-    const respondedAt = storableText(response.respondedAt, 'respondedAt');
-    return this.write(async (manager): Promise<RecordResponseResult> => {
-      const updated = await manager.update(
-        InteractionEntity,
-        { interactionId, status: 'pending' },
-        { status: 'responded', response: encoded, updatedAt: respondedAt },
-      );
-      const row = await manager.findOne(InteractionEntity, { where: { interactionId } });
-      if (row === null) return { status: 'not_found' };
-      if (updated.affected === 1) await this.addJobs(manager, jobs);
-      return { status: updated.affected === 1 ? 'recorded' : 'not_pending', interaction: toInteractionRecord(row) };
-    });
+  recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
+    return interactions.recordResponse((work) => this.write(work), (manager) => this.addJobs(manager, jobs), interactionId, response);
   }
 
-  async failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
-    if (!isStorableText(interactionId)) return false;
-    const failureMessage = encodeJson(message, `the failure message of interaction ${interactionId}`);
-    const updated = await this.write((manager) =>
-      manager.update(
-        InteractionEntity,
-        { interactionId, status: 'pending' },
-        { status: 'failed', failureReason: reason, failureMessage, updatedAt: new Date().toISOString() },
-      ),
-    );
-    return updated.affected === 1;
+  failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
+    return interactions.failInteraction((work) => this.write(work), interactionId, reason, message);
   }
 
-  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
-    if (!isStorableText(interactionId)) return;
-    await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      await manager.update(InteractionEntity, { interactionId, status: 'responded' }, { status: 'processed', updatedAt: new Date().toISOString() });
-    });
+  markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
+    return interactions.markProcessed(this.fencedWrite(fence), interactionId);
   }
 
   async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
@@ -290,116 +228,37 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     });
   }
 
-  /**
-   * Stores the approval of a tool call as `approved`. Approving it again with the same
-   * arguments hash changes nothing, whatever its status by then.
-   *
-   * @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash;
-   * INVALID_OPTIONS when an id, name or timestamp cannot be stored or the arguments are not JSON.
-   */
-  async recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
-    const row = toToolExecutionRow(approval);
-    await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      // Insert-if-absent is one statement, so of two concurrent approvals exactly one
-      // row is stored; the loser then reads the winner's committed row.
-      await manager.createQueryBuilder().insert().into(ToolExecutionEntity).values(row).orIgnore().execute();
-      const stored = await manager.findOne(ToolExecutionEntity, {
-        select: { argumentsHash: true },
-        where: { threadId: row.threadId, toolCallId: row.toolCallId },
+  recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
+    return toolExecutions.recordToolApproval(this.fencedWrite(fence), approval);
+  }
+
+  markToolStarted(threadId: string, toolCallId: string, argumentsHash: string, from: readonly ToolExecutionStatus[], at: string, fence?: ClaimFence): Promise<boolean> {
+    return toolExecutions.markToolStarted(this.fencedWrite(fence), threadId, toolCallId, argumentsHash, from, at);
+  }
+
+  markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string, fence?: ClaimFence): Promise<boolean> {
+    return toolExecutions.markToolFinished(this.fencedWrite(fence), threadId, toolCallId, outcome, at);
+  }
+
+  setToolExecutionStatus(threadId: string, toolCallId: string, from: readonly ToolExecutionStatus[], to: ToolExecutionStatus, at: string, fence?: ClaimFence): Promise<boolean> {
+    return toolExecutions.setToolExecutionStatus(this.fencedWrite(fence), threadId, toolCallId, from, to, at);
+  }
+
+  getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
+    return toolExecutions.getToolExecution((work) => this.read(work), threadId, toolCallId);
+  }
+
+  listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+    return toolExecutions.listToolExecutions((work) => this.read(work), filter);
+  }
+
+  /** Runs a write transaction that first refuses a stale claim. */
+  private fencedWrite(fence: ClaimFence | undefined): RunInTransaction {
+    return (work) =>
+      this.write(async (manager) => {
+        await this.checkFence(manager, fence);
+        return work(manager);
       });
-      if (stored !== null && stored.argumentsHash !== row.argumentsHash) {
-        throw new InterlockError(
-          'STORE_CONFLICT',
-          `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`,
-          { details: { threadId: approval.threadId, toolCallId: approval.toolCallId } },
-        );
-      }
-    });
-  }
-
-  /** Moves an approved call to `started` in one conditional UPDATE: of concurrent callers, one gets true. */
-  async markToolStarted(
-    threadId: string,
-    toolCallId: string,
-    argumentsHash: string,
-    from: readonly ToolExecutionStatus[],
-    at: string,
-    fence?: ClaimFence,
-  ): Promise<boolean> {
-    if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
-    const updatedAt = storableText(at, 'at');
-    const updated = await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      return manager.update(ToolExecutionEntity, { threadId, toolCallId, argumentsHash, status: In([...from]) }, { status: 'started', updatedAt });
-    });
-    return updated.affected === 1;
-  }
-
-  /**
-   * Stores the outcome and marks the call `finished` unless it is finished already; a call
-   * never approved is left absent.
-   *
-   * @throws InterlockError INVALID_OPTIONS when the outcome is not JSON.
-   */
-  async markToolFinished(
-    threadId: string,
-    toolCallId: string,
-    outcome: NonNullable<ToolExecutionRecord['outcome']>,
-    at: string,
-    fence?: ClaimFence,
-  ): Promise<boolean> {
-    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return false;
-    const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
-    const updatedAt = storableText(at, 'at');
-    const updated = await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      return manager.update(
-        ToolExecutionEntity,
-        { threadId, toolCallId, status: Not('finished') },
-        { status: 'finished', outcome: encoded, updatedAt },
-      );
-    });
-    return updated.affected === 1;
-  }
-
-  /** Moves a call from one of `from` to `to` in one conditional UPDATE. */
-  async setToolExecutionStatus(
-    threadId: string,
-    toolCallId: string,
-    from: readonly ToolExecutionStatus[],
-    to: ToolExecutionStatus,
-    at: string,
-    fence?: ClaimFence,
-  ): Promise<boolean> {
-    if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
-    const updatedAt = storableText(at, 'at');
-    const updated = await this.write(async (manager) => {
-      await this.checkFence(manager, fence);
-      return manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt });
-    });
-    return updated.affected === 1;
-  }
-
-  async getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
-    if (!isStorableText(threadId) || !isStorableText(toolCallId)) return undefined;
-    const row = await this.read((manager) => manager.findOne(ToolExecutionEntity, { where: { threadId, toolCallId } }));
-    return row === null ? undefined : toToolExecutionRecord(row);
-  }
-
-  /** Lists tool executions, oldest first (ties by thread id, then call id). */
-  async listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
-    if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
-    const rows = await this.read((manager) =>
-      manager.find(ToolExecutionEntity, {
-        where: {
-          ...(filter.threadId === undefined ? {} : { threadId: filter.threadId }),
-          ...(filter.status === undefined ? {} : { status: filter.status }),
-        },
-        order: { createdAt: 'ASC', threadId: 'ASC', toolCallId: 'ASC' },
-      }),
-    );
-    return rows.map(toToolExecutionRecord);
   }
 
   async scheduleJobs(jobs: readonly ThreadJob[]): Promise<void> {
@@ -485,7 +344,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * SQLITE_BUSY at once when another process writes (the busy timeout does not apply to
    * a lock upgrade); it rolled back whole, so it is run again.
    */
-  private async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  protected async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work));
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -502,14 +361,14 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * moment. PostgreSQL needs REPEATABLE READ for that (READ COMMITTED takes a new
    * snapshot per statement); a SQLite transaction is already one snapshot.
    */
-  private read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  protected read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
     return this.schedule(() => this.dataSource.transaction(work)).catch((error: unknown) => {
       throw unavailable(error, this.dialect);
     });
   }
 
-  private schedule<T>(operation: () => Promise<T>): Promise<T> {
+  protected schedule<T>(operation: () => Promise<T>): Promise<T> {
     if (this.closed) {
       return Promise.reject(new InterlockError('INVALID_OPTIONS', 'the store is closed: create a new one to go on'));
     }
@@ -521,69 +380,6 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     );
     return result;
   }
-}
-
-/**
- * One PostgreSQL transaction whose caller always learns what happened: refusals of ours
- * pass through; a failure before COMMIT was sent rolls back (nothing was written:
- * STORE_UNAVAILABLE); a COMMIT that got no answer (the connection died or timed out
- * meanwhile) is STORE_OUTCOME_UNKNOWN. A connection that failed is destroyed, never reused,
- * so a late reply can never land on another transaction and the server rolls back what
- * it had.
- */
-async function postgresTransaction<T>(
-  dataSource: DataSource,
-  work: (manager: EntityManager) => Promise<T>,
-  isolation?: 'REPEATABLE READ',
-): Promise<T> {
-  const runner = dataSource.createQueryRunner() as QueryRunner & { releasePostgresConnection(error?: unknown): Promise<void> };
-  let result: T;
-  try {
-    await runner.connect();
-    await runner.startTransaction(isolation);
-    result = await work(runner.manager);
-  } catch (error) {
-    if (runner.isTransactionActive && answeredByServer(error)) await runner.rollbackTransaction().catch(() => undefined);
-    await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
-    throw unavailable(error, 'postgres');
-  }
-  try {
-    await runner.commitTransaction();
-  } catch (error) {
-    await runner.releasePostgresConnection(error);
-    if (answeredByServer(error)) throw unavailable(error, 'postgres');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new InterlockError(
-      'STORE_OUTCOME_UNKNOWN',
-      `the PostgreSQL connection failed while committing (${reason}): the write may or may not be stored. Read it back, or repeat the call once the database is back (repeating is safe)`,
-      { cause: error },
-    );
-  }
-  await runner.release();
-  return result;
-}
-
-/** The server answered with an error of its own (a SQLSTATE): the transaction is intact or rolled back, never half-sent. */
-function answeredByServer(error: unknown): boolean {
-  if (InterlockError.is(error)) return true;
-  const code = driverErrorCode(error);
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
-}
-
-/** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE: nothing was written. */
-function unavailable(error: unknown, dialect: StoreDialect): unknown {
-  if (InterlockError.is(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new InterlockError('STORE_UNAVAILABLE', `the ${dialect} store failed (${message}); nothing was written: try again when the database is back`, {
-    cause: error,
-  });
-}
-
-/** The database column of an entity property of `interactions`. */
-function columnName(manager: EntityManager, property: string): string {
-  const column = manager.connection.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
-  if (column === undefined) throw new InterlockError('INTERNAL', `interactions has no column for ${property}`);
-  return column.databaseName;
 }
 
 const BUSY_ATTEMPTS = 30;
