@@ -131,4 +131,14 @@ export default defineConfig(
       },
     ),
   },
+
+  {
+    // The web page's modules are served as they are: the browser loads relative modules only.
+    // Types from sdk-types come in through JSDoc `import('@interlock/sdk-types')`, never an import.
+    files: ['apps/web/public/**/*.js'],
+    rules: restrict({
+      regex: '^(?!\\.{1,2}/)',
+      message: 'the page loads in the browser as it is: import other page modules by relative path only (types: JSDoc import()).',
+    }),
+  },
 );

@@ -46,7 +46,7 @@ let me = '';
 
 async function route() {
   const [, name = 'inbox', id] = location.hash.replace(/^#\/?/, '#/').split('/');
-  const view = name === 'threads' && id ? views.timeline : (/** @type {Record<string, View | undefined>} */ (views)[name] ?? views.inbox);
+  const view = name === 'threads' && id ? views.timeline : (Object.hasOwn(views, name) ? /** @type {Record<string, View>} */ (views)[name] : undefined) ?? views.inbox;
   const argument = id === undefined ? '' : decodeURIComponent(id);
   /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll('nav a')).forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
   current = view;
