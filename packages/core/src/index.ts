@@ -2,7 +2,8 @@
  * @packageDocumentation
  * Interlock's engine. Start with {@link createInterlock}.
  */
-export { createInterlock, openStore, Interlock, DEFAULT_SQLITE_PATH, type InterlockOptions, type StoreOptions } from './interlock.js';
+export { createInterlock, Interlock, type InterlockOptions } from './interlock.js';
+export { openStore, DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
 export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
 export type { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';

@@ -21,11 +21,8 @@ import { InterlockError } from './errors/interlock-error.js';
 import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
-import { InMemoryCheckpointStore } from './persistence/memory/in-memory-checkpoint-store.js';
-import { openSqliteStore } from './persistence/sqlite/open-sqlite-store.js';
-import { createTypeormStore } from './persistence/typeorm-on-demand.js';
-import type { PostgresTimeouts } from './persistence/typeorm/create-typeorm-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
+import { openStore, type StoreOptions } from './persistence/open-store.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
 import { loadProjectConfig, mcpServersOf, optionsFromProjectConfig, type LoadedProjectConfig } from './config/project-config.js';
@@ -51,12 +48,6 @@ import { CONTINUE_IN, JobPlanner, type ContinueIn } from './workers/job-planner.
  * them durable; with `groupCommit`, those commits wait for the end of the turn too, so
  * threads running at the same time share them.
  */
-export type StoreOptions =
-  | { type: 'memory' }
-  | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }
-  | { type: 'postgres'; url: string; schema?: string; timeouts?: PostgresTimeouts }
-  | { type: 'custom'; store: ICheckpointStore };
-
 export interface InterlockOptions {
   /**
    * A project file (`interlock.toml`, see docs/configuration.md), by path or as loaded by
@@ -353,40 +344,6 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   if (options.recoverOnStart !== false) await interlock.expireOverdue();
   return interlock;
 }
-
-/**
- * Opens the store `createInterlock({ store })` would open. For an app that reads the store
- * itself too (the web inbox): open it here, then pass `{ type: 'custom', store }`.
- */
-export async function openStore(options: StoreOptions): Promise<ICheckpointStore> {
-  switch (options.type) {
-    case 'memory':
-      return new InMemoryCheckpointStore();
-    case 'sqlite':
-      return openSqliteStore({
-        path: options.path ?? DEFAULT_SQLITE_PATH,
-        ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
-        ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
-      });
-    case 'postgres':
-      return createTypeormStore({
-        type: 'postgres',
-        url: options.url,
-        ...(options.schema === undefined ? {} : { schema: options.schema }),
-        ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
-      });
-    case 'custom':
-      return options.store;
-    default:
-      throw new InterlockError(
-        'INVALID_OPTIONS',
-        `store type "${(options as { type: string }).type}" is not available: use "memory", "sqlite", "postgres" or "custom"`,
-      );
-  }
-}
-
-/** The embedded default: a SQLite file under `.interlock/` in the working directory. */
-export const DEFAULT_SQLITE_PATH = '.interlock/interlock.db';
 
 function leaseMsOf(leaseMs: number | undefined): number {
   if (leaseMs === undefined) return DEFAULT_LEASE_MS;

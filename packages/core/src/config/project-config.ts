@@ -14,7 +14,7 @@ import { anthropic } from '../llm/anthropic.js';
 import { openAICompatible } from '../llm/openai-compatible.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import type { Tool } from '../tools/define-tool.js';
-import type { StoreOptions } from '../interlock.js';
+import type { StoreOptions } from '../persistence/open-store.js';
 
 /** The names a project file is found under, in the directory a command runs in. */
 export const PROJECT_CONFIG_FILES = ['interlock.toml', 'interlock.json'] as const;

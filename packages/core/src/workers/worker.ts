@@ -3,7 +3,8 @@ import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk
 import { steadyClock, type Clock } from '../engine/clock.js';
 import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
-import { createInterlock, openStore, type Interlock, type InterlockOptions, type StoreOptions } from '../interlock.js';
+import { createInterlock, type Interlock, type InterlockOptions } from '../interlock.js';
+import { openStore, type StoreOptions } from '../persistence/open-store.js';
 import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';

@@ -1,0 +1,47 @@
+import { InterlockError } from '../errors/interlock-error.js';
+import type { ICheckpointStore } from './checkpoint-store.js';
+import { InMemoryCheckpointStore } from './memory/in-memory-checkpoint-store.js';
+import { openSqliteStore } from './sqlite/open-sqlite-store.js';
+import { createTypeormStore } from './typeorm-on-demand.js';
+import type { PostgresTimeouts } from './typeorm/create-typeorm-store.js';
+
+/** Where an Interlock keeps its threads: `createInterlock({ store })`, `openStore`. */
+export type StoreOptions =
+  | { type: 'memory' }
+  | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }
+  | { type: 'postgres'; url: string; schema?: string; timeouts?: PostgresTimeouts }
+  | { type: 'custom'; store: ICheckpointStore };
+
+/**
+ * Opens the store `createInterlock({ store })` would open. For an app that reads the store
+ * itself too (the web inbox): open it here, then pass `{ type: 'custom', store }`.
+ */
+export async function openStore(options: StoreOptions): Promise<ICheckpointStore> {
+  switch (options.type) {
+    case 'memory':
+      return new InMemoryCheckpointStore();
+    case 'sqlite':
+      return openSqliteStore({
+        path: options.path ?? DEFAULT_SQLITE_PATH,
+        ...(options.synchronous === undefined ? {} : { synchronous: options.synchronous }),
+        ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
+      });
+    case 'postgres':
+      return createTypeormStore({
+        type: 'postgres',
+        url: options.url,
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+        ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
+      });
+    case 'custom':
+      return options.store;
+    default:
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `store type "${(options as { type: string }).type}" is not available: use "memory", "sqlite", "postgres" or "custom"`,
+      );
+  }
+}
+
+/** The embedded default: a SQLite file under `.interlock/` in the working directory. */
+export const DEFAULT_SQLITE_PATH = '.interlock/interlock.db';
