@@ -124,6 +124,16 @@ describe('readAnswer (how an answer moves its call)', () => {
       expect(reading.next).toMatchObject({ status: 'EXECUTION_REJECTED', content: expect.stringContaining('no approval (cancelled): the approver closed the prompt') });
     });
 
+    it.each<InteractionFailureReason>(['timeout', 'cancelled'])(
+      'never tells the model that a call whose outcome is unknown did not run when nobody says what became of it (%s, F40)',
+      (reason) => {
+        const reading = read(askedToRecover(), failed(reason, 'gone'));
+        expect(reading.next).toMatchObject({ phase: 'done', status: 'ERROR', content: expect.stringContaining('may have taken effect') });
+        expect(reading.next).not.toMatchObject({ content: expect.stringContaining('not run') });
+        expect(reading.audit).toMatchObject({ outcome: 'deny', stage: 'recovery' });
+      },
+    );
+
     it('treats a failure without a reason as a handler error', () => {
       expect(read(askedToRun(), failed(undefined))).toMatchObject({ reason: 'handler_error', message: 'handler_error', audit: { decidedBy: 'interaction:handler_error' } });
     });

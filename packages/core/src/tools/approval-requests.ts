@@ -2,7 +2,7 @@ import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason
 import type { InteractionSpec } from '../interaction/interaction-gateway.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { Tool } from './define-tool.js';
-import { approve, finish, stageOf, type AwaitingCall, type TurnCall } from './turn-state.js';
+import { abandon, approve, finish, stageOf, type AwaitingCall, type TurnCall } from './turn-state.js';
 
 /** How a pinned tool's definition changed since it was approved. */
 export interface DefinitionChange {
@@ -99,9 +99,9 @@ export function readAnswer(
     const reason: InteractionFailureReason = record.failureReason ?? 'handler_error';
     const message = record.failureMessage ?? reason;
     const audit: AuditDraft = { outcome: 'deny', decidedBy: `interaction:${reason}`, rule, reason: message, stage };
-    if (stage === 'result') return { kind: 'failed', reason, message, audit, next: finish(call, 'RESULT_REJECTED', `no approval (${reason})`) };
-    if (reason === 'timeout') return { kind: 'failed', reason, message, audit, next: finish(call, 'TIMEOUT', message) };
-    return { kind: 'failed', reason, message, audit, next: finish(call, 'EXECUTION_REJECTED', `no approval (${reason}): ${message}`) };
+    // Only a call that did not run can say "nobody approved it in time".
+    if (stage === 'execution' && reason === 'timeout') return { kind: 'failed', reason, message, audit, next: finish(call, 'TIMEOUT', message) };
+    return { kind: 'failed', reason, message, audit, next: abandon(call, stage === 'result' ? reason : `no approval (${reason}): ${message}`) };
   }
   const response = ToolApprovalResponse.parse(record.response?.input);
   const responder = record.response?.responder;

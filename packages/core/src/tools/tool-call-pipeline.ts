@@ -18,7 +18,7 @@ import { parseStrictly } from './strict-arguments.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { approve, awaitAnswer, describeCall, finish, isAwaiting, type AwaitingCall, type NewCall, type ReadyCall, type TurnCall, type TurnState } from './turn-state.js';
+import { abandon, approve, awaitAnswer, describeCall, finish, isAwaiting, type AwaitingCall, type NewCall, type ReadyCall, type TurnCall, type TurnState } from './turn-state.js';
 
 /** How a batch of calls ended in this run. */
 export type TurnProgress = 'done' | 'suspend' | 'cancelled';
@@ -254,7 +254,7 @@ export class ToolCallPipeline {
     }
     const reason = typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled';
     for (const [index, call] of turn.calls.entries()) {
-      if (call.phase !== 'done') turn.calls[index] = this.report(finish(call, 'EXECUTION_REJECTED', `the thread was cancelled: ${reason}`), context, options);
+      if (call.phase !== 'done') turn.calls[index] = this.report(abandon(call, `the thread was cancelled: ${reason}`), context, options);
     }
   }
 

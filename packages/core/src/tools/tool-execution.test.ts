@@ -140,6 +140,17 @@ describe('ToolExecution.run (F40)', () => {
     expect(again).toStrictEqual(first);
   });
 
+  it('replays a tool that timed out as TIMEOUT with its own message: it may have taken effect (F14, F40)', async () => {
+    const { context, execution } = await setUp();
+    const { tool, runs } = chargeTool({ behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')) });
+    const first = await execution.run(approvedCall(), tool, context, 'agent');
+    const again = await execution.run(approvedCall(), tool, context, 'agent');
+    expect(runs).toHaveLength(1);
+    expect(again).toStrictEqual(first);
+    expect(again).toMatchObject({ status: 'TIMEOUT', content: expect.stringContaining('Check whether it took effect') });
+    expect(again).not.toMatchObject({ content: expect.stringContaining('was not run') });
+  });
+
   it('a tool that throws ends as ERROR with its message, and that outcome is stored (F14)', async () => {
     const { store, context, execution } = await setUp();
     const { tool } = chargeTool({ behave: () => Promise.reject(new Error('card declined')) });

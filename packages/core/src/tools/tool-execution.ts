@@ -130,5 +130,6 @@ export class ToolExecution {
 /** A call that finished before a crash: its stored outcome stands; it does not run again. */
 function replayOutcome(call: ReadyCall, tool: Tool, outcome: NonNullable<ToolExecutionRecord['outcome']>): TurnCall {
   if (outcome.status === 'SUCCESS' && tool.requireResultApproval) return awaitResult(call, outcome.output);
-  return finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : outcome.content.replace(/^\[[A-Z_]+\] /, ''));
+  // The model is told what it was told when the call ended, word for word.
+  return { ...finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : undefined), content: outcome.content };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InterlockError } from '../errors/interlock-error.js';
 import {
+  abandon,
   approve,
   awaitAnswer,
   awaitRecovery,
@@ -127,6 +128,19 @@ describe('isAwaiting and stageOf', () => {
     ['done', finish(ready, 'SUCCESS', 'ok')],
   ])('a %s call waits on nobody', (_phase, call) => {
     expect(isAwaiting(call)).toBe(false);
+  });
+});
+
+describe('abandon (nobody will answer about a call any more)', () => {
+  const ready = approve(proposed(), 'rule');
+  it.each<[string, TurnCall, string, string]>([
+    ['a call not yet run did not run', awaitAnswer(proposed(), 'execution', 'i-1'), 'EXECUTION_REJECTED', 'This call was not run'],
+    ['a call that ran has its result withheld', awaitResult(ready, 'out'), 'RESULT_REJECTED', 'The call ran'],
+    ['a call whose outcome is unknown may have taken effect', awaitRecovery(ready), 'ERROR', 'may have taken effect'],
+  ])('%s (F13, F40)', (_case, call, status, told) => {
+    const done = abandon(call, 'the thread was cancelled');
+    expect(done).toMatchObject({ phase: 'done', status, content: expect.stringContaining(told) });
+    expect(done).not.toHaveProperty('output');
   });
 });
 

@@ -135,6 +135,19 @@ export function finish(call: TurnCall, status: ToolCallStatus, detail: unknown):
   };
 }
 
+/**
+ * A call nobody will answer about any more (its question failed, or the thread was
+ * cancelled), told truthfully: a call that ran has its result withheld, one whose outcome
+ * is unknown may have run (the model must check before trying again), any other did not run.
+ */
+export function abandon(call: TurnCall, why: string): DoneCall {
+  if (call.phase === 'awaiting-result') return finish(call, 'RESULT_REJECTED', `no approval (${why})`);
+  if (call.phase === 'awaiting-recovery') {
+    return finish(call, 'ERROR', `This call started before a restart and may have taken effect; nobody said whether it did (${why}). Check before you call it again.`);
+  }
+  return finish(call, 'EXECUTION_REJECTED', why);
+}
+
 /** The fields of a call that its events carry. */
 export function describeCall(call: TurnCall, nodeId: string) {
   return { nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
