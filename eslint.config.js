@@ -138,7 +138,8 @@ export default defineConfig(
     files: ['apps/web/public/**/*.js'],
     rules: restrict({
       regex: '^(?!\\.{1,2}/)',
-      message: 'the page loads in the browser as it is: import other page modules by relative path only (types: JSDoc import()).',
+      message:
+        'the page loads in the browser as it is: import other page modules by relative path only (types: JSDoc import()).',
     }),
   },
 );

@@ -3,9 +3,19 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-const ALL = ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'bench/test/**/*.test.ts', 'examples/**/*.test.ts'];
+const ALL = [
+  'packages/*/src/**/*.test.ts',
+  'apps/*/src/**/*.test.ts',
+  'apps/*/test/**/*.test.ts',
+  'bench/test/**/*.test.ts',
+  'examples/**/*.test.ts',
+];
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts'];
-const HEAVY = ['packages/core/src/workers/workers.int.test.ts', 'packages/core/src/engine/multi-process.int.test.ts', 'packages/core/src/crash/crash-recovery.int.test.ts'];
+const HEAVY = [
+  'packages/core/src/workers/workers.int.test.ts',
+  'packages/core/src/engine/multi-process.int.test.ts',
+  'packages/core/src/crash/crash-recovery.int.test.ts',
+];
 
 export default defineConfig({
   resolve: {
@@ -27,8 +37,19 @@ export default defineConfig({
       // one at a time. The 1000-thread deployment goes first: after the rest of the suite it
       // has stalled twice in three runs here (never alone; not understood yet, see its test).
       { extends: true, test: { name: 'deployment', include: DEPLOYMENT, sequence: { groupOrder: 0 } } },
-      { extends: true, test: { name: 'tests', include: ALL, exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT], sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: 'many-process', include: HEAVY, fileParallelism: false, sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: {
+          name: 'tests',
+          include: ALL,
+          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT],
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'many-process', include: HEAVY, fileParallelism: false, sequence: { groupOrder: 2 } },
+      },
     ],
   },
 });

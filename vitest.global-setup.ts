@@ -8,7 +8,10 @@ import { execFileSync } from 'node:child_process';
 export default function setup(): void {
   if (process.env['INTERLOCK_TEST_POSTGRES_URL']) return;
   try {
-    const output = execFileSync('bash', ['scripts/start-postgres.sh'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+    const output = execFileSync('bash', ['scripts/start-postgres.sh'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const url = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(output)?.[1];
     if (url) process.env['INTERLOCK_TEST_POSTGRES_URL'] = url;
   } catch (error) {

@@ -14,7 +14,18 @@ describe("@interlock/core's declarations", () => {
     try {
       writeFileSync(
         join(directory, 'tsconfig.json'),
-        JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, skipLibCheck: false, noEmit: true, types: ['node'] }, files: ['app.ts'] }),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'ES2022',
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+            types: ['node'],
+          },
+          files: ['app.ts'],
+        }),
       );
       writeFileSync(
         join(directory, 'app.ts'),

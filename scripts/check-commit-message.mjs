@@ -12,7 +12,20 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The scopes, one per part of the repository (see CONTRIBUTING.md). */
-export const SCOPES = ['sdk-types', 'core', 'cli', 'web', 'examples', 'bench', 'docs', 'test', 'build', 'ci', 'deps', 'release'];
+export const SCOPES = [
+  'sdk-types',
+  'core',
+  'cli',
+  'web',
+  'examples',
+  'bench',
+  'docs',
+  'test',
+  'build',
+  'ci',
+  'deps',
+  'release',
+];
 
 export const MAX_SUBJECT_LENGTH = 72;
 
@@ -45,13 +58,16 @@ export function checkCommitMessage(message) {
   }
   const match = SUBJECT.exec(subject);
   if (!match?.groups) {
-    problems.push(`the subject is not "<scope>: <summary>" (or "<scope>/<area>: <summary>"): ${JSON.stringify(subject)}`);
+    problems.push(
+      `the subject is not "<scope>: <summary>" (or "<scope>/<area>: <summary>"): ${JSON.stringify(subject)}`,
+    );
   } else {
     const { scope, summary } = match.groups;
     if (!SCOPES.includes(scope)) problems.push(`"${scope}" is not a scope; use one of ${SCOPES.join(', ')}`);
     if (/[.]$/.test(summary)) problems.push('the subject ends with a full stop');
   }
-  if (lines.length > 1 && lines[1].trim() !== '') problems.push('the second line must be blank: the body starts after an empty line');
+  if (lines.length > 1 && lines[1].trim() !== '')
+    problems.push('the second line must be blank: the body starts after an empty line');
   return problems;
 }
 

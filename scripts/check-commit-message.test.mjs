@@ -40,9 +40,13 @@ describe('checkCommitMessage', () => {
   });
 
   it("ignores git's comments and the diff under the scissors line, and leaves merges alone", () => {
-    const message = '# Please enter the commit message\n\ncli: print the rule that decided\n\n# ------------------------ >8 ------------------------\ndiff --git a b\n';
+    const message =
+      '# Please enter the commit message\n\ncli: print the rule that decided\n\n# ------------------------ >8 ------------------------\ndiff --git a b\n';
     assert.deepEqual(checkCommitMessage(message), []);
-    assert.deepEqual(checkCommitMessage("Merge branch 'main' of somewhere into a-branch-with-a-long-name-that-goes-on-and-on"), []);
+    assert.deepEqual(
+      checkCommitMessage("Merge branch 'main' of somewhere into a-branch-with-a-long-name-that-goes-on-and-on"),
+      [],
+    );
     assert.deepEqual(checkCommitMessage('# only comments\n'), ['the message is empty']);
   });
 });

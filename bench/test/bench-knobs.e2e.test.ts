@@ -20,7 +20,11 @@ const SET_BY_THE_BENCH = new Set(['BENCH_PG_URL', 'BENCH_PG_SCHEMA']);
 /** Every environment variable the bench's sources read: `process.env['X']`, `process.env.X`, main.ts's `env('X', …)`. */
 function environmentReads(): Map<string, string[]> {
   const reads = new Map<string, string[]>();
-  const patterns = [/process\.env\[['"]([A-Z0-9_]+)['"]\]/g, /process\.env\.([A-Z0-9_]+)/g, /\benv\(['"]([A-Z0-9_]+)['"]/g];
+  const patterns = [
+    /process\.env\[['"]([A-Z0-9_]+)['"]\]/g,
+    /process\.env\.([A-Z0-9_]+)/g,
+    /\benv\(['"]([A-Z0-9_]+)['"]/g,
+  ];
   for (const file of readdirSync(SOURCE_DIRECTORY)) {
     if (!file.endsWith('.ts') || file.endsWith('.test.ts')) continue;
     const text = readFileSync(path.join(SOURCE_DIRECTORY, file), 'utf8');
@@ -37,7 +41,9 @@ function environmentReads(): Map<string, string[]> {
 
 /** The variables turbo passes to the `bench` task (turbo 2 runs tasks in strict env mode: nothing else reaches them). */
 function passThroughEnv(): string[] {
-  const turbo = JSON.parse(readFileSync(TURBO_JSON, 'utf8')) as { tasks?: Record<string, { passThroughEnv?: string[] }> };
+  const turbo = JSON.parse(readFileSync(TURBO_JSON, 'utf8')) as {
+    tasks?: Record<string, { passThroughEnv?: string[] }>;
+  };
   return turbo.tasks?.['bench']?.passThroughEnv ?? [];
 }
 
@@ -54,7 +60,11 @@ function snapshot(directory: string): Record<string, string> {
 
 function runBench(environment: Record<string, string>): Promise<{ exitCode: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_MAIN], { cwd: BENCH_DIRECTORY, env: { ...process.env, ...environment }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [BUILT_MAIN], {
+      cwd: BENCH_DIRECTORY,
+      env: { ...process.env, ...environment },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -78,25 +88,38 @@ describe('pnpm bench knobs (issue 15)', () => {
     const knobs = [...reads.keys()].filter((name) => !SET_BY_THE_BENCH.has(name));
     // A sanity check on the scan itself: main.ts's knobs are found.
     expect(knobs).toEqual(expect.arrayContaining(['N', 'ONLY', 'RESULTS_DIR', 'PEERS_DIR']));
-    const notPassed = knobs.filter((name) => !passed.includes(name)).map((name) => `${name} (read in ${reads.get(name)?.join(', ')})`);
+    const notPassed = knobs
+      .filter((name) => !passed.includes(name))
+      .map((name) => `${name} (read in ${reads.get(name)?.join(', ')})`);
     expect(notPassed, 'add these to tasks.bench.passThroughEnv in turbo.json').toEqual([]);
-    expect(passed.filter((name) => !reads.has(name)), 'turbo.json passes knobs the bench no longer reads').toEqual([]);
+    expect(
+      passed.filter((name) => !reads.has(name)),
+      'turbo.json passes knobs the bench no longer reads',
+    ).toEqual([]);
   });
 
   it('writes a run under RESULTS_DIR and leaves bench/results alone', async () => {
     if (!existsSync(BUILT_MAIN)) {
-      throw new Error(`${BUILT_MAIN} does not exist: build first with \`pnpm --filter @interlock/bench build\` (root \`pnpm test\` builds everything)`);
+      throw new Error(
+        `${BUILT_MAIN} does not exist: build first with \`pnpm --filter @interlock/bench build\` (root \`pnpm test\` builds everything)`,
+      );
     }
     temporary = mkdtempSync(path.join(tmpdir(), 'interlock-bench-'));
     const resultsDirectory = path.join(temporary, 'results');
     const before = snapshot(DEFAULT_RESULTS);
 
     // `inspect` is the quickest step that writes a file of its own (one thread, a few seconds).
-    const run = await runBench({ RESULTS_DIR: resultsDirectory, ONLY: 'inspect', PEERS_DIR: path.join(temporary, 'no-peers') });
+    const run = await runBench({
+      RESULTS_DIR: resultsDirectory,
+      ONLY: 'inspect',
+      PEERS_DIR: path.join(temporary, 'no-peers'),
+    });
 
     expect(run.exitCode, run.stderr).toBe(0);
     const written = readdirSync(resultsDirectory);
-    expect(written).toEqual(expect.arrayContaining(['interlock.jsonl', 'interlock.json', 'summary.md', 'interlock-inspect.json']));
+    expect(written).toEqual(
+      expect.arrayContaining(['interlock.jsonl', 'interlock.json', 'summary.md', 'interlock-inspect.json']),
+    );
     const steps = readFileSync(path.join(resultsDirectory, 'interlock.jsonl'), 'utf8')
       .split('\n')
       .filter((line) => line.trim() !== '')

@@ -46,9 +46,14 @@ let me = '';
 
 async function route() {
   const [, name = 'inbox', id] = location.hash.replace(/^#\/?/, '#/').split('/');
-  const view = name === 'threads' && id ? views.timeline : (Object.hasOwn(views, name) ? /** @type {Record<string, View>} */ (views)[name] : undefined) ?? views.inbox;
+  const view =
+    name === 'threads' && id
+      ? views.timeline
+      : ((Object.hasOwn(views, name) ? /** @type {Record<string, View>} */ (views)[name] : undefined) ?? views.inbox);
   const argument = id === undefined ? '' : decodeURIComponent(id);
-  /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll('nav a')).forEach((link) => link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)));
+  /** @type {NodeListOf<HTMLAnchorElement>} */ (document.querySelectorAll('nav a')).forEach((link) =>
+    link.classList.toggle('active', link.dataset.view === (view === views.timeline ? 'threads' : name)),
+  );
   current = view;
   main.replaceChildren(view.element);
   try {
@@ -88,7 +93,14 @@ function connectLive() {
     const change = JSON.parse(/** @type {MessageEvent<string>} */ (event).data);
     // A chat's changes matter only to the chat view showing it.
     if (change.kind === 'chat' && (current !== views.chat || change.chatId !== views.chat.chatId)) return;
-    if (change.reason === 'answered' && change.responder !== undefined && change.responder !== `web:${me}` && current === views.inbox && change.interactionId !== undefined && views.inbox.cards.has(change.interactionId)) {
+    if (
+      change.reason === 'answered' &&
+      change.responder !== undefined &&
+      change.responder !== `web:${me}` &&
+      current === views.inbox &&
+      change.interactionId !== undefined &&
+      views.inbox.cards.has(change.interactionId)
+    ) {
       notify(`${change.responder} answered an interaction you were looking at.`, 'warn');
     }
     scheduleRefresh();
@@ -98,23 +110,46 @@ function connectLive() {
 /** @param {string} [message] */
 function showSignIn(message = '') {
   whoami.textContent = '';
-  const token = h('input', { type: 'password', name: 'token', class: 'token', autocomplete: 'current-password', 'aria-label': 'Approver token', placeholder: 'the token printed at first start' });
+  const token = h('input', {
+    type: 'password',
+    name: 'token',
+    class: 'token',
+    autocomplete: 'current-password',
+    'aria-label': 'Approver token',
+    placeholder: 'the token printed at first start',
+  });
   const error = h('p', { class: 'card-error', role: 'alert' }, message);
-  main.replaceChildren(h('section', { class: 'view sign-in' },
-    h('h1', null, 'Sign in'),
-    h('p', null, 'Use the approver token that interlock-web printed when it first started (or one from your approvers file).'),
-    h('form', {
-      onsubmit: async (event) => {
-        event.preventDefault();
-        try {
-          const session = /** @type {Session} */ (await api('/api/session', { method: 'POST', body: { token: token.value.trim() } }));
-          await start(session);
-        } catch (failure) {
-          error.textContent = messageOf(failure);
-        }
-      },
-    }, token, h('button', { type: 'submit', class: 'primary' }, 'Sign in')),
-    error));
+  main.replaceChildren(
+    h(
+      'section',
+      { class: 'view sign-in' },
+      h('h1', null, 'Sign in'),
+      h(
+        'p',
+        null,
+        'Use the approver token that interlock-web printed when it first started (or one from your approvers file).',
+      ),
+      h(
+        'form',
+        {
+          onsubmit: async (event) => {
+            event.preventDefault();
+            try {
+              const session = /** @type {Session} */ (
+                await api('/api/session', { method: 'POST', body: { token: token.value.trim() } })
+              );
+              await start(session);
+            } catch (failure) {
+              error.textContent = messageOf(failure);
+            }
+          },
+        },
+        token,
+        h('button', { type: 'submit', class: 'primary' }, 'Sign in'),
+      ),
+      error,
+    ),
+  );
   token.focus();
 }
 
@@ -124,14 +159,21 @@ let started = false;
 async function start(session) {
   me = session.approver;
   setCsrfToken(session.csrfToken);
-  whoami.replaceChildren(`Signed in as ${me} `, h('button', {
-    type: 'button',
-    class: 'sign-out',
-    onclick: async () => {
-      await api('/api/session', { method: 'DELETE' }).catch(() => undefined);
-      location.reload();
-    },
-  }, 'Sign out'));
+  whoami.replaceChildren(
+    `Signed in as ${me} `,
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'sign-out',
+        onclick: async () => {
+          await api('/api/session', { method: 'DELETE' }).catch(() => undefined);
+          location.reload();
+        },
+      },
+      'Sign out',
+    ),
+  );
   // Signing in again after the session ended: the live feed reconnects by itself.
   if (started) return route();
   started = true;
@@ -141,4 +183,6 @@ async function start(session) {
   await route();
 }
 
-/** @type {Promise<Session>} */ (api('/api/session')).then(start, (error) => (error instanceof ApiError && error.status === 401 ? showSignIn() : notify(messageOf(error), 'error')));
+/** @type {Promise<Session>} */ (api('/api/session')).then(start, (error) =>
+  error instanceof ApiError && error.status === 401 ? showSignIn() : notify(messageOf(error), 'error'),
+);

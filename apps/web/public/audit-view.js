@@ -10,30 +10,65 @@ export class AuditView {
   constructor() {
     this.verdict = h('p', { class: 'verdict' });
     this.body = h('tbody');
-    this.element = h('section', { class: 'view audit-view' },
-      h('div', { class: 'view-header' }, h('h1', null, 'Audit trail'), h('button', { type: 'button', class: 'verify', onclick: () => this.verify() }, 'Verify the chain')),
+    this.element = h(
+      'section',
+      { class: 'view audit-view' },
+      h(
+        'div',
+        { class: 'view-header' },
+        h('h1', null, 'Audit trail'),
+        h('button', { type: 'button', class: 'verify', onclick: () => this.verify() }, 'Verify the chain'),
+      ),
       this.verdict,
-      h('table', { class: 'audit' },
-        h('thead', null, h('tr', null, ...['#', 'Time', 'Thread', 'Tool', 'Outcome', 'Decided by', 'Rule', 'Reason', 'Arguments'].map((name) => h('th', null, name)))),
-        this.body));
+      h(
+        'table',
+        { class: 'audit' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ...['#', 'Time', 'Thread', 'Tool', 'Outcome', 'Decided by', 'Rule', 'Reason', 'Arguments'].map((name) =>
+              h('th', null, name),
+            ),
+          ),
+        ),
+        this.body,
+      ),
+    );
   }
 
   async refresh() {
     const { entries } = /** @type {{ entries: AuditEntry[] }} */ (await api('/api/audit'));
-    this.body.replaceChildren(...entries.map((entry) => {
-      const argumentsCell = h('pre', { class: 'arguments' });
-      renderRevealed(argumentsCell, JSON.stringify(entry.editedArguments ? { original: entry.originalArguments, edited: entry.editedArguments } : entry.originalArguments, null, 2));
-      return h('tr', { class: `outcome-${entry.outcome}`, dataset: { sequence: entry.sequence } },
-        h('td', null, String(entry.sequence)),
-        h('td', null, clockTime(entry.at)),
-        h('td', null, h('a', { href: `#/threads/${entry.threadId}` }, shortId(entry.threadId))),
-        h('td', null, entry.toolName),
-        h('td', null, h('span', { class: `outcome outcome-${entry.outcome}` }, entry.outcome)),
-        h('td', { class: 'decided-by' }, entry.responder ?? entry.decidedBy),
-        h('td', null, entry.rule),
-        h('td', null, entry.reason),
-        h('td', null, argumentsCell));
-    }));
+    this.body.replaceChildren(
+      ...entries.map((entry) => {
+        const argumentsCell = h('pre', { class: 'arguments' });
+        renderRevealed(
+          argumentsCell,
+          JSON.stringify(
+            entry.editedArguments
+              ? { original: entry.originalArguments, edited: entry.editedArguments }
+              : entry.originalArguments,
+            null,
+            2,
+          ),
+        );
+        return h(
+          'tr',
+          { class: `outcome-${entry.outcome}`, dataset: { sequence: entry.sequence } },
+          h('td', null, String(entry.sequence)),
+          h('td', null, clockTime(entry.at)),
+          h('td', null, h('a', { href: `#/threads/${entry.threadId}` }, shortId(entry.threadId))),
+          h('td', null, entry.toolName),
+          h('td', null, h('span', { class: `outcome outcome-${entry.outcome}` }, entry.outcome)),
+          h('td', { class: 'decided-by' }, entry.responder ?? entry.decidedBy),
+          h('td', null, entry.rule),
+          h('td', null, entry.reason),
+          h('td', null, argumentsCell),
+        );
+      }),
+    );
     await this.verify();
   }
 

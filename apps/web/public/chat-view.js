@@ -14,17 +14,37 @@ export class ChatView {
   constructor({ notify }) {
     this.notify = notify;
     this.chatId = '';
-    this.picker = h('select', { class: 'chat-picker', 'aria-label': 'Chat', onchange: (event) => (location.hash = `#/chat/${/** @type {HTMLSelectElement} */ (event.target).value}`) });
+    this.picker = h('select', {
+      class: 'chat-picker',
+      'aria-label': 'Chat',
+      onchange: (event) => (location.hash = `#/chat/${/** @type {HTMLSelectElement} */ (event.target).value}`),
+    });
     this.log = h('ol', { class: 'chat-log', 'aria-live': 'polite' });
-    this.input = h('input', { class: 'chat-input', 'aria-label': 'Message', placeholder: 'Message the agent — or answer an approval with yes or no', autocomplete: 'off' });
-    this.form = h('form', { class: 'chat-form', onsubmit: (event) => this.send(event) }, this.input, h('button', { type: 'submit', class: 'primary chat-send' }, 'Send'));
-    this.element = h('section', { class: 'view chat-view' },
-      h('div', { class: 'view-header' },
+    this.input = h('input', {
+      class: 'chat-input',
+      'aria-label': 'Message',
+      placeholder: 'Message the agent — or answer an approval with yes or no',
+      autocomplete: 'off',
+    });
+    this.form = h(
+      'form',
+      { class: 'chat-form', onsubmit: (event) => this.send(event) },
+      this.input,
+      h('button', { type: 'submit', class: 'primary chat-send' }, 'Send'),
+    );
+    this.element = h(
+      'section',
+      { class: 'view chat-view' },
+      h(
+        'div',
+        { class: 'view-header' },
         h('h1', null, 'Chat'),
         this.picker,
-        h('button', { type: 'button', class: 'new-chat', onclick: () => this.open() }, 'New chat')),
+        h('button', { type: 'button', class: 'new-chat', onclick: () => this.open() }, 'New chat'),
+      ),
       this.log,
-      this.form);
+      this.form,
+    );
   }
 
   /**
@@ -33,7 +53,11 @@ export class ChatView {
    */
   async show(chatId) {
     const { chats } = /** @type {{ chats: ChatSummary[] }} */ (await api('/api/chats'));
-    this.picker.replaceChildren(...chats.map((chat) => h('option', { value: chat.chatId }, `${shortId(chat.chatId)} · ${chat.status} · ${clockTime(chat.createdAt)}`)));
+    this.picker.replaceChildren(
+      ...chats.map((chat) =>
+        h('option', { value: chat.chatId }, `${shortId(chat.chatId)} · ${chat.status} · ${clockTime(chat.createdAt)}`),
+      ),
+    );
     this.chatId = chatId || chats[0]?.chatId || '';
     this.picker.value = this.chatId;
     this.form.hidden = this.chatId === '';
@@ -46,25 +70,41 @@ export class ChatView {
 
   async refresh() {
     if (this.chatId === '') return this.show('');
-    const { entries } = /** @type {{ entries: ChatEntry[] }} */ (await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`));
+    const { entries } = /** @type {{ entries: ChatEntry[] }} */ (
+      await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`)
+    );
     this.render(entries);
   }
 
   /** @param {ChatEntry[]} entries */
   render(entries) {
-    this.log.replaceChildren(...entries.map((entry) => {
-      const text = h('span', { class: 'text' });
-      renderRevealed(text, entry.text);
-      return h('li', { class: `chat-entry role-${entry.role}${entry.approval ? ` approval-${entry.approval.status}` : ''}`, dataset: { entryId: entry.id, ...(entry.interactionId ? { interactionId: entry.interactionId } : {}) } },
-        h('span', { class: 'author' }, `${entry.author ?? entry.role} · ${clockTime(entry.at)}${entry.queued ? ' · queued' : ''}${entry.consumed ? ' · taken as a reply' : ''}`),
-        text,
-        entry.approval ? approvalDetails(entry.approval) : null);
-    }));
+    this.log.replaceChildren(
+      ...entries.map((entry) => {
+        const text = h('span', { class: 'text' });
+        renderRevealed(text, entry.text);
+        return h(
+          'li',
+          {
+            class: `chat-entry role-${entry.role}${entry.approval ? ` approval-${entry.approval.status}` : ''}`,
+            dataset: { entryId: entry.id, ...(entry.interactionId ? { interactionId: entry.interactionId } : {}) },
+          },
+          h(
+            'span',
+            { class: 'author' },
+            `${entry.author ?? entry.role} · ${clockTime(entry.at)}${entry.queued ? ' · queued' : ''}${entry.consumed ? ' · taken as a reply' : ''}`,
+          ),
+          text,
+          entry.approval ? approvalDetails(entry.approval) : null,
+        );
+      }),
+    );
   }
 
   async open() {
     try {
-      const { chatId } = /** @type {{ chatId: string, threadId: string }} */ (await api('/api/chats', { method: 'POST' }));
+      const { chatId } = /** @type {{ chatId: string, threadId: string }} */ (
+        await api('/api/chats', { method: 'POST' })
+      );
       location.hash = `#/chat/${chatId}`;
     } catch (error) {
       this.notify(messageOf(error), 'error');
@@ -78,7 +118,9 @@ export class ChatView {
     if (text === '') return;
     this.input.value = '';
     try {
-      const { entries } = /** @type {{ entries: ChatEntry[] }} */ (await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`, { method: 'POST', body: { text } }));
+      const { entries } = /** @type {{ entries: ChatEntry[] }} */ (
+        await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`, { method: 'POST', body: { text } })
+      );
       this.render(entries);
     } catch (error) {
       this.input.value = text;
@@ -92,5 +134,10 @@ function approvalDetails(approval) {
   const args = h('pre', { class: 'arguments' });
   renderRevealed(args, JSON.stringify(approval.arguments, null, 2));
   const status = approval.answeredBy ? `${approval.status} by ${approval.answeredBy}` : approval.status;
-  return h('div', { class: 'approval-details' }, h('span', { class: `approval-status status-${approval.status}` }, status), args);
+  return h(
+    'div',
+    { class: 'approval-details' },
+    h('span', { class: `approval-status status-${approval.status}` }, status),
+    args,
+  );
 }

@@ -28,7 +28,8 @@ export function h(tag, attributes, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes ?? {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (name.startsWith('on') && typeof value === 'function') element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
+    if (name.startsWith('on') && typeof value === 'function')
+      element.addEventListener(name.slice(2), /** @type {EventListener} */ (value));
     else if (name === 'class') element.className = String(value);
     else if (name === 'dataset') Object.assign(element.dataset, value);
     // The property, not the attribute: what a field or a select shows.

@@ -27,7 +27,11 @@ export class InboxView {
     /** @type {{ risk: string, tool: string }} */
     this.filter = { risk: '', tool: '' };
     this.list = h('div', { class: 'cards', 'aria-live': 'polite' });
-    this.empty = h('p', { class: 'empty', hidden: true }, 'Nothing waits for an answer. New approvals appear here as soon as an agent asks.');
+    this.empty = h(
+      'p',
+      { class: 'empty', hidden: true },
+      'Nothing waits for an answer. New approvals appear here as soon as an agent asks.',
+    );
     this.settledList = h('ol', { class: 'settled' });
     this.element = h(
       'section',
@@ -41,9 +45,24 @@ export class InboxView {
   }
 
   filters() {
-    const risk = h('select', { class: 'filter-risk', 'aria-label': 'Risk', onchange: (event) => this.setFilter('risk', /** @type {HTMLSelectElement} */ (event.target).value) },
-      h('option', { value: '' }, 'any risk'), h('option', { value: 'HIGH' }, 'HIGH'), h('option', { value: 'MEDIUM' }, 'MEDIUM'), h('option', { value: 'LOW' }, 'LOW'));
-    const tool = h('input', { class: 'filter-tool', placeholder: 'tool name', 'aria-label': 'Tool', onchange: (event) => this.setFilter('tool', /** @type {HTMLInputElement} */ (event.target).value.trim()) });
+    const risk = h(
+      'select',
+      {
+        class: 'filter-risk',
+        'aria-label': 'Risk',
+        onchange: (event) => this.setFilter('risk', /** @type {HTMLSelectElement} */ (event.target).value),
+      },
+      h('option', { value: '' }, 'any risk'),
+      h('option', { value: 'HIGH' }, 'HIGH'),
+      h('option', { value: 'MEDIUM' }, 'MEDIUM'),
+      h('option', { value: 'LOW' }, 'LOW'),
+    );
+    const tool = h('input', {
+      class: 'filter-tool',
+      placeholder: 'tool name',
+      'aria-label': 'Tool',
+      onchange: (event) => this.setFilter('tool', /** @type {HTMLInputElement} */ (event.target).value.trim()),
+    });
     return h('div', { class: 'filters' }, risk, tool);
   }
 
@@ -58,7 +77,9 @@ export class InboxView {
 
   async refresh() {
     const query = new URLSearchParams(Object.entries(this.filter).filter(([, value]) => value !== ''));
-    const { serverTime, interactions } = /** @type {PendingInteractions} */ (await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`));
+    const { serverTime, interactions } = /** @type {PendingInteractions} */ (
+      await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`)
+    );
     this.serverOffset = Date.parse(serverTime) - Date.now();
     const pendingIds = new Set(interactions.map((request) => request.interactionId));
     for (const [interactionId, card] of this.cards) {
@@ -91,12 +112,14 @@ export class InboxView {
       }
       order.push(card.element);
     }
-    for (const [batchId, bar] of this.batchBars) if (!seenBatches.has(batchId)) {
-      bar.remove();
-      this.batchBars.delete(batchId);
-    }
+    for (const [batchId, bar] of this.batchBars)
+      if (!seenBatches.has(batchId)) {
+        bar.remove();
+        this.batchBars.delete(batchId);
+      }
     const current = [...this.list.children];
-    if (current.length !== order.length || current.some((element, index) => element !== order[index])) this.list.replaceChildren(...order);
+    if (current.length !== order.length || current.some((element, index) => element !== order[index]))
+      this.list.replaceChildren(...order);
     this.empty.hidden = interactions.length > 0;
     this.tick();
   }
@@ -119,19 +142,35 @@ export class InboxView {
     let bar = this.batchBars.get(batchId);
     const label = `Approve all ${members.length} calls of this turn`;
     if (bar === undefined) {
-      bar = h('div', { class: 'batch-bar', dataset: { batchId } }, h('span', { class: 'batch-text' }), h('button', { class: 'approve-batch', type: 'button' }, label));
+      bar = h(
+        'div',
+        { class: 'batch-bar', dataset: { batchId } },
+        h('span', { class: 'batch-text' }),
+        h('button', { class: 'approve-batch', type: 'button' }, label),
+      );
       this.batchBars.set(batchId, bar);
     }
     // Both are built with the bar, just above.
-    /** @type {HTMLElement} */ (bar.querySelector('.batch-text')).textContent = `One model turn proposed ${members.length} calls that wait for you:`;
+    /** @type {HTMLElement} */ (bar.querySelector('.batch-text')).textContent =
+      `One model turn proposed ${members.length} calls that wait for you:`;
     const button = /** @type {HTMLButtonElement} */ (bar.querySelector('.approve-batch'));
     button.textContent = label;
     button.onclick = async () => {
       button.disabled = true;
       try {
-        const { results } = /** @type {BatchResults} */ (await api('/api/interactions/approve-batch', { method: 'POST', body: { interactionIds: members.map((request) => request.interactionId) } }));
+        const { results } = /** @type {BatchResults} */ (
+          await api('/api/interactions/approve-batch', {
+            method: 'POST',
+            body: { interactionIds: members.map((request) => request.interactionId) },
+          })
+        );
         const refused = results.filter((result) => result.result === 'refused');
-        this.notify(refused.length === 0 ? `Approved ${results.length} calls.` : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`, refused.length === 0 ? 'ok' : 'warn');
+        this.notify(
+          refused.length === 0
+            ? `Approved ${results.length} calls.`
+            : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`,
+          refused.length === 0 ? 'ok' : 'warn',
+        );
       } catch (error) {
         this.notify(messageOf(error), 'error');
       } finally {
@@ -150,24 +189,40 @@ export class InboxView {
   /** @param {UserInteractionRequest} request */
   approvalCard(request) {
     const approval = request.toolApproval;
-    if (approval === undefined) throw new Error(`interaction ${request.interactionId} asks to approve a tool call but does not say which`);
+    if (approval === undefined)
+      throw new Error(`interaction ${request.interactionId} asks to approve a tool call but does not say which`);
     const argumentsText = JSON.stringify(approval.toolParameters, null, 2);
     const argumentsBlock = h('pre', { class: 'arguments' });
     renderRevealed(argumentsBlock, argumentsText);
     const hidden = countInvisible(argumentsText);
     const blankRuns = countBlankRuns(argumentsText);
     const error = h('p', { class: 'card-error', role: 'alert' });
-    const instruction = h('textarea', { class: 'instruction', rows: 2, placeholder: 'An instruction for the agent (optional), e.g. "use staging"' });
+    const instruction = h('textarea', {
+      class: 'instruction',
+      rows: 2,
+      placeholder: 'An instruction for the agent (optional), e.g. "use staging"',
+    });
     const reason = h('input', { class: 'reason', placeholder: 'Why you reject it (told to the agent)' });
     const remember = approval.rememberable ? h('input', { type: 'checkbox', class: 'remember' }) : undefined;
     const rememberOf = () => (remember?.checked ? { remember: true } : {});
-    const editor = this.editor(approval.parametersSchema, (editedArguments) => this.send(card, { action: 'edit', arguments: editedArguments, ...instructionOf(instruction), ...rememberOf() }, editorError));
+    const editor = this.editor(approval.parametersSchema, (editedArguments) =>
+      this.send(
+        card,
+        { action: 'edit', arguments: editedArguments, ...instructionOf(instruction), ...rememberOf() },
+        editorError,
+      ),
+    );
     const editorError = /** @type {HTMLElement} */ (editor.querySelector('.edit-error'));
     /** @type {HTMLElement} */
     const card = h(
       'article',
-      { class: `card approval risk-${approval.riskLevel}`, dataset: { interactionId: request.interactionId, tool: approval.toolName } },
-      h('header', null,
+      {
+        class: `card approval risk-${approval.riskLevel}`,
+        dataset: { interactionId: request.interactionId, tool: approval.toolName },
+      },
+      h(
+        'header',
+        null,
         revealed('span', { class: 'tool' }, approval.toolName),
         h('span', { class: `risk risk-${approval.riskLevel}` }, approval.riskLevel),
         h('span', { class: 'category' }, approval.category),
@@ -175,30 +230,118 @@ export class InboxView {
         countdown(request),
       ),
       revealed('p', { class: 'prompt' }, request.prompt),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'Asked by rule'), h('dd', { class: 'rule' }, approval.rule),
-        h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
-        h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
-        h('dt', null, approval.toolName.startsWith('mcp__') ? 'Tool (as its MCP server describes it, not checked)' : 'Tool'), revealed('dd', { class: 'tool-description' }, approval.toolDescription),
+      h(
+        'dl',
+        { class: 'meta' },
+        h('dt', null, 'Asked by rule'),
+        h('dd', { class: 'rule' }, approval.rule),
+        h('dt', null, 'Workflow'),
+        h('dd', null, request.workflowId),
+        h('dt', null, 'Thread'),
+        h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
+        h(
+          'dt',
+          null,
+          approval.toolName.startsWith('mcp__') ? 'Tool (as its MCP server describes it, not checked)' : 'Tool',
+        ),
+        revealed('dd', { class: 'tool-description' }, approval.toolDescription),
       ),
       approval.definitionChange ? definitionChangeBlock(approval.definitionChange) : null,
-      hidden > 0 ? h('p', { class: 'invisible-warning' }, `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`) : null,
-      blankRuns > 0 ? h('p', { class: 'invisible-warning blank-warning' }, `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`) : null,
+      hidden > 0
+        ? h(
+            'p',
+            { class: 'invisible-warning' },
+            `⚠ The arguments hold ${hidden} invisible or direction-changing character${hidden === 1 ? '' : 's'}, shown in red.`,
+          )
+        : null,
+      blankRuns > 0
+        ? h(
+            'p',
+            { class: 'invisible-warning blank-warning' },
+            `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`,
+          )
+        : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
       argumentsBlock,
       approval.stage === 'result' ? resultBlock(approval.result) : null,
       editor,
       h('label', { class: 'field' }, 'Instruction', instruction),
-      remember ? h('label', { class: 'remember-field' }, remember, ' Remember this approval for the session (the same call with the same arguments runs without asking)') : null,
+      remember
+        ? h(
+            'label',
+            { class: 'remember-field' },
+            remember,
+            ' Remember this approval for the session (the same call with the same arguments runs without asking)',
+          )
+        : null,
       approval.stage === 'recovery'
-        ? h('div', { class: 'actions' },
-            h('button', { type: 'button', class: 'resolve-done', onclick: () => this.send(card, { action: 'approve', resolution: 'done' }, error) }, 'It ran: go on'),
-            h('button', { type: 'button', class: 'resolve-retry', onclick: () => this.send(card, { action: 'approve', resolution: 'retry' }, error) }, 'Run it again'),
-            h('button', { type: 'button', class: 'reject', onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error) }, 'It failed'))
-        : h('div', { class: 'actions' },
-            h('button', { type: 'button', class: 'approve primary', onclick: () => this.send(card, { action: 'approve', ...instructionOf(instruction), ...rememberOf() }, error) }, 'Approve'),
-            approval.stage === 'execution' ? h('button', { type: 'button', class: 'edit', onclick: () => openEditor(editor, approval.toolParameters) }, 'Edit arguments…') : null,
-            h('span', { class: 'reject-group' }, reason, h('button', { type: 'button', class: 'reject danger', onclick: () => this.send(card, { action: 'reject', reason: reason.value, ...instructionOf(instruction) }, error) }, 'Reject'))),
+        ? h(
+            'div',
+            { class: 'actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'resolve-done',
+                onclick: () => this.send(card, { action: 'approve', resolution: 'done' }, error),
+              },
+              'It ran: go on',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'resolve-retry',
+                onclick: () => this.send(card, { action: 'approve', resolution: 'retry' }, error),
+              },
+              'Run it again',
+            ),
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'reject',
+                onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error),
+              },
+              'It failed',
+            ),
+          )
+        : h(
+            'div',
+            { class: 'actions' },
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'approve primary',
+                onclick: () =>
+                  this.send(card, { action: 'approve', ...instructionOf(instruction), ...rememberOf() }, error),
+              },
+              'Approve',
+            ),
+            approval.stage === 'execution'
+              ? h(
+                  'button',
+                  { type: 'button', class: 'edit', onclick: () => openEditor(editor, approval.toolParameters) },
+                  'Edit arguments…',
+                )
+              : null,
+            h(
+              'span',
+              { class: 'reject-group' },
+              reason,
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'reject danger',
+                  onclick: () =>
+                    this.send(card, { action: 'reject', reason: reason.value, ...instructionOf(instruction) }, error),
+                },
+                'Reject',
+              ),
+            ),
+          ),
       error,
     );
     return card;
@@ -210,7 +353,12 @@ export class InboxView {
    * @param {(editedArguments: Record<string, unknown>) => void} submit
    */
   editor(schema, submit) {
-    const text = h('textarea', { class: 'edit-arguments', rows: 8, spellcheck: 'false', 'aria-label': 'Edited arguments (JSON)' });
+    const text = h('textarea', {
+      class: 'edit-arguments',
+      rows: 8,
+      spellcheck: 'false',
+      'aria-label': 'Edited arguments (JSON)',
+    });
     const problem = h('p', { class: 'edit-error', role: 'alert' });
     const save = () => {
       problem.textContent = '';
@@ -233,25 +381,47 @@ export class InboxView {
       }
       submit(/** @type {Record<string, unknown>} */ (value));
     };
-    const editor = h('div', { class: 'editor', hidden: true },
-      h('label', { class: 'field' }, `Arguments as JSON${schema ? ' (checked against the tool\'s schema)' : ''}`, text),
-      problem);
-    editor.append(h('div', { class: 'actions' },
-      h('button', { type: 'button', class: 'send-edit primary', onclick: save }, 'Approve with these arguments'),
-      h('button', { type: 'button', class: 'cancel-edit', onclick: () => (editor.hidden = true) }, 'Cancel')));
+    const editor = h(
+      'div',
+      { class: 'editor', hidden: true },
+      h('label', { class: 'field' }, `Arguments as JSON${schema ? " (checked against the tool's schema)" : ''}`, text),
+      problem,
+    );
+    editor.append(
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'button', class: 'send-edit primary', onclick: save }, 'Approve with these arguments'),
+        h('button', { type: 'button', class: 'cancel-edit', onclick: () => (editor.hidden = true) }, 'Cancel'),
+      ),
+    );
     return editor;
   }
 
   /** @param {UserInteractionRequest} request */
   questionCard(request) {
     const error = h('p', { class: 'card-error', role: 'alert' });
-    const card = h('article', { class: 'card question', dataset: { interactionId: request.interactionId } },
-      h('header', null, h('span', { class: 'tool' }, 'Question'), h('span', { class: 'category' }, request.operationType), countdown(request)),
+    const card = h(
+      'article',
+      { class: 'card question', dataset: { interactionId: request.interactionId } },
+      h(
+        'header',
+        null,
+        h('span', { class: 'tool' }, 'Question'),
+        h('span', { class: 'category' }, request.operationType),
+        countdown(request),
+      ),
       revealed('p', { class: 'prompt' }, request.prompt),
-      h('dl', { class: 'meta' },
-        h('dt', null, 'Workflow'), h('dd', null, request.workflowId),
-        h('dt', null, 'Thread'), h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId)))),
-      error);
+      h(
+        'dl',
+        { class: 'meta' },
+        h('dt', null, 'Workflow'),
+        h('dd', null, request.workflowId),
+        h('dt', null, 'Thread'),
+        h('dd', null, h('a', { href: `#/threads/${request.threadId}` }, shortId(request.threadId))),
+      ),
+      error,
+    );
     /** @param {unknown} value */
     const answer = (value) => this.send(card, { action: 'answer', value }, error);
     /** @type {import('@interlock/sdk-types').InputKind} */
@@ -260,19 +430,33 @@ export class InboxView {
     let controls;
     switch (input.kind) {
       case 'confirm':
-        controls = [h('button', { type: 'button', class: 'primary answer-yes', onclick: () => answer(true) }, 'Yes'), h('button', { type: 'button', class: 'answer-no', onclick: () => answer(false) }, 'No')];
+        controls = [
+          h('button', { type: 'button', class: 'primary answer-yes', onclick: () => answer(true) }, 'Yes'),
+          h('button', { type: 'button', class: 'answer-no', onclick: () => answer(false) }, 'No'),
+        ];
         break;
       case 'choice':
         controls = input.options.map((option) => {
           const value = typeof option === 'string' ? option : option.value;
-          return h('button', { type: 'button', class: 'answer-choice', dataset: { value }, onclick: () => answer(value) }, typeof option === 'string' ? option : option.label);
+          return h(
+            'button',
+            { type: 'button', class: 'answer-choice', dataset: { value }, onclick: () => answer(value) },
+            typeof option === 'string' ? option : option.label,
+          );
         });
         break;
       default: {
         /** @type {{ placeholder?: string | undefined, default?: string | undefined }} */
         const hints = input.kind === 'text' ? input : {};
-        const field = h(input.kind === 'json' ? 'textarea' : 'input', { class: 'answer-text', placeholder: hints.placeholder ?? '', value: hints.default ?? '' });
-        controls = [field, h('button', { type: 'button', class: 'primary answer-send', onclick: () => answer(field.value) }, 'Send')];
+        const field = h(input.kind === 'json' ? 'textarea' : 'input', {
+          class: 'answer-text',
+          placeholder: hints.placeholder ?? '',
+          value: hints.default ?? '',
+        });
+        controls = [
+          field,
+          h('button', { type: 'button', class: 'primary answer-send', onclick: () => answer(field.value) }, 'Send'),
+        ];
       }
     }
     card.insertBefore(h('div', { class: 'actions' }, ...controls), error);
@@ -291,7 +475,10 @@ export class InboxView {
     try {
       await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body });
       card.classList.add('answered');
-      this.notify(`${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}).`, 'ok');
+      this.notify(
+        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}).`,
+        'ok',
+      );
       void this.refresh();
     } catch (error) {
       errorElement.textContent = messageOf(error);
@@ -312,11 +499,20 @@ export class InboxView {
   async settle(request) {
     let line;
     try {
-      line = describeSettlement(request, /** @type {InteractionState} */ (await api(`/api/interactions/${request.interactionId}`)));
+      line = describeSettlement(
+        request,
+        /** @type {InteractionState} */ (await api(`/api/interactions/${request.interactionId}`)),
+      );
     } catch {
       line = `${subjectOf(request)}: no longer pending`;
     }
-    const item = h('li', { class: 'settled-item', dataset: { interactionId: request.interactionId } }, h('time', null, clockTime(new Date().toISOString())), ' ', line);
+    const item = h(
+      'li',
+      { class: 'settled-item', dataset: { interactionId: request.interactionId } },
+      h('time', null, clockTime(new Date().toISOString())),
+      ' ',
+      line,
+    );
     this.settledList.prepend(item);
     while (this.settledList.children.length > SETTLED_KEPT) this.settledList.lastElementChild?.remove();
   }
@@ -334,7 +530,11 @@ function batchKey(request) {
 /** @param {UserInteractionRequest} request */
 function countdown(request) {
   if (request.deadline === null) return h('span', { class: 'countdown none' }, 'no deadline');
-  return h('span', { class: 'countdown', dataset: { deadline: request.deadline }, title: `deadline ${request.deadline}` });
+  return h('span', {
+    class: 'countdown',
+    dataset: { deadline: request.deadline },
+    title: `deadline ${request.deadline}`,
+  });
 }
 
 /** @param {unknown} result */
@@ -363,13 +563,17 @@ function instructionOf(textarea) {
 
 /** @param {AnswerBody} body */
 function describeBody(body) {
-  const verb = { approve: 'Approved', edit: 'Approved with edited arguments', reject: 'Rejected', answer: 'Answered' }[body.action];
+  const verb = { approve: 'Approved', edit: 'Approved with edited arguments', reject: 'Rejected', answer: 'Answered' }[
+    body.action
+  ];
   return body.instruction ? `${verb}, with an instruction` : verb;
 }
 
 /** @param {UserInteractionRequest} request */
 function subjectOf(request) {
-  return request.toolApproval ? `${request.toolApproval.toolName} (${shortId(request.interactionId)})` : `"${request.prompt}"`;
+  return request.toolApproval
+    ? `${request.toolApproval.toolName} (${shortId(request.interactionId)})`
+    : `"${request.prompt}"`;
 }
 
 /**
@@ -415,7 +619,14 @@ function definitionChangeBlock(change) {
     const kind = line.startsWith('+') ? 'added' : line.startsWith('-') ? 'removed' : 'same';
     diff.append(revealed('span', { class: `diff-${kind}` }, `${line}\n`));
   }
-  return h('section', { class: 'definition-change' },
-    h('p', { class: 'invisible-warning' }, `⚠ This tool's definition changed since it was approved (${change.previousHash.slice(0, 12)} → ${change.hash.slice(0, 12)}). Read the change before you approve:`),
-    diff);
+  return h(
+    'section',
+    { class: 'definition-change' },
+    h(
+      'p',
+      { class: 'invisible-warning' },
+      `⚠ This tool's definition changed since it was approved (${change.previousHash.slice(0, 12)} → ${change.hash.slice(0, 12)}). Read the change before you approve:`,
+    ),
+    diff,
+  );
 }

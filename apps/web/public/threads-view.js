@@ -15,13 +15,37 @@ export class ThreadsView {
     this.notify = notify;
     this.workflowSelect = h('select', { class: 'start-workflow', 'aria-label': 'Workflow' });
     this.body = h('tbody');
-    this.element = h('section', { class: 'view threads-view' },
-      h('div', { class: 'view-header' },
+    this.element = h(
+      'section',
+      { class: 'view threads-view' },
+      h(
+        'div',
+        { class: 'view-header' },
         h('h1', null, 'Threads'),
-        h('form', { class: 'start-form', onsubmit: (event) => this.start(event) }, this.workflowSelect, h('button', { type: 'submit', class: 'primary start-button' }, 'Start workflow'))),
-      h('table', { class: 'threads' },
-        h('thead', null, h('tr', null, ...['Thread', 'Workflow', 'Status', 'Waiting on', 'Channel', 'Updated', ''].map((name) => h('th', null, name)))),
-        this.body));
+        h(
+          'form',
+          { class: 'start-form', onsubmit: (event) => this.start(event) },
+          this.workflowSelect,
+          h('button', { type: 'submit', class: 'primary start-button' }, 'Start workflow'),
+        ),
+      ),
+      h(
+        'table',
+        { class: 'threads' },
+        h(
+          'thead',
+          null,
+          h(
+            'tr',
+            null,
+            ...['Thread', 'Workflow', 'Status', 'Waiting on', 'Channel', 'Updated', ''].map((name) =>
+              h('th', null, name),
+            ),
+          ),
+        ),
+        this.body,
+      ),
+    );
   }
 
   async refresh() {
@@ -30,23 +54,40 @@ export class ThreadsView {
       /** @type {Promise<{ workflows: WorkflowSummary[] }>} */ (api('/api/workflows')),
     ]);
     if (this.workflowSelect.options.length !== workflows.length) {
-      this.workflowSelect.replaceChildren(...workflows.map((workflow) => h('option', { value: workflow.id, title: workflow.description ?? '' }, workflow.name)));
+      this.workflowSelect.replaceChildren(
+        ...workflows.map((workflow) =>
+          h('option', { value: workflow.id, title: workflow.description ?? '' }, workflow.name),
+        ),
+      );
     }
-    this.body.replaceChildren(...threads.map((thread) => h('tr', { dataset: { threadId: thread.threadId }, class: `status-${thread.status}` },
-      h('td', null, h('a', { href: `#/threads/${thread.threadId}` }, shortId(thread.threadId))),
-      h('td', null, thread.workflowId),
-      h('td', null, h('span', { class: `status status-${thread.status}` }, thread.status)),
-      h('td', null, String(thread.pendingInteractionIds.length)),
-      h('td', null, thread.channel),
-      h('td', null, clockTime(thread.updatedAt)),
-      h('td', null, cancelButton(thread, this.notify, () => this.refresh())))));
+    this.body.replaceChildren(
+      ...threads.map((thread) =>
+        h(
+          'tr',
+          { dataset: { threadId: thread.threadId }, class: `status-${thread.status}` },
+          h('td', null, h('a', { href: `#/threads/${thread.threadId}` }, shortId(thread.threadId))),
+          h('td', null, thread.workflowId),
+          h('td', null, h('span', { class: `status status-${thread.status}` }, thread.status)),
+          h('td', null, String(thread.pendingInteractionIds.length)),
+          h('td', null, thread.channel),
+          h('td', null, clockTime(thread.updatedAt)),
+          h(
+            'td',
+            null,
+            cancelButton(thread, this.notify, () => this.refresh()),
+          ),
+        ),
+      ),
+    );
   }
 
   /** @param {SubmitEvent} event */
   async start(event) {
     event.preventDefault();
     try {
-      const { threadId } = /** @type {{ threadId: string }} */ (await api('/api/threads', { method: 'POST', body: { workflowId: this.workflowSelect.value } }));
+      const { threadId } = /** @type {{ threadId: string }} */ (
+        await api('/api/threads', { method: 'POST', body: { workflowId: this.workflowSelect.value } })
+      );
       this.notify(`Started thread ${shortId(threadId)}.`, 'ok');
       await this.refresh();
     } catch (error) {
@@ -63,7 +104,14 @@ export class TimelineView {
     this.header = h('div', { class: 'view-header' });
     this.entries = h('ol', { class: 'timeline' });
     this.conversation = h('ol', { class: 'conversation' });
-    this.element = h('section', { class: 'view timeline-view' }, this.header, this.entries, h('h2', null, 'Conversation'), this.conversation);
+    this.element = h(
+      'section',
+      { class: 'view timeline-view' },
+      this.header,
+      this.entries,
+      h('h2', null, 'Conversation'),
+      this.conversation,
+    );
   }
 
   /** @param {string} threadId */
@@ -73,24 +121,40 @@ export class TimelineView {
   }
 
   async refresh() {
-    const { thread, entries, conversation } = /** @type {ThreadTimeline} */ (await api(`/api/threads/${encodeURIComponent(this.threadId)}`));
+    const { thread, entries, conversation } = /** @type {ThreadTimeline} */ (
+      await api(`/api/threads/${encodeURIComponent(this.threadId)}`)
+    );
     this.header.replaceChildren(
       h('h1', null, `Thread ${shortId(thread.threadId)}`),
       h('span', { class: `status status-${thread.status}` }, thread.status),
       h('span', { class: 'muted' }, `${thread.workflowId} · channel ${thread.channel}`),
       cancelButton(thread, this.notify, () => this.refresh()) ?? '',
     );
-    this.entries.replaceChildren(...entries.map((entry) => h('li', { class: `entry entry-${entry.kind}` },
-      h('time', { datetime: entry.at }, clockTime(entry.at)),
-      h('span', { class: 'kind' }, entry.kind),
-      h('span', { class: 'title' }, entry.title),
-      entry.actor ? h('span', { class: 'actor' }, `by ${entry.actor}`) : null,
-      entry.detail === undefined ? null : details(entry.detail))));
-    this.conversation.replaceChildren(...conversation.map((message) => {
-      const content = h('pre', { class: 'content' });
-      renderRevealed(content, message.toolCalls?.length ? `${message.content}\n${message.toolCalls.map((call) => `→ ${call.name} ${JSON.stringify(call.arguments)}`).join('\n')}` : message.content);
-      return h('li', { class: `message role-${message.role}` }, h('span', { class: 'role' }, message.role), content);
-    }));
+    this.entries.replaceChildren(
+      ...entries.map((entry) =>
+        h(
+          'li',
+          { class: `entry entry-${entry.kind}` },
+          h('time', { datetime: entry.at }, clockTime(entry.at)),
+          h('span', { class: 'kind' }, entry.kind),
+          h('span', { class: 'title' }, entry.title),
+          entry.actor ? h('span', { class: 'actor' }, `by ${entry.actor}`) : null,
+          entry.detail === undefined ? null : details(entry.detail),
+        ),
+      ),
+    );
+    this.conversation.replaceChildren(
+      ...conversation.map((message) => {
+        const content = h('pre', { class: 'content' });
+        renderRevealed(
+          content,
+          message.toolCalls?.length
+            ? `${message.content}\n${message.toolCalls.map((call) => `→ ${call.name} ${JSON.stringify(call.arguments)}`).join('\n')}`
+            : message.content,
+        );
+        return h('li', { class: `message role-${message.role}` }, h('span', { class: 'role' }, message.role), content);
+      }),
+    );
   }
 }
 
@@ -108,18 +172,22 @@ function details(detail) {
  */
 function cancelButton(thread, notify, after) {
   if (thread.status !== 'waiting' && thread.status !== 'running') return null;
-  return h('button', {
-    type: 'button',
-    class: 'cancel-thread danger',
-    onclick: async () => {
-      if (!window.confirm(`Cancel thread ${shortId(thread.threadId)}? Its pending approvals are refused.`)) return;
-      try {
-        await api(`/api/threads/${thread.threadId}/cancel`, { method: 'POST', body: {} });
-        notify(`Cancelled thread ${shortId(thread.threadId)}.`, 'ok');
-      } catch (error) {
-        notify(messageOf(error), 'error');
-      }
-      await after();
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'cancel-thread danger',
+      onclick: async () => {
+        if (!window.confirm(`Cancel thread ${shortId(thread.threadId)}? Its pending approvals are refused.`)) return;
+        try {
+          await api(`/api/threads/${thread.threadId}/cancel`, { method: 'POST', body: {} });
+          notify(`Cancelled thread ${shortId(thread.threadId)}.`, 'ok');
+        } catch (error) {
+          notify(messageOf(error), 'error');
+        }
+        await after();
+      },
     },
-  }, 'Cancel thread');
+    'Cancel thread',
+  );
 }

@@ -2,7 +2,14 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SQLITE_PATH, findProjectConfig, loadProjectConfig, resolveFromConfig, type Interlock, type LoadedProjectConfig } from '@interlock/core';
+import {
+  DEFAULT_SQLITE_PATH,
+  findProjectConfig,
+  loadProjectConfig,
+  resolveFromConfig,
+  type Interlock,
+  type LoadedProjectConfig,
+} from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
@@ -64,9 +71,11 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be a port number, not ${values.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new Error(`--port must be a port number, not ${values.port}`);
   const perMinute = Number(values['rate-limit']);
-  if (!Number.isSafeInteger(perMinute) || perMinute < 1) throw new Error(`--rate-limit must be a whole number of requests per minute, not ${values['rate-limit']}`);
+  if (!Number.isSafeInteger(perMinute) || perMinute < 1)
+    throw new Error(`--rate-limit must be a whole number of requests per minute, not ${values['rate-limit']}`);
   const workspaceRoot = resolve(values.workspace);
   await mkdir(workspaceRoot, { recursive: true });
   // The demo prints a token at every start, so `pnpm demo:web` can always be signed in to.
@@ -75,10 +84,16 @@ async function main(argv: string[]): Promise<void> {
   const project = projectPath === undefined ? undefined : await loadProjectConfig(projectPath);
   const storeOptions = parseStore(values.store, project);
   // The file is followed: an approver added or removed takes effect without a restart.
-  const approvers = ApproverDirectory.watch(values.approvers, access, (message) => process.stderr.write(`interlock-web: ${message}\n`), 500, {
-    workflowApprovers: project?.config.approvers?.workflows ?? {},
-    separationOfDuties: project?.config.approvers?.separationOfDuties ?? {},
-  });
+  const approvers = ApproverDirectory.watch(
+    values.approvers,
+    access,
+    (message) => process.stderr.write(`interlock-web: ${message}\n`),
+    500,
+    {
+      workflowApprovers: project?.config.approvers?.workflows ?? {},
+      separationOfDuties: project?.config.approvers?.separationOfDuties ?? {},
+    },
+  );
   const workflowApprovers = approvers;
   const rateLimits = { perMinute };
   let web: { interlock: Interlock; close(): Promise<void> };
@@ -89,12 +104,29 @@ async function main(argv: string[]): Promise<void> {
     web = demo;
     app = await createWebServer({ interlock, store, chat, approvers, workflows, rateLimits, logger: values.log });
   } else {
-    if (storeOptions.type === 'memory') throw new Error('a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)');
+    if (storeOptions.type === 'memory')
+      throw new Error(
+        'a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)',
+      );
     const chatWorkflow = values.chat;
-    const deployment = await createDeploymentInterlock({ store: storeOptions, workflowApprovers, ...(project === undefined ? {} : { config: project }), ...(chatWorkflow === undefined ? {} : { chatWorkflow }) });
+    const deployment = await createDeploymentInterlock({
+      store: storeOptions,
+      workflowApprovers,
+      ...(project === undefined ? {} : { config: project }),
+      ...(chatWorkflow === undefined ? {} : { chatWorkflow }),
+    });
     const { interlock, store, workflows, chat } = deployment;
     web = deployment;
-    app = await createWebServer({ interlock, store, approvers, workflows, ...(chat === undefined ? {} : { chat }), expireDeadlines: false, rateLimits, logger: values.log });
+    app = await createWebServer({
+      interlock,
+      store,
+      approvers,
+      workflows,
+      ...(chat === undefined ? {} : { chat }),
+      expireDeadlines: false,
+      rateLimits,
+      logger: values.log,
+    });
     deployment.followStore(app.liveUpdates);
     const served = await workflows();
     process.stdout.write(
@@ -107,9 +139,13 @@ async function main(argv: string[]): Promise<void> {
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
   if (access.newToken !== undefined) {
-    process.stdout.write(`Sign in as "admin" with this token (shown once; only its hash is kept in ${values.approvers}):\n\n  ${access.newToken}\n\n`);
+    process.stdout.write(
+      `Sign in as "admin" with this token (shown once; only its hash is kept in ${values.approvers}):\n\n  ${access.newToken}\n\n`,
+    );
   } else {
-    process.stdout.write(`Sign in with the token printed at first start (or restart with --new-token for a new one).\n`);
+    process.stdout.write(
+      `Sign in with the token printed at first start (or restart with --new-token for a new one).\n`,
+    );
   }
   if (values.demo && (await web.interlock.pending()).length === 0) {
     const thread = await web.interlock.start(RELEASE_AGENT_WORKFLOW, { channel: WEB_CHANNEL });
@@ -130,9 +166,11 @@ function parseStore(spec: string | undefined, project: LoadedProjectConfig | und
   if (spec === undefined && !process.env['INTERLOCK_STORE'] && project !== undefined && fromProject !== undefined) {
     // The project file's [store], when neither --store nor INTERLOCK_STORE chose one.
     if (fromProject.type === 'memory') return { type: 'memory' };
-    if (fromProject.type === 'sqlite') return { type: 'sqlite', path: resolveFromConfig(project, fromProject.path ?? DEFAULT_SQLITE_PATH) };
+    if (fromProject.type === 'sqlite')
+      return { type: 'sqlite', path: resolveFromConfig(project, fromProject.path ?? DEFAULT_SQLITE_PATH) };
     const url = process.env[fromProject.urlEnv];
-    if (!url) throw new Error(`${project.path}: [store] reads the PostgreSQL URL from ${fromProject.urlEnv}, which is not set`);
+    if (!url)
+      throw new Error(`${project.path}: [store] reads the PostgreSQL URL from ${fromProject.urlEnv}, which is not set`);
     return { type: 'postgres', url, ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }) };
   }
   const given = spec || process.env['INTERLOCK_STORE'] || `sqlite:${DEFAULT_SQLITE_PATH}`;

@@ -1,14 +1,28 @@
-import { builtinTools, createInterlock, openStore as openCoreStore, type Clock, type ICheckpointStore, type Interlock, type ModelProvider } from '@interlock/core';
+import {
+  builtinTools,
+  createInterlock,
+  openStore as openCoreStore,
+  type Clock,
+  type ICheckpointStore,
+  type Interlock,
+  type ModelProvider,
+} from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
-import { createReleaseAgentModel, RELEASE_AGENT_MODEL, releaseAgentWorkflow, releaseQuestionWorkflow } from './demo/web-demo.js';
+import {
+  createReleaseAgentModel,
+  RELEASE_AGENT_MODEL,
+  releaseAgentWorkflow,
+  releaseQuestionWorkflow,
+} from './demo/web-demo.js';
 import { chatChecks, type ApproverDirectory } from './server/auth/approver-directory.js';
 import type { WorkflowApprovers } from './server/auth/approvers.js';
 import { CHAT_CHANNEL, WEB_CHANNEL } from './server/create-web-server.js';
 import { WebUserInteractionHandler } from './web-user-interaction-handler.js';
 
 /** Where the web app keeps threads: a SQLite file, PostgreSQL, or memory (lost at exit). */
-export type WebStoreOptions = { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string } | { type: 'memory' };
+export type WebStoreOptions =
+  { type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema?: string } | { type: 'memory' };
 
 export interface WebInterlockOptions {
   store: WebStoreOptions;
@@ -59,11 +73,18 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const workflows = [
-    interlock.registerWorkflow(releaseAgentWorkflow(options.approvalTimeout === undefined ? {} : { approvalTimeout: options.approvalTimeout })),
+    interlock.registerWorkflow(
+      releaseAgentWorkflow(options.approvalTimeout === undefined ? {} : { approvalTimeout: options.approvalTimeout }),
+    ),
     interlock.registerWorkflow(releaseQuestionWorkflow()),
   ];
   const chatWorkflow = interlock.registerWorkflow(chatDemoWorkflow());
-  const chat = new ChatChannel({ interlock, workflow: chatWorkflow.id, channel: CHAT_CHANNEL, ...chatChecks(options.workflowApprovers) });
+  const chat = new ChatChannel({
+    interlock,
+    workflow: chatWorkflow.id,
+    channel: CHAT_CHANNEL,
+    ...chatChecks(options.workflowApprovers),
+  });
   interlock.setHandler(CHAT_CHANNEL, chat.handler);
   return {
     interlock,
@@ -83,7 +104,11 @@ function openStore(options: WebStoreOptions): Promise<ICheckpointStore> {
     case 'sqlite':
       return openCoreStore({ type: 'sqlite', path: options.path });
     case 'postgres':
-      return openCoreStore({ type: 'postgres', url: options.url, ...(options.schema === undefined ? {} : { schema: options.schema }) });
+      return openCoreStore({
+        type: 'postgres',
+        url: options.url,
+        ...(options.schema === undefined ? {} : { schema: options.schema }),
+      });
     case 'memory':
       return openCoreStore({ type: 'sqlite', path: ':memory:' });
   }

@@ -1,4 +1,8 @@
-import type { IUserInteractionHandler, UserInteractionHandlerResult, UserInteractionRequest } from '@interlock/sdk-types';
+import type {
+  IUserInteractionHandler,
+  UserInteractionHandlerResult,
+  UserInteractionRequest,
+} from '@interlock/sdk-types';
 
 /**
  * The web channel's handler (F16, F43): it announces the request to whoever listens (the

@@ -23,7 +23,9 @@ async function newChat(page: Page): Promise<string> {
   await page.waitForURL(/#\/chat\/[0-9a-f-]{36}$/);
   const chatId = page.url().split('/').at(-1)!;
   await page.locator('.chat-entry.role-notice', { hasText: 'alice opened this chat.' }).waitFor();
-  const thread = await eventually(async () => (await harness.interlock.threads()).find((candidate) => candidate.session.chatId === chatId));
+  const thread = await eventually(async () =>
+    (await harness.interlock.threads()).find((candidate) => candidate.session.chatId === chatId),
+  );
   return thread.threadId;
 }
 
@@ -46,7 +48,9 @@ describe('the chat view', () => {
     await page.locator('.chat-entry.role-approval.approval-pending').waitFor();
     await say(page, 'yes');
     await page.locator('.chat-entry.role-approval.approval-approved', { hasText: 'approved by alice' }).waitFor();
-    await expect(eventually(() => readFile(join(harness.directory, 'NOTES.md'), 'utf8').catch(() => undefined))).resolves.toContain('Talked with the chat agent');
+    await expect(
+      eventually(() => readFile(join(harness.directory, 'NOTES.md'), 'utf8').catch(() => undefined)),
+    ).resolves.toContain('Talked with the chat agent');
     await say(page, 'hello there');
     await page.locator('.chat-entry.role-assistant', { hasText: 'You said: "hello there"' }).waitFor();
     await screenshot(page, 'chat');
@@ -64,7 +68,11 @@ describe('the chat view', () => {
     await say(page, 'yes');
     await page.locator('.chat-entry.role-notice', { hasText: '2 tool calls are waiting. Which one?' }).waitFor();
     expect(await page.locator('.chat-entry.approval-pending').count()).toBe(2);
-    expect((await harness.interlock.pending()).filter((pending) => pending.threadId === threadId && pending.operationType === 'TOOL_APPROVAL')).toHaveLength(2);
+    expect(
+      (await harness.interlock.pending()).filter(
+        (pending) => pending.threadId === threadId && pending.operationType === 'TOOL_APPROVAL',
+      ),
+    ).toHaveLength(2);
     await screenshot(page, 'chat-which-one');
     await say(page, 'yes all');
     await expect.poll(() => page.locator('.chat-entry.approval-approved').count()).toBe(2);

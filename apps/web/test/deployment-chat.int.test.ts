@@ -50,8 +50,21 @@ const SUPPORT_CHAT: WorkflowDefinitionInput = {
   variables: [{ name: 'turns', scope: 'thread', default: [1, 2, 3, 4, 5, 6, 7, 8] }],
   nodes: [
     { id: 'start', type: 'START' },
-    { id: 'conversation', type: 'LOOP', config: { items: 'turns', itemVariable: 'turn', body: 'listen', maxIterations: 8 } },
-    { id: 'listen', type: 'USER_INTERACTION', config: { operationType: 'ADD_MESSAGE', prompt: 'Your message', timeout: 0, message: { role: 'user', contentTemplate: '{{ input }}' } } },
+    {
+      id: 'conversation',
+      type: 'LOOP',
+      config: { items: 'turns', itemVariable: 'turn', body: 'listen', maxIterations: 8 },
+    },
+    {
+      id: 'listen',
+      type: 'USER_INTERACTION',
+      config: {
+        operationType: 'ADD_MESSAGE',
+        prompt: 'Your message',
+        timeout: 0,
+        message: { role: 'user', contentTemplate: '{{ input }}' },
+      },
+    },
     { id: 'agent', type: 'LLM', config: { systemPrompt: 'Support agent.', tools: ['refund'], maxRounds: 4 } },
     { id: 'end', type: 'END' },
   ],
@@ -71,16 +84,35 @@ interface Entry {
 describe('the chat of a deployment (issue 12)', () => {
   it('runs its agent in a worker: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker', async () => {
     const deployment = await newDeployment();
-    const worker: InterlockWorker = await createWorker({ store: deployment.store, workflows: [SUPPORT_CHAT], tools: [refund], models: { default: model }, pollMs: 100 });
+    const worker: InterlockWorker = await createWorker({
+      store: deployment.store,
+      workflows: [SUPPORT_CHAT],
+      tools: [refund],
+      models: { default: model },
+      pollMs: 100,
+    });
     closers.push(() => worker.stop());
     const token = createToken();
     const web = await createDeploymentInterlock({ store: deployment.store, chatWorkflow: 'support-chat' });
-    const app = await createWebServer({ interlock: web.interlock, store: web.store, approvers: [{ name: 'ada', tokenSha256: hashToken(token) }], workflows: web.workflows, ...(web.chat === undefined ? {} : { chat: web.chat }), expireDeadlines: false, pollInterval: 200 });
+    const app = await createWebServer({
+      interlock: web.interlock,
+      store: web.store,
+      approvers: [{ name: 'ada', tokenSha256: hashToken(token) }],
+      workflows: web.workflows,
+      ...(web.chat === undefined ? {} : { chat: web.chat }),
+      expireDeadlines: false,
+      pollInterval: 200,
+    });
     web.followStore(app.liveUpdates);
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    closers.push(() => web.close(), () => app.close());
-    const transcript = async (chatId: string) => (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
-    const said = (entries: Entry[], role: string, pattern: RegExp) => entries.some((entry) => entry.role === role && pattern.test(entry.text));
+    closers.push(
+      () => web.close(),
+      () => app.close(),
+    );
+    const transcript = async (chatId: string) =>
+      (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
+    const said = (entries: Entry[], role: string, pattern: RegExp) =>
+      entries.some((entry) => entry.role === role && pattern.test(entry.text));
 
     // The chat's workflow is started from the chat, not from the page.
     expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
@@ -90,14 +122,29 @@ describe('the chat of a deployment (issue 12)', () => {
 
     // Sent before the worker reached the question: queued, then given to the agent once it asks.
     await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
-    await until('the agent to answer', () => transcript(chatId), (entries) => said(entries, 'assistant', /You said: hello/), 15_000);
+    await until(
+      'the agent to answer',
+      () => transcript(chatId),
+      (entries) => said(entries, 'assistant', /You said: hello/),
+      15_000,
+    );
 
     await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'refund A-7' });
-    await until('the approval to show in the chat', () => transcript(chatId), (entries) => entries.some((entry) => entry.role === 'approval'), 15_000);
+    await until(
+      'the approval to show in the chat',
+      () => transcript(chatId),
+      (entries) => entries.some((entry) => entry.role === 'approval'),
+      15_000,
+    );
     expect(refunds).toEqual([]);
     const reply = await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'yes' });
     expect(reply.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
-    await until('the agent to report the refund', () => transcript(chatId), (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/), 15_000);
+    await until(
+      'the agent to report the refund',
+      () => transcript(chatId),
+      (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/),
+      15_000,
+    );
     expect(refunds).toEqual(['A-7']);
   }, 60_000);
 });

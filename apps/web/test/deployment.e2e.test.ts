@@ -1,5 +1,16 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { api, dropDeploymentSchemas, ledgerLines, newDeployment, resultOf, startService, startWebServer, until, type Child, type Deployment } from './deployment/deployment-harness.js';
+import {
+  api,
+  dropDeploymentSchemas,
+  ledgerLines,
+  newDeployment,
+  resultOf,
+  startService,
+  startWebServer,
+  until,
+  type Child,
+  type Deployment,
+} from './deployment/deployment-harness.js';
 
 /*
  * A deployment (issue 12): the team's service holds the `refund` tool and its model and
@@ -45,23 +56,42 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
     expect((await api(baseUrl, token, '/api/threads', { workflowId: 'refund' })).body.code).toBe('WORKFLOW_NOT_FOUND');
 
     const [worker] = await startWorkers(deployment, 1, { leaseMs: 1_000 });
-    const served = await until('the worker to be listed', () => api(baseUrl, token, '/api/workflows'), (response) => response.body.workflows.length > 0);
+    const served = await until(
+      'the worker to be listed',
+      () => api(baseUrl, token, '/api/workflows'),
+      (response) => response.body.workflows.length > 0,
+    );
     expect(served.body.workflows).toEqual([{ id: 'refund', name: 'Refund', version: '1' }]);
     const started = await api(baseUrl, token, '/api/threads', { workflowId: 'refund' });
     expect(started.status).toBe(201);
     const { threadId } = started.body as { threadId: string };
 
     // The worker takes the thread until its refund asks; the web process answers; the worker refunds.
-    const card = await until('the refund to ask', () => api(baseUrl, token, '/api/interactions'), (response) => response.body.interactions.length === 1);
+    const card = await until(
+      'the refund to ask',
+      () => api(baseUrl, token, '/api/interactions'),
+      (response) => response.body.interactions.length === 1,
+    );
     expect(card.body.interactions[0]).toMatchObject({ threadId, toolApproval: { toolName: 'refund' } });
-    const answered = await api(baseUrl, token, `/api/interactions/${card.body.interactions[0].interactionId}/respond`, { action: 'approve' });
+    const answered = await api(baseUrl, token, `/api/interactions/${card.body.interactions[0].interactionId}/respond`, {
+      action: 'approve',
+    });
     expect(answered.status).toBe(200);
-    await until('the thread to complete', () => api(baseUrl, token, `/api/threads/${threadId}`), (response) => response.body.thread?.status === 'completed');
+    await until(
+      'the thread to complete',
+      () => api(baseUrl, token, `/api/threads/${threadId}`),
+      (response) => response.body.thread?.status === 'completed',
+    );
     expect(ledgerLines(deployment)).toEqual([`refunded ${threadId} refund-1 A-1 1299`]);
 
     // A worker that stops stops serving: once its offer lapses, the page cannot start the workflow.
     worker?.child.kill('SIGTERM');
-    await until('the workflow to be withdrawn', () => api(baseUrl, token, '/api/workflows'), (response) => response.body.workflows.length === 0, 10_000);
+    await until(
+      'the workflow to be withdrawn',
+      () => api(baseUrl, token, '/api/workflows'),
+      (response) => response.body.workflows.length === 0,
+      10_000,
+    );
   }, 60_000);
 
   it(`takes ${THREADS} threads answered in the web inbox to the end on 3 workers, one killed and one frozen mid-way, each refund once`, async () => {
@@ -80,7 +110,12 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
     const [killed, frozen, steady] = workers as [Child, Child, Child];
     // Once a third of the refunds ran: one worker is killed, one frozen past its lease, then resumed.
     let remainingAtChaos = -1;
-    const chaos = until('a third of the refunds', async () => ledgerLines(deployment).length, (count) => count >= THREADS / 3, 300_000).then(async (count) => {
+    const chaos = until(
+      'a third of the refunds',
+      async () => ledgerLines(deployment).length,
+      (count) => count >= THREADS / 3,
+      300_000,
+    ).then(async (count) => {
       remainingAtChaos = THREADS - count;
       killed.child.kill('SIGKILL');
       frozen.child.kill('SIGSTOP');
@@ -89,7 +124,7 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
     });
     const counts: Record<string, number> = {};
     // Bounded in time, so that a stall ends in the assertions below (with what was left) rather than the test's timeout.
-    for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 300_000; Date.now() < deadline;) {
       const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.length as number;
       if (completed === THREADS) break;
       const ledger = ledgerLines(deployment).join('\n');
@@ -107,19 +142,33 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
     // The chaos happened mid-way, not after the end.
     expect(remainingAtChaos).toBeGreaterThan(0);
 
-    const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.map((thread: { threadId: string }) => thread.threadId);
+    const completed = (await api(baseUrl, token, '/api/threads?status=completed')).body.threads.map(
+      (thread: { threadId: string }) => thread.threadId,
+    );
     const statuses: Record<string, number> = {};
-    for (const status of ['running', 'waiting', 'failed', 'cancelled']) statuses[status] = (await api(baseUrl, token, `/api/threads?status=${status}`)).body.threads?.length ?? 0;
-    const left = { counts, statuses, ledger: ledgerLines(deployment).length, pending: (await api(baseUrl, token, '/api/interactions')).body.interactions.length };
+    for (const status of ['running', 'waiting', 'failed', 'cancelled'])
+      statuses[status] = (await api(baseUrl, token, `/api/threads?status=${status}`)).body.threads?.length ?? 0;
+    const left = {
+      counts,
+      statuses,
+      ledger: ledgerLines(deployment).length,
+      pending: (await api(baseUrl, token, '/api/interactions')).body.interactions.length,
+    };
     expect([...completed].sort(), JSON.stringify(left)).toEqual([...threadIds].sort());
-    expect(ledgerLines(deployment).sort()).toEqual(threadIds.map((threadId) => `refunded ${threadId} refund-1 A-1 1299`).sort());
+    expect(ledgerLines(deployment).sort()).toEqual(
+      threadIds.map((threadId) => `refunded ${threadId} refund-1 A-1 1299`).sort(),
+    );
     // Every answer given in the inbox was accepted: none needed anything but an answer.
-    expect(Object.keys(counts).every((name) => name.endsWith(':200')), JSON.stringify(counts)).toBe(true);
+    expect(
+      Object.keys(counts).every((name) => name.endsWith(':200')),
+      JSON.stringify(counts),
+    ).toBe(true);
 
     frozen.child.kill('SIGTERM');
     steady.child.kill('SIGTERM');
     const reports = await Promise.all([frozen.exit, steady.exit]);
     // The work was spread: the two workers that lived took threads forward.
-    for (const report of reports) expect(resultOf(report.stdout)?.threads?.length ?? 0, report.stderr).toBeGreaterThan(0);
+    for (const report of reports)
+      expect(resultOf(report.stdout)?.threads?.length ?? 0, report.stderr).toBeGreaterThan(0);
   }, 400_000);
 });

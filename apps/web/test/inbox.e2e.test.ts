@@ -22,7 +22,8 @@ afterAll(async () => {
 });
 
 const card = (page: Page, interactionId: string) => page.locator(`.cards [data-interaction-id="${interactionId}"]`);
-const settled = (page: Page, interactionId: string) => page.locator(`.settled [data-interaction-id="${interactionId}"]`);
+const settled = (page: Page, interactionId: string) =>
+  page.locator(`.settled [data-interaction-id="${interactionId}"]`);
 
 async function conversationOf(threadId: string): Promise<string> {
   const thread = await eventually(async () => {
@@ -42,11 +43,16 @@ describe('the inbox page', () => {
     await expect(write.locator('.risk').textContent()).resolves.toBe('MEDIUM');
     await expect(write.locator('.rule').textContent()).resolves.toBe('ask:risk:MEDIUM');
     await expect(write.locator('.countdown').textContent()).resolves.toMatch(/^(10m 00s|9m \d\ds) left$/);
-    await expect(write.locator('.arguments .invisible-char').allTextContents()).resolves.toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    await expect(write.locator('.arguments .invisible-char').allTextContents()).resolves.toEqual([
+      '⟨U+202E⟩',
+      '⟨U+200B⟩',
+    ]);
     await expect(write.locator('.arguments .blank-run').allTextContents()).resolves.toEqual(['⟨120 spaces⟩']); // issue 13
     await expect(write.locator('.blank-warning').textContent()).resolves.toContain('1 long run of blanks');
     await expect(card(page, approvals[1]!.interactionId).locator('.risk').textContent()).resolves.toBe('HIGH');
-    await expect(page.locator('.batch-bar .approve-batch').textContent()).resolves.toBe('Approve all 2 calls of this turn');
+    await expect(page.locator('.batch-bar .approve-batch').textContent()).resolves.toBe(
+      'Approve all 2 calls of this turn',
+    );
     const path = await screenshot(page, 'inbox');
     if (UPDATE_DOCS_IMAGES) {
       await mkdir(join(DOCS_IMAGE, '..'), { recursive: true });
@@ -61,7 +67,9 @@ describe('the inbox page', () => {
     await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
     await settled(page, approvals[0]!.interactionId).filter({ hasText: 'approved by web:alice' }).waitFor();
     expect(await card(page, approvals[0]!.interactionId).count()).toBe(0);
-    const written = await eventually(() => readFile(join(harness.directory, 'RELEASE_NOTES.md'), 'utf8').catch(() => undefined));
+    const written = await eventually(() =>
+      readFile(join(harness.directory, 'RELEASE_NOTES.md'), 'utf8').catch(() => undefined),
+    );
     expect(written).toContain('invoice\u202Efdp.exe');
     await screenshot(page, 'approved');
     await page.context().close();
@@ -79,12 +87,18 @@ describe('the inbox page', () => {
     await expect(write.locator('.edit-error').textContent()).resolves.toMatch(/^Not valid JSON/);
     await editor.fill('{"path": 7, "content": "clean notes"}');
     await write.getByRole('button', { name: 'Approve with these arguments' }).click();
-    await expect(write.locator('.edit-error').textContent()).resolves.toBe("Does not match the tool's schema: path: expected string, got a number");
+    await expect(write.locator('.edit-error').textContent()).resolves.toBe(
+      "Does not match the tool's schema: path: expected string, got a number",
+    );
     await screenshot(page, 'edit-invalid');
-    expect((await harness.interlock.pending()).map((request) => request.interactionId)).toContain(approvals[0]!.interactionId);
+    expect((await harness.interlock.pending()).map((request) => request.interactionId)).toContain(
+      approvals[0]!.interactionId,
+    );
     await editor.fill('{"path": "EDITED.md", "content": "clean notes"}');
     await write.getByRole('button', { name: 'Approve with these arguments' }).click();
-    await settled(page, approvals[0]!.interactionId).filter({ hasText: 'approved with edited arguments by web:alice' }).waitFor();
+    await settled(page, approvals[0]!.interactionId)
+      .filter({ hasText: 'approved with edited arguments by web:alice' })
+      .waitFor();
     await card(page, approvals[1]!.interactionId).getByRole('button', { name: 'Reject' }).click();
     await conversationOf(threadId);
     await expect(readFile(join(harness.directory, 'EDITED.md'), 'utf8')).resolves.toBe('clean notes');
@@ -97,18 +111,22 @@ describe('the inbox page', () => {
     const deploy = card(page, approvals[1]!.interactionId);
     await deploy.getByPlaceholder('Why you reject it').fill('deploy freeze until Monday');
     await deploy.getByRole('button', { name: 'Reject' }).click();
-    await settled(page, approvals[1]!.interactionId).filter({ hasText: 'rejected by web:alice (deploy freeze until Monday)' }).waitFor();
+    await settled(page, approvals[1]!.interactionId)
+      .filter({ hasText: 'rejected by web:alice (deploy freeze until Monday)' })
+      .waitFor();
     const write = card(page, approvals[0]!.interactionId);
     await write.getByLabel('Instruction').fill('also update the changelog');
     await write.getByRole('button', { name: 'Approve', exact: true }).click();
-    await settled(page, approvals[0]!.interactionId).filter({ hasText: 'with the instruction "also update the changelog"' }).waitFor();
+    await settled(page, approvals[0]!.interactionId)
+      .filter({ hasText: 'with the instruction "also update the changelog"' })
+      .waitFor();
     const conversation = await conversationOf(threadId);
     expect(conversation).toContain('deploy freeze until Monday');
     expect(conversation).toContain('user: also update the changelog');
     await page.context().close();
   });
 
-  it('shows two approvers each other\'s decisions live', async () => {
+  it("shows two approvers each other's decisions live", async () => {
     const { approvals } = await harness.startReleaseAgent();
     const [alice, bob] = await Promise.all([
       signedInPage(browser, harness.baseUrl, harness.tokens['alice']!),
@@ -132,7 +150,8 @@ describe('the inbox page', () => {
     const page = await signedInPage(browser, harness.baseUrl, harness.tokens['alice']!);
     const bar = page.locator(`.batch-bar[data-batch-id="${threadId}/${approvals[0]!.toolApproval!.batch!.id}"]`);
     await bar.getByRole('button', { name: 'Approve all 2 calls of this turn' }).click();
-    for (const approval of approvals) await settled(page, approval.interactionId).filter({ hasText: 'approved by web:alice' }).waitFor();
+    for (const approval of approvals)
+      await settled(page, approval.interactionId).filter({ hasText: 'approved by web:alice' }).waitFor();
     expect(await bar.count()).toBe(0);
     await page.context().close();
   });
@@ -143,9 +162,20 @@ describe('the inbox page', () => {
     const write = card(page, approvals[0]!.interactionId);
     await write.waitFor();
     // Alice answers from a script between Bob's page loading the card and Bob clicking.
-    await harness.interlock.respond(approvals[0]!.interactionId, { approved: false, denyReason: 'script' }, { responder: 'web:alice' });
-    await write.getByRole('button', { name: 'Approve', exact: true }).click({ timeout: 2000 }).catch(() => undefined);
-    await page.locator('.notice').filter({ hasText: /already answered by web:alice|web:alice answered/ }).first().waitFor();
+    await harness.interlock.respond(
+      approvals[0]!.interactionId,
+      { approved: false, denyReason: 'script' },
+      { responder: 'web:alice' },
+    );
+    await write
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
+    await page
+      .locator('.notice')
+      .filter({ hasText: /already answered by web:alice|web:alice answered/ })
+      .first()
+      .waitFor();
     await settled(page, approvals[0]!.interactionId).filter({ hasText: 'rejected by web:alice (script)' }).waitFor();
     await page.context().close();
   });
@@ -156,7 +186,9 @@ describe('the inbox page', () => {
     const before = new Set((await harness.interlock.threads()).map((thread) => thread.threadId));
     await page.getByLabel('Workflow').selectOption('release-agent');
     await page.getByRole('button', { name: 'Start workflow' }).click();
-    const started = await eventually(async () => (await harness.interlock.threads()).find((thread) => !before.has(thread.threadId) && thread.status === 'waiting'));
+    const started = await eventually(async () =>
+      (await harness.interlock.threads()).find((thread) => !before.has(thread.threadId) && thread.status === 'waiting'),
+    );
     const row = page.locator(`tr[data-thread-id="${started.threadId}"]`);
     await row.locator('.status-waiting').waitFor();
     page.once('dialog', (dialog) => void dialog.accept());
@@ -169,14 +201,20 @@ describe('the inbox page', () => {
   it('shows the thread timeline with each decision and who made it, and a verified audit trail', async () => {
     const { approvals, threadId } = await harness.startReleaseAgent();
     await harness.interlock.respond(approvals[0]!.interactionId, { approved: true }, { responder: 'web:alice' });
-    await harness.interlock.respond(approvals[1]!.interactionId, { approved: false, denyReason: 'no deploys' }, { responder: 'web:bob' });
+    await harness.interlock.respond(
+      approvals[1]!.interactionId,
+      { approved: false, denyReason: 'no deploys' },
+      { responder: 'web:bob' },
+    );
     await conversationOf(threadId);
     const page = await signedInPage(browser, harness.baseUrl, harness.tokens['alice']!);
     await page.goto(`${harness.baseUrl}/#/threads/${threadId}`);
     await page.locator('.timeline-view .status-completed').waitFor();
     const entries = await page.locator('.timeline .entry').allTextContents();
     expect(entries.some((entry) => entry.includes('allowed write_file') && entry.includes('by web:alice'))).toBe(true);
-    expect(entries.some((entry) => entry.includes('rejected; reason: no deploys') && entry.includes('by web:bob'))).toBe(true);
+    expect(
+      entries.some((entry) => entry.includes('rejected; reason: no deploys') && entry.includes('by web:bob')),
+    ).toBe(true);
     expect(entries.some((entry) => entry.includes('denied bash') && entry.includes('by shell:banned'))).toBe(true);
     await screenshot(page, 'timeline');
     await page.getByRole('link', { name: 'Audit' }).click();
@@ -202,7 +240,10 @@ describe('deadlines on the page', () => {
     await expect(write.locator('.countdown').textContent()).resolves.toMatch(/^(2m 00s|1m \d\ds) left$/);
     clock.advance(121_000);
     await timed.app.liveUpdates.tick();
-    await page.locator(`.settled [data-interaction-id="${approvals[0]!.interactionId}"]`).filter({ hasText: 'expired — nobody answered before the deadline' }).waitFor();
+    await page
+      .locator(`.settled [data-interaction-id="${approvals[0]!.interactionId}"]`)
+      .filter({ hasText: 'expired — nobody answered before the deadline' })
+      .waitFor();
     await page.context().close();
   });
 });

@@ -27,20 +27,40 @@ const refund = defineTool({
   execute: async ({ cents }) => `refunded ${cents}`,
 });
 
-async function webServer(store: { type: 'postgres'; url: string; schema: string }, token: string): Promise<{ web: DeploymentInterlock; app: FastifyInstance; baseUrl: string }> {
+async function webServer(
+  store: { type: 'postgres'; url: string; schema: string },
+  token: string,
+): Promise<{ web: DeploymentInterlock; app: FastifyInstance; baseUrl: string }> {
   const web = await createDeploymentInterlock({ store });
-  const app = await createWebServer({ interlock: web.interlock, store: web.store, approvers: [{ name: 'ada', tokenSha256: hashToken(token) }], workflows: web.workflows, expireDeadlines: false });
+  const app = await createWebServer({
+    interlock: web.interlock,
+    store: web.store,
+    approvers: [{ name: 'ada', tokenSha256: hashToken(token) }],
+    workflows: web.workflows,
+    expireDeadlines: false,
+  });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-  closers.push(() => web.close(), () => app.close());
+  closers.push(
+    () => web.close(),
+    () => app.close(),
+  );
   return { web, app, baseUrl };
 }
 
 /** Reads a server's event stream until a change matches, or fails after `timeoutMs`. */
-async function heard(baseUrl: string, token: string, matches: (change: Record<string, unknown>) => boolean, timeoutMs: number): Promise<Record<string, unknown>> {
+async function heard(
+  baseUrl: string,
+  token: string,
+  matches: (change: Record<string, unknown>) => boolean,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {
-    const response = await fetch(`${baseUrl}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    const response = await fetch(`${baseUrl}/api/events`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
     for (;;) {
@@ -64,22 +84,42 @@ describe('web servers behind one PostgreSQL (issue 12)', () => {
     const deployment = await newDeployment();
     const token = createToken();
     // The team's service starts a thread that waits for an approver.
-    const service: Interlock = await createInterlock({ store: deployment.store, continueIn: 'workers', tools: [refund], models: { default: scriptedModel(() => ({ text: 'Refunding.', toolCalls: [{ id: 'r-1', name: 'refund', arguments: { order: 'A-1', cents: 5 } }] })) } });
+    const service: Interlock = await createInterlock({
+      store: deployment.store,
+      continueIn: 'workers',
+      tools: [refund],
+      models: {
+        default: scriptedModel(() => ({
+          text: 'Refunding.',
+          toolCalls: [{ id: 'r-1', name: 'refund', arguments: { order: 'A-1', cents: 5 } }],
+        })),
+      },
+    });
     closers.push(() => service.close());
     const outcome = await (await service.start(service.registerWorkflow(REFUND_WORKFLOW), { channel: 'web' })).done();
     expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'waiting' });
 
     const first = await webServer(deployment.store, token);
     const second = await webServer(deployment.store, token);
-    const [onFirst, onSecond] = await Promise.all([api(first.baseUrl, token, '/api/interactions'), api(second.baseUrl, token, '/api/interactions')]);
+    const [onFirst, onSecond] = await Promise.all([
+      api(first.baseUrl, token, '/api/interactions'),
+      api(second.baseUrl, token, '/api/interactions'),
+    ]);
     expect(onSecond.body.interactions.map((card: { interactionId: string }) => card.interactionId)).toEqual(
       onFirst.body.interactions.map((card: { interactionId: string }) => card.interactionId),
     );
     const [{ interactionId }] = onFirst.body.interactions as [{ interactionId: string }];
 
-    const answeredElsewhere = heard(second.baseUrl, token, (change) => change['interactionId'] === interactionId && change['reason'] === 'answered', 3_000);
+    const answeredElsewhere = heard(
+      second.baseUrl,
+      token,
+      (change) => change['interactionId'] === interactionId && change['reason'] === 'answered',
+      3_000,
+    );
     await new Promise((resolve) => setTimeout(resolve, 200));
-    expect((await api(first.baseUrl, token, `/api/interactions/${interactionId}/respond`, { action: 'approve' })).status).toBe(200);
+    expect(
+      (await api(first.baseUrl, token, `/api/interactions/${interactionId}/respond`, { action: 'approve' })).status,
+    ).toBe(200);
     // A deployment's server never looks at the store by itself: only the notification can tell it.
     expect(await answeredElsewhere).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId });
     expect((await api(second.baseUrl, token, '/api/interactions')).body.interactions).toEqual([]);

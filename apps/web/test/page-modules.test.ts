@@ -5,8 +5,17 @@ import { checkAgainstSchema } from '../public/json-schema-check.js';
 
 describe('revealInvisible', () => {
   it('marks right-to-left overrides, zero-width and tag characters, and leaves newlines, tabs and accents alone', () => {
-    expect(revealInvisible('invoice\u202Efdp.exe')).toEqual([{ text: 'invoice' }, { invisible: '\u202E', label: 'U+202E' }, { text: 'fdp.exe' }]);
-    expect(revealInvisible('a\u200Bb\uFEFF').map((part) => ('label' in part ? part.label : part.text))).toEqual(['a', 'U+200B', 'b', 'U+FEFF']);
+    expect(revealInvisible('invoice\u202Efdp.exe')).toEqual([
+      { text: 'invoice' },
+      { invisible: '\u202E', label: 'U+202E' },
+      { text: 'fdp.exe' },
+    ]);
+    expect(revealInvisible('a\u200Bb\uFEFF').map((part) => ('label' in part ? part.label : part.text))).toEqual([
+      'a',
+      'U+200B',
+      'b',
+      'U+FEFF',
+    ]);
     expect(revealInvisible('rm\u{E0041}').at(-1)).toEqual({ invisible: '\u{E0041}', label: 'U+E0041' });
     expect(countInvisible('line one\n\tcafé ✓')).toBe(0);
   });
@@ -14,9 +23,15 @@ describe('revealInvisible', () => {
 
 describe('long blank runs (issue 13)', () => {
   it('counts padding that would push the rest out of sight, and leaves indentation alone', () => {
-    expect(revealInvisible(`ls${' '.repeat(200)}; rm -rf ~`)).toEqual([{ text: 'ls' }, { blanks: ' '.repeat(200), label: '200 spaces' }, { text: '; rm -rf ~' }]);
+    expect(revealInvisible(`ls${' '.repeat(200)}; rm -rf ~`)).toEqual([
+      { text: 'ls' },
+      { blanks: ' '.repeat(200), label: '200 spaces' },
+      { text: '; rm -rf ~' },
+    ]);
     expect(revealInvisible(`a${'\n '.repeat(5)}b`)[1]).toMatchObject({ label: '5 newlines, 5 spaces' });
-    expect(revealInvisible(`a${' \t'.repeat(20)}\u200Bb`).map((part) => ('label' in part ? part.label : part.text))).toEqual(['a', '20 spaces, 20 tabs', 'U+200B', 'b']);
+    expect(
+      revealInvisible(`a${' \t'.repeat(20)}\u200Bb`).map((part) => ('label' in part ? part.label : part.text)),
+    ).toEqual(['a', '20 spaces, 20 tabs', 'U+200B', 'b']);
     expect(countBlankRuns('{\n  "code": "if x:\\n        return 1"\n}')).toBe(0);
     expect(countBlankRuns(`x${' '.repeat(23)}y`)).toBe(0);
   });
@@ -25,12 +40,16 @@ describe('long blank runs (issue 13)', () => {
 describe('checkAgainstSchema', () => {
   const schema = {
     type: 'object',
-    properties: { path: { type: 'string', minLength: 1 }, mode: { enum: ['a', 'b'] }, lines: { type: 'array', items: { type: 'integer' } } },
+    properties: {
+      path: { type: 'string', minLength: 1 },
+      mode: { enum: ['a', 'b'] },
+      lines: { type: 'array', items: { type: 'integer' } },
+    },
     required: ['path'],
     additionalProperties: false,
   };
 
-  it('accepts arguments that fit the tool\'s schema', () => {
+  it("accepts arguments that fit the tool's schema", () => {
     expect(checkAgainstSchema({ path: 'README.md', mode: 'a', lines: [1, 2] }, schema)).toEqual([]);
   });
 

@@ -12,7 +12,11 @@ describe('the web API over HTTP', () => {
   let harness: WebHarness;
   beforeAll(async () => {
     harness = await startHarness({
-      workflowApprovers: { 'release-agent': ['alice', 'bob'], [RELEASE_QUESTION_WORKFLOW]: ['alice'], 'chat-agent': ['alice'] },
+      workflowApprovers: {
+        'release-agent': ['alice', 'bob'],
+        [RELEASE_QUESTION_WORKFLOW]: ['alice'],
+        'chat-agent': ['alice'],
+      },
       approvers: ['alice', 'bob', 'carol'],
     });
   });
@@ -25,7 +29,10 @@ describe('the web API over HTTP', () => {
     it('refuses every API route without a token or a session, but serves the OpenAPI document and the page', async () => {
       const anonymous = await request(harness, '/api/interactions');
       expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringContaining('POST /api/session') });
+      expect(anonymous.body).toMatchObject({
+        code: 'UNAUTHENTICATED',
+        message: expect.stringContaining('POST /api/session'),
+      });
       expect((await request(harness, '/api/interactions', { token: 'not-a-token' })).status).toBe(401);
       expect((await request(harness, '/api/openapi.json')).status).toBe(200);
       expect((await request(harness, '/')).status).toBe(200);
@@ -39,13 +46,16 @@ describe('the web API over HTTP', () => {
       expect((await harness.interlock.threads()).filter((thread) => thread.workflowId === 'chat-agent')).toEqual([]);
     });
 
-    it('lets only the chat workflow\'s listed approvers open a chat or write in one', async () => {
+    it("lets only the chat workflow's listed approvers open a chat or write in one", async () => {
       const carol = await request(harness, '/api/chats', { token: harness.tokens['carol']!, body: {} });
       expect(carol.status).toBe(403);
       expect(carol.body.code).toBe('NOT_AN_APPROVER');
       const opened = await request(harness, '/api/chats', { ...alice(), body: {} });
       expect(opened.status).toBe(201);
-      const written = await request(harness, `/api/chats/${opened.body.chatId}/messages`, { token: harness.tokens['carol']!, body: { text: 'yes' } });
+      const written = await request(harness, `/api/chats/${opened.body.chatId}/messages`, {
+        token: harness.tokens['carol']!,
+        body: { text: 'yes' },
+      });
       expect(written.status).toBe(403);
     });
 
@@ -64,7 +74,9 @@ describe('the web API over HTTP', () => {
     it('filters pending interactions by thread, workflow, channel, tool and risk', async () => {
       const { threadId } = await harness.startReleaseAgent();
       const list = async (query: string) =>
-        (await request(harness, `/api/interactions?threadId=${threadId}&${query}`, alice())).body.interactions.map((interaction: { toolApproval: { toolName: string } }) => interaction.toolApproval.toolName);
+        (await request(harness, `/api/interactions?threadId=${threadId}&${query}`, alice())).body.interactions.map(
+          (interaction: { toolApproval: { toolName: string } }) => interaction.toolApproval.toolName,
+        );
       // HIGH risk first, then MEDIUM (issue 14): bash before write_file.
       expect(await list('workflowId=release-agent&channel=web')).toEqual(['bash', 'write_file']);
       expect(await list('tool=bash')).toEqual(['bash']);
@@ -82,30 +94,52 @@ describe('the web API over HTTP', () => {
       const missing = await request(harness, respond(target), { cookie, body: { action: 'approve' } });
       expect(missing.status).toBe(403);
       expect(missing.body.code).toBe('CSRF_REJECTED');
-      expect((await request(harness, respond(target), { cookie, csrf: 'x'.repeat(43), body: { action: 'approve' } })).status).toBe(403);
-      const crossOrigin = await request(harness, respond(target), { cookie, csrf, origin: 'http://evil.example', body: { action: 'approve' } });
+      expect(
+        (await request(harness, respond(target), { cookie, csrf: 'x'.repeat(43), body: { action: 'approve' } })).status,
+      ).toBe(403);
+      const crossOrigin = await request(harness, respond(target), {
+        cookie,
+        csrf,
+        origin: 'http://evil.example',
+        body: { action: 'approve' },
+      });
       expect(crossOrigin.status).toBe(403);
       expect(await pendingIds()).toContain(target);
-      const accepted = await request(harness, respond(target), { cookie, csrf, origin: harness.baseUrl, body: { action: 'approve' } });
+      const accepted = await request(harness, respond(target), {
+        cookie,
+        csrf,
+        origin: harness.baseUrl,
+        body: { action: 'approve' },
+      });
       expect(accepted.status).toBe(200);
       expect(await pendingIds()).not.toContain(target);
     });
   });
 
   describe('approver lists', () => {
-    it('lets only a workflow\'s listed approvers answer, and records who did in the audit trail', async () => {
+    it("lets only a workflow's listed approvers answer, and records who did in the audit trail", async () => {
       const { approvals, threadId } = await harness.startReleaseAgent();
       const target = approvals[0]!.interactionId;
       // Not on the list: the same 404 as an id that does not exist, naming nobody (issue 14).
-      const refused = await request(harness, respond(target), { token: harness.tokens['carol']!, body: { action: 'approve' } });
+      const refused = await request(harness, respond(target), {
+        token: harness.tokens['carol']!,
+        body: { action: 'approve' },
+      });
       expect(refused.status).toBe(404);
       expect(refused.body.code).toBe('INTERACTION_NOT_FOUND');
       expect(refused.body.message).not.toMatch(/alice|bob/);
       expect(await pendingIds()).toContain(target);
-      const listed = await request(harness, `/api/interactions?threadId=${threadId}`, { token: harness.tokens['carol']! });
+      const listed = await request(harness, `/api/interactions?threadId=${threadId}`, {
+        token: harness.tokens['carol']!,
+      });
       expect(listed.body.interactions).toEqual([]);
-      expect((await request(harness, respond(target), { token: harness.tokens['bob']!, body: { action: 'approve' } })).status).toBe(200);
-      const audit = await eventually(async () => (await harness.interlock.audit({ threadId })).find((entry) => entry.decidedBy === 'person'));
+      expect(
+        (await request(harness, respond(target), { token: harness.tokens['bob']!, body: { action: 'approve' } }))
+          .status,
+      ).toBe(200);
+      const audit = await eventually(async () =>
+        (await harness.interlock.audit({ threadId })).find((entry) => entry.decidedBy === 'person'),
+      );
       expect(audit).toMatchObject({ toolName: 'write_file', outcome: 'allow', responder: 'web:bob' });
     });
   });
@@ -115,7 +149,10 @@ describe('the web API over HTTP', () => {
       const { approvals } = await harness.startReleaseAgent();
       const target = approvals[1]!.interactionId;
       const [first, second] = await Promise.all([
-        request(harness, respond(target), { token: harness.tokens['alice']!, body: { action: 'reject', reason: 'not today' } }),
+        request(harness, respond(target), {
+          token: harness.tokens['alice']!,
+          body: { action: 'reject', reason: 'not today' },
+        }),
         request(harness, respond(target), { token: harness.tokens['bob']!, body: { action: 'approve' } }),
       ]);
       const statuses = [first.status, second.status].sort();
@@ -124,7 +161,10 @@ describe('the web API over HTTP', () => {
       const winner = first.status === 200 ? 'web:alice' : 'web:bob';
       expect(conflict.body).toMatchObject({ code: 'INTERACTION_ALREADY_ANSWERED', details: { answeredBy: winner } });
       expect(conflict.body.message).toContain(`already answered by ${winner}`);
-      const again = await request(harness, respond(target), { token: harness.tokens['alice']!, body: { action: 'approve' } });
+      const again = await request(harness, respond(target), {
+        token: harness.tokens['alice']!,
+        body: { action: 'approve' },
+      });
       expect(again.status).toBe(409);
     });
   });
@@ -136,13 +176,21 @@ describe('the web API over HTTP', () => {
       const cases = [
         { rawBody: '{"action": "approve"', status: 400, code: 'BAD_JSON' },
         { rawBody: '{"action": "reject", "action": "approve"}', status: 400, code: 'BAD_JSON' },
-        { rawBody: `{"action": "approve", "x": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`, status: 400, code: 'BAD_JSON' },
+        {
+          rawBody: `{"action": "approve", "x": ${'['.repeat(5_000)}${']'.repeat(5_000)}}`,
+          status: 400,
+          code: 'BAD_JSON',
+        },
         { body: { action: 'maybe' }, status: 400, code: 'BAD_REQUEST' },
         { body: { action: 'approve', extra: true }, status: 400, code: 'BAD_REQUEST' },
         { body: { action: 'answer', value: 'yes' }, status: 400, code: 'BAD_REQUEST' },
         { body: { action: 'edit' }, status: 400, code: 'BAD_REQUEST' },
         { rawBody: 'approve', contentType: 'text/plain', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-        { body: { action: 'edit', arguments: { path: 42, content: 'x' } }, status: 422, code: 'INTERACTION_INVALID_RESPONSE' },
+        {
+          body: { action: 'edit', arguments: { path: 42, content: 'x' } },
+          status: 422,
+          code: 'INTERACTION_INVALID_RESPONSE',
+        },
         { body: { action: 'reject', reason: 'x'.repeat(70 * 1024) }, status: 413, code: 'BODY_TOO_LARGE' },
       ];
       for (const { status, code, ...options } of cases) {
@@ -151,17 +199,29 @@ describe('the web API over HTTP', () => {
         expect(response.body.message).toEqual(expect.any(String));
       }
       expect(await pendingIds()).toContain(target);
-      expect((await request(harness, respond('no-such-interaction'), { ...alice(), body: { action: 'approve' } })).body.code).toBe('INTERACTION_NOT_FOUND');
+      expect(
+        (await request(harness, respond('no-such-interaction'), { ...alice(), body: { action: 'approve' } })).body.code,
+      ).toBe('INTERACTION_NOT_FOUND');
     });
   });
 
   describe('answers', () => {
-    it('runs edited arguments, tells the model a rejection\'s reason, and adds an instruction to the conversation', async () => {
+    it("runs edited arguments, tells the model a rejection's reason, and adds an instruction to the conversation", async () => {
       const { approvals, threadId } = await harness.startReleaseAgent();
       const [write, deploy] = approvals;
-      const edited = await request(harness, respond(write!.interactionId), { ...alice(), body: { action: 'edit', arguments: { path: 'NOTES.md', content: 'clean' }, instruction: 'keep it short' } });
+      const edited = await request(harness, respond(write!.interactionId), {
+        ...alice(),
+        body: { action: 'edit', arguments: { path: 'NOTES.md', content: 'clean' }, instruction: 'keep it short' },
+      });
       expect(edited.status).toBe(200);
-      expect((await request(harness, respond(deploy!.interactionId), { ...alice(), body: { action: 'reject', reason: 'freeze until Monday' } })).status).toBe(200);
+      expect(
+        (
+          await request(harness, respond(deploy!.interactionId), {
+            ...alice(),
+            body: { action: 'reject', reason: 'freeze until Monday' },
+          })
+        ).status,
+      ).toBe(200);
       const timeline = await eventually(async () => {
         const response = await request(harness, `/api/threads/${threadId}`, alice());
         return response.body.thread.status === 'completed' ? response.body : undefined;
@@ -169,17 +229,42 @@ describe('the web API over HTTP', () => {
       const contents = timeline.conversation.map((message: { content: string }) => message.content).join('\n');
       expect(contents).toContain('freeze until Monday');
       expect(contents).toContain('keep it short');
-      const decision = timeline.entries.find((entry: { kind: string; title: string }) => entry.kind === 'decision' && entry.title.startsWith('allowed write_file'));
-      expect(decision).toMatchObject({ actor: 'web:alice', detail: { editedArguments: { path: 'NOTES.md', content: 'clean' } } });
+      const decision = timeline.entries.find(
+        (entry: { kind: string; title: string }) =>
+          entry.kind === 'decision' && entry.title.startsWith('allowed write_file'),
+      );
+      expect(decision).toMatchObject({
+        actor: 'web:alice',
+        detail: { editedArguments: { path: 'NOTES.md', content: 'clean' } },
+      });
     });
 
     it('answers a question with a value and the thread completes with it', async () => {
-      const started = await request(harness, '/api/threads', { ...alice(), body: { workflowId: RELEASE_QUESTION_WORKFLOW } });
+      const started = await request(harness, '/api/threads', {
+        ...alice(),
+        body: { workflowId: RELEASE_QUESTION_WORKFLOW },
+      });
       expect(started.status).toBe(201);
       const { threadId } = started.body;
-      const question = await eventually(async () => (await harness.interlock.pending()).find((request) => request.threadId === threadId));
-      expect((await request(harness, respond(question.interactionId), { token: harness.tokens['bob']!, body: { action: 'answer', value: 'staging' } })).status).toBe(404);
-      expect((await request(harness, respond(question.interactionId), { ...alice(), body: { action: 'answer', value: 'staging' } })).status).toBe(200);
+      const question = await eventually(async () =>
+        (await harness.interlock.pending()).find((request) => request.threadId === threadId),
+      );
+      expect(
+        (
+          await request(harness, respond(question.interactionId), {
+            token: harness.tokens['bob']!,
+            body: { action: 'answer', value: 'staging' },
+          })
+        ).status,
+      ).toBe(404);
+      expect(
+        (
+          await request(harness, respond(question.interactionId), {
+            ...alice(),
+            body: { action: 'answer', value: 'staging' },
+          })
+        ).status,
+      ).toBe(200);
       const thread = await eventually(async () => {
         const record = await harness.store.getThread(threadId);
         return record?.status === 'completed' ? record : undefined;
@@ -189,8 +274,14 @@ describe('the web API over HTTP', () => {
 
     it('approves the calls of one turn in one request', async () => {
       const { approvals } = await harness.startReleaseAgent();
-      const response = await request(harness, '/api/interactions/approve-batch', { ...alice(), body: { interactionIds: approvals.map((approval) => approval.interactionId) } });
-      expect(response.body.results.map((result: { result: string }) => result.result)).toEqual(['accepted', 'accepted']);
+      const response = await request(harness, '/api/interactions/approve-batch', {
+        ...alice(),
+        body: { interactionIds: approvals.map((approval) => approval.interactionId) },
+      });
+      expect(response.body.results.map((result: { result: string }) => result.result)).toEqual([
+        'accepted',
+        'accepted',
+      ]);
       expect(await pendingIds()).not.toContain(approvals[0]!.interactionId);
       expect(await pendingIds()).not.toContain(approvals[1]!.interactionId);
     });
@@ -199,12 +290,20 @@ describe('the web API over HTTP', () => {
   describe('threads', () => {
     it('cancels a waiting thread; a later answer to its approval gets 409', async () => {
       const { approvals, threadId } = await harness.startReleaseAgent();
-      const cancelled = await request(harness, `/api/threads/${threadId}/cancel`, { ...alice(), body: { reason: 'wrong branch' } });
+      const cancelled = await request(harness, `/api/threads/${threadId}/cancel`, {
+        ...alice(),
+        body: { reason: 'wrong branch' },
+      });
       expect(cancelled.body).toEqual({ threadId, status: 'cancelled' });
-      const late = await request(harness, respond(approvals[0]!.interactionId), { ...alice(), body: { action: 'approve' } });
+      const late = await request(harness, respond(approvals[0]!.interactionId), {
+        ...alice(),
+        body: { action: 'approve' },
+      });
       expect(late.status).toBe(409);
       expect(late.body.message).toContain('cancelled');
-      expect((await request(harness, `/api/threads/${threadId}/cancel`, { ...alice(), body: {} })).body.code).toBe('THREAD_NOT_WAITING');
+      expect((await request(harness, `/api/threads/${threadId}/cancel`, { ...alice(), body: {} })).body.code).toBe(
+        'THREAD_NOT_WAITING',
+      );
     });
 
     it('refuses to start a workflow it does not know', async () => {
@@ -219,24 +318,39 @@ describe('the web API over HTTP', () => {
       const { approvals } = await harness.startReleaseAgent();
       const target = approvals[0]!.interactionId;
       const received = new Promise<string>((resolve, reject) => {
-        const stream = get(`${harness.baseUrl}/api/events`, { headers: { authorization: `Bearer ${harness.tokens['alice']}` } }, (response) => {
-          let text = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => {
-            text += chunk;
-            if (text.includes(': connected')) void request(harness, respond(target), { token: harness.tokens['bob']!, body: { action: 'approve' } });
-            const line = text.split('\n').find((candidate) => candidate.startsWith('data:') && candidate.includes('"answered"') && candidate.includes(target));
-            if (line !== undefined) {
-              stream.destroy();
-              resolve(line);
-            }
-          });
-        });
+        const stream = get(
+          `${harness.baseUrl}/api/events`,
+          { headers: { authorization: `Bearer ${harness.tokens['alice']}` } },
+          (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => {
+              text += chunk;
+              if (text.includes(': connected'))
+                void request(harness, respond(target), { token: harness.tokens['bob']!, body: { action: 'approve' } });
+              const line = text
+                .split('\n')
+                .find(
+                  (candidate) =>
+                    candidate.startsWith('data:') && candidate.includes('"answered"') && candidate.includes(target),
+                );
+              if (line !== undefined) {
+                stream.destroy();
+                resolve(line);
+              }
+            });
+          },
+        );
         stream.on('error', reject);
       });
-      expect(JSON.parse((await received).slice('data:'.length))).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId: target, responder: 'web:bob' });
+      expect(JSON.parse((await received).slice('data:'.length))).toMatchObject({
+        kind: 'interaction',
+        reason: 'answered',
+        interactionId: target,
+        responder: 'web:bob',
+      });
     });
-    it('ends a signed-in page\'s stream at sign-out, at the next change', async () => {
+    it("ends a signed-in page's stream at sign-out, at the next change", async () => {
       const { cookie, csrf } = await signIn(harness, 'carol');
       let signedOutAt = -1;
       const ended = new Promise<string>((resolve, reject) => {
@@ -268,14 +382,25 @@ describe('the web API over HTTP', () => {
       const { approvals } = await harness.startReleaseAgent();
       // Another Interlock over the same store stands for another process: its events never reach this server.
       const shared = new Proxy(harness.store, {
-        get: (target, name, receiver) => (name === 'close' ? async () => undefined : Reflect.get(target, name, receiver)),
+        get: (target, name, receiver) =>
+          name === 'close' ? async () => undefined : Reflect.get(target, name, receiver),
       });
-      const elsewhere = await createInterlock({ store: { type: 'custom', store: shared }, tools: builtinTools, models: { release: createReleaseAgentModel() }, workspaceRoot: harness.directory, recoverOnStart: false });
+      const elsewhere = await createInterlock({
+        store: { type: 'custom', store: shared },
+        tools: builtinTools,
+        models: { release: createReleaseAgentModel() },
+        workspaceRoot: harness.directory,
+        recoverOnStart: false,
+      });
       await harness.app.liveUpdates.tick();
       const changes: string[] = [];
       const unsubscribe = harness.app.liveUpdates.subscribe((change) => changes.push(change.reason));
       try {
-        await elsewhere.respond(approvals[0]!.interactionId, { approved: false, denyReason: 'from the CLI' }, { responder: 'cli:dana' });
+        await elsewhere.respond(
+          approvals[0]!.interactionId,
+          { approved: false, denyReason: 'from the CLI' },
+          { responder: 'cli:dana' },
+        );
         await harness.app.liveUpdates.tick();
         expect(changes).toContain('pending-changed');
         expect(changes).not.toContain('answered');
@@ -290,11 +415,17 @@ describe('the web API over HTTP', () => {
 
   describe('the OpenAPI document', () => {
     it('documents exactly the API routes the server registers', async () => {
-      const registered = harness.app.registeredRoutes.filter((route) => route.url.startsWith('/api/')).map((route) => `${route.method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
-      const documented = Object.entries({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+      const registered = harness.app.registeredRoutes
+        .filter((route) => route.url.startsWith('/api/'))
+        .map((route) => `${route.method} ${route.url.replace(/:(\w+)/g, '{$1}')}`);
+      const documented = Object.entries({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).flatMap(([path, methods]) =>
+        Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+      );
       expect([...registered].sort()).toEqual([...documented].sort());
       const served = await request(harness, '/api/openapi.json');
-      expect(Object.keys(served.body.paths).sort()).toEqual(Object.keys({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).sort());
+      expect(Object.keys(served.body.paths).sort()).toEqual(
+        Object.keys({ ...API_OPERATIONS, ...CHAT_OPERATIONS }).sort(),
+      );
     });
   });
 });
@@ -310,10 +441,16 @@ describe('deadlines', () => {
   it('refuses an answer after the deadline with 410 INTERACTION_EXPIRED, and nothing runs for it', async () => {
     const { approvals, threadId } = await harness.startReleaseAgent();
     clock.advance(61_000);
-    const late = await request(harness, respond(approvals[1]!.interactionId), { token: harness.tokens['alice']!, body: { action: 'approve' } });
+    const late = await request(harness, respond(approvals[1]!.interactionId), {
+      token: harness.tokens['alice']!,
+      body: { action: 'approve' },
+    });
     expect(late.status).toBe(410);
     expect(late.body).toMatchObject({ code: 'INTERACTION_EXPIRED', message: expect.stringContaining('nothing ran') });
-    const invalidAndLate = await request(harness, respond(approvals[0]!.interactionId), { token: harness.tokens['alice']!, body: { action: 'edit', arguments: { path: 5 } } });
+    const invalidAndLate = await request(harness, respond(approvals[0]!.interactionId), {
+      token: harness.tokens['alice']!,
+      body: { action: 'edit', arguments: { path: 5 } },
+    });
     expect(invalidAndLate.status).toBe(410);
     const executions = await harness.store.listToolExecutions({ threadId });
     expect(executions.filter((execution) => execution.toolName === 'bash')).toEqual([]);
@@ -322,12 +459,16 @@ describe('deadlines', () => {
   it('expires overdue interactions on its own and tells the page', async () => {
     const { approvals } = await harness.startReleaseAgent();
     const changes: string[] = [];
-    const unsubscribe = harness.app.liveUpdates.subscribe((change) => changes.push(`${change.reason}:${change.interactionId}`));
+    const unsubscribe = harness.app.liveUpdates.subscribe((change) =>
+      changes.push(`${change.reason}:${change.interactionId}`),
+    );
     clock.advance(61_000);
     await harness.app.liveUpdates.tick();
     unsubscribe();
     expect(changes).toContain(`expired:${approvals[0]!.interactionId}`);
-    expect((await harness.interlock.pending()).map((request) => request.interactionId)).not.toContain(approvals[0]!.interactionId);
+    expect((await harness.interlock.pending()).map((request) => request.interactionId)).not.toContain(
+      approvals[0]!.interactionId,
+    );
   });
 });
 
@@ -338,10 +479,14 @@ describe('a restart', () => {
     let connected: () => void = () => undefined;
     const streamConnected = new Promise<void>((resolve) => (connected = resolve));
     const streamEnded = new Promise<void>((resolve, reject) => {
-      get(`${first.baseUrl}/api/events`, { headers: { authorization: `Bearer ${first.tokens['alice']}` } }, (response) => {
-        response.once('data', () => connected());
-        response.on('end', resolve);
-      }).on('error', reject);
+      get(
+        `${first.baseUrl}/api/events`,
+        { headers: { authorization: `Bearer ${first.tokens['alice']}` } },
+        (response) => {
+          response.once('data', () => connected());
+          response.on('end', resolve);
+        },
+      ).on('error', reject);
     });
     await streamConnected;
     await first.stop();
@@ -350,9 +495,18 @@ describe('a restart', () => {
     const second = await startHarness({ directory: first.directory });
     try {
       const listed = await request(second, '/api/interactions', { token: second.tokens['alice']! });
-      expect(listed.body.interactions.map((interaction: { interactionId: string }) => interaction.interactionId).sort()).toEqual(approvals.map((approval) => approval.interactionId).sort());
+      expect(
+        listed.body.interactions.map((interaction: { interactionId: string }) => interaction.interactionId).sort(),
+      ).toEqual(approvals.map((approval) => approval.interactionId).sort());
       for (const approval of approvals) {
-        expect((await request(second, respond(approval.interactionId), { token: second.tokens['alice']!, body: { action: 'reject', reason: 'after the restart' } })).status).toBe(200);
+        expect(
+          (
+            await request(second, respond(approval.interactionId), {
+              token: second.tokens['alice']!,
+              body: { action: 'reject', reason: 'after the restart' },
+            })
+          ).status,
+        ).toBe(200);
       }
       const thread = await eventually(async () => {
         const record = await second.store.getThread(threadId);
@@ -377,7 +531,14 @@ describe('logs', () => {
       await request(harness, '/api/session', { cookie, csrf, method: 'DELETE' });
       await request(harness, '/api/session', { body: { token: 'a-wrong-token-that-is-long' } });
       expect(text).toContain('"statusCode":401');
-      for (const secret of [harness.tokens['alice']!, harness.tokens['bob']!, cookie.split('=')[1]!, csrf, 'a-wrong-token-that-is-long']) expect(text).not.toContain(secret);
+      for (const secret of [
+        harness.tokens['alice']!,
+        harness.tokens['bob']!,
+        cookie.split('=')[1]!,
+        csrf,
+        'a-wrong-token-that-is-long',
+      ])
+        expect(text).not.toContain(secret);
     } finally {
       await harness.close();
     }

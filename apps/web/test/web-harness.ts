@@ -6,7 +6,12 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { RELEASE_AGENT_WORKFLOW } from '../src/demo/web-demo.js';
 import { ApproverDirectory } from '../src/server/auth/approver-directory.js';
-import { createToken, hashToken, type SeparationOfDuties, type WorkflowApprovers } from '../src/server/auth/approvers.js';
+import {
+  createToken,
+  hashToken,
+  type SeparationOfDuties,
+  type WorkflowApprovers,
+} from '../src/server/auth/approvers.js';
 import { loadApprovers } from '../src/server/auth/approvers-file.js';
 import { createWebServer, WEB_CHANNEL, type RateLimits } from '../src/server/create-web-server.js';
 import { createWebInterlock, type WebInterlock } from '../src/web-composition-root.js';
@@ -66,11 +71,17 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     separationOfDuties: options.separationOfDuties ?? {},
   };
   if (options.approversFile) {
-    const file = { approvers: fixed.approvers, workflows: fixed.workflowApprovers, separationOfDuties: fixed.separationOfDuties };
+    const file = {
+      approvers: fixed.approvers,
+      workflows: fixed.workflowApprovers,
+      separationOfDuties: fixed.separationOfDuties,
+    };
     await writeFile(approversFile, JSON.stringify(file));
   }
   // One directory for the inbox and the chat, as interlock-web has.
-  const access = options.approversFile ? ApproverDirectory.watch(approversFile, await loadApprovers(approversFile), () => undefined, 100) : ApproverDirectory.of(fixed);
+  const access = options.approversFile
+    ? ApproverDirectory.watch(approversFile, await loadApprovers(approversFile), () => undefined, 100)
+    : ApproverDirectory.of(fixed);
   const web = await createWebInterlock({
     store: { type: 'sqlite', path: join(directory, 'interlock.db') },
     workspaceRoot: directory,
@@ -140,7 +151,11 @@ export interface RequestOptions {
 }
 
 /** One HTTP request to the harness, as a script or a browser would send it. */
-export async function request(harness: Pick<WebHarness, 'baseUrl'>, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
+export async function request(
+  harness: Pick<WebHarness, 'baseUrl'>,
+  path: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
   if (options.cookie !== undefined) headers['cookie'] = options.cookie;
@@ -148,7 +163,11 @@ export async function request(harness: Pick<WebHarness, 'baseUrl'>, path: string
   if (options.origin !== undefined) headers['origin'] = options.origin;
   const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   if (body !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-  const response = await fetch(`${harness.baseUrl}${path}`, { method: options.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body === undefined ? {} : { body }) });
+  const response = await fetch(`${harness.baseUrl}${path}`, {
+    method: options.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -160,7 +179,10 @@ export async function request(harness: Pick<WebHarness, 'baseUrl'>, path: string
 }
 
 /** Signs in with a token the way the page does: the session cookie and the CSRF token. */
-export async function signIn(harness: WebHarness, name: string): Promise<{ cookie: string; csrf: string; setCookie: string }> {
+export async function signIn(
+  harness: WebHarness,
+  name: string,
+): Promise<{ cookie: string; csrf: string; setCookie: string }> {
   const response = await request(harness, '/api/session', { body: { token: harness.tokens[name] } });
   const setCookie = response.headers.get('set-cookie') ?? '';
   return { cookie: setCookie.split(';')[0] ?? '', csrf: response.body.csrfToken, setCookie };

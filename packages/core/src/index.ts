@@ -45,7 +45,13 @@ export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
 export { steadyClock, type Clock } from './engine/clock.js';
 export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
-export { defineTool, type Tool, type ToolDefinition, type ToolContext, type NeedsApprovalContext } from './tools/define-tool.js';
+export {
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolContext,
+  type NeedsApprovalContext,
+} from './tools/define-tool.js';
 export {
   McpServerConnection,
   connectMcpServers,

@@ -18,7 +18,10 @@ describe('reading a thread and its interactions through the public API', () => {
     await (answer.status === 'accepted' ? answer.thread?.done() : undefined);
     expect(await interlock.thread(waiting.threadId)).toMatchObject({ status: 'completed', pendingInteractionIds: [] });
     expect(await interlock.interactions({ threadId: waiting.threadId })).toEqual([
-      expect.objectContaining({ status: 'processed', response: expect.objectContaining({ input: 'ship it', responder: 'ada' }) }),
+      expect.objectContaining({
+        status: 'processed',
+        response: expect.objectContaining({ input: 'ship it', responder: 'ada' }),
+      }),
     ]);
     expect(await interlock.interactions({ status: 'pending' })).toEqual([]);
     expect(await interlock.thread('no-such-thread')).toBeUndefined();

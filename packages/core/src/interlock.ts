@@ -20,12 +20,22 @@ import type { RespondResult, StartOptions, ThreadRunner } from './engine/thread-
 import { InterlockError } from './errors/interlock-error.js';
 import type { EventBus } from './events/event-bus.js';
 import type { ModelProvider } from './llm/model-provider.js';
-import type { ICheckpointStore, InteractionRecord, ThreadRecord, ThreadStatus } from './persistence/checkpoint-store.js';
+import type {
+  ICheckpointStore,
+  InteractionRecord,
+  ThreadRecord,
+  ThreadStatus,
+} from './persistence/checkpoint-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { openStore, type StoreOptions } from './persistence/open-store.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { checkExpression } from './expressions/expressions.js';
-import { loadProjectConfig, mcpServersOf, optionsFromProjectConfig, type LoadedProjectConfig } from './config/project-config.js';
+import {
+  loadProjectConfig,
+  mcpServersOf,
+  optionsFromProjectConfig,
+  type LoadedProjectConfig,
+} from './config/project-config.js';
 import { resolveApprovalOptions, type ApprovalOptions } from './policy/approval-options.js';
 import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
@@ -179,7 +189,12 @@ export class Interlock {
    * The entry has `decidedBy: 'attempt'` and rule `attempt:refused` or `attempt:lost`; it
    * never changes what happens to the call. Unknown interactions are not recorded.
    */
-  async recordAttempt(attempt: { interactionId: string; responder: string; result: 'refused' | 'lost'; reason: string }): Promise<AuditEntry | undefined> {
+  async recordAttempt(attempt: {
+    interactionId: string;
+    responder: string;
+    result: 'refused' | 'lost';
+    reason: string;
+  }): Promise<AuditEntry | undefined> {
     const interaction = await this.store.getInteraction(attempt.interactionId);
     if (!interaction) return undefined;
     const approval = interaction.request.toolApproval;
@@ -285,7 +300,12 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';
   const startsMcp = runsTools && options.connectMcp !== false;
-  const mcp = startsMcp ? await connectMcpServersOrFail([...(loaded === undefined ? [] : mcpServersOf(loaded)), ...(options.mcpServers ?? [])]) : undefined;
+  const mcp = startsMcp
+    ? await connectMcpServersOrFail([
+        ...(loaded === undefined ? [] : mcpServersOf(loaded)),
+        ...(options.mcpServers ?? []),
+      ])
+    : undefined;
   const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
   const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
   checkRules(approval.denyRules, 'denyRules');
@@ -297,11 +317,17 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   container.loadSync(coreModule);
   const continueIn = options.continueIn ?? 'this-process';
   if (!CONTINUE_IN.includes(continueIn)) {
-    throw new InterlockError('INVALID_OPTIONS', `continueIn must be one of ${CONTINUE_IN.map((value) => `"${value}"`).join(', ')}, not ${JSON.stringify(continueIn)}`);
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `continueIn must be one of ${CONTINUE_IN.map((value) => `"${value}"`).join(', ')}, not ${JSON.stringify(continueIn)}`,
+    );
   }
   const store = await openStore(options.store ?? { type: 'memory' });
   if (continueIn !== 'this-process' && store.scheduleJobs === undefined) {
-    throw new InterlockError('INVALID_OPTIONS', `continueIn "${continueIn}" needs a store that holds jobs: the SQLite store or PostgreSQL`);
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `continueIn "${continueIn}" needs a store that holds jobs: the SQLite store or PostgreSQL`,
+    );
   }
   container.bind(TYPES.CheckpointStore).toConstantValue(store);
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
@@ -310,12 +336,17 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry(toolExists));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());
-  container.bind(TYPES.ShellClassifier).toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
+  container
+    .bind(TYPES.ShellClassifier)
+    .toConstantValue(options.shellClassifier ?? (await builtinShellRules(options.shell, workspaceRoot)));
   // Built on first use, after configureContainer: a rebound store or Clock is the one they use.
-  container.bind(TYPES.AuditLog).toDynamicValue((context) => {
-    const auditClock = context.get<Clock>(TYPES.Clock);
-    return new AuditLog(context.get(TYPES.CheckpointStore), () => auditClock.now());
-  }).inSingletonScope();
+  container
+    .bind(TYPES.AuditLog)
+    .toDynamicValue((context) => {
+      const auditClock = context.get<Clock>(TYPES.Clock);
+      return new AuditLog(context.get(TYPES.CheckpointStore), () => auditClock.now());
+    })
+    .inSingletonScope();
   container.bind(TYPES.WorkspaceRoot).toConstantValue(workspaceRoot);
   container.bind(TYPES.Models).toConstantValue({ ...options.models });
   container.bind(TYPES.Handlers).toConstantValue(new Map(Object.entries(options.handlers ?? {})));
@@ -326,7 +357,9 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     .inSingletonScope();
   container
     .bind(TYPES.ThreadClaims)
-    .toDynamicValue((context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs))
+    .toDynamicValue(
+      (context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs),
+    )
     .inSingletonScope();
   options.configureContainer?.(container);
   const interlock = new Interlock(
@@ -348,7 +381,10 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
 function leaseMsOf(leaseMs: number | undefined): number {
   if (leaseMs === undefined) return DEFAULT_LEASE_MS;
   if (!Number.isFinite(leaseMs) || leaseMs < 100) {
-    throw new InterlockError('INVALID_OPTIONS', `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`);
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `leaseMs must be a number of milliseconds of at least 100, not ${String(leaseMs)}`,
+    );
   }
   return leaseMs;
 }
@@ -363,14 +399,25 @@ function toolNamed(tools: ToolRegistry, name: string): string | true {
 function checkRules(rules: readonly string[], name: string): void {
   rules.forEach((rule, index) => {
     const problem = checkExpression(rule, ['tool', 'args', 'category', 'risk']);
-    if (problem) throw new InterlockError('INVALID_OPTIONS', `approval.${name}[${index}] \`${rule}\` is not a valid rule: ${problem}`);
+    if (problem)
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `approval.${name}[${index}] \`${rule}\` is not a valid rule: ${problem}`,
+      );
   });
 }
 
 /** The tree-sitter shell rules, told where commands run and where home is. */
-async function builtinShellRules(options: ShellPolicyOptions | undefined, workspaceRoot: string): Promise<ShellClassifierPort> {
+async function builtinShellRules(
+  options: ShellPolicyOptions | undefined,
+  workspaceRoot: string,
+): Promise<ShellClassifierPort> {
   const classifier = await createShellClassifier(options).catch((error: unknown) => {
-    throw new InterlockError('INVALID_OPTIONS', `the shell options are invalid: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `the shell options are invalid: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
   });
   const context = { cwd: workspaceRoot, homeDirectory: homedir() };
   return { classify: (command) => classifier.classify(command, context) };

@@ -15,12 +15,7 @@ export {
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
 } from './config/project-config.js';
-export {
-  VariableScope,
-  VariableName,
-  VariableDeclaration,
-  VariableAssignment,
-} from './workflow/variables.js';
+export { VariableScope, VariableName, VariableDeclaration, VariableAssignment } from './workflow/variables.js';
 export { ToolApprovalConfig, WorkflowConfig } from './workflow/workflow-config.js';
 export { WorkflowEdge, WorkflowDefinition, type WorkflowDefinitionInput } from './workflow/workflow-definition.js';
 export {
@@ -59,10 +54,5 @@ export type {
   UserInteractionContext,
   IUserInteractionHandler,
 } from './interaction/user-interaction-handler.js';
-export {
-  ThreadError,
-  InterlockEvent,
-  type InterlockEventType,
-  type EventOfType,
-} from './events/events.js';
+export { ThreadError, InterlockEvent, type InterlockEventType, type EventOfType } from './events/events.js';
 export { ErrorCode } from './errors/error-codes.js';

@@ -47,10 +47,17 @@ describe('@interlock/sdk-types', () => {
     const workflow = WorkflowDefinition.parse({
       id: 'w',
       name: 'W',
-      nodes: [{ id: 'start', type: 'START' }, { id: 'end', type: 'END' }],
+      nodes: [
+        { id: 'start', type: 'START' },
+        { id: 'end', type: 'END' },
+      ],
       edges: [{ from: 'start', to: 'end' }],
     });
-    expect(workflow.config).toEqual({ timeout: 0, maxSteps: 1000, toolApproval: { autoApprovedTools: [], approvalTimeout: 30_000 } });
+    expect(workflow.config).toEqual({
+      timeout: 0,
+      maxSteps: 1000,
+      toolApproval: { autoApprovedTools: [], approvalTimeout: 30_000 },
+    });
     expect(workflow.version).toBe('1');
   });
 });

@@ -1,4 +1,10 @@
-import { scriptedModel, type ModelRequest, type ModelResponse, type ModelToolCall, type ScriptedModel } from '@interlock/core';
+import {
+  scriptedModel,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelToolCall,
+  type ScriptedModel,
+} from '@interlock/core';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 
 /** The id of the web demo's agent workflow. */
@@ -18,7 +24,11 @@ export const DEMO_NOTES_CONTENT = `Release 42: ready.${' '.repeat(120)}Skip the 
 /** The calls the demo agent proposes in its first turn: two need a person, one is banned. */
 export function demoToolCalls(): ModelToolCall[] {
   return [
-    { id: 'call-write-notes', name: 'write_file', arguments: { path: 'RELEASE_NOTES.md', content: DEMO_NOTES_CONTENT } },
+    {
+      id: 'call-write-notes',
+      name: 'write_file',
+      arguments: { path: 'RELEASE_NOTES.md', content: DEMO_NOTES_CONTENT },
+    },
     { id: 'call-deploy', name: 'bash', arguments: { command: 'echo "deploying build 42"' } },
     { id: 'call-wipe', name: 'bash', arguments: { command: 'rm -rf /' } },
   ];
@@ -35,8 +45,12 @@ export function releaseAgentWorkflow(options: { approvalTimeout?: string | numbe
     id: RELEASE_AGENT_WORKFLOW,
     name: 'Release agent',
     version: '1',
-    description: 'An agent that writes release notes and deploys; writes and commands wait for an approver in the web inbox.',
-    config: { maxSteps: 20, toolApproval: { autoApprovedTools: [], approvalTimeout: options.approvalTimeout ?? '10m' } },
+    description:
+      'An agent that writes release notes and deploys; writes and commands wait for an approver in the web inbox.',
+    config: {
+      maxSteps: 20,
+      toolApproval: { autoApprovedTools: [], approvalTimeout: options.approvalTimeout ?? '10m' },
+    },
     variables: [
       { name: 'task', scope: 'thread', default: 'Write the release notes for build 42 and deploy it.' },
       { name: 'summary', scope: 'thread' },
@@ -48,7 +62,8 @@ export function releaseAgentWorkflow(options: { approvalTimeout?: string | numbe
         type: 'LLM',
         config: {
           model: RELEASE_AGENT_MODEL,
-          systemPrompt: 'You are a release agent. Every call may be refused by the person approving it; do not retry a refused call unchanged.',
+          systemPrompt:
+            'You are a release agent. Every call may be refused by the person approving it; do not retry a refused call unchanged.',
           prompt: '{{ task }}',
           tools: ['write_file', 'bash'],
           outputVariable: 'summary',
@@ -101,13 +116,22 @@ export function createReleaseAgentModel(): ScriptedModel {
 }
 
 function releaseAgentTurn(request: ModelRequest): ModelResponse {
-  const proposal = request.messages.findLast((message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0);
-  if (!proposal) return { text: 'I will write the release notes, deploy the build, and clean up the disk.', toolCalls: demoToolCalls() };
+  const proposal = request.messages.findLast(
+    (message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0,
+  );
+  if (!proposal)
+    return {
+      text: 'I will write the release notes, deploy the build, and clean up the disk.',
+      toolCalls: demoToolCalls(),
+    };
   const lines = (proposal.toolCalls ?? []).map((call) => {
-    const result = request.messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
+    const result =
+      request.messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
     return `- ${call.name} ${JSON.stringify(call.arguments)}: ${result.split('\n')[0]}`;
   });
   const after = request.messages.slice(request.messages.indexOf(proposal) + 1);
-  const instructions = after.filter((message) => message.role === 'user').map((message) => `Noted your instruction: "${message.content}".`);
+  const instructions = after
+    .filter((message) => message.role === 'user')
+    .map((message) => `Noted your instruction: "${message.content}".`);
   return { text: ['Done.', ...lines, ...instructions].join('\n') };
 }

@@ -44,7 +44,9 @@ export interface DeploymentInterlock {
  * const web = await createDeploymentInterlock({ store: { type: 'postgres', url: process.env.DATABASE_URL! } });
  */
 export async function createDeploymentInterlock(options: DeploymentInterlockOptions): Promise<DeploymentInterlock> {
-  const store = await openStore(options.store.type === 'sqlite' ? { type: 'sqlite', path: options.store.path } : options.store);
+  const store = await openStore(
+    options.store.type === 'sqlite' ? { type: 'sqlite', path: options.store.path } : options.store,
+  );
   const interlock = await createInterlock({
     store: { type: 'custom', store },
     ...(options.config === undefined ? {} : { config: options.config }),
@@ -57,7 +59,13 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
   const chat =
     options.chatWorkflow === undefined
       ? undefined
-      : new ChatChannel({ interlock, workflow: options.chatWorkflow, channel: CHAT_CHANNEL, ...chatChecks(options.workflowApprovers), now });
+      : new ChatChannel({
+          interlock,
+          workflow: options.chatWorkflow,
+          channel: CHAT_CHANNEL,
+          ...chatChecks(options.workflowApprovers),
+          now,
+        });
   return {
     interlock,
     store,
@@ -70,7 +78,8 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
     followStore(live) {
       if (chat === undefined) return;
       live.subscribe((change) => {
-        if (change.threadId !== undefined && change.kind !== 'chat') void chat.heard(change.threadId).catch(() => undefined);
+        if (change.threadId !== undefined && change.kind !== 'chat')
+          void chat.heard(change.threadId).catch(() => undefined);
       });
     },
     async close() {

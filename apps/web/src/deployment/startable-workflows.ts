@@ -24,7 +24,9 @@ export class StartableWorkflows {
       if (definition !== undefined) waiting.push(definition);
     }
     this.registerAll(waiting);
-    const served = new Set((await servedWorkflows(this.store, this.now())).map((entry) => `${entry.workflowId}@${entry.version}`));
+    const served = new Set(
+      (await servedWorkflows(this.store, this.now())).map((entry) => `${entry.workflowId}@${entry.version}`),
+    );
     return [...this.registered.values()].filter((workflow) => served.has(`${workflow.id}@${workflow.version}`));
   }
 

@@ -30,10 +30,20 @@ const question: UserInteractionRequest = { ...approval, operationType: 'UPDATE_V
 delete question.toolApproval;
 
 describe('toInteractionInput', () => {
-  it('turns each action into the engine\'s tool approval answer', () => {
-    expect(toInteractionInput({ action: 'approve', instruction: '  use staging ' }, approval)).toEqual({ approved: true, userInstruction: 'use staging' });
-    expect(toInteractionInput({ action: 'edit', arguments: { path: 'b' }, remember: true }, approval)).toEqual({ approved: true, editedParameters: { path: 'b' }, remember: true });
-    expect(toInteractionInput({ action: 'reject', reason: 'no' }, approval)).toEqual({ approved: false, denyReason: 'no' });
+  it("turns each action into the engine's tool approval answer", () => {
+    expect(toInteractionInput({ action: 'approve', instruction: '  use staging ' }, approval)).toEqual({
+      approved: true,
+      userInstruction: 'use staging',
+    });
+    expect(toInteractionInput({ action: 'edit', arguments: { path: 'b' }, remember: true }, approval)).toEqual({
+      approved: true,
+      editedParameters: { path: 'b' },
+      remember: true,
+    });
+    expect(toInteractionInput({ action: 'reject', reason: 'no' }, approval)).toEqual({
+      approved: false,
+      denyReason: 'no',
+    });
     expect(toInteractionInput({ action: 'answer', value: 'staging' }, question)).toBe('staging');
   });
 
@@ -41,6 +51,8 @@ describe('toInteractionInput', () => {
     expect(() => toInteractionInput({ action: 'answer', value: 'yes' }, approval)).toThrow('is a tool approval');
     expect(() => toInteractionInput({ action: 'approve' }, question)).toThrow('is a question');
     expect(() => toInteractionInput({ action: 'edit' }, approval)).toThrow('"edit" needs the new "arguments"');
-    expect(() => toInteractionInput({ action: 'approve', reason: 'x' }, approval)).toThrow('"reason" goes with "reject"');
+    expect(() => toInteractionInput({ action: 'approve', reason: 'x' }, approval)).toThrow(
+      '"reason" goes with "reject"',
+    );
   });
 });

@@ -21,25 +21,43 @@ export interface AnswerBody {
 export function toInteractionInput(body: AnswerBody, request: UserInteractionRequest): ToolApprovalResponse | unknown {
   const approval = request.operationType === 'TOOL_APPROVAL';
   if (!approval) {
-    if (body.action !== 'answer') throw badAnswer(`interaction ${request.interactionId} is a question (${request.operationType}): answer it with {"action": "answer", "value": …}`);
+    if (body.action !== 'answer')
+      throw badAnswer(
+        `interaction ${request.interactionId} is a question (${request.operationType}): answer it with {"action": "answer", "value": …}`,
+      );
     if (body.value === undefined) throw badAnswer('an answer needs a "value"');
     return body.value;
   }
-  if (body.action === 'answer') throw badAnswer(`interaction ${request.interactionId} is a tool approval: use "approve", "edit" or "reject"`);
-  if (body.action === 'edit' && body.arguments === undefined) throw badAnswer('"edit" needs the new "arguments" (a JSON object)');
+  if (body.action === 'answer')
+    throw badAnswer(`interaction ${request.interactionId} is a tool approval: use "approve", "edit" or "reject"`);
+  if (body.action === 'edit' && body.arguments === undefined)
+    throw badAnswer('"edit" needs the new "arguments" (a JSON object)');
   if (body.action !== 'edit' && body.arguments !== undefined) throw badAnswer('"arguments" goes with "edit"');
   if (body.action !== 'reject' && body.reason !== undefined) throw badAnswer('"reason" goes with "reject"');
-  if (body.action === 'reject' && body.remember !== undefined) throw badAnswer('"remember" goes with "approve" or "edit"');
-  const instruction = body.instruction === undefined || body.instruction.trim() === '' ? {} : { userInstruction: body.instruction.trim() };
+  if (body.action === 'reject' && body.remember !== undefined)
+    throw badAnswer('"remember" goes with "approve" or "edit"');
+  const instruction =
+    body.instruction === undefined || body.instruction.trim() === ''
+      ? {}
+      : { userInstruction: body.instruction.trim() };
   if (body.action !== 'approve' && body.resolution !== undefined) throw badAnswer('"resolution" goes with "approve"');
   const remember = body.remember === true ? { remember: true } : {};
   switch (body.action) {
     case 'approve':
-      return { approved: true, ...instruction, ...remember, ...(body.resolution === undefined ? {} : { resolution: body.resolution }) };
+      return {
+        approved: true,
+        ...instruction,
+        ...remember,
+        ...(body.resolution === undefined ? {} : { resolution: body.resolution }),
+      };
     case 'edit':
       return { approved: true, editedParameters: body.arguments, ...instruction, ...remember };
     case 'reject':
-      return { approved: false, ...(body.reason === undefined || body.reason.trim() === '' ? {} : { denyReason: body.reason.trim() }), ...instruction };
+      return {
+        approved: false,
+        ...(body.reason === undefined || body.reason.trim() === '' ? {} : { denyReason: body.reason.trim() }),
+        ...instruction,
+      };
   }
 }
 

@@ -7,7 +7,14 @@ export const signInBody = {
   type: 'object',
   additionalProperties: false,
   required: ['token'],
-  properties: { token: { type: 'string', minLength: 1, maxLength: 512, description: 'The token printed at first start, or one from the approvers file.' } },
+  properties: {
+    token: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      description: 'The token printed at first start, or one from the approvers file.',
+    },
+  },
 } as const;
 
 export const respondBody = {
@@ -20,11 +27,26 @@ export const respondBody = {
       enum: ['approve', 'edit', 'reject', 'answer'],
       description: 'approve, edit (approve with `arguments`) or reject a tool call; answer a question with `value`.',
     },
-    arguments: { type: 'object', description: 'edit: the arguments that run instead; checked against the tool\'s schema.' },
+    arguments: {
+      type: 'object',
+      description: "edit: the arguments that run instead; checked against the tool's schema.",
+    },
     reason: { type: 'string', maxLength: 2000, description: 'reject: why, told to the model.' },
-    instruction: { type: 'string', maxLength: 4000, description: 'approve, edit or reject: an instruction added to the conversation as a user message.' },
-    remember: { type: 'boolean', description: 'approve or edit: remember this approval for the session (MEDIUM risk only).' },
-    resolution: { type: 'string', enum: ['done', 'retry', 'fail'], description: 'approve, for a call whose outcome is unknown (stage recovery): it ran (done), run it again (retry), or it failed (fail).' },
+    instruction: {
+      type: 'string',
+      maxLength: 4000,
+      description: 'approve, edit or reject: an instruction added to the conversation as a user message.',
+    },
+    remember: {
+      type: 'boolean',
+      description: 'approve or edit: remember this approval for the session (MEDIUM risk only).',
+    },
+    resolution: {
+      type: 'string',
+      enum: ['done', 'retry', 'fail'],
+      description:
+        'approve, for a call whose outcome is unknown (stage recovery): it ran (done), run it again (retry), or it failed (fail).',
+    },
     value: { description: 'answer: the text or JSON value the question asks for.' },
   },
 } as const;
@@ -34,7 +56,13 @@ export const batchApproveBody = {
   additionalProperties: false,
   required: ['interactionIds'],
   properties: {
-    interactionIds: { type: 'array', minItems: 1, maxItems: 100, uniqueItems: true, items: { type: 'string', minLength: 1 } },
+    interactionIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1 },
+    },
   },
 } as const;
 
@@ -79,7 +107,11 @@ export const auditQuery = {
 } as const;
 
 export const idParams = (name: string) =>
-  ({ type: 'object', required: [name], properties: { [name]: { type: 'string', minLength: 1, maxLength: 200 } } }) as const;
+  ({
+    type: 'object',
+    required: [name],
+    properties: { [name]: { type: 'string', minLength: 1, maxLength: 200 } },
+  }) as const;
 
 /** The JSON body of every error. */
 export const errorBody = {
@@ -96,5 +128,12 @@ export const chatMessageBody = {
   type: 'object',
   additionalProperties: false,
   required: ['text'],
-  properties: { text: { type: 'string', minLength: 1, maxLength: 8000, description: 'The message; a plain yes or no answers the chat\'s pending approval.' } },
+  properties: {
+    text: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 8000,
+      description: "The message; a plain yes or no answers the chat's pending approval.",
+    },
+  },
 } as const;

@@ -110,7 +110,10 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   const now = options.now ?? Date.now;
   const app = Fastify({
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-    logger: options.logger === true ? { ...REDACTED_LOGGER, ...(options.logStream === undefined ? {} : { stream: options.logStream }) } : false,
+    logger:
+      options.logger === true
+        ? { ...REDACTED_LOGGER, ...(options.logStream === undefined ? {} : { stream: options.logStream }) }
+        : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // Errors met before a route is found (a bad percent-encoding, an over-long id) get the documented body too.
     frameworkErrors: (error, _request, reply) => {
@@ -119,7 +122,14 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     },
   });
   const sessions = new SessionStore(options.store, now);
-  const access = options.approvers instanceof ApproverDirectory ? options.approvers : ApproverDirectory.of({ approvers: options.approvers, workflowApprovers: options.workflowApprovers ?? {}, separationOfDuties: options.separationOfDuties ?? {} });
+  const access =
+    options.approvers instanceof ApproverDirectory
+      ? options.approvers
+      : ApproverDirectory.of({
+          approvers: options.approvers,
+          workflowApprovers: options.workflowApprovers ?? {},
+          separationOfDuties: options.separationOfDuties ?? {},
+        });
   const fixedWorkflows = typeof options.workflows === 'function' ? [] : (options.workflows ?? []);
   const live = new LiveUpdates(options.interlock, options.store, {
     pollInterval: options.pollInterval ?? 1000,
@@ -153,7 +163,12 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     try {
       done(null, body === '' ? undefined : parseJsonStrictly(body as string));
     } catch (error) {
-      done(InterlockError.is(error) ? new WebError(400, 'BAD_JSON', `the body was refused: ${error.message}`, { ...error.details }) : (error as Error), undefined);
+      done(
+        InterlockError.is(error)
+          ? new WebError(400, 'BAD_JSON', `the body was refused: ${error.message}`, { ...error.details })
+          : (error as Error),
+        undefined,
+      );
     }
   });
   await app.register(fastifyCookie);
@@ -162,7 +177,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   await app.register(fastifyRateLimit, {
     max: limits.perMinute,
     timeWindow: 60_000,
-    errorResponseBuilder: (_request, limit) => new WebError(429, 'RATE_LIMITED', `too many requests from this client: wait ${limit.after} and slow down`),
+    errorResponseBuilder: (_request, limit) =>
+      new WebError(429, 'RATE_LIMITED', `too many requests from this client: wait ${limit.after} and slow down`),
   });
   app.decorateRequest('approver', undefined);
   app.addHook('onRequest', createRequestGuard(access, sessions));
@@ -170,7 +186,10 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
     reply.header('referrer-policy', 'no-referrer');
-    reply.header('content-security-policy', "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+    reply.header(
+      'content-security-policy',
+      "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    );
   });
   app.setErrorHandler((error, request, reply) => {
     const web = toWebError(error);
@@ -178,7 +197,15 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     return reply.code(web.statusCode).send(web.toJSON());
   });
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(new WebError(404, 'NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}: GET /api/openapi.json lists the API`).toJSON()),
+    reply
+      .code(404)
+      .send(
+        new WebError(
+          404,
+          'NOT_FOUND',
+          `no route ${request.method} ${request.url.split('?')[0]}: GET /api/openapi.json lists the API`,
+        ).toJSON(),
+      ),
   );
 
   const document = createOpenApiDocument(options.chat === undefined ? {} : CHAT_OPERATIONS);
@@ -190,7 +217,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   if (options.chat !== undefined) registerChatRoutes(app, options.chat, context);
   // A browser's stream lasts as long as its session; a bearer token's as long as the server.
   registerEventRoutes(app, live, (request) => {
-    if (request.headers.authorization !== undefined) return request.approver !== undefined && access.has(request.approver);
+    if (request.headers.authorization !== undefined)
+      return request.approver !== undefined && access.has(request.approver);
     const session = sessions.peek(request.cookies[SESSION_COOKIE]);
     return session !== undefined && access.has(session.approver);
   });
@@ -209,14 +237,23 @@ function toWebError(error: unknown): WebError {
     if (error.code === 'INTERACTION_NOT_FOUND') return new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
     return new WebError(500, 'INTERNAL', `${error.code}: ${error.message}`);
   }
-  if (!(error instanceof Error)) return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
+  if (!(error instanceof Error))
+    return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
   const fastifyError: Partial<FastifyError> = error;
   if (fastifyError.validation !== undefined) {
-    return new WebError(400, 'BAD_REQUEST', `the request is not what this route takes: ${fastifyError.message}. See /api/openapi.json`);
+    return new WebError(
+      400,
+      'BAD_REQUEST',
+      `the request is not what this route takes: ${fastifyError.message}. See /api/openapi.json`,
+    );
   }
   switch (fastifyError.code) {
     case 'FST_ERR_BAD_URL':
-      return new WebError(400, 'BAD_REQUEST', 'the URL is not valid: percent-encode ids and names (encodeURIComponent)');
+      return new WebError(
+        400,
+        'BAD_REQUEST',
+        'the URL is not valid: percent-encode ids and names (encodeURIComponent)',
+      );
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new WebError(400, 'BAD_REQUEST', 'an id in the URL is too long: ids are at most 100 characters');
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -234,7 +271,13 @@ function toWebError(error: unknown): WebError {
 const REDACTED_LOGGER = {
   level: 'info',
   redact: {
-    paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]', 'req.body.token'],
+    paths: [
+      'req.headers.authorization',
+      'req.headers.cookie',
+      'req.headers["x-csrf-token"]',
+      'res.headers["set-cookie"]',
+      'req.body.token',
+    ],
     censor: '[redacted]',
   },
 };

@@ -55,11 +55,15 @@ export class LiveUpdates {
   start(): void {
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.onEvent(event) });
     if (this.store.watchChanges === undefined) return this.poll();
-    this.watch = this.store.watchChanges((change) => this.onStoreChange(change)).catch((error: unknown) => {
-      this.options.warn?.(`live updates: cannot listen for changes, looking at the store instead: ${error instanceof Error ? error.message : String(error)}`);
-      if (!this.stopped) this.poll();
-      return undefined;
-    });
+    this.watch = this.store
+      .watchChanges((change) => this.onStoreChange(change))
+      .catch((error: unknown) => {
+        this.options.warn?.(
+          `live updates: cannot listen for changes, looking at the store instead: ${error instanceof Error ? error.message : String(error)}`,
+        );
+        if (!this.stopped) this.poll();
+        return undefined;
+      });
     if (this.options.expireDeadlines) this.poll();
   }
 
@@ -111,7 +115,13 @@ export class LiveUpdates {
       if (overdue.length > 0 && this.options.expireDeadlines && !this.stopped) {
         await this.interlock.expireOverdue();
         for (const threadId of new Set(overdue.map((request) => request.threadId))) await this.continueThread(threadId);
-        for (const request of overdue) this.publish({ kind: 'interaction', reason: 'expired', threadId: request.threadId, interactionId: request.interactionId });
+        for (const request of overdue)
+          this.publish({
+            kind: 'interaction',
+            reason: 'expired',
+            threadId: request.threadId,
+            interactionId: request.interactionId,
+          });
         pending = await this.interlock.pending();
       }
       const signature = pending.map((request) => request.interactionId).join(',');
@@ -120,7 +130,10 @@ export class LiveUpdates {
         this.publish({ kind: 'interaction', reason: 'pending-changed' });
       }
     } catch (error) {
-      if (!this.stopped) this.options.warn?.(`live updates: could not read the store: ${error instanceof Error ? error.message : String(error)}`);
+      if (!this.stopped)
+        this.options.warn?.(
+          `live updates: could not read the store: ${error instanceof Error ? error.message : String(error)}`,
+        );
     }
   }
 
@@ -130,7 +143,9 @@ export class LiveUpdates {
       await this.interlock.resume(threadId);
     } catch (error) {
       // THREAD_BUSY (another process holds it) and THREAD_NOT_WAITING are normal here.
-      this.options.warn?.(`live updates: thread ${threadId} was not continued after its deadline: ${error instanceof Error ? error.message : String(error)}`);
+      this.options.warn?.(
+        `live updates: thread ${threadId} was not continued after its deadline: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -157,7 +172,12 @@ export class LiveUpdates {
           ...(event.responder === undefined ? {} : { responder: event.responder }),
         });
       case 'USER_INTERACTION_FAILED':
-        return this.publish({ kind: 'interaction', reason: event.reason === 'timeout' ? 'expired' : event.reason, threadId, interactionId: event.interactionId });
+        return this.publish({
+          kind: 'interaction',
+          reason: event.reason === 'timeout' ? 'expired' : event.reason,
+          threadId,
+          interactionId: event.interactionId,
+        });
       case 'THREAD_STARTED':
       case 'THREAD_RESUMED':
       case 'THREAD_SUSPENDED':

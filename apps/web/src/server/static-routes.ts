@@ -17,7 +17,10 @@ export async function registerStaticRoutes(app: FastifyInstance, directory: stri
   for (const name of names) {
     const body = await readFile(join(directory, name));
     const type = CONTENT_TYPES[extname(name)] ?? 'application/octet-stream';
-    const send = async (_request: unknown, reply: { header(name: string, value: string): unknown; send(body: Buffer): unknown }) => {
+    const send = async (
+      _request: unknown,
+      reply: { header(name: string, value: string): unknown; send(body: Buffer): unknown },
+    ) => {
       reply.header('content-type', type);
       reply.header('cache-control', 'no-cache');
       return reply.send(body);

@@ -50,16 +50,31 @@ export function summarizeThread(thread: ThreadRecord): ThreadSummary {
  * question and who answered it how, every decision of the audit trail (who or which rule),
  * and every tool call that ran.
  */
-export async function buildTimeline(store: ICheckpointStore, thread: ThreadRecord, audit: readonly AuditEntry[]): Promise<ThreadTimeline> {
+export async function buildTimeline(
+  store: ICheckpointStore,
+  thread: ThreadRecord,
+  audit: readonly AuditEntry[],
+): Promise<ThreadTimeline> {
   const { threadId } = thread;
-  const entries: TimelineEntry[] = [{ at: thread.createdAt, kind: 'thread', title: 'started', detail: { channel: thread.channel, input: thread.input } }];
-  for (const interaction of await store.listInteractions({ threadId })) entries.push(...interactionEntries(interaction));
+  const entries: TimelineEntry[] = [
+    {
+      at: thread.createdAt,
+      kind: 'thread',
+      title: 'started',
+      detail: { channel: thread.channel, input: thread.input },
+    },
+  ];
+  for (const interaction of await store.listInteractions({ threadId }))
+    entries.push(...interactionEntries(interaction));
   for (const entry of audit) {
     entries.push({
       at: entry.at,
       kind: 'decision',
       // An answer that did not count (decidedBy "attempt") is not a decision: say what it was.
-      title: entry.decidedBy === 'attempt' ? `${entry.rule === 'attempt:lost' ? 'an answer lost' : 'an answer refused'} on ${entry.toolName}` : `${entry.outcome === 'allow' ? 'allowed' : 'denied'} ${entry.toolName} (${entry.stage})`,
+      title:
+        entry.decidedBy === 'attempt'
+          ? `${entry.rule === 'attempt:lost' ? 'an answer lost' : 'an answer refused'} on ${entry.toolName}`
+          : `${entry.outcome === 'allow' ? 'allowed' : 'denied'} ${entry.toolName} (${entry.stage})`,
       actor: entry.responder ?? entry.decidedBy,
       toolCallId: entry.toolCallId,
       detail: {
@@ -79,7 +94,10 @@ export async function buildTimeline(store: ICheckpointStore, thread: ThreadRecor
       title: `${execution.toolName}: ${execution.outcome?.status ?? execution.status}`,
       actor: execution.approvedBy,
       toolCallId: execution.toolCallId,
-      detail: { arguments: execution.arguments, ...(execution.outcome === undefined ? {} : { result: execution.outcome.content }) },
+      detail: {
+        arguments: execution.arguments,
+        ...(execution.outcome === undefined ? {} : { result: execution.outcome.content }),
+      },
     });
   }
   if (thread.status === 'completed' || thread.status === 'failed' || thread.status === 'cancelled') {
@@ -99,7 +117,9 @@ function interactionEntries(interaction: InteractionRecord): TimelineEntry[] {
       kind: 'question',
       title: approval === undefined ? request.prompt : `asked to approve ${approval.toolName} (${approval.rule})`,
       interactionId,
-      ...(approval === undefined ? {} : { detail: { arguments: approval.toolParameters, riskLevel: approval.riskLevel, stage: approval.stage } }),
+      ...(approval === undefined
+        ? {}
+        : { detail: { arguments: approval.toolParameters, riskLevel: approval.riskLevel, stage: approval.stage } }),
     },
   ];
   if (interaction.response !== undefined) {
@@ -115,7 +135,10 @@ function interactionEntries(interaction: InteractionRecord): TimelineEntry[] {
     entries.push({
       at: interaction.updatedAt,
       kind: 'answer',
-      title: interaction.failureReason === 'timeout' ? 'expired: nobody answered before the deadline' : `not answered: ${interaction.failureReason ?? 'failed'}`,
+      title:
+        interaction.failureReason === 'timeout'
+          ? 'expired: nobody answered before the deadline'
+          : `not answered: ${interaction.failureReason ?? 'failed'}`,
       actor: 'engine',
       interactionId,
       detail: interaction.failureMessage,
@@ -128,7 +151,13 @@ function describeDecision(input: unknown): string {
   const parsed = ToolApprovalResponse.safeParse(input);
   if (!parsed.success) return 'answered';
   const response = parsed.data;
-  const parts = [response.approved === true ? (response.editedParameters === undefined ? 'approved' : 'approved with edited arguments') : 'rejected'];
+  const parts = [
+    response.approved === true
+      ? response.editedParameters === undefined
+        ? 'approved'
+        : 'approved with edited arguments'
+      : 'rejected',
+  ];
   if (response.denyReason !== undefined) parts.push(`reason: ${response.denyReason}`);
   if (response.userInstruction !== undefined) parts.push(`instruction: ${response.userInstruction}`);
   return parts.join('; ');

@@ -33,7 +33,11 @@ export interface WebContext {
 export function assertMayApprove(context: WebContext, workflowId: string, approver: string | undefined): string {
   if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'sign in first');
   if (!context.access.mayApprove(workflowId, approver)) {
-    throw new WebError(403, 'NOT_AN_APPROVER', `${approver} is not on the approver list of workflow "${workflowId}": ask the server's operator to add you to the approvers file`);
+    throw new WebError(
+      403,
+      'NOT_AN_APPROVER',
+      `${approver} is not on the approver list of workflow "${workflowId}": ask the server's operator to add you to the approvers file`,
+    );
   }
   return approver;
 }

@@ -34,7 +34,11 @@ export const REFUND_WORKFLOW: WorkflowDefinitionInput = {
   variables: [{ name: 'output', scope: 'thread' }],
   nodes: [
     { id: 'start', type: 'START' },
-    { id: 'agent', type: 'LLM', config: { systemPrompt: 'Refund the order.', tools: ['refund'], outputVariable: 'output' } },
+    {
+      id: 'agent',
+      type: 'LLM',
+      config: { systemPrompt: 'Refund the order.', tools: ['refund'], outputVariable: 'output' },
+    },
     { id: 'end', type: 'END', config: { output: '{{ output }}' } },
   ],
   edges: [
@@ -44,7 +48,8 @@ export const REFUND_WORKFLOW: WorkflowDefinitionInput = {
 };
 
 export async function newDeployment(): Promise<Deployment> {
-  if (!postgresUrl) throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
+  if (!postgresUrl)
+    throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
   const dir = await mkdtemp(join(tmpdir(), 'interlock-deployment-'));
   const workflow = join(dir, 'refund.json');
   await writeFile(workflow, JSON.stringify(REFUND_WORKFLOW));
@@ -107,7 +112,15 @@ function watch(child: ChildProcess): Child {
 }
 
 export function startService(deployment: Deployment, config: Record<string, unknown>): Child {
-  const env = { ...process.env, SERVICE_CONFIG: JSON.stringify({ store: deployment.store, ledger: deployment.ledger, workflow: deployment.workflow, ...config }) };
+  const env = {
+    ...process.env,
+    SERVICE_CONFIG: JSON.stringify({
+      store: deployment.store,
+      ledger: deployment.ledger,
+      workflow: deployment.workflow,
+      ...config,
+    }),
+  };
   return watch(spawn(process.execPath, [SERVICE], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
@@ -118,11 +131,26 @@ export function resultOf(stdout: string): { threadIds?: string[]; threads?: stri
 }
 
 /** The built `interlock-web` of a deployment (no --demo) on the deployment's store; resolves with its address and admin token. */
-export async function startWebServer(deployment: Deployment): Promise<{ server: Child; baseUrl: string; token: string }> {
+export async function startWebServer(
+  deployment: Deployment,
+): Promise<{ server: Child; baseUrl: string; token: string }> {
   const url = new URL(deployment.store.url);
   url.searchParams.set('schema', deployment.store.schema);
-  const args = [WEB_MAIN, '--store', url.toString(), '--port', '0', '--approvers', join(deployment.dir, 'approvers.json'), '--new-token', '--rate-limit', '1000000'];
-  const server = watch(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INTERLOCK_STORE: '' } }));
+  const args = [
+    WEB_MAIN,
+    '--store',
+    url.toString(),
+    '--port',
+    '0',
+    '--approvers',
+    join(deployment.dir, 'approvers.json'),
+    '--new-token',
+    '--rate-limit',
+    '1000000',
+  ];
+  const server = watch(
+    spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INTERLOCK_STORE: '' } }),
+  );
   const [, baseUrl = ''] = await server.printed(/Interlock web inbox: (http:\/\/\S+?)\/\n/);
   const [, token = ''] = await server.printed(/\n\n {2}(\S+)\n\n/);
   return { server, baseUrl, token };
@@ -133,22 +161,37 @@ export function ledgerLines(deployment: Deployment): string[] {
 }
 
 /** One authenticated JSON call to the web server. */
-export async function api(baseUrl: string, token: string, path: string, body?: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
+export async function api(
+  baseUrl: string,
+  token: string,
+  path: string,
+  body?: unknown,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-export async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

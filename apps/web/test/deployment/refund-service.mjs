@@ -28,7 +28,10 @@ const refund = defineTool({
 
 const model = scriptedModel((request) => {
   if (request.messages.some((message) => message.role === 'tool')) return 'Refunded.';
-  return { text: 'Refunding.', toolCalls: [{ id: 'refund-1', name: 'refund', arguments: { order: 'A-1', cents: 1299 } }] };
+  return {
+    text: 'Refunding.',
+    toolCalls: [{ id: 'refund-1', name: 'refund', arguments: { order: 'A-1', cents: 1299 } }],
+  };
 });
 
 const common = {
@@ -56,7 +59,8 @@ const workflow = await interlock.loadWorkflow(config.workflow);
 const threadIds = [];
 for (let index = 0; index < config.count; index += 1) {
   const outcome = await (await interlock.start(workflow, { channel: 'web' })).done();
-  if (outcome.status !== 'waiting') throw new Error(`thread ${outcome.threadId} did not wait: ${JSON.stringify(outcome)}`);
+  if (outcome.status !== 'waiting')
+    throw new Error(`thread ${outcome.threadId} did not wait: ${JSON.stringify(outcome)}`);
   threadIds.push(outcome.threadId);
 }
 await interlock.close();

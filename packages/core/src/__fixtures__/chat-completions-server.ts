@@ -58,12 +58,20 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
         if (!response.writableFinished) record.closedEarly = true;
       });
       if (request.method !== 'POST' || request.url !== '/v1/chat/completions') {
-        sendError(response, 404, `the fixture server speaks POST /v1/chat/completions only, not ${request.method} ${request.url}`);
+        sendError(
+          response,
+          404,
+          `the fixture server speaks POST /v1/chat/completions only, not ${request.method} ${request.url}`,
+        );
         return;
       }
       const reply = queue.shift();
       if (reply === undefined) {
-        sendError(response, 400, `the fixture server has no scripted reply for request ${requests.length}: enqueue one`);
+        sendError(
+          response,
+          400,
+          `the fixture server has no scripted reply for request ${requests.length}: enqueue one`,
+        );
         return;
       }
       answer(reply, response);
@@ -72,7 +80,8 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error(`the fixture server is not on a TCP port: ${address}`);
+  if (address === null || typeof address === 'string')
+    throw new Error(`the fixture server is not on a TCP port: ${address}`);
   const { port } = address;
 
   return {
@@ -111,7 +120,13 @@ export function chatCompletion(options: {
           content: options.content ?? null,
           refusal: null,
           ...(toolCalls.length > 0
-            ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+            ? {
+                tool_calls: toolCalls.map((call) => ({
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: call.arguments },
+                })),
+              }
             : {}),
         },
         logprobs: null,
@@ -133,7 +148,10 @@ export function chunk(delta: Record<string, unknown>, finishReason: string | nul
 }
 
 /** A streamed piece of a tool call: id and name come first, the arguments in pieces after. */
-export function toolCallDelta(index: number, piece: { id?: string; name?: string; arguments?: string }): Record<string, unknown> {
+export function toolCallDelta(
+  index: number,
+  piece: { id?: string; name?: string; arguments?: string },
+): Record<string, unknown> {
   return {
     tool_calls: [
       {
@@ -174,7 +192,11 @@ function answer(reply: ScriptedReply, response: ServerResponse): void {
 }
 
 async function startStream(response: ServerResponse, chunks: unknown[], intervalMs = 0): Promise<void> {
-  response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   response.flushHeaders();
   for (const [position, data] of chunks.entries()) {
     if (intervalMs > 0 && position > 0) await new Promise((resolve) => setTimeout(resolve, intervalMs));
@@ -182,7 +204,12 @@ async function startStream(response: ServerResponse, chunks: unknown[], interval
   }
 }
 
-function sendError(response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify({ error: { message, type: 'fixture_error', param: null, code: null } }));
 }

@@ -9,9 +9,20 @@ type Variable = NonNullable<WorkflowDefinitionInput['variables']>[number];
  */
 export function linearWorkflow(
   nodes: Node[],
-  options: { id?: string; variables?: Variable[]; edges?: { from: string; to: string }[]; timeout?: number | string; maxSteps?: number; version?: string } = {},
+  options: {
+    id?: string;
+    variables?: Variable[];
+    edges?: { from: string; to: string }[];
+    timeout?: number | string;
+    maxSteps?: number;
+    version?: string;
+  } = {},
 ): WorkflowDefinitionInput {
-  const all: Node[] = [{ id: 'start', type: 'START' }, ...nodes, { id: 'end', type: 'END', config: { output: '{{ output }}' } }];
+  const all: Node[] = [
+    { id: 'start', type: 'START' },
+    ...nodes,
+    { id: 'end', type: 'END', config: { output: '{{ output }}' } },
+  ];
   const edges: { from: string; to: string }[] = [];
   for (let index = 0; index < all.length - 1; index += 1) {
     const node = all[index]!;

@@ -72,8 +72,10 @@ export function verifyAuditChain(entries: readonly AuditEntry[], head?: AuditHea
   let previousHash = GENESIS;
   for (const [index, entry] of entries.entries()) {
     const { hash, ...body } = entry;
-    if (entry.sequence !== index + 1) return { valid: false, brokenAt: index + 1, reason: 'an entry is missing or out of order' };
-    if (entry.previousHash !== previousHash) return { valid: false, brokenAt: entry.sequence, reason: 'the chain is broken' };
+    if (entry.sequence !== index + 1)
+      return { valid: false, brokenAt: index + 1, reason: 'an entry is missing or out of order' };
+    if (entry.previousHash !== previousHash)
+      return { valid: false, brokenAt: entry.sequence, reason: 'the chain is broken' };
     if (hashEntry(body) !== hash) return { valid: false, brokenAt: entry.sequence, reason: 'the entry was changed' };
     previousHash = hash;
   }

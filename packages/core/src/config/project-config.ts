@@ -36,7 +36,13 @@ export interface ConfigIssue {
 export async function findProjectConfig(directory: string): Promise<string | undefined> {
   for (const name of PROJECT_CONFIG_FILES) {
     const candidate = join(directory, name);
-    if (await access(candidate).then(() => true, () => false)) return candidate;
+    if (
+      await access(candidate).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
   }
   return undefined;
 }
@@ -53,7 +59,9 @@ export async function loadProjectConfig(path: string): Promise<LoadedProjectConf
   try {
     text = await readFile(absolute, 'utf8');
   } catch (error) {
-    throw new InterlockError('INVALID_OPTIONS', `cannot read the project file ${path}: ${(error as Error).message}`, { cause: error });
+    throw new InterlockError('INVALID_OPTIONS', `cannot read the project file ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return { path: absolute, directory: dirname(absolute), config: parseProjectConfig(text, absolute) };
 }
@@ -61,20 +69,32 @@ export async function loadProjectConfig(path: string): Promise<LoadedProjectConf
 /** Parses the text of a project file named `path` (its extension says TOML or JSON). */
 export function parseProjectConfig(text: string, path: string): ProjectConfig {
   const extension = extname(path).toLowerCase();
-  if (extension !== '.toml' && extension !== '.json') throw invalid(path, [{ path: '(file)', message: 'a project file ends in .toml or .json' }]);
+  if (extension !== '.toml' && extension !== '.json')
+    throw invalid(path, [{ path: '(file)', message: 'a project file ends in .toml or .json' }]);
   let data: unknown;
   try {
     data = extension === '.toml' ? parseToml(text) : parseJsonStrictly(text);
   } catch (error) {
-    throw invalid(path, [{ path: '(file)', message: `not valid ${extension === '.toml' ? 'TOML' : 'JSON'}: ${(error as Error).message}` }]);
+    throw invalid(path, [
+      { path: '(file)', message: `not valid ${extension === '.toml' ? 'TOML' : 'JSON'}: ${(error as Error).message}` },
+    ]);
   }
   const prototypeKey = prototypeKeyIn(data);
-  if (prototypeKey !== undefined) throw invalid(path, [{ path: prototypeKey, message: 'a prototype key (__proto__, constructor, prototype) cannot name anything' }]);
+  if (prototypeKey !== undefined)
+    throw invalid(path, [
+      { path: prototypeKey, message: 'a prototype key (__proto__, constructor, prototype) cannot name anything' },
+    ]);
   const parsed = ProjectConfig.safeParse(data);
   if (!parsed.success) {
     throw invalid(
       path,
-      parsed.error.issues.map((issue) => ({ path: issue.path.join('.') || '(root)', message: issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}` : issue.message })),
+      parsed.error.issues.map((issue) => ({
+        path: issue.path.join('.') || '(root)',
+        message:
+          issue.code === 'unrecognized_keys'
+            ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
+            : issue.message,
+      })),
     );
   }
   return parsed.data;
@@ -98,9 +118,13 @@ function prototypeKeyIn(data: unknown): string | undefined {
 }
 
 function invalid(path: string, problems: ConfigIssue[]): InterlockError {
-  return new InterlockError('INVALID_OPTIONS', `${path} is not a valid project file: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`, {
-    details: { file: path, problems },
-  });
+  return new InterlockError(
+    'INVALID_OPTIONS',
+    `${path} is not a valid project file: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`,
+    {
+      details: { file: path, problems },
+    },
+  );
 }
 
 /** A layer of approval settings, named for messages (`interlock.toml`, `--mode`, `createInterlock`). */
@@ -119,7 +143,10 @@ export interface ApprovalLayer {
  *
  * @throws InterlockError INVALID_OPTIONS when a later layer tries to loosen a deny.
  */
-export function mergeApprovalLayers(layers: readonly ApprovalLayer[]): { approval: ApprovalOptions; shell: ShellPolicyOptions } {
+export function mergeApprovalLayers(layers: readonly ApprovalLayer[]): {
+  approval: ApprovalOptions;
+  shell: ShellPolicyOptions;
+} {
   const approval: ApprovalOptions = {};
   const shell: ShellPolicyOptions = {};
   const denied = new Map<string, string>();
@@ -127,7 +154,10 @@ export function mergeApprovalLayers(layers: readonly ApprovalLayer[]): { approva
   for (const layer of layers) {
     const given = layer.approval ?? {};
     if (given.enabled === false && denyingLayer !== undefined) {
-      throw new InterlockError('INVALID_OPTIONS', `${layer.name}: approval.enabled = false would switch off the denies of ${denyingLayer}: remove them there instead`);
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `${layer.name}: approval.enabled = false would switch off the denies of ${denyingLayer}: remove them there instead`,
+      );
     }
     for (const key of ['enabled', 'mode', 'strictMode', 'sessionMemory', 'memoryWindow', 'onToolApprove'] as const) {
       if (given[key] !== undefined) (approval as Record<string, unknown>)[key] = given[key];
@@ -138,15 +168,29 @@ export function mergeApprovalLayers(layers: readonly ApprovalLayer[]): { approva
     for (const [tool, override] of Object.entries(given.toolOverrides ?? {})) {
       const earlier = denied.get(tool);
       if (earlier !== undefined && override !== 'deny') {
-        throw new InterlockError('INVALID_OPTIONS', `${layer.name}: toolOverrides.${tool} = ${String(override)} would loosen the deny of ${earlier}`);
+        throw new InterlockError(
+          'INVALID_OPTIONS',
+          `${layer.name}: toolOverrides.${tool} = ${String(override)} would loosen the deny of ${earlier}`,
+        );
       }
       approval.toolOverrides = { ...approval.toolOverrides, [tool]: override };
       if (override === 'deny') denied.set(tool, layer.name);
     }
-    if ((given.denyRules?.length ?? 0) > 0 || denied.size > 0 || (layer.shell?.extraBanned?.length ?? 0) > 0) denyingLayer ??= layer.name;
-    for (const key of ['safePrograms', 'removeSafePrograms', 'extraBanned', 'extraHighRisk', 'disabledRules'] as const) {
+    if ((given.denyRules?.length ?? 0) > 0 || denied.size > 0 || (layer.shell?.extraBanned?.length ?? 0) > 0)
+      denyingLayer ??= layer.name;
+    for (const key of [
+      'safePrograms',
+      'removeSafePrograms',
+      'extraBanned',
+      'extraHighRisk',
+      'disabledRules',
+    ] as const) {
       const values = layer.shell?.[key];
-      if (values !== undefined) (shell as Record<string, unknown>)[key] = [...((shell[key] as readonly unknown[] | undefined) ?? []), ...values];
+      if (values !== undefined)
+        (shell as Record<string, unknown>)[key] = [
+          ...((shell[key] as readonly unknown[] | undefined) ?? []),
+          ...values,
+        ];
     }
     for (const key of ['maxLength', 'maxDepth', 'timeBudgetMs'] as const) {
       if (layer.shell?.[key] !== undefined) shell[key] = layer.shell[key];
@@ -182,7 +226,12 @@ function shellRuleOf(rule: ProjectShellRule): ShellRule {
     ...(rule.flags === undefined ? {} : { flags: rule.flags }),
     ...(rule.arguments === undefined ? {} : { arguments: rule.arguments }),
   };
-  return { id: rule.id, programs: rule.programs, reason: rule.reason, ...(Object.keys(when).length === 0 ? {} : { when }) };
+  return {
+    id: rule.id,
+    programs: rule.programs,
+    reason: rule.reason,
+    ...(Object.keys(when).length === 0 ? {} : { when }),
+  };
 }
 
 /** A path of the project file (the workspace, a workflow, the SQLite file), resolved against its directory. */
@@ -207,12 +256,24 @@ export interface ProjectOptions {
  *
  * @throws InterlockError INVALID_OPTIONS for a missing environment variable, an unknown built-in tool, or a loosened deny.
  */
-export function optionsFromProjectConfig(loaded: LoadedProjectConfig, given: ProjectOptions & { approvalLayerName?: string }): ProjectOptions {
+export function optionsFromProjectConfig(
+  loaded: LoadedProjectConfig,
+  given: ProjectOptions & { approvalLayerName?: string },
+): ProjectOptions {
   const { config } = loaded;
-  const merged = mergeApprovalLayers([approvalLayerOf(loaded), { name: given.approvalLayerName ?? 'createInterlock options', ...(given.approval === undefined ? {} : { approval: given.approval }), ...(given.shell === undefined ? {} : { shell: given.shell }) }]);
+  const merged = mergeApprovalLayers([
+    approvalLayerOf(loaded),
+    {
+      name: given.approvalLayerName ?? 'createInterlock options',
+      ...(given.approval === undefined ? {} : { approval: given.approval }),
+      ...(given.shell === undefined ? {} : { shell: given.shell }),
+    },
+  ]);
   const store = given.store ?? storeOf(loaded);
   const tools = given.tools ?? toolsOf(loaded);
-  const workspace = given.workspaceRoot ?? (config.tools?.workspace === undefined ? undefined : resolveFromConfig(loaded, config.tools.workspace));
+  const workspace =
+    given.workspaceRoot ??
+    (config.tools?.workspace === undefined ? undefined : resolveFromConfig(loaded, config.tools.workspace));
   return {
     approval: merged.approval,
     shell: merged.shell,
@@ -236,9 +297,17 @@ function storeOf(loaded: LoadedProjectConfig): StoreOptions | undefined {
     case 'memory':
       return { type: 'memory' };
     case 'sqlite':
-      return { type: 'sqlite', ...(store.path === undefined ? {} : { path: resolveFromConfig(loaded, store.path) }), ...(store.synchronous === undefined ? {} : { synchronous: store.synchronous }) };
+      return {
+        type: 'sqlite',
+        ...(store.path === undefined ? {} : { path: resolveFromConfig(loaded, store.path) }),
+        ...(store.synchronous === undefined ? {} : { synchronous: store.synchronous }),
+      };
     case 'postgres':
-      return { type: 'postgres', url: fromEnvironment(loaded, store.urlEnv, 'store.urlEnv'), ...(store.schema === undefined ? {} : { schema: store.schema }) };
+      return {
+        type: 'postgres',
+        url: fromEnvironment(loaded, store.urlEnv, 'store.urlEnv'),
+        ...(store.schema === undefined ? {} : { schema: store.schema }),
+      };
   }
 }
 
@@ -247,8 +316,16 @@ function modelsOf(loaded: LoadedProjectConfig): Record<string, ModelProvider> {
   for (const [name, model] of Object.entries(loaded.config.models ?? {})) {
     // A scripted model is a script: the app that has one passes it in `models` (the CLI's demo does).
     if (model.provider === 'scripted') continue;
-    if (model.model === undefined) throw invalid(loaded.path, [{ path: `models.${name}.model`, message: `an ${model.provider} model needs its model id (${model.provider === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5'})` }]);
-    const apiKey = process.env[model.apiKeyEnv ?? (model.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY')] || undefined;
+    if (model.model === undefined)
+      throw invalid(loaded.path, [
+        {
+          path: `models.${name}.model`,
+          message: `an ${model.provider} model needs its model id (${model.provider === 'openai' ? 'gpt-4o-mini' : 'claude-sonnet-4-5'})`,
+        },
+      ]);
+    const apiKey =
+      process.env[model.apiKeyEnv ?? (model.provider === 'openai' ? 'OPENAI_API_KEY' : 'ANTHROPIC_API_KEY')] ||
+      undefined;
     const key = apiKey === undefined ? {} : { apiKey };
     models[name] =
       model.provider === 'openai'
@@ -263,7 +340,12 @@ function toolsOf(loaded: LoadedProjectConfig): Tool[] | undefined {
   if (names === undefined) return undefined;
   const unknown = names.filter((name) => !builtinTools.some((tool) => tool.name === name));
   if (unknown.length > 0) {
-    throw invalid(loaded.path, [{ path: 'tools.builtins', message: `no built-in tool ${unknown.join(', ')}: the built-ins are ${builtinTools.map((tool) => tool.name).join(', ')}` }]);
+    throw invalid(loaded.path, [
+      {
+        path: 'tools.builtins',
+        message: `no built-in tool ${unknown.join(', ')}: the built-ins are ${builtinTools.map((tool) => tool.name).join(', ')}`,
+      },
+    ]);
   }
   return builtinTools.filter((tool) => names.includes(tool.name));
 }
@@ -283,28 +365,43 @@ export function mcpServersOf(loaded: LoadedProjectConfig): McpServerOptions[] {
             type: 'stdio',
             command: server.command,
             args: server.args ?? [],
-            env: Object.fromEntries((server.env ?? []).map((variable) => [variable, fromEnvironment(loaded, variable, `${key}.env`)])),
+            env: Object.fromEntries(
+              (server.env ?? []).map((variable) => [variable, fromEnvironment(loaded, variable, `${key}.env`)]),
+            ),
             cwd: resolveFromConfig(loaded, server.cwd ?? '.'),
           }
         : {
             type: 'http',
             url: server.url ?? '',
-            headers: Object.fromEntries(Object.entries(server.headersEnv ?? {}).map(([header, variable]) => [header, fromEnvironment(loaded, variable, `${key}.headersEnv.${header}`)])),
+            headers: Object.fromEntries(
+              Object.entries(server.headersEnv ?? {}).map(([header, variable]) => [
+                header,
+                fromEnvironment(loaded, variable, `${key}.headersEnv.${header}`),
+              ]),
+            ),
           };
     const policy = (entry: ProjectMcpToolPolicy): McpToolPolicy =>
-      withoutUndefined({ category: entry.category, riskLevel: entry.risk, idempotent: entry.idempotent, requireResultApproval: entry.resultApproval }) as McpToolPolicy;
+      withoutUndefined({
+        category: entry.category,
+        riskLevel: entry.risk,
+        idempotent: entry.idempotent,
+        requireResultApproval: entry.resultApproval,
+      }) as McpToolPolicy;
     return {
       name,
       transport,
       ...policy(server),
       ...(server.timeout === undefined ? {} : { timeoutMs: server.timeout }),
-      ...(server.tools === undefined ? {} : { tools: Object.fromEntries(Object.entries(server.tools).map(([tool, entry]) => [tool, policy(entry)])) }),
+      ...(server.tools === undefined
+        ? {}
+        : { tools: Object.fromEntries(Object.entries(server.tools).map(([tool, entry]) => [tool, policy(entry)])) }),
     };
   });
 }
 
 function fromEnvironment(loaded: LoadedProjectConfig, name: string, key: string): string {
   const value = process.env[name];
-  if (value === undefined || value === '') throw invalid(loaded.path, [{ path: key, message: `the environment variable ${name} is not set` }]);
+  if (value === undefined || value === '')
+    throw invalid(loaded.path, [{ path: key, message: `the environment variable ${name} is not set` }]);
   return value;
 }

@@ -26,7 +26,10 @@ const shell: ShellClassifierPort = {
 };
 
 const agentWorkflow = (tools: string[]) =>
-  linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Tidy the project', tools, outputVariable: 'output' } }], { id: 'agent-flow' });
+  linearWorkflow(
+    [{ id: 'agent', type: 'LLM', config: { prompt: 'Tidy the project', tools, outputVariable: 'output' } }],
+    { id: 'agent-flow' },
+  );
 
 function answerBy(answers: Record<string, UserInteractionHandlerResult>, seen: UserInteractionRequest[] = []) {
   return scriptedHandler(
@@ -56,7 +59,11 @@ describe('LLMExecutionCoordinator with tools', () => {
       {
         write_file: {
           outcome: 'responded',
-          input: { approved: true, editedParameters: { path: 'notes.txt', content: 'edited' }, userInstruction: 'Also add a title.' },
+          input: {
+            approved: true,
+            editedParameters: { path: 'notes.txt', content: 'edited' },
+            userInstruction: 'Also add a title.',
+          },
           responder: 'ada',
         },
         bash: { outcome: 'responded', input: { approved: false, denyReason: 'no shell today' } },
@@ -106,7 +113,9 @@ describe('LLMExecutionCoordinator with tools', () => {
     expect(second[5]).toMatchObject({ role: 'user', content: 'Also add a title.' });
     expect(model.requests[0]!.tools?.map((tool) => tool.name)).toEqual(['read_file', 'write_file', 'bash']);
 
-    const decided = events.filter((event) => event.type === 'TOOL_CALL_DECIDED').map((event) => `${event.toolName}:${event.decision}:${event.rule}`);
+    const decided = events
+      .filter((event) => event.type === 'TOOL_CALL_DECIDED')
+      .map((event) => `${event.toolName}:${event.decision}:${event.rule}`);
     expect(decided).toEqual([
       'read_file:allow:category:read',
       'write_file:ask:ask:risk:MEDIUM',
@@ -137,27 +146,49 @@ describe('LLMExecutionCoordinator with tools', () => {
       },
       'Finished.',
     ]);
-    interlock = await createInterlock({ models: { default: model }, tools: builtinTools, workspaceRoot: workspace, shellClassifier: shell });
+    interlock = await createInterlock({
+      models: { default: model },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+      shellClassifier: shell,
+    });
     const workflow = interlock.registerWorkflow(agentWorkflow(['write_file']));
     const first = await (await interlock.start(workflow, { channel: 'inbox' })).done();
     expect(first).toMatchObject({ status: 'waiting', pendingInteractionIds: [expect.any(String), expect.any(String)] });
     const pending = await interlock.pending();
     expect(pending.map((request) => request.toolApproval?.toolCallId)).toEqual(['a', 'b']);
 
-    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 42 } })).rejects.toMatchObject({
+    await expect(
+      interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 42 } }),
+    ).rejects.toMatchObject({
       code: 'INTERACTION_INVALID_RESPONSE',
       message: expect.stringContaining('do not match the schema of write_file'),
     });
     // A path outside the workspace is refused when the approver answers, not when the tool runs (issue 13).
-    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: '../escape.txt', content: 'x' } })).rejects.toMatchObject({
+    await expect(
+      interlock.respond(pending[0]!.interactionId, {
+        approved: true,
+        editedParameters: { path: '../escape.txt', content: 'x' },
+      }),
+    ).rejects.toMatchObject({
       code: 'INTERACTION_INVALID_RESPONSE',
       message: expect.stringContaining('leaves the workspace'),
     });
-    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 'inside.txt', content: 'x', extra: 1 } })).rejects.toMatchObject({
+    await expect(
+      interlock.respond(pending[0]!.interactionId, {
+        approved: true,
+        editedParameters: { path: 'inside.txt', content: 'x', extra: 1 },
+      }),
+    ).rejects.toMatchObject({
       code: 'INTERACTION_INVALID_RESPONSE',
       message: expect.stringContaining('extra: the tool has no such property'),
     });
-    await expect(interlock.respond(pending[0]!.interactionId, { approved: true, editedParameters: { path: 'inside.txt', content: 'x' } })).resolves.toMatchObject({
+    await expect(
+      interlock.respond(pending[0]!.interactionId, {
+        approved: true,
+        editedParameters: { path: 'inside.txt', content: 'x' },
+      }),
+    ).resolves.toMatchObject({
       status: 'accepted',
     });
     const afterOne = await interlock.threads();
@@ -167,22 +198,38 @@ describe('LLMExecutionCoordinator with tools', () => {
     const last = await interlock.respond(pending[1]!.interactionId, 'no');
     const outcome = last.status === 'accepted' ? await last.thread?.done() : undefined;
     expect(outcome).toMatchObject({ status: 'completed', output: 'Finished.' });
-    const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+    const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map(
+      (message) => message.content,
+    );
     expect(tools[0]).toMatch(/wrote 1 characters to inside\.txt/);
     expect(tools[1]).toMatch(/^\[EXECUTION_REJECTED\]/);
   });
 
   it('denies a banned command without asking, and an unknown tool is NOT_FOUND', async () => {
     const model = scriptedModel([
-      { text: '', toolCalls: [{ id: 'x', name: 'bash', arguments: { command: 'rm -rf /' } }, { id: 'y', name: 'teleport', arguments: {} }] },
+      {
+        text: '',
+        toolCalls: [
+          { id: 'x', name: 'bash', arguments: { command: 'rm -rf /' } },
+          { id: 'y', name: 'teleport', arguments: {} },
+        ],
+      },
       'ok',
     ]);
     const handler = scriptedHandler([]);
-    interlock = await createInterlock({ models: { default: model }, tools: builtinTools, workspaceRoot: workspace, shellClassifier: shell, handlers: { cli: handler } });
+    interlock = await createInterlock({
+      models: { default: model },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+      shellClassifier: shell,
+      handlers: { cli: handler },
+    });
     const workflow = interlock.registerWorkflow(agentWorkflow(['bash']));
     await (await interlock.start(workflow, { channel: 'cli' })).done();
     expect(handler.requests).toHaveLength(0);
-    const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+    const tools = model.requests[1]!.messages.filter((message) => message.role === 'tool').map(
+      (message) => message.content,
+    );
     expect(tools[0]).toMatch(/^\[EXECUTION_REJECTED\] .*shell:banned:rm-root/);
     expect(tools[1]).toMatch(/^\[NOT_FOUND\] No tool named "teleport"/);
   });
@@ -192,24 +239,40 @@ describe('LLMExecutionCoordinator with tools', () => {
       { text: '', toolCalls: [{ id: 'x', name: 'read_file', arguments: {}, argumentsError: 'Unexpected token }' }] },
       'ok',
     ]);
-    interlock = await createInterlock({ models: { default: model }, tools: builtinTools, workspaceRoot: workspace, shellClassifier: shell });
+    interlock = await createInterlock({
+      models: { default: model },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+      shellClassifier: shell,
+    });
     const workflow = interlock.registerWorkflow(agentWorkflow(['read_file']));
     await (await interlock.start(workflow)).done();
-    expect(model.requests[1]!.messages.at(-1)!.content).toMatch(/^\[ERROR\] The arguments were not a usable JSON object/);
+    expect(model.requests[1]!.messages.at(-1)!.content).toMatch(
+      /^\[ERROR\] The arguments were not a usable JSON object/,
+    );
   });
 
   it('result approval: a rejected result never reaches the model (F13)', async () => {
     const { defineTool } = await import('../index.js');
     const { z } = await import('zod');
     const secret = defineTool({
-      name: 'secret', description: 'reads a secret', category: 'read', riskLevel: 'LOW', requireResultApproval: true,
-      parameters: z.object({}), execute: async () => 'TOP-SECRET-VALUE',
+      name: 'secret',
+      description: 'reads a secret',
+      category: 'read',
+      riskLevel: 'LOW',
+      requireResultApproval: true,
+      parameters: z.object({}),
+      execute: async () => 'TOP-SECRET-VALUE',
     });
     const model = scriptedModel([{ text: '', toolCalls: [{ id: 's', name: 'secret', arguments: {} }] }, 'ok']);
     const seen: UserInteractionRequest[] = [];
     interlock = await createInterlock({
-      models: { default: model }, tools: [secret], shellClassifier: shell,
-      handlers: { cli: answerBy({ secret: { outcome: 'responded', input: { approved: false, denyReason: 'private' } } }, seen) },
+      models: { default: model },
+      tools: [secret],
+      shellClassifier: shell,
+      handlers: {
+        cli: answerBy({ secret: { outcome: 'responded', input: { approved: false, denyReason: 'private' } } }, seen),
+      },
     });
     const workflow = interlock.registerWorkflow(agentWorkflow(['secret']));
     await (await interlock.start(workflow, { channel: 'cli' })).done();
@@ -220,10 +283,20 @@ describe('LLMExecutionCoordinator with tools', () => {
   });
 
   it('fails clearly when the model keeps calling tools past maxRounds', async () => {
-    const model = scriptedModel(() => ({ text: '', toolCalls: [{ id: `r${Math.random()}`, name: 'read_file', arguments: { path: 'README.md' } }] }));
-    interlock = await createInterlock({ models: { default: model }, tools: builtinTools, workspaceRoot: workspace, shellClassifier: shell });
+    const model = scriptedModel(() => ({
+      text: '',
+      toolCalls: [{ id: `r${Math.random()}`, name: 'read_file', arguments: { path: 'README.md' } }],
+    }));
+    interlock = await createInterlock({
+      models: { default: model },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+      shellClassifier: shell,
+    });
     const workflow = interlock.registerWorkflow(
-      linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['read_file'], maxRounds: 3 } }], { id: 'loop-flow' }),
+      linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['read_file'], maxRounds: 3 } }], {
+        id: 'loop-flow',
+      }),
     );
     const outcome = await (await interlock.start(workflow)).done();
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'LLM_MAX_ROUNDS_EXCEEDED' } });

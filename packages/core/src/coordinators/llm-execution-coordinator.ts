@@ -38,12 +38,19 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
     const model = this.models[config.model];
     if (!model) {
       const known = Object.keys(this.models).join(', ') || 'none';
-      throw new InterlockError('MODEL_NOT_FOUND', `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`);
+      throw new InterlockError(
+        'MODEL_NOT_FOUND',
+        `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`,
+      );
     }
     let state = context.nodeState<LlmNodeState>();
     if (!state) {
       if (config.prompt !== undefined) {
-        context.thread.conversation.push({ role: 'user', content: stringify(renderTemplate(config.prompt, context.scopes.all())), nodeId: node.id });
+        context.thread.conversation.push({
+          role: 'user',
+          content: stringify(renderTemplate(config.prompt, context.scopes.all())),
+          nodeId: node.id,
+        });
       }
       state = { round: 0, toolCallCount: 0, turn: null };
       context.setNodeState(state);
@@ -56,7 +63,8 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
             `LLM node "${node.id}" reached maxRounds (${config.maxRounds}) without a final answer: raise maxRounds or give the model fewer steps`,
           );
         }
-        if (context.signal.aborted) throw new InterlockError('INTERNAL', 'the run was stopped before the next model call');
+        if (context.signal.aborted)
+          throw new InterlockError('INTERNAL', 'the run was stopped before the next model call');
         state.round += 1;
         const response = await this.callModel(node, model, state.round, context);
         const calls = response.toolCalls ?? [];
@@ -85,11 +93,19 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
     }
   }
 
-  private async callModel(node: NodeOfType<'LLM'>, model: ModelProvider, round: number, context: NodeExecutionContext): Promise<ModelResponse> {
+  private async callModel(
+    node: NodeOfType<'LLM'>,
+    model: ModelProvider,
+    round: number,
+    context: NodeExecutionContext,
+  ): Promise<ModelResponse> {
     const { config } = node;
     const messages: Message[] = [...context.thread.conversation];
     if (config.systemPrompt !== undefined) {
-      messages.unshift({ role: 'system', content: stringify(renderTemplate(config.systemPrompt, context.scopes.all())) });
+      messages.unshift({
+        role: 'system',
+        content: stringify(renderTemplate(config.systemPrompt, context.scopes.all())),
+      });
     }
     context.emit({ type: 'LLM_CALL_STARTED', nodeId: node.id, model: config.model, round });
     try {
@@ -112,7 +128,12 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       return response;
     } catch (error) {
       const failure = toInterlockError(error, 'MODEL_FAILED');
-      context.emit({ type: 'LLM_CALL_FAILED', nodeId: node.id, model: config.model, error: { code: failure.code, message: failure.message, nodeId: node.id } });
+      context.emit({
+        type: 'LLM_CALL_FAILED',
+        nodeId: node.id,
+        model: config.model,
+        error: { code: failure.code, message: failure.message, nodeId: node.id },
+      });
       throw failure;
     }
   }
@@ -131,7 +152,12 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       nodeId,
     });
     for (const call of turn.calls) {
-      conversation.push({ role: 'tool', toolCallId: call.id, content: call.phase === 'done' ? call.content : '[ERROR] the call did not finish', nodeId });
+      conversation.push({
+        role: 'tool',
+        toolCallId: call.id,
+        content: call.phase === 'done' ? call.content : '[ERROR] the call did not finish',
+        nodeId,
+      });
     }
     const instructions = turn.calls
       .filter((call) => call.userInstruction !== undefined && this.tools.find(call.name)?.category !== 'ask')

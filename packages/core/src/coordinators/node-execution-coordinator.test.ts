@@ -28,7 +28,9 @@ async function run(
 describe('NodeExecutionCoordinator', () => {
   it('reports thread and node events in order, and replays them to a late subscriber', async () => {
     const { outcome, events } = await run(
-      linearWorkflow([{ id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'done' }] } }]),
+      linearWorkflow([
+        { id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'done' }] } },
+      ]),
     );
     expect(outcome).toMatchObject({ status: 'completed', output: 'done' });
     expect(events.map((event) => `${event.type}${'nodeId' in event ? `:${event.nodeId}` : ''}`)).toEqual([
@@ -49,7 +51,13 @@ describe('NodeExecutionCoordinator', () => {
         {
           id: 'route',
           type: 'ROUTE',
-          config: { branches: [{ condition: 'score > 5', to: 'high' }, { condition: '{{ score > 2 }}', to: 'mid' }], default: 'low' },
+          config: {
+            branches: [
+              { condition: 'score > 5', to: 'high' },
+              { condition: '{{ score > 2 }}', to: 'mid' },
+            ],
+            default: 'low',
+          },
         },
         { id: 'high', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'high' }] } },
         { id: 'mid', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'mid' }] } },
@@ -104,7 +112,11 @@ describe('NodeExecutionCoordinator', () => {
       return interlock.loadWorkflow('examples/workflows/plan-approval.toml');
     })();
     const outcome = await (await interlock!.start(workflow, { channel: 'cli' })).done();
-    expect(outcome).toMatchObject({ status: 'completed', output: 'Plan v2', variables: { approved: true, revisions: 1 } });
+    expect(outcome).toMatchObject({
+      status: 'completed',
+      output: 'Plan v2',
+      variables: { approved: true, revisions: 1 },
+    });
   });
 
   it('LOOP runs its body once per item with fresh loop-scope variables, then leaves by its edge', async () => {
@@ -123,7 +135,11 @@ describe('NodeExecutionCoordinator', () => {
               ],
             },
           },
-          { id: 'after', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: '{{ seen }}' }] } },
+          {
+            id: 'after',
+            type: 'VARIABLE',
+            config: { assignments: [{ variableName: 'output', expression: '{{ seen }}' }] },
+          },
         ],
         {
           variables: [
@@ -151,7 +167,13 @@ describe('NodeExecutionCoordinator', () => {
           { id: 'loop', type: 'LOOP', config: { items: 'names', body: 'noop' } },
           { id: 'noop', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'x' }] } },
         ],
-        { variables: [{ name: 'names', scope: 'thread', default: 'not a list' }], edges: [{ from: 'loop', to: 'end' }, { from: 'noop', to: 'loop' }] },
+        {
+          variables: [{ name: 'names', scope: 'thread', default: 'not a list' }],
+          edges: [
+            { from: 'loop', to: 'end' },
+            { from: 'noop', to: 'loop' },
+          ],
+        },
       ),
     );
     expect(outcome).toMatchObject({ status: 'failed', error: { code: 'EXPRESSION_FAILED', nodeId: 'loop' } });
@@ -161,7 +183,11 @@ describe('NodeExecutionCoordinator', () => {
     const { outcome, events } = await run(
       linearWorkflow(
         [
-          { id: 'spin', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: '{{ output }}' }] } },
+          {
+            id: 'spin',
+            type: 'VARIABLE',
+            config: { assignments: [{ variableName: 'output', expression: '{{ output }}' }] },
+          },
           { id: 'again', type: 'ROUTE', config: { branches: [{ condition: 'false', to: 'end' }], default: 'spin' } },
         ],
         { maxSteps: 25 },
@@ -180,9 +206,12 @@ describe('NodeExecutionCoordinator', () => {
 
   it('LLM nodes stream text, append the answer to the conversation and store it', async () => {
     const { outcome, events } = await run(
-      linearWorkflow([{ id: 'think', type: 'LLM', config: { prompt: 'Say hi to {{ name }}', outputVariable: 'output' } }], {
-        variables: [{ name: 'name', scope: 'thread', default: 'Ada' }],
-      }),
+      linearWorkflow(
+        [{ id: 'think', type: 'LLM', config: { prompt: 'Say hi to {{ name }}', outputVariable: 'output' } }],
+        {
+          variables: [{ name: 'name', scope: 'thread', default: 'Ada' }],
+        },
+      ),
       { replies: ['Hello there, Ada'] },
     );
     expect(outcome).toMatchObject({ status: 'completed', output: 'Hello there, Ada' });
@@ -194,6 +223,8 @@ describe('NodeExecutionCoordinator', () => {
   it('refuses input that is not a declared variable', async () => {
     interlock = await createInterlock();
     const workflow = interlock.registerWorkflow(linearWorkflow([askNode()]));
-    await expect(interlock.start(workflow, { input: { nope: 1 } })).rejects.toMatchObject({ code: 'VARIABLE_UNDECLARED' });
+    await expect(interlock.start(workflow, { input: { nope: 1 } })).rejects.toMatchObject({
+      code: 'VARIABLE_UNDECLARED',
+    });
   });
 });

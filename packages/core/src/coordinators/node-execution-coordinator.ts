@@ -42,7 +42,9 @@ export class NodeExecutionCoordinator {
 
   /** A workflow's global variables; a workflow that declares none reads nothing. */
   private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
-    return workflow.variables.some((variable) => variable.scope === 'global') ? this.store.getGlobalVariables(workflow.id) : {};
+    return workflow.variables.some((variable) => variable.scope === 'global')
+      ? this.store.getGlobalVariables(workflow.id)
+      : {};
   }
 
   /** Publishes an event of this thread. */
@@ -112,7 +114,10 @@ export class NodeExecutionCoordinator {
   ): Promise<NodeOutcome> {
     const executor = this.executors.get(node.type);
     if (!executor) {
-      throw new InterlockError('NODE_NOT_SUPPORTED', `no executor is registered for ${node.type} nodes (node "${node.id}")`);
+      throw new InterlockError(
+        'NODE_NOT_SUPPORTED',
+        `no executor is registered for ${node.type} nodes (node "${node.id}")`,
+      );
     }
     const scopes = new VariableScopes(thread, frame, workflow, await this.globalsOf(workflow));
     const context: NodeExecutionContext = {
@@ -130,7 +135,8 @@ export class NodeExecutionCoordinator {
       },
     };
     const outcome = await (executor as INodeExecutor<typeof node.type>).execute(node as never, context);
-    if (Object.keys(scopes.globalWrites).length > 0) await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
+    if (Object.keys(scopes.globalWrites).length > 0)
+      await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
     return outcome;
   }
 
@@ -186,13 +192,9 @@ export class NodeExecutionCoordinator {
     const parent = currentFrame(thread);
     const parentWorkflow = this.workflows.get(parent.workflowId);
     const subgraphNode = findNode(parentWorkflow, child.parentNodeId ?? '');
-    if (subgraphNode.type !== 'SUBGRAPH') throw new InterlockError('INTERNAL', `node "${subgraphNode.id}" is not a SUBGRAPH`);
-    const childVariables = new VariableScopes(
-      thread,
-      child,
-      childWorkflow,
-      await this.globalsOf(childWorkflow),
-    ).all();
+    if (subgraphNode.type !== 'SUBGRAPH')
+      throw new InterlockError('INTERNAL', `node "${subgraphNode.id}" is not a SUBGRAPH`);
+    const childVariables = new VariableScopes(thread, child, childWorkflow, await this.globalsOf(childWorkflow)).all();
     const parentScopes = new VariableScopes(thread, parent, parentWorkflow, await this.globalsOf(parentWorkflow));
     for (const [name, template] of Object.entries(subgraphNode.config.output)) {
       parentScopes.set(name, renderTemplate(template, childVariables));
@@ -206,7 +208,11 @@ export class NodeExecutionCoordinator {
     await this.checkpoint(thread);
   }
 
-  private async finish(thread: ThreadRecord, status: 'completed' | 'failed' | 'cancelled', reason?: string): Promise<ThreadRecord> {
+  private async finish(
+    thread: ThreadRecord,
+    status: 'completed' | 'failed' | 'cancelled',
+    reason?: string,
+  ): Promise<ThreadRecord> {
     thread.status = status;
     thread.pendingInteractionIds = [];
     thread.activeNode = null;
@@ -214,7 +220,10 @@ export class NodeExecutionCoordinator {
     if (status === 'completed') {
       this.emit(thread, { type: 'THREAD_COMPLETED', output: thread.output ?? null, variables: thread.variables });
     } else if (status === 'failed') {
-      this.emit(thread, { type: 'THREAD_FAILED', error: thread.error ?? { code: 'INTERNAL', message: 'unknown failure' } });
+      this.emit(thread, {
+        type: 'THREAD_FAILED',
+        error: thread.error ?? { code: 'INTERNAL', message: 'unknown failure' },
+      });
     } else {
       this.emit(thread, { type: 'THREAD_CANCELLED', ...(reason === undefined ? {} : { reason }) });
     }

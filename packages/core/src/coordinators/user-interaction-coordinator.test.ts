@@ -35,8 +35,16 @@ describe('UserInteractionCoordinator', () => {
       'USER_INTERACTION_RESPONDED',
       'USER_INTERACTION_PROCESSED',
     ]);
-    expect(handler.requests[0]).toMatchObject({ operationType: 'UPDATE_VARIABLES', prompt: 'Your answer?', nodeId: 'ask' });
-    const ids = new Set(events.filter((event) => 'interactionId' in event).map((event) => (event as { interactionId: string }).interactionId));
+    expect(handler.requests[0]).toMatchObject({
+      operationType: 'UPDATE_VARIABLES',
+      prompt: 'Your answer?',
+      nodeId: 'ask',
+    });
+    const ids = new Set(
+      events
+        .filter((event) => 'interactionId' in event)
+        .map((event) => (event as { interactionId: string }).interactionId),
+    );
     expect(ids.size).toBe(1);
   });
 
@@ -124,7 +132,10 @@ describe('UserInteractionCoordinator', () => {
 
   it('ADD_MESSAGE appends the rendered answer to the conversation, and the next LLM node sees it (F5)', async () => {
     const model = scriptedModel(['Which cuisine?', 'Try dan dan noodles.']);
-    interlock = await createInterlock({ models: { default: model }, handlers: { cli: scriptedHandler([{ input: 'Sichuan' }]) } });
+    interlock = await createInterlock({
+      models: { default: model },
+      handlers: { cli: scriptedHandler([{ input: 'Sichuan' }]) },
+    });
     const workflow = await interlock.loadWorkflow('examples/workflows/ask-user.toml');
 
     const outcome = await (await interlock.start(workflow, { channel: 'cli' })).done();
@@ -136,7 +147,10 @@ describe('UserInteractionCoordinator', () => {
 
   it('never turns a USER_INTERACTION node into a prompt for the model (F9)', async () => {
     const model = scriptedModel(['Plan A', 'Done']);
-    interlock = await createInterlock({ models: { default: model }, handlers: { cli: scriptedHandler([{ input: 'yes' }]) } });
+    interlock = await createInterlock({
+      models: { default: model },
+      handlers: { cli: scriptedHandler([{ input: 'yes' }]) },
+    });
     const workflow = await interlock.loadWorkflow('examples/workflows/plan-approval.toml');
 
     await (await interlock.start(workflow, { channel: 'cli' })).done();
@@ -229,12 +243,17 @@ describe('UserInteractionCoordinator', () => {
     });
 
     it('cancelled: the person cancels in the app', async () => {
-      interlock = await createInterlock({ handlers: { cli: scriptedHandler([{ outcome: 'cancelled', reason: 'closed the dialog' }]) } });
+      interlock = await createInterlock({
+        handlers: { cli: scriptedHandler([{ outcome: 'cancelled', reason: 'closed the dialog' }]) },
+      });
       const events = collect(interlock);
       const workflow = interlock.registerWorkflow(linearWorkflow([askNode()]));
       const outcome = await (await interlock.start(workflow, { channel: 'cli' })).done();
       expect(outcome.status).toBe('cancelled');
-      expect(events.find((event) => event.type === 'USER_INTERACTION_FAILED')).toMatchObject({ reason: 'cancelled', message: 'closed the dialog' });
+      expect(events.find((event) => event.type === 'USER_INTERACTION_FAILED')).toMatchObject({
+        reason: 'cancelled',
+        message: 'closed the dialog',
+      });
     });
 
     it('handler_error: the handler throws', async () => {
@@ -270,7 +289,9 @@ describe('UserInteractionCoordinator', () => {
       const events = collect(interlock);
       const workflow = interlock.registerWorkflow(linearWorkflow([askNode()]));
       await (await interlock.start(workflow, { channel: 'cli' })).done();
-      expect(events.find((event) => event.type === 'USER_INTERACTION_FAILED')).toMatchObject({ reason: 'invalid_response' });
+      expect(events.find((event) => event.type === 'USER_INTERACTION_FAILED')).toMatchObject({
+        reason: 'invalid_response',
+      });
     });
 
     it('no_handler: the thread runs on channel "none", where nobody can answer', async () => {

@@ -83,9 +83,13 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
       message,
     });
     if (reason === 'cancelled') return { kind: 'cancelled', reason: message };
-    throw new InterlockError(FAILURE_CODES[reason], `interaction at node "${interaction.nodeId}" failed (${reason}): ${message}`, {
-      details: { interactionId: interaction.interactionId, reason },
-    });
+    throw new InterlockError(
+      FAILURE_CODES[reason],
+      `interaction at node "${interaction.nodeId}" failed (${reason}): ${message}`,
+      {
+        details: { interactionId: interaction.interactionId, reason },
+      },
+    );
   }
 
   private async process(
@@ -94,8 +98,13 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     context: NodeExecutionContext,
   ): Promise<NodeOutcome> {
     const response = interaction.response;
-    if (!response) throw new InterlockError('INTERNAL', `interaction ${interaction.interactionId} is responded but has no response`);
-    const base = { interactionId: interaction.interactionId, nodeId: node.id, operationType: node.config.operationType };
+    if (!response)
+      throw new InterlockError('INTERNAL', `interaction ${interaction.interactionId} is responded but has no response`);
+    const base = {
+      interactionId: interaction.interactionId,
+      nodeId: node.id,
+      operationType: node.config.operationType,
+    };
     context.emit({
       type: 'USER_INTERACTION_RESPONDED',
       ...base,
@@ -123,9 +132,13 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     } catch (error) {
       const failure = toInterlockError(error);
       context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: 'invalid_response', message: failure.message });
-      throw new InterlockError('INTERACTION_INVALID_RESPONSE', `the answer to node "${node.id}" could not be applied: ${failure.message}`, {
-        cause: failure,
-      });
+      throw new InterlockError(
+        'INTERACTION_INVALID_RESPONSE',
+        `the answer to node "${node.id}" could not be applied: ${failure.message}`,
+        {
+          cause: failure,
+        },
+      );
     }
     return { kind: 'next' };
   }

@@ -13,7 +13,12 @@ export type Intake =
    * Nothing more to do: the answer was refused as late or already answered, stored and
    * scheduled for a worker, or (a retry) applied already.
    */
-  | { kind: 'answered'; status: 'already_answered' | 'expired' | 'scheduled' | 'applied'; threadId: string; repeated?: true }
+  | {
+      kind: 'answered';
+      status: 'already_answered' | 'expired' | 'scheduled' | 'applied';
+      threadId: string;
+      repeated?: true;
+    }
   /** Stored (or stored before, the same answer: `repeated`): the thread is to be taken forward. */
   | { kind: 'stored'; interaction: InteractionRecord; thread: ThreadRecord; repeated: boolean };
 
@@ -49,7 +54,10 @@ export class AnswerIntake {
   async take(interactionId: string, input: unknown, responder: string | undefined): Promise<Intake> {
     const interaction = await this.store.getInteraction(interactionId);
     if (!interaction) {
-      throw new InterlockError('INTERACTION_NOT_FOUND', `no interaction ${interactionId}: list what waits with interlock.pending()`);
+      throw new InterlockError(
+        'INTERACTION_NOT_FOUND',
+        `no interaction ${interactionId}: list what waits with interlock.pending()`,
+      );
     }
     const { threadId } = interaction;
     if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
@@ -74,10 +82,15 @@ export class AnswerIntake {
     const scheduled = this.jobs.enabled && !this.hooks.isRunningHere(threadId);
     const recorded = await this.store.recordResponse(
       interactionId,
-      { input: value, ...(responder === undefined ? {} : { responder }), respondedAt: new Date(this.clock.now()).toISOString() },
+      {
+        input: value,
+        ...(responder === undefined ? {} : { responder }),
+        respondedAt: new Date(this.clock.now()).toISOString(),
+      },
       scheduled ? this.jobs.forAnswer(thread, interactionId) : [],
     );
-    if (recorded.status === 'not_found') throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
+    if (recorded.status === 'not_found')
+      throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
     if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
     await failpointAfterCommit('interaction:answer-stored', this.store);
     if (!scheduled) return { kind: 'stored', interaction, thread, repeated: false };
@@ -88,8 +101,10 @@ export class AnswerIntake {
   /** An answer to an interaction answered before: the same answer again is accepted (a retry), another is refused. */
   private async answeredBefore(interaction: InteractionRecord, input: unknown): Promise<Intake> {
     const { threadId } = interaction;
-    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') return { kind: 'answered', status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input)) return { kind: 'answered', status: 'already_answered', threadId };
+    if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
+      return { kind: 'answered', status: 'expired', threadId };
+    if (interaction.response === undefined || !this.sameAnswer(interaction, input))
+      return { kind: 'answered', status: 'already_answered', threadId };
     if (interaction.status !== 'responded') return { kind: 'answered', status: 'applied', threadId, repeated: true };
     // Stored and not applied (the first call's continuation stalled): go on now, or make sure a worker will.
     const thread = await this.store.getThread(threadId);
@@ -101,7 +116,9 @@ export class AnswerIntake {
 
   private sameAnswer(interaction: InteractionRecord, input: unknown): boolean {
     try {
-      return canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input);
+      return (
+        canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input)
+      );
     } catch {
       return false;
     }

@@ -27,7 +27,10 @@ describe('steadyClock', () => {
   it('never steps back: after a backward step it counts on from its last reading, and follows a forward step at once', () => {
     let wall = 1_000_000;
     let monotonic = 0;
-    const clock = steadyClock(() => wall, () => monotonic);
+    const clock = steadyClock(
+      () => wall,
+      () => monotonic,
+    );
     expect(clock.now()).toBe(1_000_000);
     wall -= TWO_HOURS;
     monotonic += 5;
@@ -46,13 +49,21 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     const { clock, stepBack } = settableClock();
     const interlock = await createInterlock({ clock });
     opened.push(interlock);
-    const workflow = interlock.registerWorkflow(linearWorkflow([askNode('ask', { timeout: '1s' })], { id: 'deadline' }));
+    const workflow = interlock.registerWorkflow(
+      linearWorkflow([askNode('ask', { timeout: '1s' })], { id: 'deadline' }),
+    );
     const waiting = await (await interlock.start(workflow, { channel: 'inbox' })).done();
     const [question] = await interlock.pending();
     stepBack(TWO_HOURS);
     await sleep(1_300);
-    expect(await interlock.respond(question!.interactionId, 'too late')).toEqual({ status: 'expired', threadId: waiting.threadId });
-    expect((await interlock.interactions({ threadId: waiting.threadId }))[0]).toMatchObject({ status: 'failed', failureReason: 'timeout' });
+    expect(await interlock.respond(question!.interactionId, 'too late')).toEqual({
+      status: 'expired',
+      threadId: waiting.threadId,
+    });
+    expect((await interlock.interactions({ threadId: waiting.threadId }))[0]).toMatchObject({
+      status: 'failed',
+      failureReason: 'timeout',
+    });
   });
 
   it('does not extend a remembered approval: the same call asks again once the window has passed', async () => {
@@ -78,7 +89,9 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
       approval: { memoryWindow: 1_000 },
     });
     opened.push(interlock);
-    const workflow = interlock.registerWorkflow(linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['note'] } }], { id: 'memory' }));
+    const workflow = interlock.registerWorkflow(
+      linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['note'] } }], { id: 'memory' }),
+    );
     const session = { chatId: 'chat-1' };
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     stepBack(TWO_HOURS);

@@ -18,6 +18,7 @@ export function startNodeId(workflow: WorkflowDefinition): string {
 /** The target of a node's single outgoing edge (validated at load time). */
 export function edgeTarget(workflow: WorkflowDefinition, nodeId: string): string {
   const edge = workflow.edges.find((candidate) => candidate.from === nodeId);
-  if (!edge) throw new InterlockError('WORKFLOW_INVALID', `node "${nodeId}" of workflow "${workflow.id}" has no outgoing edge`);
+  if (!edge)
+    throw new InterlockError('WORKFLOW_INVALID', `node "${nodeId}" of workflow "${workflow.id}" has no outgoing edge`);
   return edge.to;
 }

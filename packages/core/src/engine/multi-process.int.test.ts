@@ -1,7 +1,15 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../crash/__fixtures__/crash-harness.js';
-import { deployWorkflow, dropScenarioSchemas, ledgerLines, newScenario, startWorker, withStore, type StoreName } from './__fixtures__/claim-workers.js';
+import {
+  deployWorkflow,
+  dropScenarioSchemas,
+  ledgerLines,
+  newScenario,
+  startWorker,
+  withStore,
+  type StoreName,
+} from './__fixtures__/claim-workers.js';
 
 /*
  * Several processes on one store (issue 11, F21, F40): real processes running the built
@@ -16,7 +24,13 @@ afterAll(() => dropScenarioSchemas());
 describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (storeName) => {
   it('refuses resume() in another process while a live process runs a slow approved tool: it runs once and nobody is asked whether it ran', async () => {
     const scenario = await newScenario(storeName);
-    const runner = startWorker(scenario, { mode: 'start', threadId: 'slow-1', approve: true, toolMs: 3_000, leaseMs: 600 });
+    const runner = startWorker(scenario, {
+      mode: 'start',
+      threadId: 'slow-1',
+      approve: true,
+      toolMs: 3_000,
+      leaseMs: 600,
+    });
     await runner.printed('TOOL-STARTED slow-1');
     // Well past the lease: a claim that was not renewed during the tool would have run out.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -36,7 +50,13 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
 
   it('fences off a process frozen mid-tool past its lease: once another took the thread over, the woken process writes nothing', async () => {
     const scenario = await newScenario(storeName);
-    const frozen = startWorker(scenario, { mode: 'start', threadId: 'frozen-1', approve: true, toolMs: 1_500, leaseMs: 500 });
+    const frozen = startWorker(scenario, {
+      mode: 'start',
+      threadId: 'frozen-1',
+      approve: true,
+      toolMs: 1_500,
+      leaseMs: 500,
+    });
     await frozen.printed('TOOL-STARTED frozen-1');
     frozen.child.kill('SIGSTOP');
     try {
@@ -66,7 +86,10 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     const [interactionId] = started.result?.outcome?.pendingInteractionIds ?? [];
 
     // The file is edited, its version left at the default.
-    await writeFile(scenario.workflow, JSON.stringify(deployWorkflow('Run the database migration first, then deploy.')));
+    await writeFile(
+      scenario.workflow,
+      JSON.stringify(deployWorkflow('Run the database migration first, then deploy.')),
+    );
     const answered = await startWorker(scenario, { mode: 'respond', interactionId, answer: { approved: true } }).exit;
     expect(answered.result?.error?.code, answered.stderr).toBe('WORKFLOW_CHANGED');
     expect(answered.result?.error?.message).toMatch(/hash [0-9a-f]{12}….*hash [0-9a-f]{12}…/);
@@ -88,7 +111,6 @@ async function snapshot(scenario: Awaited<ReturnType<typeof newScenario>>, threa
   }));
 }
 
-
 const PROCESSES = 8;
 const ROUND_TRIPS = Number(process.env['INTERLOCK_AUDIT_ROUND_TRIPS'] ?? 1_000);
 
@@ -96,7 +118,10 @@ describe('the audit log under many processes on one PostgreSQL (issue 11, F33, F
   it(`takes ${PROCESSES} processes × ${ROUND_TRIPS} approval round trips with no failed append, verifies, and reports a removed last entry`, async () => {
     const scenario = await newScenario('PostgreSQL');
     const exits = await Promise.all(
-      Array.from({ length: PROCESSES }, () => startWorker(scenario, { mode: 'roundTrips', approve: true, count: ROUND_TRIPS }).exit),
+      Array.from(
+        { length: PROCESSES },
+        () => startWorker(scenario, { mode: 'roundTrips', approve: true, count: ROUND_TRIPS }).exit,
+      ),
     );
     for (const exit of exits) expect(exit.result, exit.stderr).toEqual({ completed: ROUND_TRIPS, failures: [] });
     expect(ledgerLines(scenario)).toHaveLength(PROCESSES * ROUND_TRIPS);
@@ -110,12 +135,17 @@ describe('the audit log under many processes on one PostgreSQL (issue 11, F33, F
         const client = new pg.Client({ connectionString: (scenario.store as { url: string }).url });
         await client.connect();
         try {
-          await client.query(`DELETE FROM "${(scenario.store as { schema: string }).schema}".audit_entries WHERE sequence = (SELECT MAX(sequence) FROM "${(scenario.store as { schema: string }).schema}".audit_entries)`);
+          await client.query(
+            `DELETE FROM "${(scenario.store as { schema: string }).schema}".audit_entries WHERE sequence = (SELECT MAX(sequence) FROM "${(scenario.store as { schema: string }).schema}".audit_entries)`,
+          );
         } finally {
           await client.end();
         }
       });
-      expect(await interlock.verifyAudit()).toMatchObject({ valid: false, reason: expect.stringMatching(/removed from the end/) });
+      expect(await interlock.verifyAudit()).toMatchObject({
+        valid: false,
+        reason: expect.stringMatching(/removed from the end/),
+      });
     } finally {
       await interlock.close();
     }

@@ -35,7 +35,11 @@ export function newThreadRecord(
     const declaration = declared.get(name);
     if (declaration?.scope === 'thread') variables[name] = value;
     else if (declaration?.scope === 'subgraph') frameVariables[name] = value;
-    else throw new InterlockError('VARIABLE_UNDECLARED', `input "${name}" is not a declared thread or subgraph variable of workflow "${workflow.id}"`);
+    else
+      throw new InterlockError(
+        'VARIABLE_UNDECLARED',
+        `input "${name}" is not a declared thread or subgraph variable of workflow "${workflow.id}"`,
+      );
   }
   const at = new Date(now).toISOString();
   const threadId = options.threadId ?? randomUUID();

@@ -32,18 +32,40 @@ describe('newThreadRecord (the record start() writes)', () => {
   );
 
   it('puts input into the scope each name is declared in, at the START node, bound to the definition', () => {
-    const thread = newThreadRecord(workflow, { input: { task: 'refund', draft: 'hello' }, threadId: 't-1', channel: 'web' }, { epoch: 4, lease }, NOW);
+    const thread = newThreadRecord(
+      workflow,
+      { input: { task: 'refund', draft: 'hello' }, threadId: 't-1', channel: 'web' },
+      { epoch: 4, lease },
+      NOW,
+    );
     expect(thread.variables).toMatchObject({ task: 'refund' });
     expect(thread.frames).toEqual([
-      { workflowId: 'intake', workflowVersion: '1', definitionHash: definitionHash(workflow), cursor: 'start', variables: { draft: 'hello' }, loops: [] },
+      {
+        workflowId: 'intake',
+        workflowVersion: '1',
+        definitionHash: definitionHash(workflow),
+        cursor: 'start',
+        variables: { draft: 'hello' },
+        loops: [],
+      },
     ]);
-    expect(thread).toMatchObject({ threadId: 't-1', channel: 'web', status: 'running', epoch: 4, lease, version: 0, createdAt: CREATED_AT });
+    expect(thread).toMatchObject({
+      threadId: 't-1',
+      channel: 'web',
+      status: 'running',
+      epoch: 4,
+      lease,
+      version: 0,
+      createdAt: CREATED_AT,
+    });
     expect(thread.session).toEqual({ sessionId: 't-1' });
   });
 
   it('refuses input that names no declared thread or subgraph variable (VARIABLE_UNDECLARED)', () => {
     const start = () => newThreadRecord(workflow, { input: { amount: 5 } }, { epoch: 1, lease }, NOW);
-    expect(start).toThrowError(expect.objectContaining({ code: 'VARIABLE_UNDECLARED', message: expect.stringContaining('"amount"') }));
+    expect(start).toThrowError(
+      expect.objectContaining({ code: 'VARIABLE_UNDECLARED', message: expect.stringContaining('"amount"') }),
+    );
   });
 
   it('gives every thread its own id and its own copy of the approval settings', () => {
@@ -62,7 +84,8 @@ function handClock(start = NOW): Clock & { set(to: number): void } {
 }
 
 describe('DeadlineTimers (the deadlines of waits this process ran)', () => {
-  const at = (ms: number): InteractionRecord => interactionRecord({ interactionId: `i-${ms}`, deadline: new Date(Date.now() + ms).toISOString() });
+  const at = (ms: number): InteractionRecord =>
+    interactionRecord({ interactionId: `i-${ms}`, deadline: new Date(Date.now() + ms).toISOString() });
 
   it('calls onDue once per interaction when its deadline passes, and forgets it', async () => {
     const due: string[] = [];
@@ -104,7 +127,16 @@ describe('AnswerIntake (the first half of respond)', () => {
       threadRecord({
         workflowId: 'intake',
         workflowVersion: '1',
-        frames: [{ workflowId: 'intake', workflowVersion: '1', definitionHash: definitionHash(workflow), cursor: 'ask', variables: {}, loops: [] }],
+        frames: [
+          {
+            workflowId: 'intake',
+            workflowVersion: '1',
+            definitionHash: definitionHash(workflow),
+            cursor: 'ask',
+            variables: {},
+            loops: [],
+          },
+        ],
         status: 'waiting',
         pendingInteractionIds: ['i-1'],
         version: 0,
@@ -114,7 +146,13 @@ describe('AnswerIntake (the first half of respond)', () => {
       interactionId: 'i-1',
       nodeId: 'ask',
       deadline: new Date(NOW + 60_000).toISOString(),
-      request: { ...interactionRecord().request, interactionId: 'i-1', operationType: 'UPDATE_VARIABLES', prompt: 'Your answer?', input: { kind: 'confirm' } },
+      request: {
+        ...interactionRecord().request,
+        interactionId: 'i-1',
+        operationType: 'UPDATE_VARIABLES',
+        prompt: 'Your answer?',
+        input: { kind: 'confirm' },
+      },
     });
     delete question.request.toolApproval;
     await store.createInteraction(question);
@@ -149,13 +187,21 @@ describe('AnswerIntake (the first half of respond)', () => {
     const { intake } = await setUp('this-process');
     await intake.take('i-1', true, 'ada');
     expect(await intake.take('i-1', 'y', 'ada')).toMatchObject({ kind: 'stored', repeated: true });
-    expect(await intake.take('i-1', false, 'bob')).toEqual({ kind: 'answered', status: 'already_answered', threadId: 'thread-1' });
+    expect(await intake.take('i-1', false, 'bob')).toEqual({
+      kind: 'answered',
+      status: 'already_answered',
+      threadId: 'thread-1',
+    });
   });
 
   it('times out a question whose deadline passed instead of storing a late answer', async () => {
     const { store, clock, intake, expired } = await setUp('this-process');
     clock.set(NOW + 60_000);
-    expect(await intake.take('i-1', true, 'ada')).toEqual({ kind: 'answered', status: 'expired', threadId: 'thread-1' });
+    expect(await intake.take('i-1', true, 'ada')).toEqual({
+      kind: 'answered',
+      status: 'expired',
+      threadId: 'thread-1',
+    });
     expect(expired).toEqual(['i-1']);
     expect((await store.getInteraction('i-1'))?.response).toBeUndefined();
   });
@@ -184,7 +230,11 @@ describe('AnswerIntake (the first half of respond)', () => {
 
   it('with workers, stores the answer with the jobs that continue and recover its thread', async () => {
     const { store, intake } = await setUp('workers');
-    expect(await intake.take('i-1', true, 'ada')).toEqual({ kind: 'answered', status: 'scheduled', threadId: 'thread-1' });
+    expect(await intake.take('i-1', true, 'ada')).toEqual({
+      kind: 'answered',
+      status: 'scheduled',
+      threadId: 'thread-1',
+    });
     const later = (ms: number) => new Date(NOW + ms).toISOString();
     const jobs = await store.takeJobs!(['intake'], 'worker', later(3_600_000), later(3_601_000), 10);
     expect(jobs.map((job) => job.kind).sort()).toEqual(['continue', 'recover']);

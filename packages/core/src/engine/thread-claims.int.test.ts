@@ -11,7 +11,9 @@ import { openSqliteStore } from '../persistence/sqlite/open-sqlite-store.js';
 /** A person who never answers: the handler waits until the engine calls the question off. */
 const silentPerson: IUserInteractionHandler = {
   handle: (_request, context) =>
-    new Promise((resolve) => context.signal.addEventListener('abort', () => resolve({ outcome: 'cancelled', reason: 'called off' }))),
+    new Promise((resolve) =>
+      context.signal.addEventListener('abort', () => resolve({ outcome: 'cancelled', reason: 'called off' })),
+    ),
 };
 
 const open: Interlock[] = [];
@@ -32,7 +34,7 @@ async function instance(store: StoreOptions, options: Parameters<typeof createIn
 describe('a thread asked about in one process and answered in another (issue 5, F21)', () => {
   const definition = linearWorkflow([askNode('ask', { timeout: '1h' })], { id: 'leased' });
 
-  it('lets the asking process take the thread forward with the other process\'s answer', async () => {
+  it("lets the asking process take the thread forward with the other process's answer", async () => {
     const store = await sqliteStore();
     const asking = await instance(store, { handlers: { terminal: silentPerson } });
     const requested = firstValueFrom(asking.events$.pipe(ofType('USER_INTERACTION_REQUESTED')));
@@ -61,7 +63,10 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const other = await instance(store);
     const answer = await other.respond(interactionId, 'after the first stopped');
     expect(answer.status).toBe('accepted');
-    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'after the first stopped' });
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({
+      status: 'completed',
+      output: 'after the first stopped',
+    });
     expect(thread.threadId).toBe(answer.threadId);
   });
 
@@ -74,7 +79,13 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const raw = await openSqliteStore({ path: store.path });
     const now = Date.now();
     const stored = await raw.getThread(waiting.threadId);
-    const claim = await raw.claimThread(waiting.threadId, 'a-dead-process', new Date(now + 600).toISOString(), new Date(now).toISOString(), stored!.version);
+    const claim = await raw.claimThread(
+      waiting.threadId,
+      'a-dead-process',
+      new Date(now + 600).toISOString(),
+      new Date(now).toISOString(),
+      stored!.version,
+    );
     expect(claim.status).toBe('claimed');
     await raw.close();
 
@@ -82,7 +93,10 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const answer = await first.respond(question!.interactionId, 'late but applied');
     expect(performance.now() - started).toBeGreaterThanOrEqual(400);
     expect(answer.status).toBe('accepted');
-    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'late but applied' });
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({
+      status: 'completed',
+      output: 'late but applied',
+    });
   });
 
   it('takes the thread forward itself when the other process stops asking (frees its lease) without taking the answer', async () => {
@@ -93,7 +107,13 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     const other = await openSqliteStore({ path: store.path });
     const now = Date.now();
     const stored = await other.getThread(waiting.threadId);
-    const claim = await other.claimThread(waiting.threadId, 'an-asking-process', new Date(now + 10_000).toISOString(), new Date(now).toISOString(), stored!.version);
+    const claim = await other.claimThread(
+      waiting.threadId,
+      'an-asking-process',
+      new Date(now + 10_000).toISOString(),
+      new Date(now).toISOString(),
+      stored!.version,
+    );
     if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
     await other.flush();
 
@@ -103,7 +123,10 @@ describe('a thread asked about in one process and answered in another (issue 5, 
     await other.close();
     const answer = await answering;
     expect(answer.status === 'accepted' && answer.thread !== undefined).toBe(true);
-    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({ status: 'completed', output: 'applied after all' });
+    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({
+      status: 'completed',
+      output: 'applied after all',
+    });
   });
 
   it('refuses a lease shorter than 100 ms as INVALID_OPTIONS', async () => {
@@ -122,7 +145,10 @@ describe('an answer that races a run as it suspends, in the same process (F21)',
       const { interactionId } = await requested;
       for (let tick = 0; tick < delay; tick += 1) await Promise.resolve();
       const answer = await interlock.respond(interactionId, `answer ${delay}`);
-      const [first, second] = await Promise.allSettled([thread.done(), answer.status === 'accepted' ? answer.thread?.done() : undefined]);
+      const [first, second] = await Promise.allSettled([
+        thread.done(),
+        answer.status === 'accepted' ? answer.thread?.done() : undefined,
+      ]);
       expect(first.status, `run that suspended, answer after ${delay} ticks`).toBe('fulfilled');
       expect(second.status, `answer after ${delay} ticks`).toBe('fulfilled');
       expect(await interlock.thread(thread.threadId)).toMatchObject({ status: 'completed', output: `answer ${delay}` });

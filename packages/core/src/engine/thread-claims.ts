@@ -52,7 +52,11 @@ export class ThreadClaims {
 
   /** Whether another process holds a live claim on the thread. */
   heldElsewhere(thread: ThreadRecord): boolean {
-    return thread.lease !== undefined && thread.lease.owner !== this.owner && Date.parse(thread.lease.until) > this.clock.now();
+    return (
+      thread.lease !== undefined &&
+      thread.lease.owner !== this.owner &&
+      Date.parse(thread.lease.until) > this.clock.now()
+    );
   }
 
   /**
@@ -106,7 +110,8 @@ export class ThreadClaims {
       await new Promise((resolve) => setTimeout(resolve, this.pollMs));
       if ((await this.store.getInteraction(interactionId))?.status !== 'responded') return true;
       const thread = await this.store.getThread(threadId);
-      if (!thread || !this.heldElsewhere(thread)) return (await this.store.getInteraction(interactionId))?.status !== 'responded';
+      if (!thread || !this.heldElsewhere(thread))
+        return (await this.store.getInteraction(interactionId))?.status !== 'responded';
     }
   }
 

@@ -87,13 +87,26 @@ export async function keepDefinition(store: ICheckpointStore, workflow: Workflow
   if (stored !== undefined && definitionHash(stored) !== hash) throw changed(workflow, definitionHash(stored), hash);
 }
 
-function changed(workflow: WorkflowDefinition, storedHash: string, loadedHash: string, threadId?: string): InterlockError {
+function changed(
+  workflow: WorkflowDefinition,
+  storedHash: string,
+  loadedHash: string,
+  threadId?: string,
+): InterlockError {
   const whose = threadId === undefined ? 'threads in the store use' : `thread ${threadId} runs`;
   return new InterlockError(
     'WORKFLOW_CHANGED',
     `workflow "${workflow.id}" version ${workflow.version} was edited: ${whose} the definition with hash ${storedHash.slice(0, 12)}…, ` +
       `but the one loaded has hash ${loadedHash.slice(0, 12)}…. Nothing was stored or run. Give the edited workflow a new version ` +
       `(threads waiting on the old one go on with the old file, or with the copy kept in the store when it is not loaded)`,
-    { details: { workflowId: workflow.id, version: workflow.version, storedHash, loadedHash, ...(threadId === undefined ? {} : { threadId }) } },
+    {
+      details: {
+        workflowId: workflow.id,
+        version: workflow.version,
+        storedHash,
+        loadedHash,
+        ...(threadId === undefined ? {} : { threadId }),
+      },
+    },
   );
 }

@@ -88,14 +88,26 @@ export class ThreadRunner {
       expire: (interaction) => this.expire(interaction),
       retire: (interactionId) => this.retire(interactionId),
     });
-    this.runs = new ThreadRuns(coordinator, bus, store, claims, (outcome) => this.afterRun(outcome), (threadId, reason) => this.cancel(threadId, reason));
+    this.runs = new ThreadRuns(
+      coordinator,
+      bus,
+      store,
+      claims,
+      (outcome) => this.afterRun(outcome),
+      (threadId, reason) => this.cancel(threadId, reason),
+    );
   }
 
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const registered = this.workflows.get(workflow.id);
     const runsHere = this.jobs.runsThreads;
-    const record = newThreadRecord(registered, options, runsHere ? this.claims.initial() : { epoch: 0 }, this.clock.now());
+    const record = newThreadRecord(
+      registered,
+      options,
+      runsHere ? this.claims.initial() : { epoch: 0 },
+      this.clock.now(),
+    );
     await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
     await this.definitions.keep(registered);
     if (!runsHere) {
@@ -120,7 +132,10 @@ export class ThreadRunner {
     this.assertOpen();
     const thread = await this.loadThread(threadId);
     if (thread.status !== 'waiting' && thread.status !== 'running') {
-      throw new InterlockError('THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`);
+      throw new InterlockError(
+        'THREAD_NOT_WAITING',
+        `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`,
+      );
     }
     await this.store.scheduleJobs?.(this.jobs.forHandOver(thread));
     await durable(this.store);
@@ -151,12 +166,16 @@ export class ThreadRunner {
     // Only the process that holds the thread retires the questions it never got to ask.
     // (Read by thread, not by status: the thread's few rows, however many others wait.)
     for (const orphan of await this.store.listInteractions({ threadId })) {
-      if (orphan.status === 'pending' && !thread.pendingInteractionIds.includes(orphan.interactionId)) await this.retire(orphan.interactionId);
+      if (orphan.status === 'pending' && !thread.pendingInteractionIds.includes(orphan.interactionId))
+        await this.retire(orphan.interactionId);
     }
     for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
     return this.runs.launch(thread, () =>
-      this.coordinator.emit(thread, { type: 'THREAD_RESUMED', ...(interactionId === undefined ? {} : { interactionId }) }),
+      this.coordinator.emit(thread, {
+        type: 'THREAD_RESUMED',
+        ...(interactionId === undefined ? {} : { interactionId }),
+      }),
     );
   }
 
@@ -169,7 +188,10 @@ export class ThreadRunner {
     let thread = read;
     for (let attempt = 1; ; attempt += 1) {
       if (thread.status !== 'waiting' && thread.status !== 'running') {
-        throw new InterlockError('THREAD_NOT_WAITING', `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`);
+        throw new InterlockError(
+          'THREAD_NOT_WAITING',
+          `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`,
+        );
       }
       this.assertNotHeldElsewhere(thread);
       await this.definitions.load(thread);
@@ -177,7 +199,10 @@ export class ThreadRunner {
       if (claimed === 'claimed') return thread;
       if (claimed === 'busy') this.assertNotHeldElsewhere(thread);
       if (attempt >= attempts) {
-        throw new InterlockError('THREAD_BUSY', `thread ${thread.threadId} is being taken forward by another process: try again when it waits`);
+        throw new InterlockError(
+          'THREAD_BUSY',
+          `thread ${thread.threadId} is being taken forward by another process: try again when it waits`,
+        );
       }
       thread = await this.loadThread(thread.threadId);
     }
@@ -197,8 +222,10 @@ export class ThreadRunner {
     if (intake.kind === 'answered') {
       const { status, threadId } = intake;
       const repeated = intake.repeated === true ? { repeated: true as const } : {};
-      if (status === 'scheduled') return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-      if (status === 'applied') return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+      if (status === 'scheduled')
+        return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
+      if (status === 'applied')
+        return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
       return { status, threadId };
     }
     this.timers.disarm(interactionId);
@@ -277,7 +304,8 @@ export class ThreadRunner {
     let expired = 0;
     for (const interaction of await this.store.listInteractions({ status: 'pending' })) {
       if (interaction.deadline === null || Date.parse(interaction.deadline) > now) continue;
-      if (await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline')) expired += 1;
+      if (await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline'))
+        expired += 1;
     }
     if (expired > 0) await durable(this.store);
     return expired;
@@ -289,7 +317,8 @@ export class ThreadRunner {
     const asked: InteractionRecord[] = [];
     const threads = new Map<string, Promise<ThreadRecord | undefined>>();
     for (const interaction of interactions) {
-      if (!threads.has(interaction.threadId)) threads.set(interaction.threadId, this.store.getThread(interaction.threadId));
+      if (!threads.has(interaction.threadId))
+        threads.set(interaction.threadId, this.store.getThread(interaction.threadId));
       const thread = await threads.get(interaction.threadId);
       if (thread?.pendingInteractionIds.includes(interaction.interactionId)) asked.push(interaction);
     }
@@ -313,7 +342,11 @@ export class ThreadRunner {
   }
 
   private async retire(interactionId: string): Promise<void> {
-    await this.store.failInteraction(interactionId, 'cancelled', 'superseded: the process stopped before the thread asked this, and it asked again');
+    await this.store.failInteraction(
+      interactionId,
+      'cancelled',
+      'superseded: the process stopped before the thread asked this, and it asked again',
+    );
   }
 
   /**
@@ -348,8 +381,13 @@ export class ThreadRunner {
   /** Times out a durable wait: the thread resumes and fails the interaction with reason `timeout`. */
   private async expire(interaction: InteractionRecord): Promise<void> {
     this.timers.disarm(interaction.interactionId);
-    const failed = await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
-    if (failed && this.runs.get(interaction.threadId) === undefined && !this.closed) await this.resume(interaction.threadId);
+    const failed = await this.store.failInteraction(
+      interaction.interactionId,
+      'timeout',
+      'nobody answered before the deadline',
+    );
+    if (failed && this.runs.get(interaction.threadId) === undefined && !this.closed)
+      await this.resume(interaction.threadId);
   }
 
   private assertNotHeldElsewhere(thread: ThreadRecord): void {

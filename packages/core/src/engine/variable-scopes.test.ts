@@ -9,7 +9,12 @@ afterEach(async () => {
   interlock = undefined;
 });
 
-const assign = (id: string, variableName: string, expression: string, scope?: 'global' | 'thread' | 'subgraph' | 'loop') => ({
+const assign = (
+  id: string,
+  variableName: string,
+  expression: string,
+  scope?: 'global' | 'thread' | 'subgraph' | 'loop',
+) => ({
   id,
   type: 'VARIABLE' as const,
   config: { assignments: [{ variableName, expression, ...(scope === undefined ? {} : { scope }) }] },
@@ -64,7 +69,11 @@ describe('variable scopes (F3)', () => {
       linearWorkflow(
         [
           assign('before', 'trail', "{{ trail + ['parent'] }}"),
-          { id: 'sub', type: 'SUBGRAPH', config: { workflow: 'child', input: { text: '{{ word }}' }, output: { output: '{{ result }}' } } },
+          {
+            id: 'sub',
+            type: 'SUBGRAPH',
+            config: { workflow: 'child', input: { text: '{{ word }}' }, output: { output: '{{ result }}' } },
+          },
           assign('check', 'note', '{{ note }}'),
         ],
         {
@@ -93,9 +102,12 @@ describe('variable scopes (F3)', () => {
       }),
     );
     const parent = interlock.registerWorkflow(
-      linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'counter-child', output: { output: '{{ counter }}' } } }], {
-        id: 'counter-parent',
-      }),
+      linearWorkflow(
+        [{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'counter-child', output: { output: '{{ counter }}' } } }],
+        {
+          id: 'counter-parent',
+        },
+      ),
     );
     expect(await (await interlock.start(parent)).done()).toMatchObject({ status: 'completed', output: 6 });
     expect(await (await interlock.start(parent)).done()).toMatchObject({ status: 'completed', output: 7 });
@@ -110,7 +122,10 @@ describe('variable scopes (F3)', () => {
       }),
     );
     const parent = interlock.registerWorkflow(
-      linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'asker', output: { output: '{{ reply }}' } } }], { id: 'p2' }),
+      linearWorkflow(
+        [{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'asker', output: { output: '{{ reply }}' } } }],
+        { id: 'p2' },
+      ),
     );
     expect(await (await interlock.start(parent, { channel: 'cli' })).done()).toMatchObject({ output: 'from child' });
   });

@@ -41,11 +41,17 @@ export class VariableScopes {
     const loop = this.frame.loops.at(-1);
     const isLoopVariable = loop !== undefined && name in loop.variables && !declaration;
     if (!declaration && !isLoopVariable) {
-      throw new InterlockError('VARIABLE_UNDECLARED', `variable "${name}" is not declared in this workflow: declare it under [[variables]]`);
+      throw new InterlockError(
+        'VARIABLE_UNDECLARED',
+        `variable "${name}" is not declared in this workflow: declare it under [[variables]]`,
+      );
     }
     const target = declaration?.scope ?? 'loop';
     if (scope !== undefined && scope !== target) {
-      throw new InterlockError('VARIABLE_UNDECLARED', `variable "${name}" is declared with scope "${target}", not "${scope}"`);
+      throw new InterlockError(
+        'VARIABLE_UNDECLARED',
+        `variable "${name}" is declared with scope "${target}", not "${scope}"`,
+      );
     }
     switch (target) {
       case 'global':
@@ -60,7 +66,10 @@ export class VariableScopes {
         break;
       case 'loop':
         if (!loop) {
-          throw new InterlockError('VARIABLE_UNDECLARED', `variable "${name}" has scope "loop" but is written outside a LOOP body`);
+          throw new InterlockError(
+            'VARIABLE_UNDECLARED',
+            `variable "${name}" has scope "loop" but is written outside a LOOP body`,
+          );
         }
         loop.variables[name] = value;
         break;

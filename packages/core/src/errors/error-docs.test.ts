@@ -34,7 +34,10 @@ describe('docs/errors.md', () => {
 
   it('names no code that does not exist', () => {
     const unknown = documented.filter((code) => !codes.includes(code));
-    expect(unknown, `docs/errors.md has entries for codes that ErrorCode does not declare: ${unknown.join(', ')}`).toEqual([]);
+    expect(
+      unknown,
+      `docs/errors.md has entries for codes that ErrorCode does not declare: ${unknown.join(', ')}`,
+    ).toEqual([]);
   });
 
   it('documents each code once, with text under its heading', () => {

@@ -9,7 +9,9 @@ describe('expressions (CEL) and templates', () => {
   });
 
   it('interpolates expressions inside text', () => {
-    expect(renderTemplate('Hi {{ name }}, you have {{ count }} items', { name: 'Ada', count: 2 })).toBe('Hi Ada, you have 2 items');
+    expect(renderTemplate('Hi {{ name }}, you have {{ count }} items', { name: 'Ada', count: 2 })).toBe(
+      'Hi Ada, you have 2 items',
+    );
     expect(renderTemplate('data: {{ data }}', { data: { a: 1 } })).toBe('data: {"a":1}');
     expect(renderTemplate('no expressions here', {})).toBe('no expressions here');
   });
@@ -38,7 +40,12 @@ describe('templates with several expressions', () => {
 
 describe('templates inside structured values (TOOL node arguments)', () => {
   it('renders every nested string and keeps everything else', () => {
-    expect(renderDeep({ path: '{{ dir }}/a.txt', options: { mode: '{{ mode }}', tags: ['{{ dir }}', 3] }, force: true }, { dir: 'src', mode: 644 })).toEqual({
+    expect(
+      renderDeep(
+        { path: '{{ dir }}/a.txt', options: { mode: '{{ mode }}', tags: ['{{ dir }}', 3] }, force: true },
+        { dir: 'src', mode: 644 },
+      ),
+    ).toEqual({
       path: 'src/a.txt',
       options: { mode: 644, tags: ['src', 3] },
       force: true,

@@ -13,7 +13,9 @@ const SINGLE_EXPRESSION = /^\s*\{\{([\s\S]*?)\}\}\s*$/;
 
 type Compiled = (context: Record<string, unknown>) => unknown;
 
-const runtime = withLinearRegex(new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }));
+const runtime = withLinearRegex(
+  new Environment({ unlistedVariablesAreDyn: true, homogeneousAggregateLiterals: false }),
+);
 
 /** `matches()` in linear time: see ./linear-matches.ts. */
 function withLinearRegex(environment: Environment): Environment {
@@ -81,10 +83,15 @@ function asTemplate(condition: string): string {
  * error message, or undefined when the expression is fine.
  */
 export function checkExpression(expression: string, names: Iterable<string>): string | undefined {
-  const environment = withLinearRegex(new Environment({ unlistedVariablesAreDyn: false, homogeneousAggregateLiterals: false }));
+  const environment = withLinearRegex(
+    new Environment({ unlistedVariablesAreDyn: false, homogeneousAggregateLiterals: false }),
+  );
   for (const name of new Set(names)) environment.registerVariable(name, 'dyn');
   try {
-    const result = environment.check(withLinearMatches(expression, (source) => environment.parse(source) as never)) as { valid: boolean; error?: unknown };
+    const result = environment.check(withLinearMatches(expression, (source) => environment.parse(source) as never)) as {
+      valid: boolean;
+      error?: unknown;
+    };
     return result.valid ? undefined : firstLine(result.error);
   } catch (error) {
     return firstLine(error);
@@ -131,7 +138,8 @@ function firstLine(error: unknown): string {
 export function stringsIn(value: unknown, path = ''): { path: string; text: string }[] {
   if (typeof value === 'string') return [{ path, text: value }];
   if (Array.isArray(value)) return value.flatMap((item, index) => stringsIn(item, `${path}[${index}]`));
-  if (isPlainObject(value)) return Object.entries(value).flatMap(([key, item]) => stringsIn(item, path ? `${path}.${key}` : key));
+  if (isPlainObject(value))
+    return Object.entries(value).flatMap(([key, item]) => stringsIn(item, path ? `${path}.${key}` : key));
   return [];
 }
 
@@ -139,6 +147,7 @@ export function stringsIn(value: unknown, path = ''): { path: string; text: stri
 export function renderDeep(value: unknown, variables: Readonly<Record<string, unknown>>): unknown {
   if (typeof value === 'string') return renderTemplate(value, variables);
   if (Array.isArray(value)) return value.map((item) => renderDeep(item, variables));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, variables)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, renderDeep(item, variables)]));
   return value;
 }

@@ -65,7 +65,8 @@ function rewrite(source: string, call: AstNode): string {
   const args = call.args as [string, ...unknown[]];
   if (call.op === 'call') {
     // matches(x, p): the name is where the call starts.
-    if (source.slice(call.start, call.start + 'matches'.length) !== 'matches') throw new Error('cannot read a matches() call');
+    if (source.slice(call.start, call.start + 'matches'.length) !== 'matches')
+      throw new Error('cannot read a matches() call');
     return `${source.slice(0, call.start)}${LINEAR_MATCHES}${source.slice(call.start + 'matches'.length)}`;
   }
   // x.matches(p): the receiver's own text, the parentheses around it, then `.matches(`.

@@ -1,4 +1,10 @@
-import type { IUserInteractionHandler, ToolApprovalResponse, UserInteractionContext, UserInteractionHandlerResult, UserInteractionRequest } from '@interlock/sdk-types';
+import type {
+  IUserInteractionHandler,
+  ToolApprovalResponse,
+  UserInteractionContext,
+  UserInteractionHandlerResult,
+  UserInteractionRequest,
+} from '@interlock/sdk-types';
 
 /** A handler's answer to a tool approval, typed: approve, edit, reject, with an instruction or "remember". */
 export interface ToolApprovalAnswer {
@@ -25,13 +31,30 @@ export function defineHandler<Handler extends IUserInteractionHandler>(handler: 
 }
 
 /** `{ outcome: 'responded', input: { approved: true, … } }`: approve a tool call, optionally with edits or an instruction. */
-export function approve(details: Omit<ToolApprovalResponse, 'approved' | 'denyReason'> = {}, responder?: string): ToolApprovalAnswer {
-  return { outcome: 'responded', input: { ...details, approved: true }, ...(responder === undefined ? {} : { responder }) };
+export function approve(
+  details: Omit<ToolApprovalResponse, 'approved' | 'denyReason'> = {},
+  responder?: string,
+): ToolApprovalAnswer {
+  return {
+    outcome: 'responded',
+    input: { ...details, approved: true },
+    ...(responder === undefined ? {} : { responder }),
+  };
 }
 
 /** `{ outcome: 'responded', input: { approved: false, denyReason } }`: reject a tool call; the model is told why. */
 export function reject(denyReason?: string, responder?: string): ToolApprovalAnswer {
-  return { outcome: 'responded', input: { approved: false, ...(denyReason === undefined ? {} : { denyReason }) }, ...(responder === undefined ? {} : { responder }) };
+  return {
+    outcome: 'responded',
+    input: { approved: false, ...(denyReason === undefined ? {} : { denyReason }) },
+    ...(responder === undefined ? {} : { responder }),
+  };
 }
 
-export type { IUserInteractionHandler, UserInteractionContext, UserInteractionHandlerResult, UserInteractionRequest, ToolApprovalResponse };
+export type {
+  IUserInteractionHandler,
+  UserInteractionContext,
+  UserInteractionHandlerResult,
+  UserInteractionRequest,
+  ToolApprovalResponse,
+};

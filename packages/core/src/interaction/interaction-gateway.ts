@@ -95,7 +95,8 @@ export class InteractionGateway {
       };
     });
     // Each with its deadline job when threads continue in workers: the deadline fires in whichever process is alive.
-    for (const record of records) await this.store.createInteraction(record, fenceOf(thread), this.jobs.forInteractions(thread, [record]));
+    for (const record of records)
+      await this.store.createInteraction(record, fenceOf(thread), this.jobs.forInteractions(thread, [record]));
     thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
     thread.status = 'waiting';
     onStored?.(records);
@@ -126,10 +127,14 @@ export class InteractionGateway {
     // The run holds the thread's claim while a handler here asks: another process that
     // gets an answer only stores it, and the poll in awaitOne picks it up.
     const results = await Promise.all(
-      interactions.map((interaction) => (interaction.status === 'pending' ? this.awaitOne(interaction, context) : interaction)),
+      interactions.map((interaction) =>
+        interaction.status === 'pending' ? this.awaitOne(interaction, context) : interaction,
+      ),
     );
     const settled = results.filter((result): result is InteractionRecord => result !== 'suspend');
-    const suspendedIds = interactions.filter((_, index) => results[index] === 'suspend').map((interaction) => interaction.interactionId);
+    const suspendedIds = interactions
+      .filter((_, index) => results[index] === 'suspend')
+      .map((interaction) => interaction.interactionId);
     return { settled, suspended: suspendedIds.length > 0, suspendedIds };
   }
 
@@ -143,11 +148,15 @@ export class InteractionGateway {
 
   async load(interactionId: string): Promise<InteractionRecord> {
     const interaction = await this.store.getInteraction(interactionId);
-    if (!interaction) throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
+    if (!interaction)
+      throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
     return interaction;
   }
 
-  private async awaitOne(interaction: InteractionRecord, context: NodeExecutionContext): Promise<InteractionRecord | 'suspend'> {
+  private async awaitOne(
+    interaction: InteractionRecord,
+    context: NodeExecutionContext,
+  ): Promise<InteractionRecord | 'suspend'> {
     const { interactionId } = interaction;
     const deadline = interaction.deadline === null ? undefined : Date.parse(interaction.deadline);
     if (deadline !== undefined && deadline <= this.clock.now()) {
@@ -155,7 +164,11 @@ export class InteractionGateway {
     }
     if (context.signal.aborted) return this.onAbort(interactionId, context.signal);
     if (context.thread.channel === NO_RESPONDER_CHANNEL) {
-      return this.fail(interactionId, 'no_handler', `the thread runs on channel "${NO_RESPONDER_CHANNEL}": nobody can answer`);
+      return this.fail(
+        interactionId,
+        'no_handler',
+        `the thread runs on channel "${NO_RESPONDER_CHANNEL}": nobody can answer`,
+      );
     }
     const handler = this.handlers.get(context.thread.channel);
     if (!handler) return 'suspend';
@@ -166,7 +179,9 @@ export class InteractionGateway {
         this.askHandler(handler, interaction, context, abort.signal),
         this.responses.answered$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
         this.claims.settledElsewhere$(interactionId).pipe(map((): Settled => ({ kind: 'answered_elsewhere' }))),
-        deadline === undefined ? NEVER : timerUntil(deadline, this.clock).pipe(map((): Settled => ({ kind: 'timeout' }))),
+        deadline === undefined
+          ? NEVER
+          : timerUntil(deadline, this.clock).pipe(map((): Settled => ({ kind: 'timeout' }))),
         fromEvent(context.signal, 'abort').pipe(map((): Settled => ({ kind: 'cancelled' }))),
       ),
     );
@@ -201,7 +216,11 @@ export class InteractionGateway {
     );
   }
 
-  private async record(interaction: InteractionRecord, settled: Settled, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
+  private async record(
+    interaction: InteractionRecord,
+    settled: Settled,
+    signal: AbortSignal,
+  ): Promise<InteractionRecord | 'suspend'> {
     const { interactionId } = interaction;
     switch (settled.kind) {
       case 'answered_elsewhere':
@@ -211,17 +230,26 @@ export class InteractionGateway {
       case 'cancelled':
         return this.onAbort(interactionId, signal);
       case 'handler_error':
-        return this.fail(interactionId, 'handler_error', `the handler failed: ${toInterlockError(settled.error).message}`);
+        return this.fail(
+          interactionId,
+          'handler_error',
+          `the handler failed: ${toInterlockError(settled.error).message}`,
+        );
       case 'handler':
         break;
     }
     const parsed = UserInteractionHandlerResult.safeParse(settled.result);
     if (!parsed.success) {
-      return this.fail(interactionId, 'invalid_response', `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message}`);
+      return this.fail(
+        interactionId,
+        'invalid_response',
+        `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message}`,
+      );
     }
     const result = parsed.data;
     if (result.outcome === 'deferred') return 'suspend';
-    if (result.outcome === 'cancelled') return this.fail(interactionId, 'cancelled', result.reason ?? 'the person cancelled');
+    if (result.outcome === 'cancelled')
+      return this.fail(interactionId, 'cancelled', result.reason ?? 'the person cancelled');
     let input: unknown;
     try {
       input = this.interpreter.interpret(interaction, result.input);
@@ -242,10 +270,18 @@ export class InteractionGateway {
   /** Closing the process (or losing the claim) is not cancelling the thread: the wait stays in the store. */
   private async onAbort(interactionId: string, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
     if (isStop(signal.reason)) return 'suspend';
-    return this.fail(interactionId, 'cancelled', typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled');
+    return this.fail(
+      interactionId,
+      'cancelled',
+      typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled',
+    );
   }
 
-  private async fail(interactionId: string, reason: InteractionFailureReason, message: string): Promise<InteractionRecord> {
+  private async fail(
+    interactionId: string,
+    reason: InteractionFailureReason,
+    message: string,
+  ): Promise<InteractionRecord> {
     await this.store.failInteraction(interactionId, reason, message);
     return this.load(interactionId);
   }

@@ -11,7 +11,8 @@ const NO = new Set(['n', 'no', 'false', '0']);
  * json → parsed JSON, text → string. Throws INTERACTION_INVALID_RESPONSE otherwise.
  */
 export function interpretInput(kind: InputKind | undefined, raw: unknown): unknown {
-  const invalid = (message: string) => new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
+  const invalid = (message: string) =>
+    new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
   if (raw === undefined) throw invalid('the answer is empty: send an input value');
   switch (kind?.kind) {
     case undefined:
@@ -29,7 +30,9 @@ export function interpretInput(kind: InputKind | undefined, raw: unknown): unkno
     case 'choice': {
       const values = kind.options.map((option) => (typeof option === 'string' ? option : option.value));
       if (typeof raw === 'string' && values.includes(raw)) return raw;
-      throw invalid(`expected one of ${values.map((value) => JSON.stringify(value)).join(', ')}, got ${JSON.stringify(raw)}`);
+      throw invalid(
+        `expected one of ${values.map((value) => JSON.stringify(value)).join(', ')}, got ${JSON.stringify(raw)}`,
+      );
     }
     case 'json':
       if (typeof raw !== 'string') return raw;

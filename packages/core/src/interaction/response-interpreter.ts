@@ -32,14 +32,19 @@ export class ResponseInterpreter {
   }
 
   private interpretApproval(interaction: InteractionRecord, raw: unknown): ToolApprovalResponse {
-    const invalid = (message: string) => new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
+    const invalid = (message: string) =>
+      new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
     const details = interaction.request.toolApproval;
     if (!details) throw invalid('this approval request has no tool call');
-    const parsed = ToolApprovalResponse.safeParse(details.stage === 'recovery' && typeof raw === 'string' && RESOLUTIONS.has(raw.trim().toLowerCase())
-      ? { approved: raw.trim().toLowerCase() !== 'fail', resolution: raw.trim().toLowerCase() }
-      : normalise(raw));
+    const parsed = ToolApprovalResponse.safeParse(
+      details.stage === 'recovery' && typeof raw === 'string' && RESOLUTIONS.has(raw.trim().toLowerCase())
+        ? { approved: raw.trim().toLowerCase() !== 'fail', resolution: raw.trim().toLowerCase() }
+        : normalise(raw),
+    );
     if (!parsed.success) {
-      throw invalid(`expected { approved: boolean, editedParameters?, userInstruction?, denyReason?, remember? }: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`);
+      throw invalid(
+        `expected { approved: boolean, editedParameters?, userInstruction?, denyReason?, remember? }: ${parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ')}`,
+      );
     }
     const response = parsed.data;
     if (response.resolution !== undefined && details.stage !== 'recovery') {
@@ -55,11 +60,15 @@ export class ResponseInterpreter {
     if (!response.approved) throw invalid('editedParameters only make sense with approved: true');
     if (details.stage === 'result') throw invalid('a result cannot be edited: approve or reject it');
     const tool = this.tools.find(details.toolName);
-    if (!tool) return { ...response, editedParameters: checkEditAgainstSchema(details, response.editedParameters, invalid) };
+    if (!tool)
+      return { ...response, editedParameters: checkEditAgainstSchema(details, response.editedParameters, invalid) };
     const edited = parseStrictly(tool.parameters, response.editedParameters);
     if (!edited.ok) throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.problem}`);
     const editedParameters = edited.value;
-    const decision = this.policy.decide({ toolName: tool.name, arguments: editedParameters }, { channel: interaction.request.session.channel });
+    const decision = this.policy.decide(
+      { toolName: tool.name, arguments: editedParameters },
+      { channel: interaction.request.session.channel },
+    );
     if (decision.outcome === 'deny') {
       throw invalid(`the edited arguments are denied (${decision.rule}): ${decision.reason}`);
     }
@@ -77,7 +86,10 @@ function checkEditAgainstSchema(
   edited: Record<string, unknown>,
   invalid: (message: string) => InterlockError,
 ): Record<string, unknown> {
-  if (details.parametersSchema === undefined) throw invalid(`tool ${details.toolName} is not available here, and its request carries no schema to check the edit against`);
+  if (details.parametersSchema === undefined)
+    throw invalid(
+      `tool ${details.toolName} is not available here, and its request carries no schema to check the edit against`,
+    );
   let schema: z.ZodType;
   try {
     schema = z.fromJSONSchema(details.parametersSchema as Parameters<typeof z.fromJSONSchema>[0]);
@@ -85,7 +97,8 @@ function checkEditAgainstSchema(
     throw invalid(`the schema of ${details.toolName} cannot be read here: approve or reject the call as proposed`);
   }
   const parsed = parseStrictly(schema, edited);
-  if (!parsed.ok) throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.problem}`);
+  if (!parsed.ok)
+    throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.problem}`);
   return parsed.value;
 }
 

@@ -25,14 +25,23 @@ export function parseJsonStrictly(text: string, maxDepth = MAX_JSON_DEPTH): unkn
   } catch (error) {
     throw invalid('syntax', `the text is not JSON (${(error as Error).message})`);
   }
-  if (scan.duplicate === '__proto__') throw invalid('prototype-key', 'the key "__proto__" is not accepted: rename it', { key: '__proto__' });
+  if (scan.duplicate === '__proto__')
+    throw invalid('prototype-key', 'the key "__proto__" is not accepted: rename it', { key: '__proto__' });
   if (scan.duplicate !== undefined) {
-    throw invalid('duplicate-key', `the key ${JSON.stringify(scan.duplicate)} appears twice in one object: send each key once`, { key: scan.duplicate });
+    throw invalid(
+      'duplicate-key',
+      `the key ${JSON.stringify(scan.duplicate)} appears twice in one object: send each key once`,
+      { key: scan.duplicate },
+    );
   }
   return value;
 }
 
-function invalid(problem: 'syntax' | 'duplicate-key' | 'prototype-key' | 'too-deep', message: string, extra: Record<string, unknown> = {}): InterlockError {
+function invalid(
+  problem: 'syntax' | 'duplicate-key' | 'prototype-key' | 'too-deep',
+  message: string,
+  extra: Record<string, unknown> = {},
+): InterlockError {
   return new InterlockError('JSON_INVALID', message, { details: { problem, ...extra } });
 }
 

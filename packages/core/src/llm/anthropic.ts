@@ -45,9 +45,14 @@ const DEFAULT_BASE_URL = 'https://api.anthropic.com';
  */
 export function anthropic(options: AnthropicOptions): ModelProvider {
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL;
-  const settings = validateSettings('anthropic', { ...options, baseURL }, { baseURL: DEFAULT_BASE_URL, model: 'claude-sonnet-4-5' });
+  const settings = validateSettings(
+    'anthropic',
+    { ...options, baseURL },
+    { baseURL: DEFAULT_BASE_URL, model: 'claude-sonnet-4-5' },
+  );
   const maxTokens = options.maxTokens ?? 4096;
-  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1) throw new InterlockError('INVALID_OPTIONS', `anthropic: maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
+  if (!Number.isSafeInteger(maxTokens) || maxTokens < 1)
+    throw new InterlockError('INVALID_OPTIONS', `anthropic: maxTokens must be a whole number ≥ 1, got ${maxTokens}`);
   let connected: Promise<{ sdk: AnthropicSdk; client: Anthropic }> | undefined;
   const connect = () =>
     (connected ??= loadAnthropic().then((sdk) => ({
@@ -72,7 +77,8 @@ export function anthropic(options: AnthropicOptions): ModelProvider {
       ...(request.tools?.length ? { tools: toAnthropicTools(request.tools) } : {}),
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     };
-    if (!settings.stream) return fromAnthropicMessage(await client.messages.create({ ...body, stream: false }, { signal: attempt.signal }));
+    if (!settings.stream)
+      return fromAnthropicMessage(await client.messages.create({ ...body, stream: false }, { signal: attempt.signal }));
     const stream = await client.messages.create({ ...body, stream: true }, { signal: attempt.signal });
     let text = '';
     let cutOff = false;
@@ -94,7 +100,11 @@ export function anthropic(options: AnthropicOptions): ModelProvider {
         cutOff = true;
       }
     }
-    const toolCalls: ModelToolCall[] = [...blocks.values()].map((block) => ({ id: block.id, name: block.name, ...parseToolArguments(block.json === '' ? '{}' : block.json, cutOff) }));
+    const toolCalls: ModelToolCall[] = [...blocks.values()].map((block) => ({
+      id: block.id,
+      name: block.name,
+      ...parseToolArguments(block.json === '' ? '{}' : block.json, cutOff),
+    }));
     return toolCalls.length === 0 ? { text } : { text, toolCalls };
   };
 
@@ -115,7 +125,10 @@ export function anthropic(options: AnthropicOptions): ModelProvider {
  * tool calls as `tool_use` blocks, and the tool results after them as one user message of
  * `tool_result` blocks (a rejection or an error marked `is_error`).
  */
-export function toAnthropicMessages(messages: readonly Message[]): { system?: string; messages: Anthropic.MessageParam[] } {
+export function toAnthropicMessages(messages: readonly Message[]): {
+  system?: string;
+  messages: Anthropic.MessageParam[];
+} {
   const system = messages.filter((message) => message.role === 'system').map((message) => message.content);
   const out: Anthropic.MessageParam[] = [];
   for (const [position, message] of messages.entries()) {
@@ -126,14 +139,20 @@ export function toAnthropicMessages(messages: readonly Message[]): { system?: st
         out.push({ role: 'user', content: message.content });
         break;
       case 'assistant': {
-        const content: Anthropic.ContentBlockParam[] = message.content === '' ? [] : [{ type: 'text', text: message.content }];
-        for (const call of message.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+        const content: Anthropic.ContentBlockParam[] =
+          message.content === '' ? [] : [{ type: 'text', text: message.content }];
+        for (const call of message.toolCalls ?? [])
+          content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
         out.push({ role: 'assistant', content: content.length === 0 ? '' : content });
         break;
       }
       case 'tool': {
         if (message.toolCallId === undefined) {
-          throw new InterlockError('MODEL_FAILED', `message ${position} of the conversation is a tool result without a toolCallId: set it to the id of the assistant's tool call`, { details: { position } });
+          throw new InterlockError(
+            'MODEL_FAILED',
+            `message ${position} of the conversation is a tool result without a toolCallId: set it to the id of the assistant's tool call`,
+            { details: { position } },
+          );
         }
         const result: Anthropic.ToolResultBlockParam = {
           type: 'tool_result',
@@ -143,7 +162,12 @@ export function toAnthropicMessages(messages: readonly Message[]): { system?: st
         };
         const last = out[out.length - 1];
         // The results of one turn go back together, in one user message.
-        if (last?.role === 'user' && Array.isArray(last.content) && last.content.every((block) => block.type === 'tool_result')) last.content.push(result);
+        if (
+          last?.role === 'user' &&
+          Array.isArray(last.content) &&
+          last.content.every((block) => block.type === 'tool_result')
+        )
+          last.content.push(result);
         else out.push({ role: 'user', content: [result] });
         break;
       }
@@ -154,7 +178,11 @@ export function toAnthropicMessages(messages: readonly Message[]): { system?: st
 
 /** Tool specs as Messages API tools (parameters stay JSON Schema). */
 export function toAnthropicTools(tools: readonly ToolSpec[]): Anthropic.Tool[] {
-  return tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: { type: 'object', ...tool.parameters } }));
+  return tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: 'object', ...tool.parameters },
+  }));
 }
 
 /** A whole (not streamed) Messages API answer as a model response. */
@@ -162,7 +190,17 @@ export function fromAnthropicMessage(message: Anthropic.Message): ModelResponse 
   const cutOff = message.stop_reason === 'max_tokens';
   const text = message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   const toolCalls = message.content.flatMap((block): ModelToolCall[] =>
-    block.type === 'tool_use' ? [{ id: block.id, name: block.name, ...(isObject(block.input) ? { arguments: block.input } : parseToolArguments(JSON.stringify(block.input), cutOff)) }] : [],
+    block.type === 'tool_use'
+      ? [
+          {
+            id: block.id,
+            name: block.name,
+            ...(isObject(block.input)
+              ? { arguments: block.input }
+              : parseToolArguments(JSON.stringify(block.input), cutOff)),
+          },
+        ]
+      : [],
   );
   return toolCalls.length === 0 ? { text } : { text, toolCalls };
 }

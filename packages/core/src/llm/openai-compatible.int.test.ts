@@ -26,7 +26,13 @@ afterEach(async () => {
 });
 
 function provider(options: Partial<OpenAICompatibleOptions> = {}) {
-  return openAICompatible({ baseURL: server.baseURL, model: 'test-model', initialRetryDelayMs: 1, maxRetryDelayMs: 4, ...options });
+  return openAICompatible({
+    baseURL: server.baseURL,
+    model: 'test-model',
+    initialRetryDelayMs: 1,
+    maxRetryDelayMs: 4,
+    ...options,
+  });
 }
 
 function modelRequest(overrides: Partial<ModelRequest> = {}): ModelRequest {
@@ -46,7 +52,8 @@ async function rejection(promise: Promise<unknown>): Promise<InterlockError> {
     (error: unknown) => ({ rejected: error }),
   );
   if (!('rejected' in outcome)) throw new Error(`expected a rejection, got ${JSON.stringify(outcome.resolved)}`);
-  if (!InterlockError.is(outcome.rejected)) throw new Error(`expected an InterlockError, got ${String(outcome.rejected)}`);
+  if (!InterlockError.is(outcome.rejected))
+    throw new Error(`expected an InterlockError, got ${String(outcome.rejected)}`);
   return outcome.rejected;
 }
 
@@ -58,7 +65,16 @@ const weatherTool: ToolSpec = {
 
 describe('openAICompatible — streaming', () => {
   it('assembles streamed text and reports each delta as it arrives', async () => {
-    server.enqueue({ kind: 'stream', chunks: [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo, ' }), chunk({ content: 'world' }), chunk({}, 'stop')] });
+    server.enqueue({
+      kind: 'stream',
+      chunks: [
+        chunk({ role: 'assistant', content: '' }),
+        chunk({ content: 'Hel' }),
+        chunk({ content: 'lo, ' }),
+        chunk({ content: 'world' }),
+        chunk({}, 'stop'),
+      ],
+    });
     const deltas: string[] = [];
 
     const response = await provider().complete(modelRequest({ onTextDelta: (delta) => deltas.push(delta) }));
@@ -130,7 +146,9 @@ describe('openAICompatible — non-streaming', () => {
     });
     const deltas: string[] = [];
 
-    const response = await provider({ stream: false }).complete(modelRequest({ tools: [weatherTool], onTextDelta: (delta) => deltas.push(delta) }));
+    const response = await provider({ stream: false }).complete(
+      modelRequest({ tools: [weatherTool], onTextDelta: (delta) => deltas.push(delta) }),
+    );
 
     expect(response).toEqual({
       text: 'Let me look.',
@@ -144,7 +162,10 @@ describe('openAICompatible — non-streaming', () => {
   });
 
   it('answers null content as empty text', async () => {
-    server.enqueue({ kind: 'json', body: chatCompletion({ content: null, toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{}' }] }) });
+    server.enqueue({
+      kind: 'json',
+      body: chatCompletion({ content: null, toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{}' }] }),
+    });
 
     const response = await provider({ stream: false }).complete(modelRequest());
 
@@ -243,7 +264,13 @@ describe('openAICompatible — the request', () => {
   });
 
   it('rejects options it cannot use', () => {
-    for (const options of [{ baseURL: 'not a url' }, { baseURL: 'ftp://example.com/v1' }, { model: ' ' }, { maxRetries: -1 }, { maxRetries: 1.5 }]) {
+    for (const options of [
+      { baseURL: 'not a url' },
+      { baseURL: 'ftp://example.com/v1' },
+      { model: ' ' },
+      { maxRetries: -1 },
+      { maxRetries: 1.5 },
+    ]) {
       expect(() => provider(options)).toThrow(expect.objectContaining({ code: 'INVALID_OPTIONS' }));
     }
   });
@@ -277,13 +304,18 @@ describe('openAICompatible — retries and failures', () => {
   });
 
   it('does not retry a 400 and says the server rejected the request', async () => {
-    server.enqueue({ kind: 'error', status: 400, message: "'tools' is not supported by this model" }, { kind: 'stream', chunks: [chunk({ content: 'never' }, 'stop')] });
+    server.enqueue(
+      { kind: 'error', status: 400, message: "'tools' is not supported by this model" },
+      { kind: 'stream', chunks: [chunk({ content: 'never' }, 'stop')] },
+    );
 
     const error = await rejection(provider().complete(modelRequest()));
 
     expect(server.requests).toHaveLength(1);
     expect(error.code).toBe('MODEL_FAILED');
-    expect(error.message).toContain("failed: 400 'tools' is not supported by this model; the server rejected the request");
+    expect(error.message).toContain(
+      "failed: 400 'tools' is not supported by this model; the server rejected the request",
+    );
   });
 
   it('keeps the key out of the error when the server echoes it', async () => {
@@ -310,9 +342,15 @@ describe('openAICompatible — retries and failures', () => {
   it('retries when the connection is refused, then says to check that the server runs', async () => {
     const port = await closedPort();
 
-    const error = await rejection(provider({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 }).complete(modelRequest()));
+    const error = await rejection(
+      provider({ baseURL: `http://127.0.0.1:${port}/v1`, maxRetries: 2 }).complete(modelRequest()),
+    );
 
-    expect(error.message).toMatch(new RegExp(`^openai-compatible model test-model at http://127\\.0\\.0\\.1:${port}/v1 failed: could not reach the server`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `^openai-compatible model test-model at http://127\\.0\\.0\\.1:${port}/v1 failed: could not reach the server`,
+      ),
+    );
     expect(error.message).toContain('ECONNREFUSED');
     expect(error.message).toContain('(after 3 attempts); check that it is running');
   });
@@ -346,7 +384,9 @@ describe('openAICompatible — retries and failures', () => {
     const error = await rejection(provider().complete(modelRequest()));
 
     expect(server.requests).toHaveLength(1);
-    expect(error.message).toContain("failed: the server reported an error in its answer (the model crashed); check the server's logs");
+    expect(error.message).toContain(
+      "failed: the server reported an error in its answer (the model crashed); check the server's logs",
+    );
   });
 
   it('times out an attempt after timeoutMs and retries it', async () => {
@@ -372,7 +412,12 @@ describe('openAICompatible — retries and failures', () => {
   });
 
   it('does not cut off a slow stream that keeps sending chunks', async () => {
-    const chunks = [chunk({ content: 'a' }), chunk({ content: 'b' }), chunk({ content: 'c' }), chunk({ content: 'd' }, 'stop')];
+    const chunks = [
+      chunk({ content: 'a' }),
+      chunk({ content: 'b' }),
+      chunk({ content: 'c' }),
+      chunk({ content: 'd' }, 'stop'),
+    ];
     server.enqueue({ kind: 'stream', chunks, chunkIntervalMs: 40 });
 
     const response = await provider({ timeoutMs: 100, maxRetries: 0 }).complete(modelRequest());
@@ -412,7 +457,9 @@ describe('openAICompatible — cancellation', () => {
     server.enqueue({ kind: 'hang', chunks: [chunk({ content: 'Once upon' })] });
     const controller = new AbortController();
 
-    const error = await rejection(provider().complete(modelRequest({ signal: controller.signal, onTextDelta: () => controller.abort() })));
+    const error = await rejection(
+      provider().complete(modelRequest({ signal: controller.signal, onTextDelta: () => controller.abort() })),
+    );
 
     expect(error.details).toMatchObject({ aborted: true });
     await vi.waitFor(() => expect(server.requests[0]?.closedEarly).toBe(true));
@@ -421,7 +468,11 @@ describe('openAICompatible — cancellation', () => {
   it('stops waiting between retries when aborted', async () => {
     server.enqueue({ kind: 'error', status: 503, message: 'Overloaded', times: 2 });
     const controller = new AbortController();
-    const pending = rejection(provider({ initialRetryDelayMs: 60_000, maxRetryDelayMs: 60_000 }).complete(modelRequest({ signal: controller.signal })));
+    const pending = rejection(
+      provider({ initialRetryDelayMs: 60_000, maxRetryDelayMs: 60_000 }).complete(
+        modelRequest({ signal: controller.signal }),
+      ),
+    );
     await vi.waitFor(() => expect(server.requests).toHaveLength(1));
 
     controller.abort();

@@ -22,7 +22,13 @@ import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/compl
 import type { ModelProvider, ModelRequest, ModelResponse } from './model-provider.js';
 import { classifyFailure } from './openai-failure.js';
 import { retryingProvider, validateSettings, type Attempt, type ConnectionOptions } from './retrying-provider.js';
-import { fromChatCompletion, toChatMessages, toChatTools, ToolCallAssembler, withToolCalls } from './openai-messages.js';
+import {
+  fromChatCompletion,
+  toChatMessages,
+  toChatTools,
+  ToolCallAssembler,
+  withToolCalls,
+} from './openai-messages.js';
 
 type OpenAISdk = typeof import('openai');
 let openAISdk: Promise<OpenAISdk> | undefined;
@@ -63,7 +69,10 @@ const PLACEHOLDER_API_KEY = 'interlock-no-key';
  * const interlock = createInterlock({ models: { local: model } });
  */
 export function openAICompatible(options: OpenAICompatibleOptions): ModelProvider {
-  const settings = validateSettings('openAICompatible', options, { baseURL: 'http://localhost:11434/v1', model: 'gpt-4o-mini' });
+  const settings = validateSettings('openAICompatible', options, {
+    baseURL: 'http://localhost:11434/v1',
+    model: 'gpt-4o-mini',
+  });
   // The SDK is loaded on the first request: a process that never calls this model never pays for it.
   const createClient = (sdk: OpenAISdk): OpenAI =>
     new sdk.default({
@@ -94,7 +103,9 @@ export function openAICompatible(options: OpenAICompatibleOptions): ModelProvide
       ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     };
     if (!settings.stream) {
-      return fromChatCompletion(await client.chat.completions.create({ ...body, stream: false }, { signal: attempt.signal }));
+      return fromChatCompletion(
+        await client.chat.completions.create({ ...body, stream: false }, { signal: attempt.signal }),
+      );
     }
     const stream = await client.chat.completions.create({ ...body, stream: true }, { signal: attempt.signal });
     let text = '';

@@ -21,7 +21,8 @@ export interface FailureContext {
 }
 
 /** The error classes of a Stainless-generated SDK (`openai`, `@anthropic-ai/sdk`): the same names and shape. */
-export type SdkErrors = Pick<typeof OpenAISdk, 'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'> | SdkErrorClasses;
+export type SdkErrors =
+  Pick<typeof OpenAISdk, 'APIConnectionError' | 'APIConnectionTimeoutError' | 'APIError'> | SdkErrorClasses;
 
 /** The classes' shape, for an SDK other than openai's. */
 interface SdkErrorClasses {
@@ -36,7 +37,12 @@ export function classifyFailure(error: unknown, sdk: SdkErrors): AttemptFailure 
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
   if (error instanceof APIConnectionError) return { kind: 'connection', message: connectionMessage(error) };
   if (error instanceof APIError && typeof error.status === 'number') {
-    return { kind: 'status', status: error.status, message: error.message, retryAfterMs: readRetryAfterMs(error.headers) };
+    return {
+      kind: 'status',
+      status: error.status,
+      message: error.message,
+      retryAfterMs: readRetryAfterMs(error.headers),
+    };
   }
   if (error instanceof APIError) return { kind: 'reported', message: error.message };
   if (isBrokenConnection(error)) return { kind: 'connection', message: connectionMessage(error) };
@@ -111,13 +117,15 @@ function adviceFor(failure: AttemptFailure, context: FailureContext): string {
 }
 
 function statusAdvice(status: number, context: FailureContext): string {
-  if (status === 401 || status === 403) return 'check apiKey: the server did not accept it (local servers usually need none)';
+  if (status === 401 || status === 403)
+    return 'check apiKey: the server did not accept it (local servers usually need none)';
   if (status === 404) {
     return `check that the server has a model named "${context.model}" (Ollama: \`ollama pull ${context.model}\`) and that baseURL ends in /v1`;
   }
-  if (status === 429) return 'the server is rate limiting: wait and run again, lower the request rate, or raise maxRetries';
-  if (status >= 500) return "the server kept failing: check its logs, try again later, or raise maxRetries";
-  return 'the server rejected the request: check that the model supports what the node uses (tools, temperature) and the server\'s message above';
+  if (status === 429)
+    return 'the server is rate limiting: wait and run again, lower the request rate, or raise maxRetries';
+  if (status >= 500) return 'the server kept failing: check its logs, try again later, or raise maxRetries';
+  return "the server rejected the request: check that the model supports what the node uses (tools, temperature) and the server's message above";
 }
 
 /** The fetch errors behind a connection that broke mid-answer ("terminated", "fetch failed", ECONNRESET). */

@@ -68,14 +68,30 @@ describe('ToolCallAssembler', () => {
 
 describe('toChatMessages', () => {
   it('keeps an assistant text beside its tool calls', () => {
-    expect(toChatMessages([{ role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c1', name: 'find', arguments: { q: 'x' } }] }])).toEqual([
-      { role: 'assistant', content: 'Looking.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'find', arguments: '{"q":"x"}' } }] },
+    expect(
+      toChatMessages([
+        { role: 'assistant', content: 'Looking.', toolCalls: [{ id: 'c1', name: 'find', arguments: { q: 'x' } }] },
+      ]),
+    ).toEqual([
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'find', arguments: '{"q":"x"}' } }],
+      },
     ]);
   });
 
   it('refuses a tool result that does not say which call it answers', () => {
-    expect(() => toChatMessages([{ role: 'user', content: 'Hi' }, { role: 'tool', content: '42' }])).toThrow(
-      expect.objectContaining({ code: 'MODEL_FAILED', message: expect.stringContaining('message 1 of the conversation is a tool result without a toolCallId') }),
+    expect(() =>
+      toChatMessages([
+        { role: 'user', content: 'Hi' },
+        { role: 'tool', content: '42' },
+      ]),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'MODEL_FAILED',
+        message: expect.stringContaining('message 1 of the conversation is a tool result without a toolCallId'),
+      }),
     );
   });
 });

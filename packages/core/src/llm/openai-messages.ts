@@ -83,7 +83,10 @@ export function parseToolArguments(raw: unknown, cutOff = false): Pick<ModelTool
   }
   if (isPlainObject(value)) return { arguments: value };
   const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-  return { arguments: {}, argumentsError: argumentsError(`must be a JSON object, but they are ${describe(value)}`, text, cutOff) };
+  return {
+    arguments: {},
+    argumentsError: argumentsError(`must be a JSON object, but they are ${describe(value)}`, text, cutOff),
+  };
 }
 
 /** Reads a non-streamed completion's first choice. */
@@ -91,7 +94,10 @@ export function fromChatCompletion(completion: ChatCompletion): ModelResponse {
   // Some servers omit `choices` on odd replies; the SDK's type does not say so.
   const choice = completion.choices?.[0];
   if (!choice) {
-    throw new InterlockError('MODEL_FAILED', 'the server answered without any choice: check that it speaks the chat-completions API');
+    throw new InterlockError(
+      'MODEL_FAILED',
+      'the server answered without any choice: check that it speaks the chat-completions API',
+    );
   }
   const cutOff = choice.finish_reason === 'length';
   const toolCalls: ModelToolCall[] = [];
@@ -154,7 +160,8 @@ export function withToolCalls(text: string, toolCalls: ModelToolCall[]): ModelRe
 }
 
 function argumentsError(problem: string, raw: string, cutOff: boolean): string {
-  const preview = raw.length > RAW_ARGUMENTS_PREVIEW ? `${raw.slice(0, RAW_ARGUMENTS_PREVIEW)}… (${raw.length} characters)` : raw;
+  const preview =
+    raw.length > RAW_ARGUMENTS_PREVIEW ? `${raw.slice(0, RAW_ARGUMENTS_PREVIEW)}… (${raw.length} characters)` : raw;
   const why = cutOff ? ' (the reply was cut off at the token limit)' : '';
   return `the tool-call arguments ${problem}${why}; send a JSON object matching the tool's parameters. Received: ${preview}`;
 }

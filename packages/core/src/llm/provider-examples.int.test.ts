@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunk, startChatCompletionsServer, toolCallDelta, type ChatCompletionsServer } from '../__fixtures__/chat-completions-server.js';
+import {
+  chunk,
+  startChatCompletionsServer,
+  toolCallDelta,
+  type ChatCompletionsServer,
+} from '../__fixtures__/chat-completions-server.js';
 import { startMessagesServer, streamedMessage, type MessagesServer } from '../__fixtures__/messages-server.js';
 import { approve, createInterlock, defineHandler, loadProjectConfig, type UserInteractionRequest } from '../index.js';
 
@@ -48,7 +53,9 @@ async function runExample(file: string) {
   const interlock = await createInterlock({
     config: await loadProjectConfig(config),
     workspaceRoot: directory,
-    handlers: { cli: defineHandler({ handle: async (request: UserInteractionRequest) => (asked.push(request), approve()) }) },
+    handlers: {
+      cli: defineHandler({ handle: async (request: UserInteractionRequest) => (asked.push(request), approve()) }),
+    },
   });
   try {
     const workflow = await interlock.loadWorkflow(join(EXAMPLES, 'workflows', file));
@@ -61,7 +68,10 @@ async function runExample(file: string) {
 
 describe('the notes agents of examples/ on both model formats (issue 16)', () => {
   it('runs notes-openai.toml on an OpenAI-format server: the read runs, the write asks', async () => {
-    const call = (id: string, name: string, args: string) => ({ kind: 'stream' as const, chunks: [chunk(toolCallDelta(0, { id, name, arguments: args })), chunk({}, 'tool_calls')] });
+    const call = (id: string, name: string, args: string) => ({
+      kind: 'stream' as const,
+      chunks: [chunk(toolCallDelta(0, { id, name, arguments: args })), chunk({}, 'tool_calls')],
+    });
     openai.enqueue(
       call('c1', 'read_file', '{"path":"README.md"}'),
       call('c2', 'write_file', '{"path":"NOTES-openai.md","content":"People approve what agents do."}'),
@@ -72,24 +82,46 @@ describe('the notes agents of examples/ on both model formats (issue 16)', () =>
     expect(run.asked).toEqual([['write_file', 'ask:risk:MEDIUM']]);
     expect(await readFile(join(directory, 'NOTES-openai.md'), 'utf8')).toBe('People approve what agents do.');
     // The tool results went back in OpenAI's format.
-    const last = openai.requests.at(-1)?.body as { messages: Array<{ role: string; tool_call_id?: string; content?: string }> };
-    expect(last.messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual(['c1', 'c2']);
+    const last = openai.requests.at(-1)?.body as {
+      messages: Array<{ role: string; tool_call_id?: string; content?: string }>;
+    };
+    expect(last.messages.filter((message) => message.role === 'tool').map((message) => message.tool_call_id)).toEqual([
+      'c1',
+      'c2',
+    ]);
     expect(openai.requests[0]?.headers.authorization).toBe('Bearer sk-openai-test');
   });
 
   it('runs notes-anthropic.toml on an Anthropic-format server with the same tools and approvals', async () => {
     messages.enqueue(streamedMessage('', [{ id: 'toolu_1', name: 'read_file', json: ['{"path":', '"README.md"}'] }]));
-    messages.enqueue(streamedMessage('', [{ id: 'toolu_2', name: 'write_file', json: ['{"path":"NOTES-anthropic.md",', '"content":"People approve what agents do."}'] }]));
+    messages.enqueue(
+      streamedMessage('', [
+        {
+          id: 'toolu_2',
+          name: 'write_file',
+          json: ['{"path":"NOTES-anthropic.md",', '"content":"People approve what agents do."}'],
+        },
+      ]),
+    );
     messages.enqueue(streamedMessage('Wrote NOTES-anthropic.md.'));
     const run = await runExample('notes-anthropic.toml');
     expect(run.outcome).toMatchObject({ status: 'completed', output: 'Wrote NOTES-anthropic.md.' });
     expect(run.asked).toEqual([['write_file', 'ask:risk:MEDIUM']]);
     expect(await readFile(join(directory, 'NOTES-anthropic.md'), 'utf8')).toBe('People approve what agents do.');
     // The tool results went back as tool_result blocks, and the offered tools were the same.
-    const last = messages.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }>; tools: Array<{ name: string }> };
-    const results = last.messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block: { type?: string }) => block.type === 'tool_result');
+    const last = messages.requests.at(-1)?.body as {
+      messages: Array<{ role: string; content: unknown }>;
+      tools: Array<{ name: string }>;
+    };
+    const results = last.messages
+      .flatMap((message) => (Array.isArray(message.content) ? message.content : []))
+      .filter((block: { type?: string }) => block.type === 'tool_result');
     expect(results.map((block: { tool_use_id?: string }) => block.tool_use_id)).toEqual(['toolu_1', 'toolu_2']);
     expect(last.tools.map((tool) => tool.name)).toEqual(['read_file', 'write_file']);
-    expect((openai.requests[0]?.body as { tools: Array<{ function: { name: string } }> }).tools.map((tool) => tool.function.name)).toEqual(['read_file', 'write_file']);
+    expect(
+      (openai.requests[0]?.body as { tools: Array<{ function: { name: string } }> }).tools.map(
+        (tool) => tool.function.name,
+      ),
+    ).toEqual(['read_file', 'write_file']);
   });
 });

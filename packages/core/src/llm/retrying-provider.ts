@@ -59,10 +59,19 @@ export function retryingProvider(transport: ProviderTransport): ModelProvider {
   const redact = (text: string): string => (apiKey ? text.split(apiKey).join('***') : text);
 
   const failed = (failure: AttemptFailure, attempts: number, error: unknown, advice?: string): InterlockError =>
-    new InterlockError('MODEL_FAILED', `${where} failed: ${describeFailure(failure, { model, attempts, timeoutMs: settings.timeoutMs }, advice)}`, {
-      details: { model, baseURL: displayURL(baseURL), attempts, ...(failure.kind === 'status' ? { status: failure.status } : {}) },
-      cause: redactCause(error, redact),
-    });
+    new InterlockError(
+      'MODEL_FAILED',
+      `${where} failed: ${describeFailure(failure, { model, attempts, timeoutMs: settings.timeoutMs }, advice)}`,
+      {
+        details: {
+          model,
+          baseURL: displayURL(baseURL),
+          attempts,
+          ...(failure.kind === 'status' ? { status: failure.status } : {}),
+        },
+        cause: redactCause(error, redact),
+      },
+    );
 
   const cancelled = (signal: AbortSignal): InterlockError =>
     new InterlockError('MODEL_FAILED', `${where} was cancelled: the request's signal was aborted`, {
@@ -86,14 +95,22 @@ export function retryingProvider(transport: ProviderTransport): ModelProvider {
         } catch (error) {
           if (request.signal.aborted) throw cancelled(request.signal);
           if (InterlockError.is(error)) throw error;
-          const classified = attempt.timedOut || error instanceof AttemptTimedOut ? { kind: 'timeout' as const, message: 'timed out' } : await transport.classify(error);
+          const classified =
+            attempt.timedOut || error instanceof AttemptTimedOut
+              ? { kind: 'timeout' as const, message: 'timed out' }
+              : await transport.classify(error);
           // Only the server's words can carry the key (some servers echo it back).
           failure = { ...classified, message: redact(classified.message) };
           if (attempt.streamedText) {
             // Retrying would stream the same text a second time to whoever is listening.
             const what = failure.kind === 'timeout' ? `no chunk within ${settings.timeoutMs} ms` : failure.message;
             const message = `the stream broke after text had arrived (${what})`;
-            throw failed({ kind: 'other', message }, attempts, error, 'it is not retried, since the text was already streamed: run the node again');
+            throw failed(
+              { kind: 'other', message },
+              attempts,
+              error,
+              'it is not retried, since the text was already streamed: run the node again',
+            );
           }
           if (!isRetryable(failure) || attempts > settings.maxRetries) throw failed(failure, attempts, error);
           const retryAfterMs = failure.kind === 'status' ? failure.retryAfterMs : undefined;
@@ -166,7 +183,11 @@ export interface Settings {
  * Checks a provider's options: `baseURL` an http(s) URL, `model` not empty, numbers ≥ 0.
  * @throws InterlockError INVALID_OPTIONS naming `provider` (`openAICompatible`).
  */
-export function validateSettings(provider: string, options: ConnectionOptions & { baseURL: string; model: string }, example: { baseURL: string; model: string }): Settings {
+export function validateSettings(
+  provider: string,
+  options: ConnectionOptions & { baseURL: string; model: string },
+  example: { baseURL: string; model: string },
+): Settings {
   const invalid = (message: string): InterlockError => new InterlockError('INVALID_OPTIONS', `${provider}: ${message}`);
   let url: URL;
   try {
@@ -177,8 +198,10 @@ export function validateSettings(provider: string, options: ConnectionOptions & 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalid(`baseURL must be http(s), not ${url.protocol}: use e.g. ${example.baseURL}`);
   }
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw invalid(`timeoutMs must be a number > 0, got ${options.timeoutMs}`);
-  if (options.model.trim() === '') throw invalid(`model is empty: name the model as the server knows it, e.g. ${example.model}`);
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0))
+    throw invalid(`timeoutMs must be a number > 0, got ${options.timeoutMs}`);
+  if (options.model.trim() === '')
+    throw invalid(`model is empty: name the model as the server knows it, e.g. ${example.model}`);
   const count = (name: string, value: number | undefined, fallback: number, integer: boolean): number => {
     if (value === undefined) return fallback;
     if (!(value >= 0) || !Number.isFinite(value) || (integer && !Number.isInteger(value))) {

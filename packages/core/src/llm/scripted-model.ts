@@ -17,13 +17,16 @@ export interface ScriptedModel extends ModelProvider {
  * @example
  * const model = scriptedModel(['Plan: 1. read 2. write', 'Done.']);
  */
-export function scriptedModel(turns: ScriptedTurn[] | ((request: ModelRequest) => string | ModelResponse)): ScriptedModel {
+export function scriptedModel(
+  turns: ScriptedTurn[] | ((request: ModelRequest) => string | ModelResponse),
+): ScriptedModel {
   const requests: ModelRequest[] = [];
   return {
     name: 'scripted',
     requests,
     async complete(request) {
-      if (request.signal.aborted) throw new InterlockError('MODEL_FAILED', 'the scripted model was called after the run was stopped');
+      if (request.signal.aborted)
+        throw new InterlockError('MODEL_FAILED', 'the scripted model was called after the run was stopped');
       requests.push({ ...request, messages: structuredClone(request.messages) });
       const turn = typeof turns === 'function' ? turns : turns[requests.length - 1];
       if (turn === undefined) {

@@ -31,25 +31,40 @@ export const CLAUDE_CODE_TOOLS: Readonly<Record<string, AgentToolShape>> = {
   TodoWrite: { category: 'read', riskLevel: 'LOW', description: "Updates the agent's own task list" },
   Write: { category: 'write', riskLevel: 'MEDIUM', description: 'Writes a file', writes: 'file_path' },
   Edit: { category: 'write', riskLevel: 'MEDIUM', description: 'Edits a file', writes: 'file_path' },
-  MultiEdit: { category: 'write', riskLevel: 'MEDIUM', description: 'Edits a file in several places', writes: 'file_path' },
+  MultiEdit: {
+    category: 'write',
+    riskLevel: 'MEDIUM',
+    description: 'Edits a file in several places',
+    writes: 'file_path',
+  },
   NotebookEdit: { category: 'write', riskLevel: 'MEDIUM', description: 'Edits a notebook', writes: 'notebook_path' },
   Bash: { category: 'command', riskLevel: 'HIGH', description: 'Runs a shell command', command: 'command' },
   WebFetch: { category: 'network', riskLevel: 'MEDIUM', description: 'Fetches a URL' },
   WebSearch: { category: 'network', riskLevel: 'LOW', description: 'Searches the web' },
 };
 
-const UNKNOWN: AgentToolShape = { category: 'ask', riskLevel: 'MEDIUM', description: "A tool of the agent's that Interlock does not know" };
+const UNKNOWN: AgentToolShape = {
+  category: 'ask',
+  riskLevel: 'MEDIUM',
+  description: "A tool of the agent's that Interlock does not know",
+};
 
 /**
  * The tool Interlock decides about when an agent asks about `name`: arguments are any JSON
  * object (the agent checks its own schema), and "running" it only hands back the arguments
  * a person approved (maybe edited).
  */
-export function agentTool(name: string, workspaceRoot: string, known: Readonly<Record<string, AgentToolShape>> = CLAUDE_CODE_TOOLS): Tool {
+export function agentTool(
+  name: string,
+  workspaceRoot: string,
+  known: Readonly<Record<string, AgentToolShape>> = CLAUDE_CODE_TOOLS,
+): Tool {
   const shape = Object.hasOwn(known, name) ? (known[name] as AgentToolShape) : UNKNOWN;
   const parameters = z.record(z.string(), z.unknown());
   const jsonSchema = { type: 'object', additionalProperties: true };
-  const definitionHash = createHash('sha256').update(JSON.stringify({ agentTool: name, ...shape })).digest('hex');
+  const definitionHash = createHash('sha256')
+    .update(JSON.stringify({ agentTool: name, ...shape }))
+    .digest('hex');
   return {
     name,
     description: shape.description,
@@ -59,10 +74,16 @@ export function agentTool(name: string, workspaceRoot: string, known: Readonly<R
     riskLevel: shape.riskLevel,
     definitionHash,
     tags: ['agent'],
-    ...(shape.command === undefined ? {} : { shellCommand: (args: Record<string, unknown>) => String(args[shape.command as string] ?? '') }),
+    ...(shape.command === undefined
+      ? {}
+      : { shellCommand: (args: Record<string, unknown>) => String(args[shape.command as string] ?? '') }),
     ...(shape.writes === undefined
       ? {}
-      : { writesPaths: (args: Record<string, unknown>) => [workspacePath(String(args[shape.writes as string] ?? ''), workspaceRoot)] }),
+      : {
+          writesPaths: (args: Record<string, unknown>) => [
+            workspacePath(String(args[shape.writes as string] ?? ''), workspaceRoot),
+          ],
+        }),
     execute: async (args) => args,
   } as Tool;
 }

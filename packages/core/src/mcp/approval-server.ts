@@ -43,7 +43,11 @@ export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
       ],
       nodes: [
         { id: 'start', type: 'START' },
-        { id: 'decide', type: 'TOOL', config: { tool: '{{ toolName }}', argumentsFrom: 'toolInput', outputVariable: 'approvedInput' } },
+        {
+          id: 'decide',
+          type: 'TOOL',
+          config: { tool: '{{ toolName }}', argumentsFrom: 'toolInput', outputVariable: 'approvedInput' },
+        },
         end('{{ approvedInput }}'),
       ],
       edges: [
@@ -61,7 +65,15 @@ export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
       ],
       nodes: [
         { id: 'start', type: 'START' },
-        { id: 'ask', type: 'USER_INTERACTION', config: { operationType: 'UPDATE_VARIABLES', prompt: '{{ question }}', variables: [{ variableName: 'answer', expression: '{{ input }}' }] } },
+        {
+          id: 'ask',
+          type: 'USER_INTERACTION',
+          config: {
+            operationType: 'UPDATE_VARIABLES',
+            prompt: '{{ question }}',
+            variables: [{ variableName: 'answer', expression: '{{ input }}' }],
+          },
+        },
         end('{{ answer }}'),
       ],
       edges: [
@@ -92,7 +104,10 @@ export interface ApprovalServerOptions {
 }
 
 /** Builds the MCP server (connect it to a stdio or Streamable HTTP transport). The Interlock must have {@link approvalServerWorkflows} registered and a handler for {@link MCP_CHANNEL}. */
-export async function createApprovalMcpServer(interlock: Interlock, options: ApprovalServerOptions = {}): Promise<McpServer> {
+export async function createApprovalMcpServer(
+  interlock: Interlock,
+  options: ApprovalServerOptions = {},
+): Promise<McpServer> {
   const { McpServer: Server } = await import('@modelcontextprotocol/sdk/server/mcp.js');
   const server = new Server({ name: 'interlock', version: '1' }, { capabilities: { tools: {} } });
   const progressIntervalMs = options.progressIntervalMs ?? 10_000;
@@ -103,7 +118,11 @@ export async function createApprovalMcpServer(interlock: Interlock, options: App
       description:
         'Asks Interlock whether a tool call may run. Interlock decides with its rules and, when a person is needed, waits for their answer. ' +
         'Returns {"behavior":"allow","updatedInput":{…}} or {"behavior":"deny","message":"…"} as text.',
-      inputSchema: { tool_name: z.string().min(1), input: z.record(z.string(), z.unknown()), tool_use_id: z.string().optional() },
+      inputSchema: {
+        tool_name: z.string().min(1),
+        input: z.record(z.string(), z.unknown()),
+        tool_use_id: z.string().optional(),
+      },
     },
     async ({ tool_name, input, tool_use_id }, extra) => {
       const handle = await interlock.start(MCP_PERMISSION_WORKFLOW_ID, {
@@ -120,14 +139,27 @@ export async function createApprovalMcpServer(interlock: Interlock, options: App
   server.registerTool(
     'ask_user',
     {
-      description: 'Asks a person a question through Interlock (its web inbox, chat or terminal) and returns their answer as text.',
+      description:
+        'Asks a person a question through Interlock (its web inbox, chat or terminal) and returns their answer as text.',
       inputSchema: { question: z.string().min(1) },
     },
     async ({ question }, extra) => {
-      const handle = await interlock.start(MCP_QUESTION_WORKFLOW_ID, { channel: MCP_CHANNEL, input: { question }, ...(extra.sessionId === undefined ? {} : { session: { sessionId: extra.sessionId } }) });
+      const handle = await interlock.start(MCP_QUESTION_WORKFLOW_ID, {
+        channel: MCP_CHANNEL,
+        input: { question },
+        ...(extra.sessionId === undefined ? {} : { session: { sessionId: extra.sessionId } }),
+      });
       options.onThread?.(handle.threadId, 'question');
       const outcome = await waitWithProgress(interlock, handle, extra, progressIntervalMs);
-      if (outcome.status === 'completed') return { content: [{ type: 'text' as const, text: typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output) }] };
+      if (outcome.status === 'completed')
+        return {
+          content: [
+            {
+              type: 'text' as const,
+              text: typeof outcome.output === 'string' ? outcome.output : JSON.stringify(outcome.output),
+            },
+          ],
+        };
       return { isError: true, content: [{ type: 'text' as const, text: `no answer: ${describeEnd(outcome)}` }] };
     },
   );
@@ -137,14 +169,27 @@ export async function createApprovalMcpServer(interlock: Interlock, options: App
 type Extra = {
   signal: AbortSignal;
   _meta?: { progressToken?: string | number | undefined } | undefined;
-  sendNotification: (notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message?: string } }) => Promise<void>;
+  sendNotification: (notification: {
+    method: 'notifications/progress';
+    params: { progressToken: string | number; progress: number; message?: string };
+  }) => Promise<void>;
 };
 
 /**
  * Waits for the thread to end, reporting progress while a person is awaited; cancels the
  * thread when the client gives up (its pending interaction fails as `cancelled`).
  */
-async function waitWithProgress(interlock: Interlock, handle: { threadId: string; events$: { subscribe(observer: (event: InterlockEvent) => void): { unsubscribe(): void } }; done(): Promise<ThreadOutcome>; cancel(reason?: string): Promise<void> }, extra: Extra, intervalMs: number): Promise<ThreadOutcome> {
+async function waitWithProgress(
+  interlock: Interlock,
+  handle: {
+    threadId: string;
+    events$: { subscribe(observer: (event: InterlockEvent) => void): { unsubscribe(): void } };
+    done(): Promise<ThreadOutcome>;
+    cancel(reason?: string): Promise<void>;
+  },
+  extra: Extra,
+  intervalMs: number,
+): Promise<ThreadOutcome> {
   const token = extra._meta?.progressToken;
   let waitingOn: string | undefined;
   const subscription = handle.events$.subscribe((event) => {
@@ -157,7 +202,12 @@ async function waitWithProgress(interlock: Interlock, handle: { threadId: string
       : setInterval(() => {
           beats += 1;
           const message = waitingOn === undefined ? 'deciding' : `waiting for a person (interaction ${waitingOn})`;
-          extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: beats, message } }).catch(() => undefined);
+          extra
+            .sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: beats, message },
+            })
+            .catch(() => undefined);
         }, intervalMs);
   const onAbort = () => {
     void handle.cancel('the MCP client stopped waiting for the answer').catch(() => undefined);
@@ -172,7 +222,8 @@ async function waitWithProgress(interlock: Interlock, handle: { threadId: string
       await new Promise((resolve) => setTimeout(resolve, 250));
       const thread = await interlock.thread(handle.threadId);
       if (thread === undefined) break;
-      if (thread.status === 'completed' || thread.status === 'failed' || thread.status === 'cancelled') outcome = outcomeOf(thread);
+      if (thread.status === 'completed' || thread.status === 'failed' || thread.status === 'cancelled')
+        outcome = outcomeOf(thread);
     }
     return outcome;
   } finally {
@@ -182,16 +233,25 @@ async function waitWithProgress(interlock: Interlock, handle: { threadId: string
   }
 }
 
-type PermissionAnswer = { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
+type PermissionAnswer =
+  { behavior: 'allow'; updatedInput: Record<string, unknown> } | { behavior: 'deny'; message: string };
 
 /** The permission-prompt answer for a finished thread: the approved input, or why not (from the audit). */
 async function permissionAnswer(interlock: Interlock, outcome: ThreadOutcome): Promise<PermissionAnswer> {
-  if (outcome.status === 'completed' && typeof outcome.output === 'object' && outcome.output !== null && !Array.isArray(outcome.output)) {
+  if (
+    outcome.status === 'completed' &&
+    typeof outcome.output === 'object' &&
+    outcome.output !== null &&
+    !Array.isArray(outcome.output)
+  ) {
     return { behavior: 'allow', updatedInput: outcome.output as Record<string, unknown> };
   }
-  const denial = (await interlock.audit({ threadId: outcome.threadId })).filter((entry) => entry.outcome === 'deny').at(-1);
+  const denial = (await interlock.audit({ threadId: outcome.threadId }))
+    .filter((entry) => entry.outcome === 'deny')
+    .at(-1);
   if (denial !== undefined) {
-    const who = denial.decidedBy === 'person' ? `${denial.responder ?? 'a person'} rejected it` : `denied by ${denial.rule}`;
+    const who =
+      denial.decidedBy === 'person' ? `${denial.responder ?? 'a person'} rejected it` : `denied by ${denial.rule}`;
     return { behavior: 'deny', message: `${who}: ${denial.reason}` };
   }
   return { behavior: 'deny', message: describeEnd(outcome) };

@@ -75,7 +75,10 @@ export class McpServerConnection {
 
   constructor(readonly options: McpServerOptions) {
     if (!SERVER_NAME.test(options.name)) {
-      throw new InterlockError('INVALID_OPTIONS', `MCP server name "${options.name}": use lower-case letters, digits, - and single _ (it becomes part of mcp__<server>__<tool>)`);
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `MCP server name "${options.name}": use lower-case letters, digits, - and single _ (it becomes part of mcp__<server>__<tool>)`,
+      );
     }
   }
 
@@ -85,7 +88,10 @@ export class McpServerConnection {
     const listed: McpListedTool[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.guard(client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.connectTimeoutMs }), 'listing its tools');
+      const page = await this.guard(
+        client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.connectTimeoutMs }),
+        'listing its tools',
+      );
       for (const remote of page.tools) listed.push(this.toListedTool(remote, validator));
       cursor = page.nextCursor;
     } while (cursor !== undefined);
@@ -104,7 +110,10 @@ export class McpServerConnection {
   }
 
   private client(): Promise<Client> {
-    if (this.closed) return Promise.reject(new InterlockError('MCP_UNAVAILABLE', `MCP server "${this.options.name}" was closed with its Interlock`));
+    if (this.closed)
+      return Promise.reject(
+        new InterlockError('MCP_UNAVAILABLE', `MCP server "${this.options.name}" was closed with its Interlock`),
+      );
     this.connected ??= this.connect().catch((error: unknown) => {
       this.connected = undefined;
       throw error;
@@ -113,14 +122,26 @@ export class McpServerConnection {
   }
 
   private async connect(): Promise<Client> {
-    const [{ Client: McpClient }, transport] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), this.transport()]);
+    const [{ Client: McpClient }, transport] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      this.transport(),
+    ]);
     const client = new McpClient({ name: 'interlock', version: '1' });
     // A server that dies drops the connection: the next call connects again.
     transport.onclose = () => {
       if (this.connected !== undefined) this.connected = undefined;
     };
     const timeout = new Promise<never>((_, reject) => {
-      const timer = setTimeout(() => reject(new InterlockError('MCP_UNAVAILABLE', `MCP server "${this.options.name}" did not connect within ${this.connectTimeoutMs} ms`)), this.connectTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new InterlockError(
+              'MCP_UNAVAILABLE',
+              `MCP server "${this.options.name}" did not connect within ${this.connectTimeoutMs} ms`,
+            ),
+          ),
+        this.connectTimeoutMs,
+      );
       timer.unref();
     });
     try {
@@ -146,7 +167,9 @@ export class McpServerConnection {
       });
     }
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
-    return new StreamableHTTPClientTransport(new URL(transport.url), { requestInit: { headers: transport.headers ?? {} } });
+    return new StreamableHTTPClientTransport(new URL(transport.url), {
+      requestInit: { headers: transport.headers ?? {} },
+    });
   }
 
   private async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
@@ -154,28 +177,50 @@ export class McpServerConnection {
     const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     let result;
     try {
-      result = await client.callTool({ name: tool, arguments: args }, undefined, { signal, timeout, maxTotalTimeout: timeout });
+      result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout,
+        maxTotalTimeout: timeout,
+      });
     } catch (error) {
       if (isTimeout(error)) {
-        throw new InterlockError('TOOL_TIMEOUT', `MCP server "${this.options.name}" did not answer ${tool} within ${timeout} ms: it may still be running it`);
+        throw new InterlockError(
+          'TOOL_TIMEOUT',
+          `MCP server "${this.options.name}" did not answer ${tool} within ${timeout} ms: it may still be running it`,
+        );
       }
       throw unavailable(this.options.name, `calling ${tool}`, error);
     }
     const content = Array.isArray(result.content) ? result.content.map(describeBlock) : [];
     const text = content.join('\n');
-    if (result.isError === true) throw new InterlockError('TOOL_CALL_FAILED', text || `${tool} failed on MCP server "${this.options.name}"`);
+    if (result.isError === true)
+      throw new InterlockError('TOOL_CALL_FAILED', text || `${tool} failed on MCP server "${this.options.name}"`);
     if (result.structuredContent !== undefined && content.length === 0) return result.structuredContent;
     return text;
   }
 
-  private toListedTool(remote: { name: string; description?: string | undefined; inputSchema: Record<string, unknown>; annotations?: { [K in keyof McpAnnotations]?: boolean | undefined } | undefined }, validator: Validator): McpListedTool {
+  private toListedTool(
+    remote: {
+      name: string;
+      description?: string | undefined;
+      inputSchema: Record<string, unknown>;
+      annotations?: { [K in keyof McpAnnotations]?: boolean | undefined } | undefined;
+    },
+    validator: Validator,
+  ): McpListedTool {
     const { name: server } = this.options;
     const annotations: McpAnnotations = {};
     for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
       const hint = remote.annotations?.[key];
       if (typeof hint === 'boolean') annotations[key] = hint;
     }
-    const definition: McpToolDefinition = { server, name: remote.name, description: remote.description ?? '', inputSchema: remote.inputSchema, annotations };
+    const definition: McpToolDefinition = {
+      server,
+      name: remote.name,
+      description: remote.description ?? '',
+      inputSchema: remote.inputSchema,
+      annotations,
+    };
     const policy = mapMcpTool(annotations, { ...withoutUndefined(this.options), ...this.options.tools?.[remote.name] });
     const { $schema: _dialect, ...jsonSchema } = remote.inputSchema;
     const tool: Tool = {
@@ -218,7 +263,11 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
   results.forEach((result, index) => {
     const server = servers[index]?.name ?? '';
     if (result.status === 'fulfilled') listed.push(...result.value);
-    else problems.push({ server, message: result.reason instanceof Error ? result.reason.message : String(result.reason) });
+    else
+      problems.push({
+        server,
+        message: result.reason instanceof Error ? result.reason.message : String(result.reason),
+      });
   });
   return {
     tools: listed.map((entry) => entry.tool),
@@ -234,26 +283,38 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
  * Every server's tools, or undefined when no server is given.
  * @throws InterlockError INVALID_OPTIONS for two servers of one name; MCP_UNAVAILABLE naming every server that could not be reached (a workflow never runs without the tools it was given).
  */
-export async function connectMcpServersOrFail(servers: readonly McpServerOptions[]): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
+export async function connectMcpServersOrFail(
+  servers: readonly McpServerOptions[],
+): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
   if (servers.length === 0) return undefined;
   const names = new Set<string>();
   for (const server of servers) {
-    if (names.has(server.name)) throw new InterlockError('INVALID_OPTIONS', `two MCP servers are named "${server.name}": server names must be unique`);
+    if (names.has(server.name))
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `two MCP servers are named "${server.name}": server names must be unique`,
+      );
     names.add(server.name);
   }
   const mcp = await connectMcpServers(servers);
   if (mcp.problems.length > 0) {
     await mcp.close();
-    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), { details: { problems: mcp.problems } });
+    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), {
+      details: { problems: mcp.problems },
+    });
   }
   return mcp;
 }
 
-type Validator = { getValidator(schema: never): (value: unknown) => { valid: boolean; errorMessage?: string | undefined } };
+type Validator = {
+  getValidator(schema: never): (value: unknown) => { valid: boolean; errorMessage?: string | undefined };
+};
 let validatorLoaded: Promise<Validator> | undefined;
 /** The SDK's Ajv validator, loaded with the first server. */
 const loadValidator = (): Promise<Validator> =>
-  (validatorLoaded ??= import('@modelcontextprotocol/sdk/validation/ajv').then(({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator() as unknown as Validator));
+  (validatorLoaded ??= import('@modelcontextprotocol/sdk/validation/ajv').then(
+    ({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator() as unknown as Validator,
+  ));
 
 /** A zod schema that checks a value against an MCP tool's JSON Schema; a schema that does not compile refuses every call. */
 function schemaChecked(jsonSchema: Record<string, unknown>, validator: Validator): z.ZodType<Record<string, unknown>> {
@@ -266,7 +327,8 @@ function schemaChecked(jsonSchema: Record<string, unknown>, validator: Validator
   }
   return z.record(z.string(), z.unknown()).superRefine((value, context) => {
     const result = validate(value);
-    if (!result.valid) context.addIssue({ code: 'custom', message: result.errorMessage ?? "does not match the tool's input schema" });
+    if (!result.valid)
+      context.addIssue({ code: 'custom', message: result.errorMessage ?? "does not match the tool's input schema" });
   });
 }
 
@@ -297,7 +359,9 @@ function isTimeout(error: unknown): boolean {
 function unavailable(server: string, doing: string, error: unknown): InterlockError {
   if (error instanceof InterlockError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new InterlockError('MCP_UNAVAILABLE', `MCP server "${server}" failed while ${doing}: ${message}`, { cause: error });
+  return new InterlockError('MCP_UNAVAILABLE', `MCP server "${server}" failed while ${doing}: ${message}`, {
+    cause: error,
+  });
 }
 
 function withoutUndefined(options: McpServerOptions): McpToolPolicy {

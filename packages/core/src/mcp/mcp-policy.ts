@@ -34,19 +34,43 @@ const stricter = <T>(order: readonly T[], a: T, b: T): T => (order.indexOf(a) >=
  * to HIGH, `idempotentHint: false` withdraws a configured idempotence) but never looser (a
  * `readOnlyHint` does not lower a configured `write`).
  */
-export function mapMcpTool(annotations: McpAnnotations | undefined, configured: McpToolPolicy): Required<Omit<McpToolPolicy, 'requireResultApproval'>> & { requireResultApproval: boolean } {
+export function mapMcpTool(
+  annotations: McpAnnotations | undefined,
+  configured: McpToolPolicy,
+): Required<Omit<McpToolPolicy, 'requireResultApproval'>> & { requireResultApproval: boolean } {
   const hints = annotations ?? {};
   const readOnly = hints.readOnlyHint === true;
   // What the hints ask for on their own, with MCP's defaults for the ones not given.
-  const hintedCategory: ToolCategory = readOnly ? (hints.openWorldHint === true ? 'network' : 'read') : hints.openWorldHint === false ? 'write' : 'network';
+  const hintedCategory: ToolCategory = readOnly
+    ? hints.openWorldHint === true
+      ? 'network'
+      : 'read'
+    : hints.openWorldHint === false
+      ? 'write'
+      : 'network';
   const hintedRisk: RiskLevel = readOnly ? 'LOW' : hints.destructiveHint === false ? 'MEDIUM' : 'HIGH';
   // Only explicit hints may tighten a configured value.
-  const explicitCategory: ToolCategory = hints.readOnlyHint === false ? (hints.openWorldHint === true ? 'network' : 'write') : hints.openWorldHint === true ? 'network' : 'read';
-  const explicitRisk: RiskLevel = !readOnly && hints.destructiveHint === true ? 'HIGH' : hints.readOnlyHint === false ? 'MEDIUM' : 'LOW';
+  const explicitCategory: ToolCategory =
+    hints.readOnlyHint === false
+      ? hints.openWorldHint === true
+        ? 'network'
+        : 'write'
+      : hints.openWorldHint === true
+        ? 'network'
+        : 'read';
+  const explicitRisk: RiskLevel =
+    !readOnly && hints.destructiveHint === true ? 'HIGH' : hints.readOnlyHint === false ? 'MEDIUM' : 'LOW';
   return {
-    category: configured.category === undefined ? hintedCategory : stricter(CATEGORY_ORDER, configured.category, explicitCategory),
-    riskLevel: configured.riskLevel === undefined ? hintedRisk : stricter(RISK_ORDER, configured.riskLevel, explicitRisk),
-    idempotent: configured.idempotent === undefined ? hints.idempotentHint === true : configured.idempotent && hints.idempotentHint !== false,
+    category:
+      configured.category === undefined
+        ? hintedCategory
+        : stricter(CATEGORY_ORDER, configured.category, explicitCategory),
+    riskLevel:
+      configured.riskLevel === undefined ? hintedRisk : stricter(RISK_ORDER, configured.riskLevel, explicitRisk),
+    idempotent:
+      configured.idempotent === undefined
+        ? hints.idempotentHint === true
+        : configured.idempotent && hints.idempotentHint !== false,
     requireResultApproval: configured.requireResultApproval === true,
   };
 }

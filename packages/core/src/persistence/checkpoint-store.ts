@@ -45,7 +45,13 @@ export interface ClaimStore {
    * claim holds it at `now` (none, or expired) and its version is still `expectedVersion`.
    * A claim increments the epoch and the version. Throws THREAD_NOT_FOUND.
    */
-  claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult>;
+  claimThread(
+    threadId: string,
+    owner: string,
+    until: string,
+    now: string,
+    expectedVersion: number,
+  ): Promise<ClaimResult>;
   /** Extends `owner`'s claim to `until` if the thread's epoch is still the fence's; false when the claim was lost. */
   renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean>;
   /** Frees `owner`'s claim if the thread's epoch is still the fence's. */
@@ -59,7 +65,11 @@ export interface InteractionStore {
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(filter?: { status?: InteractionStatus; threadId?: string }): Promise<InteractionRecord[]>;
   /** Stores the answer if the interaction is still pending, and then schedules `jobs` (its continuation) in the same transaction. */
-  recordResponse(interactionId: string, response: InteractionResponseRecord, jobs?: readonly ThreadJob[]): Promise<RecordResponseResult>;
+  recordResponse(
+    interactionId: string,
+    response: InteractionResponseRecord,
+    jobs?: readonly ThreadJob[],
+  ): Promise<RecordResponseResult>;
   /** Marks a pending interaction failed; returns false if it was no longer pending. */
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
   /** Marks a responded interaction processed (fenced). */
@@ -70,7 +80,11 @@ export interface InteractionStore {
 export interface GlobalVariableStore {
   getGlobalVariables(workflowId: string): Promise<Record<string, unknown>>;
   /** Sets global variables, creating only the ones absent when `onlyIfAbsent`. */
-  setGlobalVariables(workflowId: string, values: Record<string, unknown>, options?: { onlyIfAbsent?: boolean }): Promise<void>;
+  setGlobalVariables(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options?: { onlyIfAbsent?: boolean },
+  ): Promise<void>;
 }
 
 /** The write-ahead record of tool calls (F40): approved → started → finished, or unknown. */
@@ -79,7 +93,10 @@ export interface ToolExecutionStore {
    * Stores the approval of a tool call before it may run. Approving the same call again with
    * the same arguments hash changes nothing; with another hash it throws STORE_CONFLICT.
    */
-  recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>, fence?: ClaimFence): Promise<void>;
+  recordToolApproval(
+    record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>,
+    fence?: ClaimFence,
+  ): Promise<void>;
   /**
    * Moves a call to `started` if its stored status is one of `from` and its stored hash is
    * `argumentsHash`; returns false otherwise (and the call must not run).
@@ -159,14 +176,21 @@ export interface JobStore {
    * jobs of these workflows for `owner` until `lockedUntil`; a job whose lock ran out (its
    * worker died) is due again. Stores whose jobs a queue of its own runs (PostgreSQL) leave it out.
    */
-  takeJobs?(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]>;
+  takeJobs?(
+    workflowIds: readonly string[],
+    owner: string,
+    now: string,
+    lockedUntil: string,
+    limit: number,
+  ): Promise<ThreadJob[]>;
   /** Removes a job `owner` took, unless it was scheduled again meanwhile. */
   finishJob?(key: string, owner: string): Promise<void>;
 }
 
 /** The store as a whole: every role, plus change notifications, durability and closing. */
 export interface ICheckpointStore
-  extends ThreadStore,
+  extends
+    ThreadStore,
     ClaimStore,
     InteractionStore,
     GlobalVariableStore,

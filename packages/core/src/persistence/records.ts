@@ -119,7 +119,6 @@ export interface InteractionRecord {
   updatedAt: string;
 }
 
-
 /**
  * The write-ahead record of one tool call (F40): approved → started → finished. A call that
  * started and never finished (the process died) is `unknown` unless its tool is idempotent.

@@ -68,7 +68,9 @@ export const MAX_MEMORY_WINDOW_MS = 86_400_000;
 /** Keys no option object may have: they would reach an object's prototype. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-const toolNames = z.array(z.string().min(1)).refine((names) => !names.some((name) => PROTOTYPE_KEYS.has(name)), 'names a prototype key');
+const toolNames = z
+  .array(z.string().min(1))
+  .refine((names) => !names.some((name) => PROTOTYPE_KEYS.has(name)), 'names a prototype key');
 
 const ApprovalOptionsSchema = z.strictObject({
   enabled: z.boolean().optional(),
@@ -81,9 +83,14 @@ const ApprovalOptionsSchema = z.strictObject({
   denyRules: z.array(z.string()).optional(),
   allowRules: z.array(z.string()).optional(),
   approvalTools: toolNames.optional(),
-  memoryWindow: Duration.refine((ms) => ms > 0 && ms <= MAX_MEMORY_WINDOW_MS, 'must be more than 0 and at most 24h').optional(),
+  memoryWindow: Duration.refine(
+    (ms) => ms > 0 && ms <= MAX_MEMORY_WINDOW_MS,
+    'must be more than 0 and at most 24h',
+  ).optional(),
   sessionMemory: z.enum(['automatic', 'explicit']).optional(),
-  onToolApprove: z.custom<NonNullable<ApprovalOptions['onToolApprove']>>((value) => typeof value === 'function', 'must be a function').optional(),
+  onToolApprove: z
+    .custom<NonNullable<ApprovalOptions['onToolApprove']>>((value) => typeof value === 'function', 'must be a function')
+    .optional(),
 });
 
 /**
@@ -94,9 +101,14 @@ const ApprovalOptionsSchema = z.strictObject({
  *
  * @throws InterlockError INVALID_OPTIONS listing every problem with its path.
  */
-export function resolveApprovalOptions(options: ApprovalOptions = {}, toolExists?: (name: string) => string | true): ResolvedApprovalOptions {
+export function resolveApprovalOptions(
+  options: ApprovalOptions = {},
+  toolExists?: (name: string) => string | true,
+): ResolvedApprovalOptions {
   const parsed = ApprovalOptionsSchema.safeParse(options);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => `approval.${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => `approval.${issue.path.join('.') || '(root)'}: ${issue.message}`);
   // Own keys of the input (a parsed record may drop `__proto__`).
   for (const name of Object.keys((options as { toolOverrides?: object }).toolOverrides ?? {})) {
     if (PROTOTYPE_KEYS.has(name)) problems.push(`approval.toolOverrides.${name}: a prototype key cannot name a tool`);
@@ -113,11 +125,16 @@ export function resolveApprovalOptions(options: ApprovalOptions = {}, toolExists
   }
   if (parsed.success) {
     for (const [index, rule] of (parsed.data.allowRules ?? []).entries()) {
-      if (allowsEverything(rule)) problems.push(`approval.allowRules[${index}] \`${rule}\` allows every call: write a rule about specific tools and arguments`);
+      if (allowsEverything(rule))
+        problems.push(
+          `approval.allowRules[${index}] \`${rule}\` allows every call: write a rule about specific tools and arguments`,
+        );
     }
   }
   if (!parsed.success || problems.length > 0) {
-    throw new InterlockError('INVALID_OPTIONS', `the approval options are invalid: ${problems.join('; ')}`, { details: { problems } });
+    throw new InterlockError('INVALID_OPTIONS', `the approval options are invalid: ${problems.join('; ')}`, {
+      details: { problems },
+    });
   }
   const data = parsed.data;
   return {

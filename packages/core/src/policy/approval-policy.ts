@@ -4,7 +4,12 @@ import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
-import { decideApproval, type ApprovalCall, type ApprovalDecision, type ShellClassifierPort } from './decide-approval.js';
+import {
+  decideApproval,
+  type ApprovalCall,
+  type ApprovalDecision,
+  type ShellClassifierPort,
+} from './decide-approval.js';
 import { SessionMemory, type MemoryScope } from './session-memory.js';
 
 /** Where a call is being decided: the workflow's whitelist and the session it belongs to. */
@@ -52,6 +57,9 @@ export class ApprovalPolicy {
   remember(call: ApprovalCall, scope: MemoryScope): Promise<void> {
     const tool = this.tools.find(call.toolName);
     if (!tool) return Promise.resolve();
-    return this.store.rememberApproval(SessionMemory.key(scope, tool, call.arguments), this.clock.now() + this.options.memoryWindow);
+    return this.store.rememberApproval(
+      SessionMemory.key(scope, tool, call.arguments),
+      this.clock.now() + this.options.memoryWindow,
+    );
   }
 }

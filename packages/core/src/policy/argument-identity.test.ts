@@ -53,7 +53,9 @@ const notJson: [string, () => unknown][] = [
 
 describe('canonical arguments are JSON values only (issue 13)', () => {
   it.each(notJson)('refuses %s with TOOL_ARGUMENTS_INVALID, saying where', (_name, make) => {
-    expect(() => hashArguments(make())).toThrow(expect.objectContaining({ code: 'TOOL_ARGUMENTS_INVALID', message: expect.stringMatching(/not plain JSON: .+/) }));
+    expect(() => hashArguments(make())).toThrow(
+      expect.objectContaining({ code: 'TOOL_ARGUMENTS_INVALID', message: expect.stringMatching(/not plain JSON: .+/) }),
+    );
   });
 
   it('gives two JSON values one hash exactly when they are the same value (property)', () => {
@@ -73,8 +75,12 @@ describe('canonical arguments are JSON values only (issue 13)', () => {
   });
 
   it('checks size before recursing: too many values or characters are refused', () => {
-    expect(() => hashArguments({ list: Array.from({ length: ARGUMENT_LIMITS.maxValues + 1 }, () => 0) })).toThrow(/more than 100000 values/);
-    expect(() => hashArguments({ text: 'x'.repeat(ARGUMENT_LIMITS.maxCharacters + 1) })).toThrow(/more than 10000000 characters/);
+    expect(() => hashArguments({ list: Array.from({ length: ARGUMENT_LIMITS.maxValues + 1 }, () => 0) })).toThrow(
+      /more than 100000 values/,
+    );
+    expect(() => hashArguments({ text: 'x'.repeat(ARGUMENT_LIMITS.maxCharacters + 1) })).toThrow(
+      /more than 10000000 characters/,
+    );
   });
 });
 
@@ -102,10 +108,20 @@ describe('a refused call is a tool error the model sees, not a failed thread (is
         return 'paid';
       },
     });
-    const model = scriptedModel([{ text: 'Paying.', toolCalls: [{ id: 'call-1', name: 'pay', arguments: args as Record<string, unknown> }] }, 'Could not pay.']);
-    interlock = await createInterlock({ models: { default: model }, tools: [pay], workspaceRoot: await mkdtemp(join(tmpdir(), 'interlock-args-')) });
+    const model = scriptedModel([
+      { text: 'Paying.', toolCalls: [{ id: 'call-1', name: 'pay', arguments: args as Record<string, unknown> }] },
+      'Could not pay.',
+    ]);
+    interlock = await createInterlock({
+      models: { default: model },
+      tools: [pay],
+      workspaceRoot: await mkdtemp(join(tmpdir(), 'interlock-args-')),
+    });
     const workflow = interlock.registerWorkflow(
-      linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Pay the bill', tools: ['pay'], outputVariable: 'output' } }], { id: 'pay-flow' }),
+      linearWorkflow(
+        [{ id: 'agent', type: 'LLM', config: { prompt: 'Pay the bill', tools: ['pay'], outputVariable: 'output' } }],
+        { id: 'pay-flow' },
+      ),
     );
     const outcome = await (await interlock.start(workflow)).done();
     expect(outcome).toMatchObject({ status: 'completed', output: 'Could not pay.' });
@@ -117,12 +133,27 @@ describe('a refused call is a tool error the model sees, not a failed thread (is
 
 describe('a remembered approval is bound to the tool definition (issue 13)', () => {
   const writeTool = (description: string, parameters: z.ZodType = z.object({ path: z.string() })) =>
-    define({ name: 'write', description, category: 'write', riskLevel: 'MEDIUM', parameters, execute: async () => 'ok' });
+    define({
+      name: 'write',
+      description,
+      category: 'write',
+      riskLevel: 'MEDIUM',
+      parameters,
+      execute: async () => 'ok',
+    });
 
   function decide(tools: ToolRegistry, memory: SessionMemory) {
     return decideApproval(
       { toolName: 'write', arguments: { path: 'a.txt' } },
-      { tools, options: resolveApprovalOptions({}), autoApprovedTools: [], shell: { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) }, memory, scope: { channel: 'cli', chatId: 'chat-1' }, now: 1_000 },
+      {
+        tools,
+        options: resolveApprovalOptions({}),
+        autoApprovedTools: [],
+        shell: { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) },
+        memory,
+        scope: { channel: 'cli', chatId: 'chat-1' },
+        now: 1_000,
+      },
     );
   }
 
@@ -133,7 +164,12 @@ describe('a remembered approval is bound to the tool definition (issue 13)', () 
     expect(decide(new ToolRegistry([original]), memory)).toMatchObject({ outcome: 'allow', rule: 'memory:session' });
     expect(decide(new ToolRegistry([writeTool('Writes a file')]), memory)).toMatchObject({ outcome: 'allow' }); // the same definition again
     expect(decide(new ToolRegistry([writeTool('Deletes a file')]), memory).outcome).toBe('ask');
-    expect(decide(new ToolRegistry([writeTool('Writes a file', z.object({ path: z.string(), force: z.boolean().optional() }))]), memory).outcome).toBe('ask');
+    expect(
+      decide(
+        new ToolRegistry([writeTool('Writes a file', z.object({ path: z.string(), force: z.boolean().optional() }))]),
+        memory,
+      ).outcome,
+    ).toBe('ask');
   });
 
   it('asks again, across processes on one store, when the tool behind the name changed', async () => {
@@ -141,15 +177,36 @@ describe('a remembered approval is bound to the tool definition (issue 13)', () 
     const store = { type: 'sqlite' as const, path: join(directory, 'store.db') };
     /** One run of a fresh instance whose `note` tool has `description`; how many times the person was asked. */
     const askedWith = async (description: string) => {
-      const tool = defineTool({ name: 'note', description, category: 'write', riskLevel: 'MEDIUM', parameters: z.object({ text: z.string() }), execute: async () => 'noted' });
-      const model = scriptedModel([{ text: '', toolCalls: [{ id: 'n', name: 'note', arguments: { text: 'hi' } }] }, 'Done.']);
+      const tool = defineTool({
+        name: 'note',
+        description,
+        category: 'write',
+        riskLevel: 'MEDIUM',
+        parameters: z.object({ text: z.string() }),
+        execute: async () => 'noted',
+      });
+      const model = scriptedModel([
+        { text: '', toolCalls: [{ id: 'n', name: 'note', arguments: { text: 'hi' } }] },
+        'Done.',
+      ]);
       const handler = scriptedHandler([{ outcome: 'responded', input: { approved: true, remember: true } }]);
-      const instance = await createInterlock({ store, models: { default: model }, tools: [tool], workspaceRoot: directory, handlers: { cli: handler } });
+      const instance = await createInterlock({
+        store,
+        models: { default: model },
+        tools: [tool],
+        workspaceRoot: directory,
+        handlers: { cli: handler },
+      });
       try {
         const workflow = instance.registerWorkflow(
-          linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Note it', tools: ['note'], outputVariable: 'output' } }], { id: 'note-flow' }),
+          linearWorkflow(
+            [{ id: 'agent', type: 'LLM', config: { prompt: 'Note it', tools: ['note'], outputVariable: 'output' } }],
+            { id: 'note-flow' },
+          ),
         );
-        expect(await (await instance.start(workflow, { channel: 'cli', session: { chatId: 'chat-1' } })).done()).toMatchObject({ status: 'completed' });
+        expect(
+          await (await instance.start(workflow, { channel: 'cli', session: { chatId: 'chat-1' } })).done(),
+        ).toMatchObject({ status: 'completed' });
         return handler.requests.length;
       } finally {
         await instance.close();

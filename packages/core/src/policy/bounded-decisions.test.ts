@@ -25,17 +25,43 @@ const braceGroup = fc.constantFrom('{a,b}', '{a,b,c}', '{1..9}', '{a..z}', '{{a,
 describe('the shell classifier decides in bounded time (issue 13)', () => {
   it('brace expressions: any number of groups, any nesting, never expanded before the cap', () => {
     fc.assert(
-      fc.property(fc.array(braceGroup, { minLength: 1, maxLength: 400 }), fc.constantFrom('echo ', 'ls ', 'rm ', ''), (groups, program) => {
-        const { value, ms } = timed(() => shell.classify(`${program}${groups.join('')}`));
-        expect(ms).toBeLessThan(HANG_MS);
-        expect(value.verdict).not.toBe('safe');
-      }),
+      fc.property(
+        fc.array(braceGroup, { minLength: 1, maxLength: 400 }),
+        fc.constantFrom('echo ', 'ls ', 'rm ', ''),
+        (groups, program) => {
+          const { value, ms } = timed(() => shell.classify(`${program}${groups.join('')}`));
+          expect(ms).toBeLessThan(HANG_MS);
+          expect(value.verdict).not.toBe('safe');
+        },
+      ),
       { numRuns: 60 },
     );
   });
 
   it('adversarial command lines: nesting, substitutions, quotes, long words', () => {
-    const piece = fc.constantFrom('$(', ')', '`', '"', "'", '{', '}', '(', ')', ';', '|', '&&', ' ', 'a', '\\', '$', '<<EOF\n', '\nEOF\n', 'eval ', 'sh -c ', '{a,b}');
+    const piece = fc.constantFrom(
+      '$(',
+      ')',
+      '`',
+      '"',
+      "'",
+      '{',
+      '}',
+      '(',
+      ')',
+      ';',
+      '|',
+      '&&',
+      ' ',
+      'a',
+      '\\',
+      '$',
+      '<<EOF\n',
+      '\nEOF\n',
+      'eval ',
+      'sh -c ',
+      '{a,b}',
+    );
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 3_000 }), (pieces) => {
         const { ms } = timed(() => shell.classify(pieces.join('')));
@@ -48,7 +74,9 @@ describe('the shell classifier decides in bounded time (issue 13)', () => {
   it('stops at its time budget and asks, never allows', async () => {
     // A budget of 1 ms cannot hold a long pipeline of nested substitutions: it stops and asks.
     const hurried = await createShellClassifier({ timeBudgetMs: 1 });
-    const heavy = Array.from({ length: 120 }, (_, index) => `ls ${'$(echo '.repeat(8)}x${')'.repeat(8)} ${index}`).join(' | ');
+    const heavy = Array.from({ length: 120 }, (_, index) => `ls ${'$(echo '.repeat(8)}x${')'.repeat(8)} ${index}`).join(
+      ' | ',
+    );
     const result = hurried.classify(heavy);
     expect(result).toMatchObject({ verdict: 'ask', rule: 'shell:too-complex' });
     expect(DEFAULT_TIME_BUDGET_MS).toBeGreaterThan(0);
@@ -60,7 +88,9 @@ describe('CEL matches() runs in linear time (issue 13)', () => {
 
   it.each(nested)('decides %s on model-written text at once', (pattern) => {
     const content = `${'a'.repeat(5_000)}!`;
-    const { value, ms } = timed(() => evaluateExpression(`args.content.matches("${pattern.replaceAll('\\', '\\\\')}")`, { args: { content } }));
+    const { value, ms } = timed(() =>
+      evaluateExpression(`args.content.matches("${pattern.replaceAll('\\', '\\\\')}")`, { args: { content } }),
+    );
     expect(ms).toBeLessThan(HANG_MS);
     expect(typeof value).toBe('boolean');
   });
@@ -73,16 +103,20 @@ describe('CEL matches() runs in linear time (issue 13)', () => {
 
   it('any pattern the model writes, on any text, returns at once', () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[a()|+*?.{}0-9,\\^$[\]w-]{1,40}$/), fc.string({ maxLength: 2_000 }), (pattern, text) => {
-        const { ms } = timed(() => {
-          try {
-            evaluateExpression('text.matches(pattern)', { text, pattern });
-          } catch {
-            // an invalid pattern is refused; refusing is bounded too
-          }
-        });
-        expect(ms).toBeLessThan(HANG_MS);
-      }),
+      fc.property(
+        fc.stringMatching(/^[a()|+*?.{}0-9,\\^$[\]w-]{1,40}$/),
+        fc.string({ maxLength: 2_000 }),
+        (pattern, text) => {
+          const { ms } = timed(() => {
+            try {
+              evaluateExpression('text.matches(pattern)', { text, pattern });
+            } catch {
+              // an invalid pattern is refused; refusing is bounded too
+            }
+          });
+          expect(ms).toBeLessThan(HANG_MS);
+        },
+      ),
       { numRuns: 200 },
     );
   });

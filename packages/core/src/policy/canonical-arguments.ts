@@ -20,7 +20,8 @@ export function argumentsProblem(value: unknown): string | undefined {
     if (depth > ARGUMENT_LIMITS.maxDepth) return `nested deeper than ${ARGUMENT_LIMITS.maxDepth} levels (at ${path})`;
     switch (typeof item) {
       case 'string':
-        if ((characters += item.length) > ARGUMENT_LIMITS.maxCharacters) return `more than ${ARGUMENT_LIMITS.maxCharacters} characters`;
+        if ((characters += item.length) > ARGUMENT_LIMITS.maxCharacters)
+          return `more than ${ARGUMENT_LIMITS.maxCharacters} characters`;
         continue;
       case 'boolean':
         continue;
@@ -46,7 +47,8 @@ export function argumentsProblem(value: unknown): string | undefined {
       return `${(item as object).constructor?.name ?? 'an object'} at ${path} is not a JSON value (only objects, arrays, strings, numbers, booleans and null)`;
     }
     if (Object.getOwnPropertySymbols(item).length > 0) return `a symbol key at ${path}`;
-    for (const [key, child] of Object.entries(item)) stack.push({ value: child, depth: depth + 1, path: `${path}.${key}` });
+    for (const [key, child] of Object.entries(item))
+      stack.push({ value: child, depth: depth + 1, path: `${path}.${key}` });
   }
   return undefined;
 }
@@ -54,7 +56,10 @@ export function argumentsProblem(value: unknown): string | undefined {
 /** Throws TOOL_ARGUMENTS_INVALID when `value` is not plain JSON arguments (see {@link argumentsProblem}). */
 export function assertJsonArguments(value: unknown): void {
   const problem = argumentsProblem(value);
-  if (problem !== undefined) throw new InterlockError('TOOL_ARGUMENTS_INVALID', `the arguments are not plain JSON: ${problem}`, { details: { problem } });
+  if (problem !== undefined)
+    throw new InterlockError('TOOL_ARGUMENTS_INVALID', `the arguments are not plain JSON: ${problem}`, {
+      details: { problem },
+    });
 }
 
 /** JSON with object keys sorted at every level: equal arguments give equal text. */

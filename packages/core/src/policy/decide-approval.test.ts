@@ -7,7 +7,12 @@ import { resolveApprovalOptions, type ApprovalMode, type ApprovalOptions } from 
 import { decideApproval, type ShellClassifierPort } from './decide-approval.js';
 import { SessionMemory } from './session-memory.js';
 
-const tool = (name: string, category: ToolCategory, riskLevel: Tool['riskLevel'] = 'MEDIUM', extra: Partial<Tool> = {}): Tool => ({
+const tool = (
+  name: string,
+  category: ToolCategory,
+  riskLevel: Tool['riskLevel'] = 'MEDIUM',
+  extra: Partial<Tool> = {},
+): Tool => ({
   ...defineTool({
     name,
     description: `${name} tool`,
@@ -19,14 +24,18 @@ const tool = (name: string, category: ToolCategory, riskLevel: Tool['riskLevel']
   ...extra,
 });
 
-const shellTool = tool('bash', 'command', 'HIGH', { shellCommand: (args) => String((args as { command?: string }).command) });
+const shellTool = tool('bash', 'command', 'HIGH', {
+  shellCommand: (args) => String((args as { command?: string }).command),
+});
 
 /** A stand-in for the tree-sitter classifier: verdicts by exact command. */
 const shell: ShellClassifierPort = {
   classify(command) {
     if (command === 'rm -rf /') return { verdict: 'banned', rule: 'shell:banned:rm-root', reasons: ['deletes /'] };
-    if (command.startsWith('git push --force')) return { verdict: 'high-risk', rule: 'shell:high-risk:force-push', reasons: ['force push'] };
-    if (command.includes('$(')) return { verdict: 'ask', rule: 'shell:command-substitution', reasons: ['command substitution'] };
+    if (command.startsWith('git push --force'))
+      return { verdict: 'high-risk', rule: 'shell:high-risk:force-push', reasons: ['force push'] };
+    if (command.includes('$('))
+      return { verdict: 'ask', rule: 'shell:command-substitution', reasons: ['command substitution'] };
     return { verdict: 'safe', rule: 'shell:safe', reasons: [] };
   },
 };
@@ -39,12 +48,19 @@ const tools = new ToolRegistry([
   tool('ask', 'ask', 'LOW'),
   tool('low_write', 'write', 'LOW'),
   tool('high_write', 'write', 'HIGH'),
-  tool('picky', 'write', 'MEDIUM', { needsApproval: ({ arguments: args }) => (args as { path?: string }).path !== 'notes.txt' }),
+  tool('picky', 'write', 'MEDIUM', {
+    needsApproval: ({ arguments: args }) => (args as { path?: string }).path !== 'notes.txt',
+  }),
   tool('strict_tool', 'write', 'MEDIUM', { requireExecutionApproval: true }),
   shellTool,
 ]);
 
-function decide(toolName: string, args: Record<string, unknown> = {}, options: ApprovalOptions = {}, extra: { memory?: SessionMemory; now?: number; autoApprovedTools?: string[] } = {}) {
+function decide(
+  toolName: string,
+  args: Record<string, unknown> = {},
+  options: ApprovalOptions = {},
+  extra: { memory?: SessionMemory; now?: number; autoApprovedTools?: string[] } = {},
+) {
   return decideApproval(
     { toolName, arguments: args },
     {
@@ -77,9 +93,18 @@ describe('decideApproval: seed 002 modes × categories (F22, F23)', () => {
 
   it('yolo still asks for high-risk and unprovable shell commands, and still denies banned ones (F25)', () => {
     expect(decide('bash', { command: 'ls' }, { mode: 'yolo' })).toMatchObject({ outcome: 'allow', rule: 'mode:yolo' });
-    expect(decide('bash', { command: 'git push --force origin main' }, { mode: 'yolo' })).toMatchObject({ outcome: 'ask', rule: 'shell:high-risk:force-push' });
-    expect(decide('bash', { command: 'echo $(id)' }, { mode: 'yolo' })).toMatchObject({ outcome: 'ask', rule: 'shell:command-substitution' });
-    expect(decide('bash', { command: 'rm -rf /' }, { mode: 'yolo' })).toMatchObject({ outcome: 'deny', rule: 'shell:banned:rm-root' });
+    expect(decide('bash', { command: 'git push --force origin main' }, { mode: 'yolo' })).toMatchObject({
+      outcome: 'ask',
+      rule: 'shell:high-risk:force-push',
+    });
+    expect(decide('bash', { command: 'echo $(id)' }, { mode: 'yolo' })).toMatchObject({
+      outcome: 'ask',
+      rule: 'shell:command-substitution',
+    });
+    expect(decide('bash', { command: 'rm -rf /' }, { mode: 'yolo' })).toMatchObject({
+      outcome: 'deny',
+      rule: 'shell:banned:rm-root',
+    });
   });
 
   it('needsApproval returning false lets a call run (step 9), and only that call', () => {
@@ -88,13 +113,19 @@ describe('decideApproval: seed 002 modes × categories (F22, F23)', () => {
   });
 
   it('a tool that requires execution approval asks even in yolo', () => {
-    expect(decide('strict_tool', {}, { mode: 'yolo' })).toMatchObject({ outcome: 'ask', rule: 'tool:require-execution-approval' });
+    expect(decide('strict_tool', {}, { mode: 'yolo' })).toMatchObject({
+      outcome: 'ask',
+      rule: 'tool:require-execution-approval',
+    });
   });
 });
 
 describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
   it('approval.enabled = false allows every call; when enabled, an unknown tool is NOT_FOUND', () => {
-    expect(decide('bash', { command: 'rm -rf /' }, { enabled: false })).toMatchObject({ outcome: 'allow', rule: 'approval:disabled' });
+    expect(decide('bash', { command: 'rm -rf /' }, { enabled: false })).toMatchObject({
+      outcome: 'allow',
+      rule: 'approval:disabled',
+    });
     expect(decide('nope')).toMatchObject({ outcome: 'deny', rule: 'tool:not-found', notFound: true });
   });
 
@@ -103,13 +134,22 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
     [false, 'allow'],
     ['deny', 'deny'],
   ] as const)('toolOverrides %s → %s', (override, outcome) => {
-    expect(decide('write', {}, { toolOverrides: { write: override } })).toMatchObject({ outcome, rule: 'override:write' });
+    expect(decide('write', {}, { toolOverrides: { write: override } })).toMatchObject({
+      outcome,
+      rule: 'override:write',
+    });
   });
 
   it('an override cannot open a banned shell command, and cannot skip a high-risk one', () => {
     expect(decide('bash', { command: 'rm -rf /' }, { toolOverrides: { bash: false } }).outcome).toBe('deny');
-    expect(decide('bash', { command: 'git push --force' }, { toolOverrides: { bash: false } })).toMatchObject({ outcome: 'ask', rule: 'shell:high-risk:force-push' });
-    expect(decide('bash', { command: 'ls' }, { toolOverrides: { bash: false } })).toMatchObject({ outcome: 'allow', rule: 'override:bash' });
+    expect(decide('bash', { command: 'git push --force' }, { toolOverrides: { bash: false } })).toMatchObject({
+      outcome: 'ask',
+      rule: 'shell:high-risk:force-push',
+    });
+    expect(decide('bash', { command: 'ls' }, { toolOverrides: { bash: false } })).toMatchObject({
+      outcome: 'allow',
+      rule: 'override:bash',
+    });
   });
 
   it('risk levels: LOW never asks, MEDIUM asks and can be remembered, HIGH asks every time', () => {
@@ -120,8 +160,15 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
 
   it('session memory: a remembered MEDIUM approval covers the same arguments in its window only', () => {
     const memory = new SessionMemory();
-    memory.remember(SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, tools.find('write')!, { path: 'a.txt' }), 0, 300_000);
-    expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 1_000 })).toMatchObject({ outcome: 'allow', rule: 'memory:session' });
+    memory.remember(
+      SessionMemory.key({ channel: 'cli', chatId: 'chat-1' }, tools.find('write')!, { path: 'a.txt' }),
+      0,
+      300_000,
+    );
+    expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 1_000 })).toMatchObject({
+      outcome: 'allow',
+      rule: 'memory:session',
+    });
     expect(decide('write', { path: 'b.txt' }, {}, { memory, now: 1_000 }).outcome).toBe('ask');
     expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 300_000 }).outcome).toBe('ask');
     expect(memory.size).toBe(0); // the expired entry was dropped
@@ -137,15 +184,27 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
   });
 
   it('whitelists: the workflow autoApprovedTools and the session approvalTools (F17)', () => {
-    expect(decide('network', {}, {}, { autoApprovedTools: ['network'] })).toMatchObject({ outcome: 'allow', rule: 'whitelist:workflow' });
-    expect(decide('network', {}, { approvalTools: ['network'] })).toMatchObject({ outcome: 'allow', rule: 'whitelist:session' });
+    expect(decide('network', {}, {}, { autoApprovedTools: ['network'] })).toMatchObject({
+      outcome: 'allow',
+      rule: 'whitelist:workflow',
+    });
+    expect(decide('network', {}, { approvalTools: ['network'] })).toMatchObject({
+      outcome: 'allow',
+      rule: 'whitelist:session',
+    });
   });
 
   it('allow and deny rules on arguments (F48); deny wins, and allow rules never pass a risky command', () => {
-    const rules = { allowRules: ['tool == "bash" && args.command.startsWith("git status")'], denyRules: ['args.path == ".env"'] };
+    const rules = {
+      allowRules: ['tool == "bash" && args.command.startsWith("git status")'],
+      denyRules: ['args.path == ".env"'],
+    };
     expect(decide('bash', { command: 'git status' }, rules)).toMatchObject({ outcome: 'allow', rule: 'allow-rule:0' });
     expect(decide('bash', { command: 'git status $(rm x)' }, rules).outcome).toBe('ask');
-    expect(decide('write', { path: '.env' }, { ...rules, mode: 'yolo' })).toMatchObject({ outcome: 'deny', rule: 'deny-rule:0' });
+    expect(decide('write', { path: '.env' }, { ...rules, mode: 'yolo' })).toMatchObject({
+      outcome: 'deny',
+      rule: 'deny-rule:0',
+    });
   });
 
   it('names every rule it looked at, in order, ending with the one that decided (F42)', () => {

@@ -62,11 +62,17 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   const path: RuleStep[] = [];
   const { options } = context;
   const tool = context.tools.find(call.toolName);
-  const decide = (outcome: ApprovalOutcome, rule: string, reason: string, extra: Partial<ApprovalDecision> = {}): ApprovalDecision => {
+  const decide = (
+    outcome: ApprovalOutcome,
+    rule: string,
+    reason: string,
+    extra: Partial<ApprovalDecision> = {},
+  ): ApprovalDecision => {
     path.push({ rule, result: outcome, reason });
     return { outcome, rule, reason, path, notFound: false, rememberable: false, ...extra };
   };
-  const skip = (rule: string, reason?: string) => path.push({ rule, result: 'skip', ...(reason === undefined ? {} : { reason }) });
+  const skip = (rule: string, reason?: string) =>
+    path.push({ rule, result: 'skip', ...(reason === undefined ? {} : { reason }) });
 
   // 1. Approval switched off for this run.
   if (!options.enabled) return decide('allow', 'approval:disabled', 'approval.enabled is false');
@@ -89,7 +95,11 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   if (shell?.verdict === 'banned') return decide('deny', shell.rule, `banned command: ${shell.reasons.join('; ')}`);
   if (shell) skip('shell:banned');
   if (unevaluated) {
-    return decide('ask', `deny-rule:${unevaluated.index}:failed`, `deny rule \`${unevaluated.expression}\` could not be evaluated (${unevaluated.error}): a person decides`);
+    return decide(
+      'ask',
+      `deny-rule:${unevaluated.index}:failed`,
+      `deny rule \`${unevaluated.expression}\` could not be evaluated (${unevaluated.error}): a person decides`,
+    );
   }
 
   // 3b. Paths a file tool would write: outside the workspace or Interlock's store, never;
@@ -97,7 +107,8 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   const written = writtenPaths(tool, call);
   for (const path of written) {
     const outside = outsideWorkspace(path);
-    if (outside) return decide('deny', 'path:outside-workspace', `${path} ${outside}: the file tools work inside the workspace`);
+    if (outside)
+      return decide('deny', 'path:outside-workspace', `${path} ${outside}: the file tools work inside the workspace`);
   }
   const protectedPaths = written.flatMap((path) => protectedWrite(path) ?? []);
   const store = protectedPaths.find((found) => found.kind === 'interlock');
@@ -110,7 +121,8 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
 
   // 4b. Protected paths ask in every mode, whatever an override or a whitelist says.
   const guarded = protectedPaths[0];
-  if (guarded) return decide('ask', `path:protected:${guarded.kind}`, `${guarded.reason}: a person decides, in every mode`);
+  if (guarded)
+    return decide('ask', `path:protected:${guarded.kind}`, `${guarded.reason}: a person decides, in every mode`);
   if (written.length > 0) skip('path:protected');
 
   // 5. Per-tool overrides, then the tool's own demand.
@@ -118,8 +130,10 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   if (override === 'deny') return decide('deny', `override:${tool.name}`, 'toolOverrides says deny');
   if (override === true) return decide('ask', `override:${tool.name}`, 'toolOverrides says ask');
   // An override may skip the person, but never the shell rules of step 6: risky commands always ask.
-  if (override === false && (!shell || shell.verdict === 'safe')) return decide('allow', `override:${tool.name}`, 'toolOverrides says allow');
-  if (tool.requireExecutionApproval === true) return decide('ask', 'tool:require-execution-approval', 'the tool always asks');
+  if (override === false && (!shell || shell.verdict === 'safe'))
+    return decide('allow', `override:${tool.name}`, 'toolOverrides says allow');
+  if (tool.requireExecutionApproval === true)
+    return decide('ask', 'tool:require-execution-approval', 'the tool always asks');
   skip('overrides');
 
   // 6. High-risk shell commands, and those the rules could not read through, ask in every
@@ -128,7 +142,11 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   const strict = options.strictMode && tool.riskLevel !== 'LOW';
   const yolo = options.mode === 'yolo' && !strict;
   if (shell && shell.verdict !== 'safe' && !(yolo && shell.verdict === 'ask' && shell.analysed === true)) {
-    return decide('ask', shell.rule, `${shell.verdict === 'high-risk' ? 'high-risk command' : 'not provably safe'}: ${shell.reasons.join('; ')}`);
+    return decide(
+      'ask',
+      shell.rule,
+      `${shell.verdict === 'high-risk' ? 'high-risk command' : 'not provably safe'}: ${shell.reasons.join('; ')}`,
+    );
   }
   if (shell) skip('shell:risk');
 
@@ -144,12 +162,22 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
   }
 
   // 13. A person decides.
-  return decide('ask', `ask:risk:${tool.riskLevel}`, `${tool.category} tool with ${tool.riskLevel} risk needs a person`, {
-    rememberable: tool.riskLevel === 'MEDIUM',
-  });
+  return decide(
+    'ask',
+    `ask:risk:${tool.riskLevel}`,
+    `${tool.category} tool with ${tool.riskLevel} risk needs a person`,
+    {
+      rememberable: tool.riskLevel === 'MEDIUM',
+    },
+  );
 }
 
-type Decide = (outcome: ApprovalOutcome, rule: string, reason: string, extra?: Partial<ApprovalDecision>) => ApprovalDecision;
+type Decide = (
+  outcome: ApprovalOutcome,
+  rule: string,
+  reason: string,
+  extra?: Partial<ApprovalDecision>,
+) => ApprovalDecision;
 
 /** Steps 8–12: the rules that let a call run without a person. */
 function convenience(
@@ -167,31 +195,45 @@ function convenience(
   // 9. The tool says this call needs no approval.
   if (tool.needsApproval) {
     const parsed = tool.parameters.safeParse(call.arguments);
-    if (parsed.success && tool.needsApproval({ arguments: parsed.data, mode: options.mode, channel: context.scope.channel }) === false) {
+    if (
+      parsed.success &&
+      tool.needsApproval({ arguments: parsed.data, mode: options.mode, channel: context.scope.channel }) === false
+    ) {
       return decide('allow', 'tool:needs-approval', 'the tool says this call needs no approval');
     }
   }
   skip('tool:needs-approval');
   // 10. autoEdit runs writes.
-  if (options.mode === 'autoEdit' && tool.category === 'write') return decide('allow', 'mode:autoEdit', 'autoEdit mode runs writes');
+  if (options.mode === 'autoEdit' && tool.category === 'write')
+    return decide('allow', 'mode:autoEdit', 'autoEdit mode runs writes');
   skip('mode:autoEdit');
   // 11. Whitelists and allow rules.
-  if (context.autoApprovedTools.includes(tool.name)) return decide('allow', 'whitelist:workflow', 'in toolApproval.autoApprovedTools');
-  if (options.approvalTools.includes(tool.name)) return decide('allow', 'whitelist:session', 'in the session approvalTools');
+  if (context.autoApprovedTools.includes(tool.name))
+    return decide('allow', 'whitelist:workflow', 'in toolApproval.autoApprovedTools');
+  if (options.approvalTools.includes(tool.name))
+    return decide('allow', 'whitelist:session', 'in the session approvalTools');
   const ruleVariables = { tool: tool.name, args: call.arguments, category: tool.category, risk: tool.riskLevel };
   for (const [index, expression] of options.allowRules.entries()) {
-    if (matches(expression, ruleVariables)) return decide('allow', `allow-rule:${index}`, `allow rule \`${expression}\` matches`);
+    if (matches(expression, ruleVariables))
+      return decide('allow', `allow-rule:${index}`, `allow rule \`${expression}\` matches`);
   }
   skip('whitelists');
   // 12. Remembered for this session (MEDIUM only).
-  if (tool.riskLevel === 'MEDIUM' && context.memory.has(SessionMemory.key(context.scope, tool, call.arguments), context.now)) {
+  if (
+    tool.riskLevel === 'MEDIUM' &&
+    context.memory.has(SessionMemory.key(context.scope, tool, call.arguments), context.now)
+  ) {
     return decide('allow', 'memory:session', 'the same call was approved earlier in this session');
   }
   skip('memory:session');
   return undefined;
 }
 
-function classifyShell(tool: Tool, call: ApprovalCall, classifier: ShellClassifierPort): ReturnType<ShellClassifierPort['classify']> {
+function classifyShell(
+  tool: Tool,
+  call: ApprovalCall,
+  classifier: ShellClassifierPort,
+): ReturnType<ShellClassifierPort['classify']> {
   const parsed = tool.parameters.safeParse(call.arguments);
   if (!parsed.success || !tool.shellCommand) {
     return { verdict: 'ask', rule: 'shell:invalid-arguments', reasons: ['the arguments do not match the tool schema'] };
@@ -224,7 +266,9 @@ function writtenPaths(tool: Tool, call: ApprovalCall): string[] {
 function outsideWorkspace(path: string): string | undefined {
   if (path.includes('\0')) return 'contains a NUL character';
   if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('~')) return 'is absolute';
-  const depth = normalize(path).split(/[\\/]/).filter((segment) => segment !== '' && segment !== '.');
+  const depth = normalize(path)
+    .split(/[\\/]/)
+    .filter((segment) => segment !== '' && segment !== '.');
   if (depth[0] === '..') return 'leaves the workspace';
   return undefined;
 }

@@ -12,7 +12,9 @@ interface Topics {
   toolApproval: { request: ToolApprovalBusRequest; response: ToolApproveResult };
 }
 
-type Handler<Topic extends keyof Topics> = (request: Topics[Topic]['request']) => Topics[Topic]['response'] | Promise<Topics[Topic]['response']>;
+type Handler<Topic extends keyof Topics> = (
+  request: Topics[Topic]['request'],
+) => Topics[Topic]['response'] | Promise<Topics[Topic]['response']>;
 
 /**
  * A request/response bus (seed 002): register one handler per topic; the engine requests
@@ -34,9 +36,13 @@ export class MessageBus {
     return this.handlers.has(topic);
   }
 
-  async request<Topic extends keyof Topics>(topic: Topic, request: Topics[Topic]['request']): Promise<Topics[Topic]['response']> {
+  async request<Topic extends keyof Topics>(
+    topic: Topic,
+    request: Topics[Topic]['request'],
+  ): Promise<Topics[Topic]['response']> {
     const handler = this.handlers.get(topic) as Handler<Topic> | undefined; // set only by registerHandler<Topic>
-    if (!handler) throw new InterlockError('INTERACTION_NO_HANDLER', `no handler is registered on the message bus for "${topic}"`);
+    if (!handler)
+      throw new InterlockError('INTERACTION_NO_HANDLER', `no handler is registered on the message bus for "${topic}"`);
     return handler(request);
   }
 }

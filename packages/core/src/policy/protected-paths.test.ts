@@ -18,40 +18,67 @@ afterAll(async () => {
   for (const interlock of instances) await interlock.close();
 });
 
-async function inMode(mode: 'default' | 'autoEdit' | 'yolo', extra: { toolOverrides?: Record<string, boolean | 'deny'> } = {}): Promise<Interlock> {
+async function inMode(
+  mode: 'default' | 'autoEdit' | 'yolo',
+  extra: { toolOverrides?: Record<string, boolean | 'deny'> } = {},
+): Promise<Interlock> {
   const interlock = await createInterlock({ tools: builtinTools, approval: { mode, ...extra } });
   instances.push(interlock);
   return interlock;
 }
 
-const decide = (interlock: Interlock, toolName: string, args: Record<string, unknown>) => interlock.explain({ toolName, arguments: args });
+const decide = (interlock: Interlock, toolName: string, args: Record<string, unknown>) =>
+  interlock.explain({ toolName, arguments: args });
 
-const PROTECTED = ['.git/config', '.git/hooks/pre-commit', './.git/HEAD', '.bashrc', 'sub/.zshrc', '.envrc', '.vscode/settings.json', '.claude/settings.json', '.github/workflows/ci.yml', '.ssh/authorized_keys', '.npmrc', '.husky/pre-commit', '.mcp.json'];
+const PROTECTED = [
+  '.git/config',
+  '.git/hooks/pre-commit',
+  './.git/HEAD',
+  '.bashrc',
+  'sub/.zshrc',
+  '.envrc',
+  '.vscode/settings.json',
+  '.claude/settings.json',
+  '.github/workflows/ci.yml',
+  '.ssh/authorized_keys',
+  '.npmrc',
+  '.husky/pre-commit',
+  '.mcp.json',
+];
 const STORE = ['.interlock/interlock.db', '.interlock/interlock.db-wal', 'x/.interlock/notes.json', 'interlock.db'];
 
 describe('the file tools on protected paths (issue 13)', () => {
   it.each(['default', 'autoEdit', 'yolo'] as const)('never writes the store in %s mode', async (mode) => {
     const interlock = await inMode(mode, { toolOverrides: { write_file: false } });
     for (const path of STORE) {
-      expect(decide(interlock, 'write_file', { path, content: '' }), path).toMatchObject({ outcome: 'deny', rule: 'path:protected:interlock' });
+      expect(decide(interlock, 'write_file', { path, content: '' }), path).toMatchObject({
+        outcome: 'deny',
+        rule: 'path:protected:interlock',
+      });
       expect(decide(interlock, 'edit_file', { path, find: 'a', replace: 'b' }).outcome).toBe('deny');
     }
   });
 
-  it.each(['autoEdit', 'yolo'] as const)('asks about .git, startup files, credentials and settings in %s mode, even with an override', async (mode) => {
-    const interlock = await inMode(mode, { toolOverrides: { write_file: false, edit_file: false } });
-    for (const path of PROTECTED) {
-      const decision = decide(interlock, 'write_file', { path, content: 'x' });
-      expect(decision.outcome, path).toBe('ask');
-      expect(decision.rule, path).toMatch(/^path:protected:/);
-    }
-    expect(decide(interlock, 'write_file', { path: 'src/notes.md', content: 'x' }).outcome).toBe('allow');
-  });
+  it.each(['autoEdit', 'yolo'] as const)(
+    'asks about .git, startup files, credentials and settings in %s mode, even with an override',
+    async (mode) => {
+      const interlock = await inMode(mode, { toolOverrides: { write_file: false, edit_file: false } });
+      for (const path of PROTECTED) {
+        const decision = decide(interlock, 'write_file', { path, content: 'x' });
+        expect(decision.outcome, path).toBe('ask');
+        expect(decision.rule, path).toMatch(/^path:protected:/);
+      }
+      expect(decide(interlock, 'write_file', { path: 'src/notes.md', content: 'x' }).outcome).toBe('allow');
+    },
+  );
 
   it('refuses, when deciding, a path outside the workspace', async () => {
     const interlock = await inMode('yolo');
     for (const path of ['../outside.txt', '/etc/passwd', '~/.bashrc', 'a/../../b']) {
-      expect(decide(interlock, 'write_file', { path, content: '' }), path).toMatchObject({ outcome: 'deny', rule: 'path:outside-workspace' });
+      expect(decide(interlock, 'write_file', { path, content: '' }), path).toMatchObject({
+        outcome: 'deny',
+        rule: 'path:outside-workspace',
+      });
     }
     expect(decide(interlock, 'write_file', { path: 'a/../b.txt', content: '' }).outcome).toBe('allow');
   });
@@ -74,7 +101,11 @@ describe('the shell on protected paths (issue 13)', () => {
     expect(shell.classify(command)).toMatchObject({ verdict: 'high-risk', rule: 'shell:high-risk:protected-path' });
   });
 
-  it.each(['echo x > .interlock/interlock.db', 'rm .interlock/interlock.db-wal', 'cp /dev/null .interlock/interlock.db'])('bans %j: the store is never written', (command) => {
+  it.each([
+    'echo x > .interlock/interlock.db',
+    'rm .interlock/interlock.db-wal',
+    'cp /dev/null .interlock/interlock.db',
+  ])('bans %j: the store is never written', (command) => {
     expect(shell.classify(command).verdict).toBe('banned');
   });
 
@@ -99,7 +130,10 @@ describe('git run by the bash tool (issue 13)', () => {
     expect(existsSync(canary)).toBe(true);
     execFileSync('rm', [canary]);
 
-    const result = (await bashTool.execute({ command: 'git status', timeoutMs: 10_000 }, { workspaceRoot: directory, signal: new AbortController().signal } as never)) as { exitCode: number };
+    const result = (await bashTool.execute({ command: 'git status', timeoutMs: 10_000 }, {
+      workspaceRoot: directory,
+      signal: new AbortController().signal,
+    } as never)) as { exitCode: number };
     expect(result.exitCode).toBe(0);
     expect(existsSync(canary)).toBe(false);
   });

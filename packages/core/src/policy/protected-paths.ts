@@ -10,25 +10,58 @@
 export type ProtectedKind = 'interlock' | 'git' | 'shell-startup' | 'credentials' | 'settings' | 'ordinary';
 
 const SHELL_STARTUP = new Set([
-  '.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout',
-  '.cshrc', '.tcshrc', '.kshrc', '.mkshrc', '.inputrc', '.envrc', 'config.fish',
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.cshrc',
+  '.tcshrc',
+  '.kshrc',
+  '.mkshrc',
+  '.inputrc',
+  '.envrc',
+  'config.fish',
 ]);
 const CREDENTIAL_DIRECTORIES = new Set(['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.azure', '.config/gcloud']);
 const CREDENTIAL_FILES = new Set(['.netrc', '.npmrc', '.pypirc', '.git-credentials', '.pgpass']);
-const SETTINGS_DIRECTORIES = new Set(['.vscode', '.idea', '.claude', '.cursor', '.gemini', '.codex', '.devcontainer', '.husky', '.circleci']);
+const SETTINGS_DIRECTORIES = new Set([
+  '.vscode',
+  '.idea',
+  '.claude',
+  '.cursor',
+  '.gemini',
+  '.codex',
+  '.devcontainer',
+  '.husky',
+  '.circleci',
+]);
 const SETTINGS_FILES = new Set(['.mcp.json', '.gitlab-ci.yml', '.pre-commit-config.yaml']);
 
 /** What `path` points at among the protected kinds. */
 export function protectedKind(path: string): ProtectedKind {
-  const segments = path.replace(/\\/g, '/').split('/').filter((segment) => segment !== '' && segment !== '.');
+  const segments = path
+    .replace(/\\/g, '/')
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.');
   const base = segments[segments.length - 1] ?? '';
   if (segments.includes('.interlock') || /^interlock\.db(-wal|-shm|-journal)?$/.test(base)) return 'interlock';
   const gitAt = segments.indexOf('.git');
   if (gitAt >= 0 && gitAt < segments.length - 1) return 'git';
   if (base === '.git' || base === '.gitmodules') return 'git';
   if (SHELL_STARTUP.has(base)) return 'shell-startup';
-  if (segments.some((segment) => CREDENTIAL_DIRECTORIES.has(segment)) || CREDENTIAL_FILES.has(base)) return 'credentials';
-  if (segments.some((segment, index) => SETTINGS_DIRECTORIES.has(segment) && index < segments.length - 1) || SETTINGS_DIRECTORIES.has(base)) return 'settings';
+  if (segments.some((segment) => CREDENTIAL_DIRECTORIES.has(segment)) || CREDENTIAL_FILES.has(base))
+    return 'credentials';
+  if (
+    segments.some((segment, index) => SETTINGS_DIRECTORIES.has(segment) && index < segments.length - 1) ||
+    SETTINGS_DIRECTORIES.has(base)
+  )
+    return 'settings';
   if (SETTINGS_FILES.has(base)) return 'settings';
   const githubAt = segments.indexOf('.github');
   if (githubAt >= 0 && segments[githubAt + 1] === 'workflows') return 'settings';

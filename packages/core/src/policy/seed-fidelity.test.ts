@@ -21,23 +21,35 @@ async function explainWith(approval: ApprovalOptions, command: string) {
 }
 
 describe("seed 002's yolo", () => {
-  it.each(['mkdir build', 'cp a.txt b.txt', 'npm test', 'git commit -m "wip"', 'echo hi > notes.txt', 'touch a && mv a b'])(
-    'runs %s, a command that is only not read-only',
-    async (command) => {
-      expect(await explainWith({ mode: 'yolo' }, command)).toMatchObject({ outcome: 'allow', rule: 'mode:yolo' });
-      expect((await explainWith({ mode: 'default' }, command)).outcome).toBe('ask');
-    },
-  );
+  it.each([
+    'mkdir build',
+    'cp a.txt b.txt',
+    'npm test',
+    'git commit -m "wip"',
+    'echo hi > notes.txt',
+    'touch a && mv a b',
+  ])('runs %s, a command that is only not read-only', async (command) => {
+    expect(await explainWith({ mode: 'yolo' }, command)).toMatchObject({ outcome: 'allow', rule: 'mode:yolo' });
+    expect((await explainWith({ mode: 'default' }, command)).outcome).toBe('ask');
+  });
 
-  it.each(['echo $(cat secret)', 'eval "$CMD"', 'python3 -c "import os"', '$PROGRAM --flag', 'mkdir "$(whoami)"', 'bash <<EOF\nls\nEOF', 'mkdir x\u200B'])(
-    'still asks about %j, which the rules could not read through',
-    async (command) => {
-      expect((await explainWith({ mode: 'yolo' }, command)).outcome).toBe('ask');
-    },
-  );
+  it.each([
+    'echo $(cat secret)',
+    'eval "$CMD"',
+    'python3 -c "import os"',
+    '$PROGRAM --flag',
+    'mkdir "$(whoami)"',
+    'bash <<EOF\nls\nEOF',
+    'mkdir x\u200B',
+  ])('still asks about %j, which the rules could not read through', async (command) => {
+    expect((await explainWith({ mode: 'yolo' }, command)).outcome).toBe('ask');
+  });
 
   it('still asks about high-risk commands and denies banned ones', async () => {
-    expect(await explainWith({ mode: 'yolo' }, 'git push --force origin main')).toMatchObject({ outcome: 'ask', rule: 'shell:high-risk:force-push' });
+    expect(await explainWith({ mode: 'yolo' }, 'git push --force origin main')).toMatchObject({
+      outcome: 'ask',
+      rule: 'shell:high-risk:force-push',
+    });
     expect((await explainWith({ mode: 'yolo' }, 'rm -rf /')).outcome).toBe('deny');
   });
 });
@@ -48,28 +60,52 @@ describe("seed 003's strictMode", () => {
     expect((await explainWith({ mode: 'yolo', strictMode: true }, 'mkdir build')).outcome).toBe('ask');
     const interlock = await createInterlock({ tools: builtinTools, approval: { mode: 'yolo', strictMode: true } });
     opened.push(interlock);
-    expect(interlock.explain({ toolName: 'write_file', arguments: { path: 'a.txt', content: 'x' } }).outcome).toBe('ask');
+    expect(interlock.explain({ toolName: 'write_file', arguments: { path: 'a.txt', content: 'x' } }).outcome).toBe(
+      'ask',
+    );
   });
 });
 
 describe("seed 003's session memory", () => {
   async function runTwice(approval: ApprovalOptions): Promise<number> {
     const directory = await mkdtemp(join(tmpdir(), 'interlock-memory-'));
-    const note = defineTool({ name: 'note', description: 'Notes a line', category: 'write', riskLevel: 'moderate', parameters: z.object({ text: z.string() }), execute: async () => 'noted' });
+    const note = defineTool({
+      name: 'note',
+      description: 'Notes a line',
+      category: 'write',
+      riskLevel: 'moderate',
+      parameters: z.object({ text: z.string() }),
+      execute: async () => 'noted',
+    });
     const model = scriptedModel([
       { text: '', toolCalls: [{ id: 'a', name: 'note', arguments: { text: 'hi' } }] },
       'Noted.',
       { text: '', toolCalls: [{ id: 'b', name: 'note', arguments: { text: 'hi' } }] },
       'Noted again.',
     ]);
-    const handler = scriptedHandler([{ outcome: 'responded', input: { approved: true } }, { outcome: 'responded', input: { approved: true } }]);
-    const interlock = await createInterlock({ store: { type: 'sqlite', path: join(directory, 'store.db') }, models: { default: model }, tools: [note], workspaceRoot: directory, handlers: { cli: handler }, approval });
+    const handler = scriptedHandler([
+      { outcome: 'responded', input: { approved: true } },
+      { outcome: 'responded', input: { approved: true } },
+    ]);
+    const interlock = await createInterlock({
+      store: { type: 'sqlite', path: join(directory, 'store.db') },
+      models: { default: model },
+      tools: [note],
+      workspaceRoot: directory,
+      handlers: { cli: handler },
+      approval,
+    });
     opened.push(interlock);
     const workflow = interlock.registerWorkflow(
-      linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Note it', tools: ['note'], outputVariable: 'output' } }], { id: 'note-flow' }),
+      linearWorkflow(
+        [{ id: 'agent', type: 'LLM', config: { prompt: 'Note it', tools: ['note'], outputVariable: 'output' } }],
+        { id: 'note-flow' },
+      ),
     );
     for (let run = 0; run < 2; run += 1) {
-      expect(await (await interlock.start(workflow, { channel: 'cli', session: { chatId: 'chat-1' } })).done()).toMatchObject({ status: 'completed' });
+      expect(
+        await (await interlock.start(workflow, { channel: 'cli', session: { chatId: 'chat-1' } })).done(),
+      ).toMatchObject({ status: 'completed' });
     }
     return handler.requests.length;
   }
@@ -91,13 +127,32 @@ describe('risk levels as the seeds write them', () => {
     ['high', 'HIGH'],
     [' Low ', 'LOW'],
   ])('reads %j as %s', (given, expected) => {
-    const tool = defineTool({ name: 't', description: 'd', category: 'write', riskLevel: given as 'LOW', parameters: z.object({}), execute: async () => 'ok' });
+    const tool = defineTool({
+      name: 't',
+      description: 'd',
+      category: 'write',
+      riskLevel: given as 'LOW',
+      parameters: z.object({}),
+      execute: async () => 'ok',
+    });
     expect(tool.riskLevel).toBe(expected);
   });
 
   it('refuses a wrong one with an Interlock error naming the tool and the field', () => {
-    expect(() => defineTool({ name: 'deploy', description: 'd', category: 'write', riskLevel: 'extreme' as 'LOW', parameters: z.object({}), execute: async () => 'ok' })).toThrow(
-      expect.objectContaining({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/tool "deploy": riskLevel: a risk level is LOW, MEDIUM or HIGH .*"extreme"/i) }),
+    expect(() =>
+      defineTool({
+        name: 'deploy',
+        description: 'd',
+        category: 'write',
+        riskLevel: 'extreme' as 'LOW',
+        parameters: z.object({}),
+        execute: async () => 'ok',
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringMatching(/tool "deploy": riskLevel: a risk level is LOW, MEDIUM or HIGH .*"extreme"/i),
+      }),
     );
   });
 });

@@ -9,7 +9,10 @@ import type {
 export type ScriptedAnswer =
   | { input: unknown }
   | UserInteractionHandlerResult
-  | ((request: UserInteractionRequest, context: UserInteractionContext) => UserInteractionHandlerResult | Promise<UserInteractionHandlerResult>);
+  | ((
+      request: UserInteractionRequest,
+      context: UserInteractionContext,
+    ) => UserInteractionHandlerResult | Promise<UserInteractionHandlerResult>);
 
 export interface ScriptedHandler extends IUserInteractionHandler {
   /** Every request received, in order. */

@@ -37,11 +37,16 @@ describe('admit', () => {
   });
 
   it('says "none" when the node offers no tools', () => {
-    expect(admit(call('search', {}), search, [])).toMatchObject({ message: expect.stringContaining('Available tools: none.') });
+    expect(admit(call('search', {}), search, [])).toMatchObject({
+      message: expect.stringContaining('Available tools: none.'),
+    });
   });
 
   it('lets an offered but unregistered tool through unchanged: the rules report it NOT_FOUND', () => {
-    expect(admit(call('ghost', { a: 1 }), undefined, ['ghost'])).toEqual({ kind: 'admitted', finalArguments: { a: 1 } });
+    expect(admit(call('ghost', { a: 1 }), undefined, ['ghost'])).toEqual({
+      kind: 'admitted',
+      finalArguments: { a: 1 },
+    });
   });
 
   it('refuses arguments that were not JSON as an ERROR the model can fix, without an audit entry (F19)', () => {
@@ -49,13 +54,20 @@ describe('admit', () => {
     expect(admission).toEqual({
       kind: 'refused',
       status: 'ERROR',
-      message: 'The arguments were not a usable JSON object (truncated JSON). Call search again with arguments that match its schema.',
+      message:
+        'The arguments were not a usable JSON object (truncated JSON). Call search again with arguments that match its schema.',
     });
   });
 
   it('refuses arguments that do not match the schema with an ERROR naming the field (F19)', () => {
     const admission = admit(call('search', { query: 42 }), search, ['search']);
-    expect(admission).toMatchObject({ kind: 'refused', status: 'ERROR', message: expect.stringMatching(/^The arguments do not match the schema of search: query: .*Fix them and call again\.$/) });
+    expect(admission).toMatchObject({
+      kind: 'refused',
+      status: 'ERROR',
+      message: expect.stringMatching(
+        /^The arguments do not match the schema of search: query: .*Fix them and call again\.$/,
+      ),
+    });
     expect(admission).not.toHaveProperty('audited');
   });
 
@@ -65,29 +77,48 @@ describe('admit', () => {
   });
 
   it("runs the schema's parse: defaults filled in, strings coerced", () => {
-    expect(admit(call('search', { query: 'x' }), search, ['search'])).toEqual({ kind: 'admitted', finalArguments: { query: 'x', limit: 10 } });
-    expect(admit(call('search', { query: 'x', limit: '3' }), search, ['search'])).toEqual({ kind: 'admitted', finalArguments: { query: 'x', limit: 3 } });
+    expect(admit(call('search', { query: 'x' }), search, ['search'])).toEqual({
+      kind: 'admitted',
+      finalArguments: { query: 'x', limit: 10 },
+    });
+    expect(admit(call('search', { query: 'x', limit: '3' }), search, ['search'])).toEqual({
+      kind: 'admitted',
+      finalArguments: { query: 'x', limit: 3 },
+    });
   });
 });
 
 describe('ruling (what a rule decided does to a call)', () => {
   const decided = call('search', { query: 'x' });
-  const decision: Pick<ApprovalDecision, 'outcome' | 'rule' | 'reason' | 'notFound'> = { outcome: 'deny', rule: 'deny:rule[0]', reason: 'matches a deny rule', notFound: false };
+  const decision: Pick<ApprovalDecision, 'outcome' | 'rule' | 'reason' | 'notFound'> = {
+    outcome: 'deny',
+    rule: 'deny:rule[0]',
+    reason: 'matches a deny rule',
+    notFound: false,
+  };
 
   it('lets an allowed call run', () => {
     expect(ruling(decided, { ...decision, outcome: 'allow' }, ['search'])).toEqual({ runs: true });
   });
 
   it('reports a tool nobody registered as NOT_FOUND, naming the registered tools (F14)', () => {
-    expect(ruling(call('ghost', {}), { ...decision, rule: 'tool:not-found', notFound: true }, ['search', 'note'])).toEqual({
+    expect(
+      ruling(call('ghost', {}), { ...decision, rule: 'tool:not-found', notFound: true }, ['search', 'note']),
+    ).toEqual({
       runs: false,
       status: 'NOT_FOUND',
       message: 'No tool named "ghost". Available tools: search, note.',
     });
-    expect(ruling(call('ghost', {}), { ...decision, notFound: true }, [])).toMatchObject({ message: expect.stringContaining('Available tools: none.') });
+    expect(ruling(call('ghost', {}), { ...decision, notFound: true }, [])).toMatchObject({
+      message: expect.stringContaining('Available tools: none.'),
+    });
   });
 
   it('rejects a denied call and tells the model which rule denied it and why (F19)', () => {
-    expect(ruling(decided, decision, ['search'])).toEqual({ runs: false, status: 'EXECUTION_REJECTED', message: 'denied by policy (deny:rule[0]): matches a deny rule' });
+    expect(ruling(decided, decision, ['search'])).toEqual({
+      runs: false,
+      status: 'EXECUTION_REJECTED',
+      message: 'denied by policy (deny:rule[0]): matches a deny rule',
+    });
   });
 });

@@ -5,7 +5,12 @@ import type { NewCall } from './turn-state.js';
 
 /** What a new call is before the rules see it: refused outright, or admitted with the arguments that run. */
 export type Admission =
-  | { kind: 'refused'; status: Extract<ToolCallStatus, 'NOT_FOUND' | 'ERROR'>; message: string; audited?: { rule: string; reason: string } }
+  | {
+      kind: 'refused';
+      status: Extract<ToolCallStatus, 'NOT_FOUND' | 'ERROR'>;
+      message: string;
+      audited?: { rule: string; reason: string };
+    }
   | { kind: 'admitted'; finalArguments: Record<string, unknown> };
 
 /**
@@ -26,12 +31,22 @@ export function admit(call: NewCall, tool: Tool | undefined, offered: readonly s
   }
   if (!tool) return { kind: 'admitted', finalArguments: call.finalArguments };
   if (call.argumentsError !== undefined) {
-    return { kind: 'refused', status: 'ERROR', message: `The arguments were not a usable JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.` };
+    return {
+      kind: 'refused',
+      status: 'ERROR',
+      message: `The arguments were not a usable JSON object (${call.argumentsError}). Call ${call.name} again with arguments that match its schema.`,
+    };
   }
   const parsed = tool.parameters.safeParse(call.arguments);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ');
-    return { kind: 'refused', status: 'ERROR', message: `The arguments do not match the schema of ${tool.name}: ${problems}. Fix them and call again.` };
+    const problems = parsed.error.issues
+      .map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`)
+      .join('; ');
+    return {
+      kind: 'refused',
+      status: 'ERROR',
+      message: `The arguments do not match the schema of ${tool.name}: ${problems}. Fix them and call again.`,
+    };
   }
   return { kind: 'admitted', finalArguments: parsed.data as Record<string, unknown> };
 }
@@ -41,8 +56,19 @@ export function ruling(
   call: NewCall,
   decision: Pick<ApprovalDecision, 'outcome' | 'rule' | 'reason' | 'notFound'>,
   registered: readonly string[],
-): { runs: true } | { runs: false; status: Extract<ToolCallStatus, 'NOT_FOUND' | 'EXECUTION_REJECTED'>; message: string } {
+):
+  | { runs: true }
+  | { runs: false; status: Extract<ToolCallStatus, 'NOT_FOUND' | 'EXECUTION_REJECTED'>; message: string } {
   if (decision.outcome === 'allow') return { runs: true };
-  if (decision.notFound) return { runs: false, status: 'NOT_FOUND', message: `No tool named "${call.name}". Available tools: ${registered.join(', ') || 'none'}.` };
-  return { runs: false, status: 'EXECUTION_REJECTED', message: `denied by policy (${decision.rule}): ${decision.reason}` };
+  if (decision.notFound)
+    return {
+      runs: false,
+      status: 'NOT_FOUND',
+      message: `No tool named "${call.name}". Available tools: ${registered.join(', ') || 'none'}.`,
+    };
+  return {
+    runs: false,
+    status: 'EXECUTION_REJECTED',
+    message: `denied by policy (${decision.rule}): ${decision.reason}`,
+  };
 }

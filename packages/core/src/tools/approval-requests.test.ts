@@ -22,17 +22,34 @@ function decided(id = 'call-1', rememberable = true) {
   return { ...newTurnCall({ id, name: 'note', arguments: { text: 'hello' } }), rule: 'ask:risk:MEDIUM', rememberable };
 }
 const askedToRun = (rememberable = true) => awaitAnswer(decided('call-1', rememberable), 'execution', 'interaction-1');
-const askedAboutResult = (rememberable = true) => awaitAnswer(awaitResult(approve(decided('call-1', rememberable), 'person'), 'noted hello'), 'result', 'interaction-1');
-const askedToRecover = () => awaitAnswer(awaitRecovery(approve(decided(), 'callback:onToolApprove')), 'recovery', 'interaction-1');
+const askedAboutResult = (rememberable = true) =>
+  awaitAnswer(
+    awaitResult(approve(decided('call-1', rememberable), 'person'), 'noted hello'),
+    'result',
+    'interaction-1',
+  );
+const askedToRecover = () =>
+  awaitAnswer(awaitRecovery(approve(decided(), 'callback:onToolApprove')), 'recovery', 'interaction-1');
 
 const answered = (input: unknown, responder?: string): InteractionRecord =>
-  interactionRecord({ status: 'responded', response: { input, respondedAt: '2026-01-02T03:04:30.000Z', ...(responder === undefined ? {} : { responder }) } });
+  interactionRecord({
+    status: 'responded',
+    response: { input, respondedAt: '2026-01-02T03:04:30.000Z', ...(responder === undefined ? {} : { responder }) },
+  });
 const failed = (failureReason: InteractionFailureReason | undefined, failureMessage?: string): InteractionRecord =>
-  interactionRecord({ status: 'failed', ...(failureReason === undefined ? {} : { failureReason }), ...(failureMessage === undefined ? {} : { failureMessage }) });
+  interactionRecord({
+    status: 'failed',
+    ...(failureReason === undefined ? {} : { failureReason }),
+    ...(failureMessage === undefined ? {} : { failureMessage }),
+  });
 
 const acceptEdits = () => undefined;
-const read = (call: AwaitingCall, record: InteractionRecord, automaticMemory = false, refuseEdit: (edited: Record<string, unknown>) => string | undefined = acceptEdits) =>
-  readAnswer(call, record, refuseEdit, automaticMemory);
+const read = (
+  call: AwaitingCall,
+  record: InteractionRecord,
+  automaticMemory = false,
+  refuseEdit: (edited: Record<string, unknown>) => string | undefined = acceptEdits,
+) => readAnswer(call, record, refuseEdit, automaticMemory);
 
 describe('approvalSpecs (the questions for a batch of calls)', () => {
   const on = { nodeId: 'agent', timeout: 60_000, toolOf };
@@ -51,7 +68,12 @@ describe('approvalSpecs (the questions for a batch of calls)', () => {
   it('tells the approver the tool, the arguments that would run, its risk and the rule that asked (F18)', () => {
     const call = { ...decided(), finalArguments: { text: 'parsed' } };
     const [spec] = approvalSpecs([call], 'execution', on);
-    expect(spec).toMatchObject({ nodeId: 'agent', operationType: 'TOOL_APPROVAL', prompt: 'Allow note to run with these arguments?', timeout: 60_000 });
+    expect(spec).toMatchObject({
+      nodeId: 'agent',
+      operationType: 'TOOL_APPROVAL',
+      prompt: 'Allow note to run with these arguments?',
+      timeout: 60_000,
+    });
     expect(spec?.toolApproval).toEqual({
       toolCallId: 'call-1',
       toolName: 'note',
@@ -74,12 +96,17 @@ describe('approvalSpecs (the questions for a batch of calls)', () => {
     expect(spec?.toolApproval).not.toHaveProperty('parametersSchema');
   });
 
-  it("mentions a definition change in the prompt of that call only, with the change attached", () => {
+  it('mentions a definition change in the prompt of that call only, with the change attached', () => {
     const change = { previousHash: 'aaa', hash: 'bbb', diff: '- old\n+ new' };
-    const specs = approvalSpecs([decided('call-1'), decided('call-2')], 'execution', { ...on, changes: [undefined, change] });
+    const specs = approvalSpecs([decided('call-1'), decided('call-2')], 'execution', {
+      ...on,
+      changes: [undefined, change],
+    });
     expect(specs[0]?.prompt).toBe('Allow note to run with these arguments?');
     expect(specs[0]?.toolApproval).not.toHaveProperty('definitionChange');
-    expect(specs[1]?.prompt).toBe('The definition of note changed since it was approved (see the diff). Allow note to run with these arguments?');
+    expect(specs[1]?.prompt).toBe(
+      'The definition of note changed since it was approved (see the diff). Allow note to run with these arguments?',
+    );
     expect(specs[1]?.toolApproval?.definitionChange).toEqual(change);
   });
 
@@ -101,7 +128,9 @@ describe('approvalSpecs (the questions for a batch of calls)', () => {
 
   it('asks about an unknown outcome with the three answers a person can give (F40)', () => {
     const [spec] = approvalSpecs([awaitRecovery(approve(decided(), 'rule'))], 'recovery', on);
-    expect(spec?.prompt).toMatch(/^note started before the process stopped and its outcome is unknown\. .*\(done\).*\(retry\).*\(fail\)\?$/);
+    expect(spec?.prompt).toMatch(
+      /^note started before the process stopped and its outcome is unknown\. .*\(done\).*\(retry\).*\(fail\)\?$/,
+    );
     expect(spec?.toolApproval?.stage).toBe('recovery');
   });
 });
@@ -114,42 +143,69 @@ describe('readAnswer (how an answer moves its call)', () => {
         kind: 'failed',
         reason: 'timeout',
         message: 'nobody answered within 60 s',
-        audit: { outcome: 'deny', decidedBy: 'interaction:timeout', rule: 'ask:risk:MEDIUM', reason: 'nobody answered within 60 s', stage: 'execution' },
+        audit: {
+          outcome: 'deny',
+          decidedBy: 'interaction:timeout',
+          rule: 'ask:risk:MEDIUM',
+          reason: 'nobody answered within 60 s',
+          stage: 'execution',
+        },
         next: { phase: 'done', status: 'TIMEOUT' },
       });
     });
 
     it('ends a call whose question was cancelled as EXECUTION_REJECTED, saying why', () => {
       const reading = read(askedToRun(), failed('cancelled', 'the approver closed the prompt'));
-      expect(reading.next).toMatchObject({ status: 'EXECUTION_REJECTED', content: expect.stringContaining('no approval (cancelled): the approver closed the prompt') });
+      expect(reading.next).toMatchObject({
+        status: 'EXECUTION_REJECTED',
+        content: expect.stringContaining('no approval (cancelled): the approver closed the prompt'),
+      });
     });
 
     it.each<InteractionFailureReason>(['timeout', 'cancelled'])(
       'never tells the model that a call whose outcome is unknown did not run when nobody says what became of it (%s, F40)',
       (reason) => {
         const reading = read(askedToRecover(), failed(reason, 'gone'));
-        expect(reading.next).toMatchObject({ phase: 'done', status: 'ERROR', content: expect.stringContaining('may have taken effect') });
+        expect(reading.next).toMatchObject({
+          phase: 'done',
+          status: 'ERROR',
+          content: expect.stringContaining('may have taken effect'),
+        });
         expect(reading.next).not.toMatchObject({ content: expect.stringContaining('not run') });
         expect(reading.audit).toMatchObject({ outcome: 'deny', stage: 'recovery' });
       },
     );
 
     it('treats a failure without a reason as a handler error', () => {
-      expect(read(askedToRun(), failed(undefined))).toMatchObject({ reason: 'handler_error', message: 'handler_error', audit: { decidedBy: 'interaction:handler_error' } });
+      expect(read(askedToRun(), failed(undefined))).toMatchObject({
+        reason: 'handler_error',
+        message: 'handler_error',
+        audit: { decidedBy: 'interaction:handler_error' },
+      });
     });
 
-    it.each<InteractionFailureReason>(['timeout', 'cancelled'])('withholds the result when the question about it failed (%s): RESULT_REJECTED (F13)', (reason) => {
-      const reading = read(askedAboutResult(), failed(reason, 'gone'));
-      expect(reading.next).toMatchObject({ phase: 'done', status: 'RESULT_REJECTED', content: expect.stringContaining(`no approval (${reason})`) });
-      expect(reading.next).not.toHaveProperty('output');
-      expect(reading.next).not.toHaveProperty('result');
-      expect(reading.audit.stage).toBe('result');
-    });
+    it.each<InteractionFailureReason>(['timeout', 'cancelled'])(
+      'withholds the result when the question about it failed (%s): RESULT_REJECTED (F13)',
+      (reason) => {
+        const reading = read(askedAboutResult(), failed(reason, 'gone'));
+        expect(reading.next).toMatchObject({
+          phase: 'done',
+          status: 'RESULT_REJECTED',
+          content: expect.stringContaining(`no approval (${reason})`),
+        });
+        expect(reading.next).not.toHaveProperty('output');
+        expect(reading.next).not.toHaveProperty('result');
+        expect(reading.audit.stage).toBe('result');
+      },
+    );
   });
 
   describe('an answer to "may it run?" (F19)', () => {
     it('runs the edited arguments, keeps the proposed ones, and audits the edit', () => {
-      const reading = read(askedToRun(), answered({ approved: true, editedParameters: { text: 'edited' }, userInstruction: 'sign it' }, 'ada'));
+      const reading = read(
+        askedToRun(),
+        answered({ approved: true, editedParameters: { text: 'edited' }, userInstruction: 'sign it' }, 'ada'),
+      );
       expect(reading.kind).toBe('answered');
       expect(reading.next).toMatchObject({
         phase: 'ready',
@@ -172,7 +228,10 @@ describe('readAnswer (how an answer moves its call)', () => {
     });
 
     it('says the approver was a person when the answer names nobody', () => {
-      expect(read(askedToRun(), answered({ approved: true })).next).toMatchObject({ phase: 'ready', approvedBy: 'person' });
+      expect(read(askedToRun(), answered({ approved: true })).next).toMatchObject({
+        phase: 'ready',
+        approvedBy: 'person',
+      });
     });
 
     it('refuses an edit the tool or the rules refuse: EXECUTION_REJECTED, audited as edit:refused', () => {
@@ -181,27 +240,50 @@ describe('readAnswer (how an answer moves its call)', () => {
         refusals.push(edited);
         return 'the edited arguments were refused (deny:rule[0]): no secrets';
       };
-      const reading = read(askedToRun(), answered({ approved: true, editedParameters: { text: 'password' } }, 'ada'), false, refuse);
+      const reading = read(
+        askedToRun(),
+        answered({ approved: true, editedParameters: { text: 'password' } }, 'ada'),
+        false,
+        refuse,
+      );
       expect(refusals).toEqual([{ text: 'password' }]);
       expect(reading).toMatchObject({
         kind: 'refused-edit',
         responder: 'ada',
         response: { approved: true, editedParameters: { text: 'password' } },
-        audit: { outcome: 'deny', decidedBy: 'person', rule: 'edit:refused', reason: 'the edited arguments were refused (deny:rule[0]): no secrets', stage: 'execution' },
-        next: { phase: 'done', status: 'EXECUTION_REJECTED', finalArguments: { text: 'hello' }, content: expect.stringContaining('no secrets') },
+        audit: {
+          outcome: 'deny',
+          decidedBy: 'person',
+          rule: 'edit:refused',
+          reason: 'the edited arguments were refused (deny:rule[0]): no secrets',
+          stage: 'execution',
+        },
+        next: {
+          phase: 'done',
+          status: 'EXECUTION_REJECTED',
+          finalArguments: { text: 'hello' },
+          content: expect.stringContaining('no secrets'),
+        },
       });
     });
 
     it('asks nobody to check an edit that comes with a rejection', () => {
       const refuse = () => 'should not be asked';
       const reading = read(askedToRun(), answered({ approved: false, editedParameters: { text: 'x' } }), false, refuse);
-      expect(reading).toMatchObject({ kind: 'answered', next: { status: 'EXECUTION_REJECTED', finalArguments: { text: 'hello' } } });
+      expect(reading).toMatchObject({
+        kind: 'answered',
+        next: { status: 'EXECUTION_REJECTED', finalArguments: { text: 'hello' } },
+      });
       expect(reading.audit).not.toHaveProperty('editedArguments');
     });
 
     it('ends a rejected call and tells the model why', () => {
       const reading = read(askedToRun(), answered({ approved: false, denyReason: 'wrong file' }, 'ada'));
-      expect(reading.next).toMatchObject({ phase: 'done', status: 'EXECUTION_REJECTED', content: expect.stringContaining('the user rejected it: wrong file') });
+      expect(reading.next).toMatchObject({
+        phase: 'done',
+        status: 'EXECUTION_REJECTED',
+        content: expect.stringContaining('the user rejected it: wrong file'),
+      });
       expect(reading.audit).toMatchObject({ outcome: 'deny', reason: 'wrong file', responder: 'ada' });
     });
   });
@@ -212,7 +294,9 @@ describe('readAnswer (how an answer moves its call)', () => {
     });
 
     it('never remembers a call that is not rememberable, even when asked to', () => {
-      expect(read(askedToRun(false), answered({ approved: true, remember: true }), true)).toMatchObject({ remember: false });
+      expect(read(askedToRun(false), answered({ approved: true, remember: true }), true)).toMatchObject({
+        remember: false,
+      });
     });
 
     it('remembers every approval before it runs when the memory is automatic', () => {
@@ -221,7 +305,9 @@ describe('readAnswer (how an answer moves its call)', () => {
     });
 
     it('never remembers a rejection', () => {
-      expect(read(askedToRun(), answered({ approved: false, remember: true }), true)).toMatchObject({ remember: false });
+      expect(read(askedToRun(), answered({ approved: false, remember: true }), true)).toMatchObject({
+        remember: false,
+      });
     });
 
     it('does not remember automatically an answer about a result', () => {
@@ -231,12 +317,21 @@ describe('readAnswer (how an answer moves its call)', () => {
 
   describe('an answer about a result (F13)', () => {
     it('lets the result through as the output', () => {
-      expect(read(askedAboutResult(), answered({ approved: true })).next).toMatchObject({ phase: 'done', status: 'SUCCESS', output: 'noted hello', content: '[SUCCESS] noted hello' });
+      expect(read(askedAboutResult(), answered({ approved: true })).next).toMatchObject({
+        phase: 'done',
+        status: 'SUCCESS',
+        output: 'noted hello',
+        content: '[SUCCESS] noted hello',
+      });
     });
 
     it('withholds it when rejected: RESULT_REJECTED, and the result goes nowhere', () => {
       const reading = read(askedAboutResult(), answered({ approved: false, denyReason: 'has a secret' }));
-      expect(reading.next).toMatchObject({ phase: 'done', status: 'RESULT_REJECTED', content: expect.stringContaining('has a secret') });
+      expect(reading.next).toMatchObject({
+        phase: 'done',
+        status: 'RESULT_REJECTED',
+        content: expect.stringContaining('has a secret'),
+      });
       expect(JSON.stringify(reading.next)).not.toContain('noted hello');
     });
   });
@@ -254,7 +349,9 @@ describe('readAnswer (how an answer moves its call)', () => {
     });
 
     it('leaves the call to be resolved, never finished by the answer alone', () => {
-      expect(read(askedToRecover(), answered({ approved: true, resolution: 'done' })).next.phase).toBe('awaiting-recovery');
+      expect(read(askedToRecover(), answered({ approved: true, resolution: 'done' })).next.phase).toBe(
+        'awaiting-recovery',
+      );
     });
   });
 });

@@ -37,7 +37,12 @@ export interface AuditDraft {
 export function approvalSpecs(
   calls: readonly TurnCall[],
   stage: ApprovalStage,
-  on: { nodeId: string; timeout: number; toolOf: (name: string) => Tool | undefined; changes?: readonly (DefinitionChange | undefined)[] },
+  on: {
+    nodeId: string;
+    timeout: number;
+    toolOf: (name: string) => Tool | undefined;
+    changes?: readonly (DefinitionChange | undefined)[];
+  },
 ): InteractionSpec[] {
   const batchId = `${on.nodeId}:${calls[0]?.id ?? ''}`;
   return calls.map((call, index): InteractionSpec => {
@@ -46,7 +51,9 @@ export function approvalSpecs(
     return {
       nodeId: on.nodeId,
       operationType: 'TOOL_APPROVAL',
-      prompt: definitionChange ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}` : PROMPTS[stage](call.name),
+      prompt: definitionChange
+        ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}`
+        : PROMPTS[stage](call.name),
       timeout: on.timeout,
       metadata: {},
       toolApproval: {
@@ -81,7 +88,15 @@ export type AnswerReading =
    * A person answered. `next` is the call after it (for a recovery, the call as it waits for
    * `resolution` to be carried out); `remember` asks to remember the approval for the session.
    */
-  | { kind: 'answered'; response: ToolApprovalResponse; responder?: string; audit: AuditDraft; next: TurnCall; remember: boolean; resolution?: Resolution };
+  | {
+      kind: 'answered';
+      response: ToolApprovalResponse;
+      responder?: string;
+      audit: AuditDraft;
+      next: TurnCall;
+      remember: boolean;
+      resolution?: Resolution;
+    };
 
 /**
  * Reads a settled interaction about `call` (pure). `refuseEdit` says why edited arguments
@@ -100,8 +115,15 @@ export function readAnswer(
     const message = record.failureMessage ?? reason;
     const audit: AuditDraft = { outcome: 'deny', decidedBy: `interaction:${reason}`, rule, reason: message, stage };
     // Only a call that did not run can say "nobody approved it in time".
-    if (stage === 'execution' && reason === 'timeout') return { kind: 'failed', reason, message, audit, next: finish(call, 'TIMEOUT', message) };
-    return { kind: 'failed', reason, message, audit, next: abandon(call, stage === 'result' ? reason : `no approval (${reason}): ${message}`) };
+    if (stage === 'execution' && reason === 'timeout')
+      return { kind: 'failed', reason, message, audit, next: finish(call, 'TIMEOUT', message) };
+    return {
+      kind: 'failed',
+      reason,
+      message,
+      audit,
+      next: abandon(call, stage === 'result' ? reason : `no approval (${reason}): ${message}`),
+    };
   }
   const response = ToolApprovalResponse.parse(record.response?.input);
   const responder = record.response?.responder;
@@ -130,14 +152,30 @@ export function readAnswer(
     ...(edited ? { editedArguments: edited } : {}),
   };
   // Seed 003: an approved MEDIUM call is remembered for the window, unless sessionMemory is `explicit`.
-  const remember = response.approved && call.rememberable === true && (response.remember === true || (automaticMemory && stage === 'execution'));
+  const remember =
+    response.approved &&
+    call.rememberable === true &&
+    (response.remember === true || (automaticMemory && stage === 'execution'));
   const reading = { kind: 'answered' as const, response, ...by, audit, remember };
   if (stage === 'recovery') {
     return { ...reading, next: answered, resolution: response.resolution ?? (response.approved ? 'retry' : 'fail') };
   }
   if (stage === 'result') {
-    return { ...reading, next: response.approved ? finish(answered, 'SUCCESS', call.phase === 'awaiting-result' ? call.result : undefined) : finish(answered, 'RESULT_REJECTED', response.denyReason ?? '') };
+    return {
+      ...reading,
+      next: response.approved
+        ? finish(answered, 'SUCCESS', call.phase === 'awaiting-result' ? call.result : undefined)
+        : finish(answered, 'RESULT_REJECTED', response.denyReason ?? ''),
+    };
   }
-  if (response.approved) return { ...reading, next: approve(answered, responder === undefined ? 'person' : `person:${responder}`) };
-  return { ...reading, next: finish(answered, 'EXECUTION_REJECTED', `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`) };
+  if (response.approved)
+    return { ...reading, next: approve(answered, responder === undefined ? 'person' : `person:${responder}`) };
+  return {
+    ...reading,
+    next: finish(
+      answered,
+      'EXECUTION_REJECTED',
+      `the user rejected it${response.denyReason ? `: ${response.denyReason}` : ''}`,
+    ),
+  };
 }

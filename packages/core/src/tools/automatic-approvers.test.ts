@@ -2,11 +2,22 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Clock } from '../engine/clock.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
-import { resolveApprovalOptions, type ApprovalOptions, type ToolApproveResult, type ToolUse } from '../policy/approval-options.js';
+import {
+  resolveApprovalOptions,
+  type ApprovalOptions,
+  type ToolApproveResult,
+  type ToolUse,
+} from '../policy/approval-options.js';
 import { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { ShellClassifierPort } from '../policy/decide-approval.js';
 import { MessageBus, type ToolApprovalBusRequest } from '../policy/message-bus.js';
-import { askAutomatically, automaticApprover, verdictOf, withTimeout, type AutomaticApprover } from './automatic-approvers.js';
+import {
+  askAutomatically,
+  automaticApprover,
+  verdictOf,
+  withTimeout,
+  type AutomaticApprover,
+} from './automatic-approvers.js';
 import { defineTool } from './define-tool.js';
 import { ToolRegistry } from './tool-registry.js';
 
@@ -39,7 +50,13 @@ const systemClock: Clock = { now: () => Date.now() };
 const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
 
 function policyWith(options: ApprovalOptions): ApprovalPolicy {
-  return new ApprovalPolicy(new ToolRegistry([note]), resolveApprovalOptions(options), safeShell, new InMemoryCheckpointStore(), systemClock);
+  return new ApprovalPolicy(
+    new ToolRegistry([note]),
+    resolveApprovalOptions(options),
+    safeShell,
+    new InMemoryCheckpointStore(),
+    systemClock,
+  );
 }
 
 const approverOf = (ask: AutomaticApprover['ask']): AutomaticApprover => ({ name: 'callback:onToolApprove', ask });
@@ -94,7 +111,10 @@ describe('verdictOf (reading an approver answer)', () => {
   });
 
   it("an approval with params runs the params as the tool's schema reads them (F26)", () => {
-    expect(read({ approved: true, params: { text: 'edited' } })).toEqual({ approved: true, finalArguments: { text: 'edited', copies: 1 } });
+    expect(read({ approved: true, params: { text: 'edited' } })).toEqual({
+      approved: true,
+      finalArguments: { text: 'edited', copies: 1 },
+    });
   });
 
   it.each([
@@ -111,7 +131,10 @@ describe('verdictOf (reading an approver answer)', () => {
       seen.push(edited);
       return true;
     });
-    expect(verdict).toEqual({ approved: false, reason: 'callback:onToolApprove returned params that are invalid or denied' });
+    expect(verdict).toEqual({
+      approved: false,
+      reason: 'callback:onToolApprove returned params that are invalid or denied',
+    });
     expect(seen).toEqual([{ text: 'rm -rf', copies: 1 }]);
   });
 
@@ -121,7 +144,10 @@ describe('verdictOf (reading an approver answer)', () => {
     ['null', null],
     ['undefined', undefined],
   ])('%s is neither a boolean nor a decision: denied (F28)', (_case, answer) => {
-    expect(read(answer)).toEqual({ approved: false, reason: 'callback:onToolApprove returned neither a boolean nor a decision' });
+    expect(read(answer)).toEqual({
+      approved: false,
+      reason: 'callback:onToolApprove returned neither a boolean nor a decision',
+    });
   });
 
   it('a decision whose approved is not true denies (fails closed, F28)', () => {
@@ -150,7 +176,12 @@ describe('withTimeout (on the injected clock)', () => {
   it('resolves with the answer and leaves no timer behind when the answer wins (F20)', async () => {
     vi.useFakeTimers();
     let answer: (value: boolean) => void = () => undefined;
-    const pending = withTimeout(1_000, systemClock, 'callback:onToolApprove', new Promise<boolean>((resolve) => (answer = resolve)));
+    const pending = withTimeout(
+      1_000,
+      systemClock,
+      'callback:onToolApprove',
+      new Promise<boolean>((resolve) => (answer = resolve)),
+    );
     expect(vi.getTimerCount()).toBe(1);
     await vi.advanceTimersByTimeAsync(500);
     answer(true);
@@ -169,7 +200,9 @@ describe('withTimeout (on the injected clock)', () => {
 
   it("rejects with the answer's own error, and leaves no timer behind", async () => {
     vi.useFakeTimers();
-    await expect(withTimeout(1_000, systemClock, 'callback:onToolApprove', Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      withTimeout(1_000, systemClock, 'callback:onToolApprove', Promise.reject(new Error('boom'))),
+    ).rejects.toThrow('boom');
     await vi.advanceTimersByTimeAsync(0);
     expect(vi.getTimerCount()).toBe(0);
   });
@@ -177,7 +210,9 @@ describe('withTimeout (on the injected clock)', () => {
   it('waits forever, with no timer, when the timeout is 0', async () => {
     vi.useFakeTimers();
     let settled = false;
-    void withTimeout(0, systemClock, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).finally(() => (settled = true));
+    void withTimeout(0, systemClock, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).finally(
+      () => (settled = true),
+    );
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(86_400_000);
     expect(settled).toBe(false);
@@ -187,7 +222,9 @@ describe('withTimeout (on the injected clock)', () => {
     vi.useFakeTimers();
     const frozen: Clock = { now: () => 0 };
     let settled = false;
-    void withTimeout(1_000, frozen, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).catch(() => (settled = true));
+    void withTimeout(1_000, frozen, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).catch(
+      () => (settled = true),
+    );
     await vi.advanceTimersByTimeAsync(10_000);
     expect(settled).toBe(false);
     vi.clearAllTimers();
@@ -198,7 +235,12 @@ describe('askAutomatically (F26, F28)', () => {
   const options = { timeoutMs: 1_000, clock: systemClock, denies: allowAll };
 
   it('approves with what the approver returned', async () => {
-    const verdict = await askAutomatically(approverOf(() => ({ approved: true, params: { text: 'edited' } })), toolUse, note, options);
+    const verdict = await askAutomatically(
+      approverOf(() => ({ approved: true, params: { text: 'edited' } })),
+      toolUse,
+      note,
+      options,
+    );
     expect(verdict).toEqual({ approved: true, finalArguments: { text: 'edited', copies: 1 } });
   });
 
@@ -216,20 +258,34 @@ describe('askAutomatically (F26, F28)', () => {
     const throwing = approverOf(() => {
       throw new Error('the policy service is down');
     });
-    expect(await askAutomatically(throwing, toolUse, note, options)).toEqual({ approved: false, reason: 'callback:onToolApprove failed: the policy service is down' });
+    expect(await askAutomatically(throwing, toolUse, note, options)).toEqual({
+      approved: false,
+      reason: 'callback:onToolApprove failed: the policy service is down',
+    });
   });
 
   it('an approver that rejects denies with its message', async () => {
     const rejecting = approverOf(() => Promise.reject(new Error('401 from the policy service')));
-    expect(await askAutomatically(rejecting, toolUse, note, options)).toEqual({ approved: false, reason: 'callback:onToolApprove failed: 401 from the policy service' });
+    expect(await askAutomatically(rejecting, toolUse, note, options)).toEqual({
+      approved: false,
+      reason: 'callback:onToolApprove failed: 401 from the policy service',
+    });
   });
 
   it('an approver that does not answer in time denies, and its late answer changes nothing', async () => {
     vi.useFakeTimers();
     let answer: (value: ToolApproveResult) => void = () => undefined;
-    const verdict = askAutomatically(approverOf(() => new Promise<ToolApproveResult>((resolve) => (answer = resolve))), toolUse, note, options);
+    const verdict = askAutomatically(
+      approverOf(() => new Promise<ToolApproveResult>((resolve) => (answer = resolve))),
+      toolUse,
+      note,
+      options,
+    );
     await vi.advanceTimersByTimeAsync(1_000);
     answer(true);
-    expect(await verdict).toEqual({ approved: false, reason: 'callback:onToolApprove failed: callback:onToolApprove did not answer within 1000 ms' });
+    expect(await verdict).toEqual({
+      approved: false,
+      reason: 'callback:onToolApprove failed: callback:onToolApprove did not answer within 1000 ms',
+    });
   });
 });

@@ -14,14 +14,19 @@ export interface AutomaticApprover {
 }
 
 /** The verdict of an automatic approver: approved with the arguments that run, or denied with why. */
-export type AutomaticVerdict = { approved: true; finalArguments: Record<string, unknown> } | { approved: false; reason: string };
+export type AutomaticVerdict =
+  { approved: true; finalArguments: Record<string, unknown> } | { approved: false; reason: string };
 
 /** `onToolApprove`, else a `toolApproval` handler on the message bus, else nobody (a person is asked). */
 export function automaticApprover(policy: ApprovalPolicy, bus: MessageBus): AutomaticApprover | undefined {
   const callback = policy.options.onToolApprove;
   if (callback) return { name: 'callback:onToolApprove', ask: callback };
   if (bus.has('toolApproval')) {
-    return { name: 'bus:toolApproval', ask: (toolUse) => bus.request('toolApproval', { toolUse, category: toolUse.category, sessionId: toolUse.sessionId }) };
+    return {
+      name: 'bus:toolApproval',
+      ask: (toolUse) =>
+        bus.request('toolApproval', { toolUse, category: toolUse.category, sessionId: toolUse.sessionId }),
+    };
   }
   return undefined;
 }
@@ -54,13 +59,16 @@ export function verdictOf(
   tool: Tool,
   denies: (edited: Record<string, unknown>) => boolean,
 ): AutomaticVerdict {
-  if (typeof answer === 'boolean') return answer ? { approved: true, finalArguments: proposed } : { approved: false, reason: `${name} said no` };
-  if (!answer || typeof answer !== 'object') return { approved: false, reason: `${name} returned neither a boolean nor a decision` };
+  if (typeof answer === 'boolean')
+    return answer ? { approved: true, finalArguments: proposed } : { approved: false, reason: `${name} said no` };
+  if (!answer || typeof answer !== 'object')
+    return { approved: false, reason: `${name} returned neither a boolean nor a decision` };
   const decision = answer as Exclude<ToolApproveResult, boolean>;
   if (decision.approved !== true) return { approved: false, reason: decision.denyReason || `${name} said no` };
   if (!decision.params) return { approved: true, finalArguments: proposed };
   const edited = parseStrictly(tool.parameters, decision.params);
-  if (!edited.ok) return { approved: false, reason: `${name} returned params that are invalid or denied (${edited.problem})` };
+  if (!edited.ok)
+    return { approved: false, reason: `${name} returned params that are invalid or denied (${edited.problem})` };
   if (denies(edited.value)) return { approved: false, reason: `${name} returned params that are invalid or denied` };
   return { approved: true, finalArguments: edited.value };
 }
@@ -69,7 +77,9 @@ export function verdictOf(
 export function withTimeout<T>(timeoutMs: number, clock: Clock, name: string, answer: T | Promise<T>): Promise<T> {
   if (timeoutMs <= 0) return Promise.resolve(answer);
   return new Promise<T>((resolve, reject) => {
-    const timer = timerUntil(clock.now() + timeoutMs, clock).subscribe(() => reject(new Error(`${name} did not answer within ${timeoutMs} ms`)));
+    const timer = timerUntil(clock.now() + timeoutMs, clock).subscribe(() =>
+      reject(new Error(`${name} did not answer within ${timeoutMs} ms`)),
+    );
     Promise.resolve(answer)
       .then(resolve, reject)
       .finally(() => timer.unsubscribe());

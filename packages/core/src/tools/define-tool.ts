@@ -30,7 +30,13 @@ export interface ToolDefinition<Parameters extends z.ZodType> {
   description: string;
   parameters: Parameters;
   category: ToolCategory;
-  riskLevel: RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE' | Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'> | Capitalize<Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'>>;
+  riskLevel:
+    | RiskLevel
+    | 'PUBLIC'
+    | 'MODERATE'
+    | 'SENSITIVE'
+    | Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'>
+    | Capitalize<Lowercase<RiskLevel | 'PUBLIC' | 'MODERATE' | 'SENSITIVE'>>;
   /** Always ask a person before it runs, in every mode (like category `ask`). */
   requireExecutionApproval?: boolean;
   /** Show the result to a person before the model sees it (F13). */
@@ -81,13 +87,26 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
  * });
  */
 export function defineTool<Parameters extends z.ZodType>(definition: ToolDefinition<Parameters>): Tool<Parameters> {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, { io: 'input', unrepresentable: 'any' });
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(definition.parameters, {
+    io: 'input',
+    unrepresentable: 'any',
+  });
   const risk = RiskLevel.safeParse(definition.riskLevel);
   if (!risk.success) {
-    throw new InterlockError('INVALID_OPTIONS', `tool "${definition.name}": riskLevel: ${risk.error.issues[0]?.message ?? 'is not a risk level'}`, { details: { path: `tools.${definition.name}.riskLevel` } });
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `tool "${definition.name}": riskLevel: ${risk.error.issues[0]?.message ?? 'is not a risk level'}`,
+      { details: { path: `tools.${definition.name}.riskLevel` } },
+    );
   }
   const riskLevel = risk.data;
-  const identity = { name: definition.name, description: definition.description, category: definition.category, riskLevel, parameters: jsonSchema };
+  const identity = {
+    name: definition.name,
+    description: definition.description,
+    category: definition.category,
+    riskLevel,
+    parameters: jsonSchema,
+  };
   const definitionHash = createHash('sha256').update(canonicalJson(identity)).digest('hex');
   return { ...definition, riskLevel, jsonSchema, definitionHash };
 }

@@ -14,7 +14,10 @@ export function parseStrictly(schema: z.ZodType, edited: unknown): StrictParse {
   if (problem !== undefined) return { ok: false, problem: `they are not plain JSON: ${problem}` };
   const parsed = schema.safeParse(edited);
   if (!parsed.success) {
-    return { ok: false, problem: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; ') };
+    return {
+      ok: false,
+      problem: parsed.error.issues.map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`).join('; '),
+    };
   }
   const dropped = droppedKey(edited, parsed.data, '');
   if (dropped !== undefined) return { ok: false, problem: `${dropped}: the tool has no such property` };

@@ -18,7 +18,19 @@ import { parseStrictly } from './strict-arguments.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
-import { abandon, approve, awaitAnswer, describeCall, finish, isAwaiting, type AwaitingCall, type NewCall, type ReadyCall, type TurnCall, type TurnState } from './turn-state.js';
+import {
+  abandon,
+  approve,
+  awaitAnswer,
+  describeCall,
+  finish,
+  isAwaiting,
+  type AwaitingCall,
+  type NewCall,
+  type ReadyCall,
+  type TurnCall,
+  type TurnState,
+} from './turn-state.js';
 
 /** How a batch of calls ended in this run. */
 export type TurnProgress = 'done' | 'suspend' | 'cancelled';
@@ -110,21 +122,46 @@ export class ToolCallPipeline {
     const tool = this.tools.find(call.name);
     const admission = admit(call, tool, options.allowedTools);
     if (admission.kind === 'refused') {
-      if (admission.audited) await this.record(call, context, { outcome: 'deny', decidedBy: admission.audited.rule, ...admission.audited, stage: 'execution' });
+      if (admission.audited)
+        await this.record(call, context, {
+          outcome: 'deny',
+          decidedBy: admission.audited.rule,
+          ...admission.audited,
+          stage: 'execution',
+        });
       return this.report(finish(call, admission.status, admission.message), context, options);
     }
     const proposed = { toolName: call.name, arguments: admission.finalArguments };
     const scope = this.scopeOf(context);
     const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
     const autoApprovedTools = context.thread.toolApproval.autoApprovedTools;
-    const decision = await this.pins.checkDecision(tool, this.policy.decide(proposed, { ...scope, autoApprovedTools }, remembered));
-    const decided: NewCall = { ...call, finalArguments: admission.finalArguments, rule: decision.rule, rememberable: decision.rememberable };
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(decided, options.nodeId), decision: decision.outcome, rule: decision.rule });
+    const decision = await this.pins.checkDecision(
+      tool,
+      this.policy.decide(proposed, { ...scope, autoApprovedTools }, remembered),
+    );
+    const decided: NewCall = {
+      ...call,
+      finalArguments: admission.finalArguments,
+      rule: decision.rule,
+      rememberable: decision.rememberable,
+    };
+    context.emit({
+      type: 'TOOL_CALL_DECIDED',
+      ...describeCall(decided, options.nodeId),
+      decision: decision.outcome,
+      rule: decision.rule,
+    });
     if (decision.outcome === 'ask') {
       const approver = automaticApprover(this.policy, this.bus);
       return approver && tool ? this.askApprover(decided, tool, approver, context, options) : decided;
     }
-    await this.record(decided, context, { outcome: decision.outcome, decidedBy: decision.rule, rule: decision.rule, reason: decision.reason, stage: 'execution' });
+    await this.record(decided, context, {
+      outcome: decision.outcome,
+      decidedBy: decision.rule,
+      rule: decision.rule,
+      reason: decision.reason,
+      stage: 'execution',
+    });
     const verdict = ruling(decided, decision, this.tools.names());
     if (!verdict.runs) return this.report(finish(decided, verdict.status, verdict.message), context, options);
     await this.pinApproved(call.name);
@@ -132,7 +169,13 @@ export class ToolCallPipeline {
   }
 
   /** The callback (or bus handler) decides when the rules did not (F26); errors and bad answers deny (F28). */
-  private async askApprover(call: NewCall, tool: Tool, approver: AutomaticApprover, context: NodeExecutionContext, options: TurnOptions): Promise<TurnCall> {
+  private async askApprover(
+    call: NewCall,
+    tool: Tool,
+    approver: AutomaticApprover,
+    context: NodeExecutionContext,
+    options: TurnOptions,
+  ): Promise<TurnCall> {
     const { thread } = context;
     const rule = call.rule ?? 'ask';
     const toolUse = {
@@ -148,29 +191,54 @@ export class ToolCallPipeline {
     const verdict = await askAutomatically(approver, toolUse, tool, {
       timeoutMs: thread.toolApproval.approvalTimeout,
       clock: this.clock,
-      denies: (edited) => this.policy.decide({ toolName: tool.name, arguments: edited }, this.scopeOf(context)).outcome === 'deny',
+      denies: (edited) =>
+        this.policy.decide({ toolName: tool.name, arguments: edited }, this.scopeOf(context)).outcome === 'deny',
     });
     const reason = verdict.approved ? `${approver.name} approved` : verdict.reason;
-    await this.record(call, context, { outcome: verdict.approved ? 'allow' : 'deny', decidedBy: approver.name, rule, reason, stage: 'execution' });
+    await this.record(call, context, {
+      outcome: verdict.approved ? 'allow' : 'deny',
+      decidedBy: approver.name,
+      rule,
+      reason,
+      stage: 'execution',
+    });
     const next = verdict.approved ? { ...call, finalArguments: verdict.finalArguments } : call;
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(next, options.nodeId), decision: verdict.approved ? 'allow' : 'deny', rule: approver.name });
+    context.emit({
+      type: 'TOOL_CALL_DECIDED',
+      ...describeCall(next, options.nodeId),
+      decision: verdict.approved ? 'allow' : 'deny',
+      rule: approver.name,
+    });
     if (!verdict.approved) return this.report(finish(call, 'EXECUTION_REJECTED', reason), context, options);
     await this.pinApproved(call.name);
     return approve(next, approver.name);
   }
 
   /** Opens one interaction per call; the calls learn their interaction ids before the checkpoint, so a crash never orphans one. */
-  private async requestApprovals(turn: TurnState, indices: number[], stage: ApprovalStage, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+  private async requestApprovals(
+    turn: TurnState,
+    indices: number[],
+    stage: ApprovalStage,
+    context: NodeExecutionContext,
+    options: TurnOptions,
+  ): Promise<void> {
     const calls = indices.map((index) => turn.calls[index]).filter((call): call is TurnCall => call !== undefined);
     const toolOf = (name: string) => this.tools.find(name);
     const changes =
       stage === 'execution'
-        ? await Promise.all(calls.map((call) => {
-            const tool = toolOf(call.name);
-            return tool ? this.pins.changeOf(tool) : undefined;
-          }))
+        ? await Promise.all(
+            calls.map((call) => {
+              const tool = toolOf(call.name);
+              return tool ? this.pins.changeOf(tool) : undefined;
+            }),
+          )
         : undefined;
-    const specs = approvalSpecs(calls, stage, { nodeId: options.nodeId, timeout: context.thread.toolApproval.approvalTimeout, toolOf, ...(changes ? { changes } : {}) });
+    const specs = approvalSpecs(calls, stage, {
+      nodeId: options.nodeId,
+      timeout: context.thread.toolApproval.approvalTimeout,
+      toolOf,
+      ...(changes ? { changes } : {}),
+    });
     await this.gateway.open(specs, context, (records) =>
       records.forEach((record, n) => {
         const index = indices[n];
@@ -187,11 +255,18 @@ export class ToolCallPipeline {
     await Promise.all(
       ready.map(async (index) => {
         const call = turn.calls[index] as ReadyCall;
-        turn.calls[index] = this.report(await this.execution.run(call, this.tools.find(call.name), context, options.nodeId), context, options);
+        turn.calls[index] = this.report(
+          await this.execution.run(call, this.tools.find(call.name), context, options.nodeId),
+          context,
+          options,
+        );
       }),
     );
     for (const stage of ['result', 'recovery'] as const) {
-      const unasked = indicesOf(turn, (call) => call.phase === UNASKED_PHASE[stage] && call.interactionId === undefined);
+      const unasked = indicesOf(
+        turn,
+        (call) => call.phase === UNASKED_PHASE[stage] && call.interactionId === undefined,
+      );
       if (unasked.length > 0) await this.requestApprovals(turn, unasked, stage, context, options);
     }
     // The outcomes are in the write-ahead records: a crash before the next checkpoint replays them.
@@ -199,10 +274,20 @@ export class ToolCallPipeline {
   }
 
   /** Applies a person's answer (or the failure of the wait) to its call. */
-  private async applyAnswer(turn: TurnState, index: number, record: InteractionRecord, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+  private async applyAnswer(
+    turn: TurnState,
+    index: number,
+    record: InteractionRecord,
+    context: NodeExecutionContext,
+    options: TurnOptions,
+  ): Promise<void> {
     const call = turn.calls[index] as AwaitingCall;
     this.gateway.release(record.interactionId, context);
-    const base = { interactionId: record.interactionId, nodeId: record.nodeId, operationType: 'TOOL_APPROVAL' as const };
+    const base = {
+      interactionId: record.interactionId,
+      nodeId: record.nodeId,
+      operationType: 'TOOL_APPROVAL' as const,
+    };
     const automaticMemory = this.policy.options.sessionMemory === 'automatic';
     const reading = readAnswer(call, record, (edited) => this.refuseEdit(call, edited, context), automaticMemory);
     if (reading.kind === 'failed') {
@@ -212,14 +297,28 @@ export class ToolCallPipeline {
       return;
     }
     const { response, responder } = reading;
-    context.emit({ type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) });
+    context.emit({
+      type: 'USER_INTERACTION_RESPONDED',
+      ...base,
+      input: response,
+      ...(responder === undefined ? {} : { responder }),
+    });
     await this.record(call, context, reading.audit);
     if (reading.kind === 'refused-edit') {
       turn.calls[index] = this.report(reading.next, context, options);
       return;
     }
-    context.emit({ type: 'TOOL_CALL_DECIDED', ...describeCall(reading.next, options.nodeId), decision: response.approved ? 'allow' : 'deny', rule: 'person' });
-    if (reading.remember) await this.policy.remember({ toolName: call.name, arguments: reading.next.finalArguments }, this.scopeOf(context));
+    context.emit({
+      type: 'TOOL_CALL_DECIDED',
+      ...describeCall(reading.next, options.nodeId),
+      decision: response.approved ? 'allow' : 'deny',
+      rule: 'person',
+    });
+    if (reading.remember)
+      await this.policy.remember(
+        { toolName: call.name, arguments: reading.next.finalArguments },
+        this.scopeOf(context),
+      );
     let next = reading.next;
     if (reading.resolution) next = await this.execution.resolve(next, reading.resolution, response.denyReason, context);
     else if (next.phase === 'ready') await this.pinApproved(call.name);
@@ -229,17 +328,29 @@ export class ToolCallPipeline {
   }
 
   /** Why arguments a person edited may not run (they do not fit the tool's schema, or a rule denies them), or undefined. */
-  private refuseEdit(call: TurnCall, edited: Record<string, unknown>, context: NodeExecutionContext): string | undefined {
+  private refuseEdit(
+    call: TurnCall,
+    edited: Record<string, unknown>,
+    context: NodeExecutionContext,
+  ): string | undefined {
     const tool = this.tools.find(call.name);
     if (!tool) return `the edited arguments were refused: tool ${call.name} is not available here`;
     const parsed = parseStrictly(tool.parameters, edited);
-    if (!parsed.ok) return `the edited arguments were refused: they do not match the schema of ${tool.name} (${parsed.problem})`;
+    if (!parsed.ok)
+      return `the edited arguments were refused: they do not match the schema of ${tool.name} (${parsed.problem})`;
     const decision = this.policy.decide({ toolName: tool.name, arguments: parsed.value }, this.scopeOf(context));
-    return decision.outcome === 'deny' ? `the edited arguments were refused (${decision.rule}): ${decision.reason}` : undefined;
+    return decision.outcome === 'deny'
+      ? `the edited arguments were refused (${decision.rule}): ${decision.reason}`
+      : undefined;
   }
 
   /** The thread was cancelled while calls waited: settled waits are let go, every unfinished call ends rejected. */
-  private cancel(turn: TurnState, settled: InteractionRecord[], context: NodeExecutionContext, options: TurnOptions): void {
+  private cancel(
+    turn: TurnState,
+    settled: InteractionRecord[],
+    context: NodeExecutionContext,
+    options: TurnOptions,
+  ): void {
     for (const record of settled) {
       this.gateway.release(record.interactionId, context);
       if (record.status !== 'failed') continue;
@@ -254,7 +365,8 @@ export class ToolCallPipeline {
     }
     const reason = typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled';
     for (const [index, call] of turn.calls.entries()) {
-      if (call.phase !== 'done') turn.calls[index] = this.report(abandon(call, `the thread was cancelled: ${reason}`), context, options);
+      if (call.phase !== 'done')
+        turn.calls[index] = this.report(abandon(call, `the thread was cancelled: ${reason}`), context, options);
     }
   }
 
@@ -262,7 +374,8 @@ export class ToolCallPipeline {
   private report(call: TurnCall, context: NodeExecutionContext, options: TurnOptions): TurnCall {
     if (call.phase !== 'done') return call;
     const described = describeCall(call, options.nodeId);
-    if (call.status === 'SUCCESS') context.emit({ type: 'TOOL_CALL_COMPLETED', ...described, status: call.status, result: call.output });
+    if (call.status === 'SUCCESS')
+      context.emit({ type: 'TOOL_CALL_COMPLETED', ...described, status: call.status, result: call.output });
     else context.emit({ type: 'TOOL_CALL_FAILED', ...described, status: call.status, message: call.content });
     return call;
   }
@@ -290,7 +403,10 @@ export class ToolCallPipeline {
 
   /** Session memory is keyed channel:chatId; a thread without a chat id is its own session. */
   private scopeOf(context: NodeExecutionContext) {
-    return { channel: context.thread.channel, chatId: context.thread.session.chatId ?? context.thread.session.sessionId };
+    return {
+      channel: context.thread.channel,
+      chatId: context.thread.session.chatId ?? context.thread.session.sessionId,
+    };
   }
 }
 

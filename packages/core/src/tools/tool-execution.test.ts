@@ -15,7 +15,13 @@ const clock: Clock = { now: () => Date.parse(CREATED_AT) };
 const LATER = new Date(Date.parse(CREATED_AT) + 60_000).toISOString();
 
 /** A `charge` tool that records every run; `behave` says what a run does. */
-function chargeTool(options: { idempotent?: boolean; requireResultApproval?: boolean; behave?: (amount: number) => Promise<unknown> } = {}) {
+function chargeTool(
+  options: {
+    idempotent?: boolean;
+    requireResultApproval?: boolean;
+    behave?: (amount: number) => Promise<unknown>;
+  } = {},
+) {
   const runs: { amount: number; context: ToolContext }[] = [];
   const tool = defineTool({
     name: 'charge',
@@ -58,7 +64,10 @@ async function setUp() {
 
 /** An approved call to `charge`, as the pipeline hands it over. */
 function approvedCall(amount = 42, id = 'pay-1'): ReadyCall {
-  return approve({ ...newTurnCall({ id, name: 'charge', arguments: { amount } }), rule: 'ask:risk:HIGH' }, 'person:ada');
+  return approve(
+    { ...newTurnCall({ id, name: 'charge', arguments: { amount } }), rule: 'ask:risk:HIGH' },
+    'person:ada',
+  );
 }
 
 /** What a process that died while running the call left in the store. */
@@ -82,7 +91,12 @@ describe('ToolExecution.run (F40)', () => {
     const { store, context, events, execution } = await setUp();
     const { tool, runs } = chargeTool();
     const done = await execution.run(approvedCall(), tool, context, 'agent');
-    expect(done).toMatchObject({ phase: 'done', status: 'SUCCESS', output: 'charged 42', content: '[SUCCESS] charged 42' });
+    expect(done).toMatchObject({
+      phase: 'done',
+      status: 'SUCCESS',
+      output: 'charged 42',
+      content: '[SUCCESS] charged 42',
+    });
     expect(runs.map((run) => run.amount)).toEqual([42]);
     expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
       status: 'finished',
@@ -93,13 +107,26 @@ describe('ToolExecution.run (F40)', () => {
       idempotent: false,
       outcome: { status: 'SUCCESS', output: 'charged 42', content: '[SUCCESS] charged 42' },
     });
-    expect(events).toEqual([{ type: 'TOOL_CALL_STARTED', nodeId: 'agent', toolCallId: 'pay-1', toolName: 'charge', arguments: { amount: 42 } }]);
+    expect(events).toEqual([
+      {
+        type: 'TOOL_CALL_STARTED',
+        nodeId: 'agent',
+        toolCallId: 'pay-1',
+        toolName: 'charge',
+        arguments: { amount: 42 },
+      },
+    ]);
   });
 
   it("hands the tool the thread, the node, the call, the workspace and the approver's instruction", async () => {
     const { context, execution } = await setUp();
     const { tool, runs } = chargeTool();
-    await execution.run({ ...approvedCall(), userInstruction: 'use the company card', responder: 'ada' }, tool, context, 'agent');
+    await execution.run(
+      { ...approvedCall(), userInstruction: 'use the company card', responder: 'ada' },
+      tool,
+      context,
+      'agent',
+    );
     expect(runs[0]?.context).toEqual({
       threadId: 'thread-1',
       nodeId: 'agent',
@@ -117,7 +144,10 @@ describe('ToolExecution.run (F40)', () => {
     const { tool, runs } = chargeTool();
     await execution.run(approve(approvedCall(42), 'person:ada', { amount: 40 }), tool, context, 'agent');
     expect(runs.map((run) => run.amount)).toEqual([40]);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ arguments: { amount: 40 }, argumentsHash: hashArguments({ amount: 40 }) });
+    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+      arguments: { amount: 40 },
+      argumentsHash: hashArguments({ amount: 40 }),
+    });
   });
 
   it('never runs the same approved call twice: running it again replays the stored outcome', async () => {
@@ -142,47 +172,77 @@ describe('ToolExecution.run (F40)', () => {
 
   it('replays a tool that timed out as TIMEOUT with its own message: it may have taken effect (F14, F40)', async () => {
     const { context, execution } = await setUp();
-    const { tool, runs } = chargeTool({ behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')) });
+    const { tool, runs } = chargeTool({
+      behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')),
+    });
     const first = await execution.run(approvedCall(), tool, context, 'agent');
     const again = await execution.run(approvedCall(), tool, context, 'agent');
     expect(runs).toHaveLength(1);
     expect(again).toStrictEqual(first);
-    expect(again).toMatchObject({ status: 'TIMEOUT', content: expect.stringContaining('Check whether it took effect') });
+    expect(again).toMatchObject({
+      status: 'TIMEOUT',
+      content: expect.stringContaining('Check whether it took effect'),
+    });
     expect(again).not.toMatchObject({ content: expect.stringContaining('was not run') });
   });
 
   it('a tool that throws ends as ERROR with its message, and that outcome is stored (F14)', async () => {
     const { store, context, execution } = await setUp();
     const { tool } = chargeTool({ behave: () => Promise.reject(new Error('card declined')) });
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({ phase: 'done', status: 'ERROR', content: '[ERROR] card declined' });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'finished', outcome: { status: 'ERROR', content: '[ERROR] card declined' } });
+    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({
+      phase: 'done',
+      status: 'ERROR',
+      content: '[ERROR] card declined',
+    });
+    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+      status: 'finished',
+      outcome: { status: 'ERROR', content: '[ERROR] card declined' },
+    });
   });
 
   it('a tool that does not answer in time (TOOL_TIMEOUT) ends as TIMEOUT, telling the model to check its effect (F14)', async () => {
     const { store, context, execution } = await setUp();
-    const { tool } = chargeTool({ behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')) });
+    const { tool } = chargeTool({
+      behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')),
+    });
     const done = await execution.run(approvedCall(), tool, context, 'agent');
-    expect(done).toMatchObject({ phase: 'done', status: 'TIMEOUT', content: '[TIMEOUT] charge did not answer within 30 s. Check whether it took effect before you call it again.' });
+    expect(done).toMatchObject({
+      phase: 'done',
+      status: 'TIMEOUT',
+      content: '[TIMEOUT] charge did not answer within 30 s. Check whether it took effect before you call it again.',
+    });
     expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
       status: 'finished',
-      outcome: { status: 'TIMEOUT', content: '[TIMEOUT] charge did not answer within 30 s. Check whether it took effect before you call it again.' },
+      outcome: {
+        status: 'TIMEOUT',
+        content: '[TIMEOUT] charge did not answer within 30 s. Check whether it took effect before you call it again.',
+      },
     });
   });
 
   it('a tool whose result needs approval waits for it; a replay asks again without running it (F13)', async () => {
     const { store, context, execution } = await setUp();
-    const { tool, runs } = chargeTool({ requireResultApproval: true, behave: async (amount) => ({ receipt: `r-${amount}` }) });
+    const { tool, runs } = chargeTool({
+      requireResultApproval: true,
+      behave: async (amount) => ({ receipt: `r-${amount}` }),
+    });
     const ran = await execution.run(approvedCall(), tool, context, 'agent');
     expect(ran).toMatchObject({ phase: 'awaiting-result', result: { receipt: 'r-42' } });
     expect(ran).not.toHaveProperty('interactionId');
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'finished', outcome: { status: 'SUCCESS', output: { receipt: 'r-42' } } });
+    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+      status: 'finished',
+      outcome: { status: 'SUCCESS', output: { receipt: 'r-42' } },
+    });
     expect(await execution.run(approvedCall(), tool, context, 'agent')).toStrictEqual(ran);
     expect(runs).toHaveLength(1);
   });
 
   it('a call to a tool nobody registered is NOT_FOUND and leaves no record', async () => {
     const { store, context, execution } = await setUp();
-    expect(await execution.run(approvedCall(), undefined, context, 'agent')).toMatchObject({ phase: 'done', status: 'NOT_FOUND' });
+    expect(await execution.run(approvedCall(), undefined, context, 'agent')).toMatchObject({
+      phase: 'done',
+      status: 'NOT_FOUND',
+    });
     expect(await store.getToolExecution('thread-1', 'pay-1')).toBeUndefined();
   });
 
@@ -194,7 +254,15 @@ describe('ToolExecution.run (F40)', () => {
     expect(runs).toHaveLength(0);
     expect(next).toMatchObject({ phase: 'awaiting-recovery', approvedBy: 'person:ada' });
     expect(next).not.toHaveProperty('interactionId');
-    expect(events).toEqual([{ type: 'TOOL_CALL_OUTCOME_UNKNOWN', nodeId: 'agent', toolCallId: 'pay-1', toolName: 'charge', arguments: { amount: 42 } }]);
+    expect(events).toEqual([
+      {
+        type: 'TOOL_CALL_OUTCOME_UNKNOWN',
+        nodeId: 'agent',
+        toolCallId: 'pay-1',
+        toolName: 'charge',
+        arguments: { amount: 42 },
+      },
+    ]);
     expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'unknown' });
   });
 
@@ -212,7 +280,10 @@ describe('ToolExecution.run (F40)', () => {
     const { store, context, events, execution } = await setUp();
     const { tool, runs } = chargeTool({ idempotent: true });
     await diedWhileRunning(store, approvedCall(), true);
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({ phase: 'done', status: 'SUCCESS' });
+    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({
+      phase: 'done',
+      status: 'SUCCESS',
+    });
     expect(runs).toHaveLength(1);
     expect(events.map((event) => event.type)).toEqual(['TOOL_CALL_STARTED']);
     expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'finished', idempotent: true });
@@ -222,7 +293,9 @@ describe('ToolExecution.run (F40)', () => {
     const { store, thread, context, execution } = await setUp();
     const { tool, runs } = chargeTool();
     await store.claimThread('thread-1', 'another-process', LATER, CREATED_AT, thread.version);
-    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
     expect(runs).toHaveLength(0);
     expect(await store.getToolExecution('thread-1', 'pay-1')).toBeUndefined();
   });
@@ -235,7 +308,9 @@ describe('ToolExecution.run (F40)', () => {
         return `charged ${amount}`;
       },
     });
-    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({
+      code: 'STORE_CONFLICT',
+    });
     expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'started' });
   });
 });
@@ -267,18 +342,27 @@ describe('ToolExecution.resolve (what a person said about an unknown outcome, F4
       status: 'ERROR',
       content: "[ERROR] The call's outcome is unknown and a person marked it failed: the bank shows no charge.",
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'finished', outcome: { status: 'ERROR' } });
+    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+      status: 'finished',
+      outcome: { status: 'ERROR' },
+    });
   });
 
   it('fail without a reason says only that a person marked it failed', async () => {
     const { context, execution, waiting } = await unknownCall();
-    expect(await execution.resolve(waiting, 'fail', undefined, context)).toMatchObject({ content: "[ERROR] The call's outcome is unknown and a person marked it failed." });
+    expect(await execution.resolve(waiting, 'fail', undefined, context)).toMatchObject({
+      content: "[ERROR] The call's outcome is unknown and a person marked it failed.",
+    });
   });
 
   it('done finishes it as SUCCESS and a later run does not repeat it', async () => {
     const { context, execution, tool, runs, waiting } = await unknownCall();
     const done = await execution.resolve(waiting, 'done', undefined, context);
-    expect(done).toMatchObject({ phase: 'done', status: 'SUCCESS', content: expect.stringContaining('A person confirmed the call ran') });
+    expect(done).toMatchObject({
+      phase: 'done',
+      status: 'SUCCESS',
+      content: expect.stringContaining('A person confirmed the call ran'),
+    });
     await execution.run(approvedCall(), tool, context, 'agent');
     expect(runs).toHaveLength(0);
   });

@@ -9,7 +9,15 @@ import { hashArguments } from '../policy/canonical-arguments.js';
 import type { Resolution } from './approval-requests.js';
 import type { Tool } from './define-tool.js';
 import { toolMessage } from './tool-messages.js';
-import { approve, awaitRecovery, awaitResult, describeCall, finish, type ReadyCall, type TurnCall } from './turn-state.js';
+import {
+  approve,
+  awaitRecovery,
+  awaitResult,
+  describeCall,
+  finish,
+  type ReadyCall,
+  type TurnCall,
+} from './turn-state.js';
 
 /**
  * Runs approved calls behind their write-ahead record (F40): the approval is stored bound to
@@ -59,16 +67,34 @@ export class ToolExecution {
       // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.
       const status = failure.code === 'TOOL_TIMEOUT' ? 'TIMEOUT' : 'ERROR';
       const detail = status === 'TIMEOUT' ? failure : failure.message;
-      await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
+      await this.store.markToolFinished(
+        threadId,
+        call.id,
+        { status, content: toolMessage(status, detail) },
+        this.now(),
+        fenceOf(context.thread),
+      );
       return finish(call, status, detail);
     }
   }
 
   /** Carries out what a person said about a call whose outcome was unknown. */
-  async resolve(call: TurnCall, resolution: Resolution, denyReason: string | undefined, context: NodeExecutionContext): Promise<TurnCall> {
+  async resolve(
+    call: TurnCall,
+    resolution: Resolution,
+    denyReason: string | undefined,
+    context: NodeExecutionContext,
+  ): Promise<TurnCall> {
     const { threadId } = context.thread;
     if (resolution === 'retry') {
-      await this.store.setToolExecutionStatus(threadId, call.id, ['unknown'], 'approved', this.now(), fenceOf(context.thread));
+      await this.store.setToolExecutionStatus(
+        threadId,
+        call.id,
+        ['unknown'],
+        'approved',
+        this.now(),
+        fenceOf(context.thread),
+      );
       return approve(call, call.approvedBy);
     }
     const status = resolution === 'done' ? 'SUCCESS' : 'ERROR';
@@ -76,12 +102,23 @@ export class ToolExecution {
       resolution === 'done'
         ? 'A person confirmed the call ran; its result was lost in a restart.'
         : `The call's outcome is unknown and a person marked it failed${denyReason ? `: ${denyReason}` : ''}.`;
-    await this.store.markToolFinished(threadId, call.id, { status, content: toolMessage(status, detail) }, this.now(), fenceOf(context.thread));
+    await this.store.markToolFinished(
+      threadId,
+      call.id,
+      { status, content: toolMessage(status, detail) },
+      this.now(),
+      fenceOf(context.thread),
+    );
     return finish(call, status, detail);
   }
 
   /** Writes the write-ahead record; returns undefined when the tool may run now, else what the call became. */
-  private async start(call: ReadyCall, tool: Tool, context: NodeExecutionContext, nodeId: string): Promise<TurnCall | undefined> {
+  private async start(
+    call: ReadyCall,
+    tool: Tool,
+    context: NodeExecutionContext,
+    nodeId: string,
+  ): Promise<TurnCall | undefined> {
     const { threadId } = context.thread;
     const fence = fenceOf(context.thread);
     const argumentsHash = hashArguments(call.finalArguments);
@@ -110,7 +147,10 @@ export class ToolExecution {
     let execution = await this.store.getToolExecution(threadId, call.id);
     // Started and unfinished: this run's claim was taken from a process that died or froze
     // past its lease while the call ran. Unknown, unless that process's outcome landed first.
-    if (execution?.status === 'started' && !(await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now(), fence))) {
+    if (
+      execution?.status === 'started' &&
+      !(await this.store.setToolExecutionStatus(threadId, call.id, ['started'], 'unknown', this.now(), fence))
+    ) {
       execution = await this.store.getToolExecution(threadId, call.id);
     }
     if (execution?.status === 'finished' && execution.outcome) return replayOutcome(call, tool, execution.outcome);
@@ -131,5 +171,8 @@ export class ToolExecution {
 function replayOutcome(call: ReadyCall, tool: Tool, outcome: NonNullable<ToolExecutionRecord['outcome']>): TurnCall {
   if (outcome.status === 'SUCCESS' && tool.requireResultApproval) return awaitResult(call, outcome.output);
   // The model is told what it was told when the call ended, word for word.
-  return { ...finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : undefined), content: outcome.content };
+  return {
+    ...finish(call, outcome.status, outcome.status === 'SUCCESS' ? outcome.output : undefined),
+    content: outcome.content,
+  };
 }

@@ -20,7 +20,8 @@ export function toolMessage(status: ToolCallStatus, detail: unknown): string {
       return `[NOT_FOUND] ${stringify(detail)}`;
     case 'TIMEOUT':
       // The tool itself ran out of time (an MCP server that hangs), or nobody approved the call in time.
-      if (detail instanceof InterlockError && detail.code === 'TOOL_TIMEOUT') return `[TIMEOUT] ${detail.message}. Check whether it took effect before you call it again.`;
+      if (detail instanceof InterlockError && detail.code === 'TOOL_TIMEOUT')
+        return `[TIMEOUT] ${detail.message}. Check whether it took effect before you call it again.`;
       return `[TIMEOUT] Nobody approved this call in time, so it was not run. Do not retry it unchanged; ask the user.`;
   }
 }

@@ -13,7 +13,8 @@ export interface ToolPin {
 }
 
 /** How a pinned tool's definition compares with the one approved before. */
-export type PinState = { state: 'new' } | { state: 'same' } | { state: 'changed'; previousHash: string; hash: string; diff: string };
+export type PinState =
+  { state: 'new' } | { state: 'same' } | { state: 'changed'; previousHash: string; hash: string; diff: string };
 
 /**
  * Pins of tools defined elsewhere (MCP servers, issue 17): the first approval keeps the hash
@@ -70,7 +71,12 @@ export class ToolPins {
 export function pinState(tool: Tool, pin: ToolPin | undefined): PinState {
   if (!tool.pinned || pin === undefined) return { state: 'new' };
   if (pin.hash === tool.definitionHash) return { state: 'same' };
-  return { state: 'changed', previousHash: pin.hash, hash: tool.definitionHash, diff: lineDiff(pretty(pin.definition), pretty(tool.pinned.definition)) };
+  return {
+    state: 'changed',
+    previousHash: pin.hash,
+    hash: tool.definitionHash,
+    diff: lineDiff(pretty(pin.definition), pretty(tool.pinned.definition)),
+  };
 }
 
 const pretty = (value: unknown): string[] => JSON.stringify(value, null, 2).split('\n');
@@ -100,7 +106,8 @@ export function lineDiff(before: readonly string[], after: readonly string[]): s
       lines.push({ mark: '+', text: after[j++] ?? '' });
     }
   }
-  const nearChange = (index: number) => lines.slice(Math.max(0, index - 2), index + 3).some((line) => line.mark !== ' ');
+  const nearChange = (index: number) =>
+    lines.slice(Math.max(0, index - 2), index + 3).some((line) => line.mark !== ' ');
   const shown: string[] = [];
   lines.forEach((line, index) => {
     if (nearChange(index)) shown.push(`${line.mark} ${line.text}`);

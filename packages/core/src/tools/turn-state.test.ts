@@ -17,7 +17,11 @@ import {
 
 /** A call to `note` as the model proposed it, already decided by a rule. */
 function proposed() {
-  return { ...newTurnCall({ id: 'call-1', name: 'note', arguments: { text: 'hello' } }), rule: 'ask:risk:MEDIUM', rememberable: true };
+  return {
+    ...newTurnCall({ id: 'call-1', name: 'note', arguments: { text: 'hello' } }),
+    rule: 'ask:risk:MEDIUM',
+    rememberable: true,
+  };
 }
 
 describe('newTurnCall (a call as the model proposed it)', () => {
@@ -59,12 +63,21 @@ describe('the transitions of a call', () => {
 
   it('approve without a new approver keeps the one that approved it before (a retry after a crash)', () => {
     const first = approve(proposed(), 'callback:onToolApprove');
-    expect(approve(awaitRecovery(first), undefined)).toMatchObject({ phase: 'ready', approvedBy: 'callback:onToolApprove' });
+    expect(approve(awaitRecovery(first), undefined)).toMatchObject({
+      phase: 'ready',
+      approvedBy: 'callback:onToolApprove',
+    });
   });
 
   it('awaitAnswer moves a call to the phase of the question asked', () => {
-    expect(awaitAnswer(proposed(), 'execution', 'i-1')).toMatchObject({ phase: 'awaiting-approval', interactionId: 'i-1' });
-    expect(awaitAnswer(awaitRecovery(approve(proposed(), 'rule')), 'recovery', 'i-2')).toMatchObject({ phase: 'awaiting-recovery', interactionId: 'i-2' });
+    expect(awaitAnswer(proposed(), 'execution', 'i-1')).toMatchObject({
+      phase: 'awaiting-approval',
+      interactionId: 'i-1',
+    });
+    expect(awaitAnswer(awaitRecovery(approve(proposed(), 'rule')), 'recovery', 'i-2')).toMatchObject({
+      phase: 'awaiting-recovery',
+      interactionId: 'i-2',
+    });
   });
 
   it('awaitAnswer for the result keeps the result a person is asked about (F13)', () => {
@@ -84,7 +97,11 @@ describe('the transitions of a call', () => {
     expect(rejected).not.toHaveProperty('interactionId');
     expect(rejected).not.toHaveProperty('result');
     expect(rejected).not.toHaveProperty('output');
-    expect(rejected).toMatchObject({ phase: 'done', status: 'RESULT_REJECTED', content: expect.stringContaining('withheld its result: not for the model') });
+    expect(rejected).toMatchObject({
+      phase: 'done',
+      status: 'RESULT_REJECTED',
+      content: expect.stringContaining('withheld its result: not for the model'),
+    });
   });
 
   it('a successful call keeps its output; the model is told the status first', () => {
@@ -93,12 +110,22 @@ describe('the transitions of a call', () => {
   });
 
   it('a tool that timed out tells the model to check whether it took effect', () => {
-    const done = finish(approve(proposed(), 'rule'), 'TIMEOUT', new InterlockError('TOOL_TIMEOUT', 'note did not answer within 5 s'));
-    expect(done.content).toBe('[TIMEOUT] note did not answer within 5 s. Check whether it took effect before you call it again.');
+    const done = finish(
+      approve(proposed(), 'rule'),
+      'TIMEOUT',
+      new InterlockError('TOOL_TIMEOUT', 'note did not answer within 5 s'),
+    );
+    expect(done.content).toBe(
+      '[TIMEOUT] note did not answer within 5 s. Check whether it took effect before you call it again.',
+    );
   });
 
   it('finishing keeps what the audit and the write-ahead record need: rule, approver, instruction, responder', () => {
-    const call = { ...approve(proposed(), 'person:ada', { text: 'edited' }), userInstruction: 'be brief', responder: 'ada' };
+    const call = {
+      ...approve(proposed(), 'person:ada', { text: 'edited' }),
+      userInstruction: 'be brief',
+      responder: 'ada',
+    };
     expect(finish(call, 'ERROR', 'disk full')).toMatchObject({
       arguments: { text: 'hello' },
       finalArguments: { text: 'edited' },
@@ -134,7 +161,12 @@ describe('isAwaiting and stageOf', () => {
 describe('abandon (nobody will answer about a call any more)', () => {
   const ready = approve(proposed(), 'rule');
   it.each<[string, TurnCall, string, string]>([
-    ['a call not yet run did not run', awaitAnswer(proposed(), 'execution', 'i-1'), 'EXECUTION_REJECTED', 'This call was not run'],
+    [
+      'a call not yet run did not run',
+      awaitAnswer(proposed(), 'execution', 'i-1'),
+      'EXECUTION_REJECTED',
+      'This call was not run',
+    ],
     ['a call that ran has its result withheld', awaitResult(ready, 'out'), 'RESULT_REJECTED', 'The call ran'],
     ['a call whose outcome is unknown may have taken effect', awaitRecovery(ready), 'ERROR', 'may have taken effect'],
   ])('%s (F13, F40)', (_case, call, status, told) => {

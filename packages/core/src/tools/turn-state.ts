@@ -65,7 +65,11 @@ export interface TurnState {
   calls: TurnCall[];
 }
 
-const STAGE_OF_PHASE = { 'awaiting-approval': 'execution', 'awaiting-result': 'result', 'awaiting-recovery': 'recovery' } as const;
+const STAGE_OF_PHASE = {
+  'awaiting-approval': 'execution',
+  'awaiting-result': 'result',
+  'awaiting-recovery': 'recovery',
+} as const;
 
 export function isAwaiting(call: TurnCall): call is AwaitingCall {
   return call.phase in STAGE_OF_PHASE;
@@ -81,10 +85,16 @@ export function stageOf(call: AwaitingCall): ApprovalStage {
  * deeper than the limit: a custom provider can hand anything over) are replaced by `{}`
  * with an `argumentsError`: that one call is refused and the model told, the run goes on.
  */
-export function newTurnCall(call: { id: string; name: string; arguments: Record<string, unknown>; argumentsError?: string }): NewCall {
+export function newTurnCall(call: {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  argumentsError?: string;
+}): NewCall {
   const problem = call.argumentsError === undefined ? argumentsProblem(call.arguments) : undefined;
   const args = problem === undefined ? call.arguments : {};
-  const argumentsError = call.argumentsError ?? (problem === undefined ? undefined : `they are not plain JSON: ${problem}`);
+  const argumentsError =
+    call.argumentsError ?? (problem === undefined ? undefined : `they are not plain JSON: ${problem}`);
   return {
     id: call.id,
     name: call.name,
@@ -97,19 +107,48 @@ export function newTurnCall(call: { id: string; name: string; arguments: Record<
 
 /** The fields every phase keeps; what belongs to the phase being left is dropped. */
 function baseOf(call: TurnCall): CallBase {
-  const { phase: _phase, ...rest } = call as CallBase & { phase: string; interactionId?: string; result?: unknown; status?: unknown; content?: unknown; output?: unknown };
-  const { interactionId: _interaction, result: _result, status: _status, content: _content, output: _output, ...base } = rest;
+  const { phase: _phase, ...rest } = call as CallBase & {
+    phase: string;
+    interactionId?: string;
+    result?: unknown;
+    status?: unknown;
+    content?: unknown;
+    output?: unknown;
+  };
+  const {
+    interactionId: _interaction,
+    result: _result,
+    status: _status,
+    content: _content,
+    output: _output,
+    ...base
+  } = rest;
   return base;
 }
 
 /** It may run, with `finalArguments` when an approver edited them. */
-export function approve(call: TurnCall, approvedBy: string | undefined, finalArguments?: Record<string, unknown>): ReadyCall {
-  return { ...baseOf(call), ...(finalArguments ? { finalArguments } : {}), ...(approvedBy === undefined ? {} : { approvedBy }), phase: 'ready' };
+export function approve(
+  call: TurnCall,
+  approvedBy: string | undefined,
+  finalArguments?: Record<string, unknown>,
+): ReadyCall {
+  return {
+    ...baseOf(call),
+    ...(finalArguments ? { finalArguments } : {}),
+    ...(approvedBy === undefined ? {} : { approvedBy }),
+    phase: 'ready',
+  };
 }
 
 /** A person was asked about the call at `stage`, in interaction `interactionId`. */
 export function awaitAnswer(call: TurnCall, stage: ApprovalStage, interactionId: string): AwaitingCall {
-  if (stage === 'result') return { ...baseOf(call), result: call.phase === 'awaiting-result' ? call.result : undefined, interactionId, phase: 'awaiting-result' };
+  if (stage === 'result')
+    return {
+      ...baseOf(call),
+      result: call.phase === 'awaiting-result' ? call.result : undefined,
+      interactionId,
+      phase: 'awaiting-result',
+    };
   if (stage === 'recovery') return { ...baseOf(call), interactionId, phase: 'awaiting-recovery' };
   return { ...baseOf(call), interactionId, phase: 'awaiting-approval' };
 }
@@ -143,7 +182,11 @@ export function finish(call: TurnCall, status: ToolCallStatus, detail: unknown):
 export function abandon(call: TurnCall, why: string): DoneCall {
   if (call.phase === 'awaiting-result') return finish(call, 'RESULT_REJECTED', `no approval (${why})`);
   if (call.phase === 'awaiting-recovery') {
-    return finish(call, 'ERROR', `This call started before a restart and may have taken effect; nobody said whether it did (${why}). Check before you call it again.`);
+    return finish(
+      call,
+      'ERROR',
+      `This call started before a restart and may have taken effect; nobody said whether it did (${why}). Check before you call it again.`,
+    );
   }
   return finish(call, 'EXECUTION_REJECTED', why);
 }

@@ -37,11 +37,19 @@ function hangingTool(idempotent: boolean) {
 async function crashMidCall(idempotent: boolean, answer?: unknown) {
   const store = new InMemoryCheckpointStore();
   const { tool, effects } = hangingTool(idempotent);
-  const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }], { id: 'payments' });
+  const definition = linearWorkflow(
+    [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+    { id: 'payments' },
+  );
   const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
 
   // The first process is never closed: it is as good as dead, stuck inside the tool.
-  const first = await createInterlock({ store: { type: 'custom', store }, models: { default: scriptedModel([proposal]) }, tools: [tool], shellClassifier: safeShell });
+  const first = await createInterlock({
+    store: { type: 'custom', store },
+    models: { default: scriptedModel([proposal]) },
+    tools: [tool],
+    shellClassifier: safeShell,
+  });
   const stuck = await first.start(first.registerWorkflow(definition));
   await vi.waitFor(() => expect(effects).toHaveLength(1));
 
@@ -69,7 +77,11 @@ describe('write-ahead tool executions (F40)', () => {
     const { effects, outcome, events, handler, secondModel } = await crashMidCall(false, 'done');
     expect(effects).toEqual(['charged 42']);
     expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
-    expect(handler.requests[0]?.toolApproval).toMatchObject({ stage: 'recovery', toolName: 'charge', toolParameters: { amount: 42 } });
+    expect(handler.requests[0]?.toolApproval).toMatchObject({
+      stage: 'recovery',
+      toolName: 'charge',
+      toolParameters: { amount: 42 },
+    });
     expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
     expect(secondModel.requests[0]!.messages.at(-1)!.content).toMatch(/^\[SUCCESS\] A person confirmed the call ran/);
   });
@@ -81,16 +93,25 @@ describe('write-ahead tool executions (F40)', () => {
   });
 
   it('reports it failed when the person says so', async () => {
-    const { effects, secondModel } = await crashMidCall(false, { approved: false, resolution: 'fail', denyReason: 'bank says no charge' });
+    const { effects, secondModel } = await crashMidCall(false, {
+      approved: false,
+      resolution: 'fail',
+      denyReason: 'bank says no charge',
+    });
     expect(effects).toEqual(['charged 42']);
-    expect(secondModel.requests[0]!.messages.at(-1)!.content).toMatch(/^\[ERROR\] .*marked it failed: bank says no charge/);
+    expect(secondModel.requests[0]!.messages.at(-1)!.content).toMatch(
+      /^\[ERROR\] .*marked it failed: bank says no charge/,
+    );
   });
 
   it('waits for a person when nobody is there to say, and keeps the call unknown', async () => {
     const { effects, outcome, store, threadId } = await crashMidCall(false);
     expect(effects).toEqual(['charged 42']);
     expect(outcome.status).toBe('waiting');
-    expect(await store.getToolExecution(threadId, 'pay-1')).toMatchObject({ status: 'unknown', argumentsHash: expect.any(String) });
+    expect(await store.getToolExecution(threadId, 'pay-1')).toMatchObject({
+      status: 'unknown',
+      argumentsHash: expect.any(String),
+    });
   });
 
   it('re-runs an idempotent call without asking', async () => {
@@ -106,28 +127,42 @@ describe('write-ahead tool executions (F40)', () => {
     const flaky = new Proxy(store, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver) as unknown;
-        if (property !== 'saveThread' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+        if (property !== 'saveThread' || typeof value !== 'function')
+          return typeof value === 'function' ? value.bind(target) : value;
         return async (...args: unknown[]) => {
           if (down) throw new InterlockError('STORE_UNAVAILABLE', 'the database went away');
           return (value as (...parameters: unknown[]) => unknown).apply(target, args);
         };
       },
     });
-    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], { id: 'flaky' });
+    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], {
+      id: 'flaky',
+    });
     const model = scriptedModel((request) => {
       down = request.messages.length === 0 && !down ? true : down;
       return 'answered';
     });
-    const first = await createInterlock({ store: { type: 'custom', store: flaky }, models: { default: model }, shellClassifier: safeShell });
+    const first = await createInterlock({
+      store: { type: 'custom', store: flaky },
+      models: { default: model },
+      shellClassifier: safeShell,
+    });
     opened.push(first);
     const thread = await first.start(first.registerWorkflow(definition));
     await expect(thread.done()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect((await store.getThread(thread.threadId))?.status).not.toBe('failed');
 
     down = false;
-    const second = await createInterlock({ store: { type: 'custom', store }, models: { default: scriptedModel(['answered again']) }, shellClassifier: safeShell });
+    const second = await createInterlock({
+      store: { type: 'custom', store },
+      models: { default: scriptedModel(['answered again']) },
+      shellClassifier: safeShell,
+    });
     opened.push(second);
-    expect(await (await second.resume(thread.threadId)).done()).toMatchObject({ status: 'completed', output: 'answered again' });
+    expect(await (await second.resume(thread.threadId)).done()).toMatchObject({
+      status: 'completed',
+      output: 'answered again',
+    });
   });
 
   it('a stale process cannot commit over the one that took the thread over', async () => {
@@ -135,6 +170,8 @@ describe('write-ahead tool executions (F40)', () => {
     const thread = await store.getThread(threadId);
     expect(thread?.status).toBe('completed');
     // The first process's run is still stuck in the tool; whatever it tries to save now is refused.
-    await expect(store.saveThread({ ...thread!, version: thread!.version - 1, status: 'failed' })).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    await expect(
+      store.saveThread({ ...thread!, version: thread!.version - 1, status: 'failed' }),
+    ).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
   });
 });

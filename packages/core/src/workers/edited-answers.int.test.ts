@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createInterlock, createWorker, defineTool, scriptedModel, type Interlock, type InterlockWorker } from '../index.js';
+import {
+  createInterlock,
+  createWorker,
+  defineTool,
+  scriptedModel,
+  type Interlock,
+  type InterlockWorker,
+} from '../index.js';
 
 /*
  * Edited arguments in a deployment (issue 12): the answerer does not hold the tool, so it
@@ -24,7 +31,11 @@ const WORKFLOW = {
   variables: [{ name: 'output', scope: 'thread' as const }],
   nodes: [
     { id: 'start', type: 'START' as const },
-    { id: 'agent', type: 'LLM' as const, config: { systemPrompt: 'Refund.', tools: ['refund'], outputVariable: 'output' } },
+    {
+      id: 'agent',
+      type: 'LLM' as const,
+      config: { systemPrompt: 'Refund.', tools: ['refund'], outputVariable: 'output' },
+    },
     { id: 'end', type: 'END' as const, config: { output: '{{ output }}' } },
   ],
   edges: [
@@ -34,7 +45,10 @@ const WORKFLOW = {
 };
 
 async function deployment() {
-  const store = { type: 'sqlite' as const, path: join(await mkdtemp(join(tmpdir(), 'interlock-edits-')), 'interlock.db') };
+  const store = {
+    type: 'sqlite' as const,
+    path: join(await mkdtemp(join(tmpdir(), 'interlock-edits-')), 'interlock.db'),
+  };
   const refunded: number[] = [];
   const refund = defineTool({
     name: 'refund',
@@ -64,11 +78,14 @@ async function deployment() {
   const answerer: Interlock = await createInterlock({ store, continueIn: 'workers-only' });
   closers.push(() => answerer.close());
   const started = await answerer.start(answerer.registerWorkflow(WORKFLOW), { channel: 'web' });
-  const approval = await eventually(async () => (await answerer.pending()).find((request) => request.threadId === started.threadId));
-  const outcome = () => eventually(async () => {
-    const thread = await answerer.thread(started.threadId);
-    return thread?.status === 'completed' ? thread : undefined;
-  });
+  const approval = await eventually(async () =>
+    (await answerer.pending()).find((request) => request.threadId === started.threadId),
+  );
+  const outcome = () =>
+    eventually(async () => {
+      const thread = await answerer.thread(started.threadId);
+      return thread?.status === 'completed' ? thread : undefined;
+    });
   return { answerer, approval, refunded, outcome };
 }
 
@@ -85,7 +102,9 @@ async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 10_
 describe('edited arguments answered where the tool is not (issue 12)', () => {
   it('refuses an edit that does not fit the schema the request carries, before storing it', async () => {
     const { answerer, approval } = await deployment();
-    await expect(answerer.respond(approval.interactionId, { approved: true, editedParameters: { order: 'A-1', cents: 'lots' } })).rejects.toMatchObject({
+    await expect(
+      answerer.respond(approval.interactionId, { approved: true, editedParameters: { order: 'A-1', cents: 'lots' } }),
+    ).rejects.toMatchObject({
       code: 'INTERACTION_INVALID_RESPONSE',
       message: expect.stringContaining('cents'),
     });
@@ -94,7 +113,10 @@ describe('edited arguments answered where the tool is not (issue 12)', () => {
 
   it('runs an edit that fits, in the worker, with the edited arguments', async () => {
     const { answerer, approval, refunded, outcome } = await deployment();
-    const answered = await answerer.respond(approval.interactionId, { approved: true, editedParameters: { order: 'A-1', cents: 250 } });
+    const answered = await answerer.respond(approval.interactionId, {
+      approved: true,
+      editedParameters: { order: 'A-1', cents: 250 },
+    });
     expect(answered).toMatchObject({ status: 'accepted', continuation: { status: 'scheduled' } });
     await outcome();
     expect(refunded).toEqual([250]);
@@ -102,7 +124,10 @@ describe('edited arguments answered where the tool is not (issue 12)', () => {
 
   it('never runs an edit a deny rule of the worker refuses: the model is told it was refused', async () => {
     const { answerer, approval, refunded, outcome } = await deployment();
-    await answerer.respond(approval.interactionId, { approved: true, editedParameters: { order: 'A-1', cents: 99_999 } });
+    await answerer.respond(approval.interactionId, {
+      approved: true,
+      editedParameters: { order: 'A-1', cents: 99_999 },
+    });
     const thread = await outcome();
     expect(refunded).toEqual([]);
     expect(String(thread.output)).toMatch(/EXECUTION_REJECTED.*edited arguments were refused/);

@@ -29,10 +29,17 @@ export class StoreJobConsumer implements JobConsumer {
   private stopped = false;
 
   constructor(
-    private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob' | 'scheduleJobs'>> & ICheckpointStore,
+    private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob' | 'scheduleJobs'>> &
+      ICheckpointStore,
     private readonly workflowIds: readonly string[],
     private readonly runJob: RunJob,
-    private readonly options: { clock: Clock; concurrency: number; pollMs: number; lockMs: number; onFailure: ReportFailure },
+    private readonly options: {
+      clock: Clock;
+      concurrency: number;
+      pollMs: number;
+      lockMs: number;
+      onFailure: ReportFailure;
+    },
   ) {}
 
   async start(): Promise<void> {
@@ -58,7 +65,10 @@ export class StoreJobConsumer implements JobConsumer {
       const jobs = await this.store
         .takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free)
         .catch((error: unknown) => {
-          this.options.onFailure({ kind: 'continue', threadId: '-', workflowId: '-', runAt: iso(now), key: 'take' }, error);
+          this.options.onFailure(
+            { kind: 'continue', threadId: '-', workflowId: '-', runAt: iso(now), key: 'take' },
+            error,
+          );
           return [];
         });
       await this.store.flush?.('now');
@@ -111,7 +121,10 @@ export class GraphileJobConsumer implements JobConsumer {
   async start(): Promise<void> {
     const worker = await import('graphile-worker');
     const { quietLogger } = await import('../persistence/typeorm/create-typeorm-store.js');
-    const taskList: Record<string, (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>> = {};
+    const taskList: Record<
+      string,
+      (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>
+    > = {};
     for (const workflowId of this.workflowIds) {
       taskList[taskIdentifier(workflowId)] = async (payload, helpers) => {
         const job = payload as ThreadJob;
@@ -123,7 +136,11 @@ export class GraphileJobConsumer implements JobConsumer {
           throw error;
         }
         if (outcome.status === 'retry') {
-          const addJob = helpers.addJob as unknown as (identifier: string, payload: unknown, spec: { runAt: Date; jobKey: string }) => Promise<unknown>;
+          const addJob = helpers.addJob as unknown as (
+            identifier: string,
+            payload: unknown,
+            spec: { runAt: Date; jobKey: string },
+          ) => Promise<unknown>;
           await addJob(taskIdentifier(workflowId), job, { runAt: new Date(outcome.retryAt), jobKey: job.key });
         }
       };

@@ -26,7 +26,8 @@ export class JobRunner {
 
   async run(job: ThreadJob): Promise<JobOutcome> {
     const thread = await this.store.getThread(job.threadId);
-    if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running')) return { status: 'done', note: 'the thread ended' };
+    if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
+      return { status: 'done', note: 'the thread ended' };
     switch (job.kind) {
       case 'deadline':
         await this.expire(job);
@@ -41,7 +42,8 @@ export class JobRunner {
   /** A thread a claim should have let go of by now: goes on if it was left running or answered; looked at again while the claim lives. */
   private async recover(job: ThreadJob, thread: ThreadRecord): Promise<JobOutcome> {
     const until = thread.lease === undefined ? undefined : Date.parse(thread.lease.until);
-    if (until !== undefined && until > this.clock.now()) return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
+    if (until !== undefined && until > this.clock.now())
+      return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
     if (thread.status === 'running') return this.resume(thread);
     const answered = await this.store.listInteractions({ threadId: thread.threadId, status: 'responded' });
     const overdue = (await this.store.listInteractions({ threadId: thread.threadId, status: 'pending' })).some(

@@ -19,7 +19,11 @@ export interface ServedWorkflow {
  * Says, for a worker, that it serves these workflows until `until`. Workers renew this while
  * they run; several workers serving one workflow renew one entry.
  */
-export async function offerWorkflows(store: ICheckpointStore, workflows: readonly WorkflowDefinition[], until: string): Promise<void> {
+export async function offerWorkflows(
+  store: ICheckpointStore,
+  workflows: readonly WorkflowDefinition[],
+  until: string,
+): Promise<void> {
   const entries = workflows.map((workflow): [string, ServedWorkflow] => [
     `${workflow.id}@${workflow.version}`,
     { workflowId: workflow.id, version: workflow.version, until },

@@ -22,15 +22,38 @@ export interface ThreadJob {
 }
 
 export function continueJob(thread: { threadId: string; workflowId: string }, at: number): ThreadJob {
-  return { kind: 'continue', threadId: thread.threadId, workflowId: thread.workflowId, runAt: iso(at), key: `continue:${thread.threadId}` };
+  return {
+    kind: 'continue',
+    threadId: thread.threadId,
+    workflowId: thread.workflowId,
+    runAt: iso(at),
+    key: `continue:${thread.threadId}`,
+  };
 }
 
-export function deadlineJob(thread: { threadId: string; workflowId: string }, interactionId: string, deadline: string): ThreadJob {
-  return { kind: 'deadline', threadId: thread.threadId, workflowId: thread.workflowId, interactionId, runAt: deadline, key: `deadline:${interactionId}` };
+export function deadlineJob(
+  thread: { threadId: string; workflowId: string },
+  interactionId: string,
+  deadline: string,
+): ThreadJob {
+  return {
+    kind: 'deadline',
+    threadId: thread.threadId,
+    workflowId: thread.workflowId,
+    interactionId,
+    runAt: deadline,
+    key: `deadline:${interactionId}`,
+  };
 }
 
 export function recoverJob(thread: { threadId: string; workflowId: string }, at: number): ThreadJob {
-  return { kind: 'recover', threadId: thread.threadId, workflowId: thread.workflowId, runAt: iso(at), key: `recover:${thread.threadId}` };
+  return {
+    kind: 'recover',
+    threadId: thread.threadId,
+    workflowId: thread.workflowId,
+    runAt: iso(at),
+    key: `recover:${thread.threadId}`,
+  };
 }
 
 /**
@@ -39,7 +62,9 @@ export function recoverJob(thread: { threadId: string; workflowId: string }, at:
  */
 export function taskIdentifier(workflowId: string): string {
   const plain = `interlock:${workflowId}`;
-  return plain.length <= 120 ? plain : `interlock:#${createHash('sha256').update(workflowId).digest('hex').slice(0, 40)}`;
+  return plain.length <= 120
+    ? plain
+    : `interlock:#${createHash('sha256').update(workflowId).digest('hex').slice(0, 40)}`;
 }
 
 function iso(at: number): string {

@@ -51,17 +51,29 @@ export interface InterlockWorker {
 export async function createWorker(options: WorkerOptions): Promise<InterlockWorker> {
   const { workflows, concurrency = 4, pollMs, onJobFailure, ...interlockOptions } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
-    throw new InterlockError('INVALID_OPTIONS', `concurrency must be a whole number from 1 to 1000, not ${String(concurrency)}`);
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `concurrency must be a whole number from 1 to 1000, not ${String(concurrency)}`,
+    );
   }
-  if (workflows.length === 0) throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
+  if (workflows.length === 0)
+    throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
   const clock = options.clock ?? steadyClock();
   const store = await openStore(options.store);
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
-  const interlock = await createInterlock({ ...interlockOptions, clock, store: { type: 'custom', store }, continueIn: 'workers', recoverOnStart: false });
+  const interlock = await createInterlock({
+    ...interlockOptions,
+    clock,
+    store: { type: 'custom', store },
+    continueIn: 'workers',
+    recoverOnStart: false,
+  });
   try {
     const definitions: WorkflowDefinition[] = [];
     for (const workflow of workflows) {
-      definitions.push(typeof workflow === 'string' ? await interlock.loadWorkflow(workflow) : interlock.registerWorkflow(workflow));
+      definitions.push(
+        typeof workflow === 'string' ? await interlock.loadWorkflow(workflow) : interlock.registerWorkflow(workflow),
+      );
     }
     const workflowIds = definitions.map((definition) => definition.id);
     // Kept in the store (refused if edited under the same version), so answerers can start them.
@@ -71,23 +83,36 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const leaseMs = options.leaseMs ?? 15_000;
     let consumer: JobConsumer;
     if (options.store.type === 'postgres') {
-      consumer = new GraphileJobConsumer({ url: options.store.url, schema: jobsSchemaOf(options.store.schema) }, workflowIds, (job) => runner.run(job), {
-        concurrency,
-        pollMs: pollMs ?? 500,
-        onFailure,
-      });
+      consumer = new GraphileJobConsumer(
+        { url: options.store.url, schema: jobsSchemaOf(options.store.schema) },
+        workflowIds,
+        (job) => runner.run(job),
+        {
+          concurrency,
+          pollMs: pollMs ?? 500,
+          onFailure,
+        },
+      );
     } else {
       const { takeJobs, finishJob, scheduleJobs } = store;
       if (takeJobs === undefined || finishJob === undefined || scheduleJobs === undefined) {
-        throw new InterlockError('INVALID_OPTIONS', 'this store cannot hold jobs: workers need the SQLite store or PostgreSQL');
+        throw new InterlockError(
+          'INVALID_OPTIONS',
+          'this store cannot hold jobs: workers need the SQLite store or PostgreSQL',
+        );
       }
-      consumer = new StoreJobConsumer(store as ConstructorParameters<typeof StoreJobConsumer>[0], workflowIds, (job) => runner.run(job), {
-        clock,
-        concurrency,
-        pollMs: pollMs ?? 250,
-        lockMs: 2 * leaseMs,
-        onFailure,
-      });
+      consumer = new StoreJobConsumer(
+        store as ConstructorParameters<typeof StoreJobConsumer>[0],
+        workflowIds,
+        (job) => runner.run(job),
+        {
+          clock,
+          concurrency,
+          pollMs: pollMs ?? 250,
+          lockMs: 2 * leaseMs,
+          onFailure,
+        },
+      );
     }
     await consumer.start();
     await sweep(store, workflowIds, clock.now());
@@ -126,7 +151,12 @@ async function sweep(store: ICheckpointStore, workflowIds: readonly string[], no
     for (const interaction of await store.listInteractions({ status })) {
       if (status === 'pending' && interaction.deadline === null) continue;
       const thread = await threadOf(interaction.threadId);
-      if (thread === undefined || !workflowIds.includes(thread.workflowId) || !thread.pendingInteractionIds.includes(interaction.interactionId)) continue;
+      if (
+        thread === undefined ||
+        !workflowIds.includes(thread.workflowId) ||
+        !thread.pendingInteractionIds.includes(interaction.interactionId)
+      )
+        continue;
       jobs.push(
         status === 'pending' && interaction.deadline !== null
           ? deadlineJob(thread, interaction.interactionId, interaction.deadline)
@@ -135,7 +165,8 @@ async function sweep(store: ICheckpointStore, workflowIds: readonly string[], no
     }
   }
   for (const thread of await store.listThreads({ status: 'running' })) {
-    if (workflowIds.includes(thread.workflowId)) jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
+    if (workflowIds.includes(thread.workflowId))
+      jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
   }
   if (jobs.length > 0) await store.scheduleJobs?.(jobs);
 }
@@ -144,13 +175,22 @@ async function sweep(store: ICheckpointStore, workflowIds: readonly string[], no
  * Says which workflows this worker serves, again every third of a lease, each time for a
  * lease: an answerer lists a workflow only while some worker serving it is alive.
  */
-function offerWhileRunning(store: ICheckpointStore, definitions: readonly WorkflowDefinition[], clock: Clock, leaseMs: number) {
+function offerWhileRunning(
+  store: ICheckpointStore,
+  definitions: readonly WorkflowDefinition[],
+  clock: Clock,
+  leaseMs: number,
+) {
   const offer = () => offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString());
-  const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(() => void offer().catch(() => undefined));
+  const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(
+    () => void offer().catch(() => undefined),
+  );
   return { first: offer(), stop: () => renewals.unsubscribe() };
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`interlock worker: ${job.kind} job of thread ${job.threadId} failed (it runs again later): ${message}\n`);
+  process.stderr.write(
+    `interlock worker: ${job.kind} job of thread ${job.threadId} failed (it runs again later): ${message}\n`,
+  );
 }

@@ -1,7 +1,17 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from '../crash/__fixtures__/crash-harness.js';
-import { deployWorkflow, dropScenarioSchemas, ledgerLines, newScenario, startWorker, withStore, type Scenario, type StoreName, type Worker } from '../engine/__fixtures__/claim-workers.js';
+import {
+  deployWorkflow,
+  dropScenarioSchemas,
+  ledgerLines,
+  newScenario,
+  startWorker,
+  withStore,
+  type Scenario,
+  type StoreName,
+  type Worker,
+} from '../engine/__fixtures__/claim-workers.js';
 
 /*
  * Workers (issue 12): the processes that answer and the ones that act are apart. Real
@@ -20,19 +30,29 @@ afterEach(async () => {
 });
 afterAll(() => dropScenarioSchemas());
 
-async function startWorkers(scenario: Scenario, count: number, config: Record<string, unknown> = {}): Promise<Worker[]> {
+async function startWorkers(
+  scenario: Scenario,
+  count: number,
+  config: Record<string, unknown> = {},
+): Promise<Worker[]> {
   const workers = Array.from({ length: count }, () => startWorker(scenario, { mode: 'worker', ...config }));
   running.push(...workers);
   await Promise.all(workers.map((worker) => worker.printed('WORKER-READY')));
   return workers;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -45,7 +65,11 @@ describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
     expect(started.result?.outcome, started.stderr).toMatchObject({ status: 'waiting' });
     await startWorkers(scenario, 1);
 
-    const thread = await until('the thread to end', () => withStore(scenario, (store) => store.getThread('deadline-1')), (found) => found?.status === 'completed');
+    const thread = await until(
+      'the thread to end',
+      () => withStore(scenario, (store) => store.getThread('deadline-1')),
+      (found) => found?.status === 'completed',
+    );
     expect(thread?.conversation.find((message) => message.role === 'tool')?.content).toMatch(/^\[TIMEOUT\]/);
     expect(ledgerLines(scenario)).toEqual([]);
   }, 60_000);
@@ -61,8 +85,14 @@ describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
     expect(ledgerLines(scenario)).toEqual([]);
 
     await startWorkers(scenario, 1);
-    await until('every thread to complete', () => withStore(scenario, (store) => store.listThreads({ status: 'completed' })), (done) => done.length === 3);
-    expect(ledgerLines(scenario).sort()).toEqual(threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort());
+    await until(
+      'every thread to complete',
+      () => withStore(scenario, (store) => store.listThreads({ status: 'completed' })),
+      (done) => done.length === 3,
+    );
+    expect(ledgerLines(scenario).sort()).toEqual(
+      threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort(),
+    );
   }, 60_000);
 });
 
@@ -73,12 +103,21 @@ describe('three workers on one PostgreSQL, one killed and one frozen mid-way (is
     const scenario = await newScenario('PostgreSQL');
     const leaseMs = 1_000;
     const workers = await startWorkers(scenario, 3, { leaseMs, toolMs: 50, concurrency: 4 });
-    const service = await startWorker(scenario, { mode: 'startMany', count: CHAOS_THREADS, continueIn: 'workers', leaseMs }).exit;
+    const service = await startWorker(scenario, {
+      mode: 'startMany',
+      count: CHAOS_THREADS,
+      continueIn: 'workers',
+      leaseMs,
+    }).exit;
     const threadIds = service.result?.threadIds ?? [];
     expect(threadIds, service.stderr).toHaveLength(CHAOS_THREADS);
 
     const person = startWorker(scenario, { mode: 'answerLoop', continueIn: 'workers', leaseMs });
-    await until('a third of the deploys', async () => ledgerLines(scenario).length, (count) => count >= CHAOS_THREADS / 3);
+    await until(
+      'a third of the deploys',
+      async () => ledgerLines(scenario).length,
+      (count) => count >= CHAOS_THREADS / 3,
+    );
     const [killed, frozen, steady] = workers as [Worker, Worker, Worker];
     killed.child.kill('SIGKILL');
     frozen.child.kill('SIGSTOP');

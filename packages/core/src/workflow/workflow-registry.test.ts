@@ -17,7 +17,8 @@ function issuesOf(action: () => unknown): { path: string; message: string }[] {
   try {
     action();
   } catch (error) {
-    if (InterlockError.is(error) && error.code === 'WORKFLOW_INVALID') return error.details.issues as { path: string; message: string }[];
+    if (InterlockError.is(error) && error.code === 'WORKFLOW_INVALID')
+      return error.details.issues as { path: string; message: string }[];
     throw error;
   }
   throw new Error('expected the workflow to be refused');
@@ -36,7 +37,9 @@ type = "END"
 describe('WorkflowRegistry (F1)', () => {
   it('loads the example workflows', async () => {
     const registry = new WorkflowRegistry();
-    await expect(registry.load('examples/workflows/plan-approval.toml')).resolves.toMatchObject({ id: 'plan-approval' });
+    await expect(registry.load('examples/workflows/plan-approval.toml')).resolves.toMatchObject({
+      id: 'plan-approval',
+    });
     await expect(registry.load('examples/workflows/ask-user.toml')).resolves.toMatchObject({ id: 'ask-user' });
   });
 
@@ -114,20 +117,36 @@ showMessage = "UI fields do not belong here"
   it('reports undeclared variables in writes and in expressions, and scope mismatches', () => {
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(
-        linearWorkflow(
-          [
-            { id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'ghost', expression: '{{ phantom + 1 }}' }] } },
-            { id: 'scoped', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: 'x', scope: 'global' }] } },
-            { id: 'route', type: 'ROUTE', config: { branches: [{ condition: 'missing == 1', to: 'end' }], default: 'end' } },
-          ],
-        ),
+        linearWorkflow([
+          {
+            id: 'set',
+            type: 'VARIABLE',
+            config: { assignments: [{ variableName: 'ghost', expression: '{{ phantom + 1 }}' }] },
+          },
+          {
+            id: 'scoped',
+            type: 'VARIABLE',
+            config: { assignments: [{ variableName: 'output', expression: 'x', scope: 'global' }] },
+          },
+          {
+            id: 'route',
+            type: 'ROUTE',
+            config: { branches: [{ condition: 'missing == 1', to: 'end' }], default: 'end' },
+          },
+        ]),
       ),
     );
     expect(issues).toEqual(
       expect.arrayContaining([
-        { path: 'nodes[1].config.assignments[0].variableName', message: expect.stringContaining('"ghost" is not declared') },
+        {
+          path: 'nodes[1].config.assignments[0].variableName',
+          message: expect.stringContaining('"ghost" is not declared'),
+        },
         { path: 'nodes[1].config.assignments[0].expression', message: expect.stringContaining('phantom') },
-        { path: 'nodes[2].config.assignments[0].variableName', message: 'variable "output" is declared with scope "thread", not "global"' },
+        {
+          path: 'nodes[2].config.assignments[0].variableName',
+          message: 'variable "output" is declared with scope "thread", not "global"',
+        },
         { path: 'nodes[3].config.branches[0].condition', message: expect.stringContaining('missing') },
       ]),
     );
@@ -136,7 +155,13 @@ showMessage = "UI fields do not belong here"
   it('reports an expression that does not parse', () => {
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(
-        linearWorkflow([{ id: 'set', type: 'VARIABLE', config: { assignments: [{ variableName: 'output', expression: '{{ 1 + }}' }] } }]),
+        linearWorkflow([
+          {
+            id: 'set',
+            type: 'VARIABLE',
+            config: { assignments: [{ variableName: 'output', expression: '{{ 1 + }}' }] },
+          },
+        ]),
       ),
     );
     expect(issues[0]?.path).toBe('nodes[1].config.assignments[0].expression');
@@ -147,7 +172,9 @@ showMessage = "UI fields do not belong here"
     await expect(new WorkflowRegistry().load(broken)).rejects.toThrow(/not valid TOML/);
     const yaml = await fileWith('flow.yaml', 'id: x');
     await expect(new WorkflowRegistry().load(yaml)).rejects.toThrow(/must end in \.toml or \.json/);
-    await expect(new WorkflowRegistry().load('/no/such/file.toml')).rejects.toMatchObject({ code: 'WORKFLOW_NOT_FOUND' });
+    await expect(new WorkflowRegistry().load('/no/such/file.toml')).rejects.toMatchObject({
+      code: 'WORKFLOW_NOT_FOUND',
+    });
   });
 
   it('loads JSON with the same schema, and SUBGRAPH files relative to the parent', async () => {
@@ -155,7 +182,9 @@ showMessage = "UI fields do not belong here"
     const parentPath = child.replace('child.json', 'parent.json');
     await writeFile(
       parentPath,
-      JSON.stringify(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: './child.json' } }], { id: 'parent-flow' })),
+      JSON.stringify(
+        linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: './child.json' } }], { id: 'parent-flow' }),
+      ),
     );
     const registry = new WorkflowRegistry();
     const parent = await registry.load(parentPath);
@@ -167,7 +196,11 @@ showMessage = "UI fields do not belong here"
     const registry = new WorkflowRegistry();
     registry.register(linearWorkflow([], { id: 'child' }));
     const issues = issuesOf(() =>
-      registry.register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'child', output: { output: '{{ nothere }}' } } }])),
+      registry.register(
+        linearWorkflow([
+          { id: 'sub', type: 'SUBGRAPH', config: { workflow: 'child', output: { output: '{{ nothere }}' } } },
+        ]),
+      ),
     );
     expect(issues).toEqual([{ path: 'nodes[1].config.output.output', message: expect.stringContaining('nothere') }]);
   });
@@ -207,7 +240,9 @@ to = "end"
         `[workflow]
 id = "seed"
 name = "Seed"
-${Array.from({ length: configs }, () => `
+${Array.from(
+  { length: configs },
+  () => `
 [[workflow.config]]
 timeout = 60000
 maxSteps = 100
@@ -215,7 +250,8 @@ maxSteps = 100
 [workflow.config.toolApproval]
 autoApprovedTools = ["get_weather"]
 approvalTimeout = 60000
-`).join('')}
+`,
+).join('')}
 [[workflow.nodes]]
 id = "start"
 type = "START"
@@ -230,7 +266,11 @@ to = "end"
 `,
       );
     const workflow = await new WorkflowRegistry().load(await seed(1));
-    expect(workflow.config).toMatchObject({ timeout: 60_000, maxSteps: 100, toolApproval: { autoApprovedTools: ['get_weather'], approvalTimeout: 60_000 } });
+    expect(workflow.config).toMatchObject({
+      timeout: 60_000,
+      maxSteps: 100,
+      toolApproval: { autoApprovedTools: ['get_weather'], approvalTimeout: 60_000 },
+    });
     await expect(new WorkflowRegistry().load(await seed(2))).rejects.toMatchObject({
       code: 'WORKFLOW_INVALID',
       message: expect.stringContaining('[workflow.config] (or [[workflow.config]] once)'),
@@ -241,6 +281,8 @@ to = "end"
     const issues = issuesOf(() =>
       new WorkflowRegistry().register(linearWorkflow([{ id: 'sub', type: 'SUBGRAPH', config: { workflow: 'nope' } }])),
     );
-    expect(issues).toEqual([{ path: 'nodes[1].config.workflow', message: expect.stringContaining('no workflow "nope"') }]);
+    expect(issues).toEqual([
+      { path: 'nodes[1].config.workflow', message: expect.stringContaining('no workflow "nope"') },
+    ]);
   });
 });

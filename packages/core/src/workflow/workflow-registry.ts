@@ -144,11 +144,15 @@ function singleConfig(workflow: object): object {
   return Array.isArray(config) && config.length === 1 ? { ...workflow, config: config[0] as unknown } : workflow;
 }
 
-const CONFIG_LAYOUT = '[workflow.config] (or [[workflow.config]] once) with timeout, maxSteps and a [workflow.config.toolApproval] table';
+const CONFIG_LAYOUT =
+  '[workflow.config] (or [[workflow.config]] once) with timeout, maxSteps and a [workflow.config.toolApproval] table';
 
 /** A config given as several `[[config]]` tables: refused with the layout that is accepted. */
 function configLayoutIssue(workflow: unknown): { path: string; message: string } | undefined {
   const config = (workflow as { config?: unknown } | null)?.config;
   if (!Array.isArray(config)) return undefined;
-  return { path: 'config', message: `config is one table, not ${config.length} [[config]] tables: write ${CONFIG_LAYOUT}` };
+  return {
+    path: 'config',
+    message: `config is one table, not ${config.length} [[config]] tables: write ${CONFIG_LAYOUT}`,
+  };
 }

@@ -37,7 +37,8 @@ export function validateWorkflow(
 
   const declarations = new Map<string, VariableDeclaration>();
   workflow.variables.forEach((declaration, index) => {
-    if (declarations.has(declaration.name)) report(`variables[${index}].name`, `duplicate variable "${declaration.name}"`);
+    if (declarations.has(declaration.name))
+      report(`variables[${index}].name`, `duplicate variable "${declaration.name}"`);
     declarations.set(declaration.name, declaration);
   });
   const loopNames = workflow.nodes.flatMap((node) =>
@@ -109,7 +110,8 @@ function checkNode(node: WorkflowNode, at: string, checks: NodeChecks): void {
     case 'LLM':
       if (node.config.prompt !== undefined) checks.checkTemplate(`${at}.prompt`, node.config.prompt);
       if (node.config.systemPrompt !== undefined) checks.checkTemplate(`${at}.systemPrompt`, node.config.systemPrompt);
-      if (node.config.outputVariable !== undefined) checks.checkWrite(`${at}.outputVariable`, node.config.outputVariable);
+      if (node.config.outputVariable !== undefined)
+        checks.checkWrite(`${at}.outputVariable`, node.config.outputVariable);
       return;
     case 'USER_INTERACTION': {
       const config = node.config;
@@ -138,8 +140,10 @@ function checkNode(node: WorkflowNode, at: string, checks: NodeChecks): void {
       });
       return;
     case 'TOOL':
-      for (const { path, text } of stringsIn(node.config.arguments)) checks.checkTemplate(`${at}.arguments.${path}`, text);
-      if (node.config.outputVariable !== undefined) checks.checkWrite(`${at}.outputVariable`, node.config.outputVariable);
+      for (const { path, text } of stringsIn(node.config.arguments))
+        checks.checkTemplate(`${at}.arguments.${path}`, text);
+      if (node.config.outputVariable !== undefined)
+        checks.checkWrite(`${at}.outputVariable`, node.config.outputVariable);
       return;
     case 'LOOP':
       checks.checkTarget(`${at}.body`, node.config.body);
@@ -154,7 +158,10 @@ function checkNode(node: WorkflowNode, at: string, checks: NodeChecks): void {
       const childNames = new Set(child.variables.filter((v) => v.scope !== 'global').map((v) => v.name));
       for (const [name, template] of Object.entries(node.config.input)) {
         if (!childNames.has(name)) {
-          checks.report(`${at}.input.${name}`, `workflow "${child.id}" declares no thread or subgraph variable "${name}"`);
+          checks.report(
+            `${at}.input.${name}`,
+            `workflow "${child.id}" declares no thread or subgraph variable "${name}"`,
+          );
         }
         checks.checkTemplate(`${at}.input.${name}`, template);
       }
@@ -201,7 +208,11 @@ function reportUnreachable(
 }
 
 /** Every tool a workflow names must be registered with createInterlock({ tools }). */
-function checkTools(workflow: WorkflowDefinition, toolExists: (name: string) => boolean, report: (path: string, message: string) => void): void {
+function checkTools(
+  workflow: WorkflowDefinition,
+  toolExists: (name: string) => boolean,
+  report: (path: string, message: string) => void,
+): void {
   const unknown = (name: string) => `no tool "${name}" is registered: pass it to createInterlock({ tools })`;
   workflow.config.toolApproval.autoApprovedTools.forEach((name, index) => {
     if (!toolExists(name)) report(`config.toolApproval.autoApprovedTools[${index}]`, unknown(name));
@@ -213,6 +224,7 @@ function checkTools(workflow: WorkflowDefinition, toolExists: (name: string) => 
       });
     }
     // A tool named by a template is looked up when the node runs (an unknown one is NOT_FOUND then).
-    if (node.type === 'TOOL' && !node.config.tool.includes('{{') && !toolExists(node.config.tool)) report(`nodes[${index}].config.tool`, unknown(node.config.tool));
+    if (node.type === 'TOOL' && !node.config.tool.includes('{{') && !toolExists(node.config.tool))
+      report(`nodes[${index}].config.tool`, unknown(node.config.tool));
   });
 }

@@ -54,7 +54,10 @@ const approver = {
 const shellClassifier = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
 
 function describeError(error) {
-  return { code: typeof error?.code === 'string' ? error.code : 'UNCAUGHT', message: error instanceof Error ? error.message : String(error) };
+  return {
+    code: typeof error?.code === 'string' ? error.code : 'UNCAUGHT',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 async function run(interlock) {
@@ -81,7 +84,9 @@ async function run(interlock) {
     case 'answerAll': {
       const results = [];
       for (const request of await interlock.pending()) {
-        const result = await interlock.respond(request.interactionId, config.answer ?? { approved: true }, { responder: 'answerer' });
+        const result = await interlock.respond(request.interactionId, config.answer ?? { approved: true }, {
+          responder: 'answerer',
+        });
         results.push(result.status === 'accepted' ? result.continuation.status : result.status);
       }
       return { results };
@@ -93,13 +98,18 @@ async function run(interlock) {
       const ledger = () => (existsSync(config.ledger) ? readFileSync(config.ledger, 'utf8') : '');
       const counts = {};
       for (let round = 0; round < 6_000; round += 1) {
-        const open = (await interlock.threads()).filter((thread) => thread.status === 'waiting' || thread.status === 'running');
+        const open = (await interlock.threads()).filter(
+          (thread) => thread.status === 'waiting' || thread.status === 'running',
+        );
         if (open.length === 0) return { counts };
         for (const request of await interlock.pending()) {
           const approval = request.toolApproval;
-          const ran = approval?.stage === 'recovery' && ledger().includes(`deployed ${request.threadId} ${approval.toolCallId} `);
+          const ran =
+            approval?.stage === 'recovery' && ledger().includes(`deployed ${request.threadId} ${approval.toolCallId} `);
           const input = approval?.stage === 'recovery' ? (ran ? 'done' : 'retry') : { approved: true };
-          const result = await interlock.respond(request.interactionId, input, { responder: 'answerer' }).catch((error) => ({ status: error.code }));
+          const result = await interlock
+            .respond(request.interactionId, input, { responder: 'answerer' })
+            .catch((error) => ({ status: error.code }));
           const name = approval?.stage === 'recovery' ? `recovery:${input}` : result.status;
           counts[name] = (counts[name] ?? 0) + 1;
         }

@@ -276,7 +276,9 @@ async function actLikeAPerson(interlock) {
         witnessBefore,
         interactionId: request.interactionId,
         operationType: request.operationType,
-        ...(request.toolApproval ? { toolCallId: request.toolApproval.toolCallId, stage: request.toolApproval.stage } : {}),
+        ...(request.toolApproval
+          ? { toolCallId: request.toolApproval.toolCallId, stage: request.toolApproval.stage }
+          : {}),
         input,
         status: answer.status,
         ...(outcome ? { outcome } : {}),
@@ -287,7 +289,11 @@ async function actLikeAPerson(interlock) {
     }
   }
   const thread = (await interlock.threads()).find((candidate) => candidate.threadId === config.threadId);
-  return { repeated, steps, final: thread === undefined ? undefined : { status: thread.status, output: thread.output } };
+  return {
+    repeated,
+    steps,
+    final: thread === undefined ? undefined : { status: thread.status, output: thread.output },
+  };
 }
 
 /** The store, or the store wrapped to die right after the n-th call of one of its methods. */

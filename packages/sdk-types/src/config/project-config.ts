@@ -9,7 +9,8 @@ const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 function namedRecord<T extends z.ZodType>(value: T, what: string) {
   return z.record(z.string().min(1), value).check((context) => {
     for (const key of Object.keys(context.value)) {
-      if (PROTOTYPE_KEYS.has(key)) context.issues.push({ code: 'custom', input: key, path: [key], message: `"${key}" cannot name ${what}` });
+      if (PROTOTYPE_KEYS.has(key))
+        context.issues.push({ code: 'custom', input: key, path: [key], message: `"${key}" cannot name ${what}` });
     }
   });
 }
@@ -20,12 +21,19 @@ const EnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable 
 /** `[store]`: where threads are kept. A PostgreSQL URL with a password comes from the environment. */
 export const ProjectStoreConfig = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('memory') }),
-  z.strictObject({ type: z.literal('sqlite'), path: z.string().min(1).optional(), synchronous: z.enum(['full', 'normal']).optional() }),
+  z.strictObject({
+    type: z.literal('sqlite'),
+    path: z.string().min(1).optional(),
+    synchronous: z.enum(['full', 'normal']).optional(),
+  }),
   z.strictObject({
     type: z.literal('postgres'),
     /** The variable holding `postgres://user:password@host/db`. */
     urlEnv: EnvName,
-    schema: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]*$/)
+      .optional(),
   }),
 ]);
 
@@ -110,7 +118,10 @@ export const ProjectMcpServerConfig = z
     url: z.url().optional(),
     headersEnv: namedRecord(EnvName, 'a header').optional(),
     /** The longest a call may take before it ends as TIMEOUT. Default 60s. */
-    timeout: Duration.refine((ms) => ms > 0, 'an MCP call needs a timeout above 0 (a hung server must not hold a thread)').optional(),
+    timeout: Duration.refine(
+      (ms) => ms > 0,
+      'an MCP call needs a timeout above 0 (a hung server must not hold a thread)',
+    ).optional(),
     /** Per tool (its name on the server), on top of the server's settings. */
     tools: namedRecord(ProjectMcpToolPolicy, 'a tool').optional(),
     ...ProjectMcpToolPolicy.shape,
@@ -118,13 +129,26 @@ export const ProjectMcpServerConfig = z
   .check((context) => {
     const { command, url, args, env, cwd, headersEnv } = context.value;
     if ((command === undefined) === (url === undefined)) {
-      context.issues.push({ code: 'custom', input: context.value, message: 'an MCP server has either `command` (stdio) or `url` (Streamable HTTP)' });
+      context.issues.push({
+        code: 'custom',
+        input: context.value,
+        message: 'an MCP server has either `command` (stdio) or `url` (Streamable HTTP)',
+      });
     }
     if (url !== undefined && (args ?? env ?? cwd) !== undefined) {
-      context.issues.push({ code: 'custom', input: context.value, message: '`args`, `env` and `cwd` are for a stdio server (`command`), not `url`' });
+      context.issues.push({
+        code: 'custom',
+        input: context.value,
+        message: '`args`, `env` and `cwd` are for a stdio server (`command`), not `url`',
+      });
     }
     if (command !== undefined && headersEnv !== undefined) {
-      context.issues.push({ code: 'custom', input: context.value, path: ['headersEnv'], message: '`headersEnv` is for a Streamable HTTP server (`url`)' });
+      context.issues.push({
+        code: 'custom',
+        input: context.value,
+        path: ['headersEnv'],
+        message: '`headersEnv` is for a Streamable HTTP server (`url`)',
+      });
     }
   });
 
@@ -156,7 +180,12 @@ export const ProjectConfig = z.strictObject({
         .check((context) => {
           for (const name of Object.keys(context.value)) {
             if (!McpServerName.test(name)) {
-              context.issues.push({ code: 'custom', input: name, path: [name], message: `MCP server name "${name}": lower-case letters, digits, - and single _ only` });
+              context.issues.push({
+                code: 'custom',
+                input: name,
+                path: [name],
+                message: `MCP server name "${name}": lower-case letters, digits, - and single _ only`,
+              });
             }
           }
         })

@@ -2,9 +2,7 @@ import { z } from 'zod';
 import { VariableAssignment, VariableName } from '../workflow/variables.js';
 import { UserInteractionNodeConfig } from '../interaction/user-interaction-node-config.js';
 
-export const NodeId = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'expected a node id: letters, digits, _ or -');
+export const NodeId = z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'expected a node id: letters, digits, _ or -');
 
 export const StartNodeConfig = z.strictObject({});
 export const EndNodeConfig = z.strictObject({

@@ -4,7 +4,11 @@ import { z } from 'zod';
 export const ToolCategory = z.enum(['read', 'write', 'command', 'network', 'ask']);
 export type ToolCategory = z.infer<typeof ToolCategory>;
 
-const RISK_ALIASES: Readonly<Record<string, 'LOW' | 'MEDIUM' | 'HIGH'>> = { PUBLIC: 'LOW', MODERATE: 'MEDIUM', SENSITIVE: 'HIGH' };
+const RISK_ALIASES: Readonly<Record<string, 'LOW' | 'MEDIUM' | 'HIGH'>> = {
+  PUBLIC: 'LOW',
+  MODERATE: 'MEDIUM',
+  SENSITIVE: 'HIGH',
+};
 
 /**
  * LOW never asks, MEDIUM asks once and remembers, HIGH asks every time (F12). Read in any
@@ -16,7 +20,10 @@ export const RiskLevel = z.preprocess(
     const upper = value.trim().toUpperCase();
     return RISK_ALIASES[upper] ?? upper;
   },
-  z.enum(['LOW', 'MEDIUM', 'HIGH'], { error: (issue) => `a risk level is LOW, MEDIUM or HIGH (or public, moderate, sensitive), not ${JSON.stringify(issue.input)}` }),
+  z.enum(['LOW', 'MEDIUM', 'HIGH'], {
+    error: (issue) =>
+      `a risk level is LOW, MEDIUM or HIGH (or public, moderate, sensitive), not ${JSON.stringify(issue.input)}`,
+  }),
 );
 export type RiskLevel = z.infer<typeof RiskLevel>;
 

@@ -1,6 +1,14 @@
 import { watchFile, unwatchFile } from 'node:fs';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
-import { dutiesSeparated, findApprover, mayApprove, type Approver, type DutyLevel, type SeparationOfDuties, type WorkflowApprovers } from './approvers.js';
+import {
+  dutiesSeparated,
+  findApprover,
+  mayApprove,
+  type Approver,
+  type DutyLevel,
+  type SeparationOfDuties,
+  type WorkflowApprovers,
+} from './approvers.js';
 import { loadApprovers } from './approvers-file.js';
 
 /** Who may sign in, and who may answer which workflow. */
@@ -24,7 +32,11 @@ export class ApproverDirectory {
   /** A directory of `set`, or `set` itself when it already is one. */
   static of(set: ApproverDirectory | Partial<ApproverSet> | undefined): ApproverDirectory {
     if (set instanceof ApproverDirectory) return set;
-    return new ApproverDirectory({ approvers: set?.approvers ?? [], workflowApprovers: set?.workflowApprovers ?? {}, separationOfDuties: set?.separationOfDuties ?? {} });
+    return new ApproverDirectory({
+      approvers: set?.approvers ?? [],
+      workflowApprovers: set?.workflowApprovers ?? {},
+      separationOfDuties: set?.separationOfDuties ?? {},
+    });
   }
 
   /**
@@ -32,7 +44,13 @@ export class ApproverDirectory {
    * reads keeps the last good set and is reported through `warn`: a typo never opens the inbox.
    * `base` (the project file's `[approvers]`) lies under the file's own lists.
    */
-  static watch(path: string, initial: ApproverSet, warn: (message: string) => void, intervalMs = 500, base: Partial<ApproverSet> = {}): ApproverDirectory {
+  static watch(
+    path: string,
+    initial: ApproverSet,
+    warn: (message: string) => void,
+    intervalMs = 500,
+    base: Partial<ApproverSet> = {},
+  ): ApproverDirectory {
     const withBase = (set: ApproverSet): ApproverSet => ({
       approvers: set.approvers,
       // The project file's lists, under the approvers file's own (which win per workflow).
@@ -43,7 +61,10 @@ export class ApproverDirectory {
     const listener = () => {
       loadApprovers(path, { create: false }).then(
         (config) => directory.replace(withBase(config)),
-        (error: unknown) => warn(`${path} was changed but could not be read, so the approvers stay as they were: ${error instanceof Error ? error.message : String(error)}`),
+        (error: unknown) =>
+          warn(
+            `${path} was changed but could not be read, so the approvers stay as they were: ${error instanceof Error ? error.message : String(error)}`,
+          ),
       );
     };
     watchFile(path, { interval: intervalMs, persistent: false }, listener);
@@ -52,7 +73,11 @@ export class ApproverDirectory {
   }
 
   replace(set: ApproverSet): void {
-    this.current = { approvers: set.approvers, workflowApprovers: set.workflowApprovers, separationOfDuties: set.separationOfDuties ?? {} };
+    this.current = {
+      approvers: set.approvers,
+      workflowApprovers: set.workflowApprovers,
+      separationOfDuties: set.separationOfDuties ?? {},
+    };
   }
 
   /** The approver a token belongs to now (compared in constant time). */
@@ -90,7 +115,9 @@ export function chatChecks(source: WorkflowApprovers | ApproverDirectory | undef
 }
 
 /** The chat's `mayAnswer`: separation of duties, as the directory says now (none for a fixed list). */
-function dutyCheck(source: WorkflowApprovers | ApproverDirectory | undefined): ((author: string, request: UserInteractionRequest) => string | undefined) | undefined {
+function dutyCheck(
+  source: WorkflowApprovers | ApproverDirectory | undefined,
+): ((author: string, request: UserInteractionRequest) => string | undefined) | undefined {
   if (!(source instanceof ApproverDirectory)) return undefined;
   return (author, request) => {
     const level = request.toolApproval?.riskLevel ?? 'QUESTION';
@@ -100,7 +127,9 @@ function dutyCheck(source: WorkflowApprovers | ApproverDirectory | undefined): (
 }
 
 /** `canApprove(author, workflowId)` for a chat: from a live directory, or a fixed list. */
-function approvalCheck(source: WorkflowApprovers | ApproverDirectory | undefined): (author: string, workflowId: string) => boolean {
+function approvalCheck(
+  source: WorkflowApprovers | ApproverDirectory | undefined,
+): (author: string, workflowId: string) => boolean {
   if (source instanceof ApproverDirectory) return (author, workflowId) => source.mayApprove(workflowId, author);
   const fixed = source ?? {};
   return (author, workflowId) => mayApprove(fixed, workflowId, author);

@@ -37,7 +37,13 @@ describe('loadApprovers', () => {
 
   it('reads configured approvers (plain tokens are hashed) and per-workflow lists', async () => {
     const path = join(directory, 'web-approvers.json');
-    await writeFile(path, JSON.stringify({ approvers: [{ name: 'alice', token: 'alice-token-of-some-length' }], workflows: { deploy: ['alice'] } }));
+    await writeFile(
+      path,
+      JSON.stringify({
+        approvers: [{ name: 'alice', token: 'alice-token-of-some-length' }],
+        workflows: { deploy: ['alice'] },
+      }),
+    );
     const config = await loadApprovers(path);
     expect(findApprover(config.approvers, 'alice-token-of-some-length')?.name).toBe('alice');
     expect(mayApprove(config.workflowApprovers, 'deploy', 'alice')).toBe(true);
@@ -48,7 +54,9 @@ describe('loadApprovers', () => {
   it('refuses a file it cannot trust, saying what is wrong', async () => {
     const path = join(directory, 'web-approvers.json');
     await writeFile(path, JSON.stringify({ approvers: [{ name: 'alice', token: 'short' }] }));
-    await expect(loadApprovers(path)).rejects.toThrow('approvers[0] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters');
+    await expect(loadApprovers(path)).rejects.toThrow(
+      'approvers[0] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters',
+    );
     await writeFile(path, '{ not json');
     await expect(loadApprovers(path)).rejects.toThrow('is not valid JSON');
   });

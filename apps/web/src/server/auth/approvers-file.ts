@@ -1,7 +1,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseJsonStrictly } from '@interlock/core';
 import { dirname } from 'node:path';
-import { createToken, hashToken, type Approver, type DutyLevel, type SeparationOfDuties, type WorkflowApprovers } from './approvers.js';
+import {
+  createToken,
+  hashToken,
+  type Approver,
+  type DutyLevel,
+  type SeparationOfDuties,
+  type WorkflowApprovers,
+} from './approvers.js';
 
 /** Where `interlock-web` keeps its approvers unless `--approvers` says otherwise. */
 export const DEFAULT_APPROVERS_PATH = '.interlock/web-approvers.json';
@@ -28,7 +35,10 @@ export interface ApproversConfig {
  *
  * @throws Error naming the file and what is wrong with it.
  */
-export async function loadApprovers(path: string, options: { rotate?: boolean; create?: boolean } = {}): Promise<ApproversConfig> {
+export async function loadApprovers(
+  path: string,
+  options: { rotate?: boolean; create?: boolean } = {},
+): Promise<ApproversConfig> {
   let text: string | undefined;
   try {
     text = await readFile(path, 'utf8');
@@ -41,14 +51,30 @@ export async function loadApprovers(path: string, options: { rotate?: boolean; c
   }
   const config = parseApproversFile(text, path);
   if (!options.rotate) return config;
-  return { ...(await createFirstApprover(path, config.workflowApprovers, config.approvers.filter((approver) => approver.name !== FIRST_APPROVER), config.separationOfDuties)) };
+  return {
+    ...(await createFirstApprover(
+      path,
+      config.workflowApprovers,
+      config.approvers.filter((approver) => approver.name !== FIRST_APPROVER),
+      config.separationOfDuties,
+    )),
+  };
 }
 
-async function createFirstApprover(path: string, workflowApprovers: WorkflowApprovers, others: Approver[] = [], separationOfDuties: SeparationOfDuties = {}): Promise<ApproversConfig> {
+async function createFirstApprover(
+  path: string,
+  workflowApprovers: WorkflowApprovers,
+  others: Approver[] = [],
+  separationOfDuties: SeparationOfDuties = {},
+): Promise<ApproversConfig> {
   const token = createToken();
   const approvers = [{ name: FIRST_APPROVER, tokenSha256: hashToken(token) }, ...others];
   await mkdir(dirname(path), { recursive: true });
-  const file = { approvers, workflows: workflowApprovers, ...(Object.keys(separationOfDuties).length === 0 ? {} : { separationOfDuties }) };
+  const file = {
+    approvers,
+    workflows: workflowApprovers,
+    ...(Object.keys(separationOfDuties).length === 0 ? {} : { separationOfDuties }),
+  };
   await writeFile(path, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   return { approvers, workflowApprovers, separationOfDuties, newToken: token };
 }
@@ -59,20 +85,29 @@ export function parseApproversFile(text: string, path: string): ApproversConfig 
   try {
     data = parseJsonStrictly(text);
   } catch (error) {
-    throw new Error(`${path} is not valid JSON (${(error as Error).message}): fix it or delete it to create a new first-start token`);
+    throw new Error(
+      `${path} is not valid JSON (${(error as Error).message}): fix it or delete it to create a new first-start token`,
+    );
   }
-  if (!isRecord(data) || !Array.isArray(data['approvers'])) throw new Error(`${path} needs an "approvers" list: [{ "name": "alice", "tokenSha256": "<hex>" }]`);
+  if (!isRecord(data) || !Array.isArray(data['approvers']))
+    throw new Error(`${path} needs an "approvers" list: [{ "name": "alice", "tokenSha256": "<hex>" }]`);
   const approvers = data['approvers'].map((entry: unknown, index): Approver => {
-    if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'] === '') throw new Error(`${path}: approvers[${index}] needs a "name"`);
-    if (typeof entry['tokenSha256'] === 'string' && /^[0-9a-f]{64}$/i.test(entry['tokenSha256'])) return { name: entry['name'], tokenSha256: entry['tokenSha256'].toLowerCase() };
-    if (typeof entry['token'] === 'string' && entry['token'].length >= 16) return { name: entry['name'], tokenSha256: hashToken(entry['token']) };
-    throw new Error(`${path}: approvers[${index}] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters`);
+    if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'] === '')
+      throw new Error(`${path}: approvers[${index}] needs a "name"`);
+    if (typeof entry['tokenSha256'] === 'string' && /^[0-9a-f]{64}$/i.test(entry['tokenSha256']))
+      return { name: entry['name'], tokenSha256: entry['tokenSha256'].toLowerCase() };
+    if (typeof entry['token'] === 'string' && entry['token'].length >= 16)
+      return { name: entry['name'], tokenSha256: hashToken(entry['token']) };
+    throw new Error(
+      `${path}: approvers[${index}] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters`,
+    );
   });
   const workflows = data['workflows'] ?? {};
   if (!isRecord(workflows)) throw new Error(`${path}: "workflows" maps workflow ids to lists of approver names`);
   const workflowApprovers: Record<string, string[]> = {};
   for (const [workflowId, names] of Object.entries(workflows)) {
-    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) throw new Error(`${path}: workflows.${workflowId} must be a list of approver names`);
+    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
+      throw new Error(`${path}: workflows.${workflowId} must be a list of approver names`);
     workflowApprovers[workflowId] = names;
   }
   return { approvers, workflowApprovers, separationOfDuties: parseDuties(data['separationOfDuties'] ?? {}, path) };
@@ -82,10 +117,14 @@ const DUTY_LEVELS: readonly DutyLevel[] = ['LOW', 'MEDIUM', 'HIGH', 'QUESTION'];
 
 /** `"separationOfDuties": { "<workflowId>" | "*": ["HIGH", …] }`. */
 function parseDuties(value: unknown, path: string): SeparationOfDuties {
-  if (!isRecord(value)) throw new Error(`${path}: "separationOfDuties" maps workflow ids (or "*") to lists of ${DUTY_LEVELS.join(', ')}`);
+  if (!isRecord(value))
+    throw new Error(`${path}: "separationOfDuties" maps workflow ids (or "*") to lists of ${DUTY_LEVELS.join(', ')}`);
   const duties: Record<string, DutyLevel[]> = {};
   for (const [workflowId, levels] of Object.entries(value)) {
-    if (!Array.isArray(levels) || !levels.every((level): level is DutyLevel => DUTY_LEVELS.includes(level as DutyLevel))) {
+    if (
+      !Array.isArray(levels) ||
+      !levels.every((level): level is DutyLevel => DUTY_LEVELS.includes(level as DutyLevel))
+    ) {
       throw new Error(`${path}: separationOfDuties.${workflowId} must be a list of ${DUTY_LEVELS.join(', ')}`);
     }
     duties[workflowId] = levels;

@@ -39,19 +39,32 @@ export function createRequestGuard(approvers: ApproverDirectory, sessions: Sessi
     if (authorization !== undefined) {
       const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
       const approver = token === undefined ? undefined : approvers.find(token);
-      if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'the bearer token is not an approver\'s token: use the token printed at first start, or one from the approvers file');
+      if (approver === undefined)
+        throw new WebError(
+          401,
+          'UNAUTHENTICATED',
+          "the bearer token is not an approver's token: use the token printed at first start, or one from the approvers file",
+        );
       request.approver = approver.name;
       return;
     }
     const session = await sessions.get(request.cookies[SESSION_COOKIE]);
     // A session ends with its approver: one removed from the approvers file is signed out at once.
     if (session === undefined || !approvers.has(session.approver)) {
-      throw new WebError(401, 'UNAUTHENTICATED', 'sign in first: POST /api/session with {"token": "<the token printed at first start>"}, or send Authorization: Bearer <token>');
+      throw new WebError(
+        401,
+        'UNAUTHENTICATED',
+        'sign in first: POST /api/session with {"token": "<the token printed at first start>"}, or send Authorization: Bearer <token>',
+      );
     }
     if (stateChange) {
       const sent = request.headers[CSRF_HEADER];
       if (typeof sent !== 'string' || !sameSecret(sent, session.csrfToken)) {
-        throw new WebError(403, 'CSRF_REJECTED', `a state change needs the session's CSRF token in the ${CSRF_HEADER} header (GET /api/session returns it): reload the page`);
+        throw new WebError(
+          403,
+          'CSRF_REJECTED',
+          `a state change needs the session's CSRF token in the ${CSRF_HEADER} header (GET /api/session returns it): reload the page`,
+        );
       }
     }
     request.approver = session.approver;
@@ -61,11 +74,15 @@ export function createRequestGuard(approvers: ApproverDirectory, sessions: Sessi
 function checkSameOrigin(request: FastifyRequest): void {
   const site = request.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') {
-    throw new WebError(403, 'CSRF_REJECTED', 'state changes are accepted only from this server\'s own page');
+    throw new WebError(403, 'CSRF_REJECTED', "state changes are accepted only from this server's own page");
   }
   const origin = request.headers.origin;
   if (origin === undefined) return;
   if (origin !== `${request.protocol}://${request.host}`) {
-    throw new WebError(403, 'CSRF_REJECTED', `state changes are accepted only from this server's own page, not from ${origin}`);
+    throw new WebError(
+      403,
+      'CSRF_REJECTED',
+      `state changes are accepted only from this server's own page, not from ${origin}`,
+    );
   }
 }

@@ -55,7 +55,8 @@ export class SessionStore {
   async get(sessionId: string | undefined): Promise<Session | undefined> {
     if (sessionId === undefined) return undefined;
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && (this.store === undefined || this.now() - cached.checkedAt < RECHECK_MS)) return this.live(sessionId, cached.session);
+    if (cached !== undefined && (this.store === undefined || this.now() - cached.checkedAt < RECHECK_MS))
+      return this.live(sessionId, cached.session);
     if (this.store === undefined) return undefined;
     const stored = parseStored((await this.store.getGlobalVariables(SESSIONS_SCOPE))[keyOf(sessionId)]);
     if (stored === undefined) {
@@ -92,7 +93,9 @@ function keyOf(sessionId: string): string {
 function parseStored(value: unknown): StoredSession | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { approver, csrfToken, expiresAt } = value as Record<string, unknown>;
-  return typeof approver === 'string' && typeof csrfToken === 'string' && typeof expiresAt === 'number' ? { approver, csrfToken, expiresAt } : undefined;
+  return typeof approver === 'string' && typeof csrfToken === 'string' && typeof expiresAt === 'number'
+    ? { approver, csrfToken, expiresAt }
+    : undefined;
 }
 
 /** Compares two secrets in constant time. */

@@ -11,7 +11,9 @@ import { WebError } from '../web-error.js';
  * reaches the agent (see src/chat/README.md).
  */
 export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, context: WebContext): void {
-  const subscription = chat.updates$.subscribe({ next: ({ chatId }) => context.live.publish({ kind: 'chat', reason: 'updated', chatId }) });
+  const subscription = chat.updates$.subscribe({
+    next: ({ chatId }) => context.live.publish({ kind: 'chat', reason: 'updated', chatId }),
+  });
   app.addHook('onClose', async () => subscription.unsubscribe());
 
   app.get('/api/chats', async (request) => {
@@ -20,7 +22,12 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     const chats = threads
       .filter((thread) => thread.channel === chat.channel && thread.session.chatId !== undefined)
       .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
-      .map((thread) => ({ chatId: thread.session.chatId, threadId: thread.threadId, status: thread.status, createdAt: thread.createdAt }));
+      .map((thread) => ({
+        chatId: thread.session.chatId,
+        threadId: thread.threadId,
+        status: thread.status,
+        createdAt: thread.createdAt,
+      }));
     return { chats };
   });
 
@@ -30,11 +37,15 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     return opened;
   });
 
-  app.get<{ Params: { chatId: string } }>('/api/chats/:chatId/messages', { schema: { params: idParams('chatId') } }, async (request) => {
-    // Someone who may not use the chat gets the answer a missing chat gets.
-    if (!mayApprove(context, chat.workflowId, request.approver)) throw chatNotFound(request.params.chatId);
-    return { entries: await withChat(request.params.chatId, () => chat.transcript(request.params.chatId)) };
-  });
+  app.get<{ Params: { chatId: string } }>(
+    '/api/chats/:chatId/messages',
+    { schema: { params: idParams('chatId') } },
+    async (request) => {
+      // Someone who may not use the chat gets the answer a missing chat gets.
+      if (!mayApprove(context, chat.workflowId, request.approver)) throw chatNotFound(request.params.chatId);
+      return { entries: await withChat(request.params.chatId, () => chat.transcript(request.params.chatId)) };
+    },
+  );
 
   app.post<{ Params: { chatId: string }; Body: { text: string } }>(
     '/api/chats/:chatId/messages',

@@ -16,35 +16,56 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     })),
   }));
 
-  app.get<{ Querystring: { status?: ThreadStatus } }>('/api/threads', { schema: { querystring: threadsQuery } }, async (request) => {
-    const threads = (await context.interlock.threads(request.query.status === undefined ? {} : { status: request.query.status })).filter((thread) =>
-      mayApprove(context, thread.workflowId, request.approver),
-    );
-    return { threads: threads.map(summarizeThread).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
-  });
+  app.get<{ Querystring: { status?: ThreadStatus } }>(
+    '/api/threads',
+    { schema: { querystring: threadsQuery } },
+    async (request) => {
+      const threads = (
+        await context.interlock.threads(request.query.status === undefined ? {} : { status: request.query.status })
+      ).filter((thread) => mayApprove(context, thread.workflowId, request.approver));
+      return { threads: threads.map(summarizeThread).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
+    },
+  );
 
-  app.get<{ Params: { threadId: string } }>('/api/threads/:threadId', { schema: { params: idParams('threadId') } }, async (request) => {
-    const thread = await findThread(context, request.params.threadId, request.approver);
-    return buildTimeline(context.store, thread, await context.interlock.audit({ threadId: thread.threadId }));
-  });
+  app.get<{ Params: { threadId: string } }>(
+    '/api/threads/:threadId',
+    { schema: { params: idParams('threadId') } },
+    async (request) => {
+      const thread = await findThread(context, request.params.threadId, request.approver);
+      return buildTimeline(context.store, thread, await context.interlock.audit({ threadId: thread.threadId }));
+    },
+  );
 
-  app.post<{ Body: { workflowId: string; input?: Record<string, unknown> } }>('/api/threads', { schema: { body: startThreadBody } }, async (request, reply) => {
-    const { workflowId, input } = request.body;
-    const startable = await startableBy(context, request.approver);
-    const workflow = startable.find((candidate) => candidate.id === workflowId);
-    if (workflow === undefined) {
-      throw new WebError(404, 'WORKFLOW_NOT_FOUND', `no workflow "${workflowId}" that you may start here: GET /api/workflows lists them (${startable.map((candidate) => candidate.id).join(', ') || 'none'})`);
-    }
-    try {
-      const requestedBy = responderOf(request.approver as string);
-      const thread = await context.interlock.start(workflow, { channel: context.channel, session: { requestedBy }, ...(input === undefined ? {} : { input }) });
-      reply.code(201);
-      return { threadId: thread.threadId };
-    } catch (error) {
-      if (InterlockError.is(error) && error.code === 'VARIABLE_UNDECLARED') throw new WebError(400, 'BAD_REQUEST', error.message);
-      throw error;
-    }
-  });
+  app.post<{ Body: { workflowId: string; input?: Record<string, unknown> } }>(
+    '/api/threads',
+    { schema: { body: startThreadBody } },
+    async (request, reply) => {
+      const { workflowId, input } = request.body;
+      const startable = await startableBy(context, request.approver);
+      const workflow = startable.find((candidate) => candidate.id === workflowId);
+      if (workflow === undefined) {
+        throw new WebError(
+          404,
+          'WORKFLOW_NOT_FOUND',
+          `no workflow "${workflowId}" that you may start here: GET /api/workflows lists them (${startable.map((candidate) => candidate.id).join(', ') || 'none'})`,
+        );
+      }
+      try {
+        const requestedBy = responderOf(request.approver as string);
+        const thread = await context.interlock.start(workflow, {
+          channel: context.channel,
+          session: { requestedBy },
+          ...(input === undefined ? {} : { input }),
+        });
+        reply.code(201);
+        return { threadId: thread.threadId };
+      } catch (error) {
+        if (InterlockError.is(error) && error.code === 'VARIABLE_UNDECLARED')
+          throw new WebError(400, 'BAD_REQUEST', error.message);
+        throw error;
+      }
+    },
+  );
 
   app.post<{ Params: { threadId: string }; Body: { reason?: string } | null }>(
     '/api/threads/:threadId/cancel',
@@ -54,7 +75,11 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
       const thread = await findThread(context, threadId, request.approver);
       const name = request.approver as string;
       if (thread.status !== 'waiting' && thread.status !== 'running') {
-        throw new WebError(409, 'THREAD_NOT_WAITING', `thread ${threadId} is ${thread.status}: only a waiting or running thread can be cancelled`);
+        throw new WebError(
+          409,
+          'THREAD_NOT_WAITING',
+          `thread ${threadId} is ${thread.status}: only a waiting or running thread can be cancelled`,
+        );
       }
       const reason = request.body?.reason?.trim();
       await context.interlock.cancel(threadId, `cancelled by ${responderOf(name)}${reason ? `: ${reason}` : ''}`);

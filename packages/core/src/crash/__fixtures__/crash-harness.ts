@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createTypeormStore, type InteractionRecord, type ThreadRecord, type TypeormStoreOptions } from '../../index.js';
+import {
+  createTypeormStore,
+  type InteractionRecord,
+  type ThreadRecord,
+  type TypeormStoreOptions,
+} from '../../index.js';
 import type { ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
 
 /*
@@ -59,12 +64,19 @@ export async function newRun(storeName: StoreName): Promise<Run> {
   if (storeName === 'SQLite') {
     store = { type: 'sqlite', path: join(workspace, 'interlock.db') };
   } else {
-    if (!postgresUrl) throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
+    if (!postgresUrl)
+      throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
     const schema = `interlock_crash_${process.pid}_${Date.now().toString(36)}_${runs}`;
     schemas.push(schema);
     store = { type: 'postgres', url: postgresUrl, schema };
   }
-  return { store, workspace, witness: join(workspace, 'witness.log'), modelCalls: join(workspace, 'model-calls.log'), threadId: `thread-${runs}` };
+  return {
+    store,
+    workspace,
+    witness: join(workspace, 'witness.log'),
+    modelCalls: join(workspace, 'model-calls.log'),
+    threadId: `thread-${runs}`,
+  };
 }
 
 export type Outcome =
@@ -129,7 +141,14 @@ export interface SpawnedWorker {
 export function startWorker(run: Run, config: Record<string, unknown>, options: WorkerOptions = {}): SpawnedWorker {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    CRASH_WORKER_CONFIG: JSON.stringify({ store: run.store, workspace: run.workspace, witness: run.witness, modelCalls: run.modelCalls, threadId: run.threadId, ...config }),
+    CRASH_WORKER_CONFIG: JSON.stringify({
+      store: run.store,
+      workspace: run.workspace,
+      witness: run.witness,
+      modelCalls: run.modelCalls,
+      threadId: run.threadId,
+      ...config,
+    }),
   };
   delete env['INTERLOCK_CRASH_AT'];
   if (options.crashAt !== undefined) env['INTERLOCK_CRASH_AT'] = options.crashAt;
@@ -138,7 +157,12 @@ export function startWorker(run: Run, config: Record<string, unknown>, options: 
   let stderr = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
   const markers: [string, (() => void) | undefined][] = [
-    ['CRASH-WORKER-WORKING', options.killAfterMs === undefined ? undefined : () => (timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs))],
+    [
+      'CRASH-WORKER-WORKING',
+      options.killAfterMs === undefined
+        ? undefined
+        : () => (timer = setTimeout(() => child.kill('SIGKILL'), options.killAfterMs)),
+    ],
     ['CRASH-WORKER-READY', options.onReady],
     ['CRASH-WORKER-CLAIMED', options.onClaimed],
   ];
@@ -171,9 +195,12 @@ export function startWorker(run: Run, config: Record<string, unknown>, options: 
 export async function runWorker(run: Run, config: Record<string, unknown>): Promise<WorkerResult> {
   const { signal, code, result, stderr } = await startWorker(run, config).exit;
   if (signal !== null || code !== 0 || result === undefined) {
-    throw new Error(`the ${String(config['mode'])} worker did not finish cleanly (signal ${signal}, code ${code}): ${stderr}`);
+    throw new Error(
+      `the ${String(config['mode'])} worker did not finish cleanly (signal ${signal}, code ${code}): ${stderr}`,
+    );
   }
-  if (result.error) throw new Error(`the ${String(config['mode'])} worker failed: ${result.error.code} ${result.error.message}`);
+  if (result.error)
+    throw new Error(`the ${String(config['mode'])} worker failed: ${result.error.code} ${result.error.message}`);
   return result;
 }
 
@@ -220,7 +247,12 @@ export function lookupsOf(state: RunState, threadId: string): string[] {
 }
 
 /** The questions of one thread about one tool call at one stage, or its notes (toolCallId null). */
-export function questions(state: RunState, threadId: string, toolCallId: string | null, stage?: string): InteractionRecord[] {
+export function questions(
+  state: RunState,
+  threadId: string,
+  toolCallId: string | null,
+  stage?: string,
+): InteractionRecord[] {
   return state.interactions.filter((interaction) => {
     if (interaction.threadId !== threadId) return false;
     const approval = interaction.request.toolApproval;
@@ -230,7 +262,9 @@ export function questions(state: RunState, threadId: string, toolCallId: string 
 }
 
 export function pendingOf(state: RunState, threadId: string): InteractionRecord[] {
-  return state.interactions.filter((interaction) => interaction.threadId === threadId && interaction.status === 'pending');
+  return state.interactions.filter(
+    (interaction) => interaction.threadId === threadId && interaction.status === 'pending',
+  );
 }
 
 export function execution(state: RunState, threadId: string, toolCallId: string): ToolExecutionRecord | undefined {

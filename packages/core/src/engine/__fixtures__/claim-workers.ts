@@ -55,7 +55,8 @@ export async function newScenario(storeName: StoreName): Promise<Scenario> {
   let store: Scenario['store'];
   if (storeName === 'SQLite') store = { type: 'sqlite', path: join(dir, 'interlock.db') };
   else {
-    if (!postgresUrl) throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
+    if (!postgresUrl)
+      throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
     const schema = `interlock_claims_${process.pid}_${Date.now().toString(36)}_${scenarios}`;
     schemas.push(schema);
     store = { type: 'postgres', url: postgresUrl, schema };
@@ -76,7 +77,12 @@ export async function dropScenarioSchemas(): Promise<void> {
 }
 
 export interface WorkerResult {
-  outcome?: { status: string; threadId: string; error?: { code: string; message: string }; pendingInteractionIds?: string[] };
+  outcome?: {
+    status: string;
+    threadId: string;
+    error?: { code: string; message: string };
+    pendingInteractionIds?: string[];
+  };
   result?: { status: string; continuation?: { status: string; code?: string } };
   error?: { code: string; message: string };
   completed?: number;
@@ -90,11 +96,24 @@ export interface Worker {
   child: ChildProcess;
   /** Resolves when the worker printed `marker`. */
   printed(marker: string): Promise<void>;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; result: WorkerResult | undefined; stderr: string }>;
+  exit: Promise<{
+    code: number | null;
+    signal: NodeJS.Signals | null;
+    result: WorkerResult | undefined;
+    stderr: string;
+  }>;
 }
 
 export function startWorker(scenario: Scenario, config: Record<string, unknown>): Worker {
-  const env = { ...process.env, CLAIM_WORKER_CONFIG: JSON.stringify({ store: scenario.store, ledger: scenario.ledger, workflow: scenario.workflow, ...config }) };
+  const env = {
+    ...process.env,
+    CLAIM_WORKER_CONFIG: JSON.stringify({
+      store: scenario.store,
+      ledger: scenario.ledger,
+      workflow: scenario.workflow,
+      ...config,
+    }),
+  };
   const child = spawn(process.execPath, [WORKER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -110,7 +129,12 @@ export function startWorker(scenario: Scenario, config: Record<string, unknown>)
     child.on('error', reject);
     child.on('close', (code, signal) => {
       const line = stdout.split('\n').find((candidate) => candidate.startsWith(RESULT_PREFIX));
-      resolve({ code, signal, result: line === undefined ? undefined : (JSON.parse(line.slice(RESULT_PREFIX.length)) as WorkerResult), stderr });
+      resolve({
+        code,
+        signal,
+        result: line === undefined ? undefined : (JSON.parse(line.slice(RESULT_PREFIX.length)) as WorkerResult),
+        stderr,
+      });
     });
   });
   return {
@@ -120,7 +144,9 @@ export function startWorker(scenario: Scenario, config: Record<string, unknown>)
       new Promise<void>((resolve, reject) => {
         if (stdout.includes(marker)) return resolve();
         waiting.push({ marker, resolve });
-        void exit.then(({ stderr: errors }) => reject(new Error(`the worker exited before printing ${marker}: ${errors}`)));
+        void exit.then(({ stderr: errors }) =>
+          reject(new Error(`the worker exited before printing ${marker}: ${errors}`)),
+        );
       }),
   };
 }

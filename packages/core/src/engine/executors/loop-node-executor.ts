@@ -23,7 +23,10 @@ export class LoopNodeExecutor implements INodeExecutor<'LOOP'> {
     } else {
       const items = evaluateExpression(config.items, context.scopes.all());
       if (!Array.isArray(items)) {
-        throw new InterlockError('EXPRESSION_FAILED', `LOOP "${node.id}": items \`${config.items}\` must yield a list, got ${typeof items}`);
+        throw new InterlockError(
+          'EXPRESSION_FAILED',
+          `LOOP "${node.id}": items \`${config.items}\` must yield a list, got ${typeof items}`,
+        );
       }
       loop = { nodeId: node.id, items, index: 0, variables: {} };
       loops.push(loop);

@@ -21,21 +21,39 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
     let turn = context.nodeState<TurnState>();
     if (!turn) {
       const variables = context.scopes.all();
-      turn = { calls: [newTurnCall({ id: `${node.id}-${context.thread.steps}`, name: toolNameOf(node, variables), arguments: argumentsOf(node, variables) })] };
+      turn = {
+        calls: [
+          newTurnCall({
+            id: `${node.id}-${context.thread.steps}`,
+            name: toolNameOf(node, variables),
+            arguments: argumentsOf(node, variables),
+          }),
+        ],
+      };
       context.setNodeState(turn);
       await context.checkpoint();
     }
-    const progress = await this.pipeline.run(turn, context, { nodeId: node.id, allowedTools: turn.calls.map((call) => call.name) });
+    const progress = await this.pipeline.run(turn, context, {
+      nodeId: node.id,
+      allowedTools: turn.calls.map((call) => call.name),
+    });
     if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
     if (progress === 'cancelled') {
-      return { kind: 'cancelled', reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled' };
+      return {
+        kind: 'cancelled',
+        reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled',
+      };
     }
     const [call] = turn.calls;
     if (call?.phase !== 'done' || call.status !== 'SUCCESS') {
       const done = call?.phase === 'done' ? call : undefined;
-      throw new InterlockError('TOOL_CALL_FAILED', `TOOL node "${node.id}": ${done?.content ?? 'the call did not run'}`, {
-        details: { status: done?.status },
-      });
+      throw new InterlockError(
+        'TOOL_CALL_FAILED',
+        `TOOL node "${node.id}": ${done?.content ?? 'the call did not run'}`,
+        {
+          details: { status: done?.status },
+        },
+      );
     }
     if (node.config.outputVariable !== undefined) context.scopes.set(node.config.outputVariable, call.output ?? null);
     return { kind: 'next' };
@@ -46,7 +64,10 @@ function toolNameOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string,
   if (!node.config.tool.includes('{{')) return node.config.tool;
   const name = renderTemplate(node.config.tool, variables);
   if (typeof name !== 'string' || name === '') {
-    throw new InterlockError('TOOL_NOT_FOUND', `TOOL node "${node.id}": \`${node.config.tool}\` gave ${JSON.stringify(name)}, not a tool name`);
+    throw new InterlockError(
+      'TOOL_NOT_FOUND',
+      `TOOL node "${node.id}": \`${node.config.tool}\` gave ${JSON.stringify(name)}, not a tool name`,
+    );
   }
   return name;
 }
@@ -56,7 +77,10 @@ function argumentsOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string
   if (from === undefined) return renderDeep(node.config.arguments, variables) as Record<string, unknown>;
   const value = variables[from];
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InterlockError('TOOL_ARGUMENTS_INVALID', `TOOL node "${node.id}": variable "${from}" holds ${Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value}, not an arguments object`);
+    throw new InterlockError(
+      'TOOL_ARGUMENTS_INVALID',
+      `TOOL node "${node.id}": variable "${from}" holds ${Array.isArray(value) ? 'a list' : value === null ? 'null' : typeof value}, not an arguments object`,
+    );
   }
   return value as Record<string, unknown>;
 }

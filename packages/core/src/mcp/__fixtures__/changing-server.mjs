@@ -20,11 +20,27 @@ server.registerTool(
     return { content: [{ type: 'text', text: `noted ${text}` }] };
   },
 );
-server.registerTool('lookup', { description: process.env.LOOKUP_DESCRIPTION ?? 'Looks a word up', inputSchema: { word: z.string() }, annotations: { readOnlyHint: true, openWorldHint: false } }, async ({ word }) => ({
-  content: [{ type: 'text', text: `${word}: a word` }],
-}));
-server.registerTool('crash', { description: 'Exits the server', inputSchema: {}, annotations: { readOnlyHint: true, openWorldHint: false } }, async () => {
-  process.exit(1);
-});
-server.registerTool('stall', { description: 'Never answers', inputSchema: {}, annotations: { readOnlyHint: true, openWorldHint: false } }, () => new Promise(() => {}));
+server.registerTool(
+  'lookup',
+  {
+    description: process.env.LOOKUP_DESCRIPTION ?? 'Looks a word up',
+    inputSchema: { word: z.string() },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  async ({ word }) => ({
+    content: [{ type: 'text', text: `${word}: a word` }],
+  }),
+);
+server.registerTool(
+  'crash',
+  { description: 'Exits the server', inputSchema: {}, annotations: { readOnlyHint: true, openWorldHint: false } },
+  async () => {
+    process.exit(1);
+  },
+);
+server.registerTool(
+  'stall',
+  { description: 'Never answers', inputSchema: {}, annotations: { readOnlyHint: true, openWorldHint: false } },
+  () => new Promise(() => {}),
+);
 await server.connect(new StdioServerTransport());

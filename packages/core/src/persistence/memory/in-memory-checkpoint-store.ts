@@ -54,7 +54,11 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
     const { lease: _lease, ...rest } = structuredClone(saved);
     // The claim is not the saver's to write: it stays as stored.
-    this.threads.set(thread.threadId, { ...rest, epoch: stored.epoch, ...(stored.lease === undefined ? {} : { lease: stored.lease }) });
+    this.threads.set(thread.threadId, {
+      ...rest,
+      epoch: stored.epoch,
+      ...(stored.lease === undefined ? {} : { lease: stored.lease }),
+    });
     return saved;
   }
 
@@ -63,7 +67,13 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return thread && structuredClone(thread);
   }
 
-  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+  async claimThread(
+    threadId: string,
+    owner: string,
+    until: string,
+    now: string,
+    expectedVersion: number,
+  ): Promise<ClaimResult> {
     const stored = this.threads.get(threadId);
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
     if (stored.lease && stored.lease.until > now) return { status: 'busy', lease: { ...stored.lease } };
@@ -97,7 +107,11 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((thread) => structuredClone(thread));
   }
 
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
+  async createInteraction(
+    interaction: InteractionRecord,
+    fence?: ClaimFence,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<void> {
     this.check(fence);
     await this.scheduleJobs(jobs);
     this.interactions.set(interaction.interactionId, structuredClone(interaction));
@@ -115,7 +129,11 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       .map((interaction) => structuredClone(interaction));
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
+  async recordResponse(
+    interactionId: string,
+    response: InteractionResponseRecord,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<RecordResponseResult> {
     const interaction = this.interactions.get(interactionId);
     if (!interaction) return { status: 'not_found' };
     if (interaction.status !== 'pending') return { status: 'not_pending', interaction: structuredClone(interaction) };
@@ -161,7 +179,10 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     this.globals.set(workflowId, current);
   }
 
-  async recordToolApproval(record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>, fence?: ClaimFence): Promise<void> {
+  async recordToolApproval(
+    record: Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>,
+    fence?: ClaimFence,
+  ): Promise<void> {
     this.check(fence);
     const key = executionKey(record.threadId, record.toolCallId);
     const existing = this.executions.get(key);
@@ -227,14 +248,19 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return execution && structuredClone(execution);
   }
 
-  async listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+  async listToolExecutions(
+    filter: { threadId?: string; status?: ToolExecutionStatus } = {},
+  ): Promise<ToolExecutionRecord[]> {
     return [...this.executions.values()]
       .filter((execution) => filter.threadId === undefined || execution.threadId === filter.threadId)
       .filter((execution) => filter.status === undefined || execution.status === filter.status)
       .map((execution) => structuredClone(execution));
   }
 
-  async appendAuditEntry(seal: (previous: AuditHead | undefined) => AuditEntry, fence?: ClaimFence): Promise<AuditEntry> {
+  async appendAuditEntry(
+    seal: (previous: AuditHead | undefined) => AuditEntry,
+    fence?: ClaimFence,
+  ): Promise<AuditEntry> {
     this.check(fence);
     const entry = seal(this.auditHead && { ...this.auditHead });
     if (this.audit.some((stored) => stored.sequence === entry.sequence)) {
@@ -250,7 +276,9 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   }
 
   async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
-    return this.audit.filter((entry) => filter.threadId === undefined || entry.threadId === filter.threadId).map((entry) => structuredClone(entry));
+    return this.audit
+      .filter((entry) => filter.threadId === undefined || entry.threadId === filter.threadId)
+      .map((entry) => structuredClone(entry));
   }
 
   async rememberApproval(key: string, expiresAt: number): Promise<void> {
@@ -271,9 +299,20 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     for (const job of jobs) this.jobs.set(job.key, structuredClone(job));
   }
 
-  async takeJobs(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]> {
+  async takeJobs(
+    workflowIds: readonly string[],
+    owner: string,
+    now: string,
+    lockedUntil: string,
+    limit: number,
+  ): Promise<ThreadJob[]> {
     const due = [...this.jobs.values()]
-      .filter((job) => workflowIds.includes(job.workflowId) && job.runAt <= now && (job.lockedUntil === undefined || job.lockedUntil <= now))
+      .filter(
+        (job) =>
+          workflowIds.includes(job.workflowId) &&
+          job.runAt <= now &&
+          (job.lockedUntil === undefined || job.lockedUntil <= now),
+      )
       .sort((a, b) => a.runAt.localeCompare(b.runAt))
       .slice(0, limit);
     return due.map((job) => {

@@ -43,14 +43,19 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   try {
     const { default: Database } = await import('better-sqlite3');
     if (options.path !== IN_MEMORY) await mkdir(dirname(resolve(options.path)), { recursive: true });
-    const database = new Database(options.path === IN_MEMORY ? IN_MEMORY : resolve(options.path), { timeout: SQLITE_BUSY_TIMEOUT_MS });
+    const database = new Database(options.path === IN_MEMORY ? IN_MEMORY : resolve(options.path), {
+      timeout: SQLITE_BUSY_TIMEOUT_MS,
+    });
     try {
       database.pragma('journal_mode = WAL');
       database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       database.pragma('foreign_keys = ON');
       await migrateSqlite(database);
-      return new SqliteCheckpointStore(database, { busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS, groupCommit: options.groupCommit ?? false });
+      return new SqliteCheckpointStore(database, {
+        busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+        groupCommit: options.groupCommit ?? false,
+      });
     } catch (error) {
       database.close();
       throw error;
@@ -58,6 +63,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
   } catch (error) {
     if (InterlockError.is(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new InterlockError('INVALID_OPTIONS', `cannot open the SQLite store at ${options.path}: ${reason}`, { cause: error });
+    throw new InterlockError('INVALID_OPTIONS', `cannot open the SQLite store at ${options.path}: ${reason}`, {
+      cause: error,
+    });
   }
 }

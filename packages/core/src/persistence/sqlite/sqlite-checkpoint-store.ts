@@ -26,7 +26,13 @@ import {
   toWorkflowDefinitionRow,
   type ToolApproval,
 } from '../sql/record-mapping.js';
-import { decodeOptionalJson, encodeJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
+import {
+  decodeOptionalJson,
+  encodeJson,
+  encodeOptionalJson,
+  isStorableText,
+  storableText,
+} from '../sql/stored-text.js';
 import type { InteractionRow, ThreadRow, WorkflowDefinitionRow } from '../sql/row-types.js';
 import { isUniqueViolation, type AuditSeal } from '../sql/audit-rows.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
@@ -63,7 +69,10 @@ export class SqliteCheckpointStore implements ICheckpointStore {
    * (`openSqliteStore` migrates it and sets its pragmas); the store closes it.
    */
   constructor(database: BetterSqlite3.Database, options: SqliteCheckpointStoreOptions = {}) {
-    this.tables = new SqliteTables(database, { busyTimeoutMs: options.busyTimeoutMs ?? 10_000, groupCommit: options.groupCommit ?? false });
+    this.tables = new SqliteTables(database, {
+      busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
+      groupCommit: options.groupCommit ?? false,
+    });
     this.toolExecutions = new SqliteToolExecutions(this.tables);
     this.rest = new SqliteAuditMemoryAndJobs(this.tables);
   }
@@ -76,7 +85,8 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       try {
         this.tables.statement(SQL.insertThread).run(row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
+        if (isUniqueViolation(error))
+          throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
         throw error;
       }
       writeConversation((sql) => this.tables.statement(sql), thread.threadId, messages);
@@ -94,7 +104,8 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       const updated = this.tables.statement(SQL.updateThread).run({ ...row, expectedVersion: thread.version });
       if (updated.changes !== 1) {
         const stored = this.tables.statement(SQL.threadVersion).get(thread.threadId) as { version: number } | undefined;
-        if (stored === undefined) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
+        if (stored === undefined)
+          throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
         throw new InterlockError(
           'STORE_CONFLICT',
           `thread ${thread.threadId} was changed by someone else (stored version ${stored.version}, yours ${thread.version}): reload it and retry`,
@@ -109,20 +120,29 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (!isStorableText(threadId)) return undefined;
     return this.tables.connection.read(() => {
       const row = this.tables.statement(SQL.selectThread).get(threadId) as ThreadRow | undefined;
-      return row === undefined ? undefined : toThreadRecord(row, readConversation((sql) => this.tables.statement(sql), threadId));
+      return row === undefined
+        ? undefined
+        : toThreadRecord(
+            row,
+            readConversation((sql) => this.tables.statement(sql), threadId),
+          );
     });
   }
 
-  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+  async claimThread(
+    threadId: string,
+    owner: string,
+    until: string,
+    now: string,
+    expectedVersion: number,
+  ): Promise<ClaimResult> {
     return this.tables.connection.write((): ClaimResult => {
       // One conditional UPDATE: no live claim, and the version the caller read.
       const claimed = this.tables.statement(SQL.claimThread).get({ threadId, owner, until, now, expectedVersion }) as
-        | { epoch: number; version: number }
-        | undefined;
+        { epoch: number; version: number } | undefined;
       if (claimed !== undefined) return { status: 'claimed', epoch: claimed.epoch, version: claimed.version };
       const stored = this.tables.statement(SQL.threadClaim).get(threadId) as
-        | { version: number; leaseOwner: string | null; leaseUntil: string | null }
-        | undefined;
+        { version: number; leaseOwner: string | null; leaseUntil: string | null } | undefined;
       if (stored === undefined) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
       if (stored.leaseOwner !== null && stored.leaseUntil !== null && stored.leaseUntil > now) {
         return { status: 'busy', lease: { owner: stored.leaseOwner, until: stored.leaseUntil } };
@@ -132,26 +152,43 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
-    const renewed = await this.tables.connection.write(() => this.tables.statement(SQL.renewClaim).run({ ...fence, owner, until }), fence.threadId);
+    const renewed = await this.tables.connection.write(
+      () => this.tables.statement(SQL.renewClaim).run({ ...fence, owner, until }),
+      fence.threadId,
+    );
     return renewed.changes === 1;
   }
 
   async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
-    await this.tables.connection.write(() => this.tables.statement(SQL.releaseClaim).run({ ...fence, owner }), fence.threadId);
+    await this.tables.connection.write(
+      () => this.tables.statement(SQL.releaseClaim).run({ ...fence, owner }),
+      fence.threadId,
+    );
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
     const { status } = filter;
     return this.tables.connection.read(() => {
       const rows = (
-        status === undefined ? this.tables.statement(SQL.listThreads).all() : this.tables.statement(SQL.listThreadsByStatus).all(status)
+        status === undefined
+          ? this.tables.statement(SQL.listThreads).all()
+          : this.tables.statement(SQL.listThreadsByStatus).all(status)
       ) as ThreadRow[];
-      return rows.map((row) => toThreadRecord(row, readConversation((sql) => this.tables.statement(sql), row.threadId)));
+      return rows.map((row) =>
+        toThreadRecord(
+          row,
+          readConversation((sql) => this.tables.statement(sql), row.threadId),
+        ),
+      );
     });
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
+  async createInteraction(
+    interaction: InteractionRecord,
+    fence?: ClaimFence,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<void> {
     const row = toInteractionRow(interaction);
     await this.tables.connection.write(() => {
       this.tables.checkFence(fence);
@@ -162,20 +199,31 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
     if (!isStorableText(interactionId)) return undefined;
-    const row = await this.tables.connection.read(() => this.tables.statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined);
+    const row = await this.tables.connection.read(
+      () => this.tables.statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined,
+    );
     return row === undefined ? undefined : toInteractionRecord(row);
   }
 
   async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
     const { status, threadId } = filter;
     if (threadId !== undefined && !isStorableText(threadId)) return [];
-    const where = [...(status === undefined ? [] : ['status = @status']), ...(threadId === undefined ? [] : ['thread_id = @threadId'])];
+    const where = [
+      ...(status === undefined ? [] : ['status = @status']),
+      ...(threadId === undefined ? [] : ['thread_id = @threadId']),
+    ];
     const sql = `SELECT ${INTERACTION_COLUMNS} FROM interactions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, interaction_id ASC`;
-    const rows = await this.tables.connection.read(() => this.tables.statement(sql).all({ status, threadId }) as InteractionRow[]);
+    const rows = await this.tables.connection.read(
+      () => this.tables.statement(sql).all({ status, threadId }) as InteractionRow[],
+    );
     return rows.map(toInteractionRecord);
   }
 
-  async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
+  async recordResponse(
+    interactionId: string,
+    response: InteractionResponseRecord,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<RecordResponseResult> {
     if (!isStorableText(interactionId)) return { status: 'not_found' };
     const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
     const respondedAt = storableText(response.respondedAt, 'respondedAt');
@@ -192,7 +240,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (!isStorableText(interactionId)) return false;
     const failureMessage = encodeJson(message, `the failure message of interaction ${interactionId}`);
     const updatedAt = new Date().toISOString();
-    const updated = await this.tables.connection.write(() => this.tables.statement(SQL.failInteraction).run(reason, failureMessage, updatedAt, interactionId));
+    const updated = await this.tables.connection.write(() =>
+      this.tables.statement(SQL.failInteraction).run(reason, failureMessage, updatedAt, interactionId),
+    );
     return updated.changes === 1;
   }
 
@@ -208,22 +258,32 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
     if (!isStorableText(workflowId)) return {};
     const rows = await this.tables.connection.read(
-      () => this.tables.statement(SQL.selectGlobalVariables).all(workflowId) as { name: string; value: string | null }[],
+      () =>
+        this.tables.statement(SQL.selectGlobalVariables).all(workflowId) as { name: string; value: string | null }[],
     );
     return Object.fromEntries(
-      rows.map((row) => [row.name, decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`)]),
+      rows.map((row) => [
+        row.name,
+        decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`),
+      ]),
     );
   }
 
   /** Sets global variables in one step; with `onlyIfAbsent`, an existing variable is left as it is. */
-  async setGlobalVariables(workflowId: string, values: Record<string, unknown>, options: { onlyIfAbsent?: boolean } = {}): Promise<void> {
+  async setGlobalVariables(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options: { onlyIfAbsent?: boolean } = {},
+  ): Promise<void> {
     const rows = Object.entries(values).map(([name, value]) => ({
       workflowId: storableText(workflowId, 'workflow id'),
       name: storableText(name, 'global variable name'),
       value: encodeOptionalJson(value, `global variable ${name} of workflow ${workflowId}`),
     }));
     if (rows.length === 0) return;
-    const insert = this.tables.statement(options.onlyIfAbsent ? SQL.insertGlobalVariableIfAbsent : SQL.upsertGlobalVariable);
+    const insert = this.tables.statement(
+      options.onlyIfAbsent ? SQL.insertGlobalVariableIfAbsent : SQL.upsertGlobalVariable,
+    );
     await this.tables.connection.write(() => {
       for (const row of rows) insert.run(row);
     });
@@ -277,7 +337,13 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     return this.rest.scheduleJobs(jobs);
   }
 
-  takeJobs(workflowIds: readonly string[], owner: string, now: string, lockedUntil: string, limit: number): Promise<ThreadJob[]> {
+  takeJobs(
+    workflowIds: readonly string[],
+    owner: string,
+    now: string,
+    lockedUntil: string,
+    limit: number,
+  ): Promise<ThreadJob[]> {
     return this.rest.takeJobs(workflowIds, owner, now, lockedUntil, limit);
   }
 
@@ -299,7 +365,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   async getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
     if (!isStorableText(workflowId) || !isStorableText(version)) return undefined;
     const row = await this.tables.connection.read(
-      () => this.tables.statement(SQL.selectWorkflowDefinition).get(workflowId, version) as WorkflowDefinitionRow | undefined,
+      () =>
+        this.tables.statement(SQL.selectWorkflowDefinition).get(workflowId, version) as
+          WorkflowDefinitionRow | undefined,
     );
     return row === undefined ? undefined : toWorkflowDefinition(row);
   }

@@ -82,7 +82,13 @@ export class SqliteConnection {
       await this.lockWait;
       return this.write(work, threadId);
     }
-    if (this.transactionOpen && !this.options.groupCommit && threadId !== undefined && this.transactionThread !== undefined && this.transactionThread !== threadId) {
+    if (
+      this.transactionOpen &&
+      !this.options.groupCommit &&
+      threadId !== undefined &&
+      this.transactionThread !== undefined &&
+      this.transactionThread !== threadId
+    ) {
       this.commit();
       this.assertUsable();
     }
@@ -239,9 +245,13 @@ export class SqliteConnection {
   /** The open transaction is gone with its writes: refuse every later call and every waiting flush. */
   private fail(what: string, cause: unknown): void {
     const reason = cause === undefined ? '' : ` (${cause instanceof Error ? cause.message : String(cause)})`;
-    const failure = new InterlockError('STORE_UNAVAILABLE', `${what}; the writes since the last commit were lost: reopen the store${reason}`, {
-      ...(cause === undefined ? {} : { cause }),
-    });
+    const failure = new InterlockError(
+      'STORE_UNAVAILABLE',
+      `${what}; the writes since the last commit were lost: reopen the store${reason}`,
+      {
+        ...(cause === undefined ? {} : { cause }),
+      },
+    );
     this.failure ??= failure;
     this.transactionOpen = false;
     if (this.commitTimer !== undefined) clearImmediate(this.commitTimer);
@@ -269,9 +279,13 @@ export class SqliteConnection {
     if (InterlockError.is(error)) return error;
     if (this.failure !== undefined) return this.failure;
     const message = error instanceof Error ? error.message : String(error);
-    return new InterlockError('STORE_UNAVAILABLE', `the SQLite store failed (${message}); this call wrote nothing: try again when the database is back`, {
-      cause: error,
-    });
+    return new InterlockError(
+      'STORE_UNAVAILABLE',
+      `the SQLite store failed (${message}); this call wrote nothing: try again when the database is back`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

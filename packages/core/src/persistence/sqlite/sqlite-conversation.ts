@@ -11,12 +11,19 @@ export type PreparedStatements = (sql: string) => BetterSqlite3.Statement;
  * like the TypeORM store's `writeConversation`: usually only the new messages are
  * inserted; from an edited message on, the rows are replaced. Runs in the caller's write.
  */
-export function writeConversation(statement: PreparedStatements, threadId: string, messages: readonly EncodedMessage[]): void {
+export function writeConversation(
+  statement: PreparedStatements,
+  threadId: string,
+  messages: readonly EncodedMessage[],
+): void {
   const last = statement(SQL.lastMessage).get(threadId) as { position: number; digest: string } | undefined;
   const storedCount = last === undefined ? 0 : last.position + 1;
   let keep = storedCount;
   if (last !== undefined && messages[last.position]?.digest !== last.digest) {
-    keep = firstChangedPosition(statement(SQL.messageDigests).all(threadId) as { position: number; digest: string }[], messages);
+    keep = firstChangedPosition(
+      statement(SQL.messageDigests).all(threadId) as { position: number; digest: string }[],
+      messages,
+    );
   }
   if (keep < storedCount) statement(SQL.deleteMessagesFrom).run(threadId, keep);
   const insert = statement(SQL.insertMessage);

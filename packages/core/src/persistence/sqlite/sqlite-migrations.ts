@@ -2,7 +2,6 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { MIGRATIONS_TABLE, type MigrationRunner } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 
-
 /**
  * Brings a SQLite database's tables up to date with the store's migrations, without
  * TypeORM: the migrations only run SQL (`MigrationRunner.query`), so a minimal runner does.

@@ -37,8 +37,10 @@ export const SQL = {
   claimThread:
     'UPDATE threads SET lease_owner = @owner, lease_until = @until, epoch = epoch + 1, version = version + 1 ' +
     'WHERE thread_id = @threadId AND (lease_owner IS NULL OR lease_until <= @now) AND version = @expectedVersion RETURNING epoch, version',
-  threadClaim: 'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
-  renewClaim: 'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
+  threadClaim:
+    'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
+  renewClaim:
+    'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
   releaseClaim:
     'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
   threadEpoch: 'SELECT epoch FROM threads WHERE thread_id = ?',
@@ -56,20 +58,24 @@ export const SQL = {
     'deadline = excluded.deadline, request = excluded.request, response = excluded.response, failure_reason = excluded.failure_reason, ' +
     'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at',
   selectInteraction: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE interaction_id = ?`,
-  respondToInteraction: "UPDATE interactions SET status = 'responded', response = ?, updated_at = ? WHERE interaction_id = ? AND status = 'pending'",
+  respondToInteraction:
+    "UPDATE interactions SET status = 'responded', response = ?, updated_at = ? WHERE interaction_id = ? AND status = 'pending'",
   failInteraction:
     "UPDATE interactions SET status = 'failed', failure_reason = ?, failure_message = ?, updated_at = ? WHERE interaction_id = ? AND status = 'pending'",
-  markProcessed: "UPDATE interactions SET status = 'processed', updated_at = ? WHERE interaction_id = ? AND status = 'responded'",
+  markProcessed:
+    "UPDATE interactions SET status = 'processed', updated_at = ? WHERE interaction_id = ? AND status = 'responded'",
 
   selectGlobalVariables: 'SELECT name, value FROM global_variables WHERE workflow_id = ?',
-  insertGlobalVariableIfAbsent: 'INSERT INTO global_variables (workflow_id, name, value) VALUES (@workflowId, @name, @value) ON CONFLICT DO NOTHING',
+  insertGlobalVariableIfAbsent:
+    'INSERT INTO global_variables (workflow_id, name, value) VALUES (@workflowId, @name, @value) ON CONFLICT DO NOTHING',
   upsertGlobalVariable:
     'INSERT INTO global_variables (workflow_id, name, value) VALUES (@workflowId, @name, @value) ON CONFLICT (workflow_id, name) DO UPDATE SET value = excluded.value',
 
   insertToolExecutionIfAbsent:
     'INSERT INTO tool_executions (thread_id, tool_call_id, tool_name, arguments_hash, arguments, status, approved_by, idempotent, outcome, created_at, updated_at) ' +
     'VALUES (@threadId, @toolCallId, @toolName, @argumentsHash, @arguments, @status, @approvedBy, @idempotent, @outcome, @createdAt, @updatedAt) ON CONFLICT DO NOTHING',
-  toolExecutionHash: 'SELECT arguments_hash AS argumentsHash FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?',
+  toolExecutionHash:
+    'SELECT arguments_hash AS argumentsHash FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?',
   finishToolExecution:
     "UPDATE tool_executions SET status = 'finished', outcome = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND status <> 'finished'",
   selectToolExecution: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?`,
@@ -89,11 +95,13 @@ export const SQL = {
   lockJob: 'UPDATE jobs SET locked_by = ?, locked_until = ? WHERE key = ?',
   finishJob: 'DELETE FROM jobs WHERE key = ? AND locked_by = ?',
 
-  upsertRememberedApproval: 'INSERT INTO remembered_approvals ("key", expires_at) VALUES (@key, @expiresAt) ON CONFLICT ("key") DO UPDATE SET expires_at = excluded.expires_at',
+  upsertRememberedApproval:
+    'INSERT INTO remembered_approvals ("key", expires_at) VALUES (@key, @expiresAt) ON CONFLICT ("key") DO UPDATE SET expires_at = excluded.expires_at',
   selectRememberedApproval: 'SELECT expires_at AS expiresAt FROM remembered_approvals WHERE "key" = ?',
   deleteExpiredApproval: 'DELETE FROM remembered_approvals WHERE "key" = ? AND expires_at <= ?',
 
   insertWorkflowDefinitionIfAbsent:
     'INSERT INTO workflow_definitions (workflow_id, version, definition, created_at) VALUES (@workflowId, @version, @definition, @createdAt) ON CONFLICT DO NOTHING',
-  selectWorkflowDefinition: 'SELECT workflow_id AS workflowId, version, definition, created_at AS createdAt FROM workflow_definitions WHERE workflow_id = ? AND version = ?',
+  selectWorkflowDefinition:
+    'SELECT workflow_id AS workflowId, version, definition, created_at AS createdAt FROM workflow_definitions WHERE workflow_id = ? AND version = ?',
 } as const;

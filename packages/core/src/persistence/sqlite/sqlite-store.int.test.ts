@@ -35,10 +35,14 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describeStoreConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
 describeAuditAndMemoryConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
 describeLeaseConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
-describeStoreConformance('SQLite store (better-sqlite3, group commit)', () => openSqliteStore({ path: freshPath(), groupCommit: true }));
+describeStoreConformance('SQLite store (better-sqlite3, group commit)', () =>
+  openSqliteStore({ path: freshPath(), groupCommit: true }),
+);
 
-describeTypeormStoreBehaviour('SQLite store (better-sqlite3)', sqliteStoreHarness(freshPath, (file) => openSqliteStore({ path: file })));
-
+describeTypeormStoreBehaviour(
+  'SQLite store (better-sqlite3)',
+  sqliteStoreHarness(freshPath, (file) => openSqliteStore({ path: file })),
+);
 
 /** Resolves after the commit the store scheduled for the end of this event-loop turn. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -82,7 +86,6 @@ function sealed(previous: { sequence: number; hash: string } | undefined, writer
     sequence,
   };
 }
-
 
 describe('SQLite store (better-sqlite3): commits', () => {
   const open: ICheckpointStore[] = [];
@@ -171,9 +174,13 @@ describe('SQLite store (better-sqlite3): commits', () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file }));
     await store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('hello')] }));
-    expect(await errorCodeOf(store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('other')] })))).toBe('STORE_CONFLICT');
+    expect(
+      await errorCodeOf(store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('other')] }))),
+    ).toBe('STORE_CONFLICT');
     await store.recordToolApproval(toolApproval());
-    expect(await errorCodeOf(store.recordToolApproval(toolApproval({ argumentsHash: 'other' })))).toBe('STORE_CONFLICT');
+    expect(await errorCodeOf(store.recordToolApproval(toolApproval({ argumentsHash: 'other' })))).toBe(
+      'STORE_CONFLICT',
+    );
     await store.createThread(threadRecord({ threadId: 'b' }));
     await store.flush();
     expect(committedThreadIds(file)).toEqual(['a', 'b']);
@@ -189,9 +196,14 @@ describe('SQLite store (better-sqlite3): commits', () => {
     database.pragma('defer_foreign_keys = ON');
     const store = track(new SqliteCheckpointStore(database));
     await store.createThread(threadRecord({ threadId: 'lost' }));
-    database.prepare("INSERT INTO messages (thread_id, position, message, digest) VALUES ('no-such-thread', 0, '{}', 'x')").run();
+    database
+      .prepare("INSERT INTO messages (thread_id, position, message, digest) VALUES ('no-such-thread', 0, '{}', 'x')")
+      .run();
     const flushed = store.flush('soon');
-    const failure = { code: 'STORE_UNAVAILABLE', message: expect.stringContaining('a commit failed; the writes since the last commit were lost: reopen the store') };
+    const failure = {
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('a commit failed; the writes since the last commit were lost: reopen the store'),
+    };
     await expect(flushed).rejects.toMatchObject(failure);
     await expect(store.getThread('lost')).rejects.toMatchObject(failure);
     await expect(store.createThread(threadRecord({ threadId: 'later' }))).rejects.toMatchObject(failure);
@@ -225,7 +237,10 @@ describe('SQLite store (better-sqlite3): commits', () => {
     await (await openSqliteStore({ path: file })).close();
     const store = track(new SqliteCheckpointStore(new Database(file), { busyTimeoutMs: 200 }));
     const lock = await holdWriteLock(file, 1_000);
-    await expect(store.createThread(threadRecord())).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE', message: expect.stringContaining('nothing was written') });
+    await expect(store.createThread(threadRecord())).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('nothing was written'),
+    });
     await lock.released;
     await store.createThread(threadRecord());
     await store.flush();
@@ -259,7 +274,8 @@ describe('SQLite store (better-sqlite3): commits', () => {
     const entries = await first.listAuditEntries();
     expect(entries.map((entry) => entry.sequence)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
     expect(entries.filter((entry) => entry.threadId === 'second')).toHaveLength(20);
-    for (const [index, entry] of entries.entries()) expect(entry.previousHash).toBe(index === 0 ? 'genesis' : entries[index - 1]?.hash);
+    for (const [index, entry] of entries.entries())
+      expect(entry.previousHash).toBe(index === 0 ? 'genesis' : entries[index - 1]?.hash);
     expect(await second.listAuditEntries()).toEqual(entries);
   });
 });
@@ -267,15 +283,26 @@ describe('SQLite store (better-sqlite3): commits', () => {
 describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () => {
   /** Writes one of everything, closes the writer, and returns what a reader opened afterwards reads. */
   async function writeThenRead(writer: ICheckpointStore, openReader: () => Promise<ICheckpointStore>) {
-    const created = await writer.createThread(threadRecord({ conversation: [userMessage('hello')], epoch: 3, lease: { owner: 'p1', until: LATER } }));
-    await writer.saveThread({ ...created, status: 'waiting', conversation: [...created.conversation, userMessage('again')] });
+    const created = await writer.createThread(
+      threadRecord({ conversation: [userMessage('hello')], epoch: 3, lease: { owner: 'p1', until: LATER } }),
+    );
+    await writer.saveThread({
+      ...created,
+      status: 'waiting',
+      conversation: [...created.conversation, userMessage('again')],
+    });
     await writer.createInteraction(interactionRecord());
     await writer.recordResponse('interaction-1', response({ approved: true }));
     await writer.setGlobalVariables('workflow-a', { counter: 3, nothing: null });
     await writer.recordToolApproval(toolApproval({ idempotent: true }));
     await writer.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
     await writer.recordToolApproval(toolApproval({ toolCallId: 'call-2' }));
-    await writer.markToolFinished('thread-1', 'call-2', { status: 'SUCCESS', output: { bytes: 5 }, content: 'done' }, LATER);
+    await writer.markToolFinished(
+      'thread-1',
+      'call-2',
+      { status: 'SUCCESS', output: { bytes: 5 }, content: 'done' },
+      LATER,
+    );
     await writer.saveWorkflowDefinition(workflowDefinition());
     await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
     await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
@@ -304,7 +331,9 @@ describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () =
 
   it('reads with the TypeORM store what the SQLite store wrote', async () => {
     const file = freshPath();
-    const { written, read } = await writeThenRead(await openSqliteStore({ path: file }), () => createTypeormStore({ type: 'sqlite', path: file }));
+    const { written, read } = await writeThenRead(await openSqliteStore({ path: file }), () =>
+      createTypeormStore({ type: 'sqlite', path: file }),
+    );
     expect(read).toEqual(written);
     expect(read.toolExecutions.map((execution) => [execution.status, execution.idempotent])).toEqual([
       ['started', true],
@@ -315,7 +344,9 @@ describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () =
 
   it('reads with the SQLite store what the TypeORM store wrote', async () => {
     const file = freshPath();
-    const { written, read } = await writeThenRead(await createTypeormStore({ type: 'sqlite', path: file }), () => openSqliteStore({ path: file }));
+    const { written, read } = await writeThenRead(await createTypeormStore({ type: 'sqlite', path: file }), () =>
+      openSqliteStore({ path: file }),
+    );
     expect(read).toEqual(written);
     expect(read.threads[0]?.lease).toEqual({ owner: 'p1', until: LATER });
   });

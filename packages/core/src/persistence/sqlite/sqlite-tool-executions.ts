@@ -25,11 +25,16 @@ export class SqliteToolExecutions implements ToolExecutionStore {
     await this.tables.connection.write(() => {
       this.tables.checkFence(fence);
       this.tables.statement(SQL.insertToolExecutionIfAbsent).run({ ...row, idempotent: row.idempotent ? 1 : 0 });
-      const stored = this.tables.statement(SQL.toolExecutionHash).get(row.threadId, row.toolCallId) as { argumentsHash: string } | undefined;
+      const stored = this.tables.statement(SQL.toolExecutionHash).get(row.threadId, row.toolCallId) as
+        { argumentsHash: string } | undefined;
       if (stored !== undefined && stored.argumentsHash !== row.argumentsHash) {
-        throw new InterlockError('STORE_CONFLICT', `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`, {
-          details: { threadId: approval.threadId, toolCallId: approval.toolCallId },
-        });
+        throw new InterlockError(
+          'STORE_CONFLICT',
+          `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`,
+          {
+            details: { threadId: approval.threadId, toolCallId: approval.toolCallId },
+          },
+        );
       }
     }, approval.threadId);
   }
@@ -98,17 +103,27 @@ export class SqliteToolExecutions implements ToolExecutionStore {
 
   async getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
     if (!isStorableText(threadId) || !isStorableText(toolCallId)) return undefined;
-    const row = await this.tables.connection.read(() => this.tables.statement(SQL.selectToolExecution).get(threadId, toolCallId) as StoredToolExecutionRow | undefined);
+    const row = await this.tables.connection.read(
+      () =>
+        this.tables.statement(SQL.selectToolExecution).get(threadId, toolCallId) as StoredToolExecutionRow | undefined,
+    );
     return row === undefined ? undefined : toToolExecution(row);
   }
 
   /** Lists tool executions, oldest first (ties by thread id, then call id). */
-  async listToolExecutions(filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+  async listToolExecutions(
+    filter: { threadId?: string; status?: ToolExecutionStatus } = {},
+  ): Promise<ToolExecutionRecord[]> {
     const { threadId, status } = filter;
     if (threadId !== undefined && !isStorableText(threadId)) return [];
-    const where = [...(threadId === undefined ? [] : ['thread_id = @threadId']), ...(status === undefined ? [] : ['status = @status'])];
+    const where = [
+      ...(threadId === undefined ? [] : ['thread_id = @threadId']),
+      ...(status === undefined ? [] : ['status = @status']),
+    ];
     const sql = `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, thread_id ASC, tool_call_id ASC`;
-    const rows = await this.tables.connection.read(() => this.tables.statement(sql).all({ threadId, status }) as StoredToolExecutionRow[]);
+    const rows = await this.tables.connection.read(
+      () => this.tables.statement(sql).all({ threadId, status }) as StoredToolExecutionRow[],
+    );
     return rows.map(toToolExecution);
   }
 }

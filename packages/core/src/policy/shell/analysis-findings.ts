@@ -1,4 +1,9 @@
-import { ANALYSED_ASK_RULES, compareVerdicts, type ShellClassification, type ShellVerdict } from './shell-classification.js';
+import {
+  ANALYSED_ASK_RULES,
+  compareVerdicts,
+  type ShellClassification,
+  type ShellVerdict,
+} from './shell-classification.js';
 
 /** At most this many reasons are returned: a pathological command must not make a huge answer. */
 const MAX_REASONS = 10;

@@ -9,8 +9,15 @@ const SHORT_WITH_VALUE = new Set(['F', 'v']);
 const SHORT_FLAGS = new Set(['b', 'c', 'M', 'n', 'N', 'P', 'r', 's', 'S', 't']);
 const LONG_WITH_VALUE = new Set(['--field-separator', '--assign']);
 const LONG_FLAGS = new Set([
-  '--traditional', '--posix', '--re-interval', '--characters-as-bytes', '--use-lc-numeric', '--bignum',
-  '--non-decimal-data', '--no-optimize', '--sandbox',
+  '--traditional',
+  '--posix',
+  '--re-interval',
+  '--characters-as-bytes',
+  '--use-lc-numeric',
+  '--bignum',
+  '--non-decimal-data',
+  '--no-optimize',
+  '--sandbox',
 ]);
 
 /** Removes string literals so that `print "a | b"` is not mistaken for a pipe. */

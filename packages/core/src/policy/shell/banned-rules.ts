@@ -76,7 +76,21 @@ export const DEFAULT_BANNED_RULES: readonly ShellRule[] = [
     id: 'partition-table',
     programs: ['sfdisk'],
     reason: 'sfdisk rewrites partition tables',
-    matches: unlessReadOnly('-l', '--list', '-d', '--dump', '-s', '--show-size', '--verify', '-J', '--json', '-F', '--list-free', '-g', '--show-geometry'),
+    matches: unlessReadOnly(
+      '-l',
+      '--list',
+      '-d',
+      '--dump',
+      '-s',
+      '--show-size',
+      '--verify',
+      '-J',
+      '--json',
+      '-F',
+      '--list-free',
+      '-g',
+      '--show-geometry',
+    ),
   },
   {
     id: 'partition-table',
@@ -90,7 +104,12 @@ export const DEFAULT_BANNED_RULES: readonly ShellRule[] = [
     reason: 'parted rewrites partition tables',
     matches: (invocation) =>
       unlessReadOnly('-l', '--list')(invocation) &&
-      !(operandsOf(invocation.args).length > 1 && operandsOf(invocation.args).slice(1).every((word) => word === 'print' || word === 'p')),
+      !(
+        operandsOf(invocation.args).length > 1 &&
+        operandsOf(invocation.args)
+          .slice(1)
+          .every((word) => word === 'print' || word === 'p')
+      ),
   },
   {
     id: 'shred-device',

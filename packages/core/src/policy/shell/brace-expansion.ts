@@ -14,7 +14,11 @@ function firstGroup(text: string): { start: number; end: number; alternatives: s
         const inside = text.slice(start + 1, index);
         if (commas.length > 0) {
           const bounds = [start, ...commas, index];
-          return { start, end: index, alternatives: bounds.slice(0, -1).map((from, at) => text.slice(from + 1, bounds[at + 1])) };
+          return {
+            start,
+            end: index,
+            alternatives: bounds.slice(0, -1).map((from, at) => text.slice(from + 1, bounds[at + 1])),
+          };
         }
         const range = expandRange(inside);
         if (range) return { start, end: index, alternatives: range };

@@ -32,7 +32,11 @@ export function visitCommand(node: Node, stdin: StandardInput | undefined, conte
     else if (field === 'argument') words.push(wordOf(child, context));
     else if (REDIRECT_TYPES.has(child.type)) input = checkRedirect(child, context) ?? input;
     else if (child.type !== 'comment') {
-      context.findings.add('ask', 'shell:unsupported-construct', `${excerpt(child.text)} in a command is not understood`);
+      context.findings.add(
+        'ask',
+        'shell:unsupported-construct',
+        `${excerpt(child.text)} in a command is not understood`,
+      );
       visitValue(child, context);
     }
   });
@@ -53,7 +57,8 @@ export function visitStandaloneAssignment(node: Node, context: AnalysisContext):
 export function visitDeclaration(node: Node, context: AnalysisContext): StatementEffect {
   const keyword = node.children[0]?.text ?? 'declare';
   const operands = node.namedChildren;
-  if (operands.length === 0) context.findings.add('ask', 'shell:declaration', `${keyword} without arguments prints variables`);
+  if (operands.length === 0)
+    context.findings.add('ask', 'shell:declaration', `${keyword} without arguments prints variables`);
   const names: string[] = [];
   for (const operand of operands) {
     if (operand.type === 'variable_assignment') {

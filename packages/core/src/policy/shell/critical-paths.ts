@@ -15,12 +15,48 @@ export interface PathEnvironment {
 }
 
 const SYSTEM_DIRECTORIES = new Set([
-  'bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc', 'root', 'run',
-  'sbin', 'srv', 'sys', 'usr', 'var', 'Users', 'System', 'Library', 'Applications', 'private', 'Volumes',
+  'bin',
+  'boot',
+  'dev',
+  'etc',
+  'home',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'opt',
+  'proc',
+  'root',
+  'run',
+  'sbin',
+  'srv',
+  'sys',
+  'usr',
+  'var',
+  'Users',
+  'System',
+  'Library',
+  'Applications',
+  'private',
+  'Volumes',
 ]);
 
 const BLOCK_DEVICE_PREFIXES = [
-  'sd', 'hd', 'vd', 'xvd', 'nvme', 'mmcblk', 'disk', 'rdisk', 'md', 'dm-', 'mapper/', 'nbd', 'sr', 'loop', 'zd',
+  'sd',
+  'hd',
+  'vd',
+  'xvd',
+  'nvme',
+  'mmcblk',
+  'disk',
+  'rdisk',
+  'md',
+  'dm-',
+  'mapper/',
+  'nbd',
+  'sr',
+  'loop',
+  'zd',
 ];
 
 const HOME_PREFIXES = ['$HOME', '${HOME}'];
@@ -72,7 +108,9 @@ function kindOfAnchored(base: '/' | '~', rest: string): PathKind {
   const [first, second] = segments;
   if (base === '~') {
     if (escaped) return 'system';
-    return segments.length === 0 || (segments.length === 1 && first !== undefined && isGlobSegment(first)) ? 'home' : 'ordinary';
+    return segments.length === 0 || (segments.length === 1 && first !== undefined && isGlobSegment(first))
+      ? 'home'
+      : 'ordinary';
   }
   if (segments.length === 0) return 'root';
   if (segments.length === 1 && first !== undefined && isGlobSegment(first)) return 'root';

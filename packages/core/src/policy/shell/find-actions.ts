@@ -40,10 +40,16 @@ function execCommands(args: readonly ShellWord[]): ShellWord[][] {
  * Classifies the commands `find -exec` runs, with `{}` replaced by the start path:
  * `find / -exec rm -rf {} +` is analysed as `rm -rf /`.
  */
-export function analyzeFindActions(args: readonly ShellWord[], context: AnalysisContext, analyze: InvocationAnalyzer): void {
+export function analyzeFindActions(
+  args: readonly ShellWord[],
+  context: AnalysisContext,
+  analyze: InvocationAnalyzer,
+): void {
   const [start = '.'] = findStartPaths(args.map((arg) => arg.text));
   for (const command of execCommands(args)) {
-    const words = command.map((word) => (word.exact && word.text.includes('{}') ? literalWord(word.text.replaceAll('{}', start)) : word));
+    const words = command.map((word) =>
+      word.exact && word.text.includes('{}') ? literalWord(word.text.replaceAll('{}', start)) : word,
+    );
     analyze(words, undefined, context);
   }
 }

@@ -4,7 +4,14 @@ import { checkGitGlobalOptions, parseGitCommandLine } from './git-command-line.j
 type ArgumentCheck = (args: readonly string[]) => string | undefined;
 
 /** Options that make any read-only subcommand write a file or run a program. */
-const UNSAFE_ANYWHERE = ['--output', '--upload-pack', '--receive-pack', '--exec', '--ext-diff', '--open-files-in-pager'];
+const UNSAFE_ANYWHERE = [
+  '--output',
+  '--upload-pack',
+  '--receive-pack',
+  '--exec',
+  '--ext-diff',
+  '--open-files-in-pager',
+];
 
 const anything: ArgumentCheck = () => undefined;
 
@@ -33,7 +40,15 @@ function listingOnly(name: string, writingFlags: readonly string[], valueOptions
   };
 }
 
-const LISTING_VALUE_OPTIONS = ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'];
+const LISTING_VALUE_OPTIONS = [
+  '--contains',
+  '--no-contains',
+  '--merged',
+  '--no-merged',
+  '--points-at',
+  '--sort',
+  '--format',
+];
 
 function firstArgumentIn(name: string, allowed: readonly string[], allowEmpty: boolean): ArgumentCheck {
   return (args) => {
@@ -44,48 +59,88 @@ function firstArgumentIn(name: string, allowed: readonly string[], allowEmpty: b
 }
 
 /** Read-only git subcommands, with a check of their arguments. */
-const READ_ONLY_SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(Object.entries({
-  status: anything,
-  log: anything,
-  diff: anything,
-  show: anything,
-  'rev-parse': anything,
-  'ls-files': anything,
-  'ls-tree': anything,
-  'cat-file': anything,
-  blame: anything,
-  annotate: anything,
-  shortlog: anything,
-  describe: anything,
-  'rev-list': anything,
-  'merge-base': anything,
-  'name-rev': anything,
-  'show-ref': anything,
-  'for-each-ref': anything,
-  'count-objects': anything,
-  'check-ignore': anything,
-  'check-attr': anything,
-  whatchanged: anything,
-  'diff-tree': anything,
-  'diff-files': anything,
-  'diff-index': anything,
-  grep: (args) => (hasFlag(args, '-O') ? 'git grep -O opens files in a program' : undefined),
-  version: anything,
-  branch: listingOnly(
-    'branch',
-    ['-d', '-D', '-m', '-M', '-c', '-C', '-f', '-u', '-t', '--delete', '--move', '--copy', '--force', '--set-upstream-to', '--unset-upstream', '--edit-description', '--track', '--no-track', '--create-reflog'],
-    LISTING_VALUE_OPTIONS,
-  ),
-  tag: listingOnly(
-    'tag',
-    ['-a', '-s', '-u', '-f', '-d', '-m', '-F', '-e', '--annotate', '--sign', '--local-user', '--force', '--delete', '--message', '--file', '--edit', '--create-reflog'],
-    LISTING_VALUE_OPTIONS,
-  ),
-  remote: firstArgumentIn('remote', ['show', 'get-url'], true),
-  stash: firstArgumentIn('stash', ['list', 'show'], false),
-  reflog: firstArgumentIn('reflog', ['show'], true),
-  worktree: firstArgumentIn('worktree', ['list'], false),
-}));
+const READ_ONLY_SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(
+  Object.entries({
+    status: anything,
+    log: anything,
+    diff: anything,
+    show: anything,
+    'rev-parse': anything,
+    'ls-files': anything,
+    'ls-tree': anything,
+    'cat-file': anything,
+    blame: anything,
+    annotate: anything,
+    shortlog: anything,
+    describe: anything,
+    'rev-list': anything,
+    'merge-base': anything,
+    'name-rev': anything,
+    'show-ref': anything,
+    'for-each-ref': anything,
+    'count-objects': anything,
+    'check-ignore': anything,
+    'check-attr': anything,
+    whatchanged: anything,
+    'diff-tree': anything,
+    'diff-files': anything,
+    'diff-index': anything,
+    grep: (args) => (hasFlag(args, '-O') ? 'git grep -O opens files in a program' : undefined),
+    version: anything,
+    branch: listingOnly(
+      'branch',
+      [
+        '-d',
+        '-D',
+        '-m',
+        '-M',
+        '-c',
+        '-C',
+        '-f',
+        '-u',
+        '-t',
+        '--delete',
+        '--move',
+        '--copy',
+        '--force',
+        '--set-upstream-to',
+        '--unset-upstream',
+        '--edit-description',
+        '--track',
+        '--no-track',
+        '--create-reflog',
+      ],
+      LISTING_VALUE_OPTIONS,
+    ),
+    tag: listingOnly(
+      'tag',
+      [
+        '-a',
+        '-s',
+        '-u',
+        '-f',
+        '-d',
+        '-m',
+        '-F',
+        '-e',
+        '--annotate',
+        '--sign',
+        '--local-user',
+        '--force',
+        '--delete',
+        '--message',
+        '--file',
+        '--edit',
+        '--create-reflog',
+      ],
+      LISTING_VALUE_OPTIONS,
+    ),
+    remote: firstArgumentIn('remote', ['show', 'get-url'], true),
+    stash: firstArgumentIn('stash', ['list', 'show'], false),
+    reflog: firstArgumentIn('reflog', ['show'], true),
+    worktree: firstArgumentIn('worktree', ['list'], false),
+  }),
+);
 
 /**
  * Why a git command line is not provably read-only, or undefined when it is.

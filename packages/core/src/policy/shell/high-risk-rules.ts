@@ -8,7 +8,12 @@ function leadingOperands(invocation: RuleInvocation, count = 3): string[] {
 }
 
 /** A git rule: matches when the subcommand is `subcommand` and `test` holds on its arguments. */
-function gitRule(id: string, subcommand: string, reason: string, test: (args: readonly string[]) => boolean): ShellRule {
+function gitRule(
+  id: string,
+  subcommand: string,
+  reason: string,
+  test: (args: readonly string[]) => boolean,
+): ShellRule {
   return {
     id,
     programs: ['git'],
@@ -31,7 +36,12 @@ function isForcePush(args: readonly string[]): boolean {
 
 /** `git push` arguments that delete remote refs. */
 function isDeletingPush(args: readonly string[]): boolean {
-  return hasFlag(args, '-d', '--delete', '--prune') || operandsOf(args).slice(1).some((refspec) => refspec.startsWith(':'));
+  return (
+    hasFlag(args, '-d', '--delete', '--prune') ||
+    operandsOf(args)
+      .slice(1)
+      .some((refspec) => refspec.startsWith(':'))
+  );
 }
 
 const DOCKER_REMOVALS = new Set(['rm', 'rmi', 'kill', 'prune']);
@@ -58,11 +68,25 @@ export const DEFAULT_HIGH_RISK_RULES: readonly ShellRule[] = [
   },
   gitRule('force-push', 'push', 'force push overwrites remote history', isForcePush),
   gitRule('push-delete', 'push', 'push deletes remote branches or tags', isDeletingPush),
-  gitRule('hard-reset', 'reset', 'git reset --hard discards uncommitted work', (args) => hasFlag(args, '--hard', '--merge', '--keep')),
+  gitRule('hard-reset', 'reset', 'git reset --hard discards uncommitted work', (args) =>
+    hasFlag(args, '--hard', '--merge', '--keep'),
+  ),
   gitRule('git-clean', 'clean', 'git clean -f deletes untracked files', (args) => hasFlag(args, '-f', '--force')),
-  gitRule('git-branch-force-delete', 'branch', 'git branch -D deletes unmerged work', (args) => hasFlag(args, '-D') || (hasFlag(args, '-d', '--delete') && hasFlag(args, '-f', '--force'))),
-  gitRule('git-discard', 'checkout', 'git checkout -f / -- discards local changes', (args) => hasFlag(args, '-f', '--force') || args.includes('--')),
-  gitRule('git-stash-clear', 'stash', 'git stash clear / drop deletes stashed work', (args) => ['clear', 'drop'].includes(args[0] ?? '')),
+  gitRule(
+    'git-branch-force-delete',
+    'branch',
+    'git branch -D deletes unmerged work',
+    (args) => hasFlag(args, '-D') || (hasFlag(args, '-d', '--delete') && hasFlag(args, '-f', '--force')),
+  ),
+  gitRule(
+    'git-discard',
+    'checkout',
+    'git checkout -f / -- discards local changes',
+    (args) => hasFlag(args, '-f', '--force') || args.includes('--'),
+  ),
+  gitRule('git-stash-clear', 'stash', 'git stash clear / drop deletes stashed work', (args) =>
+    ['clear', 'drop'].includes(args[0] ?? ''),
+  ),
   {
     id: 'recursive-delete',
     programs: ['rm'],
@@ -100,7 +124,19 @@ export const DEFAULT_HIGH_RISK_RULES: readonly ShellRule[] = [
     reason: 'stops, disables or masks services, or powers the machine off',
     matches: (invocation) =>
       leadingOperands(invocation).some((word) =>
-        ['stop', 'disable', 'mask', 'kill', 'isolate', 'poweroff', 'reboot', 'halt', 'kexec', 'suspend', 'hibernate'].includes(word),
+        [
+          'stop',
+          'disable',
+          'mask',
+          'kill',
+          'isolate',
+          'poweroff',
+          'reboot',
+          'halt',
+          'kexec',
+          'suspend',
+          'hibernate',
+        ].includes(word),
       ),
   },
   {
@@ -125,10 +161,21 @@ export const DEFAULT_HIGH_RISK_RULES: readonly ShellRule[] = [
     id: 'package-publish',
     programs: ['npm', 'pnpm', 'yarn', 'bun'],
     reason: 'publishes (or unpublishes) a package to a registry',
-    matches: (invocation) => leadingOperands(invocation, 2).some((word) => ['publish', 'unpublish', 'deprecate'].includes(word)),
+    matches: (invocation) =>
+      leadingOperands(invocation, 2).some((word) => ['publish', 'unpublish', 'deprecate'].includes(word)),
   },
-  { id: 'package-publish', programs: ['cargo', 'gem'], reason: 'publishes a package to a registry', when: { subcommands: ['publish', 'push', 'yank'] } },
-  { id: 'package-publish', programs: ['twine'], reason: 'publishes a package to a registry', when: { subcommands: ['upload'] } },
+  {
+    id: 'package-publish',
+    programs: ['cargo', 'gem'],
+    reason: 'publishes a package to a registry',
+    when: { subcommands: ['publish', 'push', 'yank'] },
+  },
+  {
+    id: 'package-publish',
+    programs: ['twine'],
+    reason: 'publishes a package to a registry',
+    when: { subcommands: ['upload'] },
+  },
   { id: 'upload', programs: ['curl', 'wget'], reason: 'uploads local files to a server', matches: uploadsFiles },
   {
     id: 'firewall',
@@ -136,5 +183,10 @@ export const DEFAULT_HIGH_RISK_RULES: readonly ShellRule[] = [
     reason: 'changes firewall rules',
   },
   { id: 'crontab-remove', programs: ['crontab'], reason: 'crontab -r deletes the crontab', when: { flags: ['-r'] } },
-  { id: 'history-clear', programs: ['history'], reason: 'history -c clears the shell history', when: { flags: ['-c'] } },
+  {
+    id: 'history-clear',
+    programs: ['history'],
+    reason: 'history -c clears the shell history',
+    when: { flags: ['-c'] },
+  },
 ];

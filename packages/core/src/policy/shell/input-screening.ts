@@ -30,6 +30,10 @@ export function screenCharacters(text: string, findings: AnalysisFindings, where
   }
   if (control) findings.add('ask', 'shell:control-character', `${where} contains a control character`);
   if (invisible) {
-    findings.add('ask', 'shell:invisible-character', `${where} contains a non-ASCII space, zero-width or bidi character`);
+    findings.add(
+      'ask',
+      'shell:invisible-character',
+      `${where} contains a non-ASCII space, zero-width or bidi character`,
+    );
   }
 }

@@ -1,11 +1,36 @@
 import { hasFlag, operandsOf } from './argument-predicates.js';
 
 /** Shells: what they run can be parsed and classified like the command itself. */
-export const SHELLS: ReadonlySet<string> = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'yash', 'rbash', 'fish', 'csh', 'tcsh']);
+export const SHELLS: ReadonlySet<string> = new Set([
+  'sh',
+  'bash',
+  'zsh',
+  'dash',
+  'ksh',
+  'mksh',
+  'ash',
+  'yash',
+  'rbash',
+  'fish',
+  'csh',
+  'tcsh',
+]);
 
 /** Programs that fetch from the network: piping their output into an interpreter is banned. */
 export const FETCHERS: ReadonlySet<string> = new Set([
-  'curl', 'wget', 'fetch', 'aria2c', 'http', 'https', 'xh', 'lwp-request', 'GET', 'nc', 'ncat', 'netcat', 'socat',
+  'curl',
+  'wget',
+  'fetch',
+  'aria2c',
+  'http',
+  'https',
+  'xh',
+  'lwp-request',
+  'GET',
+  'nc',
+  'ncat',
+  'netcat',
+  'socat',
 ]);
 
 /** Flags that give other interpreters their program inline, so that standard input stays data. */
@@ -50,7 +75,8 @@ export function interpreterReadsStdin(name: string, args: readonly string[]): bo
   if (family === undefined) return false;
   if (operandsOf(args).includes('-')) return true;
   const inline = INLINE_PROGRAM_FLAGS.get(family) ?? [];
-  if (inline.some((flag) => args.includes(flag)) || hasFlag(args, ...inline.filter((flag) => flag.length === 2))) return false;
+  if (inline.some((flag) => args.includes(flag)) || hasFlag(args, ...inline.filter((flag) => flag.length === 2)))
+    return false;
   return operandsOf(args).length === 0;
 }
 
@@ -96,7 +122,14 @@ export function parseShellArguments(args: readonly string[]): ShellArguments {
     }
   }
   const first = args[index];
-  if (command) return { scriptIndex: first === undefined ? undefined : index, readsStdin: false, scriptFile: undefined, unusualOption };
-  if (stdin || first === undefined) return { scriptIndex: undefined, readsStdin: true, scriptFile: undefined, unusualOption };
+  if (command)
+    return {
+      scriptIndex: first === undefined ? undefined : index,
+      readsStdin: false,
+      scriptFile: undefined,
+      unusualOption,
+    };
+  if (stdin || first === undefined)
+    return { scriptIndex: undefined, readsStdin: true, scriptFile: undefined, unusualOption };
   return { scriptIndex: undefined, readsStdin: false, scriptFile: first, unusualOption };
 }

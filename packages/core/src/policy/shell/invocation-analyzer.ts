@@ -1,6 +1,12 @@
 import { AnalysisFindings } from './analysis-findings.js';
 import { expandBraces } from './brace-expansion.js';
-import { deeper, NO_EFFECT, type AnalysisContext, type StandardInput, type StatementEffect } from './analysis-context.js';
+import {
+  deeper,
+  NO_EFFECT,
+  type AnalysisContext,
+  type StandardInput,
+  type StatementEffect,
+} from './analysis-context.js';
 import { classifyPath } from './critical-paths.js';
 import { checkAssignments } from './environment-assignments.js';
 import { excerpt } from './excerpt.js';
@@ -23,7 +29,12 @@ function banDownloadExec(name: string, context: AnalysisContext): void {
 }
 
 /** Classifies a script given as a word (`sh -c '…'`, `su -c '…'`): parsed when known, asked about when not. */
-function analyzeScriptWord(owner: string, word: ShellWord, stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeScriptWord(
+  owner: string,
+  word: ShellWord,
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   if (!word.exact) {
     context.findings.add('ask', 'shell:expansion', `the script given to ${owner} is only known when it runs`);
     return NO_EFFECT;
@@ -32,7 +43,11 @@ function analyzeScriptWord(owner: string, word: ShellWord, stdin: StandardInput 
 }
 
 /** A program that reads the code it runs from standard input. */
-function analyzeStdinProgram(name: string, stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeStdinProgram(
+  name: string,
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   if (stdin?.remote) banDownloadExec(name, context);
   if (!stdin) {
     context.findings.add('ask', 'shell:interpreter', `${name} without a script runs what it reads from standard input`);
@@ -45,22 +60,46 @@ function analyzeStdinProgram(name: string, stdin: StandardInput | undefined, con
   return NO_EFFECT;
 }
 
-function analyzeShell(name: string, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeShell(
+  name: string,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   if (args.some((arg) => arg.fetchesRemote)) banDownloadExec(name, context);
   const parsed = parseShellArguments(args.map((arg) => arg.text));
   if (parsed.unusualOption) {
-    context.findings.add('ask', 'shell:interpreter', `${name} ${parsed.unusualOption} may read startup files or run interactively`);
+    context.findings.add(
+      'ask',
+      'shell:interpreter',
+      `${name} ${parsed.unusualOption} may read startup files or run interactively`,
+    );
   }
   const script = parsed.scriptIndex === undefined ? undefined : args[parsed.scriptIndex];
   if (script) return analyzeScriptWord(name, script, stdin, context);
   if (parsed.readsStdin) return analyzeStdinProgram(name, stdin, context);
-  context.findings.add('ask', 'shell:interpreter', `${name} runs the script ${excerpt(parsed.scriptFile ?? '')}, which is not checked`);
+  context.findings.add(
+    'ask',
+    'shell:interpreter',
+    `${name} runs the script ${excerpt(parsed.scriptFile ?? '')}, which is not checked`,
+  );
   return NO_EFFECT;
 }
 
-function analyzeInterpreter(name: string, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeInterpreter(
+  name: string,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   if (args.some((arg) => arg.fetchesRemote)) banDownloadExec(name, context);
-  if (interpreterReadsStdin(name, args.map((arg) => arg.text))) return analyzeStdinProgram(name, stdin, context);
+  if (
+    interpreterReadsStdin(
+      name,
+      args.map((arg) => arg.text),
+    )
+  )
+    return analyzeStdinProgram(name, stdin, context);
   context.findings.add('ask', 'shell:interpreter', `${name} runs code that is not checked`);
   return NO_EFFECT;
 }
@@ -69,7 +108,12 @@ function analyzeEval(args: readonly ShellWord[], context: AnalysisContext): Stat
   context.findings.add('ask', 'shell:eval', 'eval runs its arguments as a command');
   if (args.some((arg) => arg.fetchesRemote)) banDownloadExec('eval', context);
   const script = args.map((arg) => arg.text).join(' ');
-  return analyzeScriptWord('eval', args.every((arg) => arg.exact) ? literalWord(script) : { ...literalWord(script), exact: false }, undefined, context);
+  return analyzeScriptWord(
+    'eval',
+    args.every((arg) => arg.exact) ? literalWord(script) : { ...literalWord(script), exact: false },
+    undefined,
+    context,
+  );
 }
 
 const STDIN_PATHS = new Set(['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
@@ -81,7 +125,12 @@ function analyzeTrap(args: readonly ShellWord[], context: AnalysisContext): Stat
   return action ? analyzeScriptWord('trap', action, undefined, context) : NO_EFFECT;
 }
 
-function analyzeSource(name: string, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeSource(
+  name: string,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   context.findings.add('ask', 'shell:source', `${name} runs the commands in a file, which are not checked`);
   const readsRemoteStdin = stdin?.remote === true && args.some((arg) => STDIN_PATHS.has(arg.text));
   if (readsRemoteStdin || args.some((arg) => arg.fetchesRemote)) banDownloadExec(name, context);
@@ -89,18 +138,33 @@ function analyzeSource(name: string, args: readonly ShellWord[], stdin: Standard
 }
 
 /** Stands for words `xargs` reads from the network: running them is running remote code. */
-const REMOTE_WORD: ShellWord = { ...literalWord('<input from the network>'), exact: false, plainExpansionsOnly: false, fetchesRemote: true };
+const REMOTE_WORD: ShellWord = {
+  ...literalWord('<input from the network>'),
+  exact: false,
+  plainExpansionsOnly: false,
+  fetchesRemote: true,
+};
 
 /** Stands for words `xargs` reads from an input only known when it runs. */
-const UNKNOWN_INPUT_WORD: ShellWord = { ...literalWord('<words read from standard input>'), exact: false, plainExpansionsOnly: false };
+const UNKNOWN_INPUT_WORD: ShellWord = {
+  ...literalWord('<words read from standard input>'),
+  exact: false,
+  plainExpansionsOnly: false,
+};
 
 /** `xargs` appends the words it reads (or puts them in place of `-I` placeholders). */
-function withStdinArguments(command: ShellWord[], stdin: StandardInput | undefined, replaceToken: string | undefined): ShellWord[] {
+function withStdinArguments(
+  command: ShellWord[],
+  stdin: StandardInput | undefined,
+  replaceToken: string | undefined,
+): ShellWord[] {
   if (stdin?.remote) return [...command, REMOTE_WORD];
   if (stdin?.text === undefined) {
     // What it reads is only known when it runs: placeholders and appended words are unknown.
     if (replaceToken === undefined) return [...command, UNKNOWN_INPUT_WORD];
-    return command.map((word) => (word.text.includes(replaceToken) ? { ...word, exact: false, plainExpansionsOnly: false } : word));
+    return command.map((word) =>
+      word.text.includes(replaceToken) ? { ...word, exact: false, plainExpansionsOnly: false } : word,
+    );
   }
   if (replaceToken !== undefined) {
     const line = stdin.text.split('\n')[0] ?? '';
@@ -120,11 +184,19 @@ function speculate(words: readonly ShellWord[], context: AnalysisContext): void 
   context.findings.merge(trial.findings, (finding) => finding.verdict === 'banned' || finding.verdict === 'high-risk');
 }
 
-function analyzeWrapper(name: string, spec: WrapperSpec, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function analyzeWrapper(
+  name: string,
+  spec: WrapperSpec,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   const unwrapped = unwrapCommand(spec, args);
   // A wrapper on the safe list runs its command as if alone (that command is still checked).
-  if (!spec.transparent && !context.policy.safePrograms.has(name)) context.findings.add('ask', 'shell:wrapper', `${name} runs another command`);
-  if (unwrapped.unsafeOption) context.findings.add('ask', 'shell:unsafe-arguments', `${name} ${unwrapped.unsafeOption} writes a file`);
+  if (!spec.transparent && !context.policy.safePrograms.has(name))
+    context.findings.add('ask', 'shell:wrapper', `${name} runs another command`);
+  if (unwrapped.unsafeOption)
+    context.findings.add('ask', 'shell:unsafe-arguments', `${name} ${unwrapped.unsafeOption} writes a file`);
   checkAssignments(unwrapped.assignments, context);
   for (const script of unwrapped.scripts) analyzeScriptWord(name, script, undefined, context);
   if (unwrapped.problem) {
@@ -147,7 +219,11 @@ function analyzeDynamicProgram(word: ShellWord, args: readonly ShellWord[], cont
   if (word.fetchesRemote) banDownloadExec('a command substitution', context);
   if (word.braceExpansion) speculate([word, ...args], context);
   if (args.some((arg) => classifyPath(arg.text, context.paths) !== 'ordinary')) {
-    context.findings.add('high-risk', 'shell:high-risk:dynamic-program-destructive', 'a program only known when it runs is given /, a home, a system directory or a device');
+    context.findings.add(
+      'high-risk',
+      'shell:high-risk:dynamic-program-destructive',
+      'a program only known when it runs is given /, a home, a system directory or a device',
+    );
   }
   return NO_EFFECT;
 }
@@ -163,7 +239,12 @@ function trackDirectory(name: string, args: readonly ShellWord[], context: Analy
   for (const candidate of candidates) if (!context.paths.cwds.includes(candidate)) context.paths.cwds.push(candidate);
 }
 
-function dispatch(program: ProgramName, args: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function dispatch(
+  program: ProgramName,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   const { name } = program;
   // Programs that run other code are looked into whatever the safe list says: a safe-list
   // entry means "its ordinary use is safe", never "stop looking" (issue 13).
@@ -187,11 +268,16 @@ function dispatch(program: ProgramName, args: readonly ShellWord[], stdin: Stand
  * Classifies one program run (`words` = program and arguments): banned and high-risk
  * rules, wrappers and shells classified through, interpreters, and the safe list.
  */
-export function analyzeInvocation(words: readonly ShellWord[], stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+export function analyzeInvocation(
+  words: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   if (exceedsDepth(context)) return NO_EFFECT;
   const [programWord, ...args] = words;
   if (!programWord) return NO_EFFECT;
-  if (!programWord.exact || programWord.glob || programWord.text === '') return analyzeDynamicProgram(programWord, args, context);
+  if (!programWord.exact || programWord.glob || programWord.text === '')
+    return analyzeDynamicProgram(programWord, args, context);
   const program = programNameOf(programWord.text);
   if (!context.speculative) context.findings.addProgram(program.name);
   for (const arg of args) screenCharacters(arg.text, context.findings, `an argument of ${program.name}`);

@@ -6,7 +6,14 @@ import type { ShellWord } from './shell-word.js';
 
 /** Directories a safe-listed program may be run from by absolute path. */
 const SYSTEM_BIN_DIRECTORIES = new Set([
-  '/bin', '/usr/bin', '/usr/local/bin', '/sbin', '/usr/sbin', '/usr/local/sbin', '/opt/homebrew/bin', '/run/current-system/sw/bin',
+  '/bin',
+  '/usr/bin',
+  '/usr/local/bin',
+  '/sbin',
+  '/usr/sbin',
+  '/usr/local/sbin',
+  '/opt/homebrew/bin',
+  '/run/current-system/sw/bin',
 ]);
 
 /** A program name as written, reduced to the base name rules and lists use. */

@@ -34,35 +34,48 @@ describe('sed arguments', () => {
 });
 
 describe('awk arguments', () => {
-  it.each([[['{print $1}']], [['-F', ',', '-v', 'n=2', '{print $n}']], [['--sandbox', 'END { print NR }']], [['{ print "a > b | c" }']]])(
-    'accepts %j',
-    (args) => {
-      expect(checkAwkArguments(args)).toBeUndefined();
-    },
-  );
+  it.each([
+    [['{print $1}']],
+    [['-F', ',', '-v', 'n=2', '{print $n}']],
+    [['--sandbox', 'END { print NR }']],
+    [['{ print "a > b | c" }']],
+  ])('accepts %j', (args) => {
+    expect(checkAwkArguments(args)).toBeUndefined();
+  });
 
-  it.each([[['BEGIN{system("id")}']], [['{print > "f"}']], [['{"date" | getline d}']], [['-f', 'prog.awk']], [['@load "x"; {}']], [[]]])(
-    'refuses %j',
-    (args) => {
-      expect(checkAwkArguments(args)).toEqual(expect.any(String));
-    },
-  );
+  it.each([
+    [['BEGIN{system("id")}']],
+    [['{print > "f"}']],
+    [['{"date" | getline d}']],
+    [['-f', 'prog.awk']],
+    [['@load "x"; {}']],
+    [[]],
+  ])('refuses %j', (args) => {
+    expect(checkAwkArguments(args)).toEqual(expect.any(String));
+  });
 });
 
 describe('git arguments', () => {
-  it.each([[['status']], [['log', '--oneline', '-5']], [['-C', 'x', 'diff']], [['tag', '-l', 'v*']], [['remote', 'show', 'origin']]])(
-    'accepts %j',
-    (args) => {
-      expect(checkGitArguments(args)).toBeUndefined();
-    },
-  );
+  it.each([
+    [['status']],
+    [['log', '--oneline', '-5']],
+    [['-C', 'x', 'diff']],
+    [['tag', '-l', 'v*']],
+    [['remote', 'show', 'origin']],
+  ])('accepts %j', (args) => {
+    expect(checkGitArguments(args)).toBeUndefined();
+  });
 
-  it.each([[['-c', 'core.pager=id', 'log']], [['push']], [['constructor']], [['grep', '-O', 'x']], [['stash']], [['branch', '-m', 'a', 'b']]])(
-    'refuses %j',
-    (args) => {
-      expect(checkGitArguments(args)).toEqual(expect.any(String));
-    },
-  );
+  it.each([
+    [['-c', 'core.pager=id', 'log']],
+    [['push']],
+    [['constructor']],
+    [['grep', '-O', 'x']],
+    [['stash']],
+    [['branch', '-m', 'a', 'b']],
+  ])('refuses %j', (args) => {
+    expect(checkGitArguments(args)).toEqual(expect.any(String));
+  });
 });
 
 describe('path classification', () => {

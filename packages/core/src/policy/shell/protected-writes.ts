@@ -4,15 +4,38 @@ import { excerpt } from './excerpt.js';
 import type { ShellWord } from './shell-word.js';
 
 /** Programs whose operands are files they create, change or remove. */
-const WRITERS = new Set(['cp', 'mv', 'tee', 'install', 'ln', 'rsync', 'touch', 'truncate', 'rm', 'rmdir', 'chmod', 'chown', 'chgrp', 'unlink', 'shred', 'patch', 'mkdir']);
+const WRITERS = new Set([
+  'cp',
+  'mv',
+  'tee',
+  'install',
+  'ln',
+  'rsync',
+  'touch',
+  'truncate',
+  'rm',
+  'rmdir',
+  'chmod',
+  'chown',
+  'chgrp',
+  'unlink',
+  'shred',
+  'patch',
+  'mkdir',
+]);
 /** Programs that write the file named by one of these options. */
-const OUTPUT_OPTIONS: Record<string, readonly string[]> = { curl: ['-o', '--output'], wget: ['-O', '--output-document'], sort: ['-o', '--output'] };
+const OUTPUT_OPTIONS: Record<string, readonly string[]> = {
+  curl: ['-o', '--output'],
+  wget: ['-O', '--output-document'],
+  sort: ['-o', '--output'],
+};
 
 /** The words of a run that name files it writes. */
 function writtenBy(name: string, args: readonly ShellWord[]): string[] {
   const texts = args.filter((arg) => arg.exact).map((arg) => arg.text);
   if (WRITERS.has(name)) return texts.filter((text) => !text.startsWith('-'));
-  if (name === 'sed' && texts.some((text) => /^-[a-zA-Z]*i/.test(text) || text.startsWith('--in-place'))) return texts.filter((text) => !text.startsWith('-'));
+  if (name === 'sed' && texts.some((text) => /^-[a-zA-Z]*i/.test(text) || text.startsWith('--in-place')))
+    return texts.filter((text) => !text.startsWith('-'));
   if (name === 'dd') return texts.filter((text) => text.startsWith('of=')).map((text) => text.slice('of='.length));
   const options = OUTPUT_OPTIONS[name];
   if (!options) return [];
@@ -27,7 +50,8 @@ function writtenBy(name: string, args: readonly ShellWord[]): string[] {
 export function reportProtectedWrite(path: string, how: string, context: AnalysisContext): void {
   const found = protectedWrite(path);
   if (!found) return;
-  if (found.kind === 'interlock') context.findings.add('banned', 'shell:banned:interlock-store', `${how} ${excerpt(path)}: ${found.reason}`);
+  if (found.kind === 'interlock')
+    context.findings.add('banned', 'shell:banned:interlock-store', `${how} ${excerpt(path)}: ${found.reason}`);
   else context.findings.add('high-risk', 'shell:high-risk:protected-path', `${how} ${excerpt(path)}: ${found.reason}`);
 }
 

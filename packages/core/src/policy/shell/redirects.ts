@@ -12,7 +12,11 @@ const HARMLESS_TARGETS = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/d
 const INPUT_OPERATORS = new Set(['<', '<&']);
 
 /** The node types that are redirections. */
-export const REDIRECT_TYPES: ReadonlySet<string> = new Set(['file_redirect', 'heredoc_redirect', 'herestring_redirect']);
+export const REDIRECT_TYPES: ReadonlySet<string> = new Set([
+  'file_redirect',
+  'heredoc_redirect',
+  'herestring_redirect',
+]);
 
 /** Duplicating or closing a descriptor (`2>&1`, `>&-`) touches no file. */
 function isDescriptorCopy(operator: string, target: string | undefined): boolean {
@@ -29,7 +33,8 @@ function isNetworkPath(path: string): boolean {
 /** Checks `<`, `>`, `>>`, `&>`, `2>`, …; returns the command's input when the redirection reads from the network. */
 function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput | undefined {
   const operator = node.children.find((child) => !child.isNamed)?.type ?? '';
-  const destination = node.childrenForFieldName('destination')[0] ?? node.namedChildren.find((child) => child.type !== 'file_descriptor');
+  const destination =
+    node.childrenForFieldName('destination')[0] ?? node.namedChildren.find((child) => child.type !== 'file_descriptor');
   const fetches = destination ? visitValue(destination, context) : false;
   const word = destination ? evaluateWord(destination) : undefined;
   const input = INPUT_OPERATORS.has(operator);
@@ -37,20 +42,36 @@ function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput 
   if (!word?.exact) {
     // `$HOME/.profile`: what is known of the name is enough to see a protected file.
     if (word && !input) reportProtectedWrite(word.text, 'the redirection writes', context);
-    context.findings.add('ask', 'shell:redirect', `the redirection ${excerpt(node.text)} targets a file only known when it runs`);
+    context.findings.add(
+      'ask',
+      'shell:redirect',
+      `the redirection ${excerpt(node.text)} targets a file only known when it runs`,
+    );
     return input && fetches ? { source: 'pipe', remote: true } : undefined;
   }
   if (HARMLESS_TARGETS.has(word.text)) return undefined;
   if (isNetworkPath(word.text)) {
-    context.findings.add('high-risk', 'shell:high-risk:network-redirect', `the redirection opens the network connection ${excerpt(word.text)}`);
+    context.findings.add(
+      'high-risk',
+      'shell:high-risk:network-redirect',
+      `the redirection opens the network connection ${excerpt(word.text)}`,
+    );
     return input ? { source: 'pipe', remote: true } : undefined;
   }
   if (!input && isBlockDevice(word.text)) {
-    context.findings.add('banned', 'shell:banned:write-device', `the redirection writes onto the block device ${word.text}`);
+    context.findings.add(
+      'banned',
+      'shell:banned:write-device',
+      `the redirection writes onto the block device ${word.text}`,
+    );
     return undefined;
   }
   if (!input) reportProtectedWrite(word.text, 'the redirection writes', context);
-  context.findings.add('ask', 'shell:redirect', `the redirection ${input ? 'reads' : 'writes'} the file ${excerpt(word.text)}`);
+  context.findings.add(
+    'ask',
+    'shell:redirect',
+    `the redirection ${input ? 'reads' : 'writes'} the file ${excerpt(word.text)}`,
+  );
   return undefined;
 }
 

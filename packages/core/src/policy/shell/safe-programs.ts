@@ -50,8 +50,27 @@ function versionOnly(program: string): SafeProgramRule {
 }
 
 const TAR_UNSAFE_OPTIONS = [
-  '--to-command', '--checkpoint-action', '--use-compress-program', '-I', '--info-script', '-F', '--new-volume-script',
-  '--rsh-command', '--rmt-command', '--index-file', '--volno-file', '-x', '-c', '-r', '-u', '-A', '--extract', '--create', '--append', '--update', '--delete',
+  '--to-command',
+  '--checkpoint-action',
+  '--use-compress-program',
+  '-I',
+  '--info-script',
+  '-F',
+  '--new-volume-script',
+  '--rsh-command',
+  '--rmt-command',
+  '--index-file',
+  '--volno-file',
+  '-x',
+  '-c',
+  '-r',
+  '-u',
+  '-A',
+  '--extract',
+  '--create',
+  '--append',
+  '--update',
+  '--delete',
 ];
 
 /** tar is safe when it only lists an archive: `-t`, no writing mode, no program-running option, no remote archive. */
@@ -59,7 +78,9 @@ function checkTarArguments(args: readonly string[]): string | undefined {
   const first = args[0] ?? '';
   const oldStyle = first !== '' && !first.startsWith('-') ? first : '';
   if (!hasFlag(args, '-t', '--list') && !oldStyle.includes('t')) return 'tar is only safe-listed for listing (-t)';
-  const unsafe = TAR_UNSAFE_OPTIONS.find((flag) => hasFlag(args, flag) || (flag.length === 2 && oldStyle.includes(flag.slice(1))));
+  const unsafe = TAR_UNSAFE_OPTIONS.find(
+    (flag) => hasFlag(args, flag) || (flag.length === 2 && oldStyle.includes(flag.slice(1))),
+  );
   if (unsafe) return `tar ${unsafe} writes files or runs programs`;
   const archives = [...optionValues(args, '--file'), ...args.filter((arg) => !arg.startsWith('-'))];
   if (archives.some((archive) => archive.includes(':'))) {
@@ -69,11 +90,70 @@ function checkTarArguments(args: readonly string[]): string | undefined {
 }
 
 const READ_ONLY_PROGRAMS = [
-  'ls', 'cat', 'head', 'tail', 'wc', 'grep', 'egrep', 'fgrep', 'pwd', 'which', 'stat', 'du', 'df', 'basename', 'dirname',
-  'jq', 'true', 'false', ':', 'whoami', 'id', 'uname', 'cut', 'tr', 'nl', 'column', 'tac', 'rev', 'fold', 'seq', 'realpath',
-  'readlink', 'diff', 'cmp', 'comm', 'join', 'paste', 'expand', 'unexpand', 'fmt', 'md5sum', 'sha1sum', 'sha256sum',
-  'sha512sum', 'cksum', 'b2sum', 'od', 'hexdump', 'strings', 'nproc', 'arch', 'ps', 'sleep', 'test', '[', 'type', 'cd',
-  'pushd', 'popd', 'dirs', 'groups', 'locale', 'tput', 'wait',
+  'ls',
+  'cat',
+  'head',
+  'tail',
+  'wc',
+  'grep',
+  'egrep',
+  'fgrep',
+  'pwd',
+  'which',
+  'stat',
+  'du',
+  'df',
+  'basename',
+  'dirname',
+  'jq',
+  'true',
+  'false',
+  ':',
+  'whoami',
+  'id',
+  'uname',
+  'cut',
+  'tr',
+  'nl',
+  'column',
+  'tac',
+  'rev',
+  'fold',
+  'seq',
+  'realpath',
+  'readlink',
+  'diff',
+  'cmp',
+  'comm',
+  'join',
+  'paste',
+  'expand',
+  'unexpand',
+  'fmt',
+  'md5sum',
+  'sha1sum',
+  'sha256sum',
+  'sha512sum',
+  'cksum',
+  'b2sum',
+  'od',
+  'hexdump',
+  'strings',
+  'nproc',
+  'arch',
+  'ps',
+  'sleep',
+  'test',
+  '[',
+  'type',
+  'cd',
+  'pushd',
+  'popd',
+  'dirs',
+  'groups',
+  'locale',
+  'tput',
+  'wait',
 ];
 
 /**
@@ -100,7 +180,10 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
   { program: 'mawk', check: checkAwkArguments },
   { program: 'git', check: checkGitArguments },
   denyFlags('sort', ['-o', '--output', '--compress-program'], 'writes a file or runs a program'),
-  { program: 'uniq', check: (args) => (operandsOf(args).length > 1 ? 'uniq with two operands writes the output file' : undefined) },
+  {
+    program: 'uniq',
+    check: (args) => (operandsOf(args).length > 1 ? 'uniq with two operands writes the output file' : undefined),
+  },
   denyFlags('tree', ['-o', '-R'], 'writes files'),
   {
     program: 'date',
@@ -109,8 +192,31 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
         ? 'date can set the clock'
         : undefined,
   },
-  { program: 'hostname', check: (args) => (operandsOf(args).length > 0 || hasFlag(args, '-F', '--file', '-b', '--boot') ? 'hostname can rename the machine' : undefined) },
+  {
+    program: 'hostname',
+    check: (args) =>
+      operandsOf(args).length > 0 || hasFlag(args, '-F', '--file', '-b', '--boot')
+        ? 'hostname can rename the machine'
+        : undefined,
+  },
   denyFlags('file', ['-C', '--compile'], 'writes a compiled magic file'),
   { program: 'tar', check: checkTarArguments },
-  ...['node', 'npm', 'pnpm', 'yarn', 'npx', 'python', 'python3', 'deno', 'bun', 'go', 'cargo', 'rustc', 'tsc', 'java', 'ruby', 'perl'].map(versionOnly),
+  ...[
+    'node',
+    'npm',
+    'pnpm',
+    'yarn',
+    'npx',
+    'python',
+    'python3',
+    'deno',
+    'bun',
+    'go',
+    'cargo',
+    'rustc',
+    'tsc',
+    'java',
+    'ruby',
+    'perl',
+  ].map(versionOnly),
 ];

@@ -5,8 +5,35 @@
  */
 
 const FLAGS_WITHOUT_VALUE = new Set(['n', 's', 'E', 'r', 'u', 'z']);
-const LONG_FLAGS = new Set(['--quiet', '--silent', '--regexp-extended', '--separate', '--unbuffered', '--null-data', '--debug', '--posix', '--sandbox']);
-const COMMANDS_WITHOUT_ARGUMENT = new Set(['=', 'd', 'D', 'g', 'G', 'h', 'H', 'n', 'N', 'p', 'P', 'x', 'z', 'F', '{', '}']);
+const LONG_FLAGS = new Set([
+  '--quiet',
+  '--silent',
+  '--regexp-extended',
+  '--separate',
+  '--unbuffered',
+  '--null-data',
+  '--debug',
+  '--posix',
+  '--sandbox',
+]);
+const COMMANDS_WITHOUT_ARGUMENT = new Set([
+  '=',
+  'd',
+  'D',
+  'g',
+  'G',
+  'h',
+  'H',
+  'n',
+  'N',
+  'p',
+  'P',
+  'x',
+  'z',
+  'F',
+  '{',
+  '}',
+]);
 /** Commands followed by an optional number (`q5`, `l 70`). */
 const COMMANDS_WITH_NUMBER = new Set(['q', 'Q', 'l', 'L']);
 /** Commands followed by a label; it is taken to end at `;` even where GNU sed reads further, which only checks more. */
@@ -44,7 +71,10 @@ function collectScripts(args: readonly string[]): { scripts: string[]; problem?:
         if (flag === 'e') scripts.push(value);
         break;
       }
-      return { scripts, problem: flag === 'i' ? 'sed -i edits files in place' : `sed -${flag} is not known to be read-only` };
+      return {
+        scripts,
+        problem: flag === 'i' ? 'sed -i edits files in place' : `sed -${flag} is not known to be read-only`,
+      };
     }
   }
   if (scripts.length === 0 && operands[0] !== undefined) scripts.push(operands[0]);
@@ -103,7 +133,8 @@ function checkSedScript(script: string): string | undefined {
       if (index < 0) return `sed ${command} command is unterminated`;
       if (command === 'y') continue;
       while (SUBSTITUTE_FLAGS.includes(script[index] ?? ' ')) index += 1;
-      if (script[index] === 'w' || script[index] === 'e') return `sed s///${script[index]} writes files or runs commands`;
+      if (script[index] === 'w' || script[index] === 'e')
+        return `sed s///${script[index]} writes files or runs commands`;
     } else if (command === 'w' || command === 'W' || command === 'e') {
       return `sed ${command} command writes files or runs commands`;
     } else if (COMMANDS_WITH_TEXT.has(command)) {

@@ -33,7 +33,12 @@ export interface ShellClassification {
 }
 
 /** The `ask` rules of a command the classifier read completely: not read-only, but nothing hidden. */
-export const ANALYSED_ASK_RULES: ReadonlySet<string> = new Set(['shell:unknown-program', 'shell:unsafe-arguments', 'shell:redirect', 'shell:background']);
+export const ANALYSED_ASK_RULES: ReadonlySet<string> = new Set([
+  'shell:unknown-program',
+  'shell:unsafe-arguments',
+  'shell:redirect',
+  'shell:background',
+]);
 
 /** Verdicts from the least to the most severe. */
 const SEVERITY: Readonly<Record<ShellVerdict, number>> = { safe: 0, ask: 1, 'high-risk': 2, banned: 3 };

@@ -55,8 +55,14 @@ export async function createShellClassifier(options: ShellPolicyOptions = {}): P
         if (command.trim() === '') findings.add('ask', 'shell:empty', 'the command is empty');
         else statementVisitor.script(command, undefined, analysis);
       } catch (error) {
-        if (error instanceof BudgetExceeded) findings.add('ask', 'shell:too-complex', `${error.message}: a person decides`);
-        else findings.add('ask', 'shell:internal-error', `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`);
+        if (error instanceof BudgetExceeded)
+          findings.add('ask', 'shell:too-complex', `${error.message}: a person decides`);
+        else
+          findings.add(
+            'ask',
+            'shell:internal-error',
+            `the command could not be analysed: ${error instanceof Error ? error.message : String(error)}`,
+          );
       }
       return findings.toClassification();
     },

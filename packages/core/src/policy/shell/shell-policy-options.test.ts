@@ -6,11 +6,18 @@ import { compileShellPolicy } from './shell-policy-options.js';
 describe('shell policy options', () => {
   it('adds safe programs by name or with an argument check', async () => {
     const shell = await createShellClassifier({
-      safePrograms: ['make', { program: 'pnpm', check: (args) => (args[0] === 'test' ? undefined : 'only pnpm test is safe') }],
+      safePrograms: [
+        'make',
+        { program: 'pnpm', check: (args) => (args[0] === 'test' ? undefined : 'only pnpm test is safe') },
+      ],
     });
     expect(shell.classify('make -n').verdict).toBe('safe');
     expect(shell.classify('pnpm test').verdict).toBe('safe');
-    expect(shell.classify('pnpm install')).toMatchObject({ verdict: 'ask', rule: 'shell:unsafe-arguments', reasons: ['only pnpm test is safe'] });
+    expect(shell.classify('pnpm install')).toMatchObject({
+      verdict: 'ask',
+      rule: 'shell:unsafe-arguments',
+      reasons: ['only pnpm test is safe'],
+    });
   });
 
   it('removes default safe programs', async () => {
@@ -20,9 +27,19 @@ describe('shell policy options', () => {
 
   it('bans extra patterns declared as data', async () => {
     const shell = await createShellClassifier({
-      extraBanned: [{ id: 'terraform-destroy', programs: ['terraform'], reason: 'destroys infrastructure', when: { subcommands: ['destroy'] } }],
+      extraBanned: [
+        {
+          id: 'terraform-destroy',
+          programs: ['terraform'],
+          reason: 'destroys infrastructure',
+          when: { subcommands: ['destroy'] },
+        },
+      ],
     });
-    expect(shell.classify('terraform destroy -auto-approve')).toMatchObject({ verdict: 'banned', rule: 'shell:banned:terraform-destroy' });
+    expect(shell.classify('terraform destroy -auto-approve')).toMatchObject({
+      verdict: 'banned',
+      rule: 'shell:banned:terraform-destroy',
+    });
     expect(shell.classify('sudo terraform destroy').verdict).toBe('banned');
     expect(shell.classify('terraform plan').verdict).toBe('ask');
   });
@@ -39,13 +56,25 @@ describe('shell policy options', () => {
         },
       ],
     });
-    expect(shell.classify('deploy-app --env prod')).toMatchObject({ verdict: 'high-risk', rule: 'shell:high-risk:prod-deploy' });
+    expect(shell.classify('deploy-app --env prod')).toMatchObject({
+      verdict: 'high-risk',
+      rule: 'shell:high-risk:prod-deploy',
+    });
     expect(shell.classify('deploy-app --env staging').verdict).toBe('ask');
   });
 
   it('asks when a configured rule throws instead of failing the classification', async () => {
     const shell = await createShellClassifier({
-      extraBanned: [{ id: 'broken', programs: ['ls'], reason: 'never', matches: () => { throw new Error('boom'); } }],
+      extraBanned: [
+        {
+          id: 'broken',
+          programs: ['ls'],
+          reason: 'never',
+          matches: () => {
+            throw new Error('boom');
+          },
+        },
+      ],
     });
     expect(shell.classify('ls')).toMatchObject({ verdict: 'ask', rule: 'shell:rule-error' });
   });
@@ -59,7 +88,9 @@ describe('shell policy options', () => {
     const short = await createShellClassifier({ maxLength: 10 });
     expect(short.classify('ls -la /tmp/project')).toMatchObject({ verdict: 'banned', rule: 'shell:too-long' });
     const shallow = await createShellClassifier({ maxDepth: 4 });
-    expect(shallow.classify('echo $(echo $(echo $(ls)))').reasons).toContain('the command is nested deeper than 4 levels');
+    expect(shallow.classify('echo $(echo $(echo $(ls)))').reasons).toContain(
+      'the command is nested deeper than 4 levels',
+    );
     expect(shallow.classify('ls -la').verdict).toBe('safe');
   });
 

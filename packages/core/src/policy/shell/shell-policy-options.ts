@@ -68,12 +68,28 @@ function enabled(rules: readonly ShellRule[], prefix: string, disabled: Readonly
 
 function positiveOr(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`shell.${name} must be a positive whole number, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new RangeError(`shell.${name} must be a positive whole number, got ${String(value)}`);
   return value;
 }
 
 /** Programs whose "ordinary use" is running any other code or as anyone: a safe-list entry for one would make the rules meaningless. */
-const NEVER_SAFE = new Set(['env', 'eval', 'exec', 'source', '.', 'trap', 'sudo', 'su', 'doas', 'pkexec', 'runuser', 'chroot', 'busybox', 'toybox']);
+const NEVER_SAFE = new Set([
+  'env',
+  'eval',
+  'exec',
+  'source',
+  '.',
+  'trap',
+  'sudo',
+  'su',
+  'doas',
+  'pkexec',
+  'runuser',
+  'chroot',
+  'busybox',
+  'toybox',
+]);
 
 /**
  * Why `program` cannot be put on the safe list, or undefined. `env`, `eval`, privilege
@@ -81,12 +97,15 @@ const NEVER_SAFE = new Set(['env', 'eval', 'exec', 'source', '.', 'trap', 'sudo'
  * interpreters are refused unless the entry checks their arguments.
  */
 export function safeListRefusal(program: string, checked = false): string | undefined {
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/.test(program)) return `"${program}" is not a program name (no paths, patterns or spaces)`;
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.+-]*$/.test(program))
+    return `"${program}" is not a program name (no paths, patterns or spaces)`;
   if (NEVER_SAFE.has(program)) return `${program} runs any other command (or as another user)`;
   // A shell or an interpreter may be listed with a check of its arguments (`python -V`), never bare.
   if (checked) return undefined;
-  if (SHELLS.has(program)) return `${program} is a shell: it runs any command given to it (list it with a check of its arguments, if at all)`;
-  if (isInterpreter(program)) return `${program} runs any code given to it (list it with a check of its arguments, if at all)`;
+  if (SHELLS.has(program))
+    return `${program} is a shell: it runs any command given to it (list it with a check of its arguments, if at all)`;
+  if (isInterpreter(program))
+    return `${program} runs any code given to it (list it with a check of its arguments, if at all)`;
   return undefined;
 }
 
@@ -121,7 +140,10 @@ export function compileShellPolicy(options: ShellPolicyOptions = {}): CompiledPo
     const rule = typeof entry === 'string' ? { program: entry } : entry;
     const refusal = safeListRefusal(rule.program, rule.check !== undefined);
     if (refusal !== undefined) {
-      throw new InterlockError('INVALID_OPTIONS', `shell.safePrograms[${index}]: ${refusal}; it cannot be on the safe list (list the exact commands in allowRules instead)`);
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `shell.safePrograms[${index}]: ${refusal}; it cannot be on the safe list (list the exact commands in allowRules instead)`,
+      );
     }
     safePrograms.set(rule.program, combine(builtins.get(rule.program), rule));
   }

@@ -19,16 +19,51 @@ import { exceedsDepth, visitValue } from './value-visitor.js';
 
 /** Node types that run something (everything else in a sequence is a value). */
 const STATEMENT_TYPES = new Set([
-  'program', 'command', 'redirected_statement', 'pipeline', 'list', 'subshell', 'compound_statement', 'function_definition',
-  'variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command', 'test_command', 'negated_command',
-  'if_statement', 'elif_clause', 'else_clause', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement',
-  'case_item', 'do_group', 'comment', 'ERROR', ...REDIRECT_TYPES,
+  'program',
+  'command',
+  'redirected_statement',
+  'pipeline',
+  'list',
+  'subshell',
+  'compound_statement',
+  'function_definition',
+  'variable_assignment',
+  'variable_assignments',
+  'declaration_command',
+  'unset_command',
+  'test_command',
+  'negated_command',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'case_item',
+  'do_group',
+  'comment',
+  'ERROR',
+  ...REDIRECT_TYPES,
 ]);
 
 /** Node types whose children simply run in order (conditions and loops included). */
 const SEQUENCE_TYPES = new Set([
-  'program', 'list', 'subshell', 'compound_statement', 'do_group', 'if_statement', 'elif_clause', 'else_clause',
-  'while_statement', 'for_statement', 'case_statement', 'case_item', 'negated_command', 'variable_assignments', 'ERROR',
+  'program',
+  'list',
+  'subshell',
+  'compound_statement',
+  'do_group',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'while_statement',
+  'for_statement',
+  'case_statement',
+  'case_item',
+  'negated_command',
+  'variable_assignments',
+  'ERROR',
 ]);
 
 /** Visits children in order: statements as statements, the rest (loop values, case patterns) as values. */
@@ -79,7 +114,8 @@ function visitRedirected(node: Node, stdin: StandardInput | undefined, context: 
     input = checkRedirect(redirect, context) ?? input;
     if (redirect.type !== 'heredoc_redirect') continue;
     for (const child of redirect.namedChildren) {
-      if (child.type === 'pipeline' && child.children[0]?.type.startsWith('|')) pipedStages.push(...child.namedChildren);
+      if (child.type === 'pipeline' && child.children[0]?.type.startsWith('|'))
+        pipedStages.push(...child.namedChildren);
       else if (STATEMENT_TYPES.has(child.type) && !REDIRECT_TYPES.has(child.type)) following.push(child);
       else if (REDIRECT_TYPES.has(child.type)) input = checkRedirect(child, context) ?? input;
     }
@@ -93,13 +129,22 @@ function visitRedirected(node: Node, stdin: StandardInput | undefined, context: 
 function visitFunction(node: Node, context: AnalysisContext): StatementEffect {
   const name = node.childrenForFieldName('name')[0]?.text ?? '';
   context.findings.add('ask', 'shell:function-definition', `defines the shell function ${excerpt(name)}`);
-  if (isForkBomb(node)) context.findings.add('banned', 'shell:banned:fork-bomb', `the function ${excerpt(name)} calls itself in a pipeline or in the background (fork bomb)`);
+  if (isForkBomb(node))
+    context.findings.add(
+      'banned',
+      'shell:banned:fork-bomb',
+      `the function ${excerpt(name)} calls itself in a pipeline or in the background (fork bomb)`,
+    );
   for (const redirect of node.childrenForFieldName('redirect')) checkRedirect(redirect, context);
   const body = node.childrenForFieldName('body')[0];
   return body ? visitStatement(body, undefined, context) : NO_EFFECT;
 }
 
-function visitArithmeticStatement(node: Node, stdin: StandardInput | undefined, context: AnalysisContext): StatementEffect {
+function visitArithmeticStatement(
+  node: Node,
+  stdin: StandardInput | undefined,
+  context: AnalysisContext,
+): StatementEffect {
   context.findings.add('ask', 'shell:arithmetic', 'arithmetic evaluation can run code through array subscripts');
   return visitSequence(node, stdin, context);
 }
@@ -132,12 +177,17 @@ function visitStatement(node: Node, stdin: StandardInput | undefined, context: A
       return NO_EFFECT;
     case 'for_statement':
       // `for PATH in /tmp; do ls; done` assigns like `PATH=/tmp`.
-      checkAssignments(node.childrenForFieldName('variable').map((variable) => variable.text), inner);
+      checkAssignments(
+        node.childrenForFieldName('variable').map((variable) => variable.text),
+        inner,
+      );
       return visitSequence(node, stdin, inner);
     case 'c_style_for_statement':
       return visitArithmeticStatement(node, stdin, inner);
     case 'compound_statement':
-      return node.children[0]?.type === '((' ? visitArithmeticStatement(node, stdin, inner) : visitSequence(node, stdin, inner);
+      return node.children[0]?.type === '(('
+        ? visitArithmeticStatement(node, stdin, inner)
+        : visitSequence(node, stdin, inner);
     default:
       if (REDIRECT_TYPES.has(node.type)) {
         checkRedirect(node, inner);
@@ -156,7 +206,11 @@ function visitScript(text: string, stdin: StandardInput | undefined, context: An
   if (text.length > context.policy.maxLength) {
     // Too long to check in bounded time: refused, never asked (a person could approve a
     // banned command hidden before a long comment).
-    context.findings.add('banned', 'shell:too-long', `the command is longer than ${context.policy.maxLength} characters, too long to check: write long content to a file with the file tool and run something short`);
+    context.findings.add(
+      'banned',
+      'shell:too-long',
+      `the command is longer than ${context.policy.maxLength} characters, too long to check: write long content to a file with the file tool and run something short`,
+    );
     return NO_EFFECT;
   }
   screenCharacters(text, context.findings, 'the command');

@@ -11,7 +11,11 @@ function unescapePrintf(format: string): string {
  * `echo` and `printf` of literal text, and `cat` passing its input through. Used to
  * follow `echo 'rm -rf /' | sh` and `cat <<EOF | sh`.
  */
-export function staticOutput(name: string, args: readonly ShellWord[], stdin: StandardInput | undefined): string | undefined {
+export function staticOutput(
+  name: string,
+  args: readonly ShellWord[],
+  stdin: StandardInput | undefined,
+): string | undefined {
   if (!args.every((arg) => arg.exact)) return undefined;
   const texts = args.map((arg) => arg.text);
   switch (name) {

@@ -36,7 +36,11 @@ export function visitValue(node: Node, context: AnalysisContext): boolean {
   const inner = deeper(context);
   switch (node.type) {
     case 'command_substitution':
-      context.findings.add('ask', 'shell:command-substitution', 'a command substitution runs a command to build the command line');
+      context.findings.add(
+        'ask',
+        'shell:command-substitution',
+        'a command substitution runs a command to build the command line',
+      );
       return visitStatementsIn(node, inner);
     case 'process_substitution':
       context.findings.add('ask', 'shell:process-substitution', 'a process substitution <(…) >(…) runs a command');
@@ -48,7 +52,11 @@ export function visitValue(node: Node, context: AnalysisContext): boolean {
       // Children first, so that a substitution inside (`${x:-$(id)}`) is what the rule names.
       const fetches = visitChildren(node, inner);
       if (!isPlainExpansion(node)) {
-        context.findings.add('ask', 'shell:expansion', `the parameter expansion ${excerpt(node.text)} can run code or is indirect`);
+        context.findings.add(
+          'ask',
+          'shell:expansion',
+          `the parameter expansion ${excerpt(node.text)} can run code or is indirect`,
+        );
       }
       return fetches;
     }

@@ -86,8 +86,14 @@ function joinWords(words: readonly ShellWord[]): ShellWord {
 /** Reads a wrapper's arguments (`words`, without the wrapper's own name) by its spec. */
 export function unwrapCommand(spec: WrapperSpec, words: readonly ShellWord[]): UnwrappedCommand {
   const result: UnwrappedCommand = {
-    command: undefined, assignments: [], scripts: [], unsafeOption: undefined, lookupOnly: false,
-    problem: undefined, rest: [...words], replaceToken: undefined,
+    command: undefined,
+    assignments: [],
+    scripts: [],
+    unsafeOption: undefined,
+    lookupOnly: false,
+    problem: undefined,
+    rest: [...words],
+    replaceToken: undefined,
   };
   if (spec.opaque) {
     result.problem = 'its options are not known';

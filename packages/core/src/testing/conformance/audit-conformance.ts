@@ -68,7 +68,9 @@ export function describeAuditAndMemoryConformance(
 
       it('gives 10 concurrent appends the sequences 1..10, no gaps, no duplicates', async () => {
         const appended = await Promise.all(
-          Array.from({ length: 10 }, (_, index) => store.appendAuditEntry((previous) => sealed(previous, { toolCallId: `call-${index}` }))),
+          Array.from({ length: 10 }, (_, index) =>
+            store.appendAuditEntry((previous) => sealed(previous, { toolCallId: `call-${index}` })),
+          ),
         );
         expect(appended.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         const entries = await store.listAuditEntries();
@@ -80,7 +82,8 @@ export function describeAuditAndMemoryConformance(
       });
 
       it('lists in sequence order, all entries or those of one thread', async () => {
-        for (const threadId of ['a', 'b', 'a', 'c', 'a']) await store.appendAuditEntry((previous) => sealed(previous, { threadId }));
+        for (const threadId of ['a', 'b', 'a', 'c', 'a'])
+          await store.appendAuditEntry((previous) => sealed(previous, { threadId }));
         expect((await store.listAuditEntries({ threadId: 'a' })).map((entry) => entry.sequence)).toEqual([1, 3, 5]);
         expect((await store.listAuditEntries({ threadId: 'b' })).map((entry) => entry.sequence)).toEqual([2]);
         expect(await store.listAuditEntries({ threadId: 'none' })).toEqual([]);

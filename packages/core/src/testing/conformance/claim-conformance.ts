@@ -38,8 +38,10 @@ export function describeLeaseConformance(
       return { threadId: 'thread-1', epoch: result.epoch };
     }
 
-    it('stores the creator\'s claim with the thread, and a save neither writes nor frees it', async () => {
-      const created = await store.createThread(threadRecord({ threadId: 'claimed', epoch: 1, lease: { owner: 'a', until: LATER } }));
+    it("stores the creator's claim with the thread, and a save neither writes nor frees it", async () => {
+      const created = await store.createThread(
+        threadRecord({ threadId: 'claimed', epoch: 1, lease: { owner: 'a', until: LATER } }),
+      );
       const { lease: _lease, ...unleased } = created;
       await store.saveThread({ ...unleased, epoch: 7 });
       const stored = await store.getThread('claimed');
@@ -103,11 +105,15 @@ export function describeLeaseConformance(
     it('refuses every fenced write of a claim that was taken, and changes nothing (STORE_CONFLICT)', async () => {
       const stale = await claim('a', LATER, NOW);
       await store.recordToolApproval(toolApproval({ threadId: 'thread-1', toolCallId: 'call-1' }), stale);
-      expect(await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], NOW, stale)).toBe(true);
+      expect(
+        await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], NOW, stale),
+      ).toBe(true);
       await store.createInteraction(interactionRecord({ interactionId: 'ask-1', threadId: 'thread-1' }), stale);
       await store.recordResponse('ask-1', { input: 'yes', respondedAt: NOW });
       const current = await claim('b', MUCH_LATER, LATER);
-      expect(await store.setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', LATER, current)).toBe(true);
+      expect(await store.setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', LATER, current)).toBe(
+        true,
+      );
 
       const outcome = { status: 'SUCCESS' as const, output: 'late', content: 'late' };
       const refusals = [
@@ -127,7 +133,9 @@ export function describeLeaseConformance(
       expect(await store.listAuditEntries()).toEqual([]);
 
       expect(await store.markToolFinished('thread-1', 'call-1', outcome, LATER, current)).toBe(true);
-      expect(await store.markToolFinished('thread-1', 'call-1', { ...outcome, output: 'again' }, LATER, current)).toBe(false);
+      expect(await store.markToolFinished('thread-1', 'call-1', { ...outcome, output: 'again' }, LATER, current)).toBe(
+        false,
+      );
       expect((await store.getToolExecution('thread-1', 'call-1'))?.outcome?.output).toBe('late');
       expect((await store.appendAuditEntry((previous) => sealedEntry(previous), current)).sequence).toBe(1);
     });

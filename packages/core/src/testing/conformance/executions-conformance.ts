@@ -20,13 +20,16 @@ import {
 } from './store-records.js';
 import type { ICheckpointStore, ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
 
-
 /** Tool executions, workflow definitions, round trips of awkward values, close: part of {@link describeStoreConformance}. */
 export function describeExecutionsAndDefinitions(store: () => ICheckpointStore): void {
   describe('tool executions', () => {
     const hash = toolApproval().argumentsHash;
     const otherArguments = { path: 'README.md', content: 'something else' };
-    const outcome: NonNullable<ToolExecutionRecord['outcome']> = { status: 'SUCCESS', output: { bytes: 5 }, content: 'wrote 5 bytes' };
+    const outcome: NonNullable<ToolExecutionRecord['outcome']> = {
+      status: 'SUCCESS',
+      output: { bytes: 5 },
+      content: 'wrote 5 bytes',
+    };
 
     it('stores an approval as approved and reads it back', async () => {
       await store().recordToolApproval(toolApproval());
@@ -37,7 +40,9 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
 
     it('keys a call by thread and call id together', async () => {
       await store().recordToolApproval(toolApproval({ threadId: 't1' }));
-      await store().recordToolApproval(toolApproval({ threadId: 't2', arguments: otherArguments, argumentsHash: argumentsHashOf(otherArguments) }));
+      await store().recordToolApproval(
+        toolApproval({ threadId: 't2', arguments: otherArguments, argumentsHash: argumentsHashOf(otherArguments) }),
+      );
       expect((await store().getToolExecution('t1', 'call-1'))?.arguments).toEqual(toolApproval().arguments);
       expect((await store().getToolExecution('t2', 'call-1'))?.arguments).toEqual(otherArguments);
     });
@@ -46,49 +51,72 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
       await store().recordToolApproval(toolApproval());
       expect(await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], LATER)).toBe(true);
       await store().recordToolApproval(toolApproval({ approvedBy: 'ada', createdAt: LATER }));
-      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({ ...approvedExecution(), status: 'started', updatedAt: LATER });
+      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({
+        ...approvedExecution(),
+        status: 'started',
+        updatedAt: LATER,
+      });
     });
 
     it('refuses an approval of the same call with another hash with STORE_CONFLICT and keeps the first', async () => {
       await store().recordToolApproval(toolApproval());
-      const other = toolApproval({ arguments: otherArguments, argumentsHash: argumentsHashOf(otherArguments), approvedBy: 'grace' });
+      const other = toolApproval({
+        arguments: otherArguments,
+        argumentsHash: argumentsHashOf(otherArguments),
+        approvedBy: 'grace',
+      });
       expect(await errorCodeOf(store().recordToolApproval(other))).toBe('STORE_CONFLICT');
       expect(await store().getToolExecution('thread-1', 'call-1')).toEqual(approvedExecution());
     });
 
     it('of concurrent approvals with two hashes, keeps one hash and refuses only the others', async () => {
       const hashes = Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? 'hash-even' : 'hash-odd'));
-      const results = await Promise.allSettled(hashes.map((argumentsHash) => store().recordToolApproval(toolApproval({ argumentsHash }))));
+      const results = await Promise.allSettled(
+        hashes.map((argumentsHash) => store().recordToolApproval(toolApproval({ argumentsHash }))),
+      );
       const stored = present(await store().getToolExecution('thread-1', 'call-1')).argumentsHash;
       for (const [index, result] of results.entries()) {
         if (hashes[index] === stored) expect(result.status).toBe('fulfilled');
-        else expect(result.status === 'rejected' && InterlockError.is(result.reason) && result.reason.code).toBe('STORE_CONFLICT');
+        else
+          expect(result.status === 'rejected' && InterlockError.is(result.reason) && result.reason.code).toBe(
+            'STORE_CONFLICT',
+          );
       }
     });
 
     it('starts a call only with its approved hash and from an allowed status', async () => {
       await store().recordToolApproval(toolApproval());
-      expect(await store().markToolStarted('thread-1', 'call-1', argumentsHashOf(otherArguments), ['approved'], LATER)).toBe(false);
+      expect(
+        await store().markToolStarted('thread-1', 'call-1', argumentsHashOf(otherArguments), ['approved'], LATER),
+      ).toBe(false);
       expect(await store().markToolStarted('thread-1', 'call-1', hash, ['unknown', 'finished'], LATER)).toBe(false);
       expect(await store().markToolStarted('thread-1', 'call-1', hash, [], LATER)).toBe(false);
       expect(await store().markToolStarted('thread-1', 'no-such-call', hash, ['approved'], LATER)).toBe(false);
       expect(await store().getToolExecution('thread-1', 'call-1')).toEqual(approvedExecution());
       expect(await store().markToolStarted('thread-1', 'call-1', hash, ['approved', 'unknown'], LATER)).toBe(true);
-      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({ ...approvedExecution(), status: 'started', updatedAt: LATER });
+      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({
+        ...approvedExecution(),
+        status: 'started',
+        updatedAt: LATER,
+      });
       expect(await store().getToolExecution('thread-1', 'no-such-call')).toBeUndefined();
     });
 
     it('starts a call once: a second start returns false', async () => {
       await store().recordToolApproval(toolApproval());
       expect(await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], LATER)).toBe(true);
-      expect(await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], '2026-01-02T03:04:50.000Z')).toBe(false);
+      expect(await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], '2026-01-02T03:04:50.000Z')).toBe(
+        false,
+      );
       expect((await store().getToolExecution('thread-1', 'call-1'))?.updatedAt).toBe(LATER);
     });
 
     it('starts exactly one of ten concurrent starts', async () => {
       await store().recordToolApproval(toolApproval());
       const started = await Promise.all(
-        Array.from({ length: 10 }, () => store().markToolStarted('thread-1', 'call-1', hash, ['approved', 'unknown'], LATER)),
+        Array.from({ length: 10 }, () =>
+          store().markToolStarted('thread-1', 'call-1', hash, ['approved', 'unknown'], LATER),
+        ),
       );
       expect(started.filter(Boolean)).toHaveLength(1);
       expect((await store().getToolExecution('thread-1', 'call-1'))?.status).toBe('started');
@@ -111,7 +139,12 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
 
     it('stores an outcome without output', async () => {
       await store().recordToolApproval(toolApproval());
-      await store().markToolFinished('thread-1', 'call-1', { status: 'EXECUTION_REJECTED', content: 'the approver said no' }, LATER);
+      await store().markToolFinished(
+        'thread-1',
+        'call-1',
+        { status: 'EXECUTION_REJECTED', content: 'the approver said no' },
+        LATER,
+      );
       const finished = present((await store().getToolExecution('thread-1', 'call-1'))?.outcome);
       expect(finished).toEqual({ status: 'EXECUTION_REJECTED', content: 'the approver said no' });
       expect(Object.keys(finished).sort()).toEqual(['content', 'status']);
@@ -120,10 +153,14 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
     it('moves a call to another status only from one of the given ones', async () => {
       await store().recordToolApproval(toolApproval());
       await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], LATER);
-      expect(await store().setToolExecutionStatus('thread-1', 'call-1', ['approved', 'finished'], 'unknown', LATER)).toBe(false);
+      expect(
+        await store().setToolExecutionStatus('thread-1', 'call-1', ['approved', 'finished'], 'unknown', LATER),
+      ).toBe(false);
       expect(await store().setToolExecutionStatus('thread-1', 'call-1', [], 'unknown', LATER)).toBe(false);
       expect((await store().getToolExecution('thread-1', 'call-1'))?.status).toBe('started');
-      expect(await store().setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', '2026-01-02T03:04:50.000Z')).toBe(true);
+      expect(
+        await store().setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', '2026-01-02T03:04:50.000Z'),
+      ).toBe(true);
       expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({
         ...approvedExecution(),
         status: 'unknown',
@@ -131,7 +168,9 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
       });
       expect(await store().setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', LATER)).toBe(false);
       expect(await store().markToolStarted('thread-1', 'call-1', hash, ['unknown'], LATER)).toBe(true);
-      expect(await store().setToolExecutionStatus('thread-1', 'no-such-call', ['approved', 'started'], 'unknown', LATER)).toBe(false);
+      expect(
+        await store().setToolExecutionStatus('thread-1', 'no-such-call', ['approved', 'started'], 'unknown', LATER),
+      ).toBe(false);
       expect(await store().getToolExecution('thread-1', 'no-such-call')).toBeUndefined();
     });
 
@@ -140,7 +179,13 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
       await store().markToolStarted('thread-1', 'call-1', hash, ['approved'], LATER);
       const moved = await Promise.all(
         Array.from({ length: 10 }, (_, index) =>
-          store().setToolExecutionStatus('thread-1', 'call-1', ['started'], index % 2 === 0 ? 'unknown' : 'finished', LATER),
+          store().setToolExecutionStatus(
+            'thread-1',
+            'call-1',
+            ['started'],
+            index % 2 === 0 ? 'unknown' : 'finished',
+            LATER,
+          ),
         ),
       );
       expect(moved.filter(Boolean)).toHaveLength(1);
@@ -152,7 +197,8 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
       await store().recordToolApproval(toolApproval({ threadId: 't2', toolCallId: 'c3' }));
       await store().markToolStarted('t1', 'c2', hash, ['approved'], LATER);
       await store().markToolStarted('t2', 'c3', hash, ['approved'], LATER);
-      const ids = (records: ToolExecutionRecord[]) => records.map((record) => `${record.threadId}/${record.toolCallId}`).sort();
+      const ids = (records: ToolExecutionRecord[]) =>
+        records.map((record) => `${record.threadId}/${record.toolCallId}`).sort();
       expect(ids(await store().listToolExecutions())).toEqual(['t1/c1', 't1/c2', 't2/c3']);
       expect(ids(await store().listToolExecutions({ threadId: 't1' }))).toEqual(['t1/c1', 't1/c2']);
       expect(ids(await store().listToolExecutions({ status: 'started' }))).toEqual(['t1/c2', 't2/c3']);
@@ -175,7 +221,12 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
       await store().markToolFinished('thread-1', 'call-1', finishedOutcome, LATER);
       finishedOutcome.content = 'changed after finishing';
       present(present(await store().getToolExecution('thread-1', 'call-1')).outcome).content = 'changed by a reader';
-      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({ ...approvedExecution(), status: 'finished', outcome, updatedAt: LATER });
+      expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({
+        ...approvedExecution(),
+        status: 'finished',
+        outcome,
+        updatedAt: LATER,
+      });
     });
   });
 
@@ -234,10 +285,15 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
           output: text,
         });
         const created = await store().createThread(thread);
-        const saved = await store().saveThread({ ...created, conversation: [...created.conversation, userMessage(text)] });
+        const saved = await store().saveThread({
+          ...created,
+          conversation: [...created.conversation, userMessage(text)],
+        });
         expect(await store().getThread('thread-1')).toEqual(saved);
 
-        const interaction = interactionRecord({ request: approvalRequest('interaction-1', 'thread-1', { content: text }) });
+        const interaction = interactionRecord({
+          request: approvalRequest('interaction-1', 'thread-1', { content: text }),
+        });
         await store().createInteraction(interaction);
         await store().createInteraction(interactionRecord({ interactionId: 'interaction-2' }));
         await store().recordResponse('interaction-1', response({ approved: true, userInstruction: text }, text));
@@ -249,14 +305,26 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
         expect((await store().getInteraction('interaction-2'))?.failureMessage).toBe(text);
 
         await store().setGlobalVariables('workflow-a', { text, nested: { [text.slice(0, 40)]: [text] } });
-        expect(await store().getGlobalVariables('workflow-a')).toEqual({ text, nested: { [text.slice(0, 40)]: [text] } });
+        expect(await store().getGlobalVariables('workflow-a')).toEqual({
+          text,
+          nested: { [text.slice(0, 40)]: [text] },
+        });
 
         const toolArguments = { content: text, [text.slice(0, 40)]: [text] };
         const approval = toolApproval({ arguments: toolArguments, argumentsHash: argumentsHashOf(toolArguments) });
-        const outcome: NonNullable<ToolExecutionRecord['outcome']> = { status: 'SUCCESS', output: { echoed: text }, content: text };
+        const outcome: NonNullable<ToolExecutionRecord['outcome']> = {
+          status: 'SUCCESS',
+          output: { echoed: text },
+          content: text,
+        };
         await store().recordToolApproval(approval);
         await store().markToolFinished('thread-1', 'call-1', outcome, LATER);
-        expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({ ...approval, status: 'finished', outcome, updatedAt: LATER });
+        expect(await store().getToolExecution('thread-1', 'call-1')).toEqual({
+          ...approval,
+          status: 'finished',
+          outcome,
+          updatedAt: LATER,
+        });
 
         const definition = workflowDefinition({ description: text, name: text });
         await store().saveWorkflowDefinition(definition);
@@ -266,15 +334,30 @@ export function describeExecutionsAndDefinitions(store: () => ICheckpointStore):
 
     it('keeps unicode in ids, names and statuses', async () => {
       const id = `thread ${UNICODE_TEXT}`;
-      await store().createThread(threadRecord({ threadId: id, workflowId: `workflow ${UNICODE_TEXT}`, channel: UNICODE_TEXT }));
+      await store().createThread(
+        threadRecord({ threadId: id, workflowId: `workflow ${UNICODE_TEXT}`, channel: UNICODE_TEXT }),
+      );
       expect((await store().getThread(id))?.channel).toBe(UNICODE_TEXT);
-      await store().createInteraction(interactionRecord({ interactionId: `interaction ${UNICODE_TEXT}`, threadId: id }));
+      await store().createInteraction(
+        interactionRecord({ interactionId: `interaction ${UNICODE_TEXT}`, threadId: id }),
+      );
       expect(await store().listInteractions({ threadId: id })).toHaveLength(1);
       await store().setGlobalVariables(`workflow ${UNICODE_TEXT}`, { [UNICODE_TEXT]: 1 });
       expect(await store().getGlobalVariables(`workflow ${UNICODE_TEXT}`)).toEqual({ [UNICODE_TEXT]: 1 });
-      await store().recordToolApproval(toolApproval({ threadId: id, toolCallId: `call ${UNICODE_TEXT}`, toolName: UNICODE_TEXT, approvedBy: UNICODE_TEXT }));
-      expect(await store().markToolStarted(id, `call ${UNICODE_TEXT}`, toolApproval().argumentsHash, ['approved'], LATER)).toBe(true);
-      expect(await store().listToolExecutions({ threadId: id, status: 'started' })).toMatchObject([{ toolName: UNICODE_TEXT, approvedBy: UNICODE_TEXT }]);
+      await store().recordToolApproval(
+        toolApproval({
+          threadId: id,
+          toolCallId: `call ${UNICODE_TEXT}`,
+          toolName: UNICODE_TEXT,
+          approvedBy: UNICODE_TEXT,
+        }),
+      );
+      expect(
+        await store().markToolStarted(id, `call ${UNICODE_TEXT}`, toolApproval().argumentsHash, ['approved'], LATER),
+      ).toBe(true);
+      expect(await store().listToolExecutions({ threadId: id, status: 'started' })).toMatchObject([
+        { toolName: UNICODE_TEXT, approvedBy: UNICODE_TEXT },
+      ]);
       await store().saveWorkflowDefinition(workflowDefinition({ version: UNICODE_TEXT }));
       expect((await store().getWorkflowDefinition('workflow-a', UNICODE_TEXT))?.version).toBe(UNICODE_TEXT);
     });

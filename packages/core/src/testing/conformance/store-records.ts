@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { WorkflowDefinition, type Message, type UserInteractionRequest } from '@interlock/sdk-types';
 import { expect } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
-import type { InteractionRecord, InteractionResponseRecord, ThreadRecord, ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
+import type {
+  InteractionRecord,
+  InteractionResponseRecord,
+  ThreadRecord,
+  ToolExecutionRecord,
+} from '../../persistence/checkpoint-store.js';
 
 /** A fixed moment, so records compare equal after a round trip. */
 export const CREATED_AT = '2026-01-02T03:04:05.678Z';
@@ -39,11 +44,20 @@ export function userMessage(content: string): Message {
 
 /** An assistant message proposing one tool call. */
 export function toolCallMessage(callId: string, args: Record<string, unknown>): Message {
-  return { role: 'assistant', content: '', toolCalls: [{ id: callId, name: 'write_file', arguments: args }], nodeId: 'agent' };
+  return {
+    role: 'assistant',
+    content: '',
+    toolCalls: [{ id: callId, name: 'write_file', arguments: args }],
+    nodeId: 'agent',
+  };
 }
 
 /** The request of a TOOL_APPROVAL interaction. */
-export function approvalRequest(interactionId: string, threadId: string, parameters: Record<string, unknown>): UserInteractionRequest {
+export function approvalRequest(
+  interactionId: string,
+  threadId: string,
+  parameters: Record<string, unknown>,
+): UserInteractionRequest {
   return {
     interactionId,
     threadId,
@@ -162,7 +176,16 @@ export function workflowDefinition(overrides: Partial<WorkflowDefinition> = {}):
       variables: [{ name: 'output', scope: 'thread' }],
       nodes: [
         { id: 'start', type: 'START' },
-        { id: 'ask', type: 'USER_INTERACTION', config: { operationType: 'UPDATE_VARIABLES', prompt: 'Your answer?', timeout: '1h', variables: [{ variableName: 'output', expression: '{{ input }}' }] } },
+        {
+          id: 'ask',
+          type: 'USER_INTERACTION',
+          config: {
+            operationType: 'UPDATE_VARIABLES',
+            prompt: 'Your answer?',
+            timeout: '1h',
+            variables: [{ variableName: 'output', expression: '{{ input }}' }],
+          },
+        },
         { id: 'end', type: 'END', config: { output: '{{ output }}' } },
       ],
       edges: [

@@ -11,7 +11,6 @@ import {
 } from './store-records.js';
 import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 
-
 /** Threads, interactions and global variables: part of {@link describeStoreConformance}. */
 export function describeThreadsAndInteractions(store: () => ICheckpointStore): void {
   describe('threads', () => {
@@ -72,7 +71,12 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
     it('refuses a stale save with STORE_CONFLICT and changes nothing', async () => {
       const created = await store().createThread(threadRecord({ conversation: [userMessage('one')] }));
       const saved = await store().saveThread({ ...created, steps: 1 });
-      const stale = { ...created, steps: 99, status: 'failed' as const, conversation: [userMessage('one'), userMessage('stale')] };
+      const stale = {
+        ...created,
+        steps: 99,
+        status: 'failed' as const,
+        conversation: [userMessage('one'), userMessage('stale')],
+      };
       expect(await errorCodeOf(store().saveThread(stale))).toBe('STORE_CONFLICT');
       expect(await store().getThread('thread-1')).toEqual(saved);
     });
@@ -111,7 +115,11 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
     });
 
     it('stores an edit of an earlier message and a shortened conversation', async () => {
-      const conversation = [userMessage('write it'), toolCallMessage('call-1', { path: 'a.txt' }), userMessage('after')];
+      const conversation = [
+        userMessage('write it'),
+        toolCallMessage('call-1', { path: 'a.txt' }),
+        userMessage('after'),
+      ];
       let thread = await store().createThread(threadRecord({ conversation }));
       const edited = structuredClone(thread.conversation);
       edited[1] = toolCallMessage('call-1', { path: 'b.txt', note: 'edited by the approver' });
@@ -135,7 +143,12 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       const saved = await store().saveThread(saveInput);
       present(saveInput.conversation[0]).content = 'changed after save';
       saved.variables['count'] = 300;
-      expect(await store().getThread('thread-1')).toEqual({ ...threadRecord({ conversation: [userMessage('original')] }), steps: 1, version: 2, updatedAt: saved.updatedAt });
+      expect(await store().getThread('thread-1')).toEqual({
+        ...threadRecord({ conversation: [userMessage('original')] }),
+        steps: 1,
+        version: 2,
+        updatedAt: saved.updatedAt,
+      });
     });
   });
 
@@ -182,7 +195,10 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         },
       });
       const second = await store().recordResponse('interaction-1', response({ approved: false }, 'grace'));
-      expect(second).toEqual({ status: 'not_pending', interaction: first.status === 'recorded' ? first.interaction : undefined });
+      expect(second).toEqual({
+        status: 'not_pending',
+        interaction: first.status === 'recorded' ? first.interaction : undefined,
+      });
       expect((await store().getInteraction('interaction-1'))?.response?.responder).toBe('ada');
       expect(await store().recordResponse('no-such-interaction', response(true))).toEqual({ status: 'not_found' });
     });
@@ -190,7 +206,9 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
     it('records exactly one of ten concurrent answers', async () => {
       await store().createInteraction(interactionRecord());
       const results = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => store().recordResponse('interaction-1', response({ approved: true }, `approver-${index}`))),
+        Array.from({ length: 10 }, (_, index) =>
+          store().recordResponse('interaction-1', response({ approved: true }, `approver-${index}`)),
+        ),
       );
       const recorded = results.filter((result) => result.status === 'recorded');
       expect(recorded).toHaveLength(1);
@@ -204,7 +222,11 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       await store().createInteraction(interactionRecord({ interactionId: 'i2' }));
       expect(await store().failInteraction('i1', 'timeout', 'nobody answered before the deadline')).toBe(true);
       const failed = await store().getInteraction('i1');
-      expect(failed).toMatchObject({ status: 'failed', failureReason: 'timeout', failureMessage: 'nobody answered before the deadline' });
+      expect(failed).toMatchObject({
+        status: 'failed',
+        failureReason: 'timeout',
+        failureMessage: 'nobody answered before the deadline',
+      });
       expect(failed?.response).toBeUndefined();
       expect(await store().failInteraction('i1', 'cancelled', 'again')).toBe(false);
       expect((await store().getInteraction('i1'))?.failureReason).toBe('timeout');
@@ -224,7 +246,9 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         const [recorded, failed] =
           index % 2 === 0
             ? await Promise.all([answer(), failure()])
-            : await Promise.all([failure(), answer()]).then(([failedFirst, recordedSecond]) => [recordedSecond, failedFirst] as const);
+            : await Promise.all([failure(), answer()]).then(
+                ([failedFirst, recordedSecond]) => [recordedSecond, failedFirst] as const,
+              );
         expect([recorded.status === 'recorded', failed]).toContain(true);
         expect(recorded.status === 'recorded' && failed).toBe(false);
         const stored = await store().getInteraction(interactionId);
@@ -242,7 +266,10 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         await store().markProcessed(interactionId);
       }
       expect((await store().getInteraction('pending'))?.status).toBe('pending');
-      expect(await store().getInteraction('responded')).toMatchObject({ status: 'processed', response: response(true) });
+      expect(await store().getInteraction('responded')).toMatchObject({
+        status: 'processed',
+        response: response(true),
+      });
       expect((await store().getInteraction('failed'))?.status).toBe('failed');
       expect((await store().recordResponse('responded', response(false))).status).toBe('not_pending');
     });
@@ -277,7 +304,11 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       await store().setGlobalVariables('workflow-a', { counter: 2 });
       await store().setGlobalVariables('workflow-b', { counter: 'b' });
       await store().setGlobalVariables('workflow-b', {});
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({ counter: 2, config: { retries: [1, 2] }, nothing: null });
+      expect(await store().getGlobalVariables('workflow-a')).toEqual({
+        counter: 2,
+        config: { retries: [1, 2] },
+        nothing: null,
+      });
       expect(await store().getGlobalVariables('workflow-b')).toEqual({ counter: 'b' });
     });
 
@@ -289,7 +320,9 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
 
     it('keeps exactly one of concurrent onlyIfAbsent writes', async () => {
       await Promise.all(
-        Array.from({ length: 10 }, (_, index) => store().setGlobalVariables('workflow-a', { seed: index }, { onlyIfAbsent: true })),
+        Array.from({ length: 10 }, (_, index) =>
+          store().setGlobalVariables('workflow-a', { seed: index }, { onlyIfAbsent: true }),
+        ),
       );
       const { seed } = await store().getGlobalVariables('workflow-a');
       expect(typeof seed).toBe('number');

@@ -25,7 +25,12 @@ const NEUTRAL_GIT_CONFIG: readonly (readonly [string, string])[] = [
 
 /** The environment of a command of the bash tool: the process's, with git's repository helpers off. */
 export function bashEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const git: Record<string, string> = { GIT_CONFIG_COUNT: String(NEUTRAL_GIT_CONFIG.length), GIT_PAGER: 'cat', GIT_EDITOR: 'true', GIT_TERMINAL_PROMPT: '0' };
+  const git: Record<string, string> = {
+    GIT_CONFIG_COUNT: String(NEUTRAL_GIT_CONFIG.length),
+    GIT_PAGER: 'cat',
+    GIT_EDITOR: 'true',
+    GIT_TERMINAL_PROMPT: '0',
+  };
   NEUTRAL_GIT_CONFIG.forEach(([key, value], index) => {
     git[`GIT_CONFIG_KEY_${index}`] = key;
     git[`GIT_CONFIG_VALUE_${index}`] = value;
@@ -47,7 +52,12 @@ export const bashTool = defineTool({
   shellCommand: ({ command }) => command,
   execute({ command, timeoutMs }, context) {
     return new Promise((resolve, reject) => {
-      const child = spawn('bash', ['-c', command], { cwd: context.workspaceRoot, env: bashEnvironment(), signal: context.signal, timeout: timeoutMs });
+      const child = spawn('bash', ['-c', command], {
+        cwd: context.workspaceRoot,
+        env: bashEnvironment(),
+        signal: context.signal,
+        timeout: timeoutMs,
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout = (stdout + chunk.toString()).slice(-MAX_OUTPUT)));

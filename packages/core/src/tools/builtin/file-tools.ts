@@ -68,7 +68,8 @@ export const editFileTool = defineTool({
     const text = await readFile(target, 'utf8');
     const first = text.indexOf(find);
     if (first === -1) throw new Error(`"${find.slice(0, 80)}" does not occur in ${path}`);
-    if (text.indexOf(find, first + 1) !== -1) throw new Error(`"${find.slice(0, 80)}" occurs more than once in ${path}: give more context`);
+    if (text.indexOf(find, first + 1) !== -1)
+      throw new Error(`"${find.slice(0, 80)}" occurs more than once in ${path}: give more context`);
     await writeFile(target, text.slice(0, first) + replace + text.slice(first + find.length));
     return `edited ${path}`;
   },

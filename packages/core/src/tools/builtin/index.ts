@@ -6,4 +6,12 @@ import { httpFetchTool } from './http-fetch-tool.js';
 export { askUserTool, bashTool, editFileTool, httpFetchTool, listDirTool, readFileTool, writeFileTool };
 
 /** Every built-in tool. */
-export const builtinTools = [readFileTool, listDirTool, writeFileTool, editFileTool, bashTool, httpFetchTool, askUserTool];
+export const builtinTools = [
+  readFileTool,
+  listDirTool,
+  writeFileTool,
+  editFileTool,
+  bashTool,
+  httpFetchTool,
+  askUserTool,
+];
