@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterlock, type ICheckpointStore, type Interlock, type StoreChange, TYPES } from '@interlock/core';
 import { emit, now } from './common.js';
 import { requireFromCore, threadIdFor, workflow, WORKFLOW_ID } from './scenario.js';
+import { countPgStatements, takePgCounts, type PgCounts } from './pg-counter.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -46,14 +47,22 @@ function latencies(values: number[]): Record<string, number> {
   return { p50_ms: round(percentile(sorted, 50)), p90_ms: round(percentile(sorted, 90)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted[sorted.length - 1] ?? 0) };
 }
 
+/** What a worker process reports when it stops. */
+interface WorkerResult {
+  effects: Record<string, number>;
+  pg: PgCounts;
+}
+
 interface WorkerProcess {
   child: ChildProcess;
   ready: Promise<void>;
-  result: Promise<{ effects: Record<string, number> }>;
+  result: Promise<WorkerResult>;
 }
 
 function startWorkerProcess(url: string, schema: string): WorkerProcess {
-  const child = spawn(process.execPath, [path.join(here, 'pg-worker.js')], {
+  // BENCH_PG_WORKER_ARGS: node flags for the workers (a profile: `--cpu-prof --cpu-prof-dir=…`).
+  const flags = process.env['BENCH_PG_WORKER_ARGS']?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, path.join(here, 'pg-worker.js')], {
     env: { ...process.env, BENCH_PG_URL: url, BENCH_PG_SCHEMA: schema },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -64,11 +73,11 @@ function startWorkerProcess(url: string, schema: string): WorkerProcess {
     out += chunk;
     if (out.includes('PG-WORKER-READY')) markReady();
   });
-  const result = new Promise<{ effects: Record<string, number> }>((resolve, reject) => {
+  const result = new Promise<WorkerResult>((resolve, reject) => {
     child.on('close', (code) => {
       const line = out.split('\n').find((candidate) => candidate.startsWith('PG-WORKER-RESULT '));
       if (line === undefined) reject(new Error(`a worker exited (${code}) without its result`));
-      else resolve(JSON.parse(line.slice('PG-WORKER-RESULT '.length)) as { effects: Record<string, number> });
+      else resolve(JSON.parse(line.slice('PG-WORKER-RESULT '.length)) as WorkerResult);
     });
   });
   // Killed on the way out of a failed run: its missing result is not the failure to report.
@@ -132,6 +141,7 @@ async function runRoundTrips(interlock: Interlock, arrivals: Arrivals, from: num
 
 /** `workers-pg --workers K`: round trips/s with K worker processes on one PostgreSQL. */
 export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
+  countPgStatements();
   const schema = `bench_workers_${options.workers}_${Date.now().toString(36)}`;
   const store = { type: 'postgres' as const, url: options.url, schema };
   let storeOfInterlock: ICheckpointStore | undefined;
@@ -149,14 +159,21 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
   try {
     await Promise.all(workers.map((worker) => worker.ready));
     await runRoundTrips(interlock, arrivals, 0, options.warmup);
+    for (const worker of workers) worker.child.kill('SIGUSR2');
+    takePgCounts();
     const started = now();
     const times = await runRoundTrips(interlock, arrivals, options.warmup, options.n);
     const seconds = (now() - started) / 1000;
+    const answerer = takePgCounts();
     for (const worker of workers) worker.child.kill('SIGTERM');
     const effects = new Map<string, number>();
-    for (const { effects: counted } of await Promise.all(workers.map((worker) => worker.result))) {
+    const sent = { ...answerer };
+    for (const { effects: counted, pg } of await Promise.all(workers.map((worker) => worker.result))) {
       for (const [thread, count] of Object.entries(counted)) effects.set(thread, (effects.get(thread) ?? 0) + count);
+      sent.statements += pg.statements;
+      sent.roundTrips += pg.roundTrips;
     }
+    const perRoundTrip = (count: number) => Math.round((count / options.n) * 10) / 10;
     const total = options.warmup + options.n;
     const once = Array.from({ length: total }, (_, i) => effects.get(String(i)) === 1).every(Boolean);
     const completed = (await interlock.threads({ status: 'completed' })).length;
@@ -169,6 +186,10 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
       n: options.n,
       round_trips_per_sec: Math.round((options.n / seconds) * 10) / 10,
       round_trip: latencies(times),
+      // Sent to PostgreSQL per approval round trip by the answerer and the workers (graphile-worker's own included).
+      statements_per_round_trip: perRoundTrip(sent.statements),
+      network_round_trips_per_round_trip: perRoundTrip(sent.roundTrips),
+      answerer_statements_per_round_trip: perRoundTrip(answerer.statements),
       tool_executions: [...effects.values()].reduce((sum, count) => sum + count, 0),
       completed,
       every_effect_once: once,
