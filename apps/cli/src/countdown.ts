@@ -1,32 +1,14 @@
+import { useEffect, useState, type Status, type Theme } from '@inquirer/core';
 import type { TerminalStyle } from './terminal-style.js';
 
-/** Which keys redraw a prompt without changing it. */
-export type PromptShape = 'list' | 'text';
-
-const NEUTRAL_KEYS: Record<PromptShape, readonly { sequence: string; name: string }[]> = {
-  // Down then up: the highlighted choice moves and comes back (lists loop).
-  list: [
-    { sequence: '\u001B[B', name: 'down' },
-    { sequence: '\u001B[A', name: 'up' },
-  ],
-  // A space then backspace: the text typed so far is unchanged.
-  text: [
-    { sequence: ' ', name: 'space' },
-    { sequence: '\u007F', name: 'backspace' },
-  ],
-};
-
-/** The inquirer theme of a prompt with a countdown. */
-export interface CountdownTheme {
-  style: { message: (text: string, status: string) => string };
+/** Where a prompt reads keys and draws; aborting the signal closes it. */
+export interface PromptContext {
+  input?: NodeJS.ReadableStream;
+  output?: NodeJS.WritableStream;
+  signal?: AbortSignal;
 }
 
-/**
- * The "12 s left" of a question with a deadline, redrawn every second while the prompt is
- * open. Inquirer redraws a prompt only when a key changes its state, so each second the
- * countdown sends the prompt two keys that cancel out; the prompt's message style reads
- * the time left at every redraw.
- */
+/** The "12 s left" of a question with a deadline. */
 export class Countdown {
   constructor(
     private readonly deadline: number,
@@ -42,42 +24,24 @@ export class Countdown {
     return seconds <= 10 ? this.style.yellow(text) : text;
   }
 
-  /** An inquirer theme whose message ends with the time left. */
-  theme(): CountdownTheme {
-    return {
-      style: {
-        message: (text, status) => (status === 'done' ? this.style.bold(text) : `${this.style.bold(text)} ${this.style.dim('·')} ${this.left()}`),
-      },
-    };
-  }
-
-  /** Redraws the prompt reading `input` every second until `stop()` is called. */
-  tick(input: NodeJS.ReadableStream, shape: PromptShape): { stop(): void } {
-    const timer = setInterval(() => {
-      for (const key of NEUTRAL_KEYS[shape]) input.emit('keypress', key.sequence, { ...key, ctrl: false, meta: false, shift: false });
-    }, 1000);
-    timer.unref();
-    return { stop: () => clearInterval(timer) };
+  /** A prompt's message: the question, then `left` while the prompt is open. */
+  message(text: string, left: string, status: Status): string {
+    return status === 'done' ? this.style.bold(text) : `${this.style.bold(text)} ${this.style.dim('·')} ${left}`;
   }
 }
 
 /**
- * Runs one prompt with a countdown when there is a deadline: `ask` gets the theme to pass
- * to inquirer (undefined without a deadline).
+ * The message of an @inquirer/core prompt (a hook: call it on every render). With a
+ * countdown, the time left follows the question and a timer redraws the prompt every second
+ * until it closes: inquirer redraws a prompt when its state changes, and the time left is
+ * state. Without one, the message is the theme's.
  */
-export async function withCountdown<T>(
-  deadline: number | undefined,
-  style: TerminalStyle,
-  input: NodeJS.ReadableStream,
-  shape: PromptShape,
-  ask: (theme: CountdownTheme | undefined) => Promise<T>,
-): Promise<T> {
-  if (deadline === undefined) return ask(undefined);
-  const countdown = new Countdown(deadline, style);
-  const ticking = countdown.tick(input, shape);
-  try {
-    return await ask(countdown.theme());
-  } finally {
-    ticking.stop();
-  }
+export function useCountdownMessage(text: string, status: Status, theme: Theme, countdown: Countdown | undefined): string {
+  const [left, setLeft] = useState(() => countdown?.left());
+  useEffect(() => {
+    if (countdown === undefined) return;
+    const timer = setInterval(() => setLeft(countdown.left()), 1000);
+    return () => clearInterval(timer);
+  }, [countdown]);
+  return countdown === undefined || left === undefined ? theme.style.message(text, status) : countdown.message(text, left, status);
 }

@@ -1,5 +1,7 @@
-import { confirm, input, select } from '@inquirer/prompts';
-import { withCountdown } from './countdown.js';
+import { Countdown } from './countdown.js';
+import { countdownConfirm } from './countdown-confirm.js';
+import { countdownInput } from './countdown-input.js';
+import { countdownSelect } from './countdown-select.js';
 import type { PromptResult, Prompter, Question } from './prompter.js';
 import type { TerminalStyle } from './terminal-style.js';
 
@@ -13,9 +15,10 @@ export interface InquirerPrompterOptions {
 }
 
 /**
- * Asks questions in a terminal with @inquirer/prompts: a text field, a yes/no confirm, a
- * list to pick from, or a text field that accepts only JSON. Ctrl+C gives `interrupted`;
- * the engine's abort signal (answered elsewhere, timed out) closes the prompt.
+ * Asks questions in a terminal with inquirer prompts: a text field, a yes/no confirm, a
+ * list to pick from, or a text field that accepts only JSON; a question with a deadline
+ * counts it down in its prompt. Ctrl+C gives `interrupted`; the engine's abort signal
+ * (answered elsewhere, timed out) closes the prompt.
  */
 export class InquirerPrompter implements Prompter {
   constructor(private readonly options: InquirerPrompterOptions) {}
@@ -44,32 +47,27 @@ export class InquirerPrompter implements Prompter {
     for (const line of body) output.write(`  ${line}\n`);
     // A deadline shows as a countdown; without a terminal to redraw, as a hint.
     const message = question.hint === undefined || question.deadline !== undefined ? first : `${first} ${style.dim(`(${question.hint})`)}`;
-    const shape = kind.kind === 'choice' ? 'list' : 'text';
-    return withCountdown<unknown>(question.deadline, style, terminal, shape, (theme) => {
-      const themed = theme === undefined ? {} : { theme };
-      switch (kind.kind) {
-        case 'text': {
-          const placeholder = kind.placeholder === undefined ? '' : ` ${style.dim(`(${kind.placeholder})`)}`;
-          return input({ message: message + placeholder, ...themed, ...(kind.default === undefined ? {} : { default: kind.default }) }, context);
-        }
-        case 'confirm':
-          return confirm({ message, default: kind.default ?? true, ...themed }, context);
-        case 'choice':
-          return select(
-            {
-              message,
-              ...themed,
-              choices: kind.options.map((option) =>
-                typeof option === 'string' ? { value: option, name: option } : { value: option.value, name: option.label },
-              ),
-              ...(kind.default === undefined ? {} : { default: kind.default }),
-            },
-            context,
-          );
-        case 'json':
-          return input({ message, validate: validateJson, ...themed }, context);
+    const countdown = question.deadline === undefined ? undefined : new Countdown(question.deadline, style);
+    switch (kind.kind) {
+      case 'text': {
+        const placeholder = kind.placeholder === undefined ? '' : ` ${style.dim(`(${kind.placeholder})`)}`;
+        return countdownInput({ message: message + placeholder, default: kind.default, countdown }, context);
       }
-    });
+      case 'confirm':
+        return countdownConfirm({ message, default: kind.default ?? true, countdown }, context);
+      case 'choice':
+        return countdownSelect(
+          {
+            message,
+            choices: kind.options.map((option) => (typeof option === 'string' ? { value: option, name: option } : { value: option.value, name: option.label })),
+            default: kind.default,
+            countdown,
+          },
+          context,
+        );
+      case 'json':
+        return countdownInput({ message, validate: validateJson, countdown }, context);
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { input, select } from '@inquirer/prompts';
 import type { ToolApprovalDetails, ToolApprovalResponse, UserInteractionRequest } from '@interlock/sdk-types';
-import { withCountdown, type CountdownTheme } from '../countdown.js';
+import { Countdown } from '../countdown.js';
+import { countdownSelect } from '../countdown-select.js';
 import type { TerminalStyle } from '../terminal-style.js';
 import { describeResponse } from './describe-response.js';
 import { editArguments } from './edit-arguments.js';
@@ -20,12 +21,13 @@ export interface InteractiveToolApproverOptions {
 type Action = 'approve' | 'remember' | 'edit' | 'reject' | 'instruct';
 
 /**
- * Asks about tool calls in a terminal with @inquirer/prompts. It shows the call (tool,
+ * Asks about tool calls in a terminal with inquirer prompts. It shows the call (tool,
  * description, category, risk, the rule that asked, stage, the exact arguments), then offers:
  * approve; approve and remember for this session (where offered); edit the arguments
  * (re-asked until valid, or abandoned back to the choices); reject with an optional reason;
  * or add an instruction for the model, approving or rejecting with it. At the result stage
- * it shows the result and offers approve or reject. Ctrl+C gives `interrupted`.
+ * it shows the result and offers approve or reject. A call with a deadline counts it down
+ * in its choice. Ctrl+C gives `interrupted`.
  */
 export class InteractiveToolApprover implements ToolApprover {
   constructor(private readonly options: InteractiveToolApproverOptions) {}
@@ -36,19 +38,17 @@ export class InteractiveToolApprover implements ToolApprover {
     const deadlines = requests.flatMap((request) => (request.deadline === null ? [] : [Date.parse(request.deadline)]));
     const deadline = deadlines.length === 0 ? undefined : Math.min(...deadlines);
     return this.guard(signal, async () => {
-      const choice = await withCountdown(deadline, style, this.options.input, 'list', (theme) =>
-        select(
-          {
-            message: 'How do you want to answer them?',
-            ...(theme === undefined ? {} : { theme }),
-            choices: [
-              { value: 'one-by-one', name: 'One by one (see each call in full)' },
-              { value: 'approve-all', name: `Approve all ${requests.length}` },
-              { value: 'reject-all', name: `Reject all ${requests.length}` },
-            ],
-          },
-          this.context(signal),
-        ),
+      const choice = await countdownSelect(
+        {
+          message: 'How do you want to answer them?',
+          choices: [
+            { value: 'one-by-one', name: 'One by one (see each call in full)' },
+            { value: 'approve-all', name: `Approve all ${requests.length}` },
+            { value: 'reject-all', name: `Reject all ${requests.length}` },
+          ],
+          countdown: deadline === undefined ? undefined : new Countdown(deadline, style),
+        },
+        this.context(signal),
       );
       if (choice === 'approve-all') return { status: 'approve-all' };
       if (choice === 'one-by-one') return { status: 'one-by-one' };
@@ -75,21 +75,19 @@ export class InteractiveToolApprover implements ToolApprover {
 
   private async askExecution(request: UserInteractionRequest, details: ToolApprovalDetails, signal: AbortSignal): Promise<ToolApprovalResponse> {
     for (;;) {
-      const action = await this.withCountdown(request, (theme) =>
-        select<Action>(
-          {
-            message: request.prompt,
-            ...theme,
-            choices: [
-              { value: 'approve', name: 'Approve' },
-              ...(details.rememberable ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }] : []),
-              { value: 'edit', name: 'Edit arguments' },
-              { value: 'reject', name: 'Reject' },
-              { value: 'instruct', name: 'Add an instruction for the model' },
-            ],
-          },
-          this.context(signal),
-        ),
+      const action = await countdownSelect<Action>(
+        {
+          message: request.prompt,
+          choices: [
+            { value: 'approve', name: 'Approve' },
+            ...(details.rememberable ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }] : []),
+            { value: 'edit', name: 'Edit arguments' },
+            { value: 'reject', name: 'Reject' },
+            { value: 'instruct', name: 'Add an instruction for the model' },
+          ],
+          countdown: this.countdown(request),
+        },
+        this.context(signal),
       );
       switch (action) {
         case 'approve':
@@ -118,19 +116,17 @@ export class InteractiveToolApprover implements ToolApprover {
     const cut = resultWasCut(request.toolApproval?.result);
     let verdict: 'approve' | 'reject' | 'expand';
     for (;;) {
-      verdict = await this.withCountdown(request, (theme) =>
-        select<'approve' | 'reject' | 'expand'>(
-          {
-            message: request.prompt,
-            ...theme,
-            choices: [
-              { value: 'approve', name: 'Approve: the model sees the result' },
-              { value: 'reject', name: 'Reject: the model is told the result was withheld' },
-              ...(cut ? [{ value: 'expand' as const, name: 'Show the whole result' }] : []),
-            ],
-          },
-          this.context(signal),
-        ),
+      verdict = await countdownSelect<'approve' | 'reject' | 'expand'>(
+        {
+          message: request.prompt,
+          choices: [
+            { value: 'approve', name: 'Approve: the model sees the result' },
+            { value: 'reject', name: 'Reject: the model is told the result was withheld' },
+            ...(cut ? [{ value: 'expand' as const, name: 'Show the whole result' }] : []),
+          ],
+          countdown: this.countdown(request),
+        },
+        this.context(signal),
       );
       if (verdict !== 'expand') break;
       this.options.output.write(`${describeWholeResult(request.toolApproval?.result).join('\n')}\n`);
@@ -166,9 +162,8 @@ export class InteractiveToolApprover implements ToolApprover {
   }
 
   /** The choice of a call with a deadline counts down the time left. */
-  private withCountdown<T>(request: UserInteractionRequest, ask: (theme: { theme?: CountdownTheme }) => Promise<T>): Promise<T> {
-    const deadline = request.deadline === null ? undefined : Date.parse(request.deadline);
-    return withCountdown(deadline, this.options.style, this.options.input, 'list', (theme) => ask(theme === undefined ? {} : { theme }));
+  private countdown(request: UserInteractionRequest): Countdown | undefined {
+    return request.deadline === null ? undefined : new Countdown(Date.parse(request.deadline), this.options.style);
   }
 
   private context(signal: AbortSignal) {
