@@ -8,11 +8,14 @@ import type {
   UserInteractionHandlerResult,
   UserInteractionRequest,
 } from '@interlock/sdk-types';
-import { askWhich, isApproval, lastApproval, numberApprovals } from './approval-choice.js';
-import { parseApprovalReply, type ParsedApprovalReply } from './approval-reply.js';
+import { isApproval } from './approval-choice.js';
+import { ChatAnswers } from './chat-answers.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
-import { approvalEntryId, approvalKey, buildTranscript, summariseArguments, type DeliveredMessage } from './chat-transcript.js';
-import type { ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
+import { anchorOf, ChatNotes } from './chat-notes.js';
+import { findChatThread, readThreadWaits } from './chat-reads.js';
+import { routeReply } from './chat-reply-router.js';
+import { approvalKey, buildTranscript, type DeliveredMessage } from './chat-transcript.js';
+import type { ChatChannelOptions, ChatEntry, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
 
@@ -33,7 +36,9 @@ interface ChatState {
  *
  * The transcript is derived from the store (the thread's conversation, its pending
  * interactions, its audit trail), so approvals survive a restart; notices and messages
- * queued for a busy agent live in this process only (see README.md).
+ * queued for a busy agent live in this process only (see README.md). A message reads the
+ * chat's own thread and interactions, never the other threads (issue 15); what it does is
+ * decided by {@link routeReply}, and this class carries it out.
  *
  * @example
  * const chat = new ChatChannel({ interlock, workflow: 'chat-agent' });
@@ -42,10 +47,6 @@ interface ChatState {
  * await chat.receive(chatId, 'write the notes', 'alice');   // the agent asks to write NOTES.md
  * await chat.receive(chatId, 'yes', 'alice');               // { kind: 'approval', decision: 'approve', … }
  */
-
-/** What the chat says to a reply that is not an exact decision (issue 14). */
-const HOW_TO_DECIDE = 'Nothing was decided: reply exactly "yes" or "no" (or 是 / 否), with the call\'s number when several wait ("yes 2").';
-
 export class ChatChannel {
   /** The channel's side of every interaction of its threads: register it with `interlock.setHandler(channel, handler)`. */
   readonly handler: IUserInteractionHandler;
@@ -63,13 +64,13 @@ export class ChatChannel {
   }
   private readonly canApprove: (author: string, workflowId: string) => boolean;
   private readonly mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
-  private readonly now: () => number;
   private readonly updates = new Updates<{ chatId: string }>();
   private readonly memories = new Map<string, ChatMemory>();
   private readonly chatOfThread = new Map<string, string>();
   private readonly lock = new KeyedLock();
   private readonly subscription: { unsubscribe(): void };
-  private nextNote = 0;
+  private readonly notes: ChatNotes;
+  private readonly answers: ChatAnswers;
 
   constructor(options: ChatChannelOptions) {
     this.interlock = options.interlock;
@@ -77,19 +78,28 @@ export class ChatChannel {
     this.channel = options.channel ?? 'chat';
     this.canApprove = options.canApprove ?? (() => true);
     this.mayAnswer = options.mayAnswer ?? (() => undefined);
-    this.now = options.now ?? Date.now;
+    this.notes = new ChatNotes(options.now ?? Date.now);
+    this.answers = new ChatAnswers(this.interlock, this.notes);
     this.updates$ = this.updates;
     this.handler = { handle: (request, context) => this.handle(request, context) };
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.observe(event) });
   }
 
-  /** Starts a chat: a thread of the chat workflow on this channel, with `session.chatId`. */
+  /** Starts a chat: a thread of the chat workflow on this channel, with the chat's id as its id and in `session.chatId`. */
   async open(author: string): Promise<{ chatId: string; threadId: string }> {
+    // The thread has the chat's id, so a process that has not met the chat finds it with one read.
     const chatId = randomUUID();
-    const threadId = randomUUID();
+    const threadId = chatId;
     this.memoryFor(chatId, threadId);
-    await this.interlock.start(this.workflow, { channel: this.channel, threadId, session: { chatId, sessionId: chatId, requestedBy: author } });
-    this.note(this.memoryFor(chatId, threadId), undefined, { role: 'notice', text: `${author} opened this chat.` });
+    await this.interlock.start(this.workflow, {
+      channel: this.channel,
+      threadId,
+      session: { chatId, sessionId: chatId, requestedBy: author },
+    });
+    this.notes.add(this.memoryFor(chatId, threadId), undefined, {
+      role: 'notice',
+      text: `${author} opened this chat.`,
+    });
     this.updates.emit({ chatId });
     return { chatId, threadId };
   }
@@ -128,7 +138,9 @@ export class ChatChannel {
     await this.lock.run(chatId, async () => {
       const head = memory.queue[0];
       if (head === undefined) return;
-      const asking = (await this.load(memory)).pending.find((request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId));
+      const asking = (await readThreadWaits(this.interlock, memory.threadId))?.pending.find(
+        (request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
+      );
       if (asking === undefined) return;
       memory.queue.shift();
       if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
@@ -144,131 +156,39 @@ export class ChatChannel {
 
   private async take(memory: ChatMemory, text: string, author: string): Promise<ReceiveResult> {
     const state = await this.load(memory);
-    const after = this.anchorOf(state.transcript);
-    const said = this.note(memory, after, { role: 'user', text, author, consumed: true });
-    const notice = (reason: ChatNoticeReason, message: string): ReceiveResult => {
-      this.note(memory, said.id, { role: 'notice', text: message });
-      return { kind: 'notice', reason, text: message };
-    };
-    if (!['running', 'waiting'].includes(state.thread.status)) {
-      return notice('chat_ended', `This chat has ended (${state.thread.status}); open a new one.`);
-    }
-    const reply = parseApprovalReply(text);
-    if (state.approvals.length > 0 && (reply.kind === 'approve' || reply.kind === 'reject')) {
-      if (!this.canApprove(author, state.thread.workflowId)) {
-        return notice('not_allowed', `${author} may not answer tool approvals in this chat; nothing was decided.`);
+    const after = anchorOf(state.transcript);
+    const said = this.notes.add(memory, after, { role: 'user', text, author, consumed: true });
+    const route = routeReply(
+      { text, author },
+      {
+        status: state.thread.status,
+        approvals: state.approvals,
+        transcript: state.transcript,
+        asked: [...memory.seen.values()].map((seen) => seen.request),
+        numbering: memory.numbering,
+        mayApprove: this.canApprove(author, state.thread.workflowId),
+        mayAnswer: (request) => this.mayAnswer(author, request),
+      },
+    );
+    switch (route.kind) {
+      case 'notice':
+        return this.notes.tell(memory, said.id, route);
+      case 'clarify':
+        memory.numbering = route.numbering;
+        this.notes.add(memory, said.id, { role: 'notice', text: route.text });
+        return { kind: 'clarify', text: route.text };
+      case 'answer':
+        memory.numbering = route.numbering;
+        return this.answers.answer(memory, route, author, said.id);
+      case 'answer-late':
+        return this.answers.answerLate(memory, route, author, said.id);
+      case 'agent': {
+        this.notes.drop(memory, said.id);
+        const delivered = await this.deliver(memory, state, { text, author, at: said.at });
+        if (route.reminder !== undefined) this.notes.add(memory, after, { role: 'notice', text: route.reminder });
+        return delivered;
       }
-      return this.answer(memory, state, reply, author, said.id, notice);
     }
-    if (state.approvals.length > 0 && reply.kind === 'ambiguous') {
-      // Only an exact decision counts ("ok", "yes?", "👍" do not): asked again, nothing decided (issue 14).
-      const question = `${HOW_TO_DECIDE} ${this.askWhich(memory, state.approvals)}`;
-      this.note(memory, said.id, { role: 'notice', text: question });
-      return { kind: 'clarify', text: question };
-    }
-    const late = reply.kind === 'approve' || reply.kind === 'reject' ? lastApproval(state.transcript) : undefined;
-    if (late && (reply.kind === 'approve' || reply.kind === 'reject')) {
-      if (!this.canApprove(author, state.thread.workflowId)) {
-        return notice('not_allowed', `${author} may not answer tool approvals in this chat; nothing was decided.`);
-      }
-      return this.answerLate(memory, late, reply.kind, author, said.id, notice);
-    }
-    this.forget(memory, said.id);
-    const delivered = await this.deliver(memory, state, { text, author, at: said.at });
-    // An ordinary message while a call waits goes to the agent, and the sender is told it decided nothing.
-    if (state.approvals.length > 0) this.note(memory, after, { role: 'notice', text: `Your message is kept for the agent. ${HOW_TO_DECIDE}` });
-    return delivered;
-  }
-
-  /** Resolves the approvals a clear yes or no names, or asks which when it names none of several. */
-  private async answer(
-    memory: ChatMemory,
-    state: ChatState,
-    reply: Extract<ParsedApprovalReply, { kind: 'approve' | 'reject' }>,
-    author: string,
-    after: string,
-    notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
-  ): Promise<ReceiveResult> {
-    const pendingIds = state.approvals.map((request) => request.interactionId);
-    const listed = this.numberingOf(memory, state.approvals);
-    const clarify = (prefix: string): ReceiveResult => {
-      const question = `${prefix}${this.askWhich(memory, state.approvals)}`;
-      this.note(memory, after, { role: 'notice', text: question });
-      return { kind: 'clarify', text: question };
-    };
-    let targets: string[];
-    if (reply.targets.kind === 'all') targets = pendingIds;
-    else if (reply.targets.kind === 'numbered') {
-      const named = reply.targets.numbers.map((number) => listed[number - 1]);
-      const missing = reply.targets.numbers.filter((_, index) => named[index] === undefined);
-      if (missing.length > 0) return clarify(`There is no approval number ${missing.join(', ')}. `);
-      targets = named.filter((id) => id !== undefined);
-    } else if (state.approvals.length === 1) targets = pendingIds;
-    else return clarify('');
-    // The reply is shown after the approval it answers, wherever that line moves.
-    const answered = targets.map((id) => state.approvals.find((request) => request.interactionId === id)?.toolApproval).findLast(Boolean);
-    if (answered) this.reanchor(memory, after, approvalEntryId(approvalKey(answered.toolCallId, answered.stage)));
-    const approved = reply.kind === 'approve';
-    const resolved: string[] = [];
-    let refusal: ReceiveResult | undefined;
-    for (const interactionId of targets) {
-      const request = state.approvals.find((candidate) => candidate.interactionId === interactionId);
-      const entry = state.transcript.find((candidate) => candidate.interactionId === interactionId && candidate.role === 'approval');
-      const refused = request === undefined ? undefined : this.mayAnswer(author, request);
-      if (refused !== undefined) {
-        await this.interlock.recordAttempt({ interactionId, responder: author, result: 'refused', reason: `${reply.kind} in the chat: ${refused}` });
-        refusal ??= notice('not_allowed', `${refused}; nothing was decided.`);
-        continue;
-      }
-      const outcome = request
-        ? (await this.interlock.respond(interactionId, { approved }, { responder: author })).status
-        : entry?.approval?.status === 'expired' ? 'expired' : 'already_answered';
-      if (outcome === 'accepted' && request?.toolApproval) {
-        const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
-        memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.isoNow() } });
-        resolved.push(interactionId);
-        continue;
-      }
-      const call = describeCall(request?.toolApproval?.toolName ?? entry?.approval?.toolName, request?.toolApproval?.toolParameters ?? entry?.approval?.arguments);
-      const text = outcome === 'expired' ? `Too late: the approval of ${call} has expired, so it did not run.` : `The approval of ${call} was already answered.`;
-      if (request !== undefined) await this.interlock.recordAttempt({ interactionId, responder: author, result: 'lost', reason: `${reply.kind} in the chat: ${text}` });
-      refusal ??= notice(outcome === 'expired' ? 'expired' : 'already_answered', text);
-    }
-    const [first] = resolved;
-    if (first === undefined) return refusal ?? notice('already_answered', 'That approval was already answered.');
-    return { kind: 'approval', interactionId: first, decision: reply.kind, interactionIds: resolved };
-  }
-
-  /**
-   * A yes or no while no approval waits, for the approval it most likely meant (see
-   * {@link lastApproval}): "expired", "cancelled" or "already answered" — or, if the store has
-   * not settled it yet (asked here, answered nowhere), the answer after all.
-   */
-  private async answerLate(
-    memory: ChatMemory,
-    late: ChatEntry,
-    decision: 'approve' | 'reject',
-    author: string,
-    said: string,
-    notice: (reason: ChatNoticeReason, message: string) => ReceiveResult,
-  ): Promise<ReceiveResult> {
-    const call = describeCall(late.approval?.toolName, late.approval?.arguments);
-    const expired = () => notice('expired', `Too late: the approval of ${call} has expired, so it did not run. Ask the agent again if you still want it.`);
-    const status = late.approval?.status;
-    if (status === 'pending' && late.interactionId !== undefined) {
-      const outcome = (await this.interlock.respond(late.interactionId, { approved: decision === 'approve' }, { responder: author })).status;
-      if (outcome === 'accepted') {
-        this.reanchor(memory, said, late.id);
-        const seen = [...memory.seen.values()].find((candidate) => candidate.request.interactionId === late.interactionId);
-        if (seen) seen.decision = { approved: decision === 'approve', answeredBy: author, at: this.isoNow() };
-        return { kind: 'approval', interactionId: late.interactionId, decision, interactionIds: [late.interactionId] };
-      }
-      return outcome === 'expired' ? expired() : notice('already_answered', `The approval of ${call} was already answered.`);
-    }
-    if (status === 'expired') return expired();
-    if (status === 'cancelled') return notice('cancelled', `The approval of ${call} was cancelled, so it did not run.`);
-    const by = late.approval?.answeredBy === undefined ? '' : ` by ${late.approval.answeredBy}`;
-    return notice('already_answered', `The approval of ${call} was already answered (${status ?? 'answered'}${by}).`);
   }
 
   /**
@@ -277,13 +197,15 @@ export class ChatChannel {
    * told, and the transcript shows them expired before the message is taken.
    */
   private async recover(memory: ChatMemory): Promise<void> {
-    const [threads, pending] = await Promise.all([this.interlock.threads(), this.interlock.pending()]);
-    const thread = threads.find((candidate) => candidate.threadId === memory.threadId);
-    const waiting = new Set(pending.map((request) => request.interactionId));
-    if (thread?.status !== 'waiting' || thread.pendingInteractionIds.length === 0) return;
-    if (thread.pendingInteractionIds.some((id) => waiting.has(id))) return;
+    const waits = await readThreadWaits(this.interlock, memory.threadId);
+    if (
+      waits?.thread.status !== 'waiting' ||
+      waits.thread.pendingInteractionIds.length === 0 ||
+      waits.pending.length > 0
+    )
+      return;
     try {
-      await (await this.interlock.resume(thread.threadId)).done();
+      await (await this.interlock.resume(waits.thread.threadId)).done();
     } catch (error) {
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
     }
@@ -291,8 +213,17 @@ export class ChatChannel {
 
   /** Gives a message to the agent if it waits for one (older queued messages first), else queues it. */
   private async deliver(memory: ChatMemory, state: ChatState, message: DeliveredMessage): Promise<ReceiveResult> {
-    const asking = state.pending.find((request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId));
-    const queued = { id: this.noteId(), role: 'user' as const, text: message.text, at: message.at, author: message.author, queued: true };
+    const asking = state.pending.find(
+      (request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
+    );
+    const queued = {
+      id: this.notes.id(),
+      role: 'user' as const,
+      text: message.text,
+      at: message.at,
+      author: message.author,
+      queued: true,
+    };
     if (!asking) {
       memory.queue.push(queued);
       return { kind: 'agent', queued: true };
@@ -307,7 +238,11 @@ export class ChatChannel {
     return { kind: 'agent', queued: head !== undefined || !sent };
   }
 
-  private async sendToAgent(memory: ChatMemory, asking: UserInteractionRequest, message: DeliveredMessage): Promise<boolean> {
+  private async sendToAgent(
+    memory: ChatMemory,
+    asking: UserInteractionRequest,
+    message: DeliveredMessage,
+  ): Promise<boolean> {
     memory.claimed.add(asking.interactionId);
     memory.delivered.push({ text: message.text, author: message.author, at: message.at });
     const result = await this.interlock.respond(asking.interactionId, message.text, { responder: message.author });
@@ -317,7 +252,10 @@ export class ChatChannel {
   }
 
   /** The engine asks: a tool approval waits in the chat; a request for the next message takes the oldest queued one. */
-  private async handle(request: UserInteractionRequest, context: UserInteractionContext): Promise<UserInteractionHandlerResult> {
+  private async handle(
+    request: UserInteractionRequest,
+    context: UserInteractionContext,
+  ): Promise<UserInteractionHandlerResult> {
     const { chatId } = request.session;
     if (chatId === undefined) return { outcome: 'deferred' };
     const memory = this.memoryFor(chatId, context.threadId);
@@ -336,7 +274,11 @@ export class ChatChannel {
   /** Keeps the seen approvals current and announces changes. */
   private observe(event: InterlockEvent): void {
     if (event.type === 'LLM_TEXT_DELTA') return;
-    if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.session.channel === this.channel && event.request.session.chatId !== undefined) {
+    if (
+      event.type === 'USER_INTERACTION_REQUESTED' &&
+      event.request.session.channel === this.channel &&
+      event.request.session.chatId !== undefined
+    ) {
       const memory = this.memoryFor(event.request.session.chatId, event.threadId);
       const details = event.request.toolApproval;
       if (details) memory.seen.set(approvalKey(details.toolCallId, details.stage), { request: event.request });
@@ -345,23 +287,32 @@ export class ChatChannel {
     if (chatId === undefined) return;
     if (event.type === 'USER_INTERACTION_RESPONDED' && event.operationType === 'TOOL_APPROVAL') {
       const memory = this.memories.get(chatId);
-      const seen = [...(memory?.seen.values() ?? [])].find((candidate) => candidate.request.interactionId === event.interactionId);
+      const seen = [...(memory?.seen.values() ?? [])].find(
+        (candidate) => candidate.request.interactionId === event.interactionId,
+      );
       if (seen && !seen.decision) {
-        seen.decision = { approved: isApproval(event.input), at: event.timestamp, ...(event.responder === undefined ? {} : { answeredBy: event.responder }) };
+        seen.decision = {
+          approved: isApproval(event.input),
+          at: event.timestamp,
+          ...(event.responder === undefined ? {} : { answeredBy: event.responder }),
+        };
       }
     }
     this.updates.emit({ chatId });
   }
 
+  /** The chat's thread, what waits in it, its audit trail and its transcript: reads of this one thread only. */
   private async load(memory: ChatMemory): Promise<ChatState> {
-    const [threads, allPending, audit] = await Promise.all([
-      this.interlock.threads(),
-      this.interlock.pending(),
+    const [waits, audit] = await Promise.all([
+      readThreadWaits(this.interlock, memory.threadId),
       this.interlock.audit({ threadId: memory.threadId }),
     ]);
-    const thread = threads.find((candidate) => candidate.threadId === memory.threadId);
-    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `the thread ${memory.threadId} of chat ${memory.chatId} is not in the store`);
-    const pending = allPending.filter((request) => request.threadId === memory.threadId);
+    if (!waits)
+      throw new InterlockError(
+        'THREAD_NOT_FOUND',
+        `the thread ${memory.threadId} of chat ${memory.chatId} is not in the store`,
+      );
+    const { thread, pending } = waits;
     const approvals = pending.filter((request) => request.operationType === 'TOOL_APPROVAL');
     const transcript = buildTranscript({
       thread,
@@ -374,7 +325,7 @@ export class ChatChannel {
       firstSeen: (id) => {
         const known = memory.firstSeen.get(id);
         if (known !== undefined) return known;
-        const at = this.isoNow();
+        const at = this.notes.isoNow();
         memory.firstSeen.set(id, at);
         return at;
       },
@@ -382,12 +333,14 @@ export class ChatChannel {
     return { thread, pending, approvals, audit, transcript };
   }
 
-  /** The chat's memory, found through the store (`session.chatId`) when this process has none yet (after a restart). */
+  /**
+   * The chat's memory; found through the store (see {@link findChatThread}) when this
+   * process has none yet (after a restart, or a chat another server opened).
+   */
   private async memoryOf(chatId: string): Promise<ChatMemory> {
     const known = this.memories.get(chatId);
     if (known) return known;
-    const threads = await this.interlock.threads();
-    const thread = threads.find((candidate) => candidate.session.chatId === chatId && candidate.channel === this.channel && candidate.workflowId === this.workflow);
+    const thread = await findChatThread(this.interlock, chatId, { channel: this.channel, workflow: this.workflow });
     if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no chat ${chatId}: open one with chat.open(author)`);
     return this.memoryFor(chatId, thread.threadId);
   }
@@ -400,48 +353,4 @@ export class ChatChannel {
     this.chatOfThread.set(threadId, chatId);
     return memory;
   }
-
-  private numberingOf(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string[] {
-    memory.numbering = numberApprovals(approvals, [...memory.seen.values()].map((seen) => seen.request), memory.numbering);
-    return memory.numbering;
-  }
-
-  private askWhich(memory: ChatMemory, approvals: readonly UserInteractionRequest[]): string {
-    return askWhich(approvals, this.numberingOf(memory, approvals));
-  }
-
-  private note(memory: ChatMemory, after: string | undefined, entry: Omit<ChatEntry, 'id' | 'at'>): ChatEntry {
-    const full: ChatEntry = { id: this.noteId(), at: this.isoNow(), ...entry };
-    memory.notes.push({ entry: full, after });
-    return full;
-  }
-
-  private reanchor(memory: ChatMemory, id: string, after: string): void {
-    const note = memory.notes.find((candidate) => candidate.entry.id === id);
-    if (note) note.after = after;
-  }
-
-  /** Drops a note again: a message that goes to the agent is shown from the queue or the conversation instead. */
-  private forget(memory: ChatMemory, id: string): void {
-    memory.notes = memory.notes.filter((note) => note.entry.id !== id);
-  }
-
-  /** The line a new note follows: the last one that is not a queued message. */
-  private anchorOf(transcript: readonly ChatEntry[]): string | undefined {
-    return transcript.findLast((entry) => entry.queued !== true)?.id;
-  }
-
-  private noteId(): string {
-    this.nextNote += 1;
-    return `note-${this.nextNote}`;
-  }
-
-  private isoNow(): string {
-    return new Date(this.now()).toISOString();
-  }
-}
-
-/** "write_file with {…}", or "that call" when nothing is known of it. */
-function describeCall(toolName: string | undefined, parameters: Record<string, unknown> | undefined): string {
-  return toolName === undefined ? 'that call' : `${toolName} with ${summariseArguments(parameters ?? {})}`;
 }

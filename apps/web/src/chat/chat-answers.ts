@@ -1,0 +1,83 @@
+import type { Interlock } from '@interlock/core';
+import type { ChatMemory } from './chat-memory.js';
+import type { ChatNotes } from './chat-notes.js';
+import { attemptReason, lostAnswer, type ReplyRoute } from './chat-reply-router.js';
+import { approvalKey } from './chat-transcript.js';
+import type { ReceiveResult } from './chat-types.js';
+
+/**
+ * Carries out the routes that answer tool approvals (see {@link routeReply}): answers them
+ * through `interlock.respond` with the sender as responder, writes the attempts that did not
+ * count to the audit trail, and tells the sender about the first of them.
+ */
+export class ChatAnswers {
+  constructor(
+    private readonly interlock: Pick<Interlock, 'respond' | 'recordAttempt'>,
+    private readonly notes: ChatNotes,
+  ) {}
+
+  /** Answers, in order, the approvals a clear yes or no named; `said` is the reply's line. */
+  async answer(
+    memory: ChatMemory,
+    route: Extract<ReplyRoute, { kind: 'answer' }>,
+    author: string,
+    said: string,
+  ): Promise<ReceiveResult> {
+    if (route.after !== undefined) this.notes.move(memory, said, route.after);
+    const approved = route.decision === 'approve';
+    const resolved: string[] = [];
+    let refusal: ReceiveResult | undefined;
+    for (const step of route.steps) {
+      if (step.kind !== 'respond') {
+        if (step.kind === 'refuse') {
+          const { interactionId, reason } = step;
+          await this.interlock.recordAttempt({ interactionId, responder: author, result: 'refused', reason });
+        }
+        refusal ??= this.notes.tell(memory, said, step.notice);
+        continue;
+      }
+      const { request } = step;
+      const answer = await this.interlock.respond(request.interactionId, { approved }, { responder: author });
+      if (answer.status === 'accepted' && request.toolApproval) {
+        const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
+        memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.notes.isoNow() } });
+        resolved.push(request.interactionId);
+        continue;
+      }
+      const lost = lostAnswer(answer.status === 'expired' ? 'expired' : 'already_answered', step.call);
+      await this.interlock.recordAttempt({
+        interactionId: request.interactionId,
+        responder: author,
+        result: 'lost',
+        reason: attemptReason(route.decision, lost.text),
+      });
+      refusal ??= this.notes.tell(memory, said, lost);
+    }
+    const [first] = resolved;
+    if (first === undefined) {
+      return (
+        refusal ??
+        this.notes.tell(memory, said, { reason: 'already_answered', text: 'That approval was already answered.' })
+      );
+    }
+    return { kind: 'approval', interactionId: first, decision: route.decision, interactionIds: resolved };
+  }
+
+  /** Answers the approval a yes or no sent while none waits meant, which the store had not settled. */
+  async answerLate(
+    memory: ChatMemory,
+    route: Extract<ReplyRoute, { kind: 'answer-late' }>,
+    author: string,
+    said: string,
+  ): Promise<ReceiveResult> {
+    const { interactionId, decision } = route;
+    const approved = decision === 'approve';
+    const answer = await this.interlock.respond(interactionId, { approved }, { responder: author });
+    if (answer.status !== 'accepted')
+      return this.notes.tell(memory, said, lostAnswer(answer.status, route.call, { late: true }));
+    this.notes.move(memory, said, route.entryId);
+    const seen = [...memory.seen.values()].find((candidate) => candidate.request.interactionId === interactionId);
+    if (seen) seen.decision = { approved, answeredBy: author, at: this.notes.isoNow() };
+    return { kind: 'approval', interactionId, decision, interactionIds: [interactionId] };
+  }
+}

@@ -1,0 +1,75 @@
+import type { Interlock, ThreadRecord } from '@interlock/core';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
+
+/**
+ * The reads a chat makes of the store: one thread and its interactions. Never every thread
+ * with its whole conversation — a chat message costs the same in a store of a thousand
+ * threads as in one of a single thread (issue 15).
+ */
+export type ChatReader = Pick<Interlock, 'thread' | 'interactions'>;
+
+/** A thread and the requests it waits on. */
+export interface ThreadWaits {
+  thread: ThreadRecord;
+  /** What `interlock.pending()` lists of this thread: asked, unanswered, and still waited on; oldest first. */
+  pending: UserInteractionRequest[];
+}
+
+/** Where a channel's chats live. */
+export interface ChatPlace {
+  channel: string;
+  workflow: string;
+}
+
+/** A thread and what it waits on, or undefined when the store has no such thread. */
+export async function readThreadWaits(reader: ChatReader, threadId: string): Promise<ThreadWaits | undefined> {
+  // The thread first, then its interactions: an interaction is stored before the thread lists
+  // it, so one the thread waits on is always in the later read (read together, a snapshot of
+  // the interactions older than the thread's would miss it, and the chat would resume a thread
+  // that still waits).
+  const thread = await reader.thread(threadId);
+  if (!thread) return undefined;
+  if (thread.pendingInteractionIds.length === 0) return { thread, pending: [] };
+  const interactions = await reader.interactions({ threadId, status: 'pending' });
+  const waitedOn = new Set(thread.pendingInteractionIds);
+  const pending = interactions
+    .filter((interaction) => waitedOn.has(interaction.interactionId))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map((interaction) => interaction.request);
+  return { thread, pending };
+}
+
+/**
+ * The thread of a chat this process has not met yet (after a restart, or a chat another
+ * server opened). A chat's thread has the chat's id (see `ChatChannel.open`): one read. A
+ * chat opened before that was so is found through what it waits on — a chat waits for its
+ * next message between messages — and is not found while its agent is busy or after it ended.
+ */
+export async function findChatThread(
+  reader: ChatReader,
+  chatId: string,
+  place: ChatPlace,
+): Promise<ThreadRecord | undefined> {
+  const own = await reader.thread(chatId);
+  if (own !== undefined && isChatThread(own, chatId, place)) return own;
+  const waiting = await reader.interactions({ status: 'pending' });
+  const candidates = new Set(
+    waiting
+      .filter(
+        ({ request }) =>
+          request.session.chatId === chatId &&
+          request.session.channel === place.channel &&
+          request.workflowId === place.workflow,
+      )
+      .map((interaction) => interaction.threadId),
+  );
+  for (const threadId of candidates) {
+    const thread = await reader.thread(threadId);
+    if (thread !== undefined && isChatThread(thread, chatId, place)) return thread;
+  }
+  return undefined;
+}
+
+function isChatThread(thread: ThreadRecord, chatId: string, place: ChatPlace): boolean {
+  return thread.session.chatId === chatId && thread.channel === place.channel && thread.workflowId === place.workflow;
+}
