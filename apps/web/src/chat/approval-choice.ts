@@ -26,7 +26,9 @@ export function numberApprovals(
     const ofBatch = [...approvals, ...asked].filter((request) => request.toolApproval?.batch?.id === batch);
     return Array.from(
       { length: size },
-      (_, index) => ofBatch.find((request) => request.toolApproval?.batch?.index === index)?.interactionId ?? `answered-${index + 1}`,
+      (_, index) =>
+        ofBatch.find((request) => request.toolApproval?.batch?.index === index)?.interactionId ??
+        `answered-${index + 1}`,
     );
   }
   const pendingIds = approvals.map((request) => request.interactionId);
@@ -38,14 +40,24 @@ export function numberApprovals(
 export function askWhich(approvals: readonly UserInteractionRequest[], numbering: readonly string[]): string {
   if (approvals.length === 1) {
     const details = approvals[0]?.toolApproval;
-    return details ? approvalText({ toolName: details.toolName, arguments: details.toolParameters, stage: details.stage, status: 'pending' }) : 'Reply "yes" or "no".';
+    return details
+      ? approvalText({
+          toolName: details.toolName,
+          arguments: details.toolParameters,
+          stage: details.stage,
+          status: 'pending',
+        })
+      : 'Reply "yes" or "no".';
   }
   const lines = approvals.map((request) => {
     const details = request.toolApproval;
     const call = details ? `${details.toolName} with ${summariseArguments(details.toolParameters)}` : request.prompt;
     return `${numbering.indexOf(request.interactionId) + 1}. ${call}`;
   });
-  return [`${approvals.length} tool calls are waiting. Which one? Reply "yes 1", "no 2", "yes all" or "no all":`, ...lines].join('\n');
+  return [
+    `${approvals.length} tool calls are waiting. Which one? Reply "yes 1", "no 2", "yes all" or "no all":`,
+    ...lines,
+  ].join('\n');
 }
 
 /**

@@ -66,15 +66,27 @@ describe('classifyApprovalReply', () => {
 describe('parseApprovalReply', () => {
   it('names no approval in a bare yes, the numbered ones once each, or all', () => {
     expect(parseApprovalReply('yes')).toEqual({ kind: 'approve', targets: { kind: 'unnamed' } });
-    expect(parseApprovalReply('yes #2, 3 2')).toEqual({ kind: 'approve', targets: { kind: 'numbered', numbers: [2, 3] } });
+    expect(parseApprovalReply('yes #2, 3 2')).toEqual({
+      kind: 'approve',
+      targets: { kind: 'numbered', numbers: [2, 3] },
+    });
     expect(parseApprovalReply('No all')).toEqual({ kind: 'reject', targets: { kind: 'all' } });
   });
 
   const decision = fc.constantFrom('yes', 'Yes', 'YES', 'approve', 'no', 'reject', '是', '否', '同意', '拒绝');
-  const target = fc.oneof(fc.constant(''), fc.constant(' all'), fc.array(fc.integer({ min: 1, max: 999 }), { minLength: 1, maxLength: 4 }).map((numbers) => ` ${numbers.join(', ')}`));
+  const target = fc.oneof(
+    fc.constant(''),
+    fc.constant(' all'),
+    fc
+      .array(fc.integer({ min: 1, max: 999 }), { minLength: 1, maxLength: 4 })
+      .map((numbers) => ` ${numbers.join(', ')}`),
+  );
   const grammar = fc.tuple(decision, target).map(([word, targets]) => `${word}${targets}`);
   /** Everything the grammar takes, as an independent check: tokens, `all`, numbers. */
-  const inGrammar = (text: string) => /^(yes|approve|no|reject|是|否|同意|拒绝)(\s*(all|全部)|\s*#?[1-9]\d{0,2}((\s*,\s*|\s+)#?[1-9]\d{0,2})*)?$/i.test(text.trim());
+  const inGrammar = (text: string) =>
+    /^(yes|approve|no|reject|是|否|同意|拒绝)(\s*(all|全部)|\s*#?[1-9]\d{0,2}((\s*,\s*|\s+)#?[1-9]\d{0,2})*)?$/i.test(
+      text.trim(),
+    );
 
   it('decides every message of the grammar (property)', () => {
     fc.assert(
@@ -88,8 +100,15 @@ describe('parseApprovalReply', () => {
     const noise = fc.oneof(
       fc.string({ maxLength: 30 }),
       fc.string({ unit: 'grapheme', maxLength: 12 }),
-      fc.tuple(grammar, fc.constantFrom('?', '!', '.', '？', '👍', '🏻', ' please', ' but wait', '\u200B', ' ok', ',')).map(([text, tail]) => text + tail),
-      fc.tuple(fc.constantFrom('ok', 'k', 'sure', 'fine', '👍', 'y', 'n', 'lgtm', 'maybe', 'yes?'), fc.string({ maxLength: 5 })).map(([word, tail]) => word + tail),
+      fc
+        .tuple(grammar, fc.constantFrom('?', '!', '.', '？', '👍', '🏻', ' please', ' but wait', '\u200B', ' ok', ','))
+        .map(([text, tail]) => text + tail),
+      fc
+        .tuple(
+          fc.constantFrom('ok', 'k', 'sure', 'fine', '👍', 'y', 'n', 'lgtm', 'maybe', 'yes?'),
+          fc.string({ maxLength: 5 }),
+        )
+        .map(([word, tail]) => word + tail),
     );
     fc.assert(
       fc.property(noise, (text) => {

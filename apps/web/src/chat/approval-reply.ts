@@ -9,9 +9,7 @@ export type ApprovalTargets = { kind: 'unnamed' } | { kind: 'all' } | { kind: 'n
 
 /** A chat message read as an approval reply: `ambiguous` looks like one but is not in the grammar. */
 export type ParsedApprovalReply =
-  | { kind: 'approve' | 'reject'; targets: ApprovalTargets }
-  | { kind: 'ambiguous' }
-  | { kind: 'none' };
+  { kind: 'approve' | 'reject'; targets: ApprovalTargets } | { kind: 'ambiguous' } | { kind: 'none' };
 
 /** The words that decide, exactly as written (Latin ones in any case); seeds 002/003 use English and Chinese. */
 const APPROVE_TOKENS = new Set(['yes', 'approve', '是', '同意']);
@@ -20,10 +18,48 @@ const ALL_TOKENS = new Set(['all', '全部']);
 
 /** Words that show the sender meant to decide but did not say it in the grammar: asked again, never taken. */
 const DECISION_LIKE = new Set([
-  ...APPROVE_TOKENS, ...REJECT_TOKENS,
-  'y', 'n', 'yeah', 'yep', 'yup', 'ok', 'okay', 'k', 'kk', 'sure', 'fine', 'approved', 'accept', 'allow', 'confirm', 'lgtm',
-  'nope', 'nah', 'rejected', 'deny', 'denied', 'decline', 'refuse', "don't", 'stop', 'cancel',
-  '👍', '👎', '✅', '❌', '好', '好的', '可以', '行', '确认', '批准', '不', '不行', '不要', '不可以',
+  ...APPROVE_TOKENS,
+  ...REJECT_TOKENS,
+  'y',
+  'n',
+  'yeah',
+  'yep',
+  'yup',
+  'ok',
+  'okay',
+  'k',
+  'kk',
+  'sure',
+  'fine',
+  'approved',
+  'accept',
+  'allow',
+  'confirm',
+  'lgtm',
+  'nope',
+  'nah',
+  'rejected',
+  'deny',
+  'denied',
+  'decline',
+  'refuse',
+  "don't",
+  'stop',
+  'cancel',
+  '👍',
+  '👎',
+  '✅',
+  '❌',
+  '好',
+  '好的',
+  '可以',
+  '行',
+  '确认',
+  '批准',
+  '不',
+  '不行',
+  '不要',
+  '不可以',
 ]);
 
 /**
@@ -51,9 +87,14 @@ export function parseApprovalReply(text: string): ParsedApprovalReply {
   const trimmed = text.trim();
   const exact = exactReply(trimmed);
   if (exact !== undefined) return exact;
-  const words = trimmed.toLowerCase().split(/[^\p{L}\p{N}\p{Extended_Pictographic}']+/u).filter((word) => word !== '');
+  const words = trimmed
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}\p{Extended_Pictographic}']+/u)
+    .filter((word) => word !== '');
   const signs = [...trimmed].filter((character) => !/[a-z]/i.test(character));
-  return words.some((word) => DECISION_LIKE.has(word)) || signs.some((character) => DECISION_LIKE.has(character)) ? { kind: 'ambiguous' } : { kind: 'none' };
+  return words.some((word) => DECISION_LIKE.has(word)) || signs.some((character) => DECISION_LIKE.has(character))
+    ? { kind: 'ambiguous' }
+    : { kind: 'none' };
 }
 
 function exactReply(text: string): ParsedApprovalReply | undefined {
@@ -78,6 +119,9 @@ function readTargets(text: string): ApprovalTargets | undefined {
   if (text === '') return { kind: 'unnamed' };
   if (ALL_TOKENS.has(text.toLowerCase())) return { kind: 'all' };
   if (!/^#?[1-9]\d{0,2}(?:(?:\s*,\s*|\s+)#?[1-9]\d{0,2})*$/.test(text)) return undefined;
-  const numbers = text.split(/[\s,#]+/).filter((part) => part !== '').map(Number);
+  const numbers = text
+    .split(/[\s,#]+/)
+    .filter((part) => part !== '')
+    .map(Number);
   return { kind: 'numbered', numbers: [...new Set(numbers)] };
 }

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
-import { createChatFixture, readWorkspaceFile, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
+import {
+  createChatFixture,
+  readWorkspaceFile,
+  untilSettled,
+  type ChatFixture,
+  type ChatFixtureOptions,
+} from './__fixtures__/chat-fixture.js';
 
 const directories: string[] = [];
 const open: ChatFixture[] = [];
@@ -20,7 +26,11 @@ async function temporaryDirectory(): Promise<string> {
 }
 
 /** A fresh Interlock (and chat channel) on the SQLite file, as after a restart of the server. */
-async function start(path: string, workspace: string, options: Omit<ChatFixtureOptions, 'store' | 'workspace'> = {}): Promise<ChatFixture> {
+async function start(
+  path: string,
+  workspace: string,
+  options: Omit<ChatFixtureOptions, 'store' | 'workspace'> = {},
+): Promise<ChatFixture> {
   const fixture = await createChatFixture({ ...options, store: { type: 'sqlite', path }, workspace });
   open.push(fixture);
   return fixture;
@@ -44,18 +54,30 @@ describe('ChatChannel on SQLite', () => {
 
     const after = await start(path, directory);
     const [approval] = (await after.chat.transcript(chatId)).filter((entry) => entry.role === 'approval');
-    expect(approval).toMatchObject({ interactionId: asked?.interactionId, approval: { toolName: 'write_file', status: 'pending' } });
+    expect(approval).toMatchObject({
+      interactionId: asked?.interactionId,
+      approval: { toolName: 'write_file', status: 'pending' },
+    });
 
     const result = await untilSettled(after.interlock, () => after.chat.receive(chatId, 'yes', 'alice'));
 
     expect(result).toMatchObject({ kind: 'approval', decision: 'approve', interactionId: asked?.interactionId });
     expect(await readWorkspaceFile(directory, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
     const thread = (await after.interlock.threads()).find((candidate) => candidate.threadId === threadId);
-    expect(thread?.conversation.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['write the notes']);
-    expect(after.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content))).toBe(false);
+    expect(thread?.conversation.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(
+      ['write the notes'],
+    );
+    expect(
+      after.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content)),
+    ).toBe(false);
     const transcript = await after.chat.transcript(chatId);
     expect(transcript.filter((entry) => entry.role === 'approval').map((entry) => entry.approval)).toEqual([
-      { toolName: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES }, status: 'approved', answeredBy: 'alice' },
+      {
+        toolName: 'write_file',
+        arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES },
+        status: 'approved',
+        answeredBy: 'alice',
+      },
     ]);
     expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.' });
   });
@@ -65,7 +87,9 @@ describe('ChatChannel on SQLite', () => {
     const path = join(directory, 'interlock.db');
     const before = await start(path, directory);
     const { chatId } = await untilSettled(before.interlock, () => before.chat.open('alice'));
-    await untilSettled(before.interlock, () => before.chat.receive(chatId, 'write the notes and write the todo', 'alice'));
+    await untilSettled(before.interlock, () =>
+      before.chat.receive(chatId, 'write the notes and write the todo', 'alice'),
+    );
     await untilSettled(before.interlock, () => before.chat.receive(chatId, 'yes 1', 'alice'));
     await stop(before);
 
@@ -75,8 +99,18 @@ describe('ChatChannel on SQLite', () => {
 
     const transcript = await after.chat.transcript(chatId);
     expect(transcript.filter((entry) => entry.role === 'approval').map((entry) => entry.approval)).toEqual([
-      { toolName: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES }, status: 'approved', answeredBy: 'alice' },
-      { toolName: 'write_file', arguments: { path: 'TODO.md', content: CHAT_DEMO_TODO }, status: 'rejected', answeredBy: 'bob' },
+      {
+        toolName: 'write_file',
+        arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES },
+        status: 'approved',
+        answeredBy: 'alice',
+      },
+      {
+        toolName: 'write_file',
+        arguments: { path: 'TODO.md', content: CHAT_DEMO_TODO },
+        status: 'rejected',
+        answeredBy: 'bob',
+      },
     ]);
     // The consumed "no 2" follows the approval it answered; alice's "yes 1" was kept in memory only, so the restart forgot it.
     expect(transcript.map((entry) => [entry.role, entry.text.slice(0, 24)])).toEqual([
@@ -109,13 +143,17 @@ describe('ChatChannel on SQLite', () => {
     expect(result).toMatchObject({ kind: 'notice', reason: 'expired' });
     expect(await readWorkspaceFile(directory, 'NOTES.md')).toBeUndefined();
     const transcript = await after.chat.transcript(chatId);
-    expect(transcript.filter((entry) => entry.role === 'approval').map((entry) => entry.approval?.status)).toEqual(['expired']);
+    expect(transcript.filter((entry) => entry.role === 'approval').map((entry) => entry.approval?.status)).toEqual([
+      'expired',
+    ]);
     expect(transcript.slice(-3)).toMatchObject([
       { role: 'assistant', text: 'Not done: write_file NOTES.md (nobody approved it in time).' },
       { role: 'user', text: 'yes', author: 'alice', consumed: true },
       { role: 'notice', text: expect.stringContaining('expired') },
     ]);
     const thread = (await after.interlock.threads()).find((candidate) => candidate.threadId === threadId);
-    expect(thread?.conversation.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(['write the notes']);
+    expect(thread?.conversation.filter((message) => message.role === 'user').map((message) => message.content)).toEqual(
+      ['write the notes'],
+    );
   });
 });

@@ -2,7 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { InterlockError, type Interlock } from '@interlock/core';
 import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
 import type { ChatEntry } from './chat-types.js';
-import { createChatFixture, gatedChatModel, readWorkspaceFile, removeWorkspace, untilSettled, type ChatFixture, type ChatFixtureOptions } from './__fixtures__/chat-fixture.js';
+import {
+  createChatFixture,
+  gatedChatModel,
+  readWorkspaceFile,
+  removeWorkspace,
+  untilSettled,
+  type ChatFixture,
+  type ChatFixtureOptions,
+} from './__fixtures__/chat-fixture.js';
 
 const fixtures: ChatFixture[] = [];
 
@@ -27,11 +35,15 @@ async function conversationOf(interlock: Interlock, threadId: string) {
 }
 
 async function userMessagesOf(interlock: Interlock, threadId: string): Promise<string[]> {
-  return (await conversationOf(interlock, threadId)).filter((message) => message.role === 'user').map((message) => message.content);
+  return (await conversationOf(interlock, threadId))
+    .filter((message) => message.role === 'user')
+    .map((message) => message.content);
 }
 
 async function pendingApprovals(interlock: Interlock, threadId: string) {
-  return (await interlock.pending()).filter((request) => request.threadId === threadId && request.operationType === 'TOOL_APPROVAL');
+  return (await interlock.pending()).filter(
+    (request) => request.threadId === threadId && request.operationType === 'TOOL_APPROVAL',
+  );
 }
 
 function approvalsOf(transcript: readonly ChatEntry[]) {
@@ -44,7 +56,11 @@ describe('ChatChannel', () => {
     await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
 
     const [approval] = approvalsOf(await chat.transcript(chatId));
-    expect(approval?.approval).toEqual({ toolName: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES }, status: 'pending' });
+    expect(approval?.approval).toEqual({
+      toolName: 'write_file',
+      arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES },
+      status: 'pending',
+    });
     expect(approval?.text).toContain('write_file');
     expect(approval?.text).toContain('NOTES.md');
     expect(approval?.text).toContain('Reply "yes"');
@@ -58,7 +74,12 @@ describe('ChatChannel', () => {
 
     const result = await untilSettled(interlock, () => chat.receive(chatId, 'Yes', 'alice'));
 
-    expect(result).toEqual({ kind: 'approval', interactionId: pending?.interactionId, decision: 'approve', interactionIds: [pending?.interactionId] });
+    expect(result).toEqual({
+      kind: 'approval',
+      interactionId: pending?.interactionId,
+      decision: 'approve',
+      interactionIds: [pending?.interactionId],
+    });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
     expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
     const seenByModel = model.requests.flatMap((request) => request.messages).map((message) => message.content);
@@ -67,7 +88,9 @@ describe('ChatChannel', () => {
     const transcript = await chat.transcript(chatId);
     expect(approvalsOf(transcript).map((entry) => entry.approval?.status)).toEqual(['approved']);
     expect(approvalsOf(transcript)[0]?.approval?.answeredBy).toBe('alice');
-    expect(transcript.filter((entry) => entry.text === 'Yes')).toMatchObject([{ role: 'user', author: 'alice', consumed: true }]);
+    expect(transcript.filter((entry) => entry.text === 'Yes')).toMatchObject([
+      { role: 'user', author: 'alice', consumed: true },
+    ]);
     expect(transcript.some((entry) => entry.queued)).toBe(false);
     expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.' });
     expect(await pendingApprovals(interlock, threadId)).toEqual([]);
@@ -84,7 +107,10 @@ describe('ChatChannel', () => {
     expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
     const transcript = await chat.transcript(chatId);
     expect(approvalsOf(transcript)[0]?.approval).toMatchObject({ status: 'rejected', answeredBy: 'alice' });
-    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Not done: write_file NOTES.md (you said no).' });
+    expect(transcript.at(-1)).toMatchObject({
+      role: 'assistant',
+      text: 'Not done: write_file NOTES.md (you said no).',
+    });
   });
 
   it('delivers an ordinary message to the agent, which answers it', async () => {
@@ -128,11 +154,19 @@ describe('ChatChannel', () => {
 
     await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
 
-    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes', 'and after that, tell me a joke', 'a short one']);
-    expect(model.requests.flatMap((request) => request.messages).some((message) => message.content === 'yes')).toBe(false);
+    expect(await userMessagesOf(interlock, threadId)).toEqual([
+      'write the notes',
+      'and after that, tell me a joke',
+      'a short one',
+    ]);
+    expect(model.requests.flatMap((request) => request.messages).some((message) => message.content === 'yes')).toBe(
+      false,
+    );
     const transcript = await chat.transcript(chatId);
     expect(transcript.some((entry) => entry.queued)).toBe(false);
-    expect(transcript.filter((entry) => entry.role === 'user' && entry.author === 'bob').map((entry) => entry.text)).toEqual(['a short one']);
+    expect(
+      transcript.filter((entry) => entry.role === 'user' && entry.author === 'bob').map((entry) => entry.text),
+    ).toEqual(['a short one']);
   });
 
   it('asks which one when two approvals wait and a bare "yes" names none, then "yes 1" resolves only the first', async () => {
@@ -146,7 +180,10 @@ describe('ChatChannel', () => {
 
     expect(unclear.kind).toBe('clarify');
     expect(unclear.kind === 'clarify' ? unclear.text : '').toMatch(/1\. .*NOTES\.md[\s\S]*2\. .*TODO\.md/);
-    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'notice', text: unclear.kind === 'clarify' ? unclear.text : '' });
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({
+      role: 'notice',
+      text: unclear.kind === 'clarify' ? unclear.text : '',
+    });
     expect(await pendingApprovals(interlock, threadId)).toEqual(before);
     expect(model.requests.length).toBe(calls);
 
@@ -155,15 +192,23 @@ describe('ChatChannel', () => {
     expect(first).toMatchObject({ kind: 'approval', decision: 'approve', interactionId: before[0]?.interactionId });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
     expect(await readWorkspaceFile(workspace, 'TODO.md')).toBeUndefined();
-    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([before[1]?.interactionId]);
-    expect(approvalsOf(await chat.transcript(chatId)).map((entry) => entry.approval?.status)).toEqual(['approved', 'pending']);
+    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([
+      before[1]?.interactionId,
+    ]);
+    expect(approvalsOf(await chat.transcript(chatId)).map((entry) => entry.approval?.status)).toEqual([
+      'approved',
+      'pending',
+    ]);
 
     // One left: a bare answer is clear again.
     await untilSettled(interlock, () => chat.receive(chatId, 'no', 'alice'));
 
     expect(await readWorkspaceFile(workspace, 'TODO.md')).toBeUndefined();
     expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes and write the todo']);
-    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'assistant', text: 'Done: write_file NOTES.md.\nNot done: write_file TODO.md (you said no).' });
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({
+      role: 'assistant',
+      text: 'Done: write_file NOTES.md.\nNot done: write_file TODO.md (you said no).',
+    });
   });
 
   it('approves every waiting call with "all"', async () => {
@@ -173,7 +218,11 @@ describe('ChatChannel', () => {
 
     const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes all', 'alice'));
 
-    expect(result).toMatchObject({ kind: 'approval', decision: 'approve', interactionIds: before.map((request) => request.interactionId) });
+    expect(result).toMatchObject({
+      kind: 'approval',
+      decision: 'approve',
+      interactionIds: before.map((request) => request.interactionId),
+    });
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
     expect(await readWorkspaceFile(workspace, 'TODO.md')).toBe(CHAT_DEMO_TODO);
   });
@@ -184,7 +233,21 @@ describe('ChatChannel', () => {
     const before = await pendingApprovals(interlock, threadId);
     const calls = model.requests.length;
 
-    for (const text of ['yes but change the path', "no, don't… yes", 'yes and no', 'ok', 'k', 'fine', 'sure', 'yes?', 'ok?', 'approve?', '👍🏻?', '👍', 'Yes!']) {
+    for (const text of [
+      'yes but change the path',
+      "no, don't… yes",
+      'yes and no',
+      'ok',
+      'k',
+      'fine',
+      'sure',
+      'yes?',
+      'ok?',
+      'approve?',
+      '👍🏻?',
+      '👍',
+      'Yes!',
+    ]) {
       // issue 14: only an exact answer decides
       const result = await chat.receive(chatId, text, 'alice');
       expect(result.kind).toBe('clarify');
@@ -198,14 +261,19 @@ describe('ChatChannel', () => {
   });
 
   it('refuses a yes from someone who may not approve, and still takes one from someone who may', async () => {
-    const { interlock, chat, chatId, threadId, workspace } = await setUp({ canApprove: (author) => author === 'alice' });
+    const { interlock, chat, chatId, threadId, workspace } = await setUp({
+      canApprove: (author) => author === 'alice',
+    });
     await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
     const before = await pendingApprovals(interlock, threadId);
 
     const refused = await chat.receive(chatId, 'yes', 'mallory');
 
     expect(refused).toMatchObject({ kind: 'notice', reason: 'not_allowed' });
-    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({ role: 'notice', text: expect.stringContaining('mallory may not answer') });
+    expect((await chat.transcript(chatId)).at(-1)).toMatchObject({
+      role: 'notice',
+      text: expect.stringContaining('mallory may not answer'),
+    });
     expect(await pendingApprovals(interlock, threadId)).toEqual(before);
     expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
 
@@ -228,7 +296,10 @@ describe('ChatChannel', () => {
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
     const transcript = await chat.transcript(chatId);
     expect(approvalsOf(transcript)[0]?.approval?.status).toBe('expired');
-    expect(transcript.at(-1)).toMatchObject({ role: 'assistant', text: 'Not done: write_file NOTES.md (nobody approved it in time).' });
+    expect(transcript.at(-1)).toMatchObject({
+      role: 'assistant',
+      text: 'Not done: write_file NOTES.md (nobody approved it in time).',
+    });
   });
 
   it('says "already answered" when the numbered approval was answered elsewhere first', async () => {
@@ -237,13 +308,20 @@ describe('ChatChannel', () => {
     const [notes, todo] = await pendingApprovals(interlock, threadId);
     await chat.receive(chatId, 'yes', 'alice');
     // Bob approves the first one in the web inbox.
-    await untilSettled(interlock, () => interlock.respond(notes?.interactionId ?? '', { approved: true }, { responder: 'bob' }));
+    await untilSettled(interlock, () =>
+      interlock.respond(notes?.interactionId ?? '', { approved: true }, { responder: 'bob' }),
+    );
 
     const late = await chat.receive(chatId, 'yes 1', 'alice');
 
     expect(late).toMatchObject({ kind: 'notice', reason: 'already_answered' });
-    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([todo?.interactionId]);
-    expect(approvalsOf(await chat.transcript(chatId))[0]?.approval).toMatchObject({ status: 'approved', answeredBy: 'bob' });
+    expect((await pendingApprovals(interlock, threadId)).map((request) => request.interactionId)).toEqual([
+      todo?.interactionId,
+    ]);
+    expect(approvalsOf(await chat.transcript(chatId))[0]?.approval).toMatchObject({
+      status: 'approved',
+      answeredBy: 'bob',
+    });
   });
 
   it('says "already answered" to a second yes while the agent is still working on the first', async () => {
@@ -262,7 +340,9 @@ describe('ChatChannel', () => {
     await untilSettled(interlock, async () => gated.release());
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
     expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
-    expect(gated.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content))).toBe(false);
+    expect(
+      gated.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content)),
+    ).toBe(false);
   });
 
   it('passes a yes on to the agent once the agent has answered after the last approval', async () => {

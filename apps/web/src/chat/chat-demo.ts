@@ -54,7 +54,11 @@ export function chatDemoWorkflow(options: ChatDemoWorkflowOptions = {}): Workflo
     variables: [{ name: 'turns', scope: 'thread', default: Array.from({ length: maxTurns }, (_, index) => index + 1) }],
     nodes: [
       { id: 'start', type: 'START' },
-      { id: 'conversation', type: 'LOOP', config: { items: 'turns', itemVariable: 'turn', body: CHAT_LISTEN_NODE_ID, maxIterations: maxTurns } },
+      {
+        id: 'conversation',
+        type: 'LOOP',
+        config: { items: 'turns', itemVariable: 'turn', body: CHAT_LISTEN_NODE_ID, maxIterations: maxTurns },
+      },
       {
         id: CHAT_LISTEN_NODE_ID,
         type: 'USER_INTERACTION',
@@ -115,8 +119,10 @@ function replyTo(request: ModelRequest): string | ModelResponse {
   const said = last?.role === 'user' ? last.content.trim() : '';
   const turn = request.messages.filter((message) => message.role === 'user').length;
   const calls: ModelToolCall[] = [];
-  if (/\bwrite the notes\b/i.test(said)) calls.push({ id: `notes-${turn}`, name: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES } });
-  if (/\bwrite the todo\b/i.test(said)) calls.push({ id: `todo-${turn}`, name: 'write_file', arguments: { path: 'TODO.md', content: CHAT_DEMO_TODO } });
+  if (/\bwrite the notes\b/i.test(said))
+    calls.push({ id: `notes-${turn}`, name: 'write_file', arguments: { path: 'NOTES.md', content: CHAT_DEMO_NOTES } });
+  if (/\bwrite the todo\b/i.test(said))
+    calls.push({ id: `todo-${turn}`, name: 'write_file', arguments: { path: 'TODO.md', content: CHAT_DEMO_TODO } });
   if (/\blist the files\b/i.test(said)) calls.push({ id: `list-${turn}`, name: 'list_dir', arguments: { path: '.' } });
   if (calls.length > 0) return { text: `On it: ${calls.map(describe).join(' and ')}.`, toolCalls: calls };
   return said === '' ? 'Hello! What should I do?' : `You said: "${said}"`;
@@ -125,7 +131,8 @@ function replyTo(request: ModelRequest): string | ModelResponse {
 function summarise(messages: readonly Message[]): string {
   const proposal = messages.findLast((message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0);
   const lines = (proposal?.toolCalls ?? []).map((call) => {
-    const content = messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
+    const content =
+      messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
     const status = /^\[([A-Z_]+)\]/.exec(content)?.[1] ?? 'ERROR';
     const name = describe({ id: call.id, name: call.name, arguments: call.arguments });
     if (status === 'SUCCESS') return `Done: ${name}.`;

@@ -29,7 +29,11 @@ function thread(conversation: Message[]): ThreadRecord {
   };
 }
 
-function approvalRequest(toolCallId: string, path: string, stage: 'execution' | 'result' = 'execution'): UserInteractionRequest {
+function approvalRequest(
+  toolCallId: string,
+  path: string,
+  stage: 'execution' | 'result' = 'execution',
+): UserInteractionRequest {
   return {
     interactionId: `i-${toolCallId}-${stage}`,
     threadId: 't1',
@@ -95,7 +99,11 @@ describe('buildTranscript', () => {
       sources({
         thread: thread([
           { role: 'user', content: 'write the notes' },
-          { role: 'assistant', content: 'On it.', toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }] },
+          {
+            role: 'assistant',
+            content: 'On it.',
+            toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }],
+          },
           { role: 'tool', toolCallId: 'c1', content: '[SUCCESS] wrote 10 characters to NOTES.md' },
           { role: 'assistant', content: 'Done.' },
         ]),
@@ -114,7 +122,10 @@ describe('buildTranscript', () => {
 
   it('puts pending approvals last, asking for yes or no', () => {
     const transcript = buildTranscript(
-      sources({ thread: thread([{ role: 'user', content: 'write the notes' }]), pending: [approvalRequest('c1', 'NOTES.md')] }),
+      sources({
+        thread: thread([{ role: 'user', content: 'write the notes' }]),
+        pending: [approvalRequest('c1', 'NOTES.md')],
+      }),
     );
 
     expect(transcript.at(-1)).toMatchObject({
@@ -128,7 +139,9 @@ describe('buildTranscript', () => {
   it('asks about the result, not the run, for a result approval', () => {
     const [entry] = buildTranscript(sources({ pending: [approvalRequest('c1', 'NOTES.md', 'result')] }));
 
-    expect(entry?.text).toBe('write_file with {"path":"NOTES.md"} has run. Reply "yes" to give its result to the agent or "no" to withhold it.');
+    expect(entry?.text).toBe(
+      'write_file with {"path":"NOTES.md"} has run. Reply "yes" to give its result to the agent or "no" to withhold it.',
+    );
   });
 
   it('keeps a note after the line it followed when that line moves, and queued messages at the very end', () => {
@@ -138,7 +151,11 @@ describe('buildTranscript', () => {
       sources({
         thread: thread([
           { role: 'user', content: 'write the notes' },
-          { role: 'assistant', content: 'On it.', toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }] },
+          {
+            role: 'assistant',
+            content: 'On it.',
+            toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }],
+          },
           { role: 'tool', toolCallId: 'c1', content: '[SUCCESS] wrote' },
           { role: 'assistant', content: 'Done.' },
         ]),
@@ -171,7 +188,9 @@ describe('buildTranscript', () => {
       }),
     );
 
-    expect(transcript.filter((entry) => entry.role === 'user').map((entry) => [entry.text, entry.author, entry.at])).toEqual([
+    expect(
+      transcript.filter((entry) => entry.role === 'user').map((entry) => [entry.text, entry.author, entry.at]),
+    ).toEqual([
       ['hello', undefined, AT],
       ['bye', 'bob', '2026-11-22T10:05:00.000Z'],
     ]);

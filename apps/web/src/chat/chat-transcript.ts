@@ -75,7 +75,8 @@ export function buildTranscript(sources: TranscriptSources): ChatEntry[] {
         ...(delivered ? { author: delivered.author } : {}),
       });
     } else if (message.role === 'assistant') {
-      if (message.content.trim() !== '') spine.push({ id, role: 'assistant', text: message.content, at: sources.firstSeen(id) });
+      if (message.content.trim() !== '')
+        spine.push({ id, role: 'assistant', text: message.content, at: sources.firstSeen(id) });
       for (const call of message.toolCalls ?? []) {
         toolNames.set(call.id, call.name);
         for (const line of approvals.filter((candidate) => candidate.toolCallId === call.id)) {
@@ -116,8 +117,10 @@ export function approvalText(input: ApprovalTextInput): string {
   const by = input.answeredBy === undefined ? '' : ` by ${input.answeredBy}`;
   switch (input.status) {
     case 'pending':
-      if (input.stage === 'result') return `${call} has run. Reply "yes" to give its result to the agent or "no" to withhold it.`;
-      if (input.stage === 'recovery') return `${call} started before a restart and may or may not have finished. Reply "yes" to run it again or "no" to report it failed.`;
+      if (input.stage === 'result')
+        return `${call} has run. Reply "yes" to give its result to the agent or "no" to withhold it.`;
+      if (input.stage === 'recovery')
+        return `${call} started before a restart and may or may not have finished. Reply "yes" to run it again or "no" to report it failed.`;
       return `The agent wants to run ${call}. Reply "yes" to allow it or "no" to refuse it.`;
     case 'approved':
       if (input.stage === 'result') return `Gave the result of ${call} to the agent (approved${by}).`;
@@ -225,7 +228,10 @@ function failedStatus(decidedBy: string): ChatApprovalStatus {
  * Who sent which user message: the messages this process delivered, matched from the end
  * (after a restart only the later ones are known; the earlier ones show without an author).
  */
-function authorsOf(conversation: readonly Message[], delivered: readonly DeliveredMessage[]): Map<number, DeliveredMessage> {
+function authorsOf(
+  conversation: readonly Message[],
+  delivered: readonly DeliveredMessage[],
+): Map<number, DeliveredMessage> {
   const authors = new Map<number, DeliveredMessage>();
   let next = delivered.length - 1;
   for (let index = conversation.length - 1; index >= 0 && next >= 0; index -= 1) {

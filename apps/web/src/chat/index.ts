@@ -11,7 +11,13 @@ export {
   type ApprovalTargets,
   type ParsedApprovalReply,
 } from './approval-reply.js';
-export type { ChatApprovalStatus, ChatChannelOptions, ChatEntry, ChatNoticeReason, ReceiveResult } from './chat-types.js';
+export type {
+  ChatApprovalStatus,
+  ChatChannelOptions,
+  ChatEntry,
+  ChatNoticeReason,
+  ReceiveResult,
+} from './chat-types.js';
 export {
   chatDemoWorkflow,
   chatDemoModel,

@@ -65,14 +65,16 @@ export async function untilSettled<T>(interlock: Interlock, action: () => Promis
   const stopped = new Promise<InterlockEvent>((resolve) => {
     subscription = interlock.events$.subscribe({
       next: (event) => {
-        if (['THREAD_SUSPENDED', 'THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED'].includes(event.type)) resolve(event);
+        if (['THREAD_SUSPENDED', 'THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED'].includes(event.type))
+          resolve(event);
       },
     });
   });
   try {
     const result = await action();
     const event = await stopped;
-    if (event.type === 'THREAD_FAILED') throw new Error(`the thread failed: ${event.error.code} ${event.error.message}`);
+    if (event.type === 'THREAD_FAILED')
+      throw new Error(`the thread failed: ${event.error.code} ${event.error.message}`);
     // An answer that raced the run's suspension is applied by a run of its own, right after.
     for (let waited = 0; waited < 5_000; waited += 10) {
       const unapplied = await interlock.interactions({ status: 'responded' });
