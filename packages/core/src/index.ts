@@ -2,7 +2,8 @@
  * @packageDocumentation
  * Interlock's engine. Start with {@link createInterlock}.
  */
-export { createInterlock, Interlock, type InterlockOptions } from './interlock.js';
+export { createInterlock, Interlock } from './interlock.js';
+export type { InterlockOptions } from './interlock-options.js';
 export { openStore, DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
 export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
@@ -31,15 +32,13 @@ export {
   parseProjectConfig,
   mergeApprovalLayers,
   approvalLayerOf,
-  optionsFromProjectConfig,
-  mcpServersOf,
   resolveFromConfig,
   PROJECT_CONFIG_FILES,
   type LoadedProjectConfig,
   type ApprovalLayer,
   type ConfigIssue,
-  type ProjectOptions,
 } from './config/project-config.js';
+export { optionsFromProjectConfig, mcpServersOf, type ProjectOptions } from './config/project-options.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';

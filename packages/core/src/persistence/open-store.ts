@@ -5,7 +5,17 @@ import { openSqliteStore } from './sqlite/open-sqlite-store.js';
 import { createTypeormStore } from './typeorm-on-demand.js';
 import type { PostgresTimeouts } from './typeorm/create-typeorm-store.js';
 
-/** Where an Interlock keeps its threads: `createInterlock({ store })`, `openStore`. */
+/**
+ * Where threads and interactions are kept: in this process (`memory`, the default), in a
+ * SQLite file (`.interlock/interlock.db` unless `path` says otherwise), in PostgreSQL, or
+ * in a store of your own.
+ *
+ * SQLite: `synchronous` is `full` by default (a commit is on disk when it returns);
+ * `normal` survives a crash of the process but not always a power loss. The store
+ * commits the writes of one event-loop turn together, and at once where the engine needs
+ * them durable; with `groupCommit`, those commits wait for the end of the turn too, so
+ * threads running at the same time share them.
+ */
 export type StoreOptions =
   | { type: 'memory' }
   | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }

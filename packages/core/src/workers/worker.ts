@@ -3,7 +3,8 @@ import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk
 import { steadyClock, type Clock } from '../engine/clock.js';
 import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
-import { createInterlock, type Interlock, type InterlockOptions } from '../interlock.js';
+import { createInterlock, type Interlock } from '../interlock.js';
+import type { InterlockOptions } from '../interlock-options.js';
 import { openStore, type StoreOptions } from '../persistence/open-store.js';
 import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobRunner } from './job-runner.js';
@@ -94,8 +95,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
         },
       );
     } else {
-      const { takeJobs, finishJob, scheduleJobs } = store;
-      if (takeJobs === undefined || finishJob === undefined || scheduleJobs === undefined) {
+      if (store.takeJobs === undefined || store.finishJob === undefined || store.scheduleJobs === undefined) {
         throw new InterlockError(
           'INVALID_OPTIONS',
           'this store cannot hold jobs: workers need the SQLite store or PostgreSQL',
