@@ -16,6 +16,10 @@ export function parseApprovalMode(value: string | undefined, command: string): A
   // Without the flag, the project file's mode (a flag is the later layer).
   if (value === undefined) return projectConfig()?.config.approval?.mode ?? 'default';
   const mode = APPROVAL_MODES.find((candidate) => candidate === value);
-  if (mode === undefined) throw new UsageError(`--mode ${JSON.stringify(value)} is not a mode: use one of ${APPROVAL_MODES.join(', ')}`, command);
+  if (mode === undefined)
+    throw new UsageError(
+      `--mode ${JSON.stringify(value)} is not a mode: use one of ${APPROVAL_MODES.join(', ')}`,
+      command,
+    );
   return mode;
 }

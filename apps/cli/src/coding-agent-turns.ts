@@ -2,7 +2,8 @@ import type { ModelRequest, ModelResponse, ModelToolCall } from '@interlock/core
 import type { Message } from '@interlock/sdk-types';
 
 /** What the demo agent writes to NOTES.md when that call is approved. */
-export const DEMO_NOTES = '# Notes\n\n- The README describes a small demo project.\n- Next: list the files, then clean up.\n';
+export const DEMO_NOTES =
+  '# Notes\n\n- The README describes a small demo project.\n- Next: list the files, then clean up.\n';
 
 /** The four calls the demo agent proposes at once: a read, a write, a command, and a banned command. */
 const PROPOSED_CALLS: ModelToolCall[] = [
@@ -19,7 +20,9 @@ const PROPOSED_CALLS: ModelToolCall[] = [
  * messages are in the conversation, it sums up what ran and what was refused, and why.
  */
 export function codingAgentTurn(request: ModelRequest): ModelResponse {
-  const proposal = request.messages.findLast((message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0);
+  const proposal = request.messages.findLast(
+    (message) => message.role === 'assistant' && (message.toolCalls?.length ?? 0) > 0,
+  );
   if (!proposal) {
     return {
       text: 'Let me look around: read the README, write my notes to NOTES.md, list the files, and start from a clean slate.',
@@ -33,7 +36,8 @@ function summarise(proposal: Message, messages: readonly Message[]): string {
   const ran: string[] = [];
   const refused: string[] = [];
   for (const call of proposal.toolCalls ?? []) {
-    const content = messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
+    const content =
+      messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
     const name = describeCall(call.name, call.arguments);
     const status = /^\[([A-Z_]+)\]/.exec(content)?.[1];
     if (status === 'SUCCESS') ran.push(name);
@@ -44,7 +48,8 @@ function summarise(proposal: Message, messages: readonly Message[]): string {
     `Refused: ${refused.length === 0 ? 'nothing' : refused.join('; ')}.`,
   ];
   const instruction = messages.at(-1);
-  if (instruction?.role === 'user' && messages.indexOf(proposal) < messages.length - 1) lines.push(`Noted your instruction: "${instruction.content}".`);
+  if (instruction?.role === 'user' && messages.indexOf(proposal) < messages.length - 1)
+    lines.push(`Noted your instruction: "${instruction.content}".`);
   return lines.join('\n');
 }
 

@@ -1,4 +1,11 @@
-import { builtinTools, createInterlock, type ApprovalMode, type Interlock, type ModelProvider, type StoreOptions } from '@interlock/core';
+import {
+  builtinTools,
+  createInterlock,
+  type ApprovalMode,
+  type Interlock,
+  type ModelProvider,
+  type StoreOptions,
+} from '@interlock/core';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import { projectConfig } from './project-config-option.js';
 

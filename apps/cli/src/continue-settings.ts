@@ -29,10 +29,17 @@ export interface ContinueSettings {
  *
  * @throws UsageError for a bad option, or when the noted workspace no longer exists and no `--workspace` is given.
  */
-export async function resolveContinueSettings(flags: ContinueFlags, note: ThreadNote | undefined, command: string): Promise<ContinueSettings> {
+export async function resolveContinueSettings(
+  flags: ContinueFlags,
+  note: ThreadNote | undefined,
+  command: string,
+): Promise<ContinueSettings> {
   const modelSpec =
     flags.model !== undefined || flags['base-url'] !== undefined || note === undefined
-      ? { ...(flags.model === undefined ? {} : { model: flags.model }), ...(flags['base-url'] === undefined ? {} : { baseUrl: flags['base-url'] }) }
+      ? {
+          ...(flags.model === undefined ? {} : { model: flags.model }),
+          ...(flags['base-url'] === undefined ? {} : { baseUrl: flags['base-url'] }),
+        }
       : { model: note.model, ...(note.baseUrl === undefined ? {} : { baseUrl: note.baseUrl }) };
   return {
     model: createModel(modelSpec, command),
@@ -45,7 +52,10 @@ async function workspaceOf(given: string | undefined, note: ThreadNote | undefin
   if (given !== undefined || note === undefined) return resolveWorkspace(given, command);
   const found = await stat(note.workspaceRoot).catch(() => undefined);
   if (found?.isDirectory() !== true) {
-    throw new UsageError(`the thread's workspace ${note.workspaceRoot} no longer exists: give --workspace DIR to continue it elsewhere`, command);
+    throw new UsageError(
+      `the thread's workspace ${note.workspaceRoot} no longer exists: give --workspace DIR to continue it elsewhere`,
+      command,
+    );
   }
   return note.workspaceRoot;
 }

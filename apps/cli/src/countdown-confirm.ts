@@ -16,8 +16,8 @@ export interface CountdownConfirmConfig {
  * countdown the message shows the time left, redrawn every second without touching what is
  * typed.
  */
-export const countdownConfirm: (config: CountdownConfirmConfig, context?: PromptContext) => Promise<boolean> = createPrompt(
-  (config: CountdownConfirmConfig, done: (value: boolean) => void): string => {
+export const countdownConfirm: (config: CountdownConfirmConfig, context?: PromptContext) => Promise<boolean> =
+  createPrompt((config: CountdownConfirmConfig, done: (value: boolean) => void): string => {
     const theme = makeTheme();
     const [status, setStatus] = useState('idle');
     const prefix = usePrefix({ status, theme });
@@ -43,8 +43,7 @@ export const countdownConfirm: (config: CountdownConfirmConfig, context?: Prompt
 
     if (status === 'done') return `${prefix} ${message} ${theme.style.answer(value)}`;
     return `${prefix} ${message} ${theme.style.defaultAnswer(config.default ? 'Y/n' : 'y/N')} ${value}`;
-  },
-);
+  });
 
 function readAnswer(text: string, fallback: boolean): boolean {
   if (/^y/i.test(text)) return true;

@@ -1,4 +1,13 @@
-import { createPrompt, isBackspaceKey, isEnterKey, isTabKey, makeTheme, useKeypress, usePrefix, useState } from '@inquirer/core';
+import {
+  createPrompt,
+  isBackspaceKey,
+  isEnterKey,
+  isTabKey,
+  makeTheme,
+  useKeypress,
+  usePrefix,
+  useState,
+} from '@inquirer/core';
 import { useCountdownMessage, type Countdown, type PromptContext } from './countdown.js';
 
 /** What a {@link countdownInput} asks. */
@@ -56,7 +65,8 @@ export const countdownInput: (config: CountdownInputConfig, context?: PromptCont
     });
 
     const shown = status === 'done' ? theme.style.answer(value) : value;
-    const hint = defaultValue !== '' && status !== 'done' && value === '' ? ` ${theme.style.defaultAnswer(defaultValue)}` : '';
+    const hint =
+      defaultValue !== '' && status !== 'done' && value === '' ? ` ${theme.style.defaultAnswer(defaultValue)}` : '';
     return [`${prefix} ${message}${hint} ${shown}`, error === undefined ? '' : theme.style.error(error)];
   },
 );

@@ -45,14 +45,19 @@ const HIDE_CURSOR = '\u001B[?25l';
  * picks the highlighted one. With a countdown the message shows the time left, redrawn
  * every second without touching the highlight.
  */
-export const countdownSelect: <Value>(config: CountdownSelectConfig<Value>, context?: PromptContext) => Promise<Value> = createPrompt(
-  <Value>(config: CountdownSelectConfig<Value>, done: (value: Value) => void): string => {
+export const countdownSelect: <Value>(config: CountdownSelectConfig<Value>, context?: PromptContext) => Promise<Value> =
+  createPrompt(<Value>(config: CountdownSelectConfig<Value>, done: (value: Value) => void): string => {
     const { choices } = config;
     const theme = makeTheme();
     const [status, setStatus] = useState('idle');
     const prefix = usePrefix({ status, theme });
     const message = useCountdownMessage(config.message, status, theme, config.countdown);
-    const [active, setActive] = useState(() => Math.max(0, choices.findIndex((choice) => choice.value === config.default)));
+    const [active, setActive] = useState(() =>
+      Math.max(
+        0,
+        choices.findIndex((choice) => choice.value === config.default),
+      ),
+    );
     const chosen = choices[active];
     if (chosen === undefined) throw new Error('a list prompt needs at least one choice');
     const forgetTyping = useRef<NodeJS.Timeout | undefined>(undefined);
@@ -72,7 +77,9 @@ export const countdownSelect: <Value>(config: CountdownSelectConfig<Value>, cont
         // A number picks the choice at that place; anything else, the first name it starts.
         const typed = readline.line.toLowerCase();
         const byNumber = isNumberKey(key) && !Number.isNaN(Number(typed));
-        const index = byNumber ? Number(typed) - 1 : choices.findIndex((choice) => choice.name.toLowerCase().startsWith(typed));
+        const index = byNumber
+          ? Number(typed) - 1
+          : choices.findIndex((choice) => choice.name.toLowerCase().startsWith(typed));
         if (choices[index] !== undefined) setActive(index);
         forgetTyping.current = setTimeout(() => readline.clearLine(0), TYPING_PAUSE_MILLISECONDS);
       }
@@ -81,11 +88,11 @@ export const countdownSelect: <Value>(config: CountdownSelectConfig<Value>, cont
     const page = usePagination({
       items: choices,
       active,
-      renderItem: ({ item, isActive }) => (isActive ? theme.style.highlight(`${figures.pointer} ${item.name}`) : `  ${item.name}`),
+      renderItem: ({ item, isActive }) =>
+        isActive ? theme.style.highlight(`${figures.pointer} ${item.name}`) : `  ${item.name}`,
       pageSize: PAGE_SIZE,
       loop: true,
     });
     if (status === 'done') return `${prefix} ${message} ${theme.style.answer(chosen.name)}`;
     return `${prefix} ${message}\n${page}\n \n${theme.style.help('↑↓ navigate • ⏎ select')}${HIDE_CURSOR}`;
-  },
-);
+  });

@@ -27,7 +27,9 @@ class FakeTerminal {
       const text = stripVTControlCharacters(chunk.toString());
       if (text.trim() !== '') this.draws.push(text);
     });
-    this.input.on('keypress', (_sequence: string, key: { name?: string; sequence: string }) => this.keypresses.push(key.name ?? key.sequence));
+    this.input.on('keypress', (_sequence: string, key: { name?: string; sequence: string }) =>
+      this.keypresses.push(key.name ?? key.sequence),
+    );
   }
 
   get context() {
@@ -96,7 +98,10 @@ describe('a list prompt with a countdown (issue 15)', () => {
 
   it('counts down in its message every second without any key being pressed', async () => {
     const terminal = new FakeTerminal();
-    const answer = countdownSelect({ message: 'Go ahead?', choices, countdown: new Countdown(65_000, plain) }, terminal.context);
+    const answer = countdownSelect(
+      { message: 'Go ahead?', choices, countdown: new Countdown(65_000, plain) },
+      terminal.context,
+    );
     await settle();
     expect(terminal.screen()).toContain('? Go ahead? · 1 min 05 s left\n❯ yes\n  no\n  ask me later');
     await terminal.wait(1);
@@ -110,7 +115,10 @@ describe('a list prompt with a countdown (issue 15)', () => {
 
   it('picks the highlighted choice with Enter while the countdown ticks, and only the keys typed reach the input', async () => {
     const terminal = new FakeTerminal();
-    const answer = countdownSelect({ message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) }, terminal.context);
+    const answer = countdownSelect(
+      { message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) },
+      terminal.context,
+    );
     await terminal.type(KEYS.down);
     await terminal.wait(3);
     expect(terminal.screen()).toContain('? Go ahead? · 27 s left\n  yes\n❯ no');
@@ -123,7 +131,10 @@ describe('a list prompt with a countdown (issue 15)', () => {
 
   it('stops its timer when it is answered, and when the engine aborts it', async () => {
     const answered = new FakeTerminal();
-    const first = countdownSelect({ message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) }, answered.context);
+    const first = countdownSelect(
+      { message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) },
+      answered.context,
+    );
     await settle();
     expect(vi.getTimerCount()).toBe(1);
     await answered.type(KEYS.enter);
@@ -132,7 +143,10 @@ describe('a list prompt with a countdown (issue 15)', () => {
 
     const aborted = new FakeTerminal();
     const controller = new AbortController();
-    const second = countdownSelect({ message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) }, { ...aborted.context, signal: controller.signal });
+    const second = countdownSelect(
+      { message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) },
+      { ...aborted.context, signal: controller.signal },
+    );
     await settle();
     controller.abort();
     await expect(second).rejects.toMatchObject({ name: 'AbortPromptError' });
@@ -151,7 +165,10 @@ describe('a list prompt with a countdown (issue 15)', () => {
 
   it('jumps to a choice by its number or by the start of its name', async () => {
     const terminal = new FakeTerminal();
-    const answer = countdownSelect({ message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) }, terminal.context);
+    const answer = countdownSelect(
+      { message: 'Go ahead?', choices, countdown: new Countdown(30_000, plain) },
+      terminal.context,
+    );
     await terminal.type('2');
     expect(terminal.screen()).toContain('❯ no');
     // What was typed is forgotten after a pause, so the next letter starts a new name.
@@ -181,7 +198,10 @@ describe('a text prompt with a countdown (issue 15)', () => {
   it('keeps a refused text on the line with the reason under it, and takes it once fixed', async () => {
     const terminal = new FakeTerminal();
     const validate = (text: string) => (text.startsWith('{') ? true : 'enter valid JSON');
-    const answer = countdownInput({ message: 'Arguments?', validate, countdown: new Countdown(30_000, plain) }, terminal.context);
+    const answer = countdownInput(
+      { message: 'Arguments?', validate, countdown: new Countdown(30_000, plain) },
+      terminal.context,
+    );
     await terminal.type('1', KEYS.enter);
     expect(terminal.screen()).toContain('? Arguments? · 30 s left 1\n> enter valid JSON');
     await terminal.wait(1);
@@ -192,7 +212,10 @@ describe('a text prompt with a countdown (issue 15)', () => {
 
   it('answers the default on an empty line, and Tab puts the default on the line to edit', async () => {
     const first = new FakeTerminal();
-    const taken = countdownInput({ message: 'City?', default: 'Kunming', countdown: new Countdown(30_000, plain) }, first.context);
+    const taken = countdownInput(
+      { message: 'City?', default: 'Kunming', countdown: new Countdown(30_000, plain) },
+      first.context,
+    );
     await settle();
     expect(first.screen()).toContain('? City? · 30 s left (Kunming)');
     await first.type(KEYS.enter);
@@ -208,7 +231,10 @@ describe('a text prompt with a countdown (issue 15)', () => {
 describe('a yes/no prompt with a countdown (issue 15)', () => {
   it('counts down, reads y or n, and takes the default otherwise', async () => {
     const terminal = new FakeTerminal();
-    const answer = countdownConfirm({ message: 'Deploy?', default: true, countdown: new Countdown(30_000, plain) }, terminal.context);
+    const answer = countdownConfirm(
+      { message: 'Deploy?', default: true, countdown: new Countdown(30_000, plain) },
+      terminal.context,
+    );
     await terminal.type('n');
     await terminal.wait(1);
     expect(terminal.screen()).toContain('? Deploy? · 29 s left (Y/n) n');

@@ -36,12 +36,19 @@ export class Countdown {
  * until it closes: inquirer redraws a prompt when its state changes, and the time left is
  * state. Without one, the message is the theme's.
  */
-export function useCountdownMessage(text: string, status: Status, theme: Theme, countdown: Countdown | undefined): string {
+export function useCountdownMessage(
+  text: string,
+  status: Status,
+  theme: Theme,
+  countdown: Countdown | undefined,
+): string {
   const [left, setLeft] = useState(() => countdown?.left());
   useEffect(() => {
     if (countdown === undefined) return;
     const timer = setInterval(() => setLeft(countdown.left()), 1000);
     return () => clearInterval(timer);
   }, [countdown]);
-  return countdown === undefined || left === undefined ? theme.style.message(text, status) : countdown.message(text, left, status);
+  return countdown === undefined || left === undefined
+    ? theme.style.message(text, status)
+    : countdown.message(text, left, status);
 }

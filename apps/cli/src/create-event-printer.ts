@@ -5,5 +5,9 @@ import { colourWanted, createTerminalStyle } from './terminal-style.js';
 /** The printer of a run on standard output: JSON lines under `--json`, readable (coloured in a terminal) text otherwise. */
 export function createEventPrinter(json: boolean): EventPrinter {
   if (json) return new JsonEventPrinter(process.stdout);
-  return new ReadableEventPrinter(process.stdout, createTerminalStyle(colourWanted(process.stdout)), process.stdout.isTTY === true);
+  return new ReadableEventPrinter(
+    process.stdout,
+    createTerminalStyle(colourWanted(process.stdout)),
+    process.stdout.isTTY === true,
+  );
 }

@@ -33,7 +33,9 @@ describe('decisionText', () => {
   });
 
   it('shows hidden characters of the arguments', () => {
-    expect(decisionText('bash', { command: 'ls\u200B' }, denied, createTerminalStyle(false))).toContain('{"command":"ls⟨U+200B⟩"}');
+    expect(decisionText('bash', { command: 'ls\u200B' }, denied, createTerminalStyle(false))).toContain(
+      '{"command":"ls⟨U+200B⟩"}',
+    );
   });
 });
 

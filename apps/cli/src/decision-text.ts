@@ -34,13 +34,22 @@ export function decisionJson(decision: ApprovalDecision): DecisionJson {
  *     ✘ shell:banned:rm-root  deny   banned command: …
  * ```
  */
-export function decisionText(toolName: string, parameters: Record<string, unknown>, decision: ApprovalDecision, style: TerminalStyle): string {
+export function decisionText(
+  toolName: string,
+  parameters: Record<string, unknown>,
+  decision: ApprovalDecision,
+  style: TerminalStyle,
+): string {
   const paint = paintFor(decision.outcome, style);
   const call = `${makeVisible(toolName)} ${makeVisible(JSON.stringify(parameters))}`;
   const width = Math.max(...decision.path.map((step) => step.rule.length));
   const steps = decision.path.map((step) => {
-    const mark = step.result === 'skip' ? style.dim('·') : paintFor(step.result, style)(step.result === 'allow' ? '✔' : step.result === 'ask' ? '?' : '✘');
-    const result = step.result === 'skip' ? style.dim(step.result.padEnd(5)) : paintFor(step.result, style)(step.result.padEnd(5));
+    const mark =
+      step.result === 'skip'
+        ? style.dim('·')
+        : paintFor(step.result, style)(step.result === 'allow' ? '✔' : step.result === 'ask' ? '?' : '✘');
+    const result =
+      step.result === 'skip' ? style.dim(step.result.padEnd(5)) : paintFor(step.result, style)(step.result.padEnd(5));
     const reason = step.reason === undefined ? '' : `  ${style.dim(step.reason)}`;
     return `    ${mark} ${step.rule.padEnd(width)}  ${result}${reason}`.trimEnd();
   });

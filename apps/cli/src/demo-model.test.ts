@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { createDemoModel } from './demo-model.js';
 
 async function reply(nodeId: string, messages: Message[]): Promise<string> {
-  const response = await createDemoModel().complete({ threadId: 't', nodeId, messages, signal: new AbortController().signal });
+  const response = await createDemoModel().complete({
+    threadId: 't',
+    nodeId,
+    messages,
+    signal: new AbortController().signal,
+  });
   return response.text;
 }
 
@@ -20,14 +25,20 @@ describe('the demo model', () => {
   });
 
   it('names the revision when it revises, and still knows the task', async () => {
-    const text = await reply('revise', [...drafted, { role: 'assistant', content: 'Plan…' }, { role: 'user', content: 'Revise it (revision 2).' }]);
+    const text = await reply('revise', [
+      ...drafted,
+      { role: 'assistant', content: 'Plan…' },
+      { role: 'user', content: 'Revise it (revision 2).' },
+    ]);
     expect(text).toContain('revision 2');
     expect(text).toContain('Ship the dark mode');
   });
 
   it('reports on execute and quotes the last user message elsewhere', async () => {
     expect(await reply('execute', drafted)).toMatch(/^Done: .*Ship the dark mode/);
-    expect(await reply('suggest', [{ role: 'user', content: 'I like Sichuan food.' }])).toContain('I like Sichuan food.');
+    expect(await reply('suggest', [{ role: 'user', content: 'I like Sichuan food.' }])).toContain(
+      'I like Sichuan food.',
+    );
   });
 
   it('streams its text as it replies', async () => {
@@ -46,7 +57,12 @@ describe('the demo model', () => {
 });
 
 describe('the demo coding agent (node "agent")', () => {
-  const request = (messages: Message[]) => ({ threadId: 't', nodeId: 'agent', messages, signal: new AbortController().signal });
+  const request = (messages: Message[]) => ({
+    threadId: 't',
+    nodeId: 'agent',
+    messages,
+    signal: new AbortController().signal,
+  });
 
   it('first proposes four tool calls at once: a read, a write, a command and a banned command', async () => {
     const response = await createDemoModel().complete(request([{ role: 'user', content: 'Look around.' }]));
@@ -86,6 +102,8 @@ describe('the demo coding agent (node "agent")', () => {
   it('stops when the request was aborted, as a real model does', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(createDemoModel().complete({ ...request([]), signal: controller.signal })).rejects.toThrow('called after the run was stopped');
+    await expect(createDemoModel().complete({ ...request([]), signal: controller.signal })).rejects.toThrow(
+      'called after the run was stopped',
+    );
   });
 });

@@ -44,7 +44,9 @@ function replyTo(request: ModelRequest): string | ModelResponse {
       return `Done: carried out the approved plan for "${task}". All 3 steps finished and the tests pass.`;
     default: {
       const said = lastUserMessage(request.messages);
-      return said === '' ? 'Hello! What should I do?' : `You said: "${said}" Here is a short answer: that sounds good, let's go with it.`;
+      return said === ''
+        ? 'Hello! What should I do?'
+        : `You said: "${said}" Here is a short answer: that sounds good, let's go with it.`;
     }
   }
 }

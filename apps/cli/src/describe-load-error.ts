@@ -9,7 +9,10 @@ export function describeLoadError(path: string, error: unknown): string {
   const issues = issuesOf(error);
   if (error.code !== 'WORKFLOW_INVALID' || issues.length === 0) return error.message;
   const count = issues.length === 1 ? '1 error' : `${issues.length} errors`;
-  return [`${path} is not a valid workflow (${count}):`, ...issues.map((issue) => `  ${issue.path}: ${issue.message}`)].join('\n');
+  return [
+    `${path} is not a valid workflow (${count}):`,
+    ...issues.map((issue) => `  ${issue.path}: ${issue.message}`),
+  ].join('\n');
 }
 
 function issuesOf(error: InterlockError): WorkflowIssue[] {
@@ -17,6 +20,9 @@ function issuesOf(error: InterlockError): WorkflowIssue[] {
   if (!Array.isArray(issues)) return [];
   return issues.filter(
     (issue): issue is WorkflowIssue =>
-      typeof issue === 'object' && issue !== null && typeof issue.path === 'string' && typeof issue.message === 'string',
+      typeof issue === 'object' &&
+      issue !== null &&
+      typeof issue.path === 'string' &&
+      typeof issue.message === 'string',
   );
 }

@@ -19,7 +19,15 @@ const streamedReply: InterlockEvent[] = [
   { ...base, type: 'NODE_STARTED', nodeId: 'draft', nodeType: 'LLM' },
   { ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'Plan:\n1. ' },
   { ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'read' },
-  { ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'Plan:\n1. read', toolCallCount: 0 },
+  {
+    ...base,
+    type: 'LLM_CALL_COMPLETED',
+    nodeId: 'draft',
+    model: 'default',
+    round: 1,
+    text: 'Plan:\n1. read',
+    toolCallCount: 0,
+  },
   { ...base, type: 'NODE_STARTED', nodeId: 'ask', nodeType: 'USER_INTERACTION' },
 ];
 
@@ -54,14 +62,30 @@ describe('ReadableEventPrinter', () => {
     const output = capture();
     const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
     printer.printEvent({ ...base, type: 'LLM_CALL_STARTED', nodeId: 'draft', model: 'default', round: 1 });
-    printer.printEvent({ ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'All done.', toolCallCount: 0 });
+    printer.printEvent({
+      ...base,
+      type: 'LLM_CALL_COMPLETED',
+      nodeId: 'draft',
+      model: 'default',
+      round: 1,
+      text: 'All done.',
+      toolCallCount: 0,
+    });
     expect(output.text()).toBe('  All done.\n');
   });
 
   it('prints the whole reply of a model that did not stream', () => {
     const output = capture();
     const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
-    printer.printEvent({ ...base, type: 'LLM_CALL_COMPLETED', nodeId: 'draft', model: 'default', round: 1, text: 'All done.', toolCallCount: 0 });
+    printer.printEvent({
+      ...base,
+      type: 'LLM_CALL_COMPLETED',
+      nodeId: 'draft',
+      model: 'default',
+      round: 1,
+      text: 'All done.',
+      toolCallCount: 0,
+    });
     expect(output.text()).toBe('  All done.\n');
   });
 
@@ -83,7 +107,10 @@ describe('ReadableEventPrinter', () => {
   it('summarises a completed run with its steps and output, and a failure with its code and node', () => {
     const output = capture();
     const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
-    printer.printOutcome({ status: 'completed', threadId: 'thread-1', output: 'the plan', variables: {} }, { steps: 6 });
+    printer.printOutcome(
+      { status: 'completed', threadId: 'thread-1', output: 'the plan', variables: {} },
+      { steps: 6 },
+    );
     printer.printOutcome(
       { status: 'failed', threadId: 'thread-2', error: { code: 'MODEL_FAILED', message: 'no reply', nodeId: 'draft' } },
       {},
@@ -113,7 +140,12 @@ describe('ReadableEventPrinter on tool calls', () => {
     const read = { ...call, toolCallId: 'call-2', toolName: 'read_file', arguments: { path: 'README.md' } };
     printer.printEvent({ ...call, type: 'TOOL_CALL_REQUESTED' });
     printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'deny', rule: 'shell:banned:rm-root' });
-    printer.printEvent({ ...call, type: 'TOOL_CALL_FAILED', status: 'EXECUTION_REJECTED', message: '[EXECUTION_REJECTED] This call was not run: denied by policy.' });
+    printer.printEvent({
+      ...call,
+      type: 'TOOL_CALL_FAILED',
+      status: 'EXECUTION_REJECTED',
+      message: '[EXECUTION_REJECTED] This call was not run: denied by policy.',
+    });
     printer.printEvent({ ...read, type: 'TOOL_CALL_DECIDED', decision: 'allow', rule: 'category:read' });
     printer.printEvent({ ...read, type: 'TOOL_CALL_STARTED' });
     printer.printEvent({ ...read, type: 'TOOL_CALL_COMPLETED', status: 'SUCCESS', result: '# Demo\nproject' });
@@ -173,16 +205,28 @@ describe('ReadableEventPrinter on tool calls', () => {
     };
     const interaction = { ...base, interactionId: 'i-1', nodeId: 'agent', operationType: 'TOOL_APPROVAL' as const };
     printer.printEvent({ ...interaction, type: 'USER_INTERACTION_REQUESTED', request });
-    printer.printEvent({ ...interaction, type: 'USER_INTERACTION_RESPONDED', input: { approved: false, denyReason: 'not today' }, responder: 'terminal' });
+    printer.printEvent({
+      ...interaction,
+      type: 'USER_INTERACTION_RESPONDED',
+      input: { approved: false, denyReason: 'not today' },
+      responder: 'terminal',
+    });
     printer.printEvent({ ...interaction, type: 'USER_INTERACTION_PROCESSED' });
-    expect(output.text()).toBe('◆ bash(ls -la): it needs your approval\n✓ bash(ls -la) answered by terminal: rejected: not today\n');
+    expect(output.text()).toBe(
+      '◆ bash(ls -la): it needs your approval\n✓ bash(ls -la) answered by terminal: rejected: not today\n',
+    );
   });
 
   it('ends with how many tool-call decisions the audit trail holds', () => {
     const output = capture();
     const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
-    printer.printOutcome({ status: 'completed', threadId: 'thread-1', output: null, variables: {} }, { audit: { entries: 4, allowed: 2, denied: 2, chainValid: true } });
-    expect(output.text()).toBe('✔ completed · thread thread-1\nAudit: 4 tool-call decisions (2 allowed, 2 denied) · hash chain intact\n');
+    printer.printOutcome(
+      { status: 'completed', threadId: 'thread-1', output: null, variables: {} },
+      { audit: { entries: 4, allowed: 2, denied: 2, chainValid: true } },
+    );
+    expect(output.text()).toBe(
+      '✔ completed · thread thread-1\nAudit: 4 tool-call decisions (2 allowed, 2 denied) · hash chain intact\n',
+    );
   });
 });
 
@@ -191,8 +235,15 @@ describe('JsonEventPrinter', () => {
     const output = capture();
     const printer = new JsonEventPrinter(output.stream);
     for (const event of streamedReply) printer.printEvent(event);
-    printer.printOutcome({ status: 'waiting', threadId: 'thread-1', pendingInteractionIds: ['i-1'] }, { steps: 2, interrupted: true });
-    const lines = output.text().trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    printer.printOutcome(
+      { status: 'waiting', threadId: 'thread-1', pendingInteractionIds: ['i-1'] },
+      { steps: 2, interrupted: true },
+    );
+    const lines = output
+      .text()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((line) => line['type'])).toEqual([...streamedReply.map((event) => event.type), 'OUTCOME']);
     expect(lines.at(-1)).toMatchObject({ outcome: { status: 'waiting' }, steps: 2, interrupted: true, exitCode: 130 });
   });

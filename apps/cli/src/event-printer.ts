@@ -81,7 +81,10 @@ export class ReadableEventPrinter implements EventPrinter {
         this.streamedNodes.delete(event.nodeId);
         return this.line(style.red(`✘ model "${event.model}" failed: ${event.error.message}`));
       case 'USER_INTERACTION_REQUESTED':
-        return this.line(this.approvalLines.lineFor(event) ?? style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`));
+        return this.line(
+          this.approvalLines.lineFor(event) ??
+            style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`),
+        );
       case 'USER_INTERACTION_RESPONDED': {
         const approval = this.approvalLines.lineFor(event);
         if (approval !== undefined) return this.line(approval);
@@ -98,7 +101,9 @@ export class ReadableEventPrinter implements EventPrinter {
         }
         return;
       case 'USER_INTERACTION_FAILED':
-        return this.line(style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`));
+        return this.line(
+          style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`),
+        );
       case 'TOOL_CALL_REQUESTED':
       case 'TOOL_CALL_DECIDED':
       case 'TOOL_CALL_STARTED':
@@ -129,7 +134,10 @@ export class ReadableEventPrinter implements EventPrinter {
 
   private printStatus(outcome: ThreadOutcome, summary: RunSummary): void {
     const { style } = this;
-    const facts = [...(summary.steps === undefined ? [] : [`${summary.steps} ${summary.steps === 1 ? 'step' : 'steps'}`]), `thread ${outcome.threadId}`];
+    const facts = [
+      ...(summary.steps === undefined ? [] : [`${summary.steps} ${summary.steps === 1 ? 'step' : 'steps'}`]),
+      `thread ${outcome.threadId}`,
+    ];
     const details = style.dim(` · ${facts.join(' · ')}`);
     switch (outcome.status) {
       case 'completed':
@@ -148,7 +156,8 @@ export class ReadableEventPrinter implements EventPrinter {
       case 'cancelled':
         return this.line(style.yellow(style.bold('✘ cancelled')) + details);
       case 'waiting': {
-        const status = summary.interrupted === true ? '⏸ interrupted, waiting for an answer' : '⏸ waiting for an answer';
+        const status =
+          summary.interrupted === true ? '⏸ interrupted, waiting for an answer' : '⏸ waiting for an answer';
         return this.line(style.yellow(style.bold(status)) + details);
       }
       case 'scheduled':

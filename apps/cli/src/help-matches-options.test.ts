@@ -1,7 +1,19 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from './run-cli.js';
 
-const COMMANDS = ['run', 'demo', 'threads', 'pending', 'respond', 'resume', 'audit', 'explain', 'validate', 'worker', 'mcp'] as const;
+const COMMANDS = [
+  'run',
+  'demo',
+  'threads',
+  'pending',
+  'respond',
+  'resume',
+  'audit',
+  'explain',
+  'validate',
+  'worker',
+  'mcp',
+] as const;
 
 let written = '';
 beforeEach(() => {
@@ -32,7 +44,7 @@ async function accepts(command: string, option: string): Promise<boolean> {
   return code === 0;
 }
 
-describe('every command\'s --help lists exactly the options it accepts (issue 5)', () => {
+describe("every command's --help lists exactly the options it accepts (issue 5)", () => {
   it.each(COMMANDS)('interlock %s', async (command) => {
     const documented = await documentedOptions(command);
     expect(documented).toContain('help');
@@ -41,7 +53,8 @@ describe('every command\'s --help lists exactly the options it accepts (issue 5)
     const everyOption = new Set<string>();
     for (const other of COMMANDS) for (const option of await documentedOptions(other)) everyOption.add(option);
     const undocumented: string[] = [];
-    for (const option of everyOption) if (!documented.includes(option) && (await accepts(command, option))) undocumented.push(option);
+    for (const option of everyOption)
+      if (!documented.includes(option) && (await accepts(command, option))) undocumented.push(option);
     expect(undocumented, 'accepted but not in --help').toEqual([]);
   });
 });

@@ -46,7 +46,10 @@ export class InquirerPrompter implements Prompter {
     const [first = '', ...body] = question.message.split('\n');
     for (const line of body) output.write(`  ${line}\n`);
     // A deadline shows as a countdown; without a terminal to redraw, as a hint.
-    const message = question.hint === undefined || question.deadline !== undefined ? first : `${first} ${style.dim(`(${question.hint})`)}`;
+    const message =
+      question.hint === undefined || question.deadline !== undefined
+        ? first
+        : `${first} ${style.dim(`(${question.hint})`)}`;
     const countdown = question.deadline === undefined ? undefined : new Countdown(question.deadline, style);
     switch (kind.kind) {
       case 'text': {
@@ -59,7 +62,11 @@ export class InquirerPrompter implements Prompter {
         return countdownSelect(
           {
             message,
-            choices: kind.options.map((option) => (typeof option === 'string' ? { value: option, name: option } : { value: option.value, name: option.label })),
+            choices: kind.options.map((option) =>
+              typeof option === 'string'
+                ? { value: option, name: option }
+                : { value: option.value, name: option.label },
+            ),
             default: kind.default,
             countdown,
           },

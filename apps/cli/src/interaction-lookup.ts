@@ -9,7 +9,10 @@ import type { StoreChoice } from './store-option.js';
  * request's thread, and the terminal handler on the thread's channel
  * (`request.session.channel`). A `getInteraction` in core's public API would make this one read.
  */
-export async function lookUpPendingRequest(store: StoreChoice, interactionId: string): Promise<UserInteractionRequest | undefined> {
+export async function lookUpPendingRequest(
+  store: StoreChoice,
+  interactionId: string,
+): Promise<UserInteractionRequest | undefined> {
   if (!store.durable) return undefined;
   // Not timing out overdue interactions here: respond reports them as expired.
   const interlock = await createCliInterlock({ readsOnly: true, store: store.options, recoverOnStart: false });

@@ -32,7 +32,10 @@ describe('interpretLine', () => {
 
   it('parses JSON and explains JSON that does not parse', () => {
     expect(interpretLine({ kind: 'json' }, '{"count": 3}')).toEqual({ status: 'valid', value: { count: 3 } });
-    expect(interpretLine({ kind: 'json' }, '{count: 3}')).toMatchObject({ status: 'invalid', problem: expect.stringContaining('JSON') });
+    expect(interpretLine({ kind: 'json' }, '{count: 3}')).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('JSON'),
+    });
   });
 
   it('describes what to type for each kind', () => {

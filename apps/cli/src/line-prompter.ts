@@ -29,7 +29,9 @@ export class LinePrompter implements Prompter {
     const [first = '', ...rest] = question.message.split('\n');
     output.write(`${style.cyan('?')} ${style.bold(first)}\n`);
     for (const line of rest) output.write(`  ${line}\n`);
-    output.write(style.dim(`  answer: ${describeAnswer(question.kind)}${question.hint ? ` · ${question.hint}` : ''}`) + '\n');
+    output.write(
+      style.dim(`  answer: ${describeAnswer(question.kind)}${question.hint ? ` · ${question.hint}` : ''}`) + '\n',
+    );
     for (;;) {
       const read = await this.options.lines().next(signal);
       if (read.status === 'ended') return { status: 'no-input' };
@@ -39,7 +41,10 @@ export class LinePrompter implements Prompter {
         output.write(`${style.cyan('>')} ${read.text}\n`);
         return { status: 'answered', value: answer.value };
       }
-      errorOutput.write(style.yellow(`  ${JSON.stringify(read.text)} is not an answer: ${answer.problem}. Reading the next line.`) + '\n');
+      errorOutput.write(
+        style.yellow(`  ${JSON.stringify(read.text)} is not an answer: ${answer.problem}. Reading the next line.`) +
+          '\n',
+      );
     }
   }
 

@@ -10,16 +10,24 @@ describe('createModel', () => {
   });
 
   it('builds an OpenAI-compatible model from openai:<model>, with a local base URL needing no key', () => {
-    expect(createModel({ model: 'openai:gpt-4o-mini' }, 'run', { OPENAI_API_KEY: 'sk-test' }).name).toBe('openai:gpt-4o-mini');
-    expect(createModel({ model: 'openai:llama3.1:8b', baseUrl: 'http://localhost:11434/v1' }, 'run', {}).name).toBe('openai:llama3.1:8b');
+    expect(createModel({ model: 'openai:gpt-4o-mini' }, 'run', { OPENAI_API_KEY: 'sk-test' }).name).toBe(
+      'openai:gpt-4o-mini',
+    );
+    expect(createModel({ model: 'openai:llama3.1:8b', baseUrl: 'http://localhost:11434/v1' }, 'run', {}).name).toBe(
+      'openai:llama3.1:8b',
+    );
   });
 
   it('refuses what it cannot run, as usage errors that never show the key', () => {
     expect(() => createModel({ model: 'claude' }, 'run', {})).toThrow(UsageError);
     expect(() => createModel({ model: 'openai:' }, 'run', {})).toThrow('needs the model name');
     expect(() => createModel({ model: 'openai:gpt-4o-mini' }, 'run', {})).toThrow('needs OPENAI_API_KEY');
-    expect(() => createModel({ baseUrl: 'http://localhost:1234/v1' }, 'run', {})).toThrow('--base-url applies to --model openai:<model> only');
-    expect(() => createModel({ model: 'openai:m', baseUrl: 'ftp://host' }, 'run', { OPENAI_API_KEY: 'sk-secret' })).toThrow(UsageError);
+    expect(() => createModel({ baseUrl: 'http://localhost:1234/v1' }, 'run', {})).toThrow(
+      '--base-url applies to --model openai:<model> only',
+    );
+    expect(() =>
+      createModel({ model: 'openai:m', baseUrl: 'ftp://host' }, 'run', { OPENAI_API_KEY: 'sk-secret' }),
+    ).toThrow(UsageError);
     try {
       createModel({ model: 'openai:m', baseUrl: 'ftp://host' }, 'run', { OPENAI_API_KEY: 'sk-secret' });
     } catch (error) {

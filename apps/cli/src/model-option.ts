@@ -22,22 +22,34 @@ export interface ModelOptions {
  * @throws UsageError for an unknown model, an empty model name, `--base-url` without an
  *   openai model, or OpenAI's own server without `OPENAI_API_KEY`.
  */
-export function createModel(options: ModelOptions, command: string, environment: NodeJS.ProcessEnv = process.env): ModelProvider {
+export function createModel(
+  options: ModelOptions,
+  command: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): ModelProvider {
   const spec = options.model ?? projectModelSpec() ?? 'scripted';
   if (options.model === undefined && options.baseUrl === undefined) {
     const configured = projectConfig()?.config.models?.['default'];
     if (configured?.baseUrl !== undefined) options = { ...options, baseUrl: configured.baseUrl };
   }
   if (spec === 'scripted') {
-    if (options.baseUrl !== undefined) throw new UsageError('--base-url applies to --model openai:<model> only', command);
+    if (options.baseUrl !== undefined)
+      throw new UsageError('--base-url applies to --model openai:<model> only', command);
     return createDemoModel();
   }
   if (spec.startsWith('anthropic:')) return anthropicModel(spec, options, command, environment);
   if (!spec.startsWith('openai:')) {
-    throw new UsageError(`--model ${JSON.stringify(spec)} is not a model: use scripted, openai:<model> (e.g. openai:gpt-4o-mini) or anthropic:<model>`, command);
+    throw new UsageError(
+      `--model ${JSON.stringify(spec)} is not a model: use scripted, openai:<model> (e.g. openai:gpt-4o-mini) or anthropic:<model>`,
+      command,
+    );
   }
   const model = spec.slice('openai:'.length).trim();
-  if (model === '') throw new UsageError('--model openai: needs the model name, e.g. openai:gpt-4o-mini or openai:llama3.1:8b', command);
+  if (model === '')
+    throw new UsageError(
+      '--model openai: needs the model name, e.g. openai:gpt-4o-mini or openai:llama3.1:8b',
+      command,
+    );
   const baseURL = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
   const apiKey = environment['OPENAI_API_KEY'] || undefined;
   if (apiKey === undefined && baseURL === DEFAULT_OPENAI_BASE_URL) {
@@ -61,15 +73,28 @@ function projectModelSpec(): string | undefined {
 }
 
 /** `anthropic:<model>`, with ANTHROPIC_API_KEY (required for Anthropic's own server). */
-function anthropicModel(spec: string, options: ModelOptions, command: string, environment: NodeJS.ProcessEnv): ModelProvider {
+function anthropicModel(
+  spec: string,
+  options: ModelOptions,
+  command: string,
+  environment: NodeJS.ProcessEnv,
+): ModelProvider {
   const model = spec.slice('anthropic:'.length).trim();
-  if (model === '') throw new UsageError('--model anthropic: needs the model name, e.g. anthropic:claude-sonnet-4-5', command);
+  if (model === '')
+    throw new UsageError('--model anthropic: needs the model name, e.g. anthropic:claude-sonnet-4-5', command);
   const apiKey = environment['ANTHROPIC_API_KEY'] || undefined;
   if (apiKey === undefined && options.baseUrl === undefined) {
-    throw new UsageError(`--model ${spec} talks to https://api.anthropic.com and needs ANTHROPIC_API_KEY in the environment (or give --base-url for a proxy)`, command);
+    throw new UsageError(
+      `--model ${spec} talks to https://api.anthropic.com and needs ANTHROPIC_API_KEY in the environment (or give --base-url for a proxy)`,
+      command,
+    );
   }
   try {
-    return anthropic({ model, ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }), ...(apiKey === undefined ? {} : { apiKey }) });
+    return anthropic({
+      model,
+      ...(options.baseUrl === undefined ? {} : { baseURL: options.baseUrl }),
+      ...(apiKey === undefined ? {} : { apiKey }),
+    });
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error), command);
   }

@@ -17,7 +17,9 @@ export async function reportOutcome(
   const errorStyle = createTerminalStyle(colourWanted(process.stderr));
   const rejected = rejectedCall === undefined ? '' : `the ${rejectedCall} call was rejected and the run stopped; `;
   if (outcome.status === 'completed' && interrupted) {
-    process.stderr.write(`${errorStyle.yellow(`Interrupted: ${rejected}the thread had already completed (thread ${outcome.threadId}).`)}\n`);
+    process.stderr.write(
+      `${errorStyle.yellow(`Interrupted: ${rejected}the thread had already completed (thread ${outcome.threadId}).`)}\n`,
+    );
     return;
   }
   if (outcome.status !== 'waiting') return;

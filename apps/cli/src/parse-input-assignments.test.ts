@@ -4,7 +4,11 @@ import { UsageError } from './usage-error.js';
 
 describe('parseInputAssignments', () => {
   it('reads key=value as text, keeping later = signs, and key:=json as JSON', () => {
-    expect(parseInputAssignments(['task=a=b', 'count:=3', 'tags:=["x"]'])).toEqual({ task: 'a=b', count: 3, tags: ['x'] });
+    expect(parseInputAssignments(['task=a=b', 'count:=3', 'tags:=["x"]'])).toEqual({
+      task: 'a=b',
+      count: 3,
+      tags: ['x'],
+    });
   });
 
   it.each([

@@ -14,13 +14,19 @@ export function parseInputAssignments(assignments: readonly string[]): Record<st
   for (const assignment of assignments) {
     const equals = assignment.indexOf('=');
     if (equals === -1) {
-      throw new UsageError(`--input ${JSON.stringify(assignment)} has no "=": write --input key=value (or key:=json)`, 'run');
+      throw new UsageError(
+        `--input ${JSON.stringify(assignment)} has no "=": write --input key=value (or key:=json)`,
+        'run',
+      );
     }
     const typed = assignment[equals - 1] === ':';
     const name = assignment.slice(0, typed ? equals - 1 : equals);
     const text = assignment.slice(equals + 1);
     if (!VARIABLE_NAME.test(name)) {
-      throw new UsageError(`--input ${JSON.stringify(assignment)}: "${name}" is not a variable name (letters, digits, _)`, 'run');
+      throw new UsageError(
+        `--input ${JSON.stringify(assignment)}: "${name}" is not a variable name (letters, digits, _)`,
+        'run',
+      );
     }
     if (Object.hasOwn(input, name)) throw new UsageError(`--input sets "${name}" twice`, 'run');
     input[name] = typed ? parseJson(name, text) : text;

@@ -43,7 +43,9 @@ const plain = createTerminalStyle(false);
 describe('the pending view', () => {
   it('sums a request up on one line: node, operation, then the call or the first line of the question', () => {
     expect(summariseRequest(QUESTION)).toBe('node "ask" · UPDATE_VARIABLES · Go ahead with this plan?');
-    expect(summariseRequest(APPROVAL)).toBe('node "agent" · TOOL_APPROVAL · bash(ls⟨U+200B⟩ -la) · risk HIGH · rule ask:risk:HIGH');
+    expect(summariseRequest(APPROVAL)).toBe(
+      'node "agent" · TOOL_APPROVAL · bash(ls⟨U+200B⟩ -la) · risk HIGH · rule ask:risk:HIGH',
+    );
   });
 
   it('shows a tool approval in full, with invisible characters made visible and the command that answers it', () => {
@@ -53,7 +55,9 @@ describe('the pending view', () => {
     expect(text).toContain('answer by 2026-01-01T00:05:00.000Z');
     expect(text).toContain('category command · risk HIGH · asked by rule ask:risk:HIGH');
     expect(text).toContain('"command": "ls⟨U+200B⟩ -la"');
-    expect(text).toContain("answer: interlock respond i-2 approve | reject [--reason R] | edit '<json>' --store 'memory'");
+    expect(text).toContain(
+      "answer: interlock respond i-2 approve | reject [--reason R] | edit '<json>' --store 'memory'",
+    );
   });
 
   it('shows a question with its input kind and how to answer it', () => {

@@ -27,7 +27,11 @@ export function summariseRequest(request: UserInteractionRequest): string {
  * risk, rule, arguments) or the question and how it may be answered; then the command
  * that answers it.
  */
-export function describePendingRequest(request: UserInteractionRequest, style: TerminalStyle, storeFlag = ''): string[] {
+export function describePendingRequest(
+  request: UserInteractionRequest,
+  style: TerminalStyle,
+  storeFlag = '',
+): string[] {
   const deadline = request.deadline === null ? 'no deadline' : `answer by ${request.deadline}`;
   const lines = [
     `${style.bold(request.interactionId)}  ${style.yellow(request.operationType)}`,
@@ -36,13 +40,20 @@ export function describePendingRequest(request: UserInteractionRequest, style: T
   const details = request.toolApproval;
   if (details) {
     lines.push(...describeToolCall(details, style).map((line) => `${INDENT}${line}`));
-    const answers = details.stage === 'result' ? 'approve | reject [--reason R]' : "approve | reject [--reason R] | edit '<json>'";
+    const answers =
+      details.stage === 'result' ? 'approve | reject [--reason R]' : "approve | reject [--reason R] | edit '<json>'";
     lines.push(`${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answers}${storeFlag}`)}`);
     return lines;
   }
-  lines.push(...makeVisible(request.prompt).split('\n').map((line) => `${INDENT}${style.bold(line)}`));
+  lines.push(
+    ...makeVisible(request.prompt)
+      .split('\n')
+      .map((line) => `${INDENT}${style.bold(line)}`),
+  );
   lines.push(`${INDENT}${style.dim(`input: ${describeInputKind(request.input)}`)}`);
-  lines.push(`${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answerHint(request)}${storeFlag}`)}`);
+  lines.push(
+    `${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answerHint(request)}${storeFlag}`)}`,
+  );
   return lines;
 }
 

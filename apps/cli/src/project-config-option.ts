@@ -27,7 +27,8 @@ export async function takeProjectConfig(argv: readonly string[], directory = pro
     else if (argument.startsWith('--config=')) path = argument.slice('--config='.length);
     else if (argument === '--config') {
       path = argv[index + 1];
-      if (path === undefined || path.startsWith('-')) throw new UsageError('--config needs the project file: --config interlock.toml');
+      if (path === undefined || path.startsWith('-'))
+        throw new UsageError('--config needs the project file: --config interlock.toml');
       index += 1;
     } else rest.push(argument);
   }
@@ -57,7 +58,13 @@ export async function projectWorkflowFiles(): Promise<string[]> {
     const found = await stat(path).catch(() => undefined);
     if (found === undefined) throw new UsageError(`${project.path}: workflows lists ${entry}, which does not exist`);
     if (!found.isDirectory()) files.push(path);
-    else files.push(...(await readdir(path)).filter((name) => /\.(toml|json)$/i.test(name)).sort().map((name) => join(path, name)));
+    else
+      files.push(
+        ...(await readdir(path))
+          .filter((name) => /\.(toml|json)$/i.test(name))
+          .sort()
+          .map((name) => join(path, name)),
+      );
   }
   return files;
 }

@@ -36,9 +36,19 @@ const APPROVAL: UserInteractionRequest = {
 describe('parseRespondAnswer', () => {
   it('turns each verb into the input the engine takes', () => {
     expect(parseRespondAnswer(['approve'], {}).input).toEqual({ approved: true });
-    expect(parseRespondAnswer(['approve'], { instruction: 'be brief', remember: true }).input).toEqual({ approved: true, userInstruction: 'be brief', remember: true });
-    expect(parseRespondAnswer(['reject'], { reason: 'not today' }).input).toEqual({ approved: false, denyReason: 'not today' });
-    expect(parseRespondAnswer(['edit', '{"command":"ls -l"}'], {}).input).toEqual({ approved: true, editedParameters: { command: 'ls -l' } });
+    expect(parseRespondAnswer(['approve'], { instruction: 'be brief', remember: true }).input).toEqual({
+      approved: true,
+      userInstruction: 'be brief',
+      remember: true,
+    });
+    expect(parseRespondAnswer(['reject'], { reason: 'not today' }).input).toEqual({
+      approved: false,
+      denyReason: 'not today',
+    });
+    expect(parseRespondAnswer(['edit', '{"command":"ls -l"}'], {}).input).toEqual({
+      approved: true,
+      editedParameters: { command: 'ls -l' },
+    });
     expect(parseRespondAnswer(['answer', '{"a":1}'], {})).toEqual({ verb: 'answer', input: '{"a":1}' });
   });
 

@@ -37,16 +37,28 @@ export function parseRespondAnswer(words: readonly string[], flags: RespondAnswe
   const verb = RESPOND_VERBS.find((candidate) => candidate === word);
   if (verb === undefined) {
     const given = word === undefined ? 'an answer' : `an answer, not ${JSON.stringify(word)}`;
-    throw new UsageError(`interlock respond needs ${given}: approve, reject, edit '<json>' or answer '<text>'`, COMMAND);
+    throw new UsageError(
+      `interlock respond needs ${given}: approve, reject, edit '<json>' or answer '<text>'`,
+      COMMAND,
+    );
   }
   const takesValue = verb === 'edit' || verb === 'answer';
-  if (takesValue && values.length === 0) throw new UsageError(`interlock respond … ${verb} needs a value: ${verb} '<${verb === 'edit' ? 'json' : 'text'}>'`, COMMAND);
+  if (takesValue && values.length === 0)
+    throw new UsageError(
+      `interlock respond … ${verb} needs a value: ${verb} '<${verb === 'edit' ? 'json' : 'text'}>'`,
+      COMMAND,
+    );
   if (values.length > (takesValue ? 1 : 0)) {
-    throw new UsageError(`interlock respond … ${verb} takes ${takesValue ? 'one value' : 'no value'}, not also ${values.slice(takesValue ? 1 : 0).join(' ')} (quote a value with spaces)`, COMMAND);
+    throw new UsageError(
+      `interlock respond … ${verb} takes ${takesValue ? 'one value' : 'no value'}, not also ${values.slice(takesValue ? 1 : 0).join(' ')} (quote a value with spaces)`,
+      COMMAND,
+    );
   }
   if (flags.reason !== undefined && verb !== 'reject') throw new UsageError('--reason goes with reject', COMMAND);
-  if (flags.instruction !== undefined && verb === 'answer') throw new UsageError('--instruction goes with approve, edit or reject', COMMAND);
-  if (flags.remember === true && verb !== 'approve' && verb !== 'edit') throw new UsageError('--remember goes with approve or edit', COMMAND);
+  if (flags.instruction !== undefined && verb === 'answer')
+    throw new UsageError('--instruction goes with approve, edit or reject', COMMAND);
+  if (flags.remember === true && verb !== 'approve' && verb !== 'edit')
+    throw new UsageError('--remember goes with approve or edit', COMMAND);
   const [value = ''] = values;
   const instruction = flags.instruction === undefined ? {} : { userInstruction: flags.instruction };
   const remember = flags.remember === true ? { remember: true } : {};
@@ -54,9 +66,15 @@ export function parseRespondAnswer(words: readonly string[], flags: RespondAnswe
     case 'approve':
       return { verb, input: { approved: true, ...instruction, ...remember } };
     case 'reject':
-      return { verb, input: { approved: false, ...(flags.reason === undefined ? {} : { denyReason: flags.reason }), ...instruction } };
+      return {
+        verb,
+        input: { approved: false, ...(flags.reason === undefined ? {} : { denyReason: flags.reason }), ...instruction },
+      };
     case 'edit':
-      return { verb, input: { approved: true, editedParameters: parseEditedArguments(value), ...instruction, ...remember } };
+      return {
+        verb,
+        input: { approved: true, editedParameters: parseEditedArguments(value), ...instruction, ...remember },
+      };
     case 'answer':
       return { verb, input: value };
   }
@@ -83,10 +101,16 @@ function parseEditedArguments(text: string): Record<string, unknown> {
     value = parseJsonStrictly(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`interlock respond … edit: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`, COMMAND);
+    throw new UsageError(
+      `interlock respond … edit: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`,
+      COMMAND,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`interlock respond … edit: the arguments must be a JSON object, e.g. '{"path":"README.md"}'`, COMMAND);
+    throw new UsageError(
+      `interlock respond … edit: the arguments must be a JSON object, e.g. '{"path":"README.md"}'`,
+      COMMAND,
+    );
   }
   return { ...value };
 }

@@ -51,7 +51,8 @@ export function printRespondResult(json: boolean, line: RespondJson, text: strin
   } else {
     const stream = line.exitCode === ExitCode.completed ? process.stdout : process.stderr;
     const style = createTerminalStyle(colourWanted(stream));
-    const paint = line.exitCode === ExitCode.completed ? style.green : line.exitCode === ExitCode.failed ? style.red : style.yellow;
+    const paint =
+      line.exitCode === ExitCode.completed ? style.green : line.exitCode === ExitCode.failed ? style.red : style.yellow;
     stream.write(`${paint(text)}\n`);
   }
   return line.exitCode;

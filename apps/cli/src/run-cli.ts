@@ -90,6 +90,7 @@ async function dispatch(argv: string[]): Promise<ExitCode> {
 
 function version(): string {
   const manifest: unknown = createRequire(import.meta.url)('../package.json');
-  const value = typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
+  const value =
+    typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
   return typeof value === 'string' ? value : 'unknown';
 }

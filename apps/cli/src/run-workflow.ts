@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { InterlockError, resolveFromConfig, type ApprovalMode, type Interlock, type ModelProvider, type ThreadHandle, type ThreadOutcome } from '@interlock/core';
+import {
+  InterlockError,
+  resolveFromConfig,
+  type ApprovalMode,
+  type Interlock,
+  type ModelProvider,
+  type ThreadHandle,
+  type ThreadOutcome,
+} from '@interlock/core';
 import { projectConfig } from './project-config-option.js';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { CLI_CHANNEL } from './composition-root.js';
@@ -66,7 +74,10 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
   const channel = options.channel ?? CLI_CHANNEL;
   const detached = channel !== CLI_CHANNEL;
   const project = projectConfig();
-  const projectWorkspace = project?.config.tools?.workspace === undefined ? undefined : resolveFromConfig(project, project.config.tools.workspace);
+  const projectWorkspace =
+    project?.config.tools?.workspace === undefined
+      ? undefined
+      : resolveFromConfig(project, project.config.tools.workspace);
   const workspaceRoot = resolve(options.workspaceRoot ?? projectWorkspace ?? process.cwd());
   const session = await ThreadSession.open({
     store: options.store,
@@ -82,7 +93,9 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
     try {
       workflow = await session.interlock.loadWorkflow(options.workflowPath);
     } catch (error) {
-      process.stderr.write(`${createTerminalStyle(colourWanted(process.stderr)).red(describeLoadError(options.workflowPath, error))}\n`);
+      process.stderr.write(
+        `${createTerminalStyle(colourWanted(process.stderr)).red(describeLoadError(options.workflowPath, error))}\n`,
+      );
       return ExitCode.failed;
     }
     const thread = await startThread(session.interlock, workflow, options, channel);
@@ -114,7 +127,12 @@ async function followDetachedJson(session: ThreadSession, thread: ThreadHandle):
   return exitCodeOf(outcome, interrupted);
 }
 
-async function startThread(interlock: Interlock, workflow: WorkflowDefinition, options: RunWorkflowOptions, channel: string): Promise<ThreadHandle> {
+async function startThread(
+  interlock: Interlock,
+  workflow: WorkflowDefinition,
+  options: RunWorkflowOptions,
+  channel: string,
+): Promise<ThreadHandle> {
   try {
     return await interlock.start(workflow, { input: options.input, channel });
   } catch (error) {

@@ -17,23 +17,43 @@ describe('parseStoreOption', () => {
   });
 
   it('reads sqlite:<path>, memory, and PostgreSQL URLs with an optional schema', () => {
-    expect(parseStoreOption('sqlite:/tmp/flows.db', 'run', {})).toMatchObject({ options: { type: 'sqlite', path: '/tmp/flows.db' }, flag: " --store 'sqlite:/tmp/flows.db'" });
-    expect(parseStoreOption('memory', 'run', {})).toMatchObject({ options: { type: 'memory' }, durable: false, notesDirectory: undefined });
-    expect(parseStoreOption('postgresql://ada:s3cret@db:5432/flows?schema=team_a&sslmode=disable', 'run', {})).toMatchObject({
+    expect(parseStoreOption('sqlite:/tmp/flows.db', 'run', {})).toMatchObject({
+      options: { type: 'sqlite', path: '/tmp/flows.db' },
+      flag: " --store 'sqlite:/tmp/flows.db'",
+    });
+    expect(parseStoreOption('memory', 'run', {})).toMatchObject({
+      options: { type: 'memory' },
+      durable: false,
+      notesDirectory: undefined,
+    });
+    expect(
+      parseStoreOption('postgresql://ada:s3cret@db:5432/flows?schema=team_a&sslmode=disable', 'run', {}),
+    ).toMatchObject({
       options: { type: 'postgres', url: 'postgresql://ada:s3cret@db:5432/flows?sslmode=disable', schema: 'team_a' },
       label: 'postgresql://ada:***@db:5432/flows?schema=team_a&sslmode=disable',
     });
-    expect(parseStoreOption('postgres://db/flows', 'run', {}).options).toEqual({ type: 'postgres', url: 'postgres://db/flows' });
+    expect(parseStoreOption('postgres://db/flows', 'run', {}).options).toEqual({
+      type: 'postgres',
+      url: 'postgres://db/flows',
+    });
   });
 
   it('takes INTERLOCK_STORE when --store is not given, and does not repeat it in advice', () => {
     const choice = parseStoreOption(undefined, 'pending', { INTERLOCK_STORE: 'postgres://ada:s3cret@db/flows' });
     expect(choice).toMatchObject({ options: { type: 'postgres' }, isDefault: false, flag: '' });
-    expect(parseStoreOption('memory', 'pending', { INTERLOCK_STORE: 'postgres://db/flows' }).options).toEqual({ type: 'memory' });
+    expect(parseStoreOption('memory', 'pending', { INTERLOCK_STORE: 'postgres://db/flows' }).options).toEqual({
+      type: 'memory',
+    });
   });
 
   it('refuses anything else as a usage error naming the accepted forms, with the password masked', () => {
-    for (const spec of ['mysql://ada:s3cret@db/flows', 'sqlite:', 'postgres://ada:s3cret@/', 'flows.db', 'postgres://db/flows?schema=']) {
+    for (const spec of [
+      'mysql://ada:s3cret@db/flows',
+      'sqlite:',
+      'postgres://ada:s3cret@/',
+      'flows.db',
+      'postgres://db/flows?schema=',
+    ]) {
       let thrown: unknown;
       try {
         parseStoreOption(spec, 'respond', {});
@@ -47,14 +67,20 @@ describe('parseStoreOption', () => {
       expect(usage?.message).not.toContain('s3cret');
       expect(usage?.helpCommand).toBe('respond');
     }
-    expect(() => parseStoreOption(undefined, 'run', { INTERLOCK_STORE: 'redis://x' })).toThrow('INTERLOCK_STORE "redis://x" is not a store');
+    expect(() => parseStoreOption(undefined, 'run', { INTERLOCK_STORE: 'redis://x' })).toThrow(
+      'INTERLOCK_STORE "redis://x" is not a store',
+    );
   });
 });
 
 describe('maskPassword', () => {
   it('hides the password of every URL in a text and keeps the rest', () => {
-    expect(maskPassword('cannot open postgres://ada:s3cret@db:5432/flows: refused')).toBe('cannot open postgres://ada:***@db:5432/flows: refused');
+    expect(maskPassword('cannot open postgres://ada:s3cret@db:5432/flows: refused')).toBe(
+      'cannot open postgres://ada:***@db:5432/flows: refused',
+    );
     expect(maskPassword('postgres://:p%40ss@db/x')).toBe('postgres://:***@db/x');
-    expect(maskPassword('postgres://ada@db/x and sqlite:.interlock/interlock.db')).toBe('postgres://ada@db/x and sqlite:.interlock/interlock.db');
+    expect(maskPassword('postgres://ada@db/x and sqlite:.interlock/interlock.db')).toBe(
+      'postgres://ada@db/x and sqlite:.interlock/interlock.db',
+    );
   });
 });

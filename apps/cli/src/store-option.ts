@@ -40,13 +40,21 @@ export interface StoreChoice {
  * parseStoreOption('sqlite:/tmp/flows.db', 'pending').options // { type: 'sqlite', path: '/tmp/flows.db' }
  * @throws UsageError naming the accepted forms, with any password in the spec masked.
  */
-export function parseStoreOption(value: string | undefined, command: string, environment: NodeJS.ProcessEnv = process.env): StoreChoice {
+export function parseStoreOption(
+  value: string | undefined,
+  command: string,
+  environment: NodeJS.ProcessEnv = process.env,
+): StoreChoice {
   const fromEnvironment = environment[STORE_ENVIRONMENT_VARIABLE];
   const given = value ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment);
   const project = given === undefined ? projectStore(command, environment) : undefined;
   if (project !== undefined) return project;
   const spec = (given ?? `sqlite:${DEFAULT_SQLITE_PATH}`).trim();
-  const choice = readSpec(spec, value === undefined && given !== undefined ? STORE_ENVIRONMENT_VARIABLE : '--store', command);
+  const choice = readSpec(
+    spec,
+    value === undefined && given !== undefined ? STORE_ENVIRONMENT_VARIABLE : '--store',
+    command,
+  );
   return { ...choice, isDefault: given === undefined, flag: value === undefined ? '' : ` --store '${choice.label}'` };
 }
 
@@ -57,21 +65,36 @@ function projectStore(command: string, environment: NodeJS.ProcessEnv): StoreCho
   if (project === undefined || store === undefined) return undefined;
   if (store.type === 'postgres') {
     const url = environment[store.urlEnv];
-    if (url === undefined || url === '') throw new UsageError(`${project.path}: [store] reads the PostgreSQL URL from ${store.urlEnv}, which is not set`, command);
-    const choice = readSpec(store.schema === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}schema=${store.schema}`, store.urlEnv, command);
+    if (url === undefined || url === '')
+      throw new UsageError(
+        `${project.path}: [store] reads the PostgreSQL URL from ${store.urlEnv}, which is not set`,
+        command,
+      );
+    const choice = readSpec(
+      store.schema === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}schema=${store.schema}`,
+      store.urlEnv,
+      command,
+    );
     return { ...choice, isDefault: false, flag: '' };
   }
-  const spec = store.type === 'memory' ? 'memory' : `sqlite:${resolveFromConfig(project, store.path ?? DEFAULT_SQLITE_PATH)}`;
+  const spec =
+    store.type === 'memory' ? 'memory' : `sqlite:${resolveFromConfig(project, store.path ?? DEFAULT_SQLITE_PATH)}`;
   return { ...readSpec(spec, project.path, command), isDefault: false, flag: '' };
 }
 
 function readSpec(spec: string, source: string, command: string): Omit<StoreChoice, 'isDefault' | 'flag'> {
-  if (spec === 'memory') return { options: { type: 'memory' }, label: 'memory', durable: false, notesDirectory: undefined };
+  if (spec === 'memory')
+    return { options: { type: 'memory' }, label: 'memory', durable: false, notesDirectory: undefined };
   if (spec === 'sqlite' || spec.startsWith('sqlite:')) {
     const path = spec === 'sqlite' ? DEFAULT_SQLITE_PATH : spec.slice('sqlite:'.length);
     if (path === '') throw invalid(spec, source, command, 'the SQLite path is empty');
     const file = resolve(path);
-    return { options: { type: 'sqlite', path: file }, label: `sqlite:${path}`, durable: true, notesDirectory: dirname(file) };
+    return {
+      options: { type: 'sqlite', path: file },
+      label: `sqlite:${path}`,
+      durable: true,
+      notesDirectory: dirname(file),
+    };
   }
   if (/^postgres(ql)?:\/\//i.test(spec)) return readPostgres(spec, source, command);
   throw invalid(spec, source, command);
@@ -84,7 +107,8 @@ function readPostgres(spec: string, source: string, command: string): Omit<Store
   } catch {
     throw invalid(spec, source, command, 'the URL does not parse');
   }
-  if (url.hostname === '' && !url.searchParams.has('host')) throw invalid(spec, source, command, 'the URL names no host');
+  if (url.hostname === '' && !url.searchParams.has('host'))
+    throw invalid(spec, source, command, 'the URL names no host');
   const schema = url.searchParams.get(SCHEMA_PARAMETER) ?? undefined;
   url.searchParams.delete(SCHEMA_PARAMETER);
   if (schema === '') throw invalid(spec, source, command, 'the schema is empty');
@@ -99,7 +123,10 @@ function readPostgres(spec: string, source: string, command: string): Omit<Store
 
 function invalid(spec: string, source: string, command: string, reason?: string): UsageError {
   const why = reason === undefined ? '' : ` (${reason})`;
-  return new UsageError(`${source} ${JSON.stringify(maskPassword(spec))} is not a store${why}: use ${STORE_FORMS}`, command);
+  return new UsageError(
+    `${source} ${JSON.stringify(maskPassword(spec))} is not a store${why}: use ${STORE_FORMS}`,
+    command,
+  );
 }
 
 /**

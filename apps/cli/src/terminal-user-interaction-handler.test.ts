@@ -1,7 +1,10 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ToolApprovalDetails, UserInteractionContext, UserInteractionRequest } from '@interlock/sdk-types';
-import { TerminalUserInteractionHandler, type TerminalUserInteractionHandlerOptions } from './terminal-user-interaction-handler.js';
+import {
+  TerminalUserInteractionHandler,
+  type TerminalUserInteractionHandlerOptions,
+} from './terminal-user-interaction-handler.js';
 
 function requestOf(overrides: Partial<UserInteractionRequest> = {}): UserInteractionRequest {
   return {
@@ -52,8 +55,16 @@ function pipedHandler(lines: string | undefined, options: Partial<TerminalUserIn
 describe('TerminalUserInteractionHandler without a terminal', () => {
   it('answers successive questions with successive lines and echoes each question and answer', async () => {
     const { handler, written } = pipedHandler('no\nyes\n');
-    expect(await handler.handle(requestOf(), contextOf())).toEqual({ outcome: 'responded', input: 'no', responder: 'terminal' });
-    expect(await handler.handle(requestOf(), contextOf())).toEqual({ outcome: 'responded', input: 'yes', responder: 'terminal' });
+    expect(await handler.handle(requestOf(), contextOf())).toEqual({
+      outcome: 'responded',
+      input: 'no',
+      responder: 'terminal',
+    });
+    expect(await handler.handle(requestOf(), contextOf())).toEqual({
+      outcome: 'responded',
+      input: 'yes',
+      responder: 'terminal',
+    });
     handler.close();
     expect(written.output).toContain('? Go ahead with this plan?\n  1. Read\n  2. Write\n');
     expect(written.output).toContain('> no\n');
@@ -86,15 +97,21 @@ describe('TerminalUserInteractionHandler without a terminal', () => {
 
   it('shows how long the person has to answer', async () => {
     const { handler, written } = pipedHandler('yes\n');
-    await handler.handle(requestOf({ timeout: 30_000, deadline: new Date(Date.now() + 30_000).toISOString() }), contextOf());
+    await handler.handle(
+      requestOf({ timeout: 30_000, deadline: new Date(Date.now() + 30_000).toISOString() }),
+      contextOf(),
+    );
     handler.close();
     expect(written.output).toContain('answer within 30 s');
   });
 
-  it('does not ask a question whose deadline has passed, and leaves it to the engine\'s timeout', async () => {
+  it("does not ask a question whose deadline has passed, and leaves it to the engine's timeout", async () => {
     const { handler, written } = pipedHandler('yes\n');
     const engine = new AbortController();
-    const result = handler.handle(requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }), contextOf(engine.signal));
+    const result = handler.handle(
+      requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }),
+      contextOf(engine.signal),
+    );
     setTimeout(() => engine.abort('timeout'), 100);
     expect(await result).toEqual({ outcome: 'deferred' });
     handler.close();
@@ -140,7 +157,11 @@ const writeNotes: Partial<ToolApprovalDetails> = {
 describe('TerminalUserInteractionHandler answering tool approvals from a pipe', () => {
   it('shows the call in full and answers with an approval decision', async () => {
     const { handler, written } = pipedHandler('y\n');
-    expect(await handler.handle(approvalOf('i-1'), contextOf())).toEqual({ outcome: 'responded', input: { approved: true }, responder: 'terminal' });
+    expect(await handler.handle(approvalOf('i-1'), contextOf())).toEqual({
+      outcome: 'responded',
+      input: { approved: true },
+      responder: 'terminal',
+    });
     handler.close();
     expect(written.output).toContain('? Allow bash to run with these arguments?\n  Tool call: bash\n');
     expect(written.output).toContain('category command · risk HIGH · asked by rule ask:risk:HIGH');
@@ -162,7 +183,9 @@ describe('TerminalUserInteractionHandler answering tool approvals from a pipe', 
       { approved: false, denyReason: 'not today' },
       { approved: true, userInstruction: 'keep it short' },
     ]);
-    const batch = written.output.indexOf('3 tool calls wait for you:\n  1. write_file(NOTES.md) · write · risk MEDIUM\n  2. bash(ls -la)');
+    const batch = written.output.indexOf(
+      '3 tool calls wait for you:\n  1. write_file(NOTES.md) · write · risk MEDIUM\n  2. bash(ls -la)',
+    );
     expect(batch).toBeGreaterThanOrEqual(0);
     expect(written.output.indexOf('Tool call (1 of 3): write_file')).toBeGreaterThan(batch);
     expect(written.output.indexOf('Tool call (2 of 3): bash')).toBeGreaterThan(written.output.indexOf('> y'));
@@ -175,7 +198,12 @@ describe('TerminalUserInteractionHandler answering tool approvals from a pipe', 
     const output = new PassThrough();
     let text = '';
     output.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    const handler = new TerminalUserInteractionHandler({ input, output, errorOutput: new PassThrough(), interactive: false });
+    const handler = new TerminalUserInteractionHandler({
+      input,
+      output,
+      errorOutput: new PassThrough(),
+      interactive: false,
+    });
     const first = handler.handle(approvalOf('i-1'), contextOf());
     await new Promise((resolve) => setTimeout(resolve, 5));
     const second = handler.handle(approvalOf('i-2', writeNotes), contextOf());
@@ -193,23 +221,34 @@ describe('TerminalUserInteractionHandler answering tool approvals from a pipe', 
     const { handler, written } = pipedHandler('maybe\nedit {"command": 1}\nedit {"command": "ls"}\n', {
       checkResponse: async (_id, response) => {
         checked.push(response);
-        return response.editedParameters?.['command'] === 1 ? { ok: false, message: 'command: expected string' } : { ok: true };
+        return response.editedParameters?.['command'] === 1
+          ? { ok: false, message: 'command: expected string' }
+          : { ok: true };
       },
     });
-    expect(await handler.handle(approvalOf('i-1'), contextOf())).toMatchObject({ input: { approved: true, editedParameters: { command: 'ls' } } });
+    expect(await handler.handle(approvalOf('i-1'), contextOf())).toMatchObject({
+      input: { approved: true, editedParameters: { command: 'ls' } },
+    });
     handler.close();
     expect(written.errorOutput).toContain('"maybe" is not an answer: expected y | n[: reason]');
-    expect(written.errorOutput).toContain('"edit {\\"command\\": 1}" is not an answer: command: expected string. Reading the next line.');
+    expect(written.errorOutput).toContain(
+      '"edit {\\"command\\": 1}" is not an answer: command: expected string. Reading the next line.',
+    );
     expect(checked).toHaveLength(2);
     expect(written.output).toContain('→ approved with edited arguments {"command":"ls"}');
   });
 
   it('defers, never approves, when input runs out, and says once how to answer', async () => {
     const { handler, written } = pipedHandler('', { commandLine: 'interlock demo coding-agent' });
-    const answers = await Promise.all([handler.handle(approvalOf('i-1'), contextOf()), handler.handle(approvalOf('i-2', writeNotes), contextOf())]);
+    const answers = await Promise.all([
+      handler.handle(approvalOf('i-1'), contextOf()),
+      handler.handle(approvalOf('i-2', writeNotes), contextOf()),
+    ]);
     handler.close();
     expect(answers).toEqual([{ outcome: 'deferred' }, { outcome: 'deferred' }]);
-    expect(written.errorOutput).toContain('no answer for the tool call bash(ls -la): standard input has no more lines; it stays pending.');
+    expect(written.errorOutput).toContain(
+      'no answer for the tool call bash(ls -la): standard input has no more lines; it stays pending.',
+    );
     expect(written.errorOutput).toContain('no answer for the tool call write_file(NOTES.md)');
     expect(written.errorOutput.split("printf 'y\\nn: not now\\n' | interlock demo coding-agent")).toHaveLength(2);
   });

@@ -9,7 +9,12 @@ import { APPROVAL_LINE_SYNTAX } from './approval/approval-line.js';
 import { InteractiveToolApprover } from './approval/interactive-tool-approver.js';
 import { PipedToolApprover } from './approval/piped-tool-approver.js';
 import { callLabel, type BatchPosition } from './approval/tool-call-view.js';
-import { INTERRUPTED_RESPONSE, type BatchChoice, type ResponseChecker, type ToolApprover } from './approval/tool-approver.js';
+import {
+  INTERRUPTED_RESPONSE,
+  type BatchChoice,
+  type ResponseChecker,
+  type ToolApprover,
+} from './approval/tool-approver.js';
 import { deadlineHint } from './format-duration.js';
 import { InquirerPrompter } from './inquirer-prompter.js';
 import { LinePrompter } from './line-prompter.js';
@@ -77,7 +82,13 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
     const checker = options.checkResponse === undefined ? {} : { checkResponse: options.checkResponse };
     if (options.interactive ?? input.isTTY === true) {
       this.prompter = new InquirerPrompter({ input, output, style });
-      this.approver = new InteractiveToolApprover({ input, output, style, ...checker, ...(options.environment ? { environment: options.environment } : {}) });
+      this.approver = new InteractiveToolApprover({
+        input,
+        output,
+        style,
+        ...checker,
+        ...(options.environment ? { environment: options.environment } : {}),
+      });
     } else {
       // One reader for every question: two readline interfaces over one stdin would race for its lines.
       const lines = (): LineReader => (this.reader ??= new LineReader(input));
@@ -91,7 +102,10 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
     return this.interruptedThreads.has(threadId);
   }
 
-  async handle(request: UserInteractionRequest, context: UserInteractionContext): Promise<UserInteractionHandlerResult> {
+  async handle(
+    request: UserInteractionRequest,
+    context: UserInteractionContext,
+  ): Promise<UserInteractionHandlerResult> {
     if (context.signal.aborted || this.interruptedThreads.has(request.threadId)) return DEFERRED;
     return this.queue.enqueue(request, context.signal);
   }

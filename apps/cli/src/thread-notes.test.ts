@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ThreadNotes, type ThreadNote } from './thread-notes.js';
 
-const NOTE: ThreadNote = { workflowPath: '/flows/ask.toml', workspaceRoot: '/work', mode: 'autoEdit', model: 'openai:gpt-4o-mini', baseUrl: 'http://localhost:11434/v1' };
+const NOTE: ThreadNote = {
+  workflowPath: '/flows/ask.toml',
+  workspaceRoot: '/work',
+  mode: 'autoEdit',
+  model: 'openai:gpt-4o-mini',
+  baseUrl: 'http://localhost:11434/v1',
+};
 
 describe('ThreadNotes', () => {
   let directory = '';

@@ -81,7 +81,8 @@ function parseNote(text: string): ThreadNote | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const record: Record<string, unknown> = { ...value };
   const { workflowPath, workspaceRoot, mode, model, baseUrl } = record;
-  if (typeof workflowPath !== 'string' || typeof workspaceRoot !== 'string' || typeof model !== 'string') return undefined;
+  if (typeof workflowPath !== 'string' || typeof workspaceRoot !== 'string' || typeof model !== 'string')
+    return undefined;
   const knownMode = APPROVAL_MODES.find((candidate) => candidate === mode);
   if (knownMode === undefined) return undefined;
   return { workflowPath, workspaceRoot, mode: knownMode, model, ...(typeof baseUrl === 'string' ? { baseUrl } : {}) };

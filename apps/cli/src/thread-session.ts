@@ -37,7 +37,14 @@ export interface FollowResult {
 }
 
 /** After Ctrl+C has stopped the run, these events only report the engine winding down. */
-const WINDING_DOWN = new Set<InterlockEvent['type']>(['LLM_CALL_STARTED', 'LLM_TEXT_DELTA', 'LLM_CALL_COMPLETED', 'LLM_CALL_FAILED', 'NODE_STARTED', 'NODE_FAILED']);
+const WINDING_DOWN = new Set<InterlockEvent['type']>([
+  'LLM_CALL_STARTED',
+  'LLM_TEXT_DELTA',
+  'LLM_CALL_COMPLETED',
+  'LLM_CALL_FAILED',
+  'NODE_STARTED',
+  'NODE_FAILED',
+]);
 
 /**
  * One process's Interlock for taking threads forward: the store of `--store`, the model,
@@ -74,7 +81,9 @@ export class ThreadSession {
       output: options.json ? process.stderr : process.stdout,
       errorOutput: process.stderr,
       checkResponse: (interactionId, response) =>
-        built.interlock === undefined ? Promise.resolve({ ok: true }) : built.interlock.checkResponse(interactionId, response),
+        built.interlock === undefined
+          ? Promise.resolve({ ok: true })
+          : built.interlock.checkResponse(interactionId, response),
       onApprovalInterrupted: (request: UserInteractionRequest) => stopper.stopAfterAnswer(request),
       commandLine: options.commandLine,
     });
@@ -120,8 +129,18 @@ export class ThreadSession {
     try {
       const outcome = await thread.done();
       const audit = await this.auditSummary(thread.threadId);
-      printer?.printOutcome(outcome, { steps, interrupted: interrupted(), ...(audit === undefined || audit.entries === 0 ? {} : { audit }) });
-      return { outcome, interrupted: interrupted(), rejectedCall: this.stopper.rejectedCall, audit, exitCode: exitCodeOf(outcome, interrupted()) };
+      printer?.printOutcome(outcome, {
+        steps,
+        interrupted: interrupted(),
+        ...(audit === undefined || audit.entries === 0 ? {} : { audit }),
+      });
+      return {
+        outcome,
+        interrupted: interrupted(),
+        rejectedCall: this.stopper.rejectedCall,
+        audit,
+        exitCode: exitCodeOf(outcome, interrupted()),
+      };
     } finally {
       subscription.unsubscribe();
       process.off('SIGINT', onInterrupt);

@@ -4,7 +4,9 @@ import { callLabel } from './approval/tool-call-view.js';
 import { makeVisible } from './approval/visible-text.js';
 import type { TerminalStyle } from './terminal-style.js';
 
-type ToolEvent = EventOfType<'TOOL_CALL_REQUESTED' | 'TOOL_CALL_DECIDED' | 'TOOL_CALL_STARTED' | 'TOOL_CALL_COMPLETED' | 'TOOL_CALL_FAILED'>;
+type ToolEvent = EventOfType<
+  'TOOL_CALL_REQUESTED' | 'TOOL_CALL_DECIDED' | 'TOOL_CALL_STARTED' | 'TOOL_CALL_COMPLETED' | 'TOOL_CALL_FAILED'
+>;
 type InteractionEvent = EventOfType<'USER_INTERACTION_REQUESTED' | 'USER_INTERACTION_RESPONDED'>;
 
 const INDENT = '  ';
@@ -71,7 +73,7 @@ export class ToolApprovalEventLines {
 }
 
 function preview(result: unknown): string {
-  const text = typeof result === 'string' ? result : JSON.stringify(result) ?? 'undefined';
+  const text = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'undefined');
   return flatten(makeVisible(text));
 }
 

@@ -26,7 +26,8 @@ export function waitingAdvice(options: {
   const ids = options.pending.length > 0 ? options.pending.map((request) => request.interactionId) : options.pendingIds;
   if (options.pending.length > 0) {
     lines.push(style.bold('Waiting for:'));
-    for (const request of options.pending) lines.push(`  ${request.interactionId}  ${style.dim(summariseRequest(request))}`);
+    for (const request of options.pending)
+      lines.push(`  ${request.interactionId}  ${style.dim(summariseRequest(request))}`);
   } else if (ids.length > 0) {
     lines.push(`${style.bold('Waiting for:')} ${ids.join(', ')}`);
   }

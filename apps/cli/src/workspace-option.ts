@@ -12,7 +12,10 @@ import { UsageError } from './usage-error.js';
  */
 export async function resolveWorkspace(path: string | undefined, command: string): Promise<string> {
   const project = projectConfig();
-  const fromProject = project?.config.tools?.workspace === undefined ? undefined : resolveFromConfig(project, project.config.tools.workspace);
+  const fromProject =
+    project?.config.tools?.workspace === undefined
+      ? undefined
+      : resolveFromConfig(project, project.config.tools.workspace);
   const directory = resolve(path ?? fromProject ?? process.cwd());
   const found = await stat(directory).catch(() => undefined);
   if (found === undefined) throw new UsageError(`--workspace ${path ?? directory}: no such directory`, command);

@@ -52,7 +52,11 @@ export function runBuiltCli(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`interlock ${args.join(' ')} did not exit within ${timeoutMilliseconds} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(
+        new Error(
+          `interlock ${args.join(' ')} did not exit within ${timeoutMilliseconds} ms.\nstdout:\n${stdout}\nstderr:\n${stderr}`,
+        ),
+      );
     }, timeoutMilliseconds);
     child.on('error', reject);
     child.on('close', (exitCode) => {

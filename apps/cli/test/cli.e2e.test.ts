@@ -68,11 +68,17 @@ describe('interlock run', () => {
   it('with --json prints only JSON lines, ending with the outcome, and asks on stderr', async () => {
     const run = await runBuiltCli(['run', 'examples/workflows/plan-approval.toml', '--json'], 'yes\n');
     expect(run.exitCode).toBe(0);
-    const lines = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const types = lines.map((line) => line['type']);
     expect(types[0]).toBe('THREAD_STARTED');
     expect(types).toContain('LLM_TEXT_DELTA');
-    expect(lines.find((line) => line['type'] === 'USER_INTERACTION_RESPONDED')).toMatchObject({ nodeId: 'ask', input: 'yes' });
+    expect(lines.find((line) => line['type'] === 'USER_INTERACTION_RESPONDED')).toMatchObject({
+      nodeId: 'ask',
+      input: 'yes',
+    });
     expect(lines.at(-1)).toMatchObject({ type: 'OUTCOME', outcome: { status: 'completed' }, exitCode: 0 });
     expect(run.stderr).toContain('? Go ahead with this plan?');
   });
@@ -111,7 +117,17 @@ describe.concurrent('interlock validate', () => {
     const path = join(directory, 'broken.toml');
     await writeFile(
       path,
-      ['id = "broken"', 'version = "1"', '[[nodes]]', 'id = "ask"', 'type = "USER_INTERACTION"', '[nodes.config]', 'operationType = "UPDATE_VARIABLES"', 'variables = []', 'colour = "red"'].join('\n'),
+      [
+        'id = "broken"',
+        'version = "1"',
+        '[[nodes]]',
+        'id = "ask"',
+        'type = "USER_INTERACTION"',
+        '[nodes.config]',
+        'operationType = "UPDATE_VARIABLES"',
+        'variables = []',
+        'colour = "red"',
+      ].join('\n'),
     );
     const run = await runBuiltCli(['validate', path]);
     expect(run.exitCode).toBe(1);
@@ -141,7 +157,9 @@ describe.concurrent('interlock usage', () => {
   it('explains an unknown command and exits 2', async () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp.');
+    expect(run.stderr).toContain(
+      'unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp.',
+    );
     expect(run.stderr).toContain('See interlock --help.');
   });
 
@@ -170,15 +188,12 @@ describe.concurrent('interlock usage', () => {
     [['explain', '--help']],
     [['validate', '--help']],
     [['help', 'run']],
-  ])(
-    'documents the exit codes in %j',
-    async (args) => {
-      const run = await runBuiltCli(args);
-      expect(run.exitCode).toBe(0);
-      expect(run.stdout).toContain('Exit codes:');
-      expect(run.stdout).toMatch(/^ {2}2 {4}usage error/m);
-    },
-  );
+  ])('documents the exit codes in %j', async (args) => {
+    const run = await runBuiltCli(args);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toContain('Exit codes:');
+    expect(run.stdout).toMatch(/^ {2}2 {4}usage error/m);
+  });
 
   it('says in the help where threads are kept and how to answer them later', async () => {
     const run = await runBuiltCli(['--help']);
@@ -193,6 +208,7 @@ describe.concurrent('interlock usage', () => {
 
   it('documents the exit codes of respond in its help', async () => {
     const run = await runBuiltCli(['respond', '--help']);
-    for (const code of ['0', '1', '2', '3', '4', '5']) expect(run.stdout).toMatch(new RegExp(`^ {2}${code} {4}\\S`, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '5'])
+      expect(run.stdout).toMatch(new RegExp(`^ {2}${code} {4}\\S`, 'm'));
   });
 });

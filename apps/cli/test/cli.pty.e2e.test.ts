@@ -61,7 +61,10 @@ describe('interlock in a real terminal', () => {
   });
 
   it('takes a typed answer to a text question and the next model call sees it', async () => {
-    session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" run examples/workflows/ask-user.toml`, REPOSITORY_ROOT);
+    session = await TmuxSession.start(
+      `"${process.execPath}" "${BUILT_CLI}" run examples/workflows/ask-user.toml`,
+      REPOSITORY_ROOT,
+    );
     await session.waitFor('? Which cuisine do you like? (e.g. Sichuan)');
     await session.sendKeys('-l', 'Yunnan');
     await session.waitFor('? Which cuisine do you like? (e.g. Sichuan) Yunnan');

@@ -45,7 +45,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     const menu = await session.waitFor((screen) => screen.includes(BATCH_MENU) && screen.includes('❯ One by one'));
     workspace = workspaceOn(menu);
     await session.sendKeys('Enter');
-    return session.waitFor((screen) => screen.includes(WRITE_PROMPT) && after(screen, WRITE_PROMPT).includes('❯ Approve'));
+    return session.waitFor(
+      (screen) => screen.includes(WRITE_PROMPT) && after(screen, WRITE_PROMPT).includes('❯ Approve'),
+    );
   }
 
   /** At the bash prompt: Reject, with a reason; the run then completes. */
@@ -67,7 +69,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     expect(asking).toContain('"path": "NOTES.md",');
     expect(after(asking, WRITE_PROMPT)).toContain('Approve and remember for this session');
     await session?.sendKeys('Enter');
-    await session?.waitFor((screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'));
+    await session?.waitFor(
+      (screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'),
+    );
     await session?.sendKeys('Down', 'Down');
     await session?.waitFor((screen) => after(screen, BASH_PROMPT).includes('❯ Reject'));
     await session?.sendKeys('Enter');
@@ -88,7 +92,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await session?.sendKeys('C-c');
     const screen = (await session?.waitFor((text) => EXITED.test(text))) ?? '';
     expect(screen).toContain('write_file(NOTES.md) answered by terminal: rejected: interrupted');
-    expect(screen).toMatch(/Interrupted: the write_file call was rejected and the run stopped; the thread is left waiting \(thread [0-9a-f-]{36}\)/);
+    expect(screen).toMatch(
+      /Interrupted: the write_file call was rejected and the run stopped; the thread is left waiting \(thread [0-9a-f-]{36}\)/,
+    );
     expect(screen).toContain('[exit code 130]');
     expect(screen).not.toContain(BASH_PROMPT);
     expect(screen).not.toContain('✔ completed');
@@ -108,12 +114,14 @@ describe('interlock demo coding-agent in a real terminal', () => {
     const screen = await session.waitFor((text) => EXITED.test(text));
     expect(screen).toContain('  write_file: rejected: not now');
     expect(screen).toContain('Done. Ran: read_file README.md.');
-    expect(screen).toContain('Refused: write_file NOTES.md (the user rejected it: not now); bash `ls -la` (the user rejected it: not now)');
+    expect(screen).toContain(
+      'Refused: write_file NOTES.md (the user rejected it: not now); bash `ls -la` (the user rejected it: not now)',
+    );
     expect(screen).toContain('[exit code 0]');
     expect(await readdir(workspace)).toEqual(['README.md']);
   });
 
-  it('edits the arguments inline, re-asking with the engine\'s error until they are valid', async () => {
+  it("edits the arguments inline, re-asking with the engine's error until they are valid", async () => {
     // Without VISUAL or EDITOR the arguments are edited on one line.
     await startOneByOne(`VISUAL= EDITOR= ${DEMO}`);
     const chooseEdit = async (): Promise<void> => {
@@ -135,9 +143,13 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await session?.sendKeys('C-u');
     await session?.sendKeys('-l', '{"path":"edited.md","content":"by hand"}');
     await session?.sendKeys('Enter');
-    await session?.waitFor((screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'));
+    await session?.waitFor(
+      (screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'),
+    );
     const screen = await rejectBash('no');
-    expect(screen).toContain('write_file(NOTES.md) answered by terminal: approved with edited arguments {"path":"edited.md","content":"by hand"}');
+    expect(screen).toContain(
+      'write_file(NOTES.md) answered by terminal: approved with edited arguments {"path":"edited.md","content":"by hand"}',
+    );
     expect(screen).toContain('[exit code 0]');
     expect(await readFile(join(workspace ?? '', 'edited.md'), 'utf8')).toBe('by hand');
   });
@@ -147,7 +159,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await session?.sendKeys('Down', 'Down');
     await session?.waitFor((screen) => after(screen, WRITE_PROMPT).includes('❯ Edit arguments'));
     await session?.sendKeys('Enter');
-    await session?.waitFor((screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'));
+    await session?.waitFor(
+      (screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'),
+    );
     const screen = await rejectBash('no');
     expect(screen).toContain('opening the arguments in sed -i s/NOTES/EDITED/');
     expect(screen).toMatch(/approved with edited arguments \{"path":"EDITED\.md"/);
@@ -163,11 +177,19 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await session?.waitFor('? Instruction for the model');
     await session?.sendKeys('-l', 'keep the notes short');
     await session?.sendKeys('Enter');
-    await session?.waitFor((screen) => screen.includes('? Approve or reject the call together with the instruction?') && screen.includes('❯ Approve the call'));
+    await session?.waitFor(
+      (screen) =>
+        screen.includes('? Approve or reject the call together with the instruction?') &&
+        screen.includes('❯ Approve the call'),
+    );
     await session?.sendKeys('Enter');
-    await session?.waitFor((screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'));
+    await session?.waitFor(
+      (screen) => screen.includes(BASH_PROMPT) && after(screen, BASH_PROMPT).includes('❯ Approve'),
+    );
     const screen = await rejectBash('no');
-    expect(screen).toContain('write_file(NOTES.md) answered by terminal: approved, with an instruction for the model: keep the notes short');
+    expect(screen).toContain(
+      'write_file(NOTES.md) answered by terminal: approved, with an instruction for the model: keep the notes short',
+    );
     expect(screen).toContain('Noted your instruction: "keep the notes short".');
     expect(screen).toContain('[exit code 0]');
     expect(await readFile(join(workspace ?? '', 'NOTES.md'), 'utf8')).toContain('# Notes');
@@ -180,9 +202,14 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await writeFile(join(directory, 'workspace', 'README.md'), '# A project\n');
     const definition = await readFile(join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml'), 'utf8');
     // An edited workflow gets a new version: the store keeps threads bound to the content they started with.
-    const edited = definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"').replace('version = "1"', 'version = "1-timeout-5s"');
+    const edited = definition
+      .replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"')
+      .replace('version = "1"', 'version = "1-timeout-5s"');
     await writeFile(join(directory, 'coding-agent.toml'), edited);
-    session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`, directory);
+    session = await TmuxSession.start(
+      `"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`,
+      directory,
+    );
     // The countdown as last drawn (earlier draws may still be on the screen above it).
     const secondsLeft = (screen: string): number | undefined => {
       const draws = [...screen.matchAll(/answer them\? · (\d) s left/g)];
@@ -193,7 +220,9 @@ describe('interlock demo coding-agent in a real terminal', () => {
     await session.waitFor((screen) => (secondsLeft(screen) ?? first) < first);
     const screen = await session.waitFor((text) => EXITED.test(text), 15_000);
     expect(screen).toContain('write_file(NOTES.md) ✘ TIMEOUT: Nobody approved this call in time, so it was not run.');
-    expect(screen).toContain('Refused: write_file NOTES.md (nobody approved it in time); bash `ls -la` (nobody approved it in time)');
+    expect(screen).toContain(
+      'Refused: write_file NOTES.md (nobody approved it in time); bash `ls -la` (nobody approved it in time)',
+    );
     expect(screen).toContain('[exit code 0]');
     expect(await readdir(join(directory, 'workspace'))).toEqual(['README.md']);
   });

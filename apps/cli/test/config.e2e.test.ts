@@ -37,7 +37,9 @@ describe.concurrent('interlock config check', () => {
   });
 
   it('refuses what createInterlock would: an unknown tool, a shell on the safe list, an allow-everything rule', async () => {
-    const directory = await projectDirectory('[approval]\ntoolOverrides = { Bash = false }\nallowRules = ["true"]\n[approval.shell]\nsafePrograms = ["sh"]\n');
+    const directory = await projectDirectory(
+      '[approval]\ntoolOverrides = { Bash = false }\nallowRules = ["true"]\n[approval.shell]\nsafePrograms = ["sh"]\n',
+    );
     const run = await runBuiltCli(['config', 'check'], '', 15_000, {}, directory);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/Bash|bash|sh|allows every call/);
@@ -54,19 +56,42 @@ describe.concurrent('interlock config check', () => {
 
 describe.concurrent('every command reads the project file', () => {
   it('explain decides by the file in the current directory and says which entry decided', async () => {
-    const run = await runBuiltCli(['explain', 'bash', '{"command":"terraform destroy -auto-approve"}', '--json', '--config', EXAMPLE]);
-    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'deny', rule: 'deny-rule:0', source: `${EXAMPLE}: approval.denyRules[0]` });
+    const run = await runBuiltCli([
+      'explain',
+      'bash',
+      '{"command":"terraform destroy -auto-approve"}',
+      '--json',
+      '--config',
+      EXAMPLE,
+    ]);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      outcome: 'deny',
+      rule: 'deny-rule:0',
+      source: `${EXAMPLE}: approval.denyRules[0]`,
+    });
     const text = await runBuiltCli(['explain', 'bash', '{"command":"kubectl apply -f x.yaml"}', '--config', EXAMPLE]);
     expect(text.stdout).toContain(`decided by: ${EXAMPLE}: approval.shell.extraHighRisk[0]`);
   });
 
   it('takes the mode from the file, a --mode flag as a later layer, and --no-config reads none', async () => {
-    const directory = await projectDirectory('[approval]\nmode = "autoEdit"\ndenyRules = [\'tool == "write_file" && args.path == "LICENSE"\']\n');
-    const write = (path: string, extra: string[] = []) => runBuiltCli(['explain', 'write_file', JSON.stringify({ path, content: 'x' }), '--json', ...extra], '', 15_000, {}, directory);
+    const directory = await projectDirectory(
+      '[approval]\nmode = "autoEdit"\ndenyRules = [\'tool == "write_file" && args.path == "LICENSE"\']\n',
+    );
+    const write = (path: string, extra: string[] = []) =>
+      runBuiltCli(
+        ['explain', 'write_file', JSON.stringify({ path, content: 'x' }), '--json', ...extra],
+        '',
+        15_000,
+        {},
+        directory,
+      );
     expect(JSON.parse((await write('notes.md')).stdout)).toMatchObject({ outcome: 'allow', rule: 'mode:autoEdit' });
     expect(JSON.parse((await write('notes.md', ['--mode', 'default'])).stdout)).toMatchObject({ outcome: 'ask' });
     // The flag sets the mode; it cannot lift the file's deny.
-    expect(JSON.parse((await write('LICENSE', ['--mode', 'yolo'])).stdout)).toMatchObject({ outcome: 'deny', rule: 'deny-rule:0' });
+    expect(JSON.parse((await write('LICENSE', ['--mode', 'yolo'])).stdout)).toMatchObject({
+      outcome: 'deny',
+      rule: 'deny-rule:0',
+    });
     expect(JSON.parse((await write('notes.md', ['--no-config'])).stdout)).toMatchObject({ outcome: 'ask' });
   });
 

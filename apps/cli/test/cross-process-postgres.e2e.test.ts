@@ -27,7 +27,9 @@ describe('the cross-process commands on PostgreSQL (--store postgres://…)', ()
   beforeAll(async () => {
     assertBuilt();
     if (BASE_URL === undefined || BASE_URL === '') {
-      throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: the root vitest setup starts PostgreSQL (scripts/start-postgres.sh) and sets it');
+      throw new Error(
+        'INTERLOCK_TEST_POSTGRES_URL is not set: the root vitest setup starts PostgreSQL (scripts/start-postgres.sh) and sets it',
+      );
     }
     store = withFreshSchema(BASE_URL);
     password = decodeURIComponent(new URL(BASE_URL).password);
@@ -56,7 +58,9 @@ describe('the cross-process commands on PostgreSQL (--store postgres://…)', ()
     const again = await cliIn(directory, ['respond', interactionId, 'answer', 'twice', '--store', store]);
     expect(again.exitCode).toBe(4);
 
-    const threads = jsonOf<Array<Record<string, unknown>>>(await cliIn(directory, ['threads', '--json', '--store', store]));
+    const threads = jsonOf<Array<Record<string, unknown>>>(
+      await cliIn(directory, ['threads', '--json', '--store', store]),
+    );
     expect(threads).toEqual([expect.objectContaining({ threadId: detached.threadId, status: 'completed' })]);
     for (const run of [started, answered, again]) expect(printed(run)).not.toContain(`:${password}@`);
   });

@@ -52,12 +52,23 @@ describe('a thread started with run --detach is answered by other processes (def
     expect(again.stderr).toContain(`Interaction ${interactionId} was already answered`);
     const againJson = await cliIn(directory, ['respond', interactionId, 'answer', 'no', '--json']);
     expect(againJson.exitCode).toBe(4);
-    expect(jsonOf(againJson)).toEqual({ result: 'already_answered', interactionId, threadId: detached.threadId, exitCode: 4 });
+    expect(jsonOf(againJson)).toEqual({
+      result: 'already_answered',
+      interactionId,
+      threadId: detached.threadId,
+      exitCode: 4,
+    });
 
     expect(await pendingIn(directory)).toEqual([]);
     const threads = jsonOf<Array<Record<string, unknown>>>(await cliIn(directory, ['threads', '--json']));
     expect(threads).toEqual([
-      expect.objectContaining({ threadId: detached.threadId, workflowId: 'ask-once', status: 'completed', pendingInteractionIds: [], output: 'the answer was yes' }),
+      expect.objectContaining({
+        threadId: detached.threadId,
+        workflowId: 'ask-once',
+        status: 'completed',
+        pendingInteractionIds: [],
+        output: 'the answer was yes',
+      }),
     ]);
   });
 
@@ -105,7 +116,20 @@ describe('a thread started with run --detach is answered by other processes (def
     const directory = await workingDirectory();
     await writeFile(
       join(directory, 'quiet.toml'),
-      ['id = "quiet"', 'name = "Quiet"', 'version = "1"', '[[nodes]]', 'id = "start"', 'type = "START"', '[[nodes]]', 'id = "end"', 'type = "END"', '[[edges]]', 'from = "start"', 'to = "end"'].join('\n'),
+      [
+        'id = "quiet"',
+        'name = "Quiet"',
+        'version = "1"',
+        '[[nodes]]',
+        'id = "start"',
+        'type = "START"',
+        '[[nodes]]',
+        'id = "end"',
+        'type = "END"',
+        '[[edges]]',
+        'from = "start"',
+        'to = "end"',
+      ].join('\n'),
     );
     const run = await cliIn(directory, ['run', 'quiet.toml', '--detach', '--json']);
     expect(run.exitCode).toBe(0);
@@ -127,12 +151,20 @@ describe('a thread started with run --detach is answered by other processes (def
   });
   it('refuses an answer after the deadline as expired (exit 5): nothing is applied and the thread reports the timeout', async () => {
     const directory = await workingDirectory();
-    await writeFile(join(directory, 'timed.toml'), (await readFile(join(directory, 'ask.toml'), 'utf8')).replace('prompt = "Ship it?"', 'prompt = "Ship it?"\ntimeout = "5s"'));
+    await writeFile(
+      join(directory, 'timed.toml'),
+      (await readFile(join(directory, 'ask.toml'), 'utf8')).replace(
+        'prompt = "Ship it?"',
+        'prompt = "Ship it?"\ntimeout = "5s"',
+      ),
+    );
     const detached = jsonOf<Detached>(await cliIn(directory, ['run', 'timed.toml', '--detach', '--json']));
     const [request] = await pendingIn(directory);
     expect(request?.deadline).not.toBeNull();
     // Cross-process deadlines are wall-clock times in the store: wait until this one has passed.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(request?.deadline ?? '') - Date.now() + 200)));
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, Date.parse(request?.deadline ?? '') - Date.now() + 200)),
+    );
 
     const late = await cliIn(directory, ['respond', detached.pendingInteractionIds[0]!, 'answer', 'too late']);
     expect(late.exitCode).toBe(5);
@@ -150,7 +182,14 @@ describe('tool approvals of the coding-agent demo, answered from other processes
     const workspace = join(directory, 'workspace');
     await mkdir(workspace);
     await writeFile(join(workspace, 'README.md'), '# A project\n');
-    const started = await cliIn(directory, ['run', EXAMPLES.codingAgent, '--detach', '--workspace', workspace, '--json']);
+    const started = await cliIn(directory, [
+      'run',
+      EXAMPLES.codingAgent,
+      '--detach',
+      '--workspace',
+      workspace,
+      '--json',
+    ]);
     expect(started.exitCode).toBe(3);
     return { directory, workspace, detached: jsonOf<Detached>(started) };
   }
@@ -171,12 +210,18 @@ describe('tool approvals of the coding-agent demo, answered from other processes
     const pending = await pendingIn(directory);
     const write = pending.find((request) => request.toolApproval?.toolName === 'write_file');
     const bash = pending.find((request) => request.toolApproval?.toolName === 'bash');
-    expect(write?.toolApproval).toMatchObject({ riskLevel: 'MEDIUM', rule: 'ask:risk:MEDIUM', toolParameters: { path: 'NOTES.md' } });
+    expect(write?.toolApproval).toMatchObject({
+      riskLevel: 'MEDIUM',
+      rule: 'ask:risk:MEDIUM',
+      toolParameters: { path: 'NOTES.md' },
+    });
 
     const approved = await cliIn(directory, ['respond', write!.interactionId, 'approve']);
     expect(approved.exitCode).toBe(3);
     expect(approved.stdout).toContain('write_file(NOTES.md) ✔ SUCCESS');
-    expect(approved.stdout).toContain(`${bash!.interactionId}  node "agent" · TOOL_APPROVAL · bash(ls -la) · risk HIGH · rule ask:risk:HIGH`);
+    expect(approved.stdout).toContain(
+      `${bash!.interactionId}  node "agent" · TOOL_APPROVAL · bash(ls -la) · risk HIGH · rule ask:risk:HIGH`,
+    );
     expect(await readFile(join(workspace, 'NOTES.md'), 'utf8')).toContain('# Notes');
     expect(existsSync(join(directory, 'NOTES.md'))).toBe(false);
 
@@ -190,14 +235,23 @@ describe('tool approvals of the coding-agent demo, answered from other processes
 
     const audit = await cliIn(directory, ['audit', '--verify', '--thread', detached.threadId]);
     expect(audit.exitCode).toBe(0);
-    expect(audit.stdout).toMatch(/ allow write_file thread \S+ · execution · decided by person \(cli:\S+\) · rule ask:risk:MEDIUM/);
-    expect(audit.stdout).toMatch(/ deny bash thread \S+ · execution · decided by person \(cli:\S+\) · rule ask:risk:HIGH · not today/);
+    expect(audit.stdout).toMatch(
+      / allow write_file thread \S+ · execution · decided by person \(cli:\S+\) · rule ask:risk:MEDIUM/,
+    );
+    expect(audit.stdout).toMatch(
+      / deny bash thread \S+ · execution · decided by person \(cli:\S+\) · rule ask:risk:HIGH · not today/,
+    );
     expect(audit.stdout).toMatch(/ deny bash thread \S+ · execution · decided by \S+ · rule shell:banned:rm-root/);
     expect(audit.stdout).toMatch(/hash chain intact \(\d+ entries\)/);
     const json = jsonOf<{ entries: Array<{ toolName: string; outcome: string }>; verification: { valid: boolean } }>(
       await cliIn(directory, ['audit', '--json', '--verify', '--thread', detached.threadId]),
     );
-    expect(json.entries.map((entry) => `${entry.toolName}:${entry.outcome}`).sort()).toEqual(['bash:deny', 'bash:deny', 'read_file:allow', 'write_file:allow']);
+    expect(json.entries.map((entry) => `${entry.toolName}:${entry.outcome}`).sort()).toEqual([
+      'bash:deny',
+      'bash:deny',
+      'read_file:allow',
+      'write_file:allow',
+    ]);
     expect(json.verification.valid).toBe(true);
   });
 
@@ -210,7 +264,9 @@ describe('tool approvals of the coding-agent demo, answered from other processes
     expect(edit.stderr).toContain('the answer was refused: the edited arguments do not match the schema of write_file');
     const wrongKind = await cliIn(directory, ['respond', write!.interactionId, 'answer', 'yes']);
     expect(wrongKind.exitCode).toBe(1);
-    expect(wrongKind.stderr).toContain('is a tool approval (write_file): answer it with approve, reject [--reason R] or edit');
+    expect(wrongKind.stderr).toContain(
+      'is a tool approval (write_file): answer it with approve, reject [--reason R] or edit',
+    );
     const notJson = await cliIn(directory, ['respond', write!.interactionId, 'edit', '{path']);
     expect(notJson.exitCode).toBe(2);
 
@@ -232,7 +288,9 @@ describe('threads, audit and the --store option', () => {
     expect(jsonOf<unknown[]>(await cliIn(directory, ['threads', '--status', 'completed', '--json']))).toEqual([]);
     const bad = await cliIn(directory, ['threads', '--status', 'sleeping']);
     expect(bad.exitCode).toBe(2);
-    expect(bad.stderr).toContain('--status "sleeping" is not a status: use one of waiting, running, completed, failed, cancelled');
+    expect(bad.stderr).toContain(
+      '--status "sleeping" is not a status: use one of waiting, running, completed, failed, cancelled',
+    );
   });
 
   it('finds the thread through an explicit --store sqlite:<path> from another directory', async () => {
@@ -241,10 +299,25 @@ describe('threads, audit and the --store option', () => {
     const store = `sqlite:${join(first, 'flows.db')}`;
     const detached = jsonOf<Detached>(await cliIn(first, ['run', 'ask.toml', '--detach', '--json', '--store', store]));
     expect(existsSync(join(first, '.interlock'))).toBe(false);
-    expect((await pendingIn(second, ['--store', store])).map((request) => request.threadId)).toEqual([detached.threadId]);
+    expect((await pendingIn(second, ['--store', store])).map((request) => request.threadId)).toEqual([
+      detached.threadId,
+    ]);
     expect(await pendingIn(second)).toEqual([]);
-    const answered = await cliIn(second, ['respond', detached.pendingInteractionIds[0]!, 'answer', 'from afar', '--store', store, '--json']);
-    expect(jsonOf(answered)).toMatchObject({ result: 'accepted', status: 'completed', output: 'the answer was from afar', exitCode: 0 });
+    const answered = await cliIn(second, [
+      'respond',
+      detached.pendingInteractionIds[0]!,
+      'answer',
+      'from afar',
+      '--store',
+      store,
+      '--json',
+    ]);
+    expect(jsonOf(answered)).toMatchObject({
+      result: 'accepted',
+      status: 'completed',
+      output: 'the answer was from afar',
+      exitCode: 0,
+    });
   });
 
   it('with --store memory keeps nothing after the process and says so', async () => {
@@ -257,16 +330,21 @@ describe('threads, audit and the --store option', () => {
     expect(existsSync(join(directory, '.interlock'))).toBe(false);
   });
 
-  it.each([['mysql://ada:s3cret@db.example/flows'], ['sqlite:'], ['postgres://ada:s3cret@/']])('refuses --store %s with the accepted forms (exit 2), never printing the password', async (spec) => {
-    const directory = await workingDirectory();
-    for (const command of [['pending'], ['run', 'ask.toml', '--detach']]) {
-      const run = await cliIn(directory, [...command, '--store', spec]);
-      expect(run.exitCode).toBe(2);
-      expect(run.stderr).toContain('is not a store');
-      expect(run.stderr).toContain('use sqlite:<path> (default sqlite:.interlock/interlock.db), postgres://user:password@host:port/database[?schema=name] (or postgresql://), or memory');
-      expect(`${run.stdout}${run.stderr}`).not.toContain('s3cret');
-    }
-  });
+  it.each([['mysql://ada:s3cret@db.example/flows'], ['sqlite:'], ['postgres://ada:s3cret@/']])(
+    'refuses --store %s with the accepted forms (exit 2), never printing the password',
+    async (spec) => {
+      const directory = await workingDirectory();
+      for (const command of [['pending'], ['run', 'ask.toml', '--detach']]) {
+        const run = await cliIn(directory, [...command, '--store', spec]);
+        expect(run.exitCode).toBe(2);
+        expect(run.stderr).toContain('is not a store');
+        expect(run.stderr).toContain(
+          'use sqlite:<path> (default sqlite:.interlock/interlock.db), postgres://user:password@host:port/database[?schema=name] (or postgresql://), or memory',
+        );
+        expect(`${run.stdout}${run.stderr}`).not.toContain('s3cret');
+      }
+    },
+  );
 
   it('audit of a store without decisions says so, and --verify passes on the empty chain', async () => {
     const directory = await workingDirectory();
@@ -275,6 +353,10 @@ describe('threads, audit and the --store option', () => {
     expect(audit.stdout).toContain('No audit entries in sqlite:.interlock/interlock.db.');
     expect(audit.stdout).toContain('hash chain intact (0 entries)');
     const json = jsonOf<Record<string, unknown>>(await cliIn(directory, ['audit', '--verify', '--json']));
-    expect(json).toEqual({ store: 'sqlite:.interlock/interlock.db', entries: [], verification: { valid: true, entries: 0 } });
+    expect(json).toEqual({
+      store: 'sqlite:.interlock/interlock.db',
+      entries: [],
+      verification: { valid: true, entries: 0 },
+    });
   });
 });

@@ -67,12 +67,14 @@ describe('threads taken forward in another real terminal', () => {
     expect(await pendingIn(directory)).toEqual([]);
   });
 
-  it('asks the thread\'s next question in the terminal that answered with interlock respond', async () => {
+  it("asks the thread's next question in the terminal that answered with interlock respond", async () => {
     const directory = await workingDirectory();
     const workspace = join(directory, 'workspace');
     await mkdir(workspace);
     await writeFile(join(workspace, 'README.md'), '# A project\n');
-    const detached = jsonOf<Detached>(await cliIn(directory, ['run', EXAMPLES.codingAgent, '--detach', '--workspace', workspace, '--json']));
+    const detached = jsonOf<Detached>(
+      await cliIn(directory, ['run', EXAMPLES.codingAgent, '--detach', '--workspace', workspace, '--json']),
+    );
     expect(detached.status).toBe('waiting');
     const write = (await pendingIn(directory)).find((request) => request.toolApproval?.toolName === 'write_file');
 
@@ -100,7 +102,9 @@ describe('threads taken forward in another real terminal', () => {
 
     const answered = await cliIn(directory, ['respond', question?.interactionId ?? '', 'answer', 'yes']);
     expect(answered.exitCode).toBe(0);
-    expect(answered.stdout).toMatch(/stored for interaction [0-9a-f-]{36}; another process is taking thread [0-9a-f-]{36} forward/);
+    expect(answered.stdout).toMatch(
+      /stored for interaction [0-9a-f-]{36}; another process is taking thread [0-9a-f-]{36} forward/,
+    );
     const screen = await first.waitFor((text) => EXITED.test(text));
     expect(screen).toMatch(/✓ answered by \S+: "yes"/);
     expect(screen).toContain('Done: carried out the approved plan');

@@ -65,7 +65,12 @@ export async function createWorkingDirectory(prefix = 'interlock-cross-process-'
  * Runs the built CLI as its own process in `directory`, on the default store of that
  * directory (`.interlock/interlock.db`) unless `environment` or the arguments say otherwise.
  */
-export function cliIn(directory: string, args: string[], stdin = '', environment: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export function cliIn(
+  directory: string,
+  args: string[],
+  stdin = '',
+  environment: NodeJS.ProcessEnv = {},
+): Promise<CliRun> {
   return runBuiltCli(args, stdin, 30_000, { INTERLOCK_STORE: undefined, ...environment }, directory);
 }
 
@@ -79,7 +84,11 @@ export function jsonOf<T>(run: CliRun): T {
 }
 
 /** `interlock pending --json` in `directory`. */
-export async function pendingIn(directory: string, args: string[] = [], environment: NodeJS.ProcessEnv = {}): Promise<UserInteractionRequest[]> {
+export async function pendingIn(
+  directory: string,
+  args: string[] = [],
+  environment: NodeJS.ProcessEnv = {},
+): Promise<UserInteractionRequest[]> {
   const run = await cliIn(directory, ['pending', '--json', ...args], '', environment);
   if (run.exitCode !== 0) throw new Error(`interlock pending failed (${run.exitCode}):\n${run.stderr}`);
   return jsonOf<UserInteractionRequest[]>(run);

@@ -9,8 +9,12 @@ describe.concurrent('interlock explain', () => {
   it('says rm -rf / is denied, with the banning rule, its reason and the path of rules', async () => {
     const run = await runBuiltCli(['explain', 'bash', '{"command":"rm -rf /"}']);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^deny: bash \{"command":"rm -rf \/"\} would be refused\n {2}rule {4}shell:banned:[a-z-]+\n {2}reason {2}banned command: /);
-    expect(run.stdout).toContain('  path (the rules looked at, in order; the last one decided):\n    · approval:disabled');
+    expect(run.stdout).toMatch(
+      /^deny: bash \{"command":"rm -rf \/"\} would be refused\n {2}rule {4}shell:banned:[a-z-]+\n {2}reason {2}banned command: /,
+    );
+    expect(run.stdout).toContain(
+      '  path (the rules looked at, in order; the last one decided):\n    · approval:disabled',
+    );
     expect(run.stdout).toMatch(/ {4}✘ shell:banned:[a-z-]+ +deny {3}banned command: /);
   });
 
@@ -25,7 +29,14 @@ describe.concurrent('interlock explain', () => {
 
   // Needs the shell rules: a high-risk command asks even in yolo mode.
   it('says a force push still asks in yolo mode', async () => {
-    const run = await runBuiltCli(['explain', 'bash', '{"command":"git push --force origin main"}', '--mode', 'yolo', '--json']);
+    const run = await runBuiltCli([
+      'explain',
+      'bash',
+      '{"command":"git push --force origin main"}',
+      '--mode',
+      'yolo',
+      '--json',
+    ]);
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'ask', rule: expect.stringMatching(/^shell:high-risk:/) });
   });
 
@@ -34,13 +45,18 @@ describe.concurrent('interlock explain', () => {
     const atRoot = await runBuiltCli(['explain', 'bash', '{"command":"rm -rf ."}', '--workspace', '/', '--json']);
     expect(JSON.parse(atRoot.stdout)).toMatchObject({ outcome: 'deny', rule: expect.stringMatching(/^shell:banned:/) });
     const inTmp = await runBuiltCli(['explain', 'bash', '{"command":"rm -rf ."}', '--workspace', tmpdir(), '--json']);
-    expect(JSON.parse(inTmp.stdout)).toMatchObject({ outcome: 'ask', rule: expect.stringMatching(/^shell:high-risk:/) });
+    expect(JSON.parse(inTmp.stdout)).toMatchObject({
+      outcome: 'ask',
+      rule: expect.stringMatching(/^shell:high-risk:/),
+    });
   });
 
   it('says a read is allowed, by the read rule', async () => {
     const run = await runBuiltCli(['explain', 'read_file', '{"path":"README.md"}']);
     expect(run.exitCode).toBe(0);
-    expect(run.stdout).toMatch(/^allow: read_file \{"path":"README\.md"\} would run without asking\n {2}rule {4}category:read\n/);
+    expect(run.stdout).toMatch(
+      /^allow: read_file \{"path":"README\.md"\} would run without asking\n {2}rule {4}category:read\n/,
+    );
     expect(run.stdout).toMatch(/ {4}✔ category:read +allow {2}read-only tool/);
   });
 
@@ -48,10 +64,19 @@ describe.concurrent('interlock explain', () => {
     const write = ['explain', 'write_file', '{"path":"NOTES.md","content":"hi"}', '--json'];
     const asked = await runBuiltCli(write);
     expect(asked.stdout.trimEnd().split('\n')).toHaveLength(1);
-    expect(JSON.parse(asked.stdout)).toMatchObject({ outcome: 'ask', rule: 'ask:risk:MEDIUM', reason: expect.any(String), path: expect.any(Array) });
+    expect(JSON.parse(asked.stdout)).toMatchObject({
+      outcome: 'ask',
+      rule: 'ask:risk:MEDIUM',
+      reason: expect.any(String),
+      path: expect.any(Array),
+    });
     const autoEdit = await runBuiltCli([...write, '--mode', 'autoEdit']);
     expect(JSON.parse(autoEdit.stdout)).toMatchObject({ outcome: 'allow', rule: 'mode:autoEdit' });
-    expect(JSON.parse(autoEdit.stdout).path.at(-1)).toEqual({ rule: 'mode:autoEdit', result: 'allow', reason: 'autoEdit mode runs writes' });
+    expect(JSON.parse(autoEdit.stdout).path.at(-1)).toEqual({
+      rule: 'mode:autoEdit',
+      result: 'allow',
+      reason: 'autoEdit mode runs writes',
+    });
   });
 
   it('says an unknown tool is denied, and still exits 0', async () => {

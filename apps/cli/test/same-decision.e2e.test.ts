@@ -28,7 +28,15 @@ beforeAll(async () => {
   // The example as checked in, its relative paths resolved from its own directory.
   config = join(directory, 'interlock.toml');
   const example = await readFile(join(REPOSITORY_ROOT, 'examples', 'interlock.toml'), 'utf8');
-  await writeFile(config, example.replace('workflows = ["workflows"]', `workflows = [${JSON.stringify(join(REPOSITORY_ROOT, 'examples', 'workflows'))}]`).replace('path = "../.interlock/interlock.db"', 'path = "interlock.db"'));
+  await writeFile(
+    config,
+    example
+      .replace(
+        'workflows = ["workflows"]',
+        `workflows = [${JSON.stringify(join(REPOSITORY_ROOT, 'examples', 'workflows'))}]`,
+      )
+      .replace('path = "../.interlock/interlock.db"', 'path = "interlock.db"'),
+  );
   await copyFile(join(REPOSITORY_ROOT, 'README.md'), join(directory, 'README.md'));
 });
 afterAll(() => rm(directory, { recursive: true, force: true }));
@@ -37,14 +45,29 @@ describe('examples/interlock.toml decides a call the same way everywhere (issue 
   it('in interlock explain, in a worker and in createInterlock({ config })', async () => {
     const loaded = await loadProjectConfig(config);
     const code = await createInterlock({ config: loaded, workspaceRoot: directory });
-    const worker = await createWorker({ config: loaded, store: { type: 'sqlite', path: join(directory, 'worker.db') }, workflows: [join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml')], tools: builtinTools, workspaceRoot: directory });
+    const worker = await createWorker({
+      config: loaded,
+      store: { type: 'sqlite', path: join(directory, 'worker.db') },
+      workflows: [join(REPOSITORY_ROOT, 'examples', 'workflows', 'coding-agent.toml')],
+      tools: builtinTools,
+      workspaceRoot: directory,
+    });
     try {
       const decisions: Record<string, string[]> = { explain: [], worker: [], code: [] };
       for (const [toolName, parameters] of CALLS) {
-        const run = await runBuiltCli(['explain', toolName, JSON.stringify(parameters), '--json', '--config', config, '--workspace', directory], '', 15_000, {}, directory);
+        const run = await runBuiltCli(
+          ['explain', toolName, JSON.stringify(parameters), '--json', '--config', config, '--workspace', directory],
+          '',
+          15_000,
+          {},
+          directory,
+        );
         const printed = JSON.parse(run.stdout) as { outcome: string; rule: string };
         decisions['explain']?.push(`${printed.outcome} ${printed.rule}`);
-        for (const [name, interlock] of [['worker', worker.interlock], ['code', code]] as const) {
+        for (const [name, interlock] of [
+          ['worker', worker.interlock],
+          ['code', code],
+        ] as const) {
           const decision = interlock.explain({ toolName, arguments: parameters }, { channel: 'cli' });
           decisions[name]?.push(`${decision.outcome} ${decision.rule}`);
         }

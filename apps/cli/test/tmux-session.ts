@@ -33,11 +33,25 @@ export class TmuxSession {
    * Starts `command` (a shell command line) in a 120×40 terminal in `directory`, with
    * `environment` set (default: the test file's own store).
    */
-  static async start(command: string, directory: string, environment: Readonly<Record<string, string>> = TEST_STORE_ENVIRONMENT): Promise<TmuxSession> {
+  static async start(
+    command: string,
+    directory: string,
+    environment: Readonly<Record<string, string>> = TEST_STORE_ENVIRONMENT,
+  ): Promise<TmuxSession> {
     const session = new TmuxSession();
     const variables = Object.entries(environment).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
     await session.tmux(
-      'new-session', '-d', '-s', 'main', '-x', '120', '-y', '40', '-c', directory, ...variables,
+      'new-session',
+      '-d',
+      '-s',
+      'main',
+      '-x',
+      '120',
+      '-y',
+      '40',
+      '-c',
+      directory,
+      ...variables,
       `sh -c '${command}; echo "[exit code $?]"; sleep 600'`,
     );
     return session;

@@ -20,7 +20,9 @@ describe('interlock worker (issue 12)', () => {
     const definition = await readFile(EXAMPLES.codingAgent, 'utf8');
     await writeFile(
       join(directory, 'agent.toml'),
-      definition.replace('approvalTimeout = "5m"', 'approvalTimeout = "2s"').replace('version = "1"', 'version = "1-deadline-2s"'),
+      definition
+        .replace('approvalTimeout = "5m"', 'approvalTimeout = "2s"')
+        .replace('version = "1"', 'version = "1-deadline-2s"'),
     );
     const started = await cliIn(directory, ['run', 'agent.toml', '--detach', '--json', '--workspace', 'workspace']);
     expect(started.exitCode, started.stderr).toBe(3);
@@ -49,6 +51,8 @@ describe('interlock worker (issue 12)', () => {
     const threads = jsonOf<Array<{ threadId: string; status: string }>>(await cliIn(directory, ['threads', '--json']));
     expect(threads).toEqual([expect.objectContaining({ threadId, status: 'completed' })]);
     const trail = await cliIn(directory, ['audit', '--json']);
-    expect(jsonOf<{ entries: Array<{ decidedBy: string }> }>(trail).entries.map((entry) => entry.decidedBy)).toContain('interaction:timeout');
+    expect(jsonOf<{ entries: Array<{ decidedBy: string }> }>(trail).entries.map((entry) => entry.decidedBy)).toContain(
+      'interaction:timeout',
+    );
   }, 60_000);
 });

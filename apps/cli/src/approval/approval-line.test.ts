@@ -15,7 +15,10 @@ describe('parseApprovalLine', () => {
   });
 
   it('takes the text after "n:" as the reason for the model', () => {
-    expect(parseApprovalLine('n: not today', execution)).toEqual({ status: 'valid', response: { approved: false, denyReason: 'not today' } });
+    expect(parseApprovalLine('n: not today', execution)).toEqual({
+      status: 'valid',
+      response: { approved: false, denyReason: 'not today' },
+    });
     expect(parseApprovalLine('reject:too risky: it deletes files', execution)).toEqual({
       status: 'valid',
       response: { approved: false, denyReason: 'too risky: it deletes files' },
@@ -28,7 +31,10 @@ describe('parseApprovalLine', () => {
       status: 'valid',
       response: { approved: true, userInstruction: 'use the staging database' },
     });
-    expect(parseApprovalLine('i:', execution)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('needs its text') });
+    expect(parseApprovalLine('i:', execution)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('needs its text'),
+    });
   });
 
   it('approves with edited arguments on "edit {json}"', () => {
@@ -39,27 +45,50 @@ describe('parseApprovalLine', () => {
   });
 
   it('refuses an edit that is not a JSON object, saying why', () => {
-    expect(parseApprovalLine('edit', execution)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('JSON object') });
-    expect(parseApprovalLine('edit {path: x}', execution)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('not valid JSON') });
-    expect(parseApprovalLine('edit ["a"]', execution)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('must be a JSON object') });
+    expect(parseApprovalLine('edit', execution)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('JSON object'),
+    });
+    expect(parseApprovalLine('edit {path: x}', execution)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('not valid JSON'),
+    });
+    expect(parseApprovalLine('edit ["a"]', execution)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('must be a JSON object'),
+    });
   });
 
   it('offers "remember" only where the request allows it', () => {
-    expect(parseApprovalLine('remember', rememberable)).toEqual({ status: 'valid', response: { approved: true, remember: true } });
-    expect(parseApprovalLine('remember', execution)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('not offered') });
+    expect(parseApprovalLine('remember', rememberable)).toEqual({
+      status: 'valid',
+      response: { approved: true, remember: true },
+    });
+    expect(parseApprovalLine('remember', execution)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('not offered'),
+    });
   });
 
   it('never reads approval into a line it does not understand', () => {
     for (const line of ['', '   ', 'maybe', 'yes please', 'y: but carefully', 'ok', 'sure', 'not now', 'nope']) {
       expect(parseApprovalLine(line, execution).status, line).toBe('invalid');
     }
-    expect(parseApprovalLine('y: but carefully', execution)).toMatchObject({ problem: expect.stringContaining('i: …') });
+    expect(parseApprovalLine('y: but carefully', execution)).toMatchObject({
+      problem: expect.stringContaining('i: …'),
+    });
   });
 
   it('allows only approve and reject at the result stage', () => {
     expect(parseApprovalLine('y', result)).toEqual({ status: 'valid', response: { approved: true } });
-    expect(parseApprovalLine('n: it leaks a secret', result)).toEqual({ status: 'valid', response: { approved: false, denyReason: 'it leaks a secret' } });
-    expect(parseApprovalLine('edit {}', result)).toMatchObject({ status: 'invalid', problem: expect.stringContaining('approved or rejected') });
+    expect(parseApprovalLine('n: it leaks a secret', result)).toEqual({
+      status: 'valid',
+      response: { approved: false, denyReason: 'it leaks a secret' },
+    });
+    expect(parseApprovalLine('edit {}', result)).toMatchObject({
+      status: 'invalid',
+      problem: expect.stringContaining('approved or rejected'),
+    });
     expect(parseApprovalLine('i: summarise it', result)).toMatchObject({ status: 'invalid' });
   });
 });

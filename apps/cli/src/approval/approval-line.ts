@@ -27,7 +27,10 @@ const SHAPE = /^([A-Za-z]+)\s*(?::\s*([\s\S]*))?$/;
  * @example
  * parseApprovalLine('n: not today', details) // { status: 'valid', response: { approved: false, denyReason: 'not today' } }
  */
-export function parseApprovalLine(line: string, details: Pick<ToolApprovalDetails, 'stage' | 'rememberable'>): ApprovalLine {
+export function parseApprovalLine(
+  line: string,
+  details: Pick<ToolApprovalDetails, 'stage' | 'rememberable'>,
+): ApprovalLine {
   const text = line.trim();
   if (text === '') return invalid(`the line is empty: expected ${APPROVAL_LINE_SYNTAX}`);
   const editMatch = /^edit(?:\s+([\s\S]*))?$/i.exec(text);
@@ -39,16 +42,19 @@ export function parseApprovalLine(line: string, details: Pick<ToolApprovalDetail
     return valid({ approved: false, ...(rest === undefined || rest === '' ? {} : { denyReason: rest }) });
   }
   if (APPROVE.has(keyword)) {
-    if (rest !== undefined) return invalid(`"${keyword}" takes no text after it: to approve with an instruction for the model write "i: …"`);
+    if (rest !== undefined)
+      return invalid(`"${keyword}" takes no text after it: to approve with an instruction for the model write "i: …"`);
     return valid({ approved: true });
   }
   if (details.stage === 'result' && (INSTRUCT.has(keyword) || REMEMBER.has(keyword))) return resultOnly();
   if (INSTRUCT.has(keyword)) {
-    if (rest === undefined || rest === '') return invalid('an instruction needs its text: write "i: <what the model should do>"');
+    if (rest === undefined || rest === '')
+      return invalid('an instruction needs its text: write "i: <what the model should do>"');
     return valid({ approved: true, userInstruction: rest });
   }
   if (REMEMBER.has(keyword)) {
-    if (!details.rememberable) return invalid('"remember for this session" is not offered for this call: answer y or n');
+    if (!details.rememberable)
+      return invalid('"remember for this session" is not offered for this call: answer y or n');
     if (rest !== undefined) return invalid(`"${keyword}" takes no text after it`);
     return valid({ approved: true, remember: true });
   }
@@ -61,7 +67,9 @@ function parseEdit(json: string): ApprovalLine {
   try {
     value = parseJsonStrictly(json);
   } catch (error) {
-    return invalid(`the edited arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    return invalid(
+      `the edited arguments are not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return invalid('the edited arguments must be a JSON object, e.g. edit {"path": "notes.md"}');

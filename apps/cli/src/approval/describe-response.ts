@@ -9,8 +9,10 @@ import { makeVisible } from './visible-text.js';
 export function describeResponse(response: ToolApprovalResponse): string {
   const parts: string[] = [response.approved ? 'approved' : 'rejected'];
   if (response.remember === true) parts.push(' and remembered for this session');
-  if (response.editedParameters !== undefined) parts.push(` with edited arguments ${makeVisible(JSON.stringify(response.editedParameters))}`);
-  if (response.userInstruction !== undefined) parts.push(`, with an instruction for the model: ${makeVisible(response.userInstruction)}`);
+  if (response.editedParameters !== undefined)
+    parts.push(` with edited arguments ${makeVisible(JSON.stringify(response.editedParameters))}`);
+  if (response.userInstruction !== undefined)
+    parts.push(`, with an instruction for the model: ${makeVisible(response.userInstruction)}`);
   if (response.denyReason !== undefined) parts.push(`: ${makeVisible(response.denyReason)}`);
   return parts.join('');
 }

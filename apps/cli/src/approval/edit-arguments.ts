@@ -30,7 +30,10 @@ export interface EditArgumentsOptions {
  *   empty or unchanged file or line, or "no" to "edit again?").
  * @throws inquirer's `ExitPromptError` on Ctrl+C, for the caller to treat as an interruption.
  */
-export async function editArguments(request: UserInteractionRequest, options: EditArgumentsOptions): Promise<Record<string, unknown> | undefined> {
+export async function editArguments(
+  request: UserInteractionRequest,
+  options: EditArgumentsOptions,
+): Promise<Record<string, unknown> | undefined> {
   const editor = options.environment['VISUAL'] || options.environment['EDITOR'];
   const parameters = request.toolApproval?.toolParameters ?? {};
   return editor ? editInEditor(editor, request, parameters, options) : editInline(request, parameters, options);
@@ -46,7 +49,11 @@ async function editInEditor(
   const original = `${escapeInvisibleInJson(JSON.stringify(parameters, null, 2))}\n`;
   let text = original;
   for (;;) {
-    output.write(style.dim(`  opening the arguments in ${editor} (save and quit to continue; an empty or unchanged file goes back)\n`));
+    output.write(
+      style.dim(
+        `  opening the arguments in ${editor} (save and quit to continue; an empty or unchanged file goes back)\n`,
+      ),
+    );
     const edited = runEditor(editor, text);
     if (edited.status === 'failed') {
       output.write(`${style.red(`  ${edited.message}`)}\n`);
@@ -101,7 +108,11 @@ async function editInline(
 type CheckedEdit = { status: 'valid'; parameters: Record<string, unknown> } | { status: 'invalid'; problem: string };
 
 /** Parses edited JSON and asks the engine whether it would accept it as the new arguments. */
-async function checkEdit(request: UserInteractionRequest, text: string, options: EditArgumentsOptions): Promise<CheckedEdit> {
+async function checkEdit(
+  request: UserInteractionRequest,
+  text: string,
+  options: EditArgumentsOptions,
+): Promise<CheckedEdit> {
   let value: unknown;
   try {
     value = parseJsonStrictly(text);
@@ -127,8 +138,13 @@ function runEditor(editor: string, text: string): EditorRun {
     writeFileSync(file, text);
     // The editor setting may carry its own flags, so the shell splits it; the file name is passed as "$1".
     const run = spawnSync('sh', ['-c', `${editor} "$1"`, 'sh', file], { stdio: 'inherit' });
-    if (run.error !== undefined) return { status: 'failed', message: `could not start ${editor}: ${run.error.message}` };
-    if (run.status !== 0) return { status: 'failed', message: `${editor} exited with code ${run.status ?? run.signal}: the arguments were not changed` };
+    if (run.error !== undefined)
+      return { status: 'failed', message: `could not start ${editor}: ${run.error.message}` };
+    if (run.status !== 0)
+      return {
+        status: 'failed',
+        message: `${editor} exited with code ${run.status ?? run.signal}: the arguments were not changed`,
+      };
     return { status: 'edited', text: readFileSync(file, 'utf8') };
   } finally {
     rmSync(directory, { recursive: true, force: true });

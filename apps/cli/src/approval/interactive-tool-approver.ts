@@ -5,7 +5,13 @@ import { countdownSelect } from '../countdown-select.js';
 import type { TerminalStyle } from '../terminal-style.js';
 import { describeResponse } from './describe-response.js';
 import { editArguments } from './edit-arguments.js';
-import { describeBatch, describeToolCall, describeWholeResult, resultWasCut, type BatchPosition } from './tool-call-view.js';
+import {
+  describeBatch,
+  describeToolCall,
+  describeWholeResult,
+  resultWasCut,
+  type BatchPosition,
+} from './tool-call-view.js';
 import type { ApprovalResult, BatchChoice, ResponseChecker, ToolApprover } from './tool-approver.js';
 
 /** Where an {@link InteractiveToolApprover} draws its prompts. */
@@ -57,12 +63,19 @@ export class InteractiveToolApprover implements ToolApprover {
     });
   }
 
-  async approve(request: UserInteractionRequest, position: BatchPosition, signal: AbortSignal): Promise<ApprovalResult> {
+  async approve(
+    request: UserInteractionRequest,
+    position: BatchPosition,
+    signal: AbortSignal,
+  ): Promise<ApprovalResult> {
     const details = request.toolApproval;
     if (!details) throw new Error(`interaction ${request.interactionId} is not a tool approval`);
     this.options.output.write(`${describeToolCall(details, this.options.style, position).join('\n')}\n`);
     return this.guard(signal, async () => {
-      const response = details.stage === 'result' ? await this.askResult(request, signal) : await this.askExecution(request, details, signal);
+      const response =
+        details.stage === 'result'
+          ? await this.askResult(request, signal)
+          : await this.askExecution(request, details, signal);
       return { status: 'answered', response };
     });
   }
@@ -70,17 +83,25 @@ export class InteractiveToolApprover implements ToolApprover {
   reportBatchAnswer(request: UserInteractionRequest, response: ToolApprovalResponse): void {
     const { output, style } = this.options;
     const paint = response.approved ? style.green : style.red;
-    output.write(`  ${request.toolApproval?.toolName ?? request.interactionId}: ${paint(describeResponse(response))}\n`);
+    output.write(
+      `  ${request.toolApproval?.toolName ?? request.interactionId}: ${paint(describeResponse(response))}\n`,
+    );
   }
 
-  private async askExecution(request: UserInteractionRequest, details: ToolApprovalDetails, signal: AbortSignal): Promise<ToolApprovalResponse> {
+  private async askExecution(
+    request: UserInteractionRequest,
+    details: ToolApprovalDetails,
+    signal: AbortSignal,
+  ): Promise<ToolApprovalResponse> {
     for (;;) {
       const action = await countdownSelect<Action>(
         {
           message: request.prompt,
           choices: [
             { value: 'approve', name: 'Approve' },
-            ...(details.rememberable ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }] : []),
+            ...(details.rememberable
+              ? [{ value: 'remember' as const, name: 'Approve and remember for this session' }]
+              : []),
             { value: 'edit', name: 'Edit arguments' },
             { value: 'reject', name: 'Reject' },
             { value: 'instruct', name: 'Add an instruction for the model' },
@@ -99,7 +120,11 @@ export class InteractiveToolApprover implements ToolApprover {
           return reason === undefined ? { approved: false } : { approved: false, denyReason: reason };
         }
         case 'edit': {
-          const edited = await editArguments(request, { ...this.options, signal, environment: this.options.environment ?? process.env });
+          const edited = await editArguments(request, {
+            ...this.options,
+            signal,
+            environment: this.options.environment ?? process.env,
+          });
           if (edited !== undefined) return { approved: true, editedParameters: edited };
           continue;
         }
@@ -139,7 +164,10 @@ export class InteractiveToolApprover implements ToolApprover {
   /** The instruction and whether to approve or reject with it; undefined goes back to the choices. */
   private async askInstruction(signal: AbortSignal): Promise<ToolApprovalResponse | undefined> {
     const { style } = this.options;
-    const text = await input({ message: `Instruction for the model ${style.dim('(an empty line goes back)')}` }, this.context(signal));
+    const text = await input(
+      { message: `Instruction for the model ${style.dim('(an empty line goes back)')}` },
+      this.context(signal),
+    );
     const instruction = text.trim();
     if (instruction === '') return undefined;
     const verdict = await select(
@@ -157,7 +185,10 @@ export class InteractiveToolApprover implements ToolApprover {
 
   private async askReason(signal: AbortSignal): Promise<string | undefined> {
     const { style } = this.options;
-    const reason = await input({ message: `Reason, for the model ${style.dim('(optional; Enter to skip)')}` }, this.context(signal));
+    const reason = await input(
+      { message: `Reason, for the model ${style.dim('(optional; Enter to skip)')}` },
+      this.context(signal),
+    );
     return reason.trim() === '' ? undefined : reason.trim();
   }
 
@@ -171,7 +202,10 @@ export class InteractiveToolApprover implements ToolApprover {
   }
 
   /** Runs a prompt sequence; Ctrl+C becomes `interrupted`, an aborted wait `aborted`. */
-  private async guard<T>(signal: AbortSignal, ask: () => Promise<T>): Promise<T | { status: 'interrupted' } | { status: 'aborted' }> {
+  private async guard<T>(
+    signal: AbortSignal,
+    ask: () => Promise<T>,
+  ): Promise<T | { status: 'interrupted' } | { status: 'aborted' }> {
     try {
       return await ask();
     } catch (error) {

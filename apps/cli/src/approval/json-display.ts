@@ -27,14 +27,18 @@ export function displayJson(value: unknown, style: TerminalStyle, indent = ''): 
   if (Array.isArray(value)) {
     if (value.length === 0) return '[]';
     const inner = `${indent}  `;
-    const items = value.map((item: unknown) => `${inner}${displayJson(item === undefined ? null : item, style, inner)}`);
+    const items = value.map(
+      (item: unknown) => `${inner}${displayJson(item === undefined ? null : item, style, inner)}`,
+    );
     return `[\n${items.join(',\n')}\n${indent}]`;
   }
   if (typeof value === 'object') {
     const entries = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== 'function');
     if (entries.length === 0) return '{}';
     const inner = `${indent}  `;
-    const lines = entries.map(([key, item]) => `${inner}${displayString(key, style, style.cyan)}: ${displayJson(item, style, inner)}`);
+    const lines = entries.map(
+      ([key, item]) => `${inner}${displayString(key, style, style.cyan)}: ${displayJson(item, style, inner)}`,
+    );
     return `{\n${lines.join(',\n')}\n${indent}}`;
   }
   return style.dim(String(value));

@@ -36,13 +36,26 @@ export class PipedToolApprover implements ToolApprover {
     return { status: 'one-by-one' };
   }
 
-  async approve(request: UserInteractionRequest, position: BatchPosition, signal: AbortSignal): Promise<ApprovalResult> {
+  async approve(
+    request: UserInteractionRequest,
+    position: BatchPosition,
+    signal: AbortSignal,
+  ): Promise<ApprovalResult> {
     const { output, errorOutput, style } = this.options;
     const details = request.toolApproval;
     if (!details) throw new Error(`interaction ${request.interactionId} is not a tool approval`);
     output.write(`${style.cyan('?')} ${style.bold(request.prompt)}\n`);
-    output.write(`${describeToolCall(details, style, position).map((line) => `  ${line}`).join('\n')}\n`);
-    const syntax = details.stage === 'result' ? 'y | n[: reason]' : details.rememberable ? APPROVAL_LINE_SYNTAX : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
+    output.write(
+      `${describeToolCall(details, style, position)
+        .map((line) => `  ${line}`)
+        .join('\n')}\n`,
+    );
+    const syntax =
+      details.stage === 'result'
+        ? 'y | n[: reason]'
+        : details.rememberable
+          ? APPROVAL_LINE_SYNTAX
+          : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
     const hint = deadlineHint(request);
     output.write(style.dim(`  answer: ${syntax}${hint === undefined ? '' : ` · ${hint}`}`) + '\n');
     for (;;) {
@@ -51,7 +64,10 @@ export class PipedToolApprover implements ToolApprover {
       if (read.status === 'aborted') return { status: 'aborted' };
       const answer = await this.interpret(request, read.text, details);
       if (answer.status === 'invalid') {
-        errorOutput.write(style.yellow(`  ${JSON.stringify(read.text)} is not an answer: ${answer.problem}. Reading the next line.`) + '\n');
+        errorOutput.write(
+          style.yellow(`  ${JSON.stringify(read.text)} is not an answer: ${answer.problem}. Reading the next line.`) +
+            '\n',
+        );
         continue;
       }
       const { response } = answer;
@@ -62,11 +78,17 @@ export class PipedToolApprover implements ToolApprover {
   }
 
   reportBatchAnswer(request: UserInteractionRequest, response: ToolApprovalResponse): void {
-    this.options.output.write(`  ${request.toolApproval?.toolName ?? request.interactionId}: ${describeResponse(response)}\n`);
+    this.options.output.write(
+      `  ${request.toolApproval?.toolName ?? request.interactionId}: ${describeResponse(response)}\n`,
+    );
   }
 
   /** The response a line stands for, or why it is not one (by its syntax, or because the engine would refuse it). */
-  private async interpret(request: UserInteractionRequest, line: string, details: ToolApprovalDetails): Promise<ApprovalLine> {
+  private async interpret(
+    request: UserInteractionRequest,
+    line: string,
+    details: ToolApprovalDetails,
+  ): Promise<ApprovalLine> {
     const parsed = parseApprovalLine(line, details);
     if (parsed.status === 'invalid') return parsed;
     const check = await this.options.checkResponse?.(request.interactionId, parsed.response);

@@ -24,7 +24,10 @@ export type BatchChoice =
  * Asks the engine whether it would accept an answer, without recording it: the CLI wires
  * this to `interlock.checkResponse`, so an edit can be re-asked until it is valid.
  */
-export type ResponseChecker = (interactionId: string, response: ToolApprovalResponse) => Promise<{ ok: true } | { ok: false; message: string }>;
+export type ResponseChecker = (
+  interactionId: string,
+  response: ToolApprovalResponse,
+) => Promise<{ ok: true } | { ok: false; message: string }>;
 
 /** Asks a person about tool calls: interactively in a terminal, or line by line from a pipe. */
 export interface ToolApprover {

@@ -32,14 +32,21 @@ export function callLabel(toolName: string, parameters: Record<string, unknown>)
  * about a screenful with a note on what was cut). Invisible and bidirectional characters
  * are shown as `⟨U+XXXX⟩` markers, with a warning line when there are any.
  */
-export function describeToolCall(details: ToolApprovalDetails, style: TerminalStyle, position?: BatchPosition): string[] {
+export function describeToolCall(
+  details: ToolApprovalDetails,
+  style: TerminalStyle,
+  position?: BatchPosition,
+): string[] {
   const where = position === undefined || position.total < 2 ? '' : ` (${position.index} of ${position.total})`;
-  const stage = details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
+  const stage =
+    details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
   const lines = [
     `${style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`)}`,
     ...(details.toolDescription === ''
       ? []
-      : [`${INDENT}${details.toolName.startsWith('mcp__') ? style.yellow('from its MCP server, not checked: ') : ''}${style.dim(makeVisible(details.toolDescription))}`]),
+      : [
+          `${INDENT}${details.toolName.startsWith('mcp__') ? style.yellow('from its MCP server, not checked: ') : ''}${style.dim(makeVisible(details.toolDescription))}`,
+        ]),
     ...(details.definitionChange === undefined ? [] : describeDefinitionChange(details.definitionChange, style)),
     `${INDENT}category ${style.bold(details.category)} · risk ${riskColour(details.riskLevel, style)} · asked by rule ${style.bold(details.rule)}`,
     `${INDENT}stage ${style.bold(stage)}`,
@@ -47,12 +54,17 @@ export function describeToolCall(details: ToolApprovalDetails, style: TerminalSt
     ...indent(displayJson(details.toolParameters, style), `${INDENT}${INDENT}`),
   ];
   const said = modelWrittenNote(details.toolParameters);
-  if (said !== undefined) lines.push(`${INDENT}${style.yellow('written by the model, not checked:')} ${makeVisible(said)}`);
+  if (said !== undefined)
+    lines.push(`${INDENT}${style.yellow('written by the model, not checked:')} ${makeVisible(said)}`);
   if (someString(details.toolParameters, (text) => hasInvisible(text, { keep: ['\n', '\t', '\r'] }))) {
-    lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain invisible or bidirectional characters, shown as ⟨U+XXXX⟩'))}`);
+    lines.push(
+      `${INDENT}${style.red(style.bold('⚠ the arguments contain invisible or bidirectional characters, shown as ⟨U+XXXX⟩'))}`,
+    );
   }
   if (someString(details.toolParameters, hasLongBlankRun)) {
-    lines.push(`${INDENT}${style.red(style.bold('⚠ the arguments contain long runs of blanks, shown counted as ⟨N spaces⟩'))}`);
+    lines.push(
+      `${INDENT}${style.red(style.bold('⚠ the arguments contain long runs of blanks, shown counted as ⟨N spaces⟩'))}`,
+    );
   }
   if (details.stage === 'result') lines.push(...describeResult(details.result, style));
   return lines;
@@ -125,9 +137,17 @@ function someString(value: unknown, test: (text: string) => boolean): boolean {
 }
 
 /** A pinned tool's definition that changed since it was approved: a warning and the diff. */
-function describeDefinitionChange(change: NonNullable<ToolApprovalDetails['definitionChange']>, style: TerminalStyle): string[] {
+function describeDefinitionChange(
+  change: NonNullable<ToolApprovalDetails['definitionChange']>,
+  style: TerminalStyle,
+): string[] {
   return [
     `${INDENT}${style.red(style.bold(`⚠ its definition changed since it was approved (${change.previousHash.slice(0, 12)} → ${change.hash.slice(0, 12)}):`))}`,
-    ...change.diff.split('\n').map((line) => `${INDENT}${INDENT}${line.startsWith('+') ? style.green(makeVisible(line)) : line.startsWith('-') ? style.red(makeVisible(line)) : style.dim(makeVisible(line))}`),
+    ...change.diff
+      .split('\n')
+      .map(
+        (line) =>
+          `${INDENT}${INDENT}${line.startsWith('+') ? style.green(makeVisible(line)) : line.startsWith('-') ? style.red(makeVisible(line)) : style.dim(makeVisible(line))}`,
+      ),
   ];
 }

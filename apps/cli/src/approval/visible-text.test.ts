@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { codePointMarker, escapeInvisibleInJson, hasInvisible, hasLongBlankRun, makeVisible, splitVisible } from './visible-text.js';
+import {
+  codePointMarker,
+  escapeInvisibleInJson,
+  hasInvisible,
+  hasLongBlankRun,
+  makeVisible,
+  splitVisible,
+} from './visible-text.js';
 
 describe('makeVisible', () => {
   it('shows a zero-width space as a marker', () => {
@@ -24,7 +31,9 @@ describe('makeVisible', () => {
   });
 
   it('shows control characters as ⟨U+00XX⟩ but keeps newline and tab as layout', () => {
-    expect(makeVisible('bell\u0007 escape\u001B[31m del\u007F c1\u0085')).toBe('bell⟨U+0007⟩ escape⟨U+001B⟩[31m del⟨U+007F⟩ c1⟨U+0085⟩');
+    expect(makeVisible('bell\u0007 escape\u001B[31m del\u007F c1\u0085')).toBe(
+      'bell⟨U+0007⟩ escape⟨U+001B⟩[31m del⟨U+007F⟩ c1⟨U+0085⟩',
+    );
     expect(makeVisible('line 1\n\tline 2')).toBe('line 1\n\tline 2');
     expect(makeVisible('a\r\nb')).toBe('a⟨U+000D⟩\nb');
   });

@@ -61,7 +61,8 @@ export function isInvisible(character: string): boolean {
   if (character === ' ') return false;
   const codePoint = character.codePointAt(0) ?? 0;
   if (FILLERS.has(codePoint)) return true;
-  if (codePoint >= SUPPLEMENTARY_VARIATION_SELECTORS.first && codePoint <= SUPPLEMENTARY_VARIATION_SELECTORS.last) return true;
+  if (codePoint >= SUPPLEMENTARY_VARIATION_SELECTORS.first && codePoint <= SUPPLEMENTARY_VARIATION_SELECTORS.last)
+    return true;
   return INVISIBLE_CATEGORIES.test(character);
 }
 

@@ -43,7 +43,8 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
     process.stdout.write(AUDIT_HELP);
     return ExitCode.completed;
   }
-  if (positionals.length > 0) throw new UsageError(`interlock audit takes no arguments, not ${positionals.join(' ')}`, 'audit');
+  if (positionals.length > 0)
+    throw new UsageError(`interlock audit takes no arguments, not ${positionals.join(' ')}`, 'audit');
   const store = parseStoreOption(values.store, 'audit');
   const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
   let entries: AuditEntry[];
@@ -61,7 +62,8 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
     return exitCode;
   }
   const style = createTerminalStyle(colourWanted(process.stdout));
-  const lines = entries.length === 0 ? [emptyLine(store, values.thread)] : entries.map((entry) => entryLine(entry, style));
+  const lines =
+    entries.length === 0 ? [emptyLine(store, values.thread)] : entries.map((entry) => entryLine(entry, style));
   if (values.verify === true) lines.push(verificationLine(verification, style));
   process.stdout.write(`${lines.join('\n')}\n`);
   return exitCode;
@@ -82,6 +84,7 @@ function entryLine(entry: AuditEntry, style: TerminalStyle): string {
 }
 
 function verificationLine(verification: AuditVerification, style: TerminalStyle): string {
-  if (!verification.valid) return style.red(`hash chain BROKEN at entry ${verification.brokenAt}: ${verification.reason}`);
+  if (!verification.valid)
+    return style.red(`hash chain BROKEN at entry ${verification.brokenAt}: ${verification.reason}`);
   return style.green(`hash chain intact (${verification.entries} ${verification.entries === 1 ? 'entry' : 'entries'})`);
 }

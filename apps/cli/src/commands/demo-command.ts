@@ -89,6 +89,8 @@ async function createDemoWorkspace(json: boolean): Promise<string> {
   await writeFile(join(directory, 'README.md'), DEMO_README);
   const stream = json ? process.stderr : process.stdout;
   const style = createTerminalStyle(colourWanted(stream));
-  stream.write(`${style.bold('Workspace:')} ${directory} ${style.dim('(a new temporary directory with a README.md; the tools work only inside it)')}\n`);
+  stream.write(
+    `${style.bold('Workspace:')} ${directory} ${style.dim('(a new temporary directory with a README.md; the tools work only inside it)')}\n`,
+  );
   return directory;
 }

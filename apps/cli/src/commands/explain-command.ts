@@ -36,8 +36,13 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [toolName, argumentsText = '{}', ...extra] = positionals;
-  if (toolName === undefined) throw new UsageError(`interlock explain needs a tool: interlock explain <tool> '<json args>'`, 'explain');
-  if (extra.length > 0) throw new UsageError(`interlock explain takes a tool and one JSON object, not also ${extra.join(' ')} (quote the JSON)`, 'explain');
+  if (toolName === undefined)
+    throw new UsageError(`interlock explain needs a tool: interlock explain <tool> '<json args>'`, 'explain');
+  if (extra.length > 0)
+    throw new UsageError(
+      `interlock explain takes a tool and one JSON object, not also ${extra.join(' ')} (quote the JSON)`,
+      'explain',
+    );
   const parameters = parseArgumentsJson(argumentsText);
   const interlock = await createCliInterlock({
     mode: parseApprovalMode(values.mode, 'explain'),
@@ -46,7 +51,10 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
   try {
     const decision = interlock.explain({ toolName, arguments: parameters }, { channel: CLI_CHANNEL });
     const source = decidedBy(decision.rule, values.mode !== undefined);
-    if (values.json) process.stdout.write(`${JSON.stringify({ ...decisionJson(decision), ...(source === undefined ? {} : { source }) })}\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify({ ...decisionJson(decision), ...(source === undefined ? {} : { source }) })}\n`,
+      );
     else {
       const style = createTerminalStyle(colourWanted(process.stdout));
       process.stdout.write(decisionText(toolName, parameters, decision, style));
@@ -65,20 +73,25 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
 function decidedBy(rule: string, modeFlag: boolean): string | undefined {
   const project = projectConfig();
   const approval = project?.config.approval;
-  if (rule.startsWith('mode:')) return modeFlag ? '--mode' : approval?.mode !== undefined ? `${project?.path}: approval.mode` : undefined;
+  if (rule.startsWith('mode:'))
+    return modeFlag ? '--mode' : approval?.mode !== undefined ? `${project?.path}: approval.mode` : undefined;
   if (project === undefined || approval === undefined) return undefined;
   const numbered = /^(deny|allow)-rule:(\d+)/.exec(rule);
   if (numbered) {
     const key = numbered[1] === 'deny' ? 'denyRules' : 'allowRules';
-    return Number(numbered[2]) < (approval[key]?.length ?? 0) ? `${project.path}: approval.${key}[${numbered[2]}]` : undefined;
+    return Number(numbered[2]) < (approval[key]?.length ?? 0)
+      ? `${project.path}: approval.${key}[${numbered[2]}]`
+      : undefined;
   }
   const override = /^override:(.+)$/.exec(rule)?.[1];
-  if (override !== undefined && approval.toolOverrides?.[override] !== undefined) return `${project.path}: approval.toolOverrides.${override}`;
+  if (override !== undefined && approval.toolOverrides?.[override] !== undefined)
+    return `${project.path}: approval.toolOverrides.${override}`;
   const shellRule = /^shell:(banned|high-risk):(.+)$/.exec(rule);
   if (shellRule) {
     const list = shellRule[1] === 'banned' ? approval.shell?.extraBanned : approval.shell?.extraHighRisk;
     const index = list?.findIndex((entry) => entry.id === shellRule[2]) ?? -1;
-    if (index >= 0) return `${project.path}: approval.shell.${shellRule[1] === 'banned' ? 'extraBanned' : 'extraHighRisk'}[${index}]`;
+    if (index >= 0)
+      return `${project.path}: approval.shell.${shellRule[1] === 'banned' ? 'extraBanned' : 'extraHighRisk'}[${index}]`;
   }
   if (rule === 'whitelist:session') return `${project.path}: approval.approvalTools`;
   return undefined;
@@ -90,10 +103,16 @@ function parseArgumentsJson(text: string): Record<string, unknown> {
     value = JSON.parse(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`interlock explain: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`, 'explain');
+    throw new UsageError(
+      `interlock explain: the arguments are not valid JSON (${reason}): give one JSON object, e.g. '{"command":"ls"}'`,
+      'explain',
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`interlock explain: the arguments must be a JSON object, e.g. '{"path":"README.md"}'`, 'explain');
+    throw new UsageError(
+      `interlock explain: the arguments must be a JSON object, e.g. '{"path":"README.md"}'`,
+      'explain',
+    );
   }
   return { ...value };
 }

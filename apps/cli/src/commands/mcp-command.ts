@@ -53,7 +53,8 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [subcommand, ...extra] = positionals;
-  if (extra.length > 0) throw new UsageError(`interlock mcp ${subcommand ?? ''} takes no other arguments, not ${extra.join(' ')}`, 'mcp');
+  if (extra.length > 0)
+    throw new UsageError(`interlock mcp ${subcommand ?? ''} takes no other arguments, not ${extra.join(' ')}`, 'mcp');
   if (subcommand === 'list') return listServers(values.store, values.json === true);
   if (subcommand === 'serve') {
     return serve({
@@ -65,7 +66,10 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
       progressIntervalMs: parseMilliseconds(values['progress-interval']),
     });
   }
-  throw new UsageError(`interlock mcp needs list or serve${subcommand === undefined ? '' : `, not ${JSON.stringify(subcommand)}`}`, 'mcp');
+  throw new UsageError(
+    `interlock mcp needs list or serve${subcommand === undefined ? '' : `, not ${JSON.stringify(subcommand)}`}`,
+    'mcp',
+  );
 }
 
 /** Lists every server of the project file, its tools with their category, risk and pin state. */
@@ -73,7 +77,10 @@ async function listServers(storeSpec: string | undefined, json: boolean): Promis
   const project = projectConfig();
   const servers = project === undefined ? [] : mcpServersOf(project);
   if (servers.length === 0) {
-    throw new UsageError('no MCP servers: declare them in interlock.toml under [mcp.servers.<name>] (see docs/mcp.md)', 'mcp');
+    throw new UsageError(
+      'no MCP servers: declare them in interlock.toml under [mcp.servers.<name>] (see docs/mcp.md)',
+      'mcp',
+    );
   }
   const store = await openStore(parseStoreOption(storeSpec, 'mcp').options);
   const mcp = await connectMcpServers(servers);
@@ -81,18 +88,37 @@ async function listServers(storeSpec: string | undefined, json: boolean): Promis
     const pins = await new ToolPins(store).all();
     const rows = mcp.listed.map(({ server, tool }) => {
       const { state } = pinState(tool, pins[tool.name]);
-      return { server, tool: tool.name, category: tool.category, risk: tool.riskLevel, idempotent: tool.idempotent === true, pin: state === 'same' ? 'pinned' : state, definitionHash: tool.definitionHash };
+      return {
+        server,
+        tool: tool.name,
+        category: tool.category,
+        risk: tool.riskLevel,
+        idempotent: tool.idempotent === true,
+        pin: state === 'same' ? 'pinned' : state,
+        definitionHash: tool.definitionHash,
+      };
     });
     if (json) {
-      process.stdout.write(`${JSON.stringify({ servers: servers.map((server) => server.name), tools: rows, problems: mcp.problems })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ servers: servers.map((server) => server.name), tools: rows, problems: mcp.problems })}\n`,
+      );
     } else {
       const style = createTerminalStyle(colourWanted(process.stdout));
       for (const server of servers) {
         const problem = mcp.problems.find((entry) => entry.server === server.name);
-        process.stdout.write(`${style.bold(server.name)}${problem === undefined ? '' : style.red(`  unreachable: ${problem.message}`)}\n`);
+        process.stdout.write(
+          `${style.bold(server.name)}${problem === undefined ? '' : style.red(`  unreachable: ${problem.message}`)}\n`,
+        );
         for (const row of rows.filter((entry) => entry.server === server.name)) {
-          const pin = row.pin === 'changed' ? style.red('changed since approved') : row.pin === 'pinned' ? 'pinned' : style.dim('not yet approved');
-          process.stdout.write(`  ${row.tool}  ${row.category} · ${row.risk}${row.idempotent ? ' · idempotent' : ''} · ${pin}\n`);
+          const pin =
+            row.pin === 'changed'
+              ? style.red('changed since approved')
+              : row.pin === 'pinned'
+                ? 'pinned'
+                : style.dim('not yet approved');
+          process.stdout.write(
+            `  ${row.tool}  ${row.category} · ${row.risk}${row.idempotent ? ' · idempotent' : ''} · ${pin}\n`,
+          );
         }
       }
     }
@@ -120,10 +146,14 @@ interface ServeOptions {
 async function serve(options: ServeOptions): Promise<ExitCode> {
   const store = parseStoreOption(options.store, 'mcp');
   if (store.options.type !== 'sqlite' && store.options.type !== 'postgres') {
-    throw new UsageError(`interlock mcp serve keeps its questions where people can answer them: --store sqlite:<path> or postgres://…, not ${store.label}`, 'mcp');
+    throw new UsageError(
+      `interlock mcp serve keeps its questions where people can answer them: --store sqlite:<path> or postgres://…, not ${store.label}`,
+      'mcp',
+    );
   }
   const port = options.http === undefined ? undefined : Number(options.http);
-  if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535)) throw new UsageError(`--http ${JSON.stringify(options.http)} is not a port number`, 'mcp');
+  if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535))
+    throw new UsageError(`--http ${JSON.stringify(options.http)} is not a port number`, 'mcp');
   const project = projectConfig();
   const worker = await createWorker({
     ...(project === undefined ? {} : { config: project }),
@@ -152,7 +182,9 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   } else {
     const http = await serveHttp(worker.interlock, serverOptions, options.host, port);
     stop = http.close;
-    log(`interlock mcp: serving approval_prompt and ask_user on http://${options.host}:${http.port}/mcp, store ${store.label}`);
+    log(
+      `interlock mcp: serving approval_prompt and ask_user on http://${options.host}:${http.port}/mcp, store ${store.label}`,
+    );
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -164,21 +196,38 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
 }
 
 /** Streamable HTTP, stateless: one MCP server per request, closed (and its waits cancelled) when the client goes away. */
-async function serveHttp(interlock: Interlock, serverOptions: Parameters<typeof createApprovalMcpServer>[1], host: string, port: number): Promise<{ port: number; close(): Promise<void> }> {
+async function serveHttp(
+  interlock: Interlock,
+  serverOptions: Parameters<typeof createApprovalMcpServer>[1],
+  host: string,
+  port: number,
+): Promise<{ port: number; close(): Promise<void> }> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const open = new Set<{ close(): Promise<void> }>();
   const http = createServer((request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/mcp') {
-      response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'the MCP endpoint is /mcp' } }));
+      response
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'the MCP endpoint is /mcp' } }));
       return;
     }
     if (request.method !== 'POST') {
-      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'this server is stateless: POST to /mcp' }, id: null }));
+      response
+        .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            error: { code: -32000, message: 'this server is stateless: POST to /mcp' },
+            id: null,
+          }),
+        );
       return;
     }
     void (async () => {
       const server = await createApprovalMcpServer(interlock, serverOptions);
-      const transport = new StreamableHTTPServerTransport({} as ConstructorParameters<typeof StreamableHTTPServerTransport>[0]);
+      const transport = new StreamableHTTPServerTransport(
+        {} as ConstructorParameters<typeof StreamableHTTPServerTransport>[0],
+      );
       const session = { close: () => server.close() };
       open.add(session);
       response.once('close', () => {
@@ -188,7 +237,10 @@ async function serveHttp(interlock: Interlock, serverOptions: Parameters<typeof 
       await server.connect(transport);
       await transport.handleRequest(request, response);
     })().catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: String(error) }, id: null }));
+      if (!response.headersSent)
+        response
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: String(error) }, id: null }));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -208,6 +260,10 @@ async function serveHttp(interlock: Interlock, serverOptions: Parameters<typeof 
 function parseMilliseconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
-  if (!Number.isSafeInteger(ms) || ms < 100) throw new UsageError(`--progress-interval ${JSON.stringify(value)} is not a number of milliseconds (at least 100)`, 'mcp');
+  if (!Number.isSafeInteger(ms) || ms < 100)
+    throw new UsageError(
+      `--progress-interval ${JSON.stringify(value)} is not a number of milliseconds (at least 100)`,
+      'mcp',
+    );
   return ms;
 }

@@ -33,7 +33,11 @@ export async function pendingCommand(argv: string[]): Promise<ExitCode> {
     process.stdout.write(PENDING_HELP);
     return ExitCode.completed;
   }
-  if (positionals.length > 0) throw new UsageError(`interlock pending takes no arguments, not ${positionals.join(' ')} (filter with --thread ID)`, 'pending');
+  if (positionals.length > 0)
+    throw new UsageError(
+      `interlock pending takes no arguments, not ${positionals.join(' ')} (filter with --thread ID)`,
+      'pending',
+    );
   const store = parseStoreOption(values.store, 'pending');
   const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
   let pending: UserInteractionRequest[];
@@ -51,7 +55,9 @@ export async function pendingCommand(argv: string[]): Promise<ExitCode> {
   const style = createTerminalStyle(colourWanted(process.stdout));
   if (pending.length === 0) {
     const note = store.durable ? '' : ' (The memory store starts empty in every process.)';
-    process.stdout.write(`Nothing waits for an answer in ${store.label}${thread === undefined ? '' : ` for thread ${thread}`}.${note}\n`);
+    process.stdout.write(
+      `Nothing waits for an answer in ${store.label}${thread === undefined ? '' : ` for thread ${thread}`}.${note}\n`,
+    );
     return ExitCode.completed;
   }
   const count = pending.length === 1 ? '1 interaction waits' : `${pending.length} interactions wait`;

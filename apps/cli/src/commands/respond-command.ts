@@ -47,7 +47,11 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [interactionId, ...words] = positionals;
-  if (interactionId === undefined) throw new UsageError('interlock respond needs an interaction id: interlock respond <interactionId> approve (list them with interlock pending)', 'respond');
+  if (interactionId === undefined)
+    throw new UsageError(
+      'interlock respond needs an interaction id: interlock respond <interactionId> approve (list them with interlock pending)',
+      'respond',
+    );
   const answer = parseRespondAnswer(words, values);
   const json = values.json ?? false;
   const store = parseStoreOption(values.store, 'respond');
@@ -77,8 +81,14 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
       result = await answerWithFallback(session, notes, interactionId, answer, request);
     } catch (error) {
       if (!InterlockError.is(error)) throw error;
-      if (error.code === 'INTERACTION_NOT_FOUND') return refuse(json, interactionId, `no interaction ${interactionId} in ${store.label}: list what waits with interlock pending${store.flag}`);
-      if (error.code === 'INTERACTION_INVALID_RESPONSE') return refuse(json, interactionId, `the answer was refused: ${error.message}`);
+      if (error.code === 'INTERACTION_NOT_FOUND')
+        return refuse(
+          json,
+          interactionId,
+          `no interaction ${interactionId} in ${store.label}: list what waits with interlock pending${store.flag}`,
+        );
+      if (error.code === 'INTERACTION_INVALID_RESPONSE')
+        return refuse(json, interactionId, `the answer was refused: ${error.message}`);
       throw error;
     }
     return await report(session, result, { interactionId, answer, json, store });
@@ -96,7 +106,12 @@ async function answerWithFallback(
 ): Promise<RespondResult> {
   const { interlock } = session;
   const result = await interlock.respond(interactionId, answer.input, { responder: responderName() });
-  if (result.status !== 'accepted' || result.continuation.status !== 'stalled' || result.continuation.code !== 'WORKFLOW_NOT_FOUND') return result;
+  if (
+    result.status !== 'accepted' ||
+    result.continuation.status !== 'stalled' ||
+    result.continuation.code !== 'WORKFLOW_NOT_FOUND'
+  )
+    return result;
   // The answer is stored; the engine has no copy of the thread's workflow: the file the CLI noted takes the thread on.
   const { message } = result.continuation;
   const threadId = request?.threadId ?? result.threadId;
@@ -105,7 +120,11 @@ async function answerWithFallback(
     notes,
     threadId,
     () => Promise.reject(new InterlockError('WORKFLOW_NOT_FOUND', message)),
-    async (): Promise<RespondResult> => ({ ...result, continuation: { status: 'continued' }, thread: await interlock.resume(threadId) }),
+    async (): Promise<RespondResult> => ({
+      ...result,
+      continuation: { status: 'continued' },
+      thread: await interlock.resume(threadId),
+    }),
   );
 }
 
@@ -118,7 +137,11 @@ async function report(
   const { threadId } = result;
   switch (result.status) {
     case 'already_answered':
-      return printRespondResult(json, { result: 'already_answered', interactionId, threadId, exitCode: ExitCode.alreadyAnswered }, `Interaction ${interactionId} was already answered (thread ${threadId}): nothing changed.`);
+      return printRespondResult(
+        json,
+        { result: 'already_answered', interactionId, threadId, exitCode: ExitCode.alreadyAnswered },
+        `Interaction ${interactionId} was already answered (thread ${threadId}): nothing changed.`,
+      );
     case 'expired': {
       const line = `Interaction ${interactionId} expired: its deadline passed, so the answer was refused and nothing ran for it (thread ${threadId}).`;
       printRespondResult(json, { result: 'expired', interactionId, threadId, exitCode: ExitCode.expired }, line);
@@ -148,10 +171,13 @@ async function report(
   }
   if (!json) {
     const style = createTerminalStyle(colourWanted(process.stdout));
-    process.stdout.write(`${style.green(`✓ ${describeAnswer(options.answer)}`)} ${style.dim(`(interaction ${interactionId}, thread ${threadId})`)}\n`);
+    process.stdout.write(
+      `${style.green(`✓ ${describeAnswer(options.answer)}`)} ${style.dim(`(interaction ${interactionId}, thread ${threadId})`)}\n`,
+    );
   }
   const followed = await session.follow(thread, json ? undefined : createEventPrinter(false));
-  if (json) process.stdout.write(`${JSON.stringify(acceptedJson(interactionId, followed.outcome, followed.exitCode))}\n`);
+  if (json)
+    process.stdout.write(`${JSON.stringify(acceptedJson(interactionId, followed.outcome, followed.exitCode))}\n`);
   else await reportOutcome(session, followed, options);
   return followed.exitCode;
 }
@@ -165,7 +191,11 @@ async function runningHandle(session: ThreadSession, threadId: string): Promise<
 }
 
 function refuse(json: boolean, interactionId: string, message: string): ExitCode {
-  return printRespondResult(json, { result: 'refused', interactionId, message, exitCode: ExitCode.failed }, `interlock respond: ${message}`);
+  return printRespondResult(
+    json,
+    { result: 'refused', interactionId, message, exitCode: ExitCode.failed },
+    `interlock respond: ${message}`,
+  );
 }
 
 /** Who answered, for the audit trail: `cli:<user name>`. */

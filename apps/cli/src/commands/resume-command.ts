@@ -34,8 +34,13 @@ export async function resumeCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [threadId, ...extra] = positionals;
-  if (threadId === undefined) throw new UsageError('interlock resume needs a thread id: interlock resume <threadId> (list them with interlock threads --status waiting)', 'resume');
-  if (extra.length > 0) throw new UsageError(`interlock resume takes one thread id, not also ${extra.join(' ')}`, 'resume');
+  if (threadId === undefined)
+    throw new UsageError(
+      'interlock resume needs a thread id: interlock resume <threadId> (list them with interlock threads --status waiting)',
+      'resume',
+    );
+  if (extra.length > 0)
+    throw new UsageError(`interlock resume takes one thread id, not also ${extra.join(' ')}`, 'resume');
   const json = values.json ?? false;
   const store = parseStoreOption(values.store, 'resume');
   const notes = new ThreadNotes(store.notesDirectory);

@@ -42,9 +42,14 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [workflowPath, ...extra] = positionals;
-  if (workflowPath === undefined) throw new UsageError('interlock run needs a workflow file: interlock run <workflow.toml|json>', 'run');
-  if (extra.length > 0) throw new UsageError(`interlock run takes one workflow file, not also ${extra.join(' ')}`, 'run');
-  const modelSpec = { model: values.model ?? 'scripted', ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) };
+  if (workflowPath === undefined)
+    throw new UsageError('interlock run needs a workflow file: interlock run <workflow.toml|json>', 'run');
+  if (extra.length > 0)
+    throw new UsageError(`interlock run takes one workflow file, not also ${extra.join(' ')}`, 'run');
+  const modelSpec = {
+    model: values.model ?? 'scripted',
+    ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+  };
   const model = createModel(modelSpec, 'run');
   return runWorkflow({
     workflowPath,
@@ -64,8 +69,15 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
 function channelOf(channel: string | undefined, detach: boolean): string {
   if (channel === undefined) return detach ? DETACHED_CHANNEL : CLI_CHANNEL;
   if (!/^[A-Za-z0-9][\w.-]{0,63}$/.test(channel)) {
-    throw new UsageError(`--channel "${channel}" is not a channel name: use letters, digits, ".", "_" or "-", e.g. --channel web`, 'run');
+    throw new UsageError(
+      `--channel "${channel}" is not a channel name: use letters, digits, ".", "_" or "-", e.g. --channel web`,
+      'run',
+    );
   }
-  if (detach && channel === CLI_CHANNEL) throw new UsageError('--detach and --channel cli contradict each other: --detach runs the thread where nobody here answers', 'run');
+  if (detach && channel === CLI_CHANNEL)
+    throw new UsageError(
+      '--detach and --channel cli contradict each other: --detach runs the thread where nobody here answers',
+      'run',
+    );
   return channel;
 }

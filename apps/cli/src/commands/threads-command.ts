@@ -49,7 +49,11 @@ export async function threadsCommand(argv: string[]): Promise<ExitCode> {
     process.stdout.write(THREADS_HELP);
     return ExitCode.completed;
   }
-  if (positionals.length > 0) throw new UsageError(`interlock threads takes no arguments, not ${positionals.join(' ')} (filter with --status)`, 'threads');
+  if (positionals.length > 0)
+    throw new UsageError(
+      `interlock threads takes no arguments, not ${positionals.join(' ')} (filter with --status)`,
+      'threads',
+    );
   const status = parseStatus(values.status);
   const store = parseStoreOption(values.store, 'threads');
   const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
@@ -67,7 +71,9 @@ export async function threadsCommand(argv: string[]): Promise<ExitCode> {
   const style = createTerminalStyle(colourWanted(process.stdout));
   if (summaries.length === 0) {
     const which = status === undefined ? 'No threads' : `No ${status} threads`;
-    process.stdout.write(`${which} in ${store.label}.${store.durable ? '' : ' (The memory store starts empty in every process.)'}\n`);
+    process.stdout.write(
+      `${which} in ${store.label}.${store.durable ? '' : ' (The memory store starts empty in every process.)'}\n`,
+    );
     return ExitCode.completed;
   }
   process.stdout.write(table(summaries, style));
@@ -77,7 +83,11 @@ export async function threadsCommand(argv: string[]): Promise<ExitCode> {
 function parseStatus(value: string | undefined): ThreadStatus | undefined {
   if (value === undefined) return undefined;
   const status = THREAD_STATUSES.find((candidate) => candidate === value);
-  if (status === undefined) throw new UsageError(`--status ${JSON.stringify(value)} is not a status: use one of ${THREAD_STATUSES.join(', ')}`, 'threads');
+  if (status === undefined)
+    throw new UsageError(
+      `--status ${JSON.stringify(value)} is not a status: use one of ${THREAD_STATUSES.join(', ')}`,
+      'threads',
+    );
   return status;
 }
 
@@ -107,7 +117,11 @@ function table(summaries: readonly ThreadSummary[], style: TerminalStyle): strin
     String(thread.pendingInteractionIds.length),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]?.length ?? 0)));
-  const line = (cells: readonly string[]): string => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   const painted = rows.map((row) => {
     const text = line(row);
     const status = row[2];

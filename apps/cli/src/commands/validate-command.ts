@@ -23,8 +23,13 @@ export async function validateCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [path, ...extra] = positionals;
-  if (path === undefined) throw new UsageError('interlock validate needs a workflow file: interlock validate <workflow.toml|json>', 'validate');
-  if (extra.length > 0) throw new UsageError(`interlock validate takes one workflow file, not also ${extra.join(' ')}`, 'validate');
+  if (path === undefined)
+    throw new UsageError(
+      'interlock validate needs a workflow file: interlock validate <workflow.toml|json>',
+      'validate',
+    );
+  if (extra.length > 0)
+    throw new UsageError(`interlock validate takes one workflow file, not also ${extra.join(' ')}`, 'validate');
   const interlock = await createCliInterlock();
   try {
     const workflow = await interlock.loadWorkflow(resolve(path));

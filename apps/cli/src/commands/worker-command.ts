@@ -41,16 +41,32 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const files = positionals.length > 0 ? positionals : await projectWorkflowFiles();
-  if (files.length === 0) throw new UsageError('interlock worker needs the workflow files it serves: interlock worker <workflow.toml>…, or workflows = [...] in interlock.toml', 'worker');
+  if (files.length === 0)
+    throw new UsageError(
+      'interlock worker needs the workflow files it serves: interlock worker <workflow.toml>…, or workflows = [...] in interlock.toml',
+      'worker',
+    );
   const concurrency = values.concurrency === undefined ? 4 : Number(values.concurrency);
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
-    throw new UsageError(`--concurrency ${JSON.stringify(values.concurrency)} is not a number of threads from 1 to 1000`, 'worker');
+    throw new UsageError(
+      `--concurrency ${JSON.stringify(values.concurrency)} is not a number of threads from 1 to 1000`,
+      'worker',
+    );
   }
   const store = parseStoreOption(values.store, 'worker');
   if (store.options.type !== 'sqlite' && store.options.type !== 'postgres') {
-    throw new UsageError(`a worker needs a store other processes share: --store sqlite:<path> or postgres://…, not ${store.label}`, 'worker');
+    throw new UsageError(
+      `a worker needs a store other processes share: --store sqlite:<path> or postgres://…, not ${store.label}`,
+      'worker',
+    );
   }
-  const model = createModel({ ...(values.model === undefined ? {} : { model: values.model }), ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }) }, 'worker');
+  const model = createModel(
+    {
+      ...(values.model === undefined ? {} : { model: values.model }),
+      ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
+    },
+    'worker',
+  );
   const project = projectConfig();
   const worker = await createWorker({
     // The project file's rules, tools and workspace; the flags are a later layer.
@@ -65,12 +81,18 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
   });
   const style = createTerminalStyle(colourWanted(process.stdout));
   worker.interlock.events$.subscribe((event) => {
-    if (event.type === 'THREAD_RESUMED') process.stdout.write(`${style.dim(`thread ${event.threadId}: taken forward`)}\n`);
-    else if (event.type === 'THREAD_COMPLETED') process.stdout.write(`${style.green(`thread ${event.threadId}: completed`)}\n`);
-    else if (event.type === 'THREAD_FAILED') process.stdout.write(`${style.red(`thread ${event.threadId}: failed: ${event.error.code}`)}\n`);
-    else if (event.type === 'THREAD_SUSPENDED') process.stdout.write(`${style.dim(`thread ${event.threadId}: waits for a person`)}\n`);
+    if (event.type === 'THREAD_RESUMED')
+      process.stdout.write(`${style.dim(`thread ${event.threadId}: taken forward`)}\n`);
+    else if (event.type === 'THREAD_COMPLETED')
+      process.stdout.write(`${style.green(`thread ${event.threadId}: completed`)}\n`);
+    else if (event.type === 'THREAD_FAILED')
+      process.stdout.write(`${style.red(`thread ${event.threadId}: failed: ${event.error.code}`)}\n`);
+    else if (event.type === 'THREAD_SUSPENDED')
+      process.stdout.write(`${style.dim(`thread ${event.threadId}: waits for a person`)}\n`);
   });
-  process.stdout.write(`Worker ready: serving ${worker.workflowIds.join(', ')} on ${store.label}, ${concurrency} at a time. Ctrl+C stops it.\n`);
+  process.stdout.write(
+    `Worker ready: serving ${worker.workflowIds.join(', ')} on ${store.label}, ${concurrency} at a time. Ctrl+C stops it.\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

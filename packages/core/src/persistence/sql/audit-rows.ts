@@ -22,20 +22,28 @@ export function isUniqueViolation(error: unknown): boolean {
 /** The error code of a driver error (TypeORM wraps it in `driverError`). */
 export function driverErrorCode(error: unknown): unknown {
   const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
-  return typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
+  return typeof driverError === 'object' && driverError !== null && 'code' in driverError
+    ? driverError.code
+    : undefined;
 }
 
 /** `value` if it is a whole number of milliseconds that can be stored exactly. */
 export function wholeMilliseconds(value: number, what: string): number {
   if (Number.isSafeInteger(value)) return value;
-  throw new InterlockError('INVALID_OPTIONS', `${what} must be a whole number of milliseconds since the epoch, not ${String(value)}`);
+  throw new InterlockError(
+    'INVALID_OPTIONS',
+    `${what} must be a whole number of milliseconds since the epoch, not ${String(value)}`,
+  );
 }
 
 /** The `audit_entries` row of an audit entry. @throws InterlockError INVALID_OPTIONS when a field cannot be stored. */
 export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
   const what = `audit entry ${entry.sequence}`;
   if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 1) {
-    throw new InterlockError('INVALID_OPTIONS', `${what} cannot be stored: its sequence must be a positive whole number`);
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `${what} cannot be stored: its sequence must be a positive whole number`,
+    );
   }
   return {
     sequence: entry.sequence,
@@ -50,7 +58,10 @@ export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
     stage: storableText(entry.stage, `stage of ${what}`),
     originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
     editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
-    toolDefinitionHash: entry.toolDefinitionHash === undefined ? null : storableText(entry.toolDefinitionHash, `tool definition hash of ${what}`),
+    toolDefinitionHash:
+      entry.toolDefinitionHash === undefined
+        ? null
+        : storableText(entry.toolDefinitionHash, `tool definition hash of ${what}`),
     at: storableText(entry.at, `at of ${what}`),
     previousHash: storableText(entry.previousHash, `previous hash of ${what}`),
     hash: storableText(entry.hash, `hash of ${what}`),
@@ -62,9 +73,13 @@ export function toAuditEntry(row: AuditEntryRow): AuditEntry {
   const sequence = Number(row.sequence);
   const what = `audit entry ${sequence}`;
   if (row.outcome !== 'allow' && row.outcome !== 'deny') {
-    throw new InterlockError('INTERNAL', `the stored outcome of ${what} is not valid (${JSON.stringify(row.outcome)}): the database row was changed outside Interlock`);
+    throw new InterlockError(
+      'INTERNAL',
+      `the stored outcome of ${what} is not valid (${JSON.stringify(row.outcome)}): the database row was changed outside Interlock`,
+    );
   }
-  const editedArguments = decodeOptionalJson(row.editedArguments, `edited arguments of ${what}`) as Record<string, unknown> | undefined;
+  const editedArguments = decodeOptionalJson(row.editedArguments, `edited arguments of ${what}`) as
+    Record<string, unknown> | undefined;
   return {
     threadId: row.threadId,
     toolCallId: row.toolCallId,
@@ -77,7 +92,9 @@ export function toAuditEntry(row: AuditEntryRow): AuditEntry {
     stage: row.stage as ApprovalStage,
     originalArguments: decodeJson(row.originalArguments, `original arguments of ${what}`) as Record<string, unknown>,
     ...(editedArguments === undefined ? {} : { editedArguments }),
-    ...(row.toolDefinitionHash === null || row.toolDefinitionHash === undefined ? {} : { toolDefinitionHash: row.toolDefinitionHash }),
+    ...(row.toolDefinitionHash === null || row.toolDefinitionHash === undefined
+      ? {}
+      : { toolDefinitionHash: row.toolDefinitionHash }),
     sequence,
     at: row.at,
     previousHash: row.previousHash,

@@ -37,7 +37,9 @@ export function firstChangedPosition(
   stored: readonly Pick<MessageRow, 'position' | 'digest'>[],
   messages: readonly EncodedMessage[],
 ): number {
-  const index = stored.findIndex((row, position) => row.position !== position || messages[position]?.digest !== row.digest);
+  const index = stored.findIndex(
+    (row, position) => row.position !== position || messages[position]?.digest !== row.digest,
+  );
   return index === -1 ? stored.length : index;
 }
 
@@ -47,10 +49,16 @@ export function firstChangedPosition(
  *
  * @throws InterlockError INTERNAL when a position is missing (the rows were changed outside Interlock).
  */
-export function appendStoredMessage(conversations: Map<string, Message[]>, row: Pick<MessageRow, 'threadId' | 'position' | 'message'>): void {
+export function appendStoredMessage(
+  conversations: Map<string, Message[]>,
+  row: Pick<MessageRow, 'threadId' | 'position' | 'message'>,
+): void {
   const conversation = conversations.get(row.threadId);
   if (conversation?.length !== row.position) {
-    throw new InterlockError('INTERNAL', `the stored conversation of thread ${row.threadId} has a gap at message ${row.position}`);
+    throw new InterlockError(
+      'INTERNAL',
+      `the stored conversation of thread ${row.threadId} has a gap at message ${row.position}`,
+    );
   }
   conversation.push(decodeJson(row.message, `message ${row.position} of thread ${row.threadId}`) as Message);
 }

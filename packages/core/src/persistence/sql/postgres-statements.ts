@@ -70,21 +70,40 @@ function fenceCte(tables: PostgresTables, fence: SqlFence | undefined, parameter
 }
 
 /** graphile-worker's `add_job` for each job, as a CTE `jobs` run only when `condition` holds. */
-function jobsCte(tables: PostgresTables, jobs: readonly ThreadJob[], parameters: Parameters, condition: string): string {
+function jobsCte(
+  tables: PostgresTables,
+  jobs: readonly ThreadJob[],
+  parameters: Parameters,
+  condition: string,
+): string {
   if (jobs.length === 0 || tables.jobsSchema === undefined) return 'jobs AS (SELECT 1 WHERE false)';
-  const identifiers = parameters.add(jobs.map((job) => taskIdentifier(job.workflowId)), 'text[]');
+  const identifiers = parameters.add(
+    jobs.map((job) => taskIdentifier(job.workflowId)),
+    'text[]',
+  );
   const payloads = parameters.add(
     jobs.map(({ key, runAt: _runAt, workflowId, ...payload }) => JSON.stringify({ ...payload, workflowId, key })),
     'text[]',
   );
-  const runAts = parameters.add(jobs.map((job) => job.runAt), 'text[]');
-  const keys = parameters.add(jobs.map((job) => job.key), 'text[]');
+  const runAts = parameters.add(
+    jobs.map((job) => job.runAt),
+    'text[]',
+  );
+  const keys = parameters.add(
+    jobs.map((job) => job.key),
+    'text[]',
+  );
   return `jobs AS (SELECT "${tables.jobsSchema}".add_job(identifier => j.identifier, payload => j.payload::json, run_at => j.run_at::timestamptz, job_key => j.job_key, max_attempts => 25)
     FROM unnest(${identifiers}, ${payloads}, ${runAts}, ${keys}) AS j(identifier, payload, run_at, job_key) WHERE ${condition})`;
 }
 
 /** `INSERT INTO table (columns) SELECT values WHERE condition`, every column of `row`. */
-function insertRow(table: SqlTable, row: object, parameters: Parameters, casts: Readonly<Record<string, string>> = {}): { columns: string; values: string } {
+function insertRow(
+  table: SqlTable,
+  row: object,
+  parameters: Parameters,
+  casts: Readonly<Record<string, string>> = {},
+): { columns: string; values: string } {
   const entries = Object.entries(row);
   return {
     columns: entries.map(([property]) => column(table, property)).join(', '),
@@ -111,12 +130,25 @@ export function selectThread(tables: PostgresTables, threadId: string): Statemen
 }
 
 /** Inserts a thread (unless its id exists), its messages and its jobs. Returns `created`. */
-export function insertThread(tables: PostgresTables, row: object, messages: readonly EncodedMessage[], jobs: readonly ThreadJob[]): Statement {
+export function insertThread(
+  tables: PostgresTables,
+  row: object,
+  messages: readonly EncodedMessage[],
+  jobs: readonly ThreadJob[],
+): Statement {
   const parameters = new Parameters();
   const { threads } = tables;
   const thread = insertRow(threads, row, parameters, { version: 'integer', epoch: 'integer' });
   const threadId = column(threads, 'threadId');
-  const inserted = insertMessagesCte(tables, (row as { threadId: string }).threadId, messages, 0, parameters, 'EXISTS (SELECT 1 FROM created)', '0');
+  const inserted = insertMessagesCte(
+    tables,
+    (row as { threadId: string }).threadId,
+    messages,
+    0,
+    parameters,
+    'EXISTS (SELECT 1 FROM created)',
+    '0',
+  );
   return {
     sql: `WITH created AS (INSERT INTO ${threads.name} (${thread.columns}) VALUES (${thread.values}) ON CONFLICT (${threadId}) DO NOTHING RETURNING 1),
       ${inserted},
@@ -179,11 +211,22 @@ export function updateThread(
     'text[]',
   );
   const assignments = Object.entries(columns)
-    .map(([property, value]) => `${column(threads, property)} = ${parameters.add(value, property === 'version' ? 'integer' : 'text')}`)
+    .map(
+      ([property, value]) =>
+        `${column(threads, property)} = ${parameters.add(value, property === 'version' ? 'integer' : 'text')}`,
+    )
     .join(', ');
   const position = column(table, 'position');
   const start = parameters.add(from, 'integer');
-  const inserted = insertMessagesCte(tables, threadId, messages, from, parameters, 'EXISTS (SELECT 1 FROM updated)', '(SELECT n FROM stored)');
+  const inserted = insertMessagesCte(
+    tables,
+    threadId,
+    messages,
+    from,
+    parameters,
+    'EXISTS (SELECT 1 FROM updated)',
+    '(SELECT n FROM stored)',
+  );
   return {
     sql: `WITH stored AS (SELECT count(*)::integer AS n,
           count(*) FILTER (WHERE ${column(table, 'digest')} IS DISTINCT FROM (${allDigests})[${position} + 1])::integer AS changed
@@ -200,7 +243,14 @@ export function updateThread(
 }
 
 /** Claims a thread: no live claim, the version read. Returns the new version and epoch, or no row. */
-export function claimThread(tables: PostgresTables, threadId: string, owner: string, until: string, now: string, expectedVersion: number): Statement {
+export function claimThread(
+  tables: PostgresTables,
+  threadId: string,
+  owner: string,
+  until: string,
+  now: string,
+  expectedVersion: number,
+): Statement {
   const { threads } = tables;
   const c = threads.columns;
   return {
@@ -224,7 +274,12 @@ export function setClaim(tables: PostgresTables, fence: SqlFence, owner: string,
 }
 
 /** Upserts an interaction and adds its jobs, fenced. Returns `fenced`. */
-export function upsertInteraction(tables: PostgresTables, row: object, fence: SqlFence | undefined, jobs: readonly ThreadJob[]): Statement {
+export function upsertInteraction(
+  tables: PostgresTables,
+  row: object,
+  fence: SqlFence | undefined,
+  jobs: readonly ThreadJob[],
+): Statement {
   const parameters = new Parameters();
   const { interactions } = tables;
   const fenced = fenceCte(tables, fence, parameters);
@@ -245,7 +300,10 @@ export function upsertInteraction(tables: PostgresTables, row: object, fence: Sq
 }
 
 /** Interactions by id, or by status and thread, oldest first. */
-export function selectInteractions(tables: PostgresTables, filter: { interactionId?: string; status?: string; threadId?: string }): Statement {
+export function selectInteractions(
+  tables: PostgresTables,
+  filter: { interactionId?: string; status?: string; threadId?: string },
+): Statement {
   const parameters = new Parameters();
   const { interactions } = tables;
   const conditions = (['interactionId', 'status', 'threadId'] as const)
@@ -259,7 +317,13 @@ export function selectInteractions(tables: PostgresTables, filter: { interaction
 }
 
 /** Records the answer of a pending interaction and adds its jobs with it. Returns the updated row, or none. */
-export function respondToInteraction(tables: PostgresTables, interactionId: string, response: string, respondedAt: string, jobs: readonly ThreadJob[]): Statement {
+export function respondToInteraction(
+  tables: PostgresTables,
+  interactionId: string,
+  response: string,
+  respondedAt: string,
+  jobs: readonly ThreadJob[],
+): Statement {
   const parameters = new Parameters();
   const { interactions } = tables;
   const c = interactions.columns;
@@ -289,7 +353,9 @@ export function fencedUpdate(
     .join(', ');
   const conditions = [
     ...Object.entries(where).map(([property, value]) =>
-      Array.isArray(value) ? `${column(table, property)} = ANY(${parameters.add(value, 'text[]')})` : `${column(table, property)} = ${parameters.add(value)}`,
+      Array.isArray(value)
+        ? `${column(table, property)} = ANY(${parameters.add(value, 'text[]')})`
+        : `${column(table, property)} = ${parameters.add(value)}`,
     ),
     ...Object.entries(not).map(([property, value]) => `${column(table, property)} <> ${parameters.add(value)}`),
     'EXISTS (SELECT 1 FROM fence)',
@@ -370,7 +436,10 @@ export function upsertRememberedApproval(tables: PostgresTables, key: string, ex
 /** Adds jobs on their own. */
 export function insertJobs(tables: PostgresTables, jobs: readonly ThreadJob[]): Statement {
   const parameters = new Parameters();
-  return { sql: `WITH ${jobsCte(tables, jobs, parameters, 'true')} SELECT count(*)::integer AS "jobs" FROM jobs`, parameters: parameters.values };
+  return {
+    sql: `WITH ${jobsCte(tables, jobs, parameters, 'true')} SELECT count(*)::integer AS "jobs" FROM jobs`,
+    parameters: parameters.values,
+  };
 }
 
 /** A tool call's write-ahead record. */

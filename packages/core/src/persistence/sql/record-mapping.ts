@@ -21,7 +21,7 @@ import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow
 /** The fields of a ThreadRecord kept as JSON in `threads.state`. */
 type ThreadState = Omit<
   ThreadRecord,
-    | 'threadId'
+  | 'threadId'
   | 'workflowId'
   | 'workflowVersion'
   | 'status'
@@ -44,15 +44,24 @@ const THREAD_STATUSES: readonly string[] = [
 
 const isThreadStatus = (status: string): status is ThreadStatus => THREAD_STATUSES.includes(status);
 
-const TOOL_EXECUTION_STATUSES: readonly string[] = ['approved', 'started', 'finished', 'unknown'] satisfies ToolExecutionStatus[];
+const TOOL_EXECUTION_STATUSES: readonly string[] = [
+  'approved',
+  'started',
+  'finished',
+  'unknown',
+] satisfies ToolExecutionStatus[];
 
-const isToolExecutionStatus = (status: string): status is ToolExecutionStatus => TOOL_EXECUTION_STATUSES.includes(status);
+const isToolExecutionStatus = (status: string): status is ToolExecutionStatus =>
+  TOOL_EXECUTION_STATUSES.includes(status);
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function damaged(what: string, value: unknown): InterlockError {
-  return new InterlockError('INTERNAL', `the stored ${what} is not valid (${JSON.stringify(value)}): the database row was changed outside Interlock`);
+  return new InterlockError(
+    'INTERNAL',
+    `the stored ${what} is not valid (${JSON.stringify(value)}): the database row was changed outside Interlock`,
+  );
 }
 
 /** The `threads` row of a thread, stored with `version`. */
@@ -100,7 +109,9 @@ export function toThreadRecord(row: ThreadRow, conversation: Message[]): ThreadR
     status: row.status,
     channel: row.channel,
     conversation,
-    ...(row.leaseOwner === null || row.leaseUntil === null ? {} : { lease: { owner: row.leaseOwner, until: row.leaseUntil } }),
+    ...(row.leaseOwner === null || row.leaseUntil === null
+      ? {}
+      : { lease: { owner: row.leaseOwner, until: row.leaseUntil } }),
     epoch: Number(row.epoch),
     version: row.version,
     createdAt: row.createdAt,
@@ -119,7 +130,8 @@ export function toInteractionRow(interaction: InteractionRecord): InteractionRow
     deadline: interaction.deadline === null ? null : storableText(interaction.deadline, 'deadline'),
     request: encodeJson(interaction.request, `the request of interaction ${id}`),
     response: encodeOptionalJson(interaction.response, `the response to interaction ${id}`),
-    failureReason: interaction.failureReason === undefined ? null : storableText(interaction.failureReason, 'failure reason'),
+    failureReason:
+      interaction.failureReason === undefined ? null : storableText(interaction.failureReason, 'failure reason'),
     failureMessage: encodeOptionalJson(interaction.failureMessage, `the failure message of interaction ${id}`),
     createdAt: storableText(interaction.createdAt, 'createdAt'),
     updatedAt: storableText(interaction.updatedAt, 'updatedAt'),

@@ -64,9 +64,13 @@ export function decodeJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new InterlockError('INTERNAL', `the stored ${what} is not valid JSON: the database row was changed outside Interlock`, {
-      cause: error,
-    });
+    throw new InterlockError(
+      'INTERNAL',
+      `the stored ${what} is not valid JSON: the database row was changed outside Interlock`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -10,7 +10,11 @@ const RECONNECT_MS = 1_000;
  * is lost it connects again and then reports `{ table: '*' }`: whatever changed meanwhile was
  * not heard, read again. The first connection's failure is thrown.
  */
-export async function listenForChanges(url: string, schema: string | undefined, listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
+export async function listenForChanges(
+  url: string,
+  schema: string | undefined,
+  listener: (change: StoreChange) => void,
+): Promise<{ stop(): Promise<void> }> {
   const { default: pg } = await import('pg');
   type Client = InstanceType<typeof pg.Client>;
   let client: Client | undefined;
@@ -19,10 +23,20 @@ export async function listenForChanges(url: string, schema: string | undefined, 
   let watched = schema;
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url, application_name: 'interlock-changes', connectionTimeoutMillis: 5_000 });
+    const next = new pg.Client({
+      connectionString: url,
+      application_name: 'interlock-changes',
+      connectionTimeoutMillis: 5_000,
+    });
     next.on('notification', (message) => {
       if (message.channel !== CHANGES_CHANNEL || message.payload === undefined) return;
-      const change = JSON.parse(message.payload) as { schema: string; table: 'threads' | 'interactions'; id: string; threadId: string; status: string };
+      const change = JSON.parse(message.payload) as {
+        schema: string;
+        table: 'threads' | 'interactions';
+        id: string;
+        threadId: string;
+        status: string;
+      };
       if (change.schema !== watched) return;
       listener({ table: change.table, id: change.id, threadId: change.threadId, status: change.status });
     });
@@ -37,7 +51,8 @@ export async function listenForChanges(url: string, schema: string | undefined, 
     next.on('end', lost);
     try {
       await next.connect();
-      if (watched === undefined) watched = ((await next.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
+      if (watched === undefined)
+        watched = ((await next.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);
     } catch (error) {
       await next.end().catch(() => undefined);

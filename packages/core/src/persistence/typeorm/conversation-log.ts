@@ -13,7 +13,11 @@ const BATCH = 500;
  * inserted. If an earlier message was edited (or the conversation shortened), the rows
  * from the first difference on are replaced. Runs inside the caller's transaction.
  */
-export async function writeConversation(manager: EntityManager, threadId: string, messages: readonly EncodedMessage[]): Promise<void> {
+export async function writeConversation(
+  manager: EntityManager,
+  threadId: string,
+  messages: readonly EncodedMessage[],
+): Promise<void> {
   const last = await manager.findOne(MessageEntity, {
     select: { position: true, digest: true },
     where: { threadId },
@@ -36,7 +40,11 @@ export async function writeConversation(manager: EntityManager, threadId: string
 }
 
 /** The position of the first stored message that differs from `messages`. */
-async function firstDifference(manager: EntityManager, threadId: string, messages: readonly EncodedMessage[]): Promise<number> {
+async function firstDifference(
+  manager: EntityManager,
+  threadId: string,
+  messages: readonly EncodedMessage[],
+): Promise<number> {
   const stored = await manager.find(MessageEntity, {
     select: { position: true, digest: true },
     where: { threadId },
@@ -46,7 +54,10 @@ async function firstDifference(manager: EntityManager, threadId: string, message
 }
 
 /** Reads the conversations of the given threads, each in order. */
-export async function readConversations(manager: EntityManager, threadIds: readonly string[]): Promise<Map<string, Message[]>> {
+export async function readConversations(
+  manager: EntityManager,
+  threadIds: readonly string[],
+): Promise<Map<string, Message[]>> {
   const conversations = new Map<string, Message[]>(threadIds.map((threadId) => [threadId, []]));
   for (let start = 0; start < threadIds.length; start += BATCH) {
     const rows = await manager.find(MessageEntity, {

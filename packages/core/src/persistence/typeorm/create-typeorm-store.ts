@@ -42,7 +42,11 @@ export interface PostgresTimeouts {
 }
 
 /** The default {@link PostgresTimeouts}. */
-export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = { connectMs: 5_000, statementMs: 10_000, idleInTransactionMs: 10_000 };
+export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = {
+  connectMs: 5_000,
+  statementMs: 10_000,
+  idleInTransactionMs: 10_000,
+};
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
@@ -70,10 +74,15 @@ export async function createTypeormStore(options: TypeormStoreOptions): Promise<
     );
   }
   try {
-    return options.type === 'sqlite' ? await openSqlite(options.path) : await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
+    return options.type === 'sqlite'
+      ? await openSqlite(options.path)
+      : await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
   } catch (error) {
     if (InterlockError.is(error)) throw error;
-    const where = options.type === 'sqlite' ? `the SQLite store at ${options.path}` : `the PostgreSQL store at ${redact(options.url)}`;
+    const where =
+      options.type === 'sqlite'
+        ? `the SQLite store at ${options.path}`
+        : `the PostgreSQL store at ${redact(options.url)}`;
     const reason = error instanceof Error ? error.message : String(error);
     throw new InterlockError('INVALID_OPTIONS', `cannot open ${where}: ${reason}`, { cause: error });
   }
@@ -140,13 +149,20 @@ function timeoutsOf(timeouts: PostgresTimeouts | undefined): Required<PostgresTi
   const resolved = { ...DEFAULT_POSTGRES_TIMEOUTS, ...timeouts };
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || value < 100 || value > 3_600_000) {
-      throw new InterlockError('INVALID_OPTIONS', `store.timeouts.${name} must be a whole number of milliseconds from 100 to 3600000, not ${String(value)}`);
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `store.timeouts.${name} must be a whole number of milliseconds from 100 to 3600000, not ${String(value)}`,
+      );
     }
   }
   return resolved;
 }
 
-async function openPostgres(url: string, schema: string | undefined, timeouts: Required<PostgresTimeouts>): Promise<TypeormCheckpointStore> {
+async function openPostgres(
+  url: string,
+  schema: string | undefined,
+  timeouts: Required<PostgresTimeouts>,
+): Promise<TypeormCheckpointStore> {
   const { default: pg } = await import('pg');
   const dataSource = new DataSource({
     type: 'postgres',
@@ -203,7 +219,11 @@ export function quietLogger(worker: typeof import('graphile-worker')): InstanceT
  * holding a session advisory lock, so concurrent openers wait for the first one instead
  * of racing it.
  */
-async function migratePostgres(dataSource: DataSource, schema: string | undefined, migrateQueue: () => Promise<void>): Promise<void> {
+async function migratePostgres(
+  dataSource: DataSource,
+  schema: string | undefined,
+  migrateQueue: () => Promise<void>,
+): Promise<void> {
   const lock = dataSource.createQueryRunner();
   const key = `interlock-migrations:${schema ?? ''}`;
   await lock.connect();

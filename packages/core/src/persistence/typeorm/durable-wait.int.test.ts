@@ -19,11 +19,15 @@ afterAll(async () => {
 });
 
 const stores: [string, () => Promise<StoreOptions>][] = [
-  ['SQLite', async () => ({ type: 'sqlite', path: join(await mkdtemp(join(tmpdir(), 'interlock-durable-')), 'interlock.db') })],
+  [
+    'SQLite',
+    async () => ({ type: 'sqlite', path: join(await mkdtemp(join(tmpdir(), 'interlock-durable-')), 'interlock.db') }),
+  ],
   [
     'PostgreSQL',
     async () => {
-      if (!postgresUrl) throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
+      if (!postgresUrl)
+        throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
       return { type: 'postgres', url: postgresUrl, schema };
     },
   ],
@@ -55,20 +59,36 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     const store = await storeOptions();
     const workspace = await mkdtemp(join(tmpdir(), 'interlock-durable-ws-'));
     await writeFile(join(workspace, 'README.md'), '# hi');
-    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['write_file'], outputVariable: 'output' } }], {
-      id: `durable-tools-${Date.now()}`,
-    });
-    const proposal = { text: 'writing', toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'from a crash-safe run' } }] };
+    const definition = linearWorkflow(
+      [{ id: 'agent', type: 'LLM', config: { tools: ['write_file'], outputVariable: 'output' } }],
+      {
+        id: `durable-tools-${Date.now()}`,
+      },
+    );
+    const proposal = {
+      text: 'writing',
+      toolCalls: [{ id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'from a crash-safe run' } }],
+    };
 
     const firstModel = scriptedModel([proposal]);
-    const first = await createInterlock({ store, models: { default: firstModel }, tools: builtinTools, workspaceRoot: workspace });
+    const first = await createInterlock({
+      store,
+      models: { default: firstModel },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+    });
     const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
     expect(waiting.status).toBe('waiting');
     await first.close();
 
     // The second process never re-asks the model for the turn it already proposed.
     const secondModel = scriptedModel(['Written.']);
-    const second = await createInterlock({ store, models: { default: secondModel }, tools: builtinTools, workspaceRoot: workspace });
+    const second = await createInterlock({
+      store,
+      models: { default: secondModel },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+    });
     second.registerWorkflow(definition);
     const [approval] = (await second.pending()).filter((request) => request.threadId === waiting.threadId);
     expect(approval?.toolApproval).toMatchObject({ toolName: 'write_file', toolParameters: { path: 'out.txt' } });
@@ -103,29 +123,63 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
   it('keeps the audit trail and remembered approvals across processes (F30, F33, F45)', async () => {
     const store = await storeOptions();
     const workspace = await mkdtemp(join(tmpdir(), 'interlock-durable-memory-'));
-    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['write_file'] } }], { id: `memory-${Date.now()}` });
-    const write = { text: '', toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'same.txt', content: 'x' } }] };
+    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['write_file'] } }], {
+      id: `memory-${Date.now()}`,
+    });
+    const write = {
+      text: '',
+      toolCalls: [{ id: 'w', name: 'write_file', arguments: { path: 'same.txt', content: 'x' } }],
+    };
     const chatId = `chat-${Date.now()}`;
 
-    const first = await createInterlock({ store, models: { default: scriptedModel([write]) }, tools: builtinTools, workspaceRoot: workspace });
-    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })).done();
+    const first = await createInterlock({
+      store,
+      models: { default: scriptedModel([write]) },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+    });
+    const waiting = await (
+      await first.start(first.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })
+    ).done();
     const [approval] = (await first.pending()).filter((request) => request.threadId === waiting.threadId);
     expect(approval?.toolApproval?.rememberable).toBe(true);
     await first.close();
 
-    const second = await createInterlock({ store, models: { default: scriptedModel(['ok']) }, tools: builtinTools, workspaceRoot: workspace });
+    const second = await createInterlock({
+      store,
+      models: { default: scriptedModel(['ok']) },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+    });
     second.registerWorkflow(definition);
-    const answer = await second.respond(approval!.interactionId, { approved: true, remember: true }, { responder: 'ada' });
+    const answer = await second.respond(
+      approval!.interactionId,
+      { approved: true, remember: true },
+      { responder: 'ada' },
+    );
     if (answer.status === 'accepted') await answer.thread?.done();
     await second.close();
 
     // A third process: the same call in the same chat runs without asking, and the trail is whole.
-    const third = await createInterlock({ store, models: { default: scriptedModel([write, 'ok']) }, tools: builtinTools, workspaceRoot: workspace });
-    const again = await (await third.start(third.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })).done();
+    const third = await createInterlock({
+      store,
+      models: { default: scriptedModel([write, 'ok']) },
+      tools: builtinTools,
+      workspaceRoot: workspace,
+    });
+    const again = await (
+      await third.start(third.registerWorkflow(definition), { channel: 'inbox', session: { chatId } })
+    ).done();
     expect(again.status).toBe('completed');
     const trail = await third.audit();
-    expect(trail.filter((entry) => entry.threadId === waiting.threadId).map((entry) => `${entry.decidedBy}:${entry.responder ?? ''}`)).toEqual(['person:ada']);
-    expect(trail.filter((entry) => entry.threadId === again.threadId).map((entry) => entry.decidedBy)).toEqual(['memory:session']);
+    expect(
+      trail
+        .filter((entry) => entry.threadId === waiting.threadId)
+        .map((entry) => `${entry.decidedBy}:${entry.responder ?? ''}`),
+    ).toEqual(['person:ada']);
+    expect(trail.filter((entry) => entry.threadId === again.threadId).map((entry) => entry.decidedBy)).toEqual([
+      'memory:session',
+    ]);
     expect(await third.verifyAudit()).toMatchObject({ valid: true });
     await third.close();
   });
@@ -134,7 +188,9 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     const store = await storeOptions();
     const id = `versioned-${Date.now()}`;
     const first = await createInterlock({ store });
-    const waiting = await (await first.start(first.registerWorkflow(linearWorkflow([askNode()], { id, version: '1' })), { channel: 'inbox' })).done();
+    const waiting = await (
+      await first.start(first.registerWorkflow(linearWorkflow([askNode()], { id, version: '1' })), { channel: 'inbox' })
+    ).done();
     await first.close();
 
     const second = await createInterlock({ store });

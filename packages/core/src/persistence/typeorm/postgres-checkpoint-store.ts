@@ -15,7 +15,15 @@ import type {
 import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../sql/audit-rows.js';
 import { appendStoredMessage, encodeConversation } from '../sql/conversation-rows.js';
 import * as sql from '../sql/postgres-statements.js';
-import { toInteractionRecord, toInteractionRow, toThreadRecord, toThreadRow, toToolExecutionRecord, toToolExecutionRow, type ToolApproval } from '../sql/record-mapping.js';
+import {
+  toInteractionRecord,
+  toInteractionRow,
+  toThreadRecord,
+  toThreadRow,
+  toToolExecutionRecord,
+  toToolExecutionRow,
+  type ToolApproval,
+} from '../sql/record-mapping.js';
 import type { InteractionRow, ThreadRow, ToolExecutionRow } from '../sql/row-types.js';
 import { encodeJson, isStorableText, storableText } from '../sql/stored-text.js';
 import { staleClaim } from '../stale-claim.js';
@@ -56,7 +64,9 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
       const metadata = dataSource.getMetadata(entity);
       return {
         name: schema === undefined ? `"${metadata.tableName}"` : `"${schema}"."${metadata.tableName}"`,
-        columns: Object.fromEntries(metadata.columns.map((column) => [column.propertyName, `"${column.databaseName}"`])),
+        columns: Object.fromEntries(
+          metadata.columns.map((column) => [column.propertyName, `"${column.databaseName}"`]),
+        ),
       };
     };
     this.tables = {
@@ -77,7 +87,8 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
     const messages = encodeConversation(thread.threadId, thread.conversation);
     await this.writeStatements(async (run) => {
       const [created] = await run<{ created: number }>(sql.insertThread(this.tables, row, messages, jobs));
-      if (created?.created !== 1) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`);
+      if (created?.created !== 1)
+        throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`);
     });
     this.hint(thread.threadId, messages.length);
     return { ...thread, version: 1 };
@@ -87,7 +98,13 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   override async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
     // The claim (epoch, lease) is not the saver's to write.
-    const { threadId: _threadId, epoch: _epoch, leaseOwner: _owner, leaseUntil: _until, ...columns } = toThreadRow(saved, saved.version);
+    const {
+      threadId: _threadId,
+      epoch: _epoch,
+      leaseOwner: _owner,
+      leaseUntil: _until,
+      ...columns
+    } = toThreadRow(saved, saved.version);
     const messages = encodeConversation(thread.threadId, thread.conversation);
     const from = Math.min(this.storedMessages.get(thread.threadId) ?? 0, messages.length);
     const written = await this.writeStatements(async (run) => {
@@ -95,7 +112,8 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
         sql.updateThread(this.tables, thread.threadId, thread.version, columns, messages, from),
       );
       if (result?.updated === 1) return true;
-      if (result === undefined || result.storedVersion === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
+      if (result === undefined || result.storedVersion === null)
+        throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
       if (result.storedVersion !== thread.version) {
         throw new InterlockError(
           'STORE_CONFLICT',
@@ -116,7 +134,9 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
 
   override async getThread(threadId: string): Promise<ThreadRecord | undefined> {
     if (!isStorableText(threadId)) return undefined;
-    const [row] = await this.readStatement<ThreadRow & { messages: [number, string][] }>(sql.selectThread(this.tables, threadId));
+    const [row] = await this.readStatement<ThreadRow & { messages: [number, string][] }>(
+      sql.selectThread(this.tables, threadId),
+    );
     if (row === undefined) return undefined;
     const { messages, ...threadRow } = row;
     const conversations = new Map<string, Message[]>([[threadId, []]]);
@@ -125,9 +145,17 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
     return toThreadRecord(threadRow, conversations.get(threadId) ?? []);
   }
 
-  override claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+  override claimThread(
+    threadId: string,
+    owner: string,
+    until: string,
+    now: string,
+    expectedVersion: number,
+  ): Promise<ClaimResult> {
     return this.writeStatements(async (run): Promise<ClaimResult> => {
-      const [claimed] = await run<{ version: number; epoch: number }>(sql.claimThread(this.tables, threadId, owner, until, now, expectedVersion));
+      const [claimed] = await run<{ version: number; epoch: number }>(
+        sql.claimThread(this.tables, threadId, owner, until, now, expectedVersion),
+      );
       if (claimed !== undefined) return { status: 'claimed', epoch: Number(claimed.epoch), version: claimed.version };
       // Not claimed: read the row again, after the UPDATE (which waited for any claim under way).
       const [stored] = await run<ThreadRow>(sql.selectThread(this.tables, threadId));
@@ -140,7 +168,9 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   }
 
   override async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
-    const [result] = await this.writeStatements((run) => run<{ affected: number }>(sql.setClaim(this.tables, fence, owner, until)));
+    const [result] = await this.writeStatements((run) =>
+      run<{ affected: number }>(sql.setClaim(this.tables, fence, owner, until)),
+    );
     return result?.affected === 1;
   }
 
@@ -149,7 +179,11 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  override async createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
+  override async createInteraction(
+    interaction: InteractionRecord,
+    fence?: ClaimFence,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<void> {
     const row = toInteractionRow(interaction);
     await this.fenced(fence, sql.upsertInteraction(this.tables, row, fence, jobs));
   }
@@ -160,44 +194,61 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
     return row === undefined ? undefined : toInteractionRecord(row);
   }
 
-  override async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
+  override async listInteractions(
+    filter: { status?: InteractionStatus; threadId?: string } = {},
+  ): Promise<InteractionRecord[]> {
     if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
     const rows = await this.readStatement<InteractionRow>(sql.selectInteractions(this.tables, filter));
     return rows.map(toInteractionRecord);
   }
 
-  override async recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
+  override async recordResponse(
+    interactionId: string,
+    response: InteractionResponseRecord,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<RecordResponseResult> {
     if (!isStorableText(interactionId)) return { status: 'not_found' };
     const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
     const respondedAt = storableText(response.respondedAt, 'respondedAt');
     return this.writeStatements(async (run): Promise<RecordResponseResult> => {
-      const [updated] = await run<InteractionRow & { jobs: number }>(sql.respondToInteraction(this.tables, interactionId, encoded, respondedAt, jobs));
+      const [updated] = await run<InteractionRow & { jobs: number }>(
+        sql.respondToInteraction(this.tables, interactionId, encoded, respondedAt, jobs),
+      );
       if (updated !== undefined) {
         const { jobs: _jobs, ...row } = updated;
         return { status: 'recorded', interaction: toInteractionRecord(row) };
       }
       // Not pending (or absent): read it again, after the UPDATE (which waited for any answer under way).
       const [row] = await run<InteractionRow>(sql.selectInteractions(this.tables, { interactionId }));
-      return row === undefined ? { status: 'not_found' } : { status: 'not_pending', interaction: toInteractionRecord(row) };
+      return row === undefined
+        ? { status: 'not_found' }
+        : { status: 'not_pending', interaction: toInteractionRecord(row) };
     });
   }
 
   override async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
     if (!isStorableText(interactionId)) return;
     const set = { status: 'processed', updatedAt: new Date().toISOString() };
-    await this.fenced(fence, sql.fencedUpdate(this.tables, this.tables.interactions, set, { interactionId, status: 'responded' }, fence));
+    await this.fenced(
+      fence,
+      sql.fencedUpdate(this.tables, this.tables.interactions, set, { interactionId, status: 'responded' }, fence),
+    );
   }
 
   /** @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash (or the claim is stale). */
   override async recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
     const row = toToolExecutionRow(approval);
     await this.writeStatements(async (run) => {
-      const [result] = await run<{ fenced: boolean; storedHash: string | null }>(sql.insertToolApproval(this.tables, row, fence));
+      const [result] = await run<{ fenced: boolean; storedHash: string | null }>(
+        sql.insertToolApproval(this.tables, row, fence),
+      );
       if (fence !== undefined && result?.fenced !== true) throw staleClaim(fence);
       let storedHash = result?.storedHash ?? null;
       if (storedHash === null) {
         // A concurrent approval inserted first, after this statement's snapshot: read its row now.
-        const [stored] = await run<ToolExecutionRow>(sql.selectToolExecution(this.tables, row.threadId, row.toolCallId));
+        const [stored] = await run<ToolExecutionRow>(
+          sql.selectToolExecution(this.tables, row.threadId, row.toolCallId),
+        );
         storedHash = stored?.argumentsHash ?? null;
       }
       if (storedHash !== null && storedHash !== row.argumentsHash) throw approvedWithOtherArguments(approval);
@@ -214,7 +265,16 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   ): Promise<boolean> {
     if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
     const set = { status: 'started', updatedAt: storableText(at, 'at') };
-    return this.fenced(fence, sql.fencedUpdate(this.tables, this.tables.toolExecutions, set, { threadId, toolCallId, argumentsHash, status: [...from] }, fence));
+    return this.fenced(
+      fence,
+      sql.fencedUpdate(
+        this.tables,
+        this.tables.toolExecutions,
+        set,
+        { threadId, toolCallId, argumentsHash, status: [...from] },
+        fence,
+      ),
+    );
   }
 
   override async markToolFinished(
@@ -225,8 +285,17 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
     fence?: ClaimFence,
   ): Promise<boolean> {
     if (!isStorableText(threadId) || !isStorableText(toolCallId)) return false;
-    const set = { status: 'finished', outcome: encodeJson(outcome, `the outcome of tool call ${toolCallId}`), updatedAt: storableText(at, 'at') };
-    return this.fenced(fence, sql.fencedUpdate(this.tables, this.tables.toolExecutions, set, { threadId, toolCallId }, fence, { status: 'finished' }));
+    const set = {
+      status: 'finished',
+      outcome: encodeJson(outcome, `the outcome of tool call ${toolCallId}`),
+      updatedAt: storableText(at, 'at'),
+    };
+    return this.fenced(
+      fence,
+      sql.fencedUpdate(this.tables, this.tables.toolExecutions, set, { threadId, toolCallId }, fence, {
+        status: 'finished',
+      }),
+    );
   }
 
   override async setToolExecutionStatus(
@@ -239,12 +308,23 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   ): Promise<boolean> {
     if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
     const set = { status: to, updatedAt: storableText(at, 'at') };
-    return this.fenced(fence, sql.fencedUpdate(this.tables, this.tables.toolExecutions, set, { threadId, toolCallId, status: [...from] }, fence));
+    return this.fenced(
+      fence,
+      sql.fencedUpdate(
+        this.tables,
+        this.tables.toolExecutions,
+        set,
+        { threadId, toolCallId, status: [...from] },
+        fence,
+      ),
+    );
   }
 
   override async getToolExecution(threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
     if (!isStorableText(threadId) || !isStorableText(toolCallId)) return undefined;
-    const [row] = await this.readStatement<ToolExecutionRow>(sql.selectToolExecution(this.tables, threadId, toolCallId));
+    const [row] = await this.readStatement<ToolExecutionRow>(
+      sql.selectToolExecution(this.tables, threadId, toolCallId),
+    );
     return row === undefined ? undefined : toToolExecutionRecord(row);
   }
 
@@ -255,9 +335,14 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   /** Appends to the audit log: the head locked (fenced) in one statement, the entry and the new head in a second, then COMMIT. */
   override appendAuditEntry(seal: AuditSeal, fence?: ClaimFence): Promise<AuditEntry> {
     return this.writeStatements(async (run) => {
-      const [head] = await run<{ fenced: boolean; sequence: number | null; hash: string | null }>(sql.lockAuditHead(this.tables, fence));
+      const [head] = await run<{ fenced: boolean; sequence: number | null; hash: string | null }>(
+        sql.lockAuditHead(this.tables, fence),
+      );
       if (fence !== undefined && head?.fenced !== true) throw staleClaim(fence);
-      const previous = head === undefined || head.sequence === null || head.hash === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash };
+      const previous =
+        head === undefined || head.sequence === null || head.hash === null || Number(head.sequence) === 0
+          ? undefined
+          : { sequence: Number(head.sequence), hash: head.hash };
       const row = toAuditEntryRow(seal(previous));
       await run(sql.appendAudit(this.tables, row));
       return toAuditEntry(row);
@@ -265,7 +350,11 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   }
 
   override async rememberApproval(key: string, expiresAt: number): Promise<void> {
-    const statement = sql.upsertRememberedApproval(this.tables, storableText(key, 'remembered approval key'), wholeMilliseconds(expiresAt, 'expiresAt'));
+    const statement = sql.upsertRememberedApproval(
+      this.tables,
+      storableText(key, 'remembered approval key'),
+      wholeMilliseconds(expiresAt, 'expiresAt'),
+    );
     await this.writeStatements((run) => run(statement));
   }
 

@@ -91,7 +91,8 @@ export async function postgresTransaction<T>(
     await runner.startTransaction(isolation);
     result = await work(runner.manager);
   } catch (error) {
-    if (runner.isTransactionActive && answeredByServer(error)) await runner.rollbackTransaction().catch(() => undefined);
+    if (runner.isTransactionActive && answeredByServer(error))
+      await runner.rollbackTransaction().catch(() => undefined);
     await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
     throw unavailable(error, 'postgres');
   }
@@ -127,7 +128,11 @@ function answeredByServer(error: unknown): boolean {
 export function unavailable(error: unknown, dialect: 'sqlite' | 'postgres'): unknown {
   if (InterlockError.is(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
-  return new InterlockError('STORE_UNAVAILABLE', `the ${dialect} store failed (${message}); nothing was written: try again when the database is back`, {
-    cause: error,
-  });
+  return new InterlockError(
+    'STORE_UNAVAILABLE',
+    `the ${dialect} store failed (${message}); nothing was written: try again when the database is back`,
+    {
+      cause: error,
+    },
+  );
 }

@@ -18,7 +18,11 @@ let url = '';
 let schemas = 0;
 
 function startServer(): string {
-  const output = execFileSync('bash', [SCRIPT], { encoding: 'utf8', env: { ...process.env, INTERLOCK_PG_PORT: PORT, INTERLOCK_PG_DIR: DIR }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const output = execFileSync('bash', [SCRIPT], {
+    encoding: 'utf8',
+    env: { ...process.env, INTERLOCK_PG_PORT: PORT, INTERLOCK_PG_DIR: DIR },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const found = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(output)?.[1];
   if (!found) throw new Error(`scripts/start-postgres.sh printed no URL: ${output}`);
   return found;
@@ -34,7 +38,10 @@ function pgCtl(...args: string[]): void {
 /** Every process of the server: the postmaster and its children. */
 function serverProcesses(): number[] {
   const postmaster = Number(readFileSync(`${DIR}/data/postmaster.pid`, 'utf8').split('\n')[0]);
-  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
   return [postmaster, ...children];
 }
 
@@ -64,7 +71,9 @@ async function waitingThread(hook: { before?: () => void; after?: () => void }) 
   const store = { type: 'postgres' as const, url, schema: `outage_${process.pid}_${schemas}`, timeouts: TIMEOUTS };
   const real = await openStore(store);
   const interlock = await createInterlock({ store: { type: 'custom', store: withHook(real, hook) } });
-  const workflow = interlock.registerWorkflow(linearWorkflow([askNode('ask', { timeout: '1h' })], { id: `outage-${schemas}` }));
+  const workflow = interlock.registerWorkflow(
+    linearWorkflow([askNode('ask', { timeout: '1h' })], { id: `outage-${schemas}` }),
+  );
   const waiting = await (await interlock.start(workflow, { channel: 'inbox' })).done();
   const [question] = await interlock.pending();
   return { store, interlock, threadId: waiting.threadId, interactionId: question!.interactionId };
@@ -97,16 +106,25 @@ afterAll(async () => {
 
 describe('respond() on a PostgreSQL that dies or freezes (issue 11)', () => {
   it('reports an answer committed just before the server died as stored, says the thread did not go on, and a retry goes on', async () => {
-    const { store, interlock, threadId, interactionId } = await waitingThread({ after: () => pgCtl('stop', '-m', 'immediate') });
+    const { store, interlock, threadId, interactionId } = await waitingThread({
+      after: () => pgCtl('stop', '-m', 'immediate'),
+    });
     opened.push(interlock);
     const result = await interlock.respond(interactionId, 'yes');
-    expect(result).toMatchObject({ status: 'accepted', continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' } });
+    expect(result).toMatchObject({
+      status: 'accepted',
+      continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' },
+    });
 
     startServer();
     expect(await storedStatus(store, interactionId)).toBe('responded');
     const retried = await interlock.respond(interactionId, 'yes');
     expect(retried).toMatchObject({ status: 'accepted', repeated: true, continuation: { status: 'continued' } });
-    expect(await (retried.status === 'accepted' ? retried.thread?.done() : undefined)).toMatchObject({ threadId, status: 'completed', output: 'yes' });
+    expect(await (retried.status === 'accepted' ? retried.thread?.done() : undefined)).toMatchObject({
+      threadId,
+      status: 'completed',
+      output: 'yes',
+    });
     expect(await interlock.respond(interactionId, 'no')).toEqual({ status: 'already_answered', threadId });
   }, 60_000);
 
@@ -139,7 +157,10 @@ describe('respond() on a PostgreSQL that dies or freezes (issue 11)', () => {
       signalServer('SIGCONT');
     }
     expect(performance.now() - started).toBeLessThan(2 * (TIMEOUTS.statementMs + 1_000) + 2_000);
-    expect(result).toMatchObject({ status: 'accepted', continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' } });
+    expect(result).toMatchObject({
+      status: 'accepted',
+      continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' },
+    });
     expect(await storedStatus(store, interactionId)).toBe('responded');
   }, 60_000);
 });

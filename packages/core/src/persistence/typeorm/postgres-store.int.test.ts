@@ -40,7 +40,7 @@ function describePostgresStore(url: string): void {
 
   afterAll(async () => {
     const leftovers = await admin.query<{ name: string }>(
-      "SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)",
+      'SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)',
       [`${run}_`],
     );
     for (const { name } of leftovers.rows) await dropSchema(name);
@@ -61,7 +61,7 @@ function describePostgresStore(url: string): void {
   describeStoreConformance('PostgreSQL store', makeStore, disposeStore);
   describeAuditAndMemoryConformance('PostgreSQL store', makeStore, disposeStore);
   describeLeaseConformance('PostgreSQL store', makeStore, disposeStore);
-  
+
   let schema = '';
   describeTypeormStoreBehaviour('PostgreSQL store', {
     async prepare() {
@@ -110,12 +110,14 @@ function describePostgresStore(url: string): void {
       for (const store of opened) await store.close();
     });
 
-    it('lets several stores open a new schema at once: the migrations (and the job queue\'s) run once', async () => {
+    it("lets several stores open a new schema at once: the migrations (and the job queue's) run once", async () => {
       const shared = freshSchema();
       const stores = await Promise.all(Array.from({ length: 6 }, () => open(shared)));
       await stores[0]?.createThread(threadRecord());
       for (const store of stores) expect((await store.getThread('thread-1'))?.version).toBe(1);
-      const migrations = await admin.query<{ name: string }>(`SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`);
+      const migrations = await admin.query<{ name: string }>(
+        `SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`,
+      );
       expect(migrations.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
       const queue = await admin.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`${shared}_jobs`]);
       expect(queue.rowCount).toBe(1);
@@ -135,27 +137,39 @@ function describePostgresStore(url: string): void {
           second.saveThread({ ...current, steps: current.steps + 100 }),
         ]);
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-        expect(results.find((result) => result.status === 'rejected')?.reason).toMatchObject({ code: 'STORE_CONFLICT' });
+        expect(results.find((result) => result.status === 'rejected')?.reason).toMatchObject({
+          code: 'STORE_CONFLICT',
+        });
       }
       expect((await second.getThread('thread-1'))?.version).toBe(created.version + 10);
       const answers = await Promise.all(
         [first, second, first, second].map((store, index) =>
-          store.recordResponse('interaction-1', { input: { approved: true }, responder: `approver-${index}`, respondedAt: '2026-01-02T03:04:30.000Z' }),
+          store.recordResponse('interaction-1', {
+            input: { approved: true },
+            responder: `approver-${index}`,
+            respondedAt: '2026-01-02T03:04:30.000Z',
+          }),
         ),
       );
       expect(answers.filter((answer) => answer.status === 'recorded')).toHaveLength(1);
     });
 
     it('says which database it cannot reach, without the password', async () => {
-      const error: unknown = await createTypeormStore({ type: 'postgres', url: 'postgres://someone:s3cret@127.0.0.1:1/nowhere' }).catch(
-        (reason: unknown) => reason,
-      );
-      expect(error).toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('postgres://someone:***@127.0.0.1:1/nowhere') });
+      const error: unknown = await createTypeormStore({
+        type: 'postgres',
+        url: 'postgres://someone:s3cret@127.0.0.1:1/nowhere',
+      }).catch((reason: unknown) => reason);
+      expect(error).toMatchObject({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('postgres://someone:***@127.0.0.1:1/nowhere'),
+      });
       expect(InterlockError.is(error) && error.message).not.toContain('s3cret');
     });
 
     it('refuses a schema name that is not a plain identifier', async () => {
-      await expect(createTypeormStore({ type: 'postgres', url, schema: 'bad"; DROP TABLE x; --' })).rejects.toMatchObject({
+      await expect(
+        createTypeormStore({ type: 'postgres', url, schema: 'bad"; DROP TABLE x; --' }),
+      ).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',
       });
     });

@@ -22,9 +22,10 @@ describeStoreConformance('SQLite store', () => createTypeormStore({ type: 'sqlit
 describeAuditAndMemoryConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 describeLeaseConformance('SQLite store', () => createTypeormStore({ type: 'sqlite', path: freshPath() }));
 
-describeTypeormStoreBehaviour('SQLite store', sqliteStoreHarness(freshPath, (file) => createTypeormStore({ type: 'sqlite', path: file })));
-
-
+describeTypeormStoreBehaviour(
+  'SQLite store',
+  sqliteStoreHarness(freshPath, (file) => createTypeormStore({ type: 'sqlite', path: file })),
+);
 
 describe('SQLite store file', () => {
   it('creates the parent directory, uses WAL and records its migrations', async () => {
@@ -36,7 +37,10 @@ describe('SQLite store file', () => {
     const database = new Database(file, { readonly: true });
     try {
       expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
-      const tables = database.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+      const tables = database
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .pluck()
+        .all();
       expect(tables).toEqual(
         expect.arrayContaining([
           'global_variables',
@@ -48,7 +52,9 @@ describe('SQLite store file', () => {
           'workflow_definitions',
         ]),
       );
-      expect(database.prepare('SELECT name FROM interlock_migrations ORDER BY id').pluck().all()).toEqual(MIGRATION_NAMES);
+      expect(database.prepare('SELECT name FROM interlock_migrations ORDER BY id').pluck().all()).toEqual(
+        MIGRATION_NAMES,
+      );
     } finally {
       database.close();
     }

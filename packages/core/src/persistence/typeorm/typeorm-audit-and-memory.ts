@@ -13,7 +13,6 @@ import type { AuditHead } from '../checkpoint-store.js';
 /** Runs `work` in one transaction of the store. */
 export type RunInTransaction = <T>(work: (manager: EntityManager) => Promise<T>) => Promise<T>;
 
-
 /**
  * Appends an audit entry inside the caller's transaction: locks the chain's head (FOR
  * UPDATE on PostgreSQL; SQLite's write transaction holds the whole database), seals the
@@ -23,10 +22,18 @@ export type RunInTransaction = <T>(work: (manager: EntityManager) => Promise<T>)
  *
  * @throws InterlockError INVALID_OPTIONS when a field cannot be stored.
  */
-export async function appendAuditEntry(manager: EntityManager, dialect: 'sqlite' | 'postgres', seal: AuditSeal): Promise<AuditEntry> {
+export async function appendAuditEntry(
+  manager: EntityManager,
+  dialect: 'sqlite' | 'postgres',
+  seal: AuditSeal,
+): Promise<AuditEntry> {
   const query = manager.createQueryBuilder(AuditHeadEntity, 'head').where('head.id = 1');
   const head = await (dialect === 'postgres' ? query.setLock('pessimistic_write') : query).getOne();
-  const row = toAuditEntryRow(seal(head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash }));
+  const row = toAuditEntryRow(
+    seal(
+      head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash },
+    ),
+  );
   await manager.insert(AuditEntryEntity, row);
   if (head === null) await manager.insert(AuditHeadEntity, { id: 1, sequence: row.sequence, hash: row.hash });
   else await manager.update(AuditHeadEntity, { id: 1 }, { sequence: row.sequence, hash: row.hash });
@@ -36,11 +43,16 @@ export async function appendAuditEntry(manager: EntityManager, dialect: 'sqlite'
 /** The chain's head as stored. */
 export async function getAuditHead(run: RunInTransaction): Promise<AuditHead | undefined> {
   const head = await run((manager) => manager.findOne(AuditHeadEntity, { where: { id: 1 } }));
-  return head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash };
+  return head === null || Number(head.sequence) === 0
+    ? undefined
+    : { sequence: Number(head.sequence), hash: head.hash };
 }
 
 /** The audit log in sequence order, optionally of one thread. */
-export async function listAuditEntries(run: RunInTransaction, filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
+export async function listAuditEntries(
+  run: RunInTransaction,
+  filter: { threadId?: string } = {},
+): Promise<AuditEntry[]> {
   if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
   const rows = await run((manager) =>
     manager.find(AuditEntryEntity, {
@@ -57,9 +69,18 @@ export async function listAuditEntries(run: RunInTransaction, filter: { threadId
  * @throws InterlockError INVALID_OPTIONS when the key holds NUL or `expiresAt` is not a whole number of milliseconds.
  */
 export async function rememberApproval(run: RunInTransaction, key: string, expiresAt: number): Promise<void> {
-  const row = { key: storableText(key, 'remembered approval key'), expiresAt: wholeMilliseconds(expiresAt, 'expiresAt') };
+  const row = {
+    key: storableText(key, 'remembered approval key'),
+    expiresAt: wholeMilliseconds(expiresAt, 'expiresAt'),
+  };
   await run((manager) =>
-    manager.createQueryBuilder().insert().into(RememberedApprovalEntity).values(row).orUpdate(['expires_at'], ['key']).execute(),
+    manager
+      .createQueryBuilder()
+      .insert()
+      .into(RememberedApprovalEntity)
+      .values(row)
+      .orUpdate(['expires_at'], ['key'])
+      .execute(),
   );
 }
 

@@ -22,7 +22,13 @@ import { postgresTransaction, unavailable } from './postgres-connection.js';
 import * as toolExecutions from './typeorm-tool-executions.js';
 import * as interactions from './typeorm-interactions.js';
 import { readConversations, writeConversation } from './conversation-log.js';
-import { toThreadRecord, toThreadRow, toWorkflowDefinition, toWorkflowDefinitionRow, type ToolApproval } from '../sql/record-mapping.js';
+import {
+  toThreadRecord,
+  toThreadRow,
+  toWorkflowDefinition,
+  toWorkflowDefinitionRow,
+  type ToolApproval,
+} from '../sql/record-mapping.js';
 import { listenForChanges } from './change-listener.js';
 import { SerialQueue } from './serial-queue.js';
 import { staleClaim } from '../stale-claim.js';
@@ -69,7 +75,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
       try {
         await manager.insert(ThreadEntity, row);
       } catch (error) {
-        if (isUniqueViolation(error)) throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
+        if (isUniqueViolation(error))
+          throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`, { cause: error });
         throw error;
       }
       await writeConversation(manager, thread.threadId, messages);
@@ -82,14 +89,27 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
     // The claim (epoch, lease) is not the saver's to write.
-    const { threadId: _threadId, epoch: _epoch, leaseOwner: _owner, leaseUntil: _until, ...columns } = toThreadRow(saved, saved.version);
+    const {
+      threadId: _threadId,
+      epoch: _epoch,
+      leaseOwner: _owner,
+      leaseUntil: _until,
+      ...columns
+    } = toThreadRow(saved, saved.version);
     const messages = encodeConversation(thread.threadId, thread.conversation);
     await this.write(async (manager) => {
       // The conditional UPDATE comes first: it takes the row's write lock, so the check
       // and the write are one step, and a stale writer changes nothing.
-      const updated = await manager.update(ThreadEntity, { threadId: thread.threadId, version: thread.version }, columns);
+      const updated = await manager.update(
+        ThreadEntity,
+        { threadId: thread.threadId, version: thread.version },
+        columns,
+      );
       if (updated.affected !== 1) {
-        const stored = await manager.findOne(ThreadEntity, { select: { version: true }, where: { threadId: thread.threadId } });
+        const stored = await manager.findOne(ThreadEntity, {
+          select: { version: true },
+          where: { threadId: thread.threadId },
+        });
         if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
         throw new InterlockError(
           'STORE_CONFLICT',
@@ -111,7 +131,13 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     });
   }
 
-  async claimThread(threadId: string, owner: string, until: string, now: string, expectedVersion: number): Promise<ClaimResult> {
+  async claimThread(
+    threadId: string,
+    owner: string,
+    until: string,
+    now: string,
+    expectedVersion: number,
+  ): Promise<ClaimResult> {
     return this.write(async (manager): Promise<ClaimResult> => {
       // One conditional UPDATE: no live claim, and the version the caller read. It holds
       // the row's lock until the transaction ends, so the read after it is this claim's.
@@ -138,14 +164,22 @@ export class TypeormCheckpointStore implements ICheckpointStore {
 
   async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
     const updated = await this.write((manager) =>
-      manager.update(ThreadEntity, { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner }, { leaseUntil: until }),
+      manager.update(
+        ThreadEntity,
+        { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner },
+        { leaseUntil: until },
+      ),
     );
     return updated.affected === 1;
   }
 
   async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
     await this.write((manager) =>
-      manager.update(ThreadEntity, { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner }, { leaseOwner: null, leaseUntil: null }),
+      manager.update(
+        ThreadEntity,
+        { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner },
+        { leaseOwner: null, leaseUntil: null },
+      ),
     );
   }
 
@@ -156,8 +190,13 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    */
   private async checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
     if (fence === undefined) return;
-    const query = manager.createQueryBuilder(ThreadEntity, 'thread').select('thread.epoch', 'epoch').where('thread.thread_id = :threadId', fence);
-    const stored: { epoch: number | string } | undefined = await (this.dialect === 'postgres' ? query.setLock('pessimistic_read') : query).getRawOne();
+    const query = manager
+      .createQueryBuilder(ThreadEntity, 'thread')
+      .select('thread.epoch', 'epoch')
+      .where('thread.thread_id = :threadId', fence);
+    const stored: { epoch: number | string } | undefined = await (
+      this.dialect === 'postgres' ? query.setLock('pessimistic_read') : query
+    ).getRawOne();
     if (stored === undefined || Number(stored.epoch) !== fence.epoch) throw staleClaim(fence);
   }
 
@@ -176,8 +215,16 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-  createInteraction(interaction: InteractionRecord, fence?: ClaimFence, jobs: readonly ThreadJob[] = []): Promise<void> {
-    return interactions.createInteraction(this.fencedWrite(fence), (manager) => this.addJobs(manager, jobs), interaction);
+  createInteraction(
+    interaction: InteractionRecord,
+    fence?: ClaimFence,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<void> {
+    return interactions.createInteraction(
+      this.fencedWrite(fence),
+      (manager) => this.addJobs(manager, jobs),
+      interaction,
+    );
   }
 
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
@@ -188,8 +235,17 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return interactions.listInteractions((work) => this.read(work), filter);
   }
 
-  recordResponse(interactionId: string, response: InteractionResponseRecord, jobs: readonly ThreadJob[] = []): Promise<RecordResponseResult> {
-    return interactions.recordResponse((work) => this.write(work), (manager) => this.addJobs(manager, jobs), interactionId, response);
+  recordResponse(
+    interactionId: string,
+    response: InteractionResponseRecord,
+    jobs: readonly ThreadJob[] = [],
+  ): Promise<RecordResponseResult> {
+    return interactions.recordResponse(
+      (work) => this.write(work),
+      (manager) => this.addJobs(manager, jobs),
+      interactionId,
+      response,
+    );
   }
 
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
@@ -204,7 +260,10 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (!isStorableText(workflowId)) return {};
     const rows = await this.read((manager) => manager.find(GlobalVariableEntity, { where: { workflowId } }));
     return Object.fromEntries(
-      rows.map((row) => [row.name, decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`)]),
+      rows.map((row) => [
+        row.name,
+        decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`),
+      ]),
     );
   }
 
@@ -222,8 +281,14 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (rows.length === 0) return;
     await this.write(async (manager) => {
       for (let start = 0; start < rows.length; start += BATCH) {
-        const insert = manager.createQueryBuilder().insert().into(GlobalVariableEntity).values(rows.slice(start, start + BATCH));
-        await (options.onlyIfAbsent ? insert.orIgnore() : insert.orUpdate(['value'], ['workflow_id', 'name'])).execute();
+        const insert = manager
+          .createQueryBuilder()
+          .insert()
+          .into(GlobalVariableEntity)
+          .values(rows.slice(start, start + BATCH));
+        await (
+          options.onlyIfAbsent ? insert.orIgnore() : insert.orUpdate(['value'], ['workflow_id', 'name'])
+        ).execute();
       }
     });
   }
@@ -232,15 +297,35 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return toolExecutions.recordToolApproval(this.fencedWrite(fence), approval);
   }
 
-  markToolStarted(threadId: string, toolCallId: string, argumentsHash: string, from: readonly ToolExecutionStatus[], at: string, fence?: ClaimFence): Promise<boolean> {
+  markToolStarted(
+    threadId: string,
+    toolCallId: string,
+    argumentsHash: string,
+    from: readonly ToolExecutionStatus[],
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
     return toolExecutions.markToolStarted(this.fencedWrite(fence), threadId, toolCallId, argumentsHash, from, at);
   }
 
-  markToolFinished(threadId: string, toolCallId: string, outcome: NonNullable<ToolExecutionRecord['outcome']>, at: string, fence?: ClaimFence): Promise<boolean> {
+  markToolFinished(
+    threadId: string,
+    toolCallId: string,
+    outcome: NonNullable<ToolExecutionRecord['outcome']>,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
     return toolExecutions.markToolFinished(this.fencedWrite(fence), threadId, toolCallId, outcome, at);
   }
 
-  setToolExecutionStatus(threadId: string, toolCallId: string, from: readonly ToolExecutionStatus[], to: ToolExecutionStatus, at: string, fence?: ClaimFence): Promise<boolean> {
+  setToolExecutionStatus(
+    threadId: string,
+    toolCallId: string,
+    from: readonly ToolExecutionStatus[],
+    to: ToolExecutionStatus,
+    at: string,
+    fence?: ClaimFence,
+  ): Promise<boolean> {
     return toolExecutions.setToolExecutionStatus(this.fencedWrite(fence), threadId, toolCallId, from, to, at);
   }
 
@@ -272,7 +357,10 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   private async addJobs(manager: EntityManager, jobs: readonly ThreadJob[]): Promise<void> {
     if (jobs.length === 0) return;
     if (this.jobsSchema === undefined) {
-      throw new InterlockError('INVALID_OPTIONS', 'workers need the SQLite store (openSqliteStore) or PostgreSQL: this store cannot hold their jobs');
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        'workers need the SQLite store (openSqliteStore) or PostgreSQL: this store cannot hold their jobs',
+      );
     }
     for (const job of jobs) {
       const { key, runAt, workflowId, ...payload } = job;
@@ -315,18 +403,26 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    */
   async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {
     const row = toWorkflowDefinitionRow(definition, new Date().toISOString());
-    await this.write((manager) => manager.createQueryBuilder().insert().into(WorkflowDefinitionEntity).values(row).orIgnore().execute());
+    await this.write((manager) =>
+      manager.createQueryBuilder().insert().into(WorkflowDefinitionEntity).values(row).orIgnore().execute(),
+    );
   }
 
   async getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
     if (!isStorableText(workflowId) || !isStorableText(version)) return undefined;
-    const row = await this.read((manager) => manager.findOne(WorkflowDefinitionEntity, { where: { workflowId, version } }));
+    const row = await this.read((manager) =>
+      manager.findOne(WorkflowDefinitionEntity, { where: { workflowId, version } }),
+    );
     return row === null ? undefined : toWorkflowDefinition(row);
   }
 
   /** PostgreSQL: the changes every process makes, heard by LISTEN on a connection of its own. */
   async watchChanges(listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
-    if (this.dialect !== 'postgres') throw new InterlockError('INVALID_OPTIONS', 'only the PostgreSQL store reports changes: on SQLite, read the store');
+    if (this.dialect !== 'postgres')
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        'only the PostgreSQL store reports changes: on SQLite, read the store',
+      );
     const options = this.dataSource.options as { url?: string; schema?: string };
     return listenForChanges(options.url ?? '', options.schema, listener);
   }
@@ -362,7 +458,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
    * snapshot per statement); a SQLite transaction is already one snapshot.
    */
   protected read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
+    if (this.dialect === 'postgres')
+      return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
     return this.schedule(() => this.dataSource.transaction(work)).catch((error: unknown) => {
       throw unavailable(error, this.dialect);
     });
@@ -386,6 +483,7 @@ const BUSY_ATTEMPTS = 30;
 
 function isSqliteBusy(error: unknown): boolean {
   const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
-  const code = typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
+  const code =
+    typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }

@@ -17,7 +17,11 @@ import type { RunInTransaction } from './typeorm-audit-and-memory.js';
 export type AddJobs = (manager: EntityManager) => Promise<void>;
 
 /** Stores an interaction; one with the same id is replaced, as in the in-memory store. */
-export async function createInteraction(write: RunInTransaction, addJobs: AddJobs, interaction: InteractionRecord): Promise<void> {
+export async function createInteraction(
+  write: RunInTransaction,
+  addJobs: AddJobs,
+  interaction: InteractionRecord,
+): Promise<void> {
   const row = toInteractionRow(interaction);
   const { interactionId: _interactionId, ...columns } = row;
   await write(async (manager) => {
@@ -27,18 +31,27 @@ export async function createInteraction(write: RunInTransaction, addJobs: AddJob
       .insert()
       .into(InteractionEntity)
       .values(row)
-      .orUpdate(Object.keys(columns).map((property) => columnName(manager, property)), ['interaction_id'])
+      .orUpdate(
+        Object.keys(columns).map((property) => columnName(manager, property)),
+        ['interaction_id'],
+      )
       .execute();
   });
 }
 
-export async function getInteraction(read: RunInTransaction, interactionId: string): Promise<InteractionRecord | undefined> {
+export async function getInteraction(
+  read: RunInTransaction,
+  interactionId: string,
+): Promise<InteractionRecord | undefined> {
   if (!isStorableText(interactionId)) return undefined;
   const row = await read((manager) => manager.findOne(InteractionEntity, { where: { interactionId } }));
   return row === null ? undefined : toInteractionRecord(row);
 }
 
-export async function listInteractions(read: RunInTransaction, filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
+export async function listInteractions(
+  read: RunInTransaction,
+  filter: { status?: InteractionStatus; threadId?: string } = {},
+): Promise<InteractionRecord[]> {
   if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
   const rows = await read((manager) =>
     manager.find(InteractionEntity, {
@@ -63,7 +76,11 @@ export async function recordResponse(
   const encoded = encodeJson(response, `the response to interaction ${interactionId}`);
   const respondedAt = storableText(response.respondedAt, 'respondedAt');
   return write(async (manager): Promise<RecordResponseResult> => {
-    const updated = await manager.update(InteractionEntity, { interactionId, status: 'pending' }, { status: 'responded', response: encoded, updatedAt: respondedAt });
+    const updated = await manager.update(
+      InteractionEntity,
+      { interactionId, status: 'pending' },
+      { status: 'responded', response: encoded, updatedAt: respondedAt },
+    );
     const row = await manager.findOne(InteractionEntity, { where: { interactionId } });
     if (row === null) return { status: 'not_found' };
     if (updated.affected === 1) await addJobs(manager);
@@ -71,7 +88,12 @@ export async function recordResponse(
   });
 }
 
-export async function failInteraction(write: RunInTransaction, interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean> {
+export async function failInteraction(
+  write: RunInTransaction,
+  interactionId: string,
+  reason: InteractionFailureReason,
+  message: string,
+): Promise<boolean> {
   if (!isStorableText(interactionId)) return false;
   const failureMessage = encodeJson(message, `the failure message of interaction ${interactionId}`);
   const updated = await write((manager) =>
@@ -86,7 +108,13 @@ export async function failInteraction(write: RunInTransaction, interactionId: st
 
 export async function markProcessed(write: RunInTransaction, interactionId: string): Promise<void> {
   if (!isStorableText(interactionId)) return;
-  await write((manager) => manager.update(InteractionEntity, { interactionId, status: 'responded' }, { status: 'processed', updatedAt: new Date().toISOString() }));
+  await write((manager) =>
+    manager.update(
+      InteractionEntity,
+      { interactionId, status: 'responded' },
+      { status: 'processed', updatedAt: new Date().toISOString() },
+    ),
+  );
 }
 
 /** The database column of an entity property of `interactions`. */

@@ -41,7 +41,10 @@ export interface TypeormStoreHarness {
  * The harness for a SQLite file: each test gets a fresh file from `freshPath` (in a
  * directory that does not exist yet), opened with `open`.
  */
-export function sqliteStoreHarness(freshPath: () => string, open: (path: string) => Promise<ICheckpointStore>): TypeormStoreHarness {
+export function sqliteStoreHarness(
+  freshPath: () => string,
+  open: (path: string) => Promise<ICheckpointStore>,
+): TypeormStoreHarness {
   let path = '';
   return {
     async prepare() {
@@ -49,7 +52,12 @@ export function sqliteStoreHarness(freshPath: () => string, open: (path: string)
     },
     open: () => open(path),
     async inspect() {
-      const dataSource = new DataSource({ type: 'better-sqlite3', driver: Database, database: path, entities: STORE_ENTITIES });
+      const dataSource = new DataSource({
+        type: 'better-sqlite3',
+        driver: Database,
+        database: path,
+        entities: STORE_ENTITIES,
+      });
       return dataSource.initialize();
     },
     logMessageWritesSql: () => [
@@ -71,7 +79,11 @@ const ESCAPES = ['NUL \u0000 inside', 'lone surrogate \uD800'];
 export const MIGRATION_NAMES = STORE_MIGRATIONS.map((migration) => new migration().name);
 
 /** The writes to `messages` logged since the last call, as `operation position`, sorted. */
-async function takeMessageWrites(store: ICheckpointStore, inspector: DataSource, harness: TypeormStoreHarness): Promise<string[]> {
+async function takeMessageWrites(
+  store: ICheckpointStore,
+  inspector: DataSource,
+  harness: TypeormStoreHarness,
+): Promise<string[]> {
   // The inspector is another connection: it sees what the store committed.
   await store.flush?.();
   const rows: { position: number; operation: string }[] = await inspector.query(
@@ -107,9 +119,17 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
 
     it('keeps everything when the database is opened again by a new store', async () => {
       const created = await store.createThread(threadRecord({ conversation: [userMessage('hello')] }));
-      const saved = await store.saveThread({ ...created, status: 'waiting', conversation: [...created.conversation, userMessage('again')] });
+      const saved = await store.saveThread({
+        ...created,
+        status: 'waiting',
+        conversation: [...created.conversation, userMessage('again')],
+      });
       await store.createInteraction(interactionRecord());
-      await store.recordResponse('interaction-1', { input: { approved: true }, responder: 'ada', respondedAt: '2026-01-02T03:04:30.000Z' });
+      await store.recordResponse('interaction-1', {
+        input: { approved: true },
+        responder: 'ada',
+        respondedAt: '2026-01-02T03:04:30.000Z',
+      });
       await store.setGlobalVariables('workflow-a', { counter: 3 });
       await store.recordToolApproval(toolApproval());
       await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
@@ -119,10 +139,17 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       store = await harness.open();
       expect(await store.getThread('thread-1')).toEqual(saved);
       expect(await store.listThreads({ status: 'waiting' })).toEqual([saved]);
-      expect(await store.getInteraction('interaction-1')).toMatchObject({ status: 'responded', response: { responder: 'ada' } });
+      expect(await store.getInteraction('interaction-1')).toMatchObject({
+        status: 'responded',
+        response: { responder: 'ada' },
+      });
       expect(await store.getGlobalVariables('workflow-a')).toEqual({ counter: 3 });
-      expect(await store.listToolExecutions({ status: 'started' })).toEqual([{ ...approvedExecution(), status: 'started', updatedAt: LATER }]);
-      expect(await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER)).toBe(false);
+      expect(await store.listToolExecutions({ status: 'started' })).toEqual([
+        { ...approvedExecution(), status: 'started', updatedAt: LATER },
+      ]);
+      expect(await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER)).toBe(
+        false,
+      );
       expect(await store.getWorkflowDefinition('workflow-a', '1.0.0')).toEqual(workflowDefinition());
       await expect(store.saveThread(created)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
     });
@@ -168,7 +195,14 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       const edited = [...thread.conversation];
       edited[4] = toolCallMessage('call-1', { path: 'edited.txt' });
       await store.saveThread({ ...thread, conversation: edited });
-      expect(await takeMessageWrites(store, inspector, harness)).toEqual(['delete 4', 'delete 5', 'delete 6', 'insert 4', 'insert 5', 'insert 6']);
+      expect(await takeMessageWrites(store, inspector, harness)).toEqual([
+        'delete 4',
+        'delete 5',
+        'delete 6',
+        'insert 4',
+        'insert 5',
+        'insert 6',
+      ]);
       expect((await store.getThread('thread-1'))?.conversation).toEqual(edited);
     });
 
@@ -182,7 +216,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         expect(await store.getThread(text)).toBeUndefined();
         expect(await store.getInteraction(text)).toBeUndefined();
         expect(await store.listInteractions({ threadId: text })).toEqual([]);
-        expect(await store.recordResponse(text, { input: true, respondedAt: '2026-01-02T03:04:30.000Z' })).toEqual({ status: 'not_found' });
+        expect(await store.recordResponse(text, { input: true, respondedAt: '2026-01-02T03:04:30.000Z' })).toEqual({
+          status: 'not_found',
+        });
         expect(await store.failInteraction(text, 'timeout', 'late')).toBe(false);
         expect(await store.getGlobalVariables(text)).toEqual({});
         await expectInvalid(store.recordToolApproval(toolApproval({ toolCallId: text })));

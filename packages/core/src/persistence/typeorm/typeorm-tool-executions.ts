@@ -35,9 +35,13 @@ export async function recordToolApproval(write: RunInTransaction, approval: Tool
 
 /** The refusal of an approval whose call was approved with other arguments. */
 export function approvedWithOtherArguments(approval: Pick<ToolApproval, 'threadId' | 'toolCallId'>): InterlockError {
-  return new InterlockError('STORE_CONFLICT', `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`, {
-    details: { threadId: approval.threadId, toolCallId: approval.toolCallId },
-  });
+  return new InterlockError(
+    'STORE_CONFLICT',
+    `tool call ${approval.toolCallId} of thread ${approval.threadId} was approved with other arguments`,
+    {
+      details: { threadId: approval.threadId, toolCallId: approval.toolCallId },
+    },
+  );
 }
 
 /** Moves an approved call to `started` in one conditional UPDATE: of concurrent callers, one gets true. */
@@ -52,7 +56,11 @@ export async function markToolStarted(
   if (from.length === 0 || ![threadId, toolCallId, argumentsHash].every(isStorableText)) return false;
   const updatedAt = storableText(at, 'at');
   const updated = await write((manager) =>
-    manager.update(ToolExecutionEntity, { threadId, toolCallId, argumentsHash, status: In([...from]) }, { status: 'started', updatedAt }),
+    manager.update(
+      ToolExecutionEntity,
+      { threadId, toolCallId, argumentsHash, status: In([...from]) },
+      { status: 'started', updatedAt },
+    ),
   );
   return updated.affected === 1;
 }
@@ -74,7 +82,11 @@ export async function markToolFinished(
   const encoded = encodeJson(outcome, `the outcome of tool call ${toolCallId}`);
   const updatedAt = storableText(at, 'at');
   const updated = await write((manager) =>
-    manager.update(ToolExecutionEntity, { threadId, toolCallId, status: Not('finished') }, { status: 'finished', outcome: encoded, updatedAt }),
+    manager.update(
+      ToolExecutionEntity,
+      { threadId, toolCallId, status: Not('finished') },
+      { status: 'finished', outcome: encoded, updatedAt },
+    ),
   );
   return updated.affected === 1;
 }
@@ -90,18 +102,27 @@ export async function setToolExecutionStatus(
 ): Promise<boolean> {
   if (from.length === 0 || !isStorableText(threadId) || !isStorableText(toolCallId)) return false;
   const updatedAt = storableText(at, 'at');
-  const updated = await write((manager) => manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt }));
+  const updated = await write((manager) =>
+    manager.update(ToolExecutionEntity, { threadId, toolCallId, status: In([...from]) }, { status: to, updatedAt }),
+  );
   return updated.affected === 1;
 }
 
-export async function getToolExecution(read: RunInTransaction, threadId: string, toolCallId: string): Promise<ToolExecutionRecord | undefined> {
+export async function getToolExecution(
+  read: RunInTransaction,
+  threadId: string,
+  toolCallId: string,
+): Promise<ToolExecutionRecord | undefined> {
   if (!isStorableText(threadId) || !isStorableText(toolCallId)) return undefined;
   const row = await read((manager) => manager.findOne(ToolExecutionEntity, { where: { threadId, toolCallId } }));
   return row === null ? undefined : toToolExecutionRecord(row);
 }
 
 /** Lists tool executions, oldest first (ties by thread id, then call id). */
-export async function listToolExecutions(read: RunInTransaction, filter: { threadId?: string; status?: ToolExecutionStatus } = {}): Promise<ToolExecutionRecord[]> {
+export async function listToolExecutions(
+  read: RunInTransaction,
+  filter: { threadId?: string; status?: ToolExecutionStatus } = {},
+): Promise<ToolExecutionRecord[]> {
   if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
   const rows = await read((manager) =>
     manager.find(ToolExecutionEntity, {

@@ -45,7 +45,9 @@ export class NotifyChanges1795824000000 implements MigrationInterface {
   async down(queryRunner: MigrationRunner): Promise<void> {
     if (!isPostgres(queryRunner)) return;
     for (const table of ['threads', 'interactions']) {
-      await queryRunner.query(`DROP TRIGGER IF EXISTS "interlock_${table}_changed" ON ${qualified(queryRunner, table)}`);
+      await queryRunner.query(
+        `DROP TRIGGER IF EXISTS "interlock_${table}_changed" ON ${qualified(queryRunner, table)}`,
+      );
       await queryRunner.query(`DROP FUNCTION IF EXISTS ${qualified(queryRunner, `interlock_notify_${table}`)}()`);
     }
   }

@@ -15,10 +15,14 @@ export class AddAuditToolDefinitionHash1795910400000 implements MigrationInterfa
   name = 'AddAuditToolDefinitionHash1795910400000';
 
   async up(queryRunner: MigrationRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE ${tableName(queryRunner, 'audit_entries')} ADD COLUMN "tool_definition_hash" text`);
+    await queryRunner.query(
+      `ALTER TABLE ${tableName(queryRunner, 'audit_entries')} ADD COLUMN "tool_definition_hash" text`,
+    );
   }
 
   async down(queryRunner: MigrationRunner): Promise<void> {
-    await queryRunner.query(`ALTER TABLE ${tableName(queryRunner, 'audit_entries')} DROP COLUMN "tool_definition_hash"`);
+    await queryRunner.query(
+      `ALTER TABLE ${tableName(queryRunner, 'audit_entries')} DROP COLUMN "tool_definition_hash"`,
+    );
   }
 }
