@@ -14,16 +14,31 @@ type Row = Record<string, unknown>;
 function snapshot(file: string): Record<string, Row[]> {
   const db = new Database(file);
   try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'interlock_migrations' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    const tables = (
+      db
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'interlock_migrations' ORDER BY name",
+        )
+        .all() as { name: string }[]
+    ).map((row) => row.name);
     return Object.fromEntries(tables.map((table) => [table, db.prepare(`SELECT * FROM "${table}"`).all() as Row[]]));
   } finally {
     db.close();
   }
 }
 
-const bytesOf = (value: unknown) => (value == null ? 0 : typeof value === 'string' ? Buffer.byteLength(value) : Buffer.isBuffer(value) ? value.length : String(value).length);
+/** Bytes of an SQLite cell: NULL, INTEGER or REAL (number or bigint), TEXT, BLOB. */
+const bytesOf = (value: unknown) =>
+  typeof value === 'string'
+    ? Buffer.byteLength(value)
+    : Buffer.isBuffer(value)
+      ? value.length
+      : typeof value === 'number' || typeof value === 'bigint'
+        ? String(value).length
+        : 0;
 const shorten = (value: unknown) => {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) as string | undefined);
   return text !== undefined && text.length > 240 ? `${text.slice(0, 240)}…(${text.length} chars)` : text;
 };
 
@@ -33,7 +48,9 @@ function describe(tables: Record<string, Row[]>) {
       table,
       rows.map((row) => ({
         bytes: Object.values(row).reduce<number>((a, v) => a + bytesOf(v), 0),
-        columns: Object.fromEntries(Object.entries(row).map(([column, value]) => [column, { bytes: bytesOf(value), value: shorten(value) }])),
+        columns: Object.fromEntries(
+          Object.entries(row).map(([column, value]) => [column, { bytes: bytesOf(value), value: shorten(value) }]),
+        ),
       })),
     ]),
   );
@@ -49,9 +66,15 @@ export async function modeInspect(options: RunOptions): Promise<boolean> {
   const afterResume = snapshot(file);
   await engine.interlock.close();
   rmDb(file);
-  const count = (tables: Record<string, Row[]>) => Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, rows.length]));
+  const count = (tables: Record<string, Row[]>) =>
+    Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, rows.length]));
   const total = (tables: Record<string, Row[]>) =>
-    Object.fromEntries(Object.entries(tables).map(([t, rows]) => [t, rows.reduce((a, row) => a + Object.values(row).reduce<number>((b, v) => b + bytesOf(v), 0), 0)]));
+    Object.fromEntries(
+      Object.entries(tables).map(([t, rows]) => [
+        t,
+        rows.reduce((a, row) => a + Object.values(row).reduce<number>((b, v) => b + bytesOf(v), 0), 0),
+      ]),
+    );
   emit({
     kind: 'inspect',
     engine: 'interlock',

@@ -27,7 +27,8 @@ import { profileSequential } from './profile.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const benchDir = path.resolve(here, '..');
 const benchResultsDir = path.join(benchDir, 'results');
-const env = (name: string, fallback: string) => (process.env[name] === undefined || process.env[name] === '' ? fallback : (process.env[name] as string));
+const env = (name: string, fallback: string) =>
+  process.env[name] === undefined || process.env[name] === '' ? fallback : process.env[name];
 
 const N = env('N', '1000');
 const WARMUP = env('WARMUP', '50');
@@ -35,7 +36,8 @@ const DURABLE_N = env('DURABLE_N', '50');
 const SCALE_N = env('SCALE_N', '10000');
 const SCALE_SAMPLE = env('SCALE_SAMPLE', '1000');
 const resultsDir = path.resolve(env('RESULTS_DIR', benchResultsDir));
-if (process.env['FULL_N'] !== undefined) process.stderr.write('FULL_N is gone: seq-sqlite runs at synchronous FULL (core\'s default) with N\n');
+if (process.env['FULL_N'] !== undefined)
+  process.stderr.write("FULL_N is gone: seq-sqlite runs at synchronous FULL (core's default) with N\n");
 const COMMITS_N = env('COMMITS_N', '200');
 const FSYNC_N = env('FSYNC_N', '2000');
 const MICRO_N = env('MICRO_N', '1000');
@@ -71,9 +73,16 @@ const steps: [string, string[]][] = [
 function ensurePostgres(): void {
   if (process.env['INTERLOCK_BENCH_POSTGRES_URL']) return;
   const script = path.join(benchDir, '..', 'scripts', 'start-postgres.sh');
-  const started = spawnSync('bash', [script], { env: { ...process.env, INTERLOCK_PG_PORT: '54351' }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = spawnSync('bash', [script], {
+    env: { ...process.env, INTERLOCK_PG_PORT: '54351' },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // stdout is null when bash could not be started at all (started.error).
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
   const url = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(started.stdout ?? '')?.[1];
-  if (started.status !== 0 || url === undefined) throw new Error('could not start PostgreSQL for the workers-pg steps: set INTERLOCK_BENCH_POSTGRES_URL');
+  if (started.status !== 0 || url === undefined)
+    throw new Error('could not start PostgreSQL for the workers-pg steps: set INTERLOCK_BENCH_POSTGRES_URL');
   process.env['INTERLOCK_BENCH_POSTGRES_URL'] = url;
 }
 
@@ -92,7 +101,9 @@ function tagged(line: string, step: string): string {
 
 function runStep(name: string, args: string[], jsonl: string): Promise<number> {
   const node = [process.execPath, '--expose-gc', path.join(here, 'run.js'), ...args, '--results', resultsDir];
-  const [command, ...commandArgs] = haveTime ? [TIME, '-v', '-o', path.join(resultsDir, `time-interlock-${name}.txt`), ...node] : node;
+  const [command, ...commandArgs] = haveTime
+    ? [TIME, '-v', '-o', path.join(resultsDir, `time-interlock-${name}.txt`), ...node]
+    : node;
   process.stderr.write(`## interlock-${name}\n`);
   const started = Date.now();
   return new Promise((resolve) => {
@@ -107,9 +118,9 @@ function runStep(name: string, args: string[], jsonl: string): Promise<number> {
         if (line.trim().startsWith('{')) fs.appendFileSync(jsonl, tagged(line, name) + '\n');
       }
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       if (pending.trim().startsWith('{')) fs.appendFileSync(jsonl, tagged(pending, name) + '\n');
-      process.stderr.write(`## interlock-${name} took ${Date.now() - started} ms, exit ${code}\n`);
+      process.stderr.write(`## interlock-${name} took ${Date.now() - started} ms, exit ${code ?? signal ?? '?'}\n`);
       resolve(code ?? 1);
     });
   });
@@ -120,12 +131,24 @@ const selected = steps.filter(([name]) => ONLY.length === 0 || ONLY.some((prefix
 const jsonl = path.join(resultsDir, 'interlock.jsonl');
 if (ONLY.length === 0) {
   fs.writeFileSync(jsonl, '');
-  for (const file of fs.readdirSync(resultsDir)) if (file.startsWith('time-interlock-')) fs.rmSync(path.join(resultsDir, file));
+  for (const file of fs.readdirSync(resultsDir))
+    if (file.startsWith('time-interlock-')) fs.rmSync(path.join(resultsDir, file));
 } else {
   // A partial run replaces only the records of the steps it runs.
-  const kept = fs.existsSync(jsonl) ? fs.readFileSync(jsonl, 'utf8').split('\n').filter((line) => line.trim() !== '') : [];
+  const kept = fs.existsSync(jsonl)
+    ? fs
+        .readFileSync(jsonl, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+    : [];
   const rerun = new Set(['mirror', ...selected.map(([name]) => name)]);
-  fs.writeFileSync(jsonl, kept.filter((line) => !rerun.has(stepOf(JSON.parse(line) as Record<string, unknown>))).map((line) => line + '\n').join(''));
+  fs.writeFileSync(
+    jsonl,
+    kept
+      .filter((line) => !rerun.has(stepOf(JSON.parse(line) as Record<string, unknown>)))
+      .map((line) => line + '\n')
+      .join(''),
+  );
 }
 
 /** Which step wrote a record (for partial reruns): its tag, or for untagged records of older runs, a guess. */
@@ -157,7 +180,8 @@ function stepOf(record: Record<string, unknown>): string {
       return 'mirror';
     case 'correctness': {
       const section = record['section'];
-      if (section === 'sequential') return record['saver'] === 'memory' ? 'seq-memory' : record['durability'] ? 'seq-sqlite-full' : 'seq-sqlite';
+      if (section === 'sequential')
+        return record['saver'] === 'memory' ? 'seq-memory' : record['durability'] ? 'seq-sqlite-full' : 'seq-sqlite';
       if (section === 'cross_process_resume') return 'durable-resume';
       return String(section);
     }
@@ -166,7 +190,13 @@ function stepOf(record: Record<string, unknown>): string {
   }
 }
 
-const mirror = { step: 'mirror', run_at: runAt, ...(await checkCommonMirror(path.resolve(env('PEERS_DIR', path.join(benchDir, '..', '..', 'shared', 'bench', 'peers'))))) };
+const mirror = {
+  step: 'mirror',
+  run_at: runAt,
+  ...(await checkCommonMirror(
+    path.resolve(env('PEERS_DIR', path.join(benchDir, '..', '..', 'shared', 'bench', 'peers'))),
+  )),
+};
 fs.appendFileSync(jsonl, JSON.stringify(mirror) + '\n');
 process.stdout.write(JSON.stringify(mirror) + '\n');
 

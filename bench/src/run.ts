@@ -9,7 +9,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { emit } from './common.js';
-import { modeCommits, modeDurable, modeFanout, modeFsync, modeScale, modeSeq, type RunOptions } from './measure-round-trip.js';
+import {
+  modeCommits,
+  modeDurable,
+  modeFanout,
+  modeFsync,
+  modeScale,
+  modeSeq,
+  type RunOptions,
+} from './measure-round-trip.js';
 import { modeInspect } from './inspect-thread.js';
 import { modeMicro } from './micro.js';
 import { modeQueuePg, modeWorkersPg } from './workers-pg.js';
@@ -51,14 +59,17 @@ const modes: Record<string, (options: RunOptions) => Promise<boolean> | boolean>
   fsync: modeFsync,
   inspect: modeInspect,
   micro: modeMicro,
-  'workers-pg': () => modeWorkersPg({ url: postgresUrl(), n: options.n, warmup: options.warmup, workers: Number(flags['workers'] ?? 1) }),
+  'workers-pg': () =>
+    modeWorkersPg({ url: postgresUrl(), n: options.n, warmup: options.warmup, workers: Number(flags['workers'] ?? 1) }),
   'queue-pg': () => modeQueuePg({ url: postgresUrl(), n: options.n, warmup: options.warmup }),
 };
 
 function postgresUrl(): string {
   const url = process.env['INTERLOCK_BENCH_POSTGRES_URL'];
   if (!url) {
-    console.error('the PostgreSQL steps need INTERLOCK_BENCH_POSTGRES_URL (pnpm bench starts a server on 127.0.0.1:54351 when it is not set)');
+    console.error(
+      'the PostgreSQL steps need INTERLOCK_BENCH_POSTGRES_URL (pnpm bench starts a server on 127.0.0.1:54351 when it is not set)',
+    );
     process.exit(2);
   }
   return url;
@@ -71,6 +82,14 @@ if (!run) {
 try {
   process.exitCode = (await run(options)) ? 0 : 1;
 } catch (error) {
-  emit({ kind: 'error', engine: 'interlock', variant: 'llm-tool-approval', saver: options.store, store_options: { synchronous: options.synchronous ?? 'full', groupCommit: options.groupCommit ?? false }, mode, error: String((error as Error)?.stack ?? error) });
+  emit({
+    kind: 'error',
+    engine: 'interlock',
+    variant: 'llm-tool-approval',
+    saver: options.store,
+    store_options: { synchronous: options.synchronous ?? 'full', groupCommit: options.groupCommit ?? false },
+    mode,
+    error: error instanceof Error ? (error.stack ?? String(error)) : String(error),
+  });
   process.exitCode = 1;
 }

@@ -17,7 +17,15 @@ import {
   type ModelResponse,
 } from '@interlock/core';
 import type { UserInteractionRequest, WorkflowDefinitionInput } from '@interlock/sdk-types';
-import { FINAL_TEXT, runWriteFileEffect, scriptedTurn, threadCtx, TOOL_NAME, USER_PROMPT, type WriteFileArguments } from './common.js';
+import {
+  FINAL_TEXT,
+  runWriteFileEffect,
+  scriptedTurn,
+  threadCtx,
+  TOOL_NAME,
+  USER_PROMPT,
+  type WriteFileArguments,
+} from './common.js';
 
 /** Resolves packages the way @interlock/core does, so the harness shares its copies of zod and better-sqlite3. */
 export const requireFromCore = createRequire(import.meta.resolve('@interlock/core'));
@@ -71,7 +79,7 @@ export const writeFileTool = defineTool({
   riskLevel: 'MEDIUM',
   parameters: z.object({ path: z.string(), content: z.string() }),
   execute: async (args: unknown) => runWriteFileEffect(args as WriteFileArguments),
-} as ToolDefinitionInput);
+});
 
 export type StoreKind = 'sqlite' | 'memory';
 
@@ -153,7 +161,11 @@ export function startThread(engine: Engine, i: number): Promise<PendingApproval>
       .unsubscribe();
     const approval = request?.toolApproval;
     if (!approval) throw new Error(`thread ${i}: no tool approval was requested`);
-    return { interactionId: outcome.pendingInteractionIds[0] ?? '', toolName: approval.toolName, arguments: approval.toolParameters };
+    return {
+      interactionId: outcome.pendingInteractionIds[0] ?? '',
+      toolName: approval.toolName,
+      arguments: approval.toolParameters,
+    };
   });
 }
 
@@ -184,7 +196,8 @@ export async function verifyThread(engine: Engine, i: number): Promise<{ ok: boo
   const toolMessages = thread.conversation.filter((message) => message.role === 'tool');
   const last = thread.conversation[thread.conversation.length - 1];
   if (toolMessages.length !== 1) return { ok: false, why: `${toolMessages.length} tool results` };
-  if (last?.role !== 'assistant' || last.content !== FINAL_TEXT || thread.output !== FINAL_TEXT) return { ok: false, why: 'final text is not done' };
+  if (last?.role !== 'assistant' || last.content !== FINAL_TEXT || thread.output !== FINAL_TEXT)
+    return { ok: false, why: 'final text is not done' };
   const execution = await engine.store.getToolExecution(thread.threadId, `call_${i}`);
   if (execution?.status !== 'finished') return { ok: false, why: `tool execution ${execution?.status ?? 'absent'}` };
   return { ok: true };

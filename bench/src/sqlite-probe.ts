@@ -65,12 +65,14 @@ const round2 = (x: number) => Math.round(x * 100) / 100;
 
 /** A write transaction changed at least one row: its COMMIT appends WAL frames (an fsync under FULL). */
 export const wrote = (tx: TransactionRecord) => tx.changes > 0;
-const triedToWrite = (tx: TransactionRecord) => tx.statements.some(({ sql }) => /^\s*(INSERT|UPDATE|DELETE|REPLACE)/i.test(sql));
+const triedToWrite = (tx: TransactionRecord) =>
+  tx.statements.some(({ sql }) => /^\s*(INSERT|UPDATE|DELETE|REPLACE)/i.test(sql));
 
 /** "opener → methods (committed by)": the shape of one commit. */
 export function shapeOf(tx: TransactionRecord): string {
   const methods = [...tx.methods.keys()].filter((m) => m !== tx.opener || tx.methods.size === 1);
-  const rest = methods.length === 0 || (methods.length === 1 && methods[0] === tx.opener) ? '' : ` + ${methods.join(' + ')}`;
+  const rest =
+    methods.length === 0 || (methods.length === 1 && methods[0] === tx.opener) ? '' : ` + ${methods.join(' + ')}`;
   return `${tx.opener}${rest} [committed by ${tx.committedBy}]`;
 }
 
@@ -95,7 +97,16 @@ export class SqliteProbe {
   /** Per round trip: write commits, by opener, by what committed them, and every commit's shape (all methods inside it). */
   summary(roundTrips: number): Record<string, unknown> {
     const per = (x: number) => round2(x / roundTrips);
-    const byOpener = new Map<string, { writeCommits: number; emptyWriteCommits: number; readTransactions: number; statements: number; commitMs: number }>();
+    const byOpener = new Map<
+      string,
+      {
+        writeCommits: number;
+        emptyWriteCommits: number;
+        readTransactions: number;
+        statements: number;
+        commitMs: number;
+      }
+    >();
     const byCommitter = new Map<string, number>();
     const shapes = new Map<string, { commits: number; changes: number; statements: number }>();
     const methodsInWriteCommits = new Map<string, number>();
@@ -104,7 +115,13 @@ export class SqliteProbe {
     let reads = 0;
     let commitMs = 0;
     for (const tx of this.transactions) {
-      const entry = byOpener.get(tx.opener) ?? { writeCommits: 0, emptyWriteCommits: 0, readTransactions: 0, statements: 0, commitMs: 0 };
+      const entry = byOpener.get(tx.opener) ?? {
+        writeCommits: 0,
+        emptyWriteCommits: 0,
+        readTransactions: 0,
+        statements: 0,
+        commitMs: 0,
+      };
       entry.statements += tx.statements.length;
       if (wrote(tx)) {
         entry.writeCommits++;
@@ -118,7 +135,8 @@ export class SqliteProbe {
         s.changes += tx.changes;
         s.statements += tx.statements.length;
         shapes.set(shape, s);
-        for (const [method, count] of tx.methods) methodsInWriteCommits.set(method, (methodsInWriteCommits.get(method) ?? 0) + count);
+        for (const [method, count] of tx.methods)
+          methodsInWriteCommits.set(method, (methodsInWriteCommits.get(method) ?? 0) + count);
       } else if (tx.begin !== 'read' && triedToWrite(tx)) {
         entry.emptyWriteCommits++;
         emptyWrites++;
@@ -136,13 +154,24 @@ export class SqliteProbe {
       transactions_per_round_trip: per(this.transactions.length),
       statements_per_round_trip: per(this.statements),
       commit_statement_ms_per_round_trip: Math.round((commitMs / roundTrips) * 1000) / 1000,
-      write_commits_by_committer: Object.fromEntries([...byCommitter.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
+      write_commits_by_committer: Object.fromEntries(
+        [...byCommitter.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)]),
+      ),
       write_commit_shapes: Object.fromEntries(
         [...shapes.entries()]
           .sort((a, b) => b[1].commits - a[1].commits)
-          .map(([shape, s]) => [shape, { commits: per(s.commits), rows_changed_per_commit: round2(s.changes / s.commits), statements_per_commit: round2(s.statements / s.commits) }]),
+          .map(([shape, s]) => [
+            shape,
+            {
+              commits: per(s.commits),
+              rows_changed_per_commit: round2(s.changes / s.commits),
+              statements_per_commit: round2(s.statements / s.commits),
+            },
+          ]),
       ),
-      statements_in_write_commits_by_method: Object.fromEntries([...methodsInWriteCommits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
+      statements_in_write_commits_by_method: Object.fromEntries(
+        [...methodsInWriteCommits.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)]),
+      ),
       by_opener: Object.fromEntries(
         [...byOpener.entries()]
           .sort((a, b) => b[1].statements - a[1].statements)
@@ -164,9 +193,13 @@ export class SqliteProbe {
   examples(): Record<string, string[]> {
     const out: Record<string, string[]> = {};
     for (const tx of this.transactions) {
-      const key = wrote(tx) ? `write commit: ${shapeOf(tx)}` : `${tx.begin === 'read' ? 'read' : 'no-change write'}: ${tx.opener}`;
+      const key = wrote(tx)
+        ? `write commit: ${shapeOf(tx)}`
+        : `${tx.begin === 'read' ? 'read' : 'no-change write'}: ${tx.opener}`;
       if (key in out) continue;
-      out[key] = tx.statements.map(({ method, sql }) => `[${method}] ${sql.length > 160 ? sql.slice(0, 160) + '…' : sql}`);
+      out[key] = tx.statements.map(
+        ({ method, sql }) => `[${method}] ${sql.length > 160 ? sql.slice(0, 160) + '…' : sql}`,
+      );
     }
     return out;
   }
@@ -191,17 +224,35 @@ export class SqliteProbe {
     }
     if (!this.open) {
       // An autocommit statement: its own transaction.
-      this.transactions.push({ opener: method, begin: 'autocommit', methods: new Map([[method, 1]]), statements: [{ method, sql }], changes, committedBy: 'autocommit', commitMs: ms });
+      this.transactions.push({
+        opener: method,
+        begin: 'autocommit',
+        methods: new Map([[method, 1]]),
+        statements: [{ method, sql }],
+        changes,
+        committedBy: 'autocommit',
+        commitMs: ms,
+      });
       return;
     }
     this.open.statements.push({ method, sql });
     this.open.changes += changes;
     if (control === undefined) this.open.methods.set(method, (this.open.methods.get(method) ?? 0) + 1);
-    const ends = control === 'COMMIT' || control === 'END' || (control === 'ROLLBACK' && !/^\s*ROLLBACK\s+(TRANSACTION\s+)?TO\b/i.test(sql));
+    const ends =
+      control === 'COMMIT' ||
+      control === 'END' ||
+      (control === 'ROLLBACK' && !/^\s*ROLLBACK\s+(TRANSACTION\s+)?TO\b/i.test(sql));
     if (ends) {
       this.open.commitMs = ms;
       // The end-of-turn timer runs in the scope of the method whose write opened the transaction.
-      this.open.committedBy = control === 'ROLLBACK' ? 'rollback' : method.startsWith('flush') || method === 'close' ? method : this.open.begin === 'read' ? 'read' : 'end of turn';
+      this.open.committedBy =
+        control === 'ROLLBACK'
+          ? 'rollback'
+          : method.startsWith('flush') || method === 'close'
+            ? method
+            : this.open.begin === 'read'
+              ? 'read'
+              : 'end of turn';
       if (this.open.methods.size === 0) this.open.methods.set(this.open.opener, 0);
       this.transactions.push(this.open);
       this.open = undefined;
@@ -220,6 +271,8 @@ export function installSqliteProbe(countStatements = true): SqliteProbe {
   if (installed) return installed;
   const probe = new SqliteProbe();
   installed = probe;
+  // The original methods are kept to be called with the patched `this` (prepare.call(this, …)).
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- see above
   const prepare = Database.prototype.prepare;
   let statementPrototypePatched = false;
   Database.prototype.prepare = function patchedPrepare(this: NativeDatabase, sql: string): NativeStatement {
@@ -228,9 +281,8 @@ export function installSqliteProbe(countStatements = true): SqliteProbe {
     if (countStatements && !statementPrototypePatched) {
       statementPrototypePatched = true;
       const proto = Object.getPrototypeOf(statement) as NativeStatement;
-      const run = proto.run;
-      const all = proto.all;
-      const get = proto.get;
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with .apply(this, …) below
+      const { run, all, get } = proto;
       proto.run = function patchedRun(this: NativeStatement, ...parameters: unknown[]) {
         const started = performance.now();
         const result = run.apply(this, parameters);
@@ -263,10 +315,15 @@ const NOT_METHODS = new Set(['constructor', 'statement']);
 export function labelStoreMethods(store: object): Map<string, number> {
   const calls = new Map<string, number>();
   const target = store as Record<string, unknown>;
-  for (let proto = Object.getPrototypeOf(store) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto = Object.getPrototypeOf(store) as object | null;
+    proto && proto !== Object.prototype;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     for (const name of Object.getOwnPropertyNames(proto)) {
       const method = target[name];
-      if (NOT_METHODS.has(name) || typeof method !== 'function' || Object.prototype.hasOwnProperty.call(target, name)) continue;
+      if (NOT_METHODS.has(name) || typeof method !== 'function' || Object.prototype.hasOwnProperty.call(target, name))
+        continue;
       target[name] = function labelled(this: unknown, ...parameters: unknown[]) {
         const label = name === 'flush' ? `flush('${typeof parameters[0] === 'string' ? parameters[0] : 'now'}')` : name;
         calls.set(label, (calls.get(label) ?? 0) + 1);
@@ -281,5 +338,7 @@ export function labelStoreMethods(store: object): Map<string, number> {
 
 /** PRAGMA synchronous of every open connection the probe saw (2 = FULL, 1 = NORMAL). */
 export function synchronousOf(probe: SqliteProbe): unknown[] {
-  return [...probe.connections].filter((connection) => connection.open).map((connection) => connection.pragma('synchronous', { simple: true }));
+  return [...probe.connections]
+    .filter((connection) => connection.open)
+    .map((connection) => connection.pragma('synchronous', { simple: true }));
 }

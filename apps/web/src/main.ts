@@ -157,8 +157,13 @@ async function main(argv: string[]): Promise<void> {
     await web.close();
     process.exit(0);
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  const stopOrReport = () =>
+    void stop().catch((error: unknown) => {
+      process.stderr.write(`Could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    });
+  process.once('SIGINT', stopOrReport);
+  process.once('SIGTERM', stopOrReport);
 }
 
 function parseStore(spec: string | undefined, project: LoadedProjectConfig | undefined): WebStoreOptions {

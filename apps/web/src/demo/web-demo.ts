@@ -127,7 +127,7 @@ function releaseAgentTurn(request: ModelRequest): ModelResponse {
   const lines = (proposal.toolCalls ?? []).map((call) => {
     const result =
       request.messages.find((message) => message.role === 'tool' && message.toolCallId === call.id)?.content ?? '';
-    return `- ${call.name} ${JSON.stringify(call.arguments)}: ${result.split('\n')[0]}`;
+    return `- ${call.name} ${JSON.stringify(call.arguments)}: ${result.split('\n')[0] ?? ''}`;
   });
   const after = request.messages.slice(request.messages.indexOf(proposal) + 1);
   const instructions = after

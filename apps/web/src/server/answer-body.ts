@@ -1,4 +1,4 @@
-import type { ToolApprovalResponse, UserInteractionRequest } from '@interlock/sdk-types';
+import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { WebError } from './web-error.js';
 
 /** The body of `POST /api/interactions/:id/respond`, once fastify has checked its shape. */
@@ -14,11 +14,11 @@ export interface AnswerBody {
 
 /**
  * Turns an answer body into the raw input `interlock.respond` takes: a
- * {@link ToolApprovalResponse} for a tool approval, the value itself for a question.
+ * `ToolApprovalResponse` for a tool approval, the value itself for a question.
  *
  * @throws WebError 400 when the action does not fit the interaction (answer on a tool approval, edit without arguments, …).
  */
-export function toInteractionInput(body: AnswerBody, request: UserInteractionRequest): ToolApprovalResponse | unknown {
+export function toInteractionInput(body: AnswerBody, request: UserInteractionRequest): unknown {
   const approval = request.operationType === 'TOOL_APPROVAL';
   if (!approval) {
     if (body.action !== 'answer')

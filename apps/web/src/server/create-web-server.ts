@@ -203,7 +203,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
         new WebError(
           404,
           'NOT_FOUND',
-          `no route ${request.method} ${request.url.split('?')[0]}: GET /api/openapi.json lists the API`,
+          `no route ${request.method} ${request.url.split('?')[0] ?? request.url}: GET /api/openapi.json lists the API`,
         ).toJSON(),
       ),
   );
@@ -244,7 +244,7 @@ function toWebError(error: unknown): WebError {
     return new WebError(
       400,
       'BAD_REQUEST',
-      `the request is not what this route takes: ${fastifyError.message}. See /api/openapi.json`,
+      `the request is not what this route takes: ${error.message}. See /api/openapi.json`,
     );
   }
   switch (fastifyError.code) {
@@ -262,7 +262,7 @@ function toWebError(error: unknown): WebError {
       return new WebError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
   }
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new WebError(400, 'BAD_REQUEST', `the request could not be read: ${fastifyError.message}`);
+    return new WebError(400, 'BAD_REQUEST', `the request could not be read: ${error.message}`);
   }
   return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
 }

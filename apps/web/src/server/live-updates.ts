@@ -54,7 +54,10 @@ export class LiveUpdates {
 
   start(): void {
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.onEvent(event) });
-    if (this.store.watchChanges === undefined) return this.poll();
+    if (this.store.watchChanges === undefined) {
+      this.poll();
+      return;
+    }
     this.watch = this.store
       .watchChanges((change) => this.onStoreChange(change))
       .catch((error: unknown) => {
@@ -73,7 +76,9 @@ export class LiveUpdates {
         // A slow store is not asked again until it answered.
         if (this.looking) return;
         this.looking = true;
-        void this.tick().finally(() => (this.looking = false));
+        void this.tick()
+          .catch((error: unknown) => this.options.warn?.(`live updates: a look at the store failed: ${String(error)}`))
+          .finally(() => (this.looking = false));
       }, this.options.pollInterval);
       this.timer.unref();
     }
@@ -112,6 +117,7 @@ export class LiveUpdates {
       let pending = await this.interlock.pending();
       const now = this.options.now();
       const overdue = pending.filter((request) => request.deadline !== null && Date.parse(request.deadline) <= now);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the await
       if (overdue.length > 0 && this.options.expireDeadlines && !this.stopped) {
         await this.interlock.expireOverdue();
         for (const threadId of new Set(overdue.map((request) => request.threadId))) await this.continueThread(threadId);
@@ -130,6 +136,7 @@ export class LiveUpdates {
         this.publish({ kind: 'interaction', reason: 'pending-changed' });
       }
     } catch (error) {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the awaits
       if (!this.stopped)
         this.options.warn?.(
           `live updates: could not read the store: ${error instanceof Error ? error.message : String(error)}`,
@@ -151,9 +158,15 @@ export class LiveUpdates {
 
   /** A change another process (or this one) made, as the store reported it. */
   private onStoreChange(change: StoreChange): void {
-    if (change.table === '*') return this.publish({ kind: 'thread', reason: 'resync' });
+    if (change.table === '*') {
+      this.publish({ kind: 'thread', reason: 'resync' });
+      return;
+    }
     const { threadId, status } = change;
-    if (change.table === 'threads') return this.publish({ kind: 'thread', reason: status, threadId });
+    if (change.table === 'threads') {
+      this.publish({ kind: 'thread', reason: status, threadId });
+      return;
+    }
     const reason = status === 'pending' ? 'requested' : status === 'responded' ? 'answered' : status;
     this.publish({ kind: 'interaction', reason, threadId, interactionId: change.id });
   }
@@ -162,33 +175,38 @@ export class LiveUpdates {
     const { threadId } = event;
     switch (event.type) {
       case 'USER_INTERACTION_REQUESTED':
-        return this.publish({ kind: 'interaction', reason: 'requested', threadId, interactionId: event.interactionId });
+        this.publish({ kind: 'interaction', reason: 'requested', threadId, interactionId: event.interactionId });
+        return;
       case 'USER_INTERACTION_RESPONDED':
-        return this.publish({
+        this.publish({
           kind: 'interaction',
           reason: 'answered',
           threadId,
           interactionId: event.interactionId,
           ...(event.responder === undefined ? {} : { responder: event.responder }),
         });
+        return;
       case 'USER_INTERACTION_FAILED':
-        return this.publish({
+        this.publish({
           kind: 'interaction',
           reason: event.reason === 'timeout' ? 'expired' : event.reason,
           threadId,
           interactionId: event.interactionId,
         });
+        return;
       case 'THREAD_STARTED':
       case 'THREAD_RESUMED':
       case 'THREAD_SUSPENDED':
       case 'THREAD_COMPLETED':
       case 'THREAD_FAILED':
       case 'THREAD_CANCELLED':
-        return this.publish({ kind: 'thread', reason: event.type.slice('THREAD_'.length).toLowerCase(), threadId });
+        this.publish({ kind: 'thread', reason: event.type.slice('THREAD_'.length).toLowerCase(), threadId });
+        return;
       case 'TOOL_CALL_DECIDED':
       case 'TOOL_CALL_COMPLETED':
       case 'TOOL_CALL_FAILED':
-        return this.publish({ kind: 'thread', reason: event.type.toLowerCase(), threadId });
+        this.publish({ kind: 'thread', reason: event.type.toLowerCase(), threadId });
+        return;
       default:
         return undefined;
     }

@@ -152,7 +152,7 @@ function describeDecision(input: unknown): string {
   if (!parsed.success) return 'answered';
   const response = parsed.data;
   const parts = [
-    response.approved === true
+    response.approved
       ? response.editedParameters === undefined
         ? 'approved'
         : 'approved with edited arguments'

@@ -1,5 +1,5 @@
 import { inject, injectable, multiInject } from 'inversify';
-import type { InterlockEvent, NodeType, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-types';
+import type { NodeType, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-types';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate } from '../expressions/expressions.js';
@@ -54,7 +54,7 @@ export class NodeExecutionCoordinator {
       threadId: thread.threadId,
       workflowId: thread.workflowId,
       timestamp: new Date(this.clock.now()).toISOString(),
-    } as InterlockEvent);
+    });
   }
 
   /** Runs the thread (mutating the working copy given) until it ends or waits. */
@@ -129,12 +129,13 @@ export class NodeExecutionCoordinator {
       emit: (event) => this.emit(thread, event),
       checkpoint: () => this.checkpoint(thread),
       checkpointLater: () => this.unsaved.add(thread),
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- NodeExecutionContext's signature
       nodeState: <State>() => (thread.activeNode?.state ?? undefined) as State | undefined,
       setNodeState: (state) => {
         thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state };
       },
     };
-    const outcome = await (executor as INodeExecutor<typeof node.type>).execute(node as never, context);
+    const outcome = await executor.execute(node, context);
     if (Object.keys(scopes.globalWrites).length > 0)
       await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
     return outcome;

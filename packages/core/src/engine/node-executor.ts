@@ -15,9 +15,13 @@ export interface NodeExecutionContext {
   /** Aborted when the thread is cancelled. */
   readonly signal: AbortSignal;
   emit(event: EmittedEvent): void;
+  // The type parameters only name the state an executor saved itself (it comes back from the
+  // store unchecked); kept as public API rather than making every executor cast `unknown`.
   /** The node's resumable state from an earlier run of this node (after a wait), if any. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
   nodeState<State>(): State | undefined;
   /** Keeps resumable state for this node; saved with the next checkpoint, cleared when the node completes. */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
   setNodeState<State>(state: State): void;
   /** Saves the working copy to the store now. */
   checkpoint(): Promise<void>;

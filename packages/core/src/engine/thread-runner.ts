@@ -391,10 +391,11 @@ export class ThreadRunner {
   }
 
   private assertNotHeldElsewhere(thread: ThreadRecord): void {
-    if (!this.claims.heldElsewhere(thread)) return;
+    const { lease } = thread;
+    if (lease === undefined || !this.claims.heldElsewhere(thread)) return;
     throw new InterlockError(
       'THREAD_BUSY',
-      `thread ${thread.threadId} is being taken forward by another process right now: answer what it asks with respond(), or try again once that process stops (its claim runs until ${thread.lease?.until})`,
+      `thread ${thread.threadId} is being taken forward by another process right now: answer what it asks with respond(), or try again once that process stops (its claim runs until ${lease.until})`,
     );
   }
 

@@ -101,9 +101,11 @@ export function checkExpression(expression: string, names: Iterable<string>): st
 /** Converts a value for display inside text. */
 export function stringify(value: unknown): string {
   if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  // A function or a symbol: neither comes out of JSON or CEL.
+  return '';
 }
 
 // CEL has distinct int and double types; JavaScript has one number. Whole numbers go in as
@@ -125,7 +127,7 @@ function fromCel(value: unknown): unknown {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value);
+  const prototype: unknown = Object.getPrototypeOf(value);
   return prototype === Object.prototype || prototype === null;
 }
 

@@ -128,7 +128,7 @@ export class InteractionGateway {
     // gets an answer only stores it, and the poll in awaitOne picks it up.
     const results = await Promise.all(
       interactions.map((interaction) =>
-        interaction.status === 'pending' ? this.awaitOne(interaction, context) : interaction,
+        interaction.status === 'pending' ? this.awaitOne(interaction, context) : Promise.resolve(interaction),
       ),
     );
     const settled = results.filter((result): result is InteractionRecord => result !== 'suspend');
@@ -243,7 +243,7 @@ export class InteractionGateway {
       return this.fail(
         interactionId,
         'invalid_response',
-        `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message}`,
+        `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message ?? parsed.error.message}`,
       );
     }
     const result = parsed.data;

@@ -22,7 +22,7 @@ export function interpretInput(kind: InputKind | undefined, raw: unknown): unkno
       throw invalid(`expected text, got ${describe(raw)}`);
     case 'confirm': {
       if (typeof raw === 'boolean') return raw;
-      const text = String(raw).trim().toLowerCase();
+      const text = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim().toLowerCase() : '';
       if (YES.has(text)) return true;
       if (NO.has(text)) return false;
       throw invalid(`expected yes or no, got ${JSON.stringify(raw)}`);

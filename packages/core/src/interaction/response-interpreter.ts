@@ -92,7 +92,7 @@ function checkEditAgainstSchema(
     );
   let schema: z.ZodType;
   try {
-    schema = z.fromJSONSchema(details.parametersSchema as Parameters<typeof z.fromJSONSchema>[0]);
+    schema = z.fromJSONSchema(details.parametersSchema);
   } catch {
     throw invalid(`the schema of ${details.toolName} cannot be read here: approve or reject the call as proposed`);
   }

@@ -18,7 +18,7 @@
  * @module
  */
 import type OpenAI from 'openai';
-import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ChatCompletionChunk, ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ModelProvider, ModelRequest, ModelResponse } from './model-provider.js';
 import { classifyFailure } from './openai-failure.js';
 import { retryingProvider, validateSettings, type Attempt, type ConnectionOptions } from './retrying-provider.js';
@@ -113,10 +113,12 @@ export function openAICompatible(options: OpenAICompatibleOptions): ModelProvide
     const toolCalls = new ToolCallAssembler();
     for await (const chunk of stream) {
       attempt.onActivity();
-      // Usage-only chunks come without choices; some servers omit the field altogether.
-      const choice = chunk.choices?.[0];
+      // Usage-only chunks come without choices; some servers omit the field altogether, and
+      // some send a choice without `delta` (the SDK's types promise both).
+      const { choices } = chunk as Partial<ChatCompletionChunk>;
+      const choice = choices?.[0];
       if (!choice) continue;
-      const delta = choice.delta;
+      const { delta } = choice as Partial<ChatCompletionChunk.Choice>;
       if (delta?.content) {
         text += delta.content;
         attempt.streamedText = true;

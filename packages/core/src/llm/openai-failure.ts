@@ -33,7 +33,9 @@ interface SdkErrorClasses {
 
 /** Classifies an error thrown by the SDK (or by fetch underneath it); `sdk` is the loaded SDK module. */
 export function classifyFailure(error: unknown, sdk: SdkErrors): AttemptFailure {
-  const { APIConnectionError, APIConnectionTimeoutError, APIError } = sdk;
+  // As the shared shape: `instanceof` on openai's generic APIError would type `headers` as any.
+  const classes: SdkErrorClasses = sdk;
+  const { APIConnectionError, APIConnectionTimeoutError, APIError } = classes;
   if (error instanceof APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
   if (error instanceof APIConnectionError) return { kind: 'connection', message: connectionMessage(error) };
   if (error instanceof APIError && typeof error.status === 'number') {

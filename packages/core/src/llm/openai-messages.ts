@@ -92,7 +92,8 @@ export function parseToolArguments(raw: unknown, cutOff = false): Pick<ModelTool
 /** Reads a non-streamed completion's first choice. */
 export function fromChatCompletion(completion: ChatCompletion): ModelResponse {
   // Some servers omit `choices` on odd replies; the SDK's type does not say so.
-  const choice = completion.choices?.[0];
+  const { choices } = completion as Partial<ChatCompletion>;
+  const choice = choices?.[0];
   if (!choice) {
     throw new InterlockError(
       'MODEL_FAILED',

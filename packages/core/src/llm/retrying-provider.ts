@@ -89,10 +89,12 @@ export function retryingProvider(transport: ProviderTransport): ModelProvider {
         try {
           const response = await transport.send(request, attempt);
           // The SDKs end a stream quietly when its signal aborts: what arrived is not the answer.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- it may abort during the await
           if (request.signal.aborted) throw cancelled(request.signal);
           if (attempt.timedOut) throw new AttemptTimedOut();
           return response;
         } catch (error) {
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- it may abort during the await
           if (request.signal.aborted) throw cancelled(request.signal);
           if (InterlockError.is(error)) throw error;
           const classified =

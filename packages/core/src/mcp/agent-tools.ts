@@ -76,16 +76,22 @@ export function agentTool(
     tags: ['agent'],
     ...(shape.command === undefined
       ? {}
-      : { shellCommand: (args: Record<string, unknown>) => String(args[shape.command as string] ?? '') }),
+      : { shellCommand: (args: Record<string, unknown>) => argumentText(args[shape.command as string]) }),
     ...(shape.writes === undefined
       ? {}
       : {
           writesPaths: (args: Record<string, unknown>) => [
-            workspacePath(String(args[shape.writes as string] ?? ''), workspaceRoot),
+            workspacePath(argumentText(args[shape.writes as string]), workspaceRoot),
           ],
         }),
     execute: async (args) => args,
-  } as Tool;
+  };
+}
+
+/** An argument the agent sent as text; anything else (the agent's JSON is not checked) as its JSON. */
+function argumentText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
 /** An agent's absolute path inside the workspace as a relative one (the rules' form); outside it stays absolute, and is refused. */

@@ -339,16 +339,21 @@ function describeBlock(block: { type: string; [key: string]: unknown }): string 
       return typeof block.text === 'string' ? block.text : '';
     case 'image':
     case 'audio':
-      return `[${block.type} ${String(block.mimeType ?? '')}, ${typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0} bytes]`;
+      return `[${block.type} ${textOf(block.mimeType)}, ${typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0} bytes]`;
     case 'resource_link':
-      return `[resource ${String(block.uri ?? '')}]`;
+      return `[resource ${textOf(block.uri)}]`;
     case 'resource': {
-      const resource = (block.resource ?? {}) as { uri?: string; text?: string };
-      return typeof resource.text === 'string' ? resource.text : `[resource ${String(resource.uri ?? '')}]`;
+      const resource = (block.resource ?? {}) as { uri?: unknown; text?: unknown };
+      return typeof resource.text === 'string' ? resource.text : `[resource ${textOf(resource.uri)}]`;
     }
     default:
       return `[${block.type}]`;
   }
+}
+
+/** A field of a server's content block as text: the server's JSON is not checked. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
 }
 
 function isTimeout(error: unknown): boolean {

@@ -44,7 +44,9 @@ export function argumentsProblem(value: unknown): string | undefined {
     }
     const prototype = Object.getPrototypeOf(item) as unknown;
     if (prototype !== Object.prototype && prototype !== null) {
-      return `${(item as object).constructor?.name ?? 'an object'} at ${path} is not a JSON value (only objects, arrays, strings, numbers, booleans and null)`;
+      // Object.create(prototype) makes objects without a constructor.
+      const { constructor } = item as { constructor?: { name?: string } };
+      return `${constructor?.name ?? 'an object'} at ${path} is not a JSON value (only objects, arrays, strings, numbers, booleans and null)`;
     }
     if (Object.getOwnPropertySymbols(item).length > 0) return `a symbol key at ${path}`;
     for (const [key, child] of Object.entries(item))

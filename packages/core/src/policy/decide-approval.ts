@@ -197,6 +197,8 @@ function convenience(
     const parsed = tool.parameters.safeParse(call.arguments);
     if (
       parsed.success &&
+      // A JavaScript tool may return undefined or a truthy non-boolean: only `false` skips approval.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- untyped callers
       tool.needsApproval({ arguments: parsed.data, mode: options.mode, channel: context.scope.channel }) === false
     ) {
       return decide('allow', 'tool:needs-approval', 'the tool says this call needs no approval');

@@ -64,6 +64,8 @@ export function verdictOf(
   if (!answer || typeof answer !== 'object')
     return { approved: false, reason: `${name} returned neither a boolean nor a decision` };
   const decision = answer as Exclude<ToolApproveResult, boolean>;
+  // A JavaScript approver may answer `approved: 'yes'` or leave it out: only `true` approves.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- untyped callers
   if (decision.approved !== true) return { approved: false, reason: decision.denyReason || `${name} said no` };
   if (!decision.params) return { approved: true, finalArguments: proposed };
   const edited = parseStrictly(tool.parameters, decision.params);

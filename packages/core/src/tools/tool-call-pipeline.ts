@@ -229,7 +229,7 @@ export class ToolCallPipeline {
         ? await Promise.all(
             calls.map((call) => {
               const tool = toolOf(call.name);
-              return tool ? this.pins.changeOf(tool) : undefined;
+              return tool ? this.pins.changeOf(tool) : Promise.resolve(undefined);
             }),
           )
         : undefined;

@@ -62,16 +62,18 @@ export class StoreJobConsumer implements JobConsumer {
     const free = this.options.concurrency - this.running.size;
     if (!this.stopped && free > 0) {
       const now = this.options.clock.now();
-      const jobs = await this.store
-        .takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free)
-        .catch((error: unknown) => {
-          this.options.onFailure(
-            { kind: 'continue', threadId: '-', workflowId: '-', runAt: iso(now), key: 'take' },
-            error,
-          );
-          return [];
-        });
-      await this.store.flush?.('now');
+      let jobs: ThreadJob[];
+      try {
+        jobs = await this.store.takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free);
+        await this.store.flush?.('now');
+      } catch (error) {
+        // A take that was not committed holds no lock: run nothing, look again at the next poll.
+        this.options.onFailure(
+          { kind: 'continue', threadId: '-', workflowId: '-', runAt: iso(now), key: 'take' },
+          error,
+        );
+        jobs = [];
+      }
       for (const job of jobs) {
         const run = this.execute(job).finally(() => {
           this.running.delete(run);
@@ -152,7 +154,7 @@ export class GraphileJobConsumer implements JobConsumer {
       pollInterval: this.options.pollMs,
       noHandleSignals: true,
       logger: quietLogger(worker),
-      taskList: taskList as never,
+      taskList,
     });
   }
 

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
-import { WorkflowDefinition, type WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { WorkflowDefinition } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
 import { issuesFromZod, workflowInvalid } from './workflow-issues.js';
 import { validateWorkflow } from './workflow-validator.js';
@@ -35,8 +35,8 @@ export class WorkflowRegistry {
     return this.workflows.get(id);
   }
 
-  /** Validates a definition given as data and registers it. */
-  register(input: WorkflowDefinitionInput | unknown, source = 'workflow'): WorkflowDefinition {
+  /** Validates a definition given as data (a `WorkflowDefinitionInput`, or anything parsed from a file) and registers it. */
+  register(input: unknown, source = 'workflow'): WorkflowDefinition {
     return this.accept(input, source, (reference) => this.workflows.get(reference));
   }
 

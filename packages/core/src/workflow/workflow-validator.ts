@@ -203,7 +203,8 @@ function reportUnreachable(
     }
   }
   for (const node of workflow.nodes) {
-    if (!seen.has(node.id)) report(`nodes[${indexById.get(node.id)}]`, `node "${node.id}" is unreachable from START`);
+    if (!seen.has(node.id))
+      report(`nodes[${indexById.get(node.id) ?? '?'}]`, `node "${node.id}" is unreachable from START`);
   }
 }
 

@@ -30,7 +30,7 @@ export class SqliteAuditMemoryAndJobs implements AuditStore, ApprovalMemoryStore
       this.tables.checkFence(fence);
       const head = this.tables.statement(SQL.auditHead).get() as AuditHead | undefined;
       const row = toAuditEntryRow(
-        seal(head && head.sequence > 0 ? { sequence: Number(head.sequence), hash: head.hash } : undefined),
+        seal(head && head.sequence > 0 ? { sequence: head.sequence, hash: head.hash } : undefined),
       );
       try {
         this.tables.statement(SQL.insertAuditEntry).run(row);
@@ -48,7 +48,7 @@ export class SqliteAuditMemoryAndJobs implements AuditStore, ApprovalMemoryStore
     const head = await this.tables.connection.read(
       () => this.tables.statement(SQL.auditHead).get() as AuditHead | undefined,
     );
-    return head && head.sequence > 0 ? { sequence: Number(head.sequence), hash: head.hash } : undefined;
+    return head && head.sequence > 0 ? { sequence: head.sequence, hash: head.hash } : undefined;
   }
 
   async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
@@ -81,7 +81,7 @@ export class SqliteAuditMemoryAndJobs implements AuditStore, ApprovalMemoryStore
       () => this.tables.statement(SQL.selectRememberedApproval).get(key) as { expiresAt: number } | undefined,
     );
     if (row === undefined) return false;
-    if (Number(row.expiresAt) > now) return true;
+    if (row.expiresAt > now) return true;
     await this.tables.connection.write(() => this.tables.statement(SQL.deleteExpiredApproval).run(key, row.expiresAt));
     return false;
   }

@@ -244,7 +244,8 @@ export class SqliteConnection {
 
   /** The open transaction is gone with its writes: refuse every later call and every waiting flush. */
   private fail(what: string, cause: unknown): void {
-    const reason = cause === undefined ? '' : ` (${cause instanceof Error ? cause.message : String(cause)})`;
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const reason = cause === undefined ? '' : ` (${message})`;
     const failure = new InterlockError(
       'STORE_UNAVAILABLE',
       `${what}; the writes since the last commit were lost: reopen the store${reason}`,

@@ -76,8 +76,12 @@ function collectPrograms(args: readonly string[]): { programs: string[]; problem
       if (!LONG_FLAGS.has(name)) return { programs, problem: `awk ${name} is not known to be safe` };
     } else if (SHORT_WITH_VALUE.has(arg[1] ?? '')) {
       if (arg.length === 2) index += 1;
-    } else if (![...arg.slice(1)].every((flag) => SHORT_FLAGS.has(flag))) {
-      return { programs, problem: `awk ${arg} is not known to be safe` };
+    } else {
+      // Code points, not graphemes, are right here: anything but an ASCII flag letter fails the check.
+      // eslint-disable-next-line @typescript-eslint/no-misused-spread -- see above
+      const flags = [...arg.slice(1)];
+      if (!flags.every((flag) => SHORT_FLAGS.has(flag)))
+        return { programs, problem: `awk ${arg} is not known to be safe` };
     }
   }
   if (programs.length === 0) {

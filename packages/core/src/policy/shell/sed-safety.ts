@@ -133,8 +133,8 @@ function checkSedScript(script: string): string | undefined {
       if (index < 0) return `sed ${command} command is unterminated`;
       if (command === 'y') continue;
       while (SUBSTITUTE_FLAGS.includes(script[index] ?? ' ')) index += 1;
-      if (script[index] === 'w' || script[index] === 'e')
-        return `sed s///${script[index]} writes files or runs commands`;
+      const flag = script[index];
+      if (flag === 'w' || flag === 'e') return `sed s///${flag} writes files or runs commands`;
     } else if (command === 'w' || command === 'W' || command === 'e') {
       return `sed ${command} command writes files or runs commands`;
     } else if (COMMANDS_WITH_TEXT.has(command)) {
