@@ -22,27 +22,19 @@ import { postgresTransaction, unavailable } from './postgres-connection.js';
 import * as toolExecutions from './typeorm-tool-executions.js';
 import * as interactions from './typeorm-interactions.js';
 import { readConversations, writeConversation } from './conversation-log.js';
-import {
-  toThreadRecord,
-  toThreadRow,
-  toWorkflowDefinition,
-  toWorkflowDefinitionRow,
-  type ToolApproval,
-} from '../sql/record-mapping.js';
+import { toThreadRecord, toThreadRow, type ToolApproval } from '../sql/record-mapping.js';
 import { listenForChanges } from './change-listener.js';
 import { SerialQueue } from './serial-queue.js';
-import { staleClaim } from '../stale-claim.js';
-import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
+import type { ThreadJob } from '../../workers/thread-jobs.js';
 import * as audit from './typeorm-audit-and-memory.js';
+import * as claims from './typeorm-claims.js';
+import * as definitions from './typeorm-definitions.js';
 import type { RunInTransaction } from './typeorm-audit-and-memory.js';
-import { decodeOptionalJson, encodeOptionalJson, isStorableText, storableText } from '../sql/stored-text.js';
-import { GlobalVariableEntity, ThreadEntity, WorkflowDefinitionEntity } from './store-entities.js';
-import type { GlobalVariableRow } from '../sql/row-types.js';
+import { isStorableText } from '../sql/stored-text.js';
+import { ThreadEntity } from './store-entities.js';
 
 /** Which database a TypeORM store runs on. */
 export type StoreDialect = 'sqlite' | 'postgres';
-
-const BATCH = 500;
 
 /**
  * The durable store (F21, F40) on TypeORM: SQLite through better-sqlite3 or PostgreSQL
@@ -131,73 +123,26 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     });
   }
 
-  async claimThread(
+  claimThread(
     threadId: string,
     owner: string,
     until: string,
     now: string,
     expectedVersion: number,
   ): Promise<ClaimResult> {
-    return this.write(async (manager): Promise<ClaimResult> => {
-      // One conditional UPDATE: no live claim, and the version the caller read. It holds
-      // the row's lock until the transaction ends, so the read after it is this claim's.
-      const updated = await manager
-        .createQueryBuilder()
-        .update(ThreadEntity)
-        .set({ leaseOwner: owner, leaseUntil: until, epoch: () => 'epoch + 1', version: () => 'version + 1' })
-        .where('thread_id = :threadId', { threadId })
-        .andWhere('(lease_owner IS NULL OR lease_until <= :now)', { now })
-        .andWhere('version = :expectedVersion', { expectedVersion })
-        .execute();
-      const stored = await manager.findOne(ThreadEntity, {
-        select: { version: true, epoch: true, leaseOwner: true, leaseUntil: true },
-        where: { threadId },
-      });
-      if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
-      if (updated.affected === 1) return { status: 'claimed', epoch: Number(stored.epoch), version: stored.version };
-      if (stored.leaseOwner !== null && stored.leaseUntil !== null && stored.leaseUntil > now) {
-        return { status: 'busy', lease: { owner: stored.leaseOwner, until: stored.leaseUntil } };
-      }
-      return { status: 'changed' };
-    });
+    return this.write((manager) => claims.claimThread(manager, threadId, owner, until, now, expectedVersion));
   }
 
-  async renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
-    const updated = await this.write((manager) =>
-      manager.update(
-        ThreadEntity,
-        { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner },
-        { leaseUntil: until },
-      ),
-    );
-    return updated.affected === 1;
+  renewClaim(fence: ClaimFence, owner: string, until: string): Promise<boolean> {
+    return this.write((manager) => claims.setLease(manager, fence, owner, until));
   }
 
   async releaseClaim(fence: ClaimFence, owner: string): Promise<void> {
-    await this.write((manager) =>
-      manager.update(
-        ThreadEntity,
-        { threadId: fence.threadId, epoch: fence.epoch, leaseOwner: owner },
-        { leaseOwner: null, leaseUntil: null },
-      ),
-    );
+    await this.write((manager) => claims.setLease(manager, fence, owner, null));
   }
 
-  /**
-   * Refuses a write whose claim was taken (STORE_CONFLICT), inside the write's transaction.
-   * On PostgreSQL the thread's row is read FOR SHARE: a claim cannot land until this
-   * transaction ends, and a claim that landed first is seen.
-   */
-  private async checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
-    if (fence === undefined) return;
-    const query = manager
-      .createQueryBuilder(ThreadEntity, 'thread')
-      .select('thread.epoch', 'epoch')
-      .where('thread.thread_id = :threadId', fence);
-    const stored: { epoch: number | string } | undefined = await (
-      this.dialect === 'postgres' ? query.setLock('pessimistic_read') : query
-    ).getRawOne();
-    if (stored === undefined || Number(stored.epoch) !== fence.epoch) throw staleClaim(fence);
+  private checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
+    return claims.checkFence(manager, this.dialect, fence);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -256,41 +201,17 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return interactions.markProcessed(this.fencedWrite(fence), interactionId);
   }
 
-  async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
-    if (!isStorableText(workflowId)) return {};
-    const rows = await this.read((manager) => manager.find(GlobalVariableEntity, { where: { workflowId } }));
-    return Object.fromEntries(
-      rows.map((row) => [
-        row.name,
-        decodeOptionalJson(row.value, `global variable ${row.name} of workflow ${workflowId}`),
-      ]),
-    );
+  getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
+    return definitions.getGlobalVariables((work) => this.read(work), workflowId);
   }
 
   /** Sets global variables in one transaction; with `onlyIfAbsent`, an existing variable is left as it is. */
-  async setGlobalVariables(
+  setGlobalVariables(
     workflowId: string,
     values: Record<string, unknown>,
     options: { onlyIfAbsent?: boolean } = {},
   ): Promise<void> {
-    const rows: GlobalVariableRow[] = Object.entries(values).map(([name, value]) => ({
-      workflowId: storableText(workflowId, 'workflow id'),
-      name: storableText(name, 'global variable name'),
-      value: encodeOptionalJson(value, `global variable ${name} of workflow ${workflowId}`),
-    }));
-    if (rows.length === 0) return;
-    await this.write(async (manager) => {
-      for (let start = 0; start < rows.length; start += BATCH) {
-        const insert = manager
-          .createQueryBuilder()
-          .insert()
-          .into(GlobalVariableEntity)
-          .values(rows.slice(start, start + BATCH));
-        await (
-          options.onlyIfAbsent ? insert.orIgnore() : insert.orUpdate(['value'], ['workflow_id', 'name'])
-        ).execute();
-      }
-    });
+    return definitions.setGlobalVariables((work) => this.write(work), workflowId, values, options);
   }
 
   recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
@@ -350,25 +271,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (jobs.length > 0) await this.write((manager) => this.addJobs(manager, jobs));
   }
 
-  /**
-   * Adds jobs to the job queue inside the caller's transaction (graphile-worker's
-   * `add_job`, one statement each): they exist exactly when the write they go with does.
-   */
-  private async addJobs(manager: EntityManager, jobs: readonly ThreadJob[]): Promise<void> {
-    if (jobs.length === 0) return;
-    if (this.jobsSchema === undefined) {
-      throw new InterlockError(
-        'INVALID_OPTIONS',
-        'workers need the SQLite store (openSqliteStore) or PostgreSQL: this store cannot hold their jobs',
-      );
-    }
-    for (const job of jobs) {
-      const { key, runAt, workflowId, ...payload } = job;
-      await manager.query(
-        `SELECT 1 FROM "${this.jobsSchema}".add_job(identifier => $1::text, payload => $2::json, run_at => $3::timestamptz, job_key => $4::text, max_attempts => 25)`,
-        [taskIdentifier(workflowId), JSON.stringify({ ...payload, workflowId, key }), runAt, key],
-      );
-    }
+  private addJobs(manager: EntityManager, jobs: readonly ThreadJob[]): Promise<void> {
+    return definitions.addJobs(manager, this.jobsSchema, jobs);
   }
 
   /** Appends to the audit log, queued on the head's row lock behind other appenders. */
@@ -395,25 +299,13 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return audit.isApprovalRemembered((work) => this.write(work), key, now);
   }
 
-  /**
-   * Stores a workflow definition unless this id and version are stored already: the first
-   * one stored is kept, so a thread always resumes with the definition it started with.
-   *
-   * @throws InterlockError INVALID_OPTIONS when the id or version cannot be stored.
-   */
-  async saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {
-    const row = toWorkflowDefinitionRow(definition, new Date().toISOString());
-    await this.write((manager) =>
-      manager.createQueryBuilder().insert().into(WorkflowDefinitionEntity).values(row).orIgnore().execute(),
-    );
+  /** Stores a workflow definition unless this id and version are stored already (the first one is kept). */
+  saveWorkflowDefinition(definition: WorkflowDefinition): Promise<void> {
+    return definitions.saveWorkflowDefinition((work) => this.write(work), definition);
   }
 
-  async getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
-    if (!isStorableText(workflowId) || !isStorableText(version)) return undefined;
-    const row = await this.read((manager) =>
-      manager.findOne(WorkflowDefinitionEntity, { where: { workflowId, version } }),
-    );
-    return row === null ? undefined : toWorkflowDefinition(row);
+  getWorkflowDefinition(workflowId: string, version: string): Promise<WorkflowDefinition | undefined> {
+    return definitions.getWorkflowDefinition((work) => this.read(work), workflowId, version);
   }
 
   /** PostgreSQL: the changes every process makes, heard by LISTEN on a connection of its own. */
