@@ -15,6 +15,7 @@ const HEAVY = [
   'packages/core/src/workers/workers.int.test.ts',
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
+  'packages/core/src/crash/crash-recovery-more-kills.int.test.ts',
 ];
 
 export default defineConfig({

@@ -1,54 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { InterlockError, type Interlock } from '@interlock/core';
 import { CHAT_DEMO_NOTES, CHAT_DEMO_TODO } from './chat-demo.js';
-import type { ChatEntry } from './chat-types.js';
-import {
-  createChatFixture,
-  gatedChatModel,
-  readWorkspaceFile,
-  removeWorkspace,
-  untilSettled,
-  type ChatFixture,
-  type ChatFixtureOptions,
-} from './__fixtures__/chat-fixture.js';
+import { gatedChatModel, readWorkspaceFile, untilSettled } from './__fixtures__/chat-fixture.js';
+import { approvalsOf, chatChannelTests, pendingApprovals, userMessagesOf } from './__fixtures__/chat-channel-setup.js';
 
-const fixtures: ChatFixture[] = [];
+// Answering a tool approval in the chat: yes, no, which one, who may, too late, already answered.
+// Messages to the agent and the chat itself: chat-channel-messages.test.ts.
 
-afterEach(async () => {
-  for (const fixture of fixtures.splice(0)) {
-    await fixture.close();
-    await removeWorkspace(fixture.workspace);
-  }
-});
+const { setUp, closeAll } = chatChannelTests();
 
-async function setUp(options: ChatFixtureOptions = {}) {
-  const fixture = await createChatFixture(options);
-  fixtures.push(fixture);
-  const { chatId, threadId } = await untilSettled(fixture.interlock, () => fixture.chat.open('alice'));
-  return { ...fixture, chatId, threadId };
-}
-
-async function conversationOf(interlock: Interlock, threadId: string) {
-  const thread = (await interlock.threads()).find((candidate) => candidate.threadId === threadId);
-  if (!thread) throw new Error(`no thread ${threadId}`);
-  return thread.conversation;
-}
-
-async function userMessagesOf(interlock: Interlock, threadId: string): Promise<string[]> {
-  return (await conversationOf(interlock, threadId))
-    .filter((message) => message.role === 'user')
-    .map((message) => message.content);
-}
-
-async function pendingApprovals(interlock: Interlock, threadId: string) {
-  return (await interlock.pending()).filter(
-    (request) => request.threadId === threadId && request.operationType === 'TOOL_APPROVAL',
-  );
-}
-
-function approvalsOf(transcript: readonly ChatEntry[]) {
-  return transcript.filter((entry) => entry.role === 'approval');
-}
+afterEach(closeAll);
 
 describe('ChatChannel', () => {
   it('shows a tool approval in the conversation as a message asking for yes or no', async () => {
@@ -111,62 +71,6 @@ describe('ChatChannel', () => {
       role: 'assistant',
       text: 'Not done: write_file NOTES.md (you said no).',
     });
-  });
-
-  it('delivers an ordinary message to the agent, which answers it', async () => {
-    const { interlock, chat, chatId, threadId, model } = await setUp();
-
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'hello there', 'alice'));
-
-    expect(result).toEqual({ kind: 'agent', queued: false });
-    expect(model.requests.at(-1)?.messages.at(-1)).toMatchObject({ role: 'user', content: 'hello there' });
-    expect(await userMessagesOf(interlock, threadId)).toEqual(['hello there']);
-    const transcript = await chat.transcript(chatId);
-    expect(transcript.slice(-2)).toMatchObject([
-      { role: 'user', text: 'hello there', author: 'alice' },
-      { role: 'assistant', text: 'You said: "hello there"' },
-    ]);
-  });
-
-  it('gives a yes to the agent when no approval waits and none was just answered', async () => {
-    const { interlock, chat, chatId, threadId } = await setUp();
-
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
-
-    expect(result).toEqual({ kind: 'agent', queued: false });
-    expect(await userMessagesOf(interlock, threadId)).toEqual(['yes']);
-  });
-
-  it('queues a message sent while an approval waits and delivers it, in order, when the agent next asks', async () => {
-    const { interlock, chat, chatId, threadId, model } = await setUp();
-    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
-
-    const first = await chat.receive(chatId, 'and after that, tell me a joke', 'alice');
-    const second = await chat.receive(chatId, 'a short one', 'bob');
-
-    expect(first).toEqual({ kind: 'agent', queued: true });
-    expect(second).toEqual({ kind: 'agent', queued: true });
-    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes']);
-    expect((await chat.transcript(chatId)).filter((entry) => entry.queued).map((entry) => entry.text)).toEqual([
-      'and after that, tell me a joke',
-      'a short one',
-    ]);
-
-    await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
-
-    expect(await userMessagesOf(interlock, threadId)).toEqual([
-      'write the notes',
-      'and after that, tell me a joke',
-      'a short one',
-    ]);
-    expect(model.requests.flatMap((request) => request.messages).some((message) => message.content === 'yes')).toBe(
-      false,
-    );
-    const transcript = await chat.transcript(chatId);
-    expect(transcript.some((entry) => entry.queued)).toBe(false);
-    expect(
-      transcript.filter((entry) => entry.role === 'user' && entry.author === 'bob').map((entry) => entry.text),
-    ).toEqual(['a short one']);
   });
 
   it('asks which one when two approvals wait and a bare "yes" names none, then "yes 1" resolves only the first', async () => {
@@ -343,61 +247,5 @@ describe('ChatChannel', () => {
     expect(
       gated.model.requests.flatMap((request) => request.messages).some((message) => /yes/i.test(message.content)),
     ).toBe(false);
-  });
-
-  it('passes a yes on to the agent once the agent has answered after the last approval', async () => {
-    const { interlock, chat, chatId, threadId } = await setUp();
-    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes and write the todo', 'alice'));
-    await untilSettled(interlock, () => chat.receive(chatId, 'yes 1', 'alice'));
-    await untilSettled(interlock, () => chat.receive(chatId, 'yes 2', 'alice'));
-
-    // The agent has answered since; a late "yes" now is a message to it.
-    const result = await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'alice'));
-
-    expect(result).toEqual({ kind: 'agent', queued: false });
-    expect(await userMessagesOf(interlock, threadId)).toEqual(['write the notes and write the todo', 'yes']);
-  });
-
-  it('announces every change of a chat on updates$', async () => {
-    const { interlock, chat, chatId } = await setUp();
-    const updated: string[] = [];
-    const subscription = chat.updates$.subscribe({ next: (update) => updated.push(update.chatId) });
-
-    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
-    subscription.unsubscribe();
-
-    expect(updated.length).toBeGreaterThan(0);
-    expect(new Set(updated)).toEqual(new Set([chatId]));
-  });
-
-  it('keeps two chats apart: a yes in one does not answer the other', async () => {
-    const fixture = await createChatFixture();
-    fixtures.push(fixture);
-    const { interlock, chat } = fixture;
-    const first = await untilSettled(interlock, () => chat.open('alice'));
-    const second = await untilSettled(interlock, () => chat.open('bob'));
-    await untilSettled(interlock, () => chat.receive(first.chatId, 'write the notes', 'alice'));
-
-    const result = await untilSettled(interlock, () => chat.receive(second.chatId, 'yes', 'bob'));
-
-    expect(result).toEqual({ kind: 'agent', queued: false });
-    expect(await pendingApprovals(interlock, first.threadId)).toHaveLength(1);
-  });
-
-  it('tells the sender when the chat has ended', async () => {
-    const { interlock, chat, chatId } = await setUp({ workflow: { maxTurns: 1 } });
-    await untilSettled(interlock, () => chat.receive(chatId, 'hello', 'alice'));
-
-    const result = await chat.receive(chatId, 'hello again', 'alice');
-
-    expect(result).toMatchObject({ kind: 'notice', reason: 'chat_ended' });
-  });
-
-  it('refuses an unknown chat', async () => {
-    const { chat } = await setUp();
-
-    await expect(chat.receive('no-such-chat', 'hello', 'alice')).rejects.toSatisfy(
-      (error: unknown) => InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND',
-    );
   });
 });
