@@ -20,8 +20,15 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** What this file uses of pg and graphile-worker (core's copies: the bench does not depend on them itself). */
 interface Pg {
-  Pool: new (options: { connectionString: string; max: number }) => { query(sql: string, values?: unknown[]): Promise<unknown>; end(): Promise<void> };
-  Client: new (options: { connectionString: string }) => { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
+  Pool: new (options: { connectionString: string; max: number }) => {
+    query(sql: string, values?: unknown[]): Promise<unknown>;
+    end(): Promise<void>;
+  };
+  Client: new (options: { connectionString: string }) => {
+    connect(): Promise<void>;
+    query(sql: string): Promise<unknown>;
+    end(): Promise<void>;
+  };
 }
 interface GraphileWorker {
   run(options: Record<string, unknown>): Promise<{ stop(): Promise<void> }>;
@@ -44,7 +51,12 @@ function percentile(sorted: number[], p: number): number {
 function latencies(values: number[]): Record<string, number> {
   const sorted = [...values].sort((a, b) => a - b);
   const round = (value: number) => Math.round(value * 100) / 100;
-  return { p50_ms: round(percentile(sorted, 50)), p90_ms: round(percentile(sorted, 90)), p99_ms: round(percentile(sorted, 99)), max_ms: round(sorted[sorted.length - 1] ?? 0) };
+  return {
+    p50_ms: round(percentile(sorted, 50)),
+    p90_ms: round(percentile(sorted, 90)),
+    p99_ms: round(percentile(sorted, 99)),
+    max_ms: round(sorted[sorted.length - 1] ?? 0),
+  };
 }
 
 /** What a worker process reports when it stops. */
@@ -69,14 +81,14 @@ function startWorkerProcess(url: string, schema: string): WorkerProcess {
   let out = '';
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     out += chunk;
     if (out.includes('PG-WORKER-READY')) markReady();
   });
   const result = new Promise<WorkerResult>((resolve, reject) => {
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       const line = out.split('\n').find((candidate) => candidate.startsWith('PG-WORKER-RESULT '));
-      if (line === undefined) reject(new Error(`a worker exited (${code}) without its result`));
+      if (line === undefined) reject(new Error(`a worker exited (${code ?? signal ?? '?'}) without its result`));
       else resolve(JSON.parse(line.slice('PG-WORKER-RESULT '.length)) as WorkerResult);
     });
   });
@@ -91,7 +103,8 @@ class Arrivals {
   private readonly early = new Map<string, string>();
 
   heard(change: StoreChange): void {
-    if (change.table === 'interactions' && change.status === 'pending') this.settle(`asked:${change.threadId}`, change.id);
+    if (change.table === 'interactions' && change.status === 'pending')
+      this.settle(`asked:${change.threadId}`, change.id);
     if (change.table === 'threads' && change.status === 'completed') this.settle(`done:${change.threadId}`, change.id);
   }
 
@@ -247,7 +260,16 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     const started = now();
     const times = await lanes(options.warmup, options.n);
     const seconds = (now() - started) / 1000;
-    emit({ kind: 'queue_pg', saver: 'postgres', queue: 'graphile-worker', in_flight: IN_FLIGHT, n: options.n, jobs_per_sec: Math.round((options.n / seconds) * 10) / 10, add_to_run: latencies(times), pass: times.length === options.n });
+    emit({
+      kind: 'queue_pg',
+      saver: 'postgres',
+      queue: 'graphile-worker',
+      in_flight: IN_FLIGHT,
+      n: options.n,
+      jobs_per_sec: Math.round((options.n / seconds) * 10) / 10,
+      add_to_run: latencies(times),
+      pass: times.length === options.n,
+    });
     return times.length === options.n;
   } finally {
     await runner.stop();

@@ -8,6 +8,8 @@ export function createEventPrinter(json: boolean): EventPrinter {
   return new ReadableEventPrinter(
     process.stdout,
     createTerminalStyle(colourWanted(process.stdout)),
+    // isTTY is undefined, not false, on a pipe (Node's types say boolean).
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- see above
     process.stdout.isTTY === true,
   );
 }

@@ -19,10 +19,12 @@ function issuesOf(error: InterlockError): WorkflowIssue[] {
   const issues = error.details['issues'];
   if (!Array.isArray(issues)) return [];
   return issues.filter(
-    (issue): issue is WorkflowIssue =>
+    (issue: unknown): issue is WorkflowIssue =>
       typeof issue === 'object' &&
       issue !== null &&
+      'path' in issue &&
       typeof issue.path === 'string' &&
+      'message' in issue &&
       typeof issue.message === 'string',
   );
 }

@@ -63,33 +63,45 @@ export class ReadableEventPrinter implements EventPrinter {
     switch (event.type) {
       case 'THREAD_STARTED': {
         const input = Object.keys(event.input).length === 0 ? '' : ` with ${JSON.stringify(event.input)}`;
-        return this.line(style.dim(`Thread ${event.threadId} of workflow "${event.workflowId}" started${input}`));
+        this.line(style.dim(`Thread ${event.threadId} of workflow "${event.workflowId}" started${input}`));
+        return;
       }
       case 'THREAD_RESUMED':
-        return this.line(style.dim(`Thread ${event.threadId} resumed`));
+        this.line(style.dim(`Thread ${event.threadId} resumed`));
+        return;
       case 'NODE_STARTED':
-        return this.line(style.dim(`› ${event.nodeId} (${event.nodeType})`));
+        this.line(style.dim(`› ${event.nodeId} (${event.nodeType})`));
+        return;
       case 'NODE_FAILED':
-        return this.line(style.red(`✘ node "${event.nodeId}" failed: ${event.error.code}: ${event.error.message}`));
+        this.line(style.red(`✘ node "${event.nodeId}" failed: ${event.error.code}: ${event.error.message}`));
+        return;
       case 'LLM_TEXT_DELTA':
         this.streamedNodes.add(event.nodeId);
-        return this.stream(event.delta);
+        this.stream(event.delta);
+        return;
       case 'LLM_CALL_COMPLETED':
         if (!this.streamedNodes.delete(event.nodeId)) this.stream(event.text);
-        return this.breakLine();
+        this.breakLine();
+        return;
       case 'LLM_CALL_FAILED':
         this.streamedNodes.delete(event.nodeId);
-        return this.line(style.red(`✘ model "${event.model}" failed: ${event.error.message}`));
+        this.line(style.red(`✘ model "${event.model}" failed: ${event.error.message}`));
+        return;
       case 'USER_INTERACTION_REQUESTED':
-        return this.line(
+        this.line(
           this.approvalLines.lineFor(event) ??
             style.dim(`◆ question from node "${event.nodeId}" (${event.operationType})`),
         );
+        return;
       case 'USER_INTERACTION_RESPONDED': {
         const approval = this.approvalLines.lineFor(event);
-        if (approval !== undefined) return this.line(approval);
+        if (approval !== undefined) {
+          this.line(approval);
+          return;
+        }
         const responder = event.responder === undefined ? '' : ` by ${event.responder}`;
-        return this.line(style.dim(`✓ answered${responder}: ${JSON.stringify(event.input)}`));
+        this.line(style.dim(`✓ answered${responder}: ${JSON.stringify(event.input)}`));
+        return;
       }
       case 'USER_INTERACTION_PROCESSED':
         if (event.operationType === 'TOOL_APPROVAL') return;
@@ -101,17 +113,18 @@ export class ReadableEventPrinter implements EventPrinter {
         }
         return;
       case 'USER_INTERACTION_FAILED':
-        return this.line(
-          style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`),
-        );
+        this.line(style.red(`✘ question from node "${event.nodeId}" failed (${event.reason}): ${event.message}`));
+        return;
       case 'TOOL_CALL_REQUESTED':
       case 'TOOL_CALL_DECIDED':
       case 'TOOL_CALL_STARTED':
       case 'TOOL_CALL_COMPLETED':
       case 'TOOL_CALL_FAILED':
-        return this.line(toolEventLine(event, style));
+        this.line(toolEventLine(event, style));
+        return;
       case 'LLM_CALL_STARTED':
-        return this.startSpinner(event.model);
+        this.startSpinner(event.model);
+        return;
       case 'THREAD_SUSPENDED':
       case 'NODE_COMPLETED':
       case 'THREAD_COMPLETED':
@@ -154,14 +167,17 @@ export class ReadableEventPrinter implements EventPrinter {
         return;
       }
       case 'cancelled':
-        return this.line(style.yellow(style.bold('✘ cancelled')) + details);
+        this.line(style.yellow(style.bold('✘ cancelled')) + details);
+        return;
       case 'waiting': {
         const status =
           summary.interrupted === true ? '⏸ interrupted, waiting for an answer' : '⏸ waiting for an answer';
-        return this.line(style.yellow(style.bold(status)) + details);
+        this.line(style.yellow(style.bold(status)) + details);
+        return;
       }
       case 'scheduled':
-        return this.line(style.yellow(style.bold('⏵ handed to a worker')) + details);
+        this.line(style.yellow(style.bold('⏵ handed to a worker')) + details);
+        return;
     }
   }
 

@@ -1,13 +1,14 @@
 /** Text styles for one output stream; each returns the text unchanged when colour is off. */
 export interface TerminalStyle {
   readonly enabled: boolean;
-  dim(text: string): string;
-  bold(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  cyan(text: string): string;
-  magenta(text: string): string;
+  // Functions, not methods: a style is passed around on its own (`const paint = style.green`).
+  readonly dim: (text: string) => string;
+  readonly bold: (text: string) => string;
+  readonly red: (text: string) => string;
+  readonly green: (text: string) => string;
+  readonly yellow: (text: string) => string;
+  readonly cyan: (text: string) => string;
+  readonly magenta: (text: string) => string;
 }
 
 const CODES = {

@@ -69,7 +69,8 @@ export class ThreadSession {
     private readonly handler: TerminalUserInteractionHandler,
     private readonly stopper: RunStopper,
   ) {
-    stopper.onStop(() => void this.close());
+    // A failed close is reported to whoever awaits close() (the command's finally).
+    stopper.onStop(() => void this.close().catch(() => undefined));
   }
 
   /** Opens the store and builds the Interlock. */
@@ -123,7 +124,7 @@ export class ThreadSession {
       if (interruptedBySignal) process.exit(ExitCode.interrupted);
       interruptedBySignal = true;
       printer?.breakLine();
-      void this.close();
+      void this.close().catch(() => undefined);
     };
     process.on('SIGINT', onInterrupt);
     try {

@@ -73,6 +73,8 @@ export class ToolApprovalEventLines {
 }
 
 function preview(result: unknown): string {
+  // JSON.stringify(undefined) is undefined, whatever its declared type says.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
   const text = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'undefined');
   return flatten(makeVisible(text));
 }

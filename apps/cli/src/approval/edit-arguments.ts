@@ -143,7 +143,7 @@ function runEditor(editor: string, text: string): EditorRun {
     if (run.status !== 0)
       return {
         status: 'failed',
-        message: `${editor} exited with code ${run.status ?? run.signal}: the arguments were not changed`,
+        message: `${editor} exited with code ${run.status ?? run.signal ?? '?'}: the arguments were not changed`,
       };
     return { status: 'edited', text: readFileSync(file, 'utf8') };
   } finally {

@@ -41,7 +41,8 @@ export function displayJson(value: unknown, style: TerminalStyle, indent = ''): 
     );
     return `{\n${lines.join(',\n')}\n${indent}}`;
   }
-  return style.dim(String(value));
+  // undefined, a function or a symbol: not JSON, shown as its type.
+  return style.dim(typeof value);
 }
 
 /** A JSON string literal with its invisible characters as markers. */

@@ -41,7 +41,7 @@ export function describeToolCall(
   const stage =
     details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
   const lines = [
-    `${style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`)}`,
+    style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`),
     ...(details.toolDescription === ''
       ? []
       : [

@@ -73,15 +73,16 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
 function decidedBy(rule: string, modeFlag: boolean): string | undefined {
   const project = projectConfig();
   const approval = project?.config.approval;
-  if (rule.startsWith('mode:'))
-    return modeFlag ? '--mode' : approval?.mode !== undefined ? `${project?.path}: approval.mode` : undefined;
+  if (rule.startsWith('mode:')) {
+    if (modeFlag) return '--mode';
+    return project !== undefined && approval?.mode !== undefined ? `${project.path}: approval.mode` : undefined;
+  }
   if (project === undefined || approval === undefined) return undefined;
   const numbered = /^(deny|allow)-rule:(\d+)/.exec(rule);
   if (numbered) {
     const key = numbered[1] === 'deny' ? 'denyRules' : 'allowRules';
-    return Number(numbered[2]) < (approval[key]?.length ?? 0)
-      ? `${project.path}: approval.${key}[${numbered[2]}]`
-      : undefined;
+    const index = Number(numbered[2]);
+    return index < (approval[key]?.length ?? 0) ? `${project.path}: approval.${key}[${index}]` : undefined;
   }
   const override = /^override:(.+)$/.exec(rule)?.[1];
   if (override !== undefined && approval.toolOverrides?.[override] !== undefined)

@@ -181,7 +181,7 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
     process.stdin.once('end', () => process.kill(process.pid, 'SIGTERM'));
   } else {
     const http = await serveHttp(worker.interlock, serverOptions, options.host, port);
-    stop = http.close;
+    stop = () => http.close();
     log(
       `interlock mcp: serving approval_prompt and ask_user on http://${options.host}:${http.port}/mcp, store ${store.label}`,
     );
@@ -212,22 +212,18 @@ async function serveHttp(
       return;
     }
     if (request.method !== 'POST') {
-      response
-        .writeHead(405, { allow: 'POST', 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            error: { code: -32000, message: 'this server is stateless: POST to /mcp' },
-            id: null,
-          }),
-        );
+      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'this server is stateless: POST to /mcp' },
+          id: null,
+        }),
+      );
       return;
     }
     void (async () => {
       const server = await createApprovalMcpServer(interlock, serverOptions);
-      const transport = new StreamableHTTPServerTransport(
-        {} as ConstructorParameters<typeof StreamableHTTPServerTransport>[0],
-      );
+      const transport = new StreamableHTTPServerTransport({});
       const session = { close: () => server.close() };
       open.add(session);
       response.once('close', () => {

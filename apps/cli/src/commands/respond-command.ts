@@ -64,7 +64,9 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
   const session = await ThreadSession.open({
     store,
     ...settings,
-    // Further questions are asked here only when a person sits at this terminal.
+    // Further questions are asked here only when a person sits at this terminal. (isTTY is
+    // undefined, not false, on a pipe: Node's types say boolean.)
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-boolean-literal-compare -- see above
     answerOn: process.stdin.isTTY === true && request !== undefined ? [request.session.channel] : [],
     json,
     commandLine: `interlock resume ${request?.threadId ?? '<threadId>'}${store.flag}`,
