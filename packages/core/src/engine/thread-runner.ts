@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import type { ErrorCode, UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
+import type { UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
@@ -23,32 +23,9 @@ import { defaultsOf } from './variable-scopes.js';
 
 export type { StartOptions } from './new-thread.js';
 
-/**
- * What became of a thread after its answer was stored:
- * - `continued`: this process took it forward (`thread` is the run's handle);
- * - `elsewhere`: another process holds the thread and applies the answer (or applied it already);
- * - `scheduled`: a worker will take it forward (the answer and its job were stored together);
- * - `stalled`: the answer is stored but the thread did not go on, for the reason given
- *   (the database failed after the answer's commit, the definitions changed…): it goes on
- *   with `resume(threadId)` once the reason is gone.
- */
-export type Continuation =
-  | { status: 'continued' }
-  | { status: 'elsewhere' }
-  /** Threads continue in workers (`continueIn: 'workers'`): a worker serving the workflow takes it forward. */
-  | { status: 'scheduled' }
-  | { status: 'stalled'; code: ErrorCode; message: string };
+import type { Continuation, RespondResult } from './respond-result.js';
 
-/**
- * What `respond` did with an answer. `accepted` means the answer is stored (durably); an
- * error is thrown only when nothing was stored (or STORE_OUTCOME_UNKNOWN when the database
- * failed during the commit: repeat the call). Repeating an accepted answer is safe: the
- * same answer again is `accepted` with `repeated: true`; another answer is `already_answered`.
- */
-export type RespondResult =
-  | { status: 'accepted'; threadId: string; continuation: Continuation; thread?: ThreadHandle; repeated?: true }
-  | { status: 'already_answered'; threadId: string }
-  | { status: 'expired'; threadId: string };
+export type { Continuation, RespondResult } from './respond-result.js';
 
 type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 

@@ -1,6 +1,7 @@
 import type { ToolCallStatus } from '@interlock/sdk-types';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
 import type { Tool } from './define-tool.js';
+import { parseStrictly } from './strict-arguments.js';
 import type { NewCall } from './turn-state.js';
 
 /** What a new call is before the rules see it: refused outright, or admitted with the arguments that run. */
@@ -71,4 +72,28 @@ export function ruling(
     status: 'EXECUTION_REJECTED',
     message: `denied by policy (${decision.rule}): ${decision.reason}`,
   };
+}
+
+/**
+ * Why arguments a person edited may not run (pure): the tool is not here, they do not fit
+ * its schema, or a rule denies them (`decide`); undefined when they may.
+ */
+export function refuseEdit(
+  toolName: string,
+  tool: Tool | undefined,
+  edited: Record<string, unknown>,
+  decide: (call: {
+    toolName: string;
+    arguments: Record<string, unknown>;
+  }) => Pick<ApprovalDecision, 'outcome' | 'rule' | 'reason'>,
+): string | undefined {
+  if (!tool) return `the edited arguments were refused: tool ${toolName} is not available here`;
+  const parsed = parseStrictly(tool.parameters, edited);
+  if (!parsed.ok) {
+    return `the edited arguments were refused: they do not match the schema of ${tool.name} (${parsed.problem})`;
+  }
+  const decision = decide({ toolName: tool.name, arguments: parsed.value });
+  return decision.outcome === 'deny'
+    ? `the edited arguments were refused (${decision.rule}): ${decision.reason}`
+    : undefined;
 }

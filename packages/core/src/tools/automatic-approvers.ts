@@ -31,6 +31,25 @@ export function automaticApprover(policy: ApprovalPolicy, bus: MessageBus): Auto
   return undefined;
 }
 
+/** What an automatic approver is told about a call: the tool, the arguments, the rule that asked, where it runs. */
+export function toolUseOf(
+  args: Record<string, unknown>,
+  tool: Tool,
+  rule: string,
+  thread: { threadId: string; channel: string; session: { sessionId: string } },
+): ToolUse {
+  return {
+    toolName: tool.name,
+    arguments: args,
+    category: tool.category,
+    riskLevel: tool.riskLevel,
+    rule,
+    threadId: thread.threadId,
+    sessionId: thread.session.sessionId,
+    channel: thread.channel,
+  };
+}
+
 /**
  * Asks an automatic approver about a call the rules left to `ask` (F26). Its failures, a
  * late answer (past `timeoutMs` on `clock`; 0 waits forever) and answers that are neither

@@ -10,11 +10,10 @@ import type { InteractionGateway } from '../interaction/interaction-gateway.js';
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { MessageBus } from '../policy/message-bus.js';
-import { admit, ruling } from './admission.js';
+import { admit, refuseEdit, ruling } from './admission.js';
 import { approvalSpecs, readAnswer, type AuditDraft } from './approval-requests.js';
-import { askAutomatically, automaticApprover, type AutomaticApprover } from './automatic-approvers.js';
+import { askAutomatically, automaticApprover, toolUseOf, type AutomaticApprover } from './automatic-approvers.js';
 import type { Tool } from './define-tool.js';
-import { parseStrictly } from './strict-arguments.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -178,17 +177,7 @@ export class ToolCallPipeline {
   ): Promise<TurnCall> {
     const { thread } = context;
     const rule = call.rule ?? 'ask';
-    const toolUse = {
-      toolName: tool.name,
-      arguments: call.finalArguments,
-      category: tool.category,
-      riskLevel: tool.riskLevel,
-      rule,
-      threadId: thread.threadId,
-      sessionId: thread.session.sessionId,
-      channel: thread.channel,
-    };
-    const verdict = await askAutomatically(approver, toolUse, tool, {
+    const verdict = await askAutomatically(approver, toolUseOf(call.finalArguments, tool, rule, thread), tool, {
       timeoutMs: thread.toolApproval.approvalTimeout,
       clock: this.clock,
       denies: (edited) =>
@@ -289,7 +278,15 @@ export class ToolCallPipeline {
       operationType: 'TOOL_APPROVAL' as const,
     };
     const automaticMemory = this.policy.options.sessionMemory === 'automatic';
-    const reading = readAnswer(call, record, (edited) => this.refuseEdit(call, edited, context), automaticMemory);
+    const reading = readAnswer(
+      call,
+      record,
+      (edited) =>
+        refuseEdit(call.name, this.tools.find(call.name), edited, (args) =>
+          this.policy.decide(args, this.scopeOf(context)),
+        ),
+      automaticMemory,
+    );
     if (reading.kind === 'failed') {
       context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: reading.reason, message: reading.message });
       await this.record(call, context, reading.audit);
@@ -325,23 +322,6 @@ export class ToolCallPipeline {
     turn.calls[index] = this.report(next, context, options);
     await this.store.markProcessed(record.interactionId, fenceOf(context.thread));
     context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
-  }
-
-  /** Why arguments a person edited may not run (they do not fit the tool's schema, or a rule denies them), or undefined. */
-  private refuseEdit(
-    call: TurnCall,
-    edited: Record<string, unknown>,
-    context: NodeExecutionContext,
-  ): string | undefined {
-    const tool = this.tools.find(call.name);
-    if (!tool) return `the edited arguments were refused: tool ${call.name} is not available here`;
-    const parsed = parseStrictly(tool.parameters, edited);
-    if (!parsed.ok)
-      return `the edited arguments were refused: they do not match the schema of ${tool.name} (${parsed.problem})`;
-    const decision = this.policy.decide({ toolName: tool.name, arguments: parsed.value }, this.scopeOf(context));
-    return decision.outcome === 'deny'
-      ? `the edited arguments were refused (${decision.rule}): ${decision.reason}`
-      : undefined;
   }
 
   /** The thread was cancelled while calls waited: settled waits are let go, every unfinished call ends rejected. */
