@@ -13,7 +13,11 @@ const base = {
 const event = <T extends string, S extends z.ZodRawShape>(type: T, shape: S) =>
   z.strictObject({ type: z.literal(type), ...base, ...shape });
 
-export const ThreadError = z.strictObject({
+// Annotated so declarations name ErrorCode instead of spelling its members out at every use.
+export const ThreadError: z.ZodObject<
+  { code: typeof ErrorCode; message: z.ZodString; nodeId: z.ZodOptional<z.ZodString> },
+  z.core.$strict
+> = z.strictObject({
   code: ErrorCode,
   message: z.string(),
   nodeId: z.string().optional(),
