@@ -91,6 +91,8 @@ export function parseApprovalReply(text: string): ParsedApprovalReply {
     .toLowerCase()
     .split(/[^\p{L}\p{N}\p{Extended_Pictographic}']+/u)
     .filter((word) => word !== '');
+  // Code points, not graphemes, on purpose: 👍🏽 (a skin tone) or ✅️ (a variation selector) still shows its sign.
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- see above
   const signs = [...trimmed].filter((character) => !/[a-z]/i.test(character));
   return words.some((word) => DECISION_LIKE.has(word)) || signs.some((character) => DECISION_LIKE.has(character))
     ? { kind: 'ambiguous' }

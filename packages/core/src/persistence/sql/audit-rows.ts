@@ -70,7 +70,7 @@ export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
 
 /** The audit entry of an `audit_entries` row. @throws InterlockError INTERNAL when the row was damaged. */
 export function toAuditEntry(row: AuditEntryRow): AuditEntry {
-  const sequence = Number(row.sequence);
+  const { sequence } = row;
   const what = `audit entry ${sequence}`;
   if (row.outcome !== 'allow' && row.outcome !== 'deny') {
     throw new InterlockError(
@@ -92,6 +92,8 @@ export function toAuditEntry(row: AuditEntryRow): AuditEntry {
     stage: row.stage as ApprovalStage,
     originalArguments: decodeJson(row.originalArguments, `original arguments of ${what}`) as Record<string, unknown>,
     ...(editedArguments === undefined ? {} : { editedArguments }),
+    // A row is what the driver returned: a select that leaves the column out reads undefined.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
     ...(row.toolDefinitionHash === null || row.toolDefinitionHash === undefined
       ? {}
       : { toolDefinitionHash: row.toolDefinitionHash }),

@@ -63,7 +63,7 @@ export function selectList(table: SqlTable, alias?: string): string {
 export function fenceCte(tables: PostgresTables, fence: SqlFence | undefined, parameters: Parameters): string {
   if (fence === undefined) return 'fence AS (SELECT 1)';
   const { threads } = tables;
-  return `fence AS (SELECT 1 FROM ${threads.name} WHERE ${threads.columns['threadId']} = ${parameters.add(fence.threadId)} AND ${threads.columns['epoch']} = ${parameters.add(fence.epoch, 'integer')} FOR SHARE)`;
+  return `fence AS (SELECT 1 FROM ${threads.name} WHERE ${column(threads, 'threadId')} = ${parameters.add(fence.threadId)} AND ${column(threads, 'epoch')} = ${parameters.add(fence.epoch, 'integer')} FOR SHARE)`;
 }
 
 /** graphile-worker's `add_job` for each job, as a CTE `jobs` run only when `condition` holds. */

@@ -28,9 +28,9 @@ export function selectThread(tables: PostgresTables, threadId: string): Statemen
   const { threads, messages } = tables;
   return {
     sql: `SELECT ${selectList(threads, 't')},
-      (SELECT coalesce(json_agg(json_build_array(m.${messages.columns['position']}, m.${messages.columns['message']}) ORDER BY m.${messages.columns['position']}), '[]')
-        FROM ${messages.name} m WHERE m.${messages.columns['threadId']} = t.${threads.columns['threadId']}) AS "messages"
-      FROM ${threads.name} t WHERE t.${threads.columns['threadId']} = $1`,
+      (SELECT coalesce(json_agg(json_build_array(m.${column(messages, 'position')}, m.${column(messages, 'message')}) ORDER BY m.${column(messages, 'position')}), '[]')
+        FROM ${messages.name} m WHERE m.${column(messages, 'threadId')} = t.${column(threads, 'threadId')}) AS "messages"
+      FROM ${threads.name} t WHERE t.${column(threads, 'threadId')} = $1`,
     parameters: [threadId],
   };
 }
@@ -158,11 +158,11 @@ export function claimThread(
   expectedVersion: number,
 ): Statement {
   const { threads } = tables;
-  const c = threads.columns;
+  const c = (property: string): string => column(threads, property);
   return {
-    sql: `UPDATE ${threads.name} SET ${c['leaseOwner']} = $2, ${c['leaseUntil']} = $3, ${c['epoch']} = ${c['epoch']} + 1, ${c['version']} = ${c['version']} + 1
-      WHERE ${c['threadId']} = $1 AND (${c['leaseOwner']} IS NULL OR ${c['leaseUntil']} <= $4) AND ${c['version']} = $5::integer
-      RETURNING ${c['version']} AS "version", ${c['epoch']} AS "epoch"`,
+    sql: `UPDATE ${threads.name} SET ${c('leaseOwner')} = $2, ${c('leaseUntil')} = $3, ${c('epoch')} = ${c('epoch')} + 1, ${c('version')} = ${c('version')} + 1
+      WHERE ${c('threadId')} = $1 AND (${c('leaseOwner')} IS NULL OR ${c('leaseUntil')} <= $4) AND ${c('version')} = $5::integer
+      RETURNING ${c('version')} AS "version", ${c('epoch')} AS "epoch"`,
     parameters: [threadId, owner, until, now, expectedVersion],
   };
 }
@@ -170,10 +170,10 @@ export function claimThread(
 /** Sets (or, with `until` null, frees) `owner`'s claim if the epoch is still the fence's. Returns `affected`. */
 export function setClaim(tables: PostgresTables, fence: SqlFence, owner: string, until: string | null): Statement {
   const { threads } = tables;
-  const c = threads.columns;
-  const lease = until === null ? `${c['leaseOwner']} = NULL, ${c['leaseUntil']} = NULL` : `${c['leaseUntil']} = $4`;
+  const c = (property: string): string => column(threads, property);
+  const lease = until === null ? `${c('leaseOwner')} = NULL, ${c('leaseUntil')} = NULL` : `${c('leaseUntil')} = $4`;
   return {
-    sql: `WITH changed AS (UPDATE ${threads.name} SET ${lease} WHERE ${c['threadId']} = $1 AND ${c['epoch']} = $2::integer AND ${c['leaseOwner']} = $3 RETURNING 1)
+    sql: `WITH changed AS (UPDATE ${threads.name} SET ${lease} WHERE ${c('threadId')} = $1 AND ${c('epoch')} = $2::integer AND ${c('leaseOwner')} = $3 RETURNING 1)
       SELECT count(*)::integer AS "affected" FROM changed`,
     parameters: until === null ? [fence.threadId, fence.epoch, owner] : [fence.threadId, fence.epoch, owner, until],
   };
@@ -232,11 +232,11 @@ export function respondToInteraction(
 ): Statement {
   const parameters = new Parameters();
   const { interactions } = tables;
-  const c = interactions.columns;
+  const c = (property: string): string => column(interactions, property);
   const id = parameters.add(interactionId);
-  const set = `${c['status']} = 'responded', ${c['response']} = ${parameters.add(response)}, ${c['updatedAt']} = ${parameters.add(respondedAt)}`;
+  const set = `${c('status')} = 'responded', ${c('response')} = ${parameters.add(response)}, ${c('updatedAt')} = ${parameters.add(respondedAt)}`;
   return {
-    sql: `WITH updated AS (UPDATE ${interactions.name} SET ${set} WHERE ${c['interactionId']} = ${id} AND ${c['status']} = 'pending' RETURNING *),
+    sql: `WITH updated AS (UPDATE ${interactions.name} SET ${set} WHERE ${c('interactionId')} = ${id} AND ${c('status')} = 'pending' RETURNING *),
       ${jobsCte(tables, jobs, parameters, 'EXISTS (SELECT 1 FROM updated)')}
       SELECT ${selectList(interactions)}, (SELECT count(*) FROM jobs)::integer AS "jobs" FROM updated`,
     parameters: parameters.values,

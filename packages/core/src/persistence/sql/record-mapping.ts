@@ -112,7 +112,7 @@ export function toThreadRecord(row: ThreadRow, conversation: Message[]): ThreadR
     ...(row.leaseOwner === null || row.leaseUntil === null
       ? {}
       : { lease: { owner: row.leaseOwner, until: row.leaseUntil } }),
-    epoch: Number(row.epoch),
+    epoch: row.epoch,
     version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,

@@ -44,6 +44,8 @@ export function encodeJson(value: unknown, what: string): string {
       cause: error,
     });
   }
+  // JSON.stringify returns undefined for undefined, a function or a symbol, whatever its type says.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- see above
   if (text === undefined) {
     throw new InterlockError('INVALID_OPTIONS', `${what} cannot be stored: it is not JSON data (${typeof value})`);
   }

@@ -210,6 +210,8 @@ async function migrateJobQueue(url: string, schema: string): Promise<void> {
 /** graphile-worker's logger, keeping only errors (on stderr). */
 export function quietLogger(worker: typeof import('graphile-worker')): InstanceType<typeof worker.Logger> {
   return new worker.Logger(() => (level, message) => {
+    // LogLevel.ERROR is 'error'; the enum itself is a type only (graphile-worker does not export it at run time).
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- see above
     if (level === 'error') process.stderr.write(`interlock job queue: ${message}\n`);
   });
 }

@@ -156,7 +156,7 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
       const [claimed] = await run<{ version: number; epoch: number }>(
         sql.claimThread(this.tables, threadId, owner, until, now, expectedVersion),
       );
-      if (claimed !== undefined) return { status: 'claimed', epoch: Number(claimed.epoch), version: claimed.version };
+      if (claimed !== undefined) return { status: 'claimed', epoch: claimed.epoch, version: claimed.version };
       // Not claimed: read the row again, after the UPDATE (which waited for any claim under way).
       const [stored] = await run<ThreadRow>(sql.selectThread(this.tables, threadId));
       if (stored === undefined) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
@@ -340,9 +340,9 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
       );
       if (fence !== undefined && head?.fenced !== true) throw staleClaim(fence);
       const previous =
-        head === undefined || head.sequence === null || head.hash === null || Number(head.sequence) === 0
+        head === undefined || head.sequence === null || head.hash === null || head.sequence === 0
           ? undefined
-          : { sequence: Number(head.sequence), hash: head.hash };
+          : { sequence: head.sequence, hash: head.hash };
       const row = toAuditEntryRow(seal(previous));
       await run(sql.appendAudit(this.tables, row));
       return toAuditEntry(row);

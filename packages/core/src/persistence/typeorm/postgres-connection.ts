@@ -60,6 +60,7 @@ export async function postgresWrite<T>(dataSource: DataSource, work: (run: RunSt
       result = await work(run);
     } finally {
       // A work that sent nothing, or failed before its first statement: BEGIN's answer is still due.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- run() clears it once answered
       await begun?.catch(() => undefined);
     }
   } catch (error) {
@@ -67,7 +68,7 @@ export async function postgresWrite<T>(dataSource: DataSource, work: (run: RunSt
     await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
     throw unavailable(error, 'postgres');
   }
-  await commit(runner, () => client!.query('COMMIT'));
+  await commit(runner, () => client.query('COMMIT'));
   return result;
 }
 

@@ -20,6 +20,10 @@ import type {
  * synchronized; a test checks that these schemas and the migrations agree.
  */
 
+// TypeORM's EntitySchemaOptions is a class that only describes options: TypeORM's docs pass
+// plain objects to `new EntitySchema`, and nothing checks `instanceof` on them.
+/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- see above */
+
 const text = (name: string, options: { nullable?: boolean } = {}) =>
   ({ name, type: 'text', nullable: options.nullable ?? false }) as const;
 

@@ -30,9 +30,7 @@ export async function appendAuditEntry(
   const query = manager.createQueryBuilder(AuditHeadEntity, 'head').where('head.id = 1');
   const head = await (dialect === 'postgres' ? query.setLock('pessimistic_write') : query).getOne();
   const row = toAuditEntryRow(
-    seal(
-      head === null || Number(head.sequence) === 0 ? undefined : { sequence: Number(head.sequence), hash: head.hash },
-    ),
+    seal(head === null || head.sequence === 0 ? undefined : { sequence: head.sequence, hash: head.hash }),
   );
   await manager.insert(AuditEntryEntity, row);
   if (head === null) await manager.insert(AuditHeadEntity, { id: 1, sequence: row.sequence, hash: row.hash });
@@ -43,9 +41,7 @@ export async function appendAuditEntry(
 /** The chain's head as stored. */
 export async function getAuditHead(run: RunInTransaction): Promise<AuditHead | undefined> {
   const head = await run((manager) => manager.findOne(AuditHeadEntity, { where: { id: 1 } }));
-  return head === null || Number(head.sequence) === 0
-    ? undefined
-    : { sequence: Number(head.sequence), hash: head.hash };
+  return head === null || head.sequence === 0 ? undefined : { sequence: head.sequence, hash: head.hash };
 }
 
 /** The audit log in sequence order, optionally of one thread. */

@@ -35,7 +35,7 @@ export async function claimThread(
     where: { threadId },
   });
   if (stored === null) throw new InterlockError('THREAD_NOT_FOUND', `thread ${threadId} does not exist`);
-  if (updated.affected === 1) return { status: 'claimed', epoch: Number(stored.epoch), version: stored.version };
+  if (updated.affected === 1) return { status: 'claimed', epoch: stored.epoch, version: stored.version };
   if (stored.leaseOwner !== null && stored.leaseUntil !== null && stored.leaseUntil > now) {
     return { status: 'busy', lease: { owner: stored.leaseOwner, until: stored.leaseUntil } };
   }

@@ -119,7 +119,7 @@ export async function markProcessed(write: RunInTransaction, interactionId: stri
 
 /** The database column of an entity property of `interactions`. */
 function columnName(manager: EntityManager, property: string): string {
-  const column = manager.connection.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
+  const column = manager.dataSource.getMetadata(InteractionEntity).findColumnWithPropertyName(property);
   if (column === undefined) throw new InterlockError('INTERNAL', `interactions has no column for ${property}`);
   return column.databaseName;
 }

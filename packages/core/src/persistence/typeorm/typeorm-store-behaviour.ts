@@ -90,7 +90,7 @@ async function takeMessageWrites(
     `SELECT "position", "operation" FROM ${harness.table('message_writes')}`,
   );
   await inspector.query(`DELETE FROM ${harness.table('message_writes')}`);
-  return rows.map((row) => `${row.operation} ${Number(row.position)}`).sort();
+  return rows.map((row) => `${row.operation} ${row.position}`).sort();
 }
 
 const expectInvalid = async (promise: Promise<unknown>) => expect(await errorCodeOf(promise)).toBe('INVALID_OPTIONS');
