@@ -66,8 +66,8 @@ async function startWeb(): Promise<{ child: ChildProcess; baseUrl: string; token
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
 async function api(path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
   const response = await fetch(`${web.baseUrl}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: {
@@ -81,9 +81,7 @@ async function api(path: string, body?: unknown): Promise<{ status: number; body
 }
 
 /** The card the web inbox shows for `toolName` (or a question), once it is there. */
-async function cardFor(
-  match: (card: { prompt: string; toolApproval?: { toolName: string } }) => boolean,
-): Promise<{
+async function cardFor(match: (card: { prompt: string; toolApproval?: { toolName: string } }) => boolean): Promise<{
   interactionId: string;
   threadId: string;
   prompt: string;
