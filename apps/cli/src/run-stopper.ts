@@ -7,7 +7,7 @@ import type { InterlockEvent, UserInteractionRequest } from '@interlock/sdk-type
  *
  * @example
  * const stopper = new RunStopper();
- * stopper.onStop(() => void interlock.close());
+ * stopper.onStop(() => void interlock.close().catch((error: unknown) => console.error(error)));
  * thread.events$.subscribe((event) => stopper.observe(event));
  * // in the handler's onApprovalInterrupted: stopper.stopAfterAnswer(request)
  */
