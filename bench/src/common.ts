@@ -45,8 +45,7 @@ export function currentThreadIndex(): number {
 }
 
 export type ScriptedTurnResult =
-  | { kind: 'text'; text: string }
-  | { kind: 'tool_call'; id: string; name: string; args: WriteFileArguments };
+  { kind: 'text'; text: string } | { kind: 'tool_call'; id: string; name: string; args: WriteFileArguments };
 
 /** After a tool result: "done"; otherwise exactly one write_file call with `toolArgsFor(i)`. */
 export function scriptedTurn(lastMessageIsToolResult: boolean): ScriptedTurnResult {

@@ -30,7 +30,14 @@ import {
   type SqliteStoreOptions,
   type StoreKind,
 } from './scenario.js';
-import { Database, installSqliteProbe, labelStoreMethods, synchronousOf, wrote, type SqliteProbe } from './sqlite-probe.js';
+import {
+  Database,
+  installSqliteProbe,
+  labelStoreMethods,
+  synchronousOf,
+  wrote,
+  type SqliteProbe,
+} from './sqlite-probe.js';
 import { storageStats } from './storage-stats.js';
 import { versions } from './versions.js';
 
@@ -66,7 +73,8 @@ function label(store: StoreKind, options: RunOptions) {
 }
 
 /** A file-name suffix for the store options (`-normal`, `-group`). */
-const optionsSuffix = (options: RunOptions) => `${options.synchronous === 'normal' ? '-normal' : ''}${options.groupCommit ? '-group' : ''}`;
+const optionsSuffix = (options: RunOptions) =>
+  `${options.synchronous === 'normal' ? '-normal' : ''}${options.groupCommit ? '-group' : ''}`;
 
 function dbFile(options: RunOptions, name: string): string {
   return path.resolve(options.db ?? path.join(options.resultsDir, `interlock-${name}.db`));
@@ -91,7 +99,13 @@ async function warmup(options: RunOptions, name: string): Promise<void> {
   resetToolEffects();
 }
 
-function correctness(section: string, options: RunOptions, n: number, finals: unknown[], verified: { ok: number } | null): boolean {
+function correctness(
+  section: string,
+  options: RunOptions,
+  n: number,
+  finals: unknown[],
+  verified: { ok: number } | null,
+): boolean {
   const perThreadOk = toolEffects.perThread.size === n && [...toolEffects.perThread.values()].every((c) => c === 1);
   const allDone = finals.length === n && finals.every((f) => f === FINAL_TEXT);
   const record = {
@@ -182,11 +196,22 @@ export async function modeFanout(options: RunOptions): Promise<boolean> {
   let parked = 0;
   for (const i of ids) {
     const thread = await engine.store.getThread(threadIdFor(i));
-    const interaction = thread?.pendingInteractionIds[0] === undefined ? undefined : await engine.store.getInteraction(thread.pendingInteractionIds[0]);
+    const interaction =
+      thread?.pendingInteractionIds[0] === undefined
+        ? undefined
+        : await engine.store.getInteraction(thread.pendingInteractionIds[0]);
     const asked = interaction?.request.toolApproval;
-    if (thread?.status === 'waiting' && interaction?.status === 'pending' && asked?.toolName === 'write_file' && JSON.stringify(asked.toolParameters) === JSON.stringify(toolArgsFor(i))) parked++;
+    if (
+      thread?.status === 'waiting' &&
+      interaction?.status === 'pending' &&
+      asked?.toolName === 'write_file' &&
+      JSON.stringify(asked.toolParameters) === JSON.stringify(toolArgsFor(i))
+    )
+      parked++;
   }
-  const argumentsReturned = pauses.every((pause, i) => JSON.stringify(pause.arguments) === JSON.stringify(toolArgsFor(i)));
+  const argumentsReturned = pauses.every(
+    (pause, i) => JSON.stringify(pause.arguments) === JSON.stringify(toolArgsFor(i)),
+  );
   const t2 = now();
   const finals = await Promise.all(ids.map((i) => approveThread(engine, i)));
   const t3 = now();
@@ -216,8 +241,13 @@ export async function modeFanout(options: RunOptions): Promise<boolean> {
   });
   const verified = await verifyAll(engine, n);
   await engine.interlock.close();
-  if (options.store === 'sqlite') emit({ kind: 'storage', section: 'fanout', ...label(options.store, options), n, ...storageStats(file, n) });
-  const pass = correctness('fanout', options, n, finals, verified) && executedWhilePaused === 0 && parked === n && argumentsReturned;
+  if (options.store === 'sqlite')
+    emit({ kind: 'storage', section: 'fanout', ...label(options.store, options), n, ...storageStats(file, n) });
+  const pass =
+    correctness('fanout', options, n, finals, verified) &&
+    executedWhilePaused === 0 &&
+    parked === n &&
+    argumentsReturned;
   if (options.store === 'sqlite') rmDb(file);
   return pass;
 }
@@ -233,7 +263,15 @@ export async function modeDurable(options: RunOptions): Promise<boolean> {
   if (options.phase === 'suspend') {
     const engine = await openFresh('sqlite', file, options);
     for (let i = 0; i < n; i++) await startThread(engine, i);
-    emit({ kind: 'durable', phase: 'suspend', ...label('sqlite', options), n, tool_executions: toolEffects.count, pid: process.pid, closed_store: false });
+    emit({
+      kind: 'durable',
+      phase: 'suspend',
+      ...label('sqlite', options),
+      n,
+      tool_executions: toolEffects.count,
+      pid: process.pid,
+      closed_store: false,
+    });
     return toolEffects.count === 0;
   }
   const probe = installSqliteProbe(false);
@@ -287,7 +325,7 @@ export async function modeScale(options: RunOptions): Promise<boolean> {
   const executedWhilePaused = toolEffects.count;
   // A random sample without replacement (a fixed seed, so runs answer the same threads).
   let seed = 12345;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const chosen = new Set<number>();
   while (chosen.size < sample) chosen.add(Math.floor(random() * n));
   const latencies: number[] = [];
@@ -319,7 +357,15 @@ export async function modeScale(options: RunOptions): Promise<boolean> {
   });
   const allDone = finals.every((f) => f === FINAL_TEXT);
   const pass = executedWhilePaused === 0 && allDone && toolEffects.count === sample;
-  emit({ kind: 'correctness', section: 'scale', ...label('sqlite', options), n: sample, tool_executions: toolEffects.count, all_final_done: allDone, pass });
+  emit({
+    kind: 'correctness',
+    section: 'scale',
+    ...label('sqlite', options),
+    n: sample,
+    tool_executions: toolEffects.count,
+    all_final_done: allDone,
+    pass,
+  });
   await engine.interlock.close();
   rmDb(file);
   return pass;
@@ -410,7 +456,9 @@ export async function modeCommits(options: RunOptions): Promise<boolean> {
     method:
       "better-sqlite3 prototypes wrapped (prepare/run/all/get); a write commit = COMMIT of a transaction that changed >= 1 row; each transaction is labelled with the store method whose AsyncLocalStorage scope ran its BEGIN (opener), lists every store method whose statements ran inside it, and says what committed it (flush('now') = a durability point, end of turn = the store's setImmediate, close)",
     synchronous_pragma: synchronous,
-    store_calls_per_round_trip: Object.fromEntries([...calls.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)])),
+    store_calls_per_round_trip: Object.fromEntries(
+      [...calls.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, per(v)]),
+    ),
     phases: Object.fromEntries(
       Object.entries(phases).map(([phase, p]) => [
         phase,
@@ -420,7 +468,10 @@ export async function modeCommits(options: RunOptions): Promise<boolean> {
     ...summary,
     concurrent,
   });
-  fs.writeFileSync(path.join(options.resultsDir, 'interlock-transactions.json'), JSON.stringify(examples, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(options.resultsDir, 'interlock-transactions.json'),
+    JSON.stringify(examples, null, 2) + '\n',
+  );
   return true;
 }
 
@@ -456,6 +507,11 @@ export function modeFsync(options: RunOptions): boolean {
       per_commit: summarize(times),
     };
   }
-  emit({ kind: 'fsync_bound', engine: 'sqlite', method: 'better-sqlite3, fresh file, WAL, one autocommit INSERT of a 200-char row per commit', ...results });
+  emit({
+    kind: 'fsync_bound',
+    engine: 'sqlite',
+    method: 'better-sqlite3, fresh file, WAL, one autocommit INSERT of a 200-char row per commit',
+    ...results,
+  });
   return true;
 }

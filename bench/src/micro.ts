@@ -45,7 +45,12 @@ function timeBatches(work: (i: number) => unknown, batches: number, batch: numbe
   if (sink < 0) console.log(sink);
   samples.sort();
   const mean = samples.reduce((a, b) => a + b, 0) / batches;
-  return { p50_us: round(pct(samples, 50) ?? 0), p99_us: round(pct(samples, 99) ?? 0), mean_us: round(mean), calls: batches * batch };
+  return {
+    p50_us: round(pct(samples, 50) ?? 0),
+    p99_us: round(pct(samples, 99) ?? 0),
+    mean_us: round(mean),
+    calls: batches * batch,
+  };
 }
 
 /** Times each call on its own (for calls of several microseconds and more). */
@@ -83,7 +88,7 @@ const ADVERSARIAL_COMMANDS = [
   'find / -name "*.key" -exec cp {} /tmp/x \\; ; git push --force origin main',
   Array.from({ length: 200 }, (_, i) => `echo ${i}`).join(' && '),
   'cat ' + Array.from({ length: 400 }, (_, i) => `file-${i}.txt`).join(' ') + ' | sort | uniq -c | sort -rn | head',
-  "awk 'BEGIN { system(\"rm -rf ~\") }'",
+  'awk \'BEGIN { system("rm -rf ~") }\'',
   'sed -i -e "s/a/b/" -e "w /etc/passwd" notes.txt',
   "printf '%s' $'\\x72\\x6d' -rf ~/",
 ];
@@ -101,16 +106,45 @@ function seeded(seed: number): () => number {
 function adversarialInputs(count: number): string[] {
   const random = seeded(13);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-  const pieces = ['$(', ')', '`', '"', "'", '{', '}', '(', ')', ';', '|', '&&', ' ', 'a', '\\', '$', '<<EOF\n', '\nEOF\n', 'eval ', 'sh -c ', '{a,b}', 'xargs ', 'find . -exec '];
+  const pieces = [
+    '$(',
+    ')',
+    '`',
+    '"',
+    "'",
+    '{',
+    '}',
+    '(',
+    ')',
+    ';',
+    '|',
+    '&&',
+    ' ',
+    'a',
+    '\\',
+    '$',
+    '<<EOF\n',
+    '\nEOF\n',
+    'eval ',
+    'sh -c ',
+    '{a,b}',
+    'xargs ',
+    'find . -exec ',
+  ];
   const inputs = [
     'echo ' + '{a,b}'.repeat(400),
     'echo ' + '{'.repeat(300) + 'a,b' + '}'.repeat(300),
-    '$(' .repeat(1_000) + 'ls' + ')'.repeat(1_000),
+    '$('.repeat(1_000) + 'ls' + ')'.repeat(1_000),
     'sh -c "'.repeat(200) + 'rm -rf /' + '"'.repeat(200),
     'x'.repeat(9_999),
     `rm -rf ~ #${' '.repeat(20_000)}`,
   ];
-  while (inputs.length < count) inputs.push(Array.from({ length: 200 + Math.floor(random() * 2_800) }, () => pick(pieces)).join('').slice(0, 10_000));
+  while (inputs.length < count)
+    inputs.push(
+      Array.from({ length: 200 + Math.floor(random() * 2_800) }, () => pick(pieces))
+        .join('')
+        .slice(0, 10_000),
+    );
   return inputs;
 }
 
@@ -133,22 +167,35 @@ async function worstCase(
     const verdict = classifier.classify(command, shellContext);
     const ms = now() - start;
     timings[index] = ms;
-    if (verdict.verdict === 'safe' && /rm -rf/.test(command)) throw new Error(`an adversarial command was classified safe: ${command.slice(0, 80)}`);
-    if (ms > slowest.ms) slowest = { ms, verdict: `${verdict.verdict} ${verdict.rule}`, command: command.length > 60 ? `${command.slice(0, 57)}… (${command.length} chars)` : command };
+    if (verdict.verdict === 'safe' && /rm -rf/.test(command))
+      throw new Error(`an adversarial command was classified safe: ${command.slice(0, 80)}`);
+    if (ms > slowest.ms)
+      slowest = {
+        ms,
+        verdict: `${verdict.verdict} ${verdict.rule}`,
+        command: command.length > 60 ? `${command.slice(0, 57)}… (${command.length} chars)` : command,
+      };
   }
   timings.sort();
   const patterns = ['(a+)+$', '(a|aa)+$', '(a*)*b', '(.*a){20}', '^(\\w+\\s?)*$'];
   const content = ['a'.repeat(31) + '!', 'a'.repeat(10_000) + '!', `${'ab '.repeat(3_000)}!`];
   let ruleSlowest = { ms: 0, rule: '' };
   for (const pattern of patterns) {
-    const rules = { ...context, options: { ...context.options, denyRules: [`tool == "write_file" && args.content.matches(${JSON.stringify(pattern)})`] } };
+    const rules = {
+      ...context,
+      options: {
+        ...context.options,
+        denyRules: [`tool == "write_file" && args.content.matches(${JSON.stringify(pattern)})`],
+      },
+    };
     for (const text of content) {
       const call = { toolName: 'write_file', arguments: { path: 'notes.txt', content: text } };
       decideApproval(call, rules);
       const start = now();
       decideApproval(call, rules);
       const ms = now() - start;
-      if (ms > ruleSlowest.ms) ruleSlowest = { ms, rule: `matches(${JSON.stringify(pattern)}) on ${text.length} chars` };
+      if (ms > ruleSlowest.ms)
+        ruleSlowest = { ms, rule: `matches(${JSON.stringify(pattern)}) on ${text.length} chars` };
     }
   }
   return {
@@ -199,16 +246,26 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
   const askCall = { toolName: 'write_file', arguments: { ...toolArgsFor(7) } };
   const check = (call: typeof autoCall, expected: string) => {
     const decision = decideApproval(call, context);
-    if (decision.outcome !== expected) throw new Error(`${call.toolName}: expected ${expected}, got ${decision.outcome} (${decision.rule})`);
+    if (decision.outcome !== expected)
+      throw new Error(`${call.toolName}: expected ${expected}, got ${decision.outcome} (${decision.rule})`);
     return decision.rule;
   };
   const autoRule = check(autoCall, 'allow');
   const askRule = check(askCall, 'ask');
   const approval = {
-    decide_approval_auto: { rule: autoRule, ...timeBatches(() => decideApproval(autoCall, context), 300 * scale, 1000) },
+    decide_approval_auto: {
+      rule: autoRule,
+      ...timeBatches(() => decideApproval(autoCall, context), 300 * scale, 1000),
+    },
     decide_approval_ask: { rule: askRule, ...timeBatches(() => decideApproval(askCall, context), 300 * scale, 1000) },
-    explain_auto: { rule: interlock.explain(autoCall).rule, ...timeBatches(() => interlock.explain(autoCall), 300 * scale, 1000) },
-    explain_ask: { rule: interlock.explain(askCall).rule, ...timeBatches(() => interlock.explain(askCall), 300 * scale, 1000) },
+    explain_auto: {
+      rule: interlock.explain(autoCall).rule,
+      ...timeBatches(() => interlock.explain(autoCall), 300 * scale, 1000),
+    },
+    explain_ask: {
+      rule: interlock.explain(askCall).rule,
+      ...timeBatches(() => interlock.explain(askCall), 300 * scale, 1000),
+    },
   };
   emit({ kind: 'micro', group: 'approval', engine: 'interlock', ...approval });
 
@@ -220,7 +277,14 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
       commands.map((command) => {
         const verdict = classifier.classify(command, shellContext);
         const key = command.length > 60 ? `${command.slice(0, 57)}… (${command.length} chars)` : command;
-        return [key, { verdict: verdict.verdict, rule: verdict.rule, ...timeEach(() => classifier.classify(command, shellContext), 300 * scale) }];
+        return [
+          key,
+          {
+            verdict: verdict.verdict,
+            rule: verdict.rule,
+            ...timeEach(() => classifier.classify(command, shellContext), 300 * scale),
+          },
+        ];
       }),
     );
   const pooled = (commands: string[]) => {
@@ -229,7 +293,10 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
   };
   const explainPooled = (commands: string[]) => {
     let k = 0;
-    return timeEach(() => interlock.explain({ toolName: 'bash', arguments: { command: commands[k++ % commands.length] ?? '' } }), 2000 * scale);
+    return timeEach(
+      () => interlock.explain({ toolName: 'bash', arguments: { command: commands[k++ % commands.length] ?? '' } }),
+      2000 * scale,
+    );
   };
   emit({
     kind: 'micro',
@@ -243,7 +310,12 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
     adversarial: perCommand(ADVERSARIAL_COMMANDS),
   });
 
-  emit({ kind: 'micro', group: 'policy_worst_case', engine: 'interlock', ...(await worstCase(classifier, context, shellContext, scale)) });
+  emit({
+    kind: 'micro',
+    group: 'policy_worst_case',
+    engine: 'interlock',
+    ...(await worstCase(classifier, context, shellContext, scale)),
+  });
 
   // 3. The event bus: events published to events$ with several subscribers.
   if (!bus) throw new Error('no event bus');
@@ -269,13 +341,22 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
         interlock.events$.subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
         interlock.events$.pipe(ofType('NODE_COMPLETED')).subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
         interlock.events$.pipe(forThread('t-1')).subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
-        interlock.events$.pipe(ofType('THREAD_COMPLETED'), forThread('t-2')).subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
+        interlock.events$
+          .pipe(ofType('THREAD_COMPLETED'), forThread('t-2'))
+          .subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
       ],
     ],
-    ['16 subscribers', (k: number) => Array.from({ length: 16 }, () => interlock.events$.subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)))],
+    [
+      '16 subscribers',
+      (k: number) =>
+        Array.from({ length: 16 }, () => interlock.events$.subscribe(() => (seen[k] = (seen[k] ?? 0) + 1))),
+    ],
     [
       '1000 forThread subscribers (one per running thread, as the runner does in a fan-out)',
-      (k: number) => Array.from({ length: 1000 }, (_, t) => interlock.events$.pipe(forThread(`t-${t}`)).subscribe(() => (seen[k] = (seen[k] ?? 0) + 1))),
+      (k: number) =>
+        Array.from({ length: 1000 }, (_, t) =>
+          interlock.events$.pipe(forThread(`t-${t}`)).subscribe(() => (seen[k] = (seen[k] ?? 0) + 1)),
+        ),
     ],
   ] as const) {
     const k = Object.keys(busFigures).length;
@@ -286,7 +367,12 @@ export async function modeMicro(options: RunOptions): Promise<boolean> {
     for (let i = 0; i < count; i++) publisher.publish(events[i % 1000] as InterlockEvent);
     const ms = now() - start;
     for (const subscription of subscriptions) subscription.unsubscribe();
-    busFigures[name] = { events: count, events_per_sec: Math.round((count / ms) * 1000), us_per_event: round((ms * 1000) / count), deliveries: seen[k] ?? 0 };
+    busFigures[name] = {
+      events: count,
+      events_per_sec: Math.round((count / ms) * 1000),
+      us_per_event: round((ms * 1000) / count),
+      deliveries: seen[k] ?? 0,
+    };
   }
   emit({ kind: 'micro', group: 'event_bus', engine: 'interlock', ...busFigures });
   await interlock.close();

@@ -16,11 +16,21 @@ export async function checkCommonMirror(peersDir: string): Promise<Record<string
   if (!fs.existsSync(file)) return { ...record, available: false, pass: null };
   const peers = (await import(pathToFileURL(file).href)) as PeersCommon;
   const indices = [0, 1, 7, 42, 999, 1000, 123456, 1_000_049];
-  const sameArguments = indices.every((i) => JSON.stringify(peers.toolArgsFor(i)) === JSON.stringify(toolArgsFor(i)) && peers.toolCallIdFor(i) === toolCallIdFor(i));
+  const sameArguments = indices.every(
+    (i) =>
+      JSON.stringify(peers.toolArgsFor(i)) === JSON.stringify(toolArgsFor(i)) &&
+      peers.toolCallIdFor(i) === toolCallIdFor(i),
+  );
   let seed = 7;
   const samples = Array.from({ length: 1001 }, () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 20);
   const sameSummary = [samples, samples.slice(0, 1), samples.slice(0, 99), samples.slice(0, 100)].every(
     (sample) => JSON.stringify(peers.summarize(sample)) === JSON.stringify(summarize(sample)),
   );
-  return { ...record, available: true, same_tool_args: sameArguments, same_summarize: sameSummary, pass: sameArguments && sameSummary };
+  return {
+    ...record,
+    available: true,
+    same_tool_args: sameArguments,
+    same_summarize: sameSummary,
+    pass: sameArguments && sameSummary,
+  };
 }

@@ -35,5 +35,7 @@ process.stdout.write('PG-WORKER-READY\n');
 await new Promise((resolve) => process.once('SIGTERM', resolve));
 const pg = takePgCounts();
 await worker.stop();
-process.stdout.write(`PG-WORKER-RESULT ${JSON.stringify({ effects: Object.fromEntries(toolEffects.perThread), pg })}\n`);
+process.stdout.write(
+  `PG-WORKER-RESULT ${JSON.stringify({ effects: Object.fromEntries(toolEffects.perThread), pg })}\n`,
+);
 process.exit(0);

@@ -71,7 +71,12 @@ export function summarizeProfile(profile: CpuProfile, top = 40): Record<string, 
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([key, us]) => ({ key, self_ms: Math.round(us / 1000), percent: Math.round((us / total) * 1000) / 10 }));
-  return { total_ms: Math.round(total / 1000), by_owner: rank(byOwner), by_file: rank(byFile), by_function: rank(byFunction) };
+  return {
+    total_ms: Math.round(total / 1000),
+    by_owner: rank(byOwner),
+    by_file: rank(byFile),
+    by_function: rank(byFunction),
+  };
 }
 
 export async function profileSequential(distDir: string, resultsDir: string, n: string, warmup: string): Promise<void> {
@@ -79,7 +84,22 @@ export async function profileSequential(distDir: string, resultsDir: string, n: 
   process.stderr.write(`## interlock-profile (cpu profile in ${profileDir})\n`);
   const run = spawnSync(
     process.execPath,
-    ['--expose-gc', '--cpu-prof', '--cpu-prof-dir', profileDir, path.join(distDir, 'run.js'), 'seq', '--store', 'sqlite', '--n', n, '--warmup', warmup, '--results', resultsDir],
+    [
+      '--expose-gc',
+      '--cpu-prof',
+      '--cpu-prof-dir',
+      profileDir,
+      path.join(distDir, 'run.js'),
+      'seq',
+      '--store',
+      'sqlite',
+      '--n',
+      n,
+      '--warmup',
+      warmup,
+      '--results',
+      resultsDir,
+    ],
     { encoding: 'utf8' },
   );
   const file = fs.readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
@@ -102,5 +122,10 @@ export async function profileSequential(distDir: string, resultsDir: string, n: 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  await profileSequential(here, path.resolve(here, '..', 'results'), process.env['N'] ?? '1000', process.env['WARMUP'] ?? '50');
+  await profileSequential(
+    here,
+    path.resolve(here, '..', 'results'),
+    process.env['N'] ?? '1000',
+    process.env['WARMUP'] ?? '50',
+  );
 }

@@ -15,7 +15,11 @@ export function storageStats(file: string, n: number): Record<string, unknown> {
   try {
     db.pragma('wal_checkpoint(TRUNCATE)');
     const after = fileSizes(file);
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((row) => row.name);
+    const tables = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((row) => row.name);
     const perTable: Record<string, unknown> = {};
     let rows = 0;
     let payload = 0;
@@ -41,8 +45,12 @@ export function storageStats(file: string, n: number): Record<string, unknown> {
     }
     let pagesByObject: unknown = null;
     try {
-      const pageRows = db.prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as { name: string; bytes: number }[];
-      pagesByObject = Object.fromEntries(pageRows.map((row) => [row.name, { bytes: row.bytes, bytes_per_thread: Math.round(row.bytes / n) }]));
+      const pageRows = db
+        .prepare('SELECT name, SUM(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
+        .all() as { name: string; bytes: number }[];
+      pagesByObject = Object.fromEntries(
+        pageRows.map((row) => [row.name, { bytes: row.bytes, bytes_per_thread: Math.round(row.bytes / n) }]),
+      );
     } catch {
       pagesByObject = 'dbstat is not compiled into this SQLite';
     }

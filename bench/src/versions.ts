@@ -21,7 +21,8 @@ function versionOf(name: string): string | null {
 /** The commit the engine was built from, and whether packages/core had uncommitted changes. */
 function coreRevision(): string | null {
   try {
-    const run = (command: string) => execSync(command, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const run = (command: string) =>
+      execSync(command, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const head = run('git rev-parse --short HEAD');
     const dirty = run('git status --porcelain -- ../packages/core') !== '';
     return `${head}${dirty ? ' + uncommitted changes in packages/core' : ''}`;
