@@ -10,9 +10,8 @@ const ALL = [
   'bench/test/**/*.test.ts',
   'examples/**/*.test.ts',
 ];
-const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts'];
+const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
 const HEAVY = [
-  'packages/core/src/workers/workers.int.test.ts',
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
   'packages/core/src/crash/crash-recovery-more-kills.int.test.ts',
@@ -35,9 +34,13 @@ export default defineConfig({
     projects: [
       // These run many processes against one PostgreSQL and take both cores: beside anything
       // else they starve it (and themselves) past timeouts and time budgets, so they run alone,
-      // one at a time. The 1000-thread deployment goes first: after the rest of the suite it
-      // has stalled twice in three runs here (never alone; not understood yet, see its test).
-      { extends: true, test: { name: 'deployment', include: DEPLOYMENT, sequence: { groupOrder: 0 } } },
+      // one at a time. The two 1000-thread runs on workers go first: after the rest of the suite
+      // each has stalled (the deployment twice in three runs, workers.int once), never alone, in
+      // under 80 s there; not understood yet (see the deployment test's stall report).
+      {
+        extends: true,
+        test: { name: 'deployment', include: DEPLOYMENT, fileParallelism: false, sequence: { groupOrder: 0 } },
+      },
       {
         extends: true,
         test: {
