@@ -38,7 +38,7 @@ import {
   ThreadEntity,
   ToolExecutionEntity,
 } from './store-entities.js';
-import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
+import { threadSave, TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
 import { approvedWithOtherArguments } from './typeorm-tool-executions.js';
 
 /** How many threads' stored message counts a store keeps as hints before it starts over. */
@@ -96,16 +96,7 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
 
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
   override async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
-    const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
-    // The claim (epoch, lease) is not the saver's to write.
-    const {
-      threadId: _threadId,
-      epoch: _epoch,
-      leaseOwner: _owner,
-      leaseUntil: _until,
-      ...columns
-    } = toThreadRow(saved, saved.version);
-    const messages = encodeConversation(thread.threadId, thread.conversation);
+    const { saved, columns, messages } = threadSave(thread);
     const from = Math.min(this.storedMessages.get(thread.threadId) ?? 0, messages.length);
     const written = await this.writeStatements(async (run) => {
       const [result] = await run<{ updated: number; prefix: boolean; storedVersion: number | null }>(

@@ -79,16 +79,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
 
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
   async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
-    const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
-    // The claim (epoch, lease) is not the saver's to write.
-    const {
-      threadId: _threadId,
-      epoch: _epoch,
-      leaseOwner: _owner,
-      leaseUntil: _until,
-      ...columns
-    } = toThreadRow(saved, saved.version);
-    const messages = encodeConversation(thread.threadId, thread.conversation);
+    const { saved, columns, messages } = threadSave(thread);
     await this.write(async (manager) => {
       // The conditional UPDATE comes first: it takes the row's write lock, so the check
       // and the write are one step, and a stale writer changes nothing.
@@ -378,4 +369,20 @@ function isSqliteBusy(error: unknown): boolean {
   const code =
     typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
+}
+
+/**
+ * What saving `thread` writes: the thread at its next version, its row without the claim
+ * (epoch and lease are not the saver's to write), and its conversation encoded.
+ */
+export function threadSave(thread: ThreadRecord) {
+  const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
+  const {
+    threadId: _threadId,
+    epoch: _epoch,
+    leaseOwner: _owner,
+    leaseUntil: _until,
+    ...columns
+  } = toThreadRow(saved, saved.version);
+  return { saved, columns, messages: encodeConversation(thread.threadId, thread.conversation) };
 }
