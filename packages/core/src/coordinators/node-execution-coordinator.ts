@@ -39,6 +39,8 @@ export class NodeExecutionCoordinator {
   private readonly saved = new WeakMap<ThreadRecord, string>();
   /** Threads with progress the next checkpoint saves (NodeExecutionContext.checkpointLater). */
   private readonly unsaved = new WeakSet<ThreadRecord>();
+  /** Answers applied to each thread, marked processed once a checkpoint holds them (NodeExecutionContext.answerApplied). */
+  private readonly applied = new WeakMap<ThreadRecord, string[]>();
 
   /** A workflow's global variables; a workflow that declares none reads nothing. */
   private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
@@ -129,6 +131,9 @@ export class NodeExecutionCoordinator {
       emit: (event) => this.emit(thread, event),
       checkpoint: () => this.checkpoint(thread),
       checkpointLater: () => this.unsaved.add(thread),
+      answerApplied: (interactionId) => {
+        this.applied.set(thread, [...(this.applied.get(thread) ?? []), interactionId]);
+      },
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- NodeExecutionContext's signature
       nodeState: <State>() => (thread.activeNode?.state ?? undefined) as State | undefined,
       setNodeState: (state) => {
@@ -240,6 +245,11 @@ export class NodeExecutionCoordinator {
     if (thread.status === 'waiting') this.saved.set(thread, fingerprintOf(thread));
     else this.saved.delete(thread);
     this.unsaved.delete(thread);
+    // Only now is an applied answer consumed: marked before this save, a crash between the
+    // two would leave the thread waiting on an answer nobody takes forward.
+    const applied = this.applied.get(thread);
+    this.applied.delete(thread);
+    for (const interactionId of applied ?? []) await this.store.markProcessed(interactionId, fenceOf(thread));
   }
 
   /** Saves progress marked for the next checkpoint, if any (a run that stops for a shutdown). */

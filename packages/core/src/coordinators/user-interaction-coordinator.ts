@@ -4,7 +4,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
-import { fenceOf } from '../engine/thread-claims.js';
+import { failpointAfterCommit } from '../engine/durability.js';
 import type { InteractionGateway } from '../interaction/interaction-gateway.js';
 import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 
@@ -121,12 +121,12 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
           context.scopes.set(assignment.variableName, value, assignment.scope);
           updated[assignment.variableName] = value;
         }
-        await this.store.markProcessed(interaction.interactionId, fenceOf(context.thread));
+        context.answerApplied(interaction.interactionId);
         context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base, updatedVariables: updated });
       } else {
         const content = stringify(renderTemplate(config.message.contentTemplate, variables));
         context.thread.conversation.push({ role: config.message.role, content, nodeId: node.id });
-        await this.store.markProcessed(interaction.interactionId, fenceOf(context.thread));
+        context.answerApplied(interaction.interactionId);
         context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base, appendedMessage: content });
       }
     } catch (error) {
@@ -140,6 +140,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
         },
       );
     }
+    await failpointAfterCommit('interaction:applied', this.store);
     return { kind: 'next' };
   }
 }

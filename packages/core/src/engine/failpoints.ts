@@ -6,6 +6,7 @@
 export type Failpoint =
   | 'interaction:requested'
   | 'interaction:answer-stored'
+  | 'interaction:applied'
   | 'tool:approved'
   | 'tool:started'
   | 'tool:effect-done'

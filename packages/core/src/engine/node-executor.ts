@@ -31,6 +31,12 @@ export interface NodeExecutionContext {
    * way, or its outcome is kept elsewhere (a tool's outcome in its write-ahead record).
    */
   checkpointLater(): void;
+  /**
+   * Says the answer to this interaction is applied to the working copy. It is marked
+   * processed only after the checkpoint that holds its effect is saved: a crash in between
+   * leaves it answered, and the thread that still waits on it applies it again on resume.
+   */
+  answerApplied(interactionId: string): void;
 }
 
 /** What running one node led to. */

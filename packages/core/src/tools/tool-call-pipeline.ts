@@ -3,6 +3,7 @@ import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
 import { TYPES } from '../di/tokens.js';
 import type { Clock } from '../engine/clock.js';
+import { failpointAfterCommit } from '../engine/durability.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { isStop } from '../engine/shutdown.js';
 import { fenceOf } from '../engine/thread-claims.js';
@@ -98,7 +99,10 @@ export class ToolCallPipeline {
         if (index >= 0) await this.applyAnswer(turn, index, record, context, options);
       }
       // Nothing settled (every question waits elsewhere): the checkpoint before asking stands.
-      if (settled.length > 0) await context.checkpoint();
+      if (settled.length > 0) {
+        await failpointAfterCommit('interaction:applied', this.store);
+        await context.checkpoint();
+      }
     }
   }
 
@@ -320,7 +324,7 @@ export class ToolCallPipeline {
     if (reading.resolution) next = await this.execution.resolve(next, reading.resolution, response.denyReason, context);
     else if (next.phase === 'ready') await this.pinApproved(call.name);
     turn.calls[index] = this.report(next, context, options);
-    await this.store.markProcessed(record.interactionId, fenceOf(context.thread));
+    context.answerApplied(record.interactionId);
     context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
   }
 

@@ -57,6 +57,7 @@ async function setUp() {
     setNodeState: () => undefined,
     checkpoint: async () => undefined,
     checkpointLater: () => undefined,
+    answerApplied: () => undefined,
   };
   const execution = new ToolExecution(store, clock, '/workspace');
   return { store, thread, context, events, execution };

@@ -45,11 +45,19 @@ export class JobRunner {
     if (until !== undefined && until > this.clock.now())
       return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
     if (thread.status === 'running') return this.resume(thread);
-    const answered = await this.store.listInteractions({ threadId: thread.threadId, status: 'responded' });
-    const overdue = (await this.store.listInteractions({ threadId: thread.threadId, status: 'pending' })).some(
-      (interaction) => interaction.deadline !== null && Date.parse(interaction.deadline) <= this.clock.now(),
+    // What the thread's own record waits on decides: an answer it has not taken in yet
+    // (whatever the interaction's status says) or a deadline that passed moves it on.
+    const waitedOn = (await this.store.listInteractions({ threadId: thread.threadId })).filter((interaction) =>
+      thread.pendingInteractionIds.includes(interaction.interactionId),
     );
-    if (answered.length === 0 && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
+    const settled = waitedOn.some((interaction) => interaction.status !== 'pending');
+    const overdue = waitedOn.some(
+      (interaction) =>
+        interaction.status === 'pending' &&
+        interaction.deadline !== null &&
+        Date.parse(interaction.deadline) <= this.clock.now(),
+    );
+    if (!settled && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
     if (overdue) await this.expire({ ...job, kind: 'deadline' });
     return this.resume(thread);
   }
@@ -71,16 +79,16 @@ export class JobRunner {
     } catch (error) {
       const failure = toInterlockError(error);
       switch (failure.code) {
-        case 'THREAD_BUSY': {
+        // Another process holds the thread, or took it from this one (which froze past its
+        // claim): look again once that claim ends, for its holder may die before it goes on.
+        case 'THREAD_BUSY':
+        case 'STORE_CONFLICT': {
           const current = await this.store.getThread(thread.threadId);
           const until = current?.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
           return { status: 'retry', retryAt: Math.max(until, this.clock.now()) + 1_000, note: failure.message };
         }
         case 'THREAD_NOT_WAITING':
         case 'THREAD_NOT_FOUND':
-          return { status: 'done', note: failure.message };
-        // This process lost the thread to another (it froze past its claim): that one goes on.
-        case 'STORE_CONFLICT':
           return { status: 'done', note: failure.message };
         case 'STORE_UNAVAILABLE':
         case 'STORE_OUTCOME_UNKNOWN':

@@ -94,7 +94,74 @@ describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
       threadIds.map((threadId) => `deployed ${threadId} deploy-1 production`).sort(),
     );
   }, 60_000);
+
+  // A worker that dies after it took an answer in and before its checkpoint must leave
+  // the answer to the next one: consumed apart from the thread, it was lost for good.
+  it.each([
+    { question: 'an approval', workflow: deployWorkflow(), answer: { approved: true }, deploys: 1 },
+    { question: "a node's question", workflow: noteWorkflow(), answer: 'ship it', deploys: 0 },
+  ])(
+    'leaves $question a killed worker took in but never checkpointed to the next worker, which takes the thread to the end once',
+    async ({ workflow, answer, deploys }) => {
+      const scenario = await newScenario(storeName);
+      await writeFile(scenario.workflow, JSON.stringify(workflow));
+      const leaseMs = 1_000;
+      const service = await startWorker(scenario, { mode: 'startMany', count: 1, continueIn: 'workers', leaseMs }).exit;
+      const [threadId = ''] = service.result?.threadIds ?? [];
+      const answered = await startWorker(scenario, { mode: 'answerAll', continueIn: 'workers', answer, leaseMs }).exit;
+      expect(answered.result?.results, answered.stderr).toEqual(['scheduled']);
+
+      const doomed = startWorker(scenario, { mode: 'worker', leaseMs }, { INTERLOCK_CRASH_AT: 'interaction:applied' });
+      expect((await doomed.exit).signal).toBe('SIGKILL');
+      const crashed = await withStore(scenario, async (store) => ({
+        thread: await store.getThread(threadId),
+        interactions: await store.listInteractions({ threadId }),
+      }));
+      expect(crashed.thread?.status).toBe('waiting');
+      expect(crashed.interactions.map((interaction) => interaction.status)).toEqual(['responded']);
+
+      await startWorkers(scenario, 1, { leaseMs });
+      const thread = await until(
+        'the thread to end',
+        () => withStore(scenario, (store) => store.getThread(threadId)),
+        (found) => found?.status === 'completed',
+      );
+      expect(ledgerLines(scenario)).toEqual(
+        Array.from({ length: deploys }, () => `deployed ${threadId} deploy-1 production`),
+      );
+      const interactions = await withStore(scenario, (store) => store.listInteractions({ threadId }));
+      expect(interactions.map((interaction) => interaction.status)).toEqual(['processed']);
+      if (typeof answer === 'string') expect(thread?.output).toBe(answer);
+    },
+    60_000,
+  );
 });
+
+/** START → note (a person's answer becomes the output) → END. */
+function noteWorkflow(): Record<string, unknown> {
+  return {
+    id: 'note',
+    name: 'Note',
+    variables: [{ name: 'output', scope: 'thread' }],
+    nodes: [
+      { id: 'start', type: 'START' },
+      {
+        id: 'note',
+        type: 'USER_INTERACTION',
+        config: {
+          operationType: 'UPDATE_VARIABLES',
+          prompt: 'What shall we ship?',
+          variables: [{ variableName: 'output', expression: '{{ input }}' }],
+        },
+      },
+      { id: 'end', type: 'END', config: { output: '{{ output }}' } },
+    ],
+    edges: [
+      { from: 'start', to: 'note' },
+      { from: 'note', to: 'end' },
+    ],
+  };
+}
 
 const CHAOS_THREADS = Number(process.env['INTERLOCK_WORKER_THREADS'] ?? 1_000);
 
@@ -112,7 +179,7 @@ describe('three workers on one PostgreSQL, one killed and one frozen mid-way (is
     const threadIds = service.result?.threadIds ?? [];
     expect(threadIds, service.stderr).toHaveLength(CHAOS_THREADS);
 
-    const person = startWorker(scenario, { mode: 'answerLoop', continueIn: 'workers', leaseMs });
+    const person = startWorker(scenario, { mode: 'answerLoop', continueIn: 'workers', leaseMs, giveUpMs: 200_000 });
     await until(
       'a third of the deploys',
       async () => ledgerLines(scenario).length,
@@ -125,7 +192,8 @@ describe('three workers on one PostgreSQL, one killed and one frozen mid-way (is
     frozen.child.kill('SIGCONT');
 
     const answered = await person.exit;
-    expect(answered.result?.error, answered.stderr).toBeUndefined();
+    const said = workers.map((worker, index) => `worker ${index + 1}: ${worker.stderr().slice(-2_000)}`).join('\n');
+    expect(answered.result?.error, `${JSON.stringify(answered.result)}\n${answered.stderr}\n${said}`).toBeUndefined();
     const completed = await withStore(scenario, (store) => store.listThreads({ status: 'completed' }));
     expect(completed.map((thread) => thread.threadId).sort()).toEqual([...threadIds].sort());
     const ledger = ledgerLines(scenario);

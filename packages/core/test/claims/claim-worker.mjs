@@ -18,6 +18,7 @@
 //   approve     (start, roundTrips) a handler approves every call at once; otherwise the thread waits
 //   interactionId, answer   (respond)
 //   count       (roundTrips) how many threads to take through an approval round trip
+//   giveUpMs    (answerLoop) stops answering after this long and reports the threads still open
 import { appendFileSync } from 'node:fs';
 import { z } from 'zod';
 import { createInterlock, createWorker, defineTool, scriptedModel } from '../../dist/index.js';
@@ -97,11 +98,21 @@ async function run(interlock) {
       const { readFileSync, existsSync } = await import('node:fs');
       const ledger = () => (existsSync(config.ledger) ? readFileSync(config.ledger, 'utf8') : '');
       const counts = {};
-      for (let round = 0; round < 6_000; round += 1) {
+      const giveUpAt = Date.now() + (config.giveUpMs ?? 600_000);
+      for (;;) {
         const open = (await interlock.threads()).filter(
           (thread) => thread.status === 'waiting' || thread.status === 'running',
         );
         if (open.length === 0) return { counts };
+        if (Date.now() > giveUpAt) {
+          const stuck = open.slice(0, 20).map((thread) => ({
+            threadId: thread.threadId,
+            status: thread.status,
+            pending: thread.pendingInteractionIds,
+            lease: thread.lease,
+          }));
+          return { counts, error: { code: 'TIMEOUT', message: `${open.length} threads still open` }, stuck };
+        }
         for (const request of await interlock.pending()) {
           const approval = request.toolApproval;
           const ran =
@@ -115,7 +126,6 @@ async function run(interlock) {
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      return { counts, error: { code: 'TIMEOUT', message: 'threads still open' } };
     }
     case 'roundTrips': {
       const failures = [];

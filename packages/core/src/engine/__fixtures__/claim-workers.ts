@@ -94,6 +94,8 @@ export interface WorkerResult {
 
 export interface Worker {
   child: ChildProcess;
+  /** What it printed on stderr so far. */
+  stderr(): string;
   /** Resolves when the worker printed `marker`. */
   printed(marker: string): Promise<void>;
   exit: Promise<{
@@ -104,9 +106,15 @@ export interface Worker {
   }>;
 }
 
-export function startWorker(scenario: Scenario, config: Record<string, unknown>): Worker {
-  const env = {
+/** Starts a worker process; `env` adds to its environment (INTERLOCK_CRASH_AT, say). */
+export function startWorker(
+  scenario: Scenario,
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Worker {
+  const childEnv = {
     ...process.env,
+    ...env,
     CLAIM_WORKER_CONFIG: JSON.stringify({
       store: scenario.store,
       ledger: scenario.ledger,
@@ -114,7 +122,7 @@ export function startWorker(scenario: Scenario, config: Record<string, unknown>)
       ...config,
     }),
   };
-  const child = spawn(process.execPath, [WORKER], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WORKER], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const waiting: { marker: string; resolve: () => void }[] = [];
@@ -140,6 +148,7 @@ export function startWorker(scenario: Scenario, config: Record<string, unknown>)
   return {
     child,
     exit,
+    stderr: () => stderr,
     printed: (marker) =>
       new Promise<void>((resolve, reject) => {
         if (stdout.includes(marker)) return resolve();

@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { InterlockError } from '../errors/interlock-error.js';
+import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
+import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+import { interactionRecord, response, threadRecord } from '../testing/conformance/store-records.js';
+import { JobRunner, type ThreadDriver } from './job-runner.js';
+import { recoverJob, continueJob } from './thread-jobs.js';
+
+/*
+ * The job runner (issue 12) decides from the thread's own record what a worker does: a
+ * thread is taken forward when something it waits on is settled, whatever became of the
+ * answer's bookkeeping, and a thread another process holds is looked at again later.
+ */
+
+const NOW = Date.parse('2026-01-02T04:00:00.000Z');
+const clock = { now: () => NOW };
+
+/** Records every resume; fails with `failure` when given. */
+function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } {
+  const resumed: string[] = [];
+  return {
+    resumed,
+    async resume(threadId) {
+      resumed.push(threadId);
+      if (failure) throw failure;
+      return { done: async () => undefined };
+    },
+  };
+}
+
+/** A waiting thread, waiting on `waitsOn`, with `interactions` stored beside it. */
+async function storeWith(waitsOn: string[], interactions: InteractionRecord[]) {
+  const store = new InMemoryCheckpointStore();
+  await store.createThread(threadRecord({ status: 'waiting', pendingInteractionIds: waitsOn }));
+  for (const interaction of interactions) {
+    await store.createInteraction({ ...interaction, status: 'pending' });
+    if (interaction.status === 'responded' || interaction.status === 'processed')
+      await store.recordResponse(interaction.interactionId, response({ approved: true }));
+    if (interaction.status === 'processed') await store.markProcessed(interaction.interactionId);
+    if (interaction.status === 'failed') await store.failInteraction(interaction.interactionId, 'timeout', 'late');
+  }
+  return store;
+}
+
+const thread = { threadId: 'thread-1', workflowId: 'workflow-a' };
+const later = '2026-01-02T05:00:00.000Z';
+
+describe('JobRunner: a recover job', () => {
+  it.each([
+    ['answered', 'responded'],
+    ['answered, and marked processed by a process that died before its checkpoint', 'processed'],
+    ['timed out', 'failed'],
+  ] as const)('takes a waiting thread forward when the interaction it waits on was %s', async (_, status) => {
+    const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status, deadline: later })]);
+    const threads = driver();
+    const outcome = await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    expect(outcome).toEqual({ status: 'done' });
+    expect(threads.resumed).toEqual(['thread-1']);
+  });
+
+  it('times out an overdue question the thread waits on, then takes the thread forward', async () => {
+    const overdue = interactionRecord({ interactionId: 'ask-1', deadline: '2026-01-02T03:59:59.000Z' });
+    const store = await storeWith(['ask-1'], [overdue]);
+    const threads = driver();
+    await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    expect((await store.getInteraction('ask-1'))?.status).toBe('failed');
+    expect(threads.resumed).toEqual(['thread-1']);
+  });
+
+  it('leaves a thread whose question is still open alone, whatever became of questions it no longer waits on', async () => {
+    const store = await storeWith(
+      ['ask-2'],
+      [
+        interactionRecord({ interactionId: 'ask-1', status: 'responded', deadline: later }),
+        interactionRecord({ interactionId: 'ask-2', deadline: later }),
+      ],
+    );
+    const threads = driver();
+    const outcome = await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    expect(outcome).toMatchObject({ status: 'done', note: expect.stringMatching(/^nothing to recover/) });
+    expect(threads.resumed).toEqual([]);
+  });
+});
+
+describe('JobRunner: a thread held elsewhere', () => {
+  it.each([
+    ['is busy in another live process', new InterlockError('THREAD_BUSY', 'held')],
+    ['was taken from this process, which froze past its claim', new InterlockError('STORE_CONFLICT', 'fenced')],
+  ])('looks again a second after the current claim ends when the thread %s', async (_, failure) => {
+    const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status: 'responded' })]);
+    const until = NOW + 5_000;
+    const claimed = await store.claimThread(
+      'thread-1',
+      'other',
+      new Date(until).toISOString(),
+      new Date(NOW).toISOString(),
+      1,
+    );
+    expect(claimed.status).toBe('claimed');
+    const outcome = await new JobRunner(driver(failure), store, clock).run(continueJob(thread, NOW));
+    expect(outcome).toMatchObject({ status: 'retry', retryAt: until + 1_000 });
+  });
+});
