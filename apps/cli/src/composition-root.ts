@@ -4,6 +4,7 @@ import {
   type ApprovalMode,
   type Interlock,
   type ModelProvider,
+  type ShellClassifierPort,
   type StoreOptions,
 } from '@interlock/core';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
@@ -17,6 +18,21 @@ export const CLI_CHANNEL = 'cli';
  * its questions wait in the store for `interlock respond` (or `interlock resume`).
  */
 export const DETACHED_CHANNEL = 'detached';
+
+/**
+ * The shell rules of a command that only reads the store (threads, pending, audit): it runs
+ * no tool, so the bash grammar is never loaded (compiling it kept each such command alive
+ * about 0.7 s longer). Were it ever asked, it would say a person decides.
+ */
+const SHELL_NOT_ANALYSED: ShellClassifierPort = {
+  classify: () => ({
+    verdict: 'ask',
+    rule: 'shell:not-analysed',
+    reasons: ['this command only reads the store and does not analyse shell commands'],
+    programs: [],
+    analysed: false,
+  }),
+};
 
 /** What the CLI plugs into the engine. */
 export interface CliInterlockOptions {
@@ -64,6 +80,6 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
-    ...(options.readsOnly === true ? { connectMcp: false } : {}),
+    ...(options.readsOnly === true ? { connectMcp: false, shellClassifier: SHELL_NOT_ANALYSED } : {}),
   });
 }
