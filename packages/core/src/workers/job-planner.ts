@@ -54,9 +54,13 @@ export class JobPlanner {
     return [continueJob(thread, now), this.recovery(thread, `answer:${interactionId}`, now)];
   }
 
-  /** With a thread handed to the workers (started or resumed by a process that runs none): its continuation. */
+  /**
+   * With a thread handed to the workers (started or resumed by a process that runs none):
+   * its continuation, and its recovery, should the worker that takes it die before it waits.
+   */
   forHandOver(thread: { threadId: string; workflowId: string }): ThreadJob[] {
-    return [continueJob(thread, this.clock.now())];
+    const now = this.clock.now();
+    return [continueJob(thread, now), this.recovery(thread, `handover:${thread.threadId}`, now)];
   }
 
   /** With a new thread: its recovery, should the process that runs it die. */

@@ -14,6 +14,7 @@ import { recoverJob, continueJob } from './thread-jobs.js';
 
 const NOW = Date.parse('2026-01-02T04:00:00.000Z');
 const clock = { now: () => NOW };
+const LEASE_MS = 1_000;
 
 /** Records every resume; fails with `failure` when given. */
 function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } {
@@ -53,7 +54,7 @@ describe('JobRunner: a recover job', () => {
   ] as const)('takes a waiting thread forward when the interaction it waits on was %s', async (_, status) => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status, deadline: later })]);
     const threads = driver();
-    const outcome = await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    const outcome = await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
     expect(outcome).toEqual({ status: 'done' });
     expect(threads.resumed).toEqual(['thread-1']);
   });
@@ -62,7 +63,7 @@ describe('JobRunner: a recover job', () => {
     const overdue = interactionRecord({ interactionId: 'ask-1', deadline: '2026-01-02T03:59:59.000Z' });
     const store = await storeWith(['ask-1'], [overdue]);
     const threads = driver();
-    await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
     expect((await store.getInteraction('ask-1'))?.status).toBe('failed');
     expect(threads.resumed).toEqual(['thread-1']);
   });
@@ -76,7 +77,7 @@ describe('JobRunner: a recover job', () => {
       ],
     );
     const threads = driver();
-    const outcome = await new JobRunner(threads, store, clock).run(recoverJob(thread, NOW));
+    const outcome = await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
     expect(outcome).toMatchObject({ status: 'done', note: expect.stringMatching(/^nothing to recover/) });
     expect(threads.resumed).toEqual([]);
   });
@@ -97,7 +98,22 @@ describe('JobRunner: a thread held elsewhere', () => {
       1,
     );
     expect(claimed.status).toBe('claimed');
-    const outcome = await new JobRunner(driver(failure), store, clock).run(continueJob(thread, NOW));
+    const outcome = await new JobRunner(driver(failure), store, clock, LEASE_MS).run(continueJob(thread, NOW));
     expect(outcome).toMatchObject({ status: 'retry', retryAt: until + 1_000 });
+  });
+});
+
+describe('JobRunner: a job that takes a thread forward', () => {
+  it('first schedules a look at the thread for when its claim should have ended, should this worker die holding the job', async () => {
+    const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status: 'responded' })]);
+    await new JobRunner(driver(), store, clock, LEASE_MS).run(continueJob(thread, NOW));
+    const due = await store.takeJobs(['workflow-a'], 'me', later, later, 10);
+    expect(due).toEqual([
+      expect.objectContaining({
+        kind: 'recover',
+        threadId: 'thread-1',
+        runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString(),
+      }),
+    ]);
   });
 });

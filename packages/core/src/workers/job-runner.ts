@@ -1,6 +1,7 @@
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { JobPlanner } from './job-planner.js';
 import type { ThreadJob } from './thread-jobs.js';
 
 /** What became of a job: done, or to be run again at `retryAt` (ms since the epoch). */
@@ -18,11 +19,16 @@ export interface ThreadDriver {
  * once that claim ends; one that ended, or that nothing waits to move, is done.
  */
 export class JobRunner {
+  private readonly planner: JobPlanner;
+
   constructor(
     private readonly interlock: ThreadDriver,
     private readonly store: ICheckpointStore,
     private readonly clock: Clock,
-  ) {}
+    leaseMs: number,
+  ) {
+    this.planner = new JobPlanner('workers', clock, leaseMs);
+  }
 
   async run(job: ThreadJob): Promise<JobOutcome> {
     const thread = await this.store.getThread(job.threadId);
@@ -73,6 +79,9 @@ export class JobRunner {
   }
 
   private async resume(thread: ThreadRecord): Promise<JobOutcome> {
+    // A job this worker holds stays taken if it dies (on PostgreSQL, for hours): before it
+    // takes the thread forward, a recovery is due once the claim it takes should have ended.
+    await this.store.scheduleJobs?.([this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())]);
     try {
       await (await this.interlock.resume(thread.threadId)).done();
       return { status: 'done' };

@@ -79,9 +79,9 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const workflowIds = definitions.map((definition) => definition.id);
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
-    const runner = new JobRunner(interlock, store, clock);
-    const onFailure = onJobFailure ?? reportOnStderr;
     const leaseMs = options.leaseMs ?? 15_000;
+    const runner = new JobRunner(interlock, store, clock, leaseMs);
+    const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (options.store.type === 'postgres') {
       consumer = new GraphileJobConsumer(

@@ -163,6 +163,38 @@ function noteWorkflow(): Record<string, unknown> {
   };
 }
 
+// On PostgreSQL a job taken by a worker that dies stays locked (graphile-worker frees it after
+// hours): every job that takes a thread forward needs a recover job beside it. (On SQLite the
+// store's own queue lets the lock run out, and a frozen process may hold the file's write lock.)
+describe('a worker that dies on PostgreSQL (issue 12)', () => {
+  it('recovers a thread handed to the workers whose worker died before it first waited, with no worker started since', async () => {
+    const scenario = await newScenario('PostgreSQL');
+    const leaseMs = 1_000;
+    // Up before the thread exists (its start-up sweep finds nothing), and frozen while the other one dies.
+    const [bystander] = (await startWorkers(scenario, 1, { leaseMs })) as [Worker];
+    bystander.child.kill('SIGSTOP');
+    const doomed = startWorker(scenario, { mode: 'worker', leaseMs }, { INTERLOCK_CRASH_AT: 'node:checkpointed' });
+    running.push(doomed);
+    await doomed.printed('WORKER-READY');
+    const handedOver = await startWorker(scenario, { mode: 'startMany', count: 1, continueIn: 'workers-only', leaseMs })
+      .exit;
+    const [threadId = ''] = handedOver.result?.threadIds ?? [];
+    expect(threadId, handedOver.stderr).not.toBe('');
+    expect((await doomed.exit).signal).toBe('SIGKILL');
+    expect((await withStore(scenario, (store) => store.getThread(threadId)))?.status).toBe('running');
+
+    bystander.child.kill('SIGCONT');
+    const thread = await until(
+      'the thread to wait for its approval',
+      () => withStore(scenario, (store) => store.getThread(threadId)),
+      (found) => found?.status === 'waiting',
+      30_000,
+    );
+    expect(thread?.pendingInteractionIds).toHaveLength(1);
+    expect(ledgerLines(scenario)).toEqual([]);
+  }, 60_000);
+});
+
 const CHAOS_THREADS = Number(process.env['INTERLOCK_WORKER_THREADS'] ?? 1_000);
 
 describe('three workers on one PostgreSQL, one killed and one frozen mid-way (issue 12)', () => {
