@@ -238,18 +238,17 @@ export class NodeExecutionCoordinator {
 
   /** Saves the working copy; the store bumps its version (a stale writer gets STORE_CONFLICT). */
   async checkpoint(thread: ThreadRecord): Promise<void> {
-    const saved = await this.store.saveThread(thread);
+    // An applied answer is consumed with the save that holds its effect, in one transaction:
+    // apart, a crash between the two would leave it lost or unaccounted for.
+    const applied = this.applied.get(thread) ?? [];
+    const saved = await this.store.saveThread(thread, applied);
+    this.applied.delete(thread);
     thread.version = saved.version;
     thread.updatedAt = saved.updatedAt;
     // Only a waiting thread's checkpoint can be followed by a suspension that changes nothing.
     if (thread.status === 'waiting') this.saved.set(thread, fingerprintOf(thread));
     else this.saved.delete(thread);
     this.unsaved.delete(thread);
-    // Only now is an applied answer consumed: marked before this save, a crash between the
-    // two would leave the thread waiting on an answer nobody takes forward.
-    const applied = this.applied.get(thread);
-    this.applied.delete(thread);
-    for (const interactionId of applied ?? []) await this.store.markProcessed(interactionId, fenceOf(thread));
   }
 
   /** Saves progress marked for the next checkpoint, if any (a run that stops for a shutdown). */

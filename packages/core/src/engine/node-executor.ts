@@ -33,8 +33,8 @@ export interface NodeExecutionContext {
   checkpointLater(): void;
   /**
    * Says the answer to this interaction is applied to the working copy. It is marked
-   * processed only after the checkpoint that holds its effect is saved: a crash in between
-   * leaves it answered, and the thread that still waits on it applies it again on resume.
+   * processed by the checkpoint that saves its effect, in the same transaction: a crash
+   * before that leaves it answered, and the thread, which still waits on it, applies it again.
    */
   answerApplied(interactionId: string): void;
 }

@@ -31,9 +31,11 @@ export interface ThreadStore {
   /**
    * Saves a thread if its stored version is still `thread.version`; returns it with version + 1.
    * The claim (`lease`, `epoch`) is not written: claims change only through the claim methods.
-   * Throws STORE_CONFLICT.
+   * `consumed` names the answers this save applied: those still `responded` are marked
+   * `processed` in the same transaction, so an answer is never consumed apart from its effect.
+   * Throws STORE_CONFLICT (and then marks nothing).
    */
-  saveThread(thread: ThreadRecord): Promise<ThreadRecord>;
+  saveThread(thread: ThreadRecord, consumed?: readonly string[]): Promise<ThreadRecord>;
   getThread(threadId: string): Promise<ThreadRecord | undefined>;
   listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
 }

@@ -42,7 +42,7 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return created;
   }
 
-  async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async saveThread(thread: ThreadRecord, consumed: readonly string[] = []): Promise<ThreadRecord> {
     const stored = this.threads.get(thread.threadId);
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
     if (stored.version !== thread.version) {
@@ -59,6 +59,7 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       epoch: stored.epoch,
       ...(stored.lease === undefined ? {} : { lease: stored.lease }),
     });
+    for (const interactionId of consumed) await this.markProcessed(interactionId);
     return saved;
   }
 

@@ -96,7 +96,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
-  async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async saveThread(thread: ThreadRecord, consumed: readonly string[] = []): Promise<ThreadRecord> {
     const saved = { ...thread, version: thread.version + 1, updatedAt: new Date().toISOString() };
     const row = toThreadRow(saved, saved.version);
     const messages = encodeConversation(thread.threadId, thread.conversation);
@@ -112,6 +112,8 @@ export class SqliteCheckpointStore implements ICheckpointStore {
         );
       }
       writeConversation((sql) => this.tables.statement(sql), thread.threadId, messages);
+      for (const interactionId of consumed.filter(isStorableText))
+        this.tables.statement(SQL.markProcessed).run(saved.updatedAt, interactionId);
     }, thread.threadId);
     return saved;
   }

@@ -95,14 +95,29 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   }
 
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
-  override async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  override async saveThread(thread: ThreadRecord, consumed: readonly string[] = []): Promise<ThreadRecord> {
     const { saved, columns, messages } = threadSave(thread);
     const from = Math.min(this.storedMessages.get(thread.threadId) ?? 0, messages.length);
     const written = await this.writeStatements(async (run) => {
       const [result] = await run<{ updated: number; prefix: boolean; storedVersion: number | null }>(
         sql.updateThread(this.tables, thread.threadId, thread.version, columns, messages, from),
       );
-      if (result?.updated === 1) return true;
+      if (result?.updated === 1) {
+        const interactionIds = consumed.filter(isStorableText);
+        if (interactionIds.length > 0) {
+          const set = { status: 'processed', updatedAt: saved.updatedAt };
+          await run(
+            sql.fencedUpdate(
+              this.tables,
+              this.tables.interactions,
+              set,
+              { interactionId: interactionIds, status: 'responded' },
+              undefined,
+            ),
+          );
+        }
+        return true;
+      }
       if (result === undefined || result.storedVersion === null)
         throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
       if (result.storedVersion !== thread.version) {
@@ -117,7 +132,7 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
       // An edited message (or a stale hint, or a save that raced this one): the general
       // path rewrites the conversation from the first difference, or says why not.
       this.storedMessages.delete(thread.threadId);
-      return super.saveThread(thread);
+      return super.saveThread(thread, consumed);
     }
     this.hint(thread.threadId, messages.length);
     return saved;

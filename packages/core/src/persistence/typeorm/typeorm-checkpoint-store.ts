@@ -78,7 +78,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   /** @throws InterlockError STORE_CONFLICT when the stored version is not `thread.version`; THREAD_NOT_FOUND. */
-  async saveThread(thread: ThreadRecord): Promise<ThreadRecord> {
+  async saveThread(thread: ThreadRecord, consumed: readonly string[] = []): Promise<ThreadRecord> {
     const { saved, columns, messages } = threadSave(thread);
     await this.write(async (manager) => {
       // The conditional UPDATE comes first: it takes the row's write lock, so the check
@@ -100,6 +100,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
         );
       }
       await writeConversation(manager, thread.threadId, messages);
+      await interactions.markConsumed(manager, consumed, saved.updatedAt);
     });
     return saved;
   }

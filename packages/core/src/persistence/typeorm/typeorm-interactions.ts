@@ -1,5 +1,5 @@
 import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
-import type { EntityManager } from 'typeorm';
+import { In, type EntityManager } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type { InteractionRecord, InteractionResponseRecord, RecordResponseResult } from '../checkpoint-store.js';
 import { toInteractionRecord, toInteractionRow } from '../sql/record-mapping.js';
@@ -104,6 +104,17 @@ export async function failInteraction(
     ),
   );
   return updated.affected === 1;
+}
+
+/** Marks the answers a thread save applied processed, in that save's transaction. */
+export async function markConsumed(manager: EntityManager, consumed: readonly string[], at: string): Promise<void> {
+  const interactionIds = consumed.filter(isStorableText);
+  if (interactionIds.length === 0) return;
+  await manager.update(
+    InteractionEntity,
+    { interactionId: In(interactionIds), status: 'responded' },
+    { status: 'processed', updatedAt: at },
+  );
 }
 
 export async function markProcessed(write: RunInTransaction, interactionId: string): Promise<void> {

@@ -274,6 +274,33 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       expect((await store().recordResponse('responded', response(false))).status).toBe('not_pending');
     });
 
+    it('marks the answers a thread save consumed processed with that save, and none when the save is refused', async () => {
+      const created = await store().createThread(
+        threadRecord({ status: 'waiting', pendingInteractionIds: ['a', 'b'] }),
+      );
+      for (const interactionId of ['a', 'b', 'c']) {
+        await store().createInteraction(interactionRecord({ interactionId }));
+        await store().recordResponse(interactionId, response(true));
+      }
+      await store().createInteraction(interactionRecord({ interactionId: 'still-pending' }));
+      const statuses = async () =>
+        Promise.all(['a', 'b', 'c', 'still-pending'].map(async (id) => (await store().getInteraction(id))?.status));
+
+      const stale = { ...created, version: created.version + 5 };
+      expect(await errorCodeOf(store().saveThread(stale, ['a', 'b']))).toBe('STORE_CONFLICT');
+      expect(await statuses()).toEqual(['responded', 'responded', 'responded', 'pending']);
+
+      const saved = await store().saveThread({ ...created, status: 'running', pendingInteractionIds: [] }, [
+        'a',
+        'b',
+        'still-pending',
+        'no-such-interaction',
+      ]);
+      expect(saved.version).toBe(created.version + 1);
+      expect(await statuses()).toEqual(['processed', 'processed', 'responded', 'pending']);
+      expect(await store().getInteraction('a')).toMatchObject({ response: response(true) });
+    });
+
     it('hands out copies of interactions', async () => {
       const input = interactionRecord();
       await store().createInteraction(input);
