@@ -103,17 +103,24 @@ describe('JobRunner: a thread held elsewhere', () => {
   });
 });
 
-describe('JobRunner: a job that takes a thread forward', () => {
-  it('first schedules a look at the thread for when its claim should have ended, should this worker die holding the job', async () => {
+describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
+  it('schedules its own recovery before a recover job takes a thread left running forward', async () => {
+    const store = new InMemoryCheckpointStore();
+    await store.createThread(threadRecord({ status: 'running' }));
+    await new JobRunner(driver(), store, clock, LEASE_MS).run(recoverJob(thread, NOW));
+    expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
+      expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString() }),
+    ]);
+  });
+
+  it("schedules a recovery for a job it runs again later, due once that run's claim should have ended", async () => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status: 'responded' })]);
-    await new JobRunner(driver(), store, clock, LEASE_MS).run(continueJob(thread, NOW));
-    const due = await store.takeJobs(['workflow-a'], 'me', later, later, 10);
-    expect(due).toEqual([
-      expect.objectContaining({
-        kind: 'recover',
-        threadId: 'thread-1',
-        runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString(),
-      }),
+    const outcome = await new JobRunner(driver(new InterlockError('THREAD_BUSY', 'held')), store, clock, LEASE_MS).run(
+      continueJob(thread, NOW),
+    );
+    expect(outcome).toMatchObject({ status: 'retry', retryAt: NOW + 1_000 });
+    expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
+      expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 1_000 + 2 * LEASE_MS + 1_000).toISOString() }),
     ]);
   });
 });

@@ -50,7 +50,7 @@ export class JobRunner {
     const until = thread.lease === undefined ? undefined : Date.parse(thread.lease.until);
     if (until !== undefined && until > this.clock.now())
       return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
-    if (thread.status === 'running') return this.resume(thread);
+    if (thread.status === 'running') return this.resume(thread, 'with its own recovery');
     // What the thread's own record waits on decides: an answer it has not taken in yet
     // (whatever the interaction's status says) or a deadline that passed moves it on.
     const waitedOn = (await this.store.listInteractions({ threadId: thread.threadId })).filter((interaction) =>
@@ -65,7 +65,7 @@ export class JobRunner {
     );
     if (!settled && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
     if (overdue) await this.expire({ ...job, kind: 'deadline' });
-    return this.resume(thread);
+    return this.resume(thread, 'with its own recovery');
   }
 
   /** Times out the job's interaction, or every overdue one of the thread, if still pending. */
@@ -78,10 +78,16 @@ export class JobRunner {
     }
   }
 
-  private async resume(thread: ThreadRecord): Promise<JobOutcome> {
-    // A job this worker holds stays taken if it dies (on PostgreSQL, for hours): before it
-    // takes the thread forward, a recovery is due once the claim it takes should have ended.
-    await this.store.scheduleJobs?.([this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())]);
+  /**
+   * Takes the thread forward. A job a worker holds stays taken if the worker dies (on
+   * PostgreSQL, for hours), so each such job has a recovery due once its claim should have
+   * ended: continue and deadline jobs are scheduled with one (JobPlanner); a recover job
+   * that takes the thread forward schedules its own first, and a job to run again later
+   * gets one with it.
+   */
+  private async resume(thread: ThreadRecord, recovery?: 'with its own recovery'): Promise<JobOutcome> {
+    if (recovery !== undefined)
+      await this.store.scheduleJobs?.([this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())]);
     try {
       await (await this.interlock.resume(thread.threadId)).done();
       return { status: 'done' };
@@ -94,7 +100,9 @@ export class JobRunner {
         case 'STORE_CONFLICT': {
           const current = await this.store.getThread(thread.threadId);
           const until = current?.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
-          return { status: 'retry', retryAt: Math.max(until, this.clock.now()) + 1_000, note: failure.message };
+          const retryAt = Math.max(until, this.clock.now()) + 1_000;
+          await this.store.scheduleJobs?.([this.planner.recovery(thread, `retry:${thread.threadId}`, retryAt)]);
+          return { status: 'retry', retryAt, note: failure.message };
         }
         case 'THREAD_NOT_WAITING':
         case 'THREAD_NOT_FOUND':

@@ -7,6 +7,7 @@ import { createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
 import { openStore, type StoreOptions } from '../persistence/open-store.js';
 import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
+import { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
@@ -115,7 +116,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     await consumer.start();
-    await sweep(store, workflowIds, clock.now());
+    await sweep(store, workflowIds, new JobPlanner('workers', clock, leaseMs), clock.now());
     const offers = offerWhileRunning(store, definitions, clock, leaseMs);
     await offers.first;
     return {
@@ -140,7 +141,12 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
  * question its thread still waits on a continue job, and each thread left `running` a
  * recover job, so a worker times them out and takes them over.
  */
-async function sweep(store: ICheckpointStore, workflowIds: readonly string[], now: number): Promise<void> {
+async function sweep(
+  store: ICheckpointStore,
+  workflowIds: readonly string[],
+  planner: JobPlanner,
+  now: number,
+): Promise<void> {
   const jobs: ThreadJob[] = [];
   const threads = new Map<string, Promise<ThreadRecord | undefined>>();
   const threadOf = (threadId: string) => {
@@ -161,6 +167,12 @@ async function sweep(store: ICheckpointStore, workflowIds: readonly string[], no
         status === 'pending' && interaction.deadline !== null
           ? deadlineJob(thread, interaction.interactionId, interaction.deadline)
           : { ...continueJob(thread, now), key: `continue:${thread.threadId}` },
+        // Should the worker that takes it die, a look at the thread once its claim should have ended.
+        planner.recovery(
+          thread,
+          `sweep:${interaction.interactionId}`,
+          status === 'pending' && interaction.deadline !== null ? Date.parse(interaction.deadline) : now,
+        ),
       );
     }
   }
