@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { migrateSqlite } from './sqlite-migrations.js';
+import { isBusy } from './sqlite-connection.js';
 
 /** How long a SQLite statement waits for another process's lock before it fails. */
 export const SQLITE_BUSY_TIMEOUT_MS = 10_000;
@@ -37,7 +38,8 @@ export interface SqliteStoreOptions {
  * await store.flush(); // on disk now
  * await store.close();
  * ```
- * @throws InterlockError INVALID_OPTIONS when the database cannot be opened or migrated (the driver's error is the cause).
+ * @throws InterlockError INVALID_OPTIONS when the database cannot be opened or migrated (the driver's error is the cause);
+ *   STORE_UNAVAILABLE when another connection keeps the write lock past the busy timeout (10 s).
  */
 export async function openSqliteStore(options: SqliteStoreOptions): Promise<SqliteCheckpointStore> {
   try {
@@ -62,6 +64,13 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
     }
   } catch (error) {
     if (InterlockError.is(error)) throw error;
+    if (isBusy(error)) {
+      throw new InterlockError(
+        'STORE_UNAVAILABLE',
+        `the SQLite database ${options.path} stayed locked by another connection for ${SQLITE_BUSY_TIMEOUT_MS} ms while opening; nothing was written: try again`,
+        { cause: error },
+      );
+    }
     const reason = error instanceof Error ? error.message : String(error);
     throw new InterlockError('INVALID_OPTIONS', `cannot open the SQLite store at ${options.path}: ${reason}`, {
       cause: error,

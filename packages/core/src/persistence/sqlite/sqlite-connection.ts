@@ -290,7 +290,8 @@ export class SqliteConnection {
   }
 }
 
-function isBusy(error: unknown): boolean {
+/** Whether a driver error is SQLite's "database is locked" (another connection holds the write lock). */
+export function isBusy(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }

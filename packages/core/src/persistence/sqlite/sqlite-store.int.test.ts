@@ -21,7 +21,7 @@ import { describeAuditAndMemoryConformance } from '../../testing/conformance/aud
 import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
 import { createTypeormStore } from '../typeorm/create-typeorm-store.js';
 import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../typeorm/typeorm-store-behaviour.js';
-import { openSqliteStore } from './open-sqlite-store.js';
+import { openSqliteStore, SQLITE_BUSY_TIMEOUT_MS } from './open-sqlite-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
 
@@ -246,6 +246,19 @@ describe('SQLite store (better-sqlite3): commits', () => {
     await store.flush();
     expect(committedThreadIds(file)).toEqual(['thread-1']);
   });
+
+  it('refuses to open with STORE_UNAVAILABLE, not as bad options, while another process keeps the write lock past the busy timeout', async () => {
+    const file = freshPath();
+    await (await openSqliteStore({ path: file })).close();
+    // Opening migrates under the write lock, waiting SQLite's busy timeout (10 s) for it.
+    const lock = await holdWriteLock(file, SQLITE_BUSY_TIMEOUT_MS + 1_500);
+    await expect(openSqliteStore({ path: file })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+      message: expect.stringContaining('try again'),
+    });
+    await lock.released;
+    await (await openSqliteStore({ path: file })).close();
+  }, 30_000);
 
   it('says which file it cannot open', async () => {
     const blocked = join(root, 'a-file');
