@@ -24,10 +24,13 @@ import { staleClaim } from '../stale-claim.js';
 export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly threads = new Map<string, ThreadRecord>();
   private readonly interactions = new Map<string, InteractionRecord>();
+  /** The ids of each thread's interactions, oldest first: one thread's are read without a scan of all. */
+  private readonly interactionsOfThread = new Map<string, Set<string>>();
   private readonly globals = new Map<string, Record<string, unknown>>();
   private readonly executions = new Map<string, ToolExecutionRecord>();
   private readonly workflows = new Map<string, WorkflowDefinition>();
   private readonly audit: AuditEntry[] = [];
+  private readonly auditSequences = new Set<number>();
   private readonly remembered = new Map<string, number>();
   private auditHead: AuditHead | undefined;
   private readonly jobs = new Map<string, ThreadJob & { lockedBy?: string; lockedUntil?: string }>();
@@ -116,6 +119,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     this.check(fence);
     await this.scheduleJobs(jobs);
     this.interactions.set(interaction.interactionId, structuredClone(interaction));
+    const ofThread = this.interactionsOfThread.get(interaction.threadId) ?? new Set<string>();
+    this.interactionsOfThread.set(interaction.threadId, ofThread.add(interaction.interactionId));
   }
 
   async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
@@ -124,9 +129,14 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   }
 
   async listInteractions(filter: { status?: InteractionStatus; threadId?: string } = {}): Promise<InteractionRecord[]> {
-    return [...this.interactions.values()]
-      .filter((interaction) => filter.status === undefined || interaction.status === filter.status)
-      .filter((interaction) => filter.threadId === undefined || interaction.threadId === filter.threadId)
+    const { status, threadId } = filter;
+    const candidates =
+      threadId === undefined
+        ? [...this.interactions.values()]
+        : [...(this.interactionsOfThread.get(threadId) ?? [])].flatMap((id) => this.interactions.get(id) ?? []);
+    return candidates
+      .filter((interaction) => status === undefined || interaction.status === status)
+      .filter((interaction) => threadId === undefined || interaction.threadId === threadId)
       .map((interaction) => structuredClone(interaction));
   }
 
@@ -264,10 +274,11 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   ): Promise<AuditEntry> {
     this.check(fence);
     const entry = seal(this.auditHead && { ...this.auditHead });
-    if (this.audit.some((stored) => stored.sequence === entry.sequence)) {
+    if (this.auditSequences.has(entry.sequence)) {
       throw new InterlockError('STORE_CONFLICT', `audit entry ${entry.sequence} exists already`);
     }
     this.audit.push(structuredClone(entry));
+    this.auditSequences.add(entry.sequence);
     this.auditHead = { sequence: entry.sequence, hash: entry.hash };
     return structuredClone(entry);
   }
