@@ -11,9 +11,6 @@ const ALL = [
   'examples/**/*.test.ts',
 ];
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
-// End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
-// Chromium: with two test files at once they get a longer timeout than unit tests.
-const E2E = ['apps/*/test/**/*.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
@@ -32,9 +29,6 @@ export default defineConfig({
   test: {
     globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 20_000,
-    // vitest's default on 2 cores is one file at a time (CPUs − 1); most files wait on
-    // processes, servers and timers, so two at a time use the machine better.
-    maxWorkers: 2,
     hookTimeout: 30_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
@@ -52,17 +46,7 @@ export default defineConfig({
         test: {
           name: 'tests',
           include: ALL,
-          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT, ...E2E],
-          sequence: { groupOrder: 1 },
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'e2e',
-          include: E2E,
-          exclude: [...configDefaults.exclude, ...DEPLOYMENT],
-          testTimeout: 60_000,
+          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT],
           sequence: { groupOrder: 1 },
         },
       },
