@@ -2,9 +2,9 @@ import type { TypeormStoreOptions } from './typeorm/create-typeorm-store.js';
 import type { TypeormCheckpointStore } from './typeorm/typeorm-checkpoint-store.js';
 
 /**
- * Opens the TypeORM store on SQLite or PostgreSQL (see `createTypeormStore` in
- * ./typeorm). TypeORM is loaded on the first call: a process on the SQLite store or in
- * memory never loads it (about 30 MB).
+ * Opens the PostgreSQL store (see `createTypeormStore` in ./typeorm). TypeORM is loaded
+ * on the first call: a process on the SQLite store or in memory never loads it (about
+ * 30 MB).
  */
 export async function createTypeormStore(options: TypeormStoreOptions): Promise<TypeormCheckpointStore> {
   const { createTypeormStore: open } = await import('./typeorm/create-typeorm-store.js');

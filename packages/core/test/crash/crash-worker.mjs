@@ -23,7 +23,7 @@
 //               returned, for windows between two writes that have no failpoint of their own
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
-import { createInterlock, createTypeormStore, defineTool, scriptedModel } from '../../dist/index.js';
+import { createInterlock, defineTool, openStore as openCoreStore, scriptedModel } from '../../dist/index.js';
 
 const RESULT_PREFIX = 'CRASH-WORKER-RESULT ';
 const WORKFLOW_ID = 'crash-payments';
@@ -296,11 +296,14 @@ async function actLikeAPerson(interlock) {
   };
 }
 
-/** The store, or the store wrapped to die right after the n-th call of one of its methods. */
+/**
+ * The store, or the store wrapped to die right after the n-th call of one of its methods
+ * (once that call's write is committed: the SQLite store commits at the end of the turn).
+ */
 async function openStore() {
   if (config.killAfterStoreCall === undefined) return config.store;
   const [method, nth = '1'] = config.killAfterStoreCall.split(':');
-  const store = await createTypeormStore(config.store);
+  const store = await openCoreStore(config.store);
   let calls = 0;
   const wrapped = new Proxy(store, {
     get(target, property) {
@@ -310,7 +313,10 @@ async function openStore() {
       return async (...args) => {
         const result = await value.apply(target, args);
         calls += 1;
-        if (calls === Number(nth)) process.kill(process.pid, 'SIGKILL');
+        if (calls === Number(nth)) {
+          await target.flush?.('now');
+          process.kill(process.pid, 'SIGKILL');
+        }
         return result;
       };
     },

@@ -5,12 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import {
-  createTypeormStore,
-  type InteractionRecord,
-  type ThreadRecord,
-  type TypeormStoreOptions,
-} from '../../index.js';
+import { openStore, type InteractionRecord, type StoreOptions, type ThreadRecord } from '../../index.js';
 import type { ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
 
 /*
@@ -50,7 +45,7 @@ export type StoreName = 'SQLite' | 'PostgreSQL';
 
 /** One run of a scenario: a fresh database, a fresh witness, one thread. */
 export interface Run {
-  store: TypeormStoreOptions;
+  store: StoreOptions & ({ type: 'sqlite'; path: string } | { type: 'postgres'; url: string; schema: string });
   workspace: string;
   witness: string;
   modelCalls: string;
@@ -60,7 +55,7 @@ export interface Run {
 export async function newRun(storeName: StoreName): Promise<Run> {
   runs += 1;
   const workspace = await mkdtemp(join(tmpdir(), 'interlock-crash-'));
-  let store: TypeormStoreOptions;
+  let store: Run['store'];
   if (storeName === 'SQLite') {
     store = { type: 'sqlite', path: join(workspace, 'interlock.db') };
   } else {
@@ -214,7 +209,7 @@ export interface RunState {
 }
 
 export async function inspect(run: Run): Promise<RunState> {
-  const store = await createTypeormStore(run.store);
+  const store = await openStore(run.store);
   try {
     return {
       threads: await store.listThreads(),

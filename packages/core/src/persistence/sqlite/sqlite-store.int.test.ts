@@ -5,22 +5,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { AuditEntry } from '../../audit/audit-log.js';
-import {
-  LATER,
-  errorCodeOf,
-  interactionRecord,
-  response,
-  threadRecord,
-  toolApproval,
-  userMessage,
-  workflowDefinition,
-} from '../../testing/conformance/store-records.js';
+import { errorCodeOf, threadRecord, toolApproval, userMessage } from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
 import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
 import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
-import { createTypeormStore } from '../typeorm/create-typeorm-store.js';
-import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../typeorm/typeorm-store-behaviour.js';
+import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../__fixtures__/store-behaviour.js';
 import { openSqliteStore, SQLITE_BUSY_TIMEOUT_MS } from './open-sqlite-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { holdWriteLock } from '../__fixtures__/hold-write-lock.js';
@@ -290,77 +280,5 @@ describe('SQLite store (better-sqlite3): commits', () => {
     for (const [index, entry] of entries.entries())
       expect(entry.previousHash).toBe(index === 0 ? 'genesis' : entries[index - 1]?.hash);
     expect(await second.listAuditEntries()).toEqual(entries);
-  });
-});
-
-describe('SQLite store (better-sqlite3) and the TypeORM store on one file', () => {
-  /** Writes one of everything, closes the writer, and returns what a reader opened afterwards reads. */
-  async function writeThenRead(writer: ICheckpointStore, openReader: () => Promise<ICheckpointStore>) {
-    const created = await writer.createThread(
-      threadRecord({ conversation: [userMessage('hello')], epoch: 3, lease: { owner: 'p1', until: LATER } }),
-    );
-    await writer.saveThread({
-      ...created,
-      status: 'waiting',
-      conversation: [...created.conversation, userMessage('again')],
-    });
-    await writer.createInteraction(interactionRecord());
-    await writer.recordResponse('interaction-1', response({ approved: true }));
-    await writer.setGlobalVariables('workflow-a', { counter: 3, nothing: null });
-    await writer.recordToolApproval(toolApproval({ idempotent: true }));
-    await writer.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
-    await writer.recordToolApproval(toolApproval({ toolCallId: 'call-2' }));
-    await writer.markToolFinished(
-      'thread-1',
-      'call-2',
-      { status: 'SUCCESS', output: { bytes: 5 }, content: 'done' },
-      LATER,
-    );
-    await writer.saveWorkflowDefinition(workflowDefinition());
-    await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
-    await writer.appendAuditEntry((previous) => sealed(previous, 'thread-1'));
-    await writer.rememberApproval('session-1:write_file', 1_900_000_000_000);
-    const written = await snapshot(writer);
-    await writer.close();
-    const reader = await openReader();
-    try {
-      return { written, read: await snapshot(reader) };
-    } finally {
-      await reader.close();
-    }
-  }
-
-  async function snapshot(store: ICheckpointStore) {
-    return {
-      threads: await store.listThreads(),
-      interactions: await store.listInteractions(),
-      globals: await store.getGlobalVariables('workflow-a'),
-      toolExecutions: await store.listToolExecutions(),
-      definition: await store.getWorkflowDefinition('workflow-a', '1.0.0'),
-      audit: await store.listAuditEntries(),
-      remembered: await store.isApprovalRemembered('session-1:write_file', 1_800_000_000_000),
-    };
-  }
-
-  it('reads with the TypeORM store what the SQLite store wrote', async () => {
-    const file = freshPath();
-    const { written, read } = await writeThenRead(await openSqliteStore({ path: file }), () =>
-      createTypeormStore({ type: 'sqlite', path: file }),
-    );
-    expect(read).toEqual(written);
-    expect(read.toolExecutions.map((execution) => [execution.status, execution.idempotent])).toEqual([
-      ['started', true],
-      ['finished', false],
-    ]);
-    expect(read.remembered).toBe(true);
-  });
-
-  it('reads with the SQLite store what the TypeORM store wrote', async () => {
-    const file = freshPath();
-    const { written, read } = await writeThenRead(await createTypeormStore({ type: 'sqlite', path: file }), () =>
-      openSqliteStore({ path: file }),
-    );
-    expect(read).toEqual(written);
-    expect(read.threads[0]?.lease).toEqual({ owner: 'p1', until: LATER });
   });
 });

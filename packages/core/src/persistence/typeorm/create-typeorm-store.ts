@@ -1,31 +1,25 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
 import { DataSource } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { IN_MEMORY, SQLITE_BUSY_TIMEOUT_MS } from '../sqlite/open-sqlite-store.js';
 import { MIGRATIONS_TABLE } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
-import { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
+import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
 import { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
 import { jobsSchemaOf } from '../../workers/thread-jobs.js';
 
-/** Where a TypeORM store keeps its data. */
-export type TypeormStoreOptions =
-  | {
-      type: 'sqlite';
-      /** The database file, its directory created if missing; callers default to `.interlock/interlock.db`. `:memory:` for a throwaway database. */
-      path: string;
-    }
-  | {
-      type: 'postgres';
-      /** A connection URL, `postgres://user:password@host:port/database`. */
-      url: string;
-      /** A schema to keep the tables in, created if missing; the search_path's (usually `public`) by default. */
-      schema?: string;
-      /** Bounds on every wait for the server (see {@link PostgresTimeouts}). */
-      timeouts?: PostgresTimeouts;
-    };
+/**
+ * Where the PostgreSQL store keeps its data. (SQLite has a store of its own without an
+ * ORM: `openStore({ type: 'sqlite' })`, ADR 0003.)
+ */
+export interface TypeormStoreOptions {
+  type: 'postgres';
+  /** A connection URL, `postgres://user:password@host:port/database`. */
+  url: string;
+  /** A schema to keep the tables in, created if missing; the search_path's (usually `public`) by default. */
+  schema?: string;
+  /** Bounds on every wait for the server (see {@link PostgresTimeouts}). */
+  timeouts?: PostgresTimeouts;
+}
 
 /**
  * How long the PostgreSQL store waits for the server, in milliseconds: nothing blocks for
@@ -51,40 +45,46 @@ export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = {
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /**
- * Opens the durable store and brings its tables up to date with the store's migrations
- * (never `synchronize`). Any number of processes may open the same database at once: the
- * migrations run under a database lock. With SQLite, open one store per file in a
- * process: better-sqlite3 waits for a lock synchronously, so a second store in the same
- * process would stall behind the first one's open transaction.
+ * Opens the PostgreSQL store and brings its tables up to date with the store's migrations
+ * (never `synchronize`), then the job queue's. Any number of processes may open the same
+ * database at once: the migrations run under a database lock.
  *
  * @example
  * ```ts
- * const store = await createTypeormStore({ type: 'sqlite', path: '.interlock/interlock.db' });
+ * const store = await createTypeormStore({ type: 'postgres', url: process.env.DATABASE_URL ?? '' });
  * const thread = await store.getThread(threadId);
  * await store.close();
  * ```
- * @throws InterlockError INVALID_OPTIONS for a schema name that is not a plain identifier,
- * or when the database cannot be opened or migrated (the driver's error is the cause).
+ * @throws InterlockError INVALID_OPTIONS for another `type` (SQLite opens with
+ * `openStore({ type: 'sqlite' })`), for a schema name that is not a plain identifier, or
+ * when the database cannot be opened or migrated (the driver's error is the cause).
  */
 export async function createTypeormStore(options: TypeormStoreOptions): Promise<TypeormCheckpointStore> {
-  if (options.type === 'postgres' && options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+  // Checked at run time too: a JavaScript caller (or an old config) may still pass 'sqlite'.
+  if ((options.type as string) !== 'postgres') {
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `createTypeormStore opens PostgreSQL only, not ${JSON.stringify(options.type)}: open a SQLite file with openStore({ type: 'sqlite', path })`,
+    );
+  }
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new InterlockError(
       'INVALID_OPTIONS',
       `store schema ${JSON.stringify(options.schema)} is not a plain identifier: use letters, digits and _ (at most 63)`,
     );
   }
   try {
-    return options.type === 'sqlite'
-      ? await openSqlite(options.path)
-      : await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
+    return await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
   } catch (error) {
     if (InterlockError.is(error)) throw error;
-    const where =
-      options.type === 'sqlite'
-        ? `the SQLite store at ${options.path}`
-        : `the PostgreSQL store at ${redact(options.url)}`;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new InterlockError('INVALID_OPTIONS', `cannot open ${where}: ${reason}`, { cause: error });
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `cannot open the PostgreSQL store at ${redact(options.url)}: ${reason}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
@@ -97,52 +97,6 @@ function redact(url: string): string {
   } catch {
     return '(a URL that does not parse)';
   }
-}
-
-async function openSqlite(path: string): Promise<TypeormCheckpointStore> {
-  return new TypeormCheckpointStore(await openMigratedSqlite(path), 'sqlite');
-}
-
-/**
- * Opens a SQLite database as a TypeORM DataSource (WAL, busy timeout, foreign keys on) and
- * brings its tables up to date under the write lock. Both SQLite stores share one schema
- * and one history of migrations (`../sqlite/sqlite-migrations.ts` runs the same ones).
- *
- * @throws the driver's error when the file cannot be opened or migrated.
- */
-async function openMigratedSqlite(path: string): Promise<DataSource> {
-  const { default: Database } = await import('better-sqlite3');
-  const file = path === IN_MEMORY ? path : resolve(path);
-  if (file !== IN_MEMORY) await mkdir(dirname(file), { recursive: true });
-  const dataSource = new DataSource({
-    type: 'better-sqlite3',
-    driver: Database,
-    database: file,
-    enableWAL: true,
-    timeout: SQLITE_BUSY_TIMEOUT_MS,
-    entities: STORE_ENTITIES,
-    migrations: STORE_MIGRATIONS,
-    migrationsTableName: MIGRATIONS_TABLE,
-    synchronize: false,
-    logging: false,
-  });
-  await dataSource.initialize();
-  try {
-    // BEGIN IMMEDIATE takes the database's write lock (waiting out other processes),
-    // so two processes opening a new file do not both create the tables.
-    await dataSource.query('BEGIN IMMEDIATE');
-    try {
-      await dataSource.runMigrations({ transaction: 'none' });
-      await dataSource.query('COMMIT');
-    } catch (error) {
-      await dataSource.query('ROLLBACK');
-      throw error;
-    }
-  } catch (error) {
-    await dataSource.destroy();
-    throw error;
-  }
-  return dataSource;
 }
 
 function timeoutsOf(timeouts: PostgresTimeouts | undefined): Required<PostgresTimeouts> {

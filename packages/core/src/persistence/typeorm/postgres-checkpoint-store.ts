@@ -58,7 +58,7 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   private readonly storedMessages = new Map<string, number>();
 
   constructor(dataSource: DataSource, jobsSchema: string) {
-    super(dataSource, 'postgres', jobsSchema);
+    super(dataSource, jobsSchema);
     const schema = (dataSource.options as { schema?: string }).schema;
     const table = (entity: EntitySchema): sql.SqlTable => {
       const metadata = dataSource.getMetadata(entity);

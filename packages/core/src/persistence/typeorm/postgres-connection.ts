@@ -26,7 +26,7 @@ export async function postgresRead<Row>(dataSource: DataSource, statement: State
     rows = (await client.query(statement.sql, statement.parameters)).rows as Row[];
   } catch (error) {
     await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
-    throw unavailable(error, 'postgres');
+    throw unavailable(error);
   }
   await runner.release();
   return rows;
@@ -66,7 +66,7 @@ export async function postgresWrite<T>(dataSource: DataSource, work: (run: RunSt
   } catch (error) {
     if (client !== undefined && answeredByServer(error)) await client.query('ROLLBACK').catch(() => undefined);
     await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
-    throw unavailable(error, 'postgres');
+    throw unavailable(error);
   }
   await commit(runner, () => client.query('COMMIT'));
   return result;
@@ -95,7 +95,7 @@ export async function postgresTransaction<T>(
     if (runner.isTransactionActive && answeredByServer(error))
       await runner.rollbackTransaction().catch(() => undefined);
     await runner.releasePostgresConnection(answeredByServer(error) ? undefined : error);
-    throw unavailable(error, 'postgres');
+    throw unavailable(error);
   }
   await commit(runner, () => runner.commitTransaction());
   return result;
@@ -107,7 +107,7 @@ async function commit(runner: PostgresQueryRunner, send: () => Promise<unknown>)
     await send();
   } catch (error) {
     await runner.releasePostgresConnection(error);
-    if (answeredByServer(error)) throw unavailable(error, 'postgres');
+    if (answeredByServer(error)) throw unavailable(error);
     const reason = error instanceof Error ? error.message : String(error);
     throw new InterlockError(
       'STORE_OUTCOME_UNKNOWN',
@@ -126,12 +126,12 @@ function answeredByServer(error: unknown): boolean {
 }
 
 /** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE: nothing was written. */
-export function unavailable(error: unknown, dialect: 'sqlite' | 'postgres'): unknown {
+export function unavailable(error: unknown): unknown {
   if (InterlockError.is(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   return new InterlockError(
     'STORE_UNAVAILABLE',
-    `the ${dialect} store failed (${message}); nothing was written: try again when the database is back`,
+    `the PostgreSQL store failed (${message}); nothing was written: try again when the database is back`,
     {
       cause: error,
     },

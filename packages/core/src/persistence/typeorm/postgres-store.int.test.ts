@@ -10,7 +10,7 @@ import { describeLeaseConformance } from '../../testing/conformance/claim-confor
 import { createTypeormStore } from './create-typeorm-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
-import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from './typeorm-store-behaviour.js';
+import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from '../__fixtures__/store-behaviour.js';
 
 const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
 
@@ -171,6 +171,14 @@ function describePostgresStore(url: string): void {
         createTypeormStore({ type: 'postgres', url, schema: 'bad"; DROP TABLE x; --' }),
       ).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',
+      });
+    });
+
+    it('opens PostgreSQL only, and points a SQLite caller to openStore', async () => {
+      const options = { type: 'sqlite', path: ':memory:' } as unknown as Parameters<typeof createTypeormStore>[0];
+      await expect(createTypeormStore(options)).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining("openStore({ type: 'sqlite', path })"),
       });
     });
   });

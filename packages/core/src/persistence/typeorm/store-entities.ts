@@ -14,8 +14,8 @@ import type {
 
 /*
  * The store's tables as TypeORM entity schemas. Every column names its type: esbuild and
- * vitest emit no decorator metadata, and the same types must work on SQLite and
- * PostgreSQL (text for ids, JSON and ISO 8601 timestamps, integer for counters, boolean
+ * vitest emit no decorator metadata, and the same types describe the tables on PostgreSQL
+ * and on SQLite, where the tests use them to look inside the SQLite store's files (text for ids, JSON and ISO 8601 timestamps, integer for counters, boolean
  * for flags). The tables themselves are created by the migrations in ./migrations, never
  * synchronized; a test checks that these schemas and the migrations agree.
  */

@@ -7,7 +7,7 @@ import type { AuditHead } from '../checkpoint-store.js';
 
 /*
  * The audit log and the remembered approvals of the TypeORM store, as functions the store
- * delegates to. `run` is the store's transaction runner (serialised on SQLite).
+ * delegates to. `run` is the store's transaction runner.
  */
 
 /** Runs `work` in one transaction of the store. */
@@ -15,20 +15,18 @@ export type RunInTransaction = <T>(work: (manager: EntityManager) => Promise<T>)
 
 /**
  * Appends an audit entry inside the caller's transaction: locks the chain's head (FOR
- * UPDATE on PostgreSQL; SQLite's write transaction holds the whole database), seals the
- * new entry on it, inserts the entry and moves the head. Appenders from any number of
+ * UPDATE), seals the new entry on it, inserts the entry and moves the head. Appenders from any number of
  * processes queue on the head's row lock for the few statements of their append: none
  * fails because another appended first.
  *
  * @throws InterlockError INVALID_OPTIONS when a field cannot be stored.
  */
-export async function appendAuditEntry(
-  manager: EntityManager,
-  dialect: 'sqlite' | 'postgres',
-  seal: AuditSeal,
-): Promise<AuditEntry> {
-  const query = manager.createQueryBuilder(AuditHeadEntity, 'head').where('head.id = 1');
-  const head = await (dialect === 'postgres' ? query.setLock('pessimistic_write') : query).getOne();
+export async function appendAuditEntry(manager: EntityManager, seal: AuditSeal): Promise<AuditEntry> {
+  const head = await manager
+    .createQueryBuilder(AuditHeadEntity, 'head')
+    .where('head.id = 1')
+    .setLock('pessimistic_write')
+    .getOne();
   const row = toAuditEntryRow(
     seal(head === null || head.sequence === 0 ? undefined : { sequence: head.sequence, hash: head.hash }),
   );

@@ -18,13 +18,12 @@ import type {
 } from '../checkpoint-store.js';
 import { encodeConversation } from '../sql/conversation-rows.js';
 import { isUniqueViolation, type AuditSeal } from '../sql/audit-rows.js';
-import { postgresTransaction, unavailable } from './postgres-connection.js';
+import { postgresTransaction } from './postgres-connection.js';
 import * as toolExecutions from './typeorm-tool-executions.js';
 import * as interactions from './typeorm-interactions.js';
 import { readConversations, writeConversation } from './conversation-log.js';
 import { toThreadRecord, toThreadRow, type ToolApproval } from '../sql/record-mapping.js';
 import { listenForChanges } from './change-listener.js';
-import { SerialQueue } from './serial-queue.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
 import * as audit from './typeorm-audit-and-memory.js';
 import * as claims from './typeorm-claims.js';
@@ -33,31 +32,23 @@ import type { RunInTransaction } from './typeorm-audit-and-memory.js';
 import { isStorableText } from '../sql/stored-text.js';
 import { ThreadEntity } from './store-entities.js';
 
-/** Which database a TypeORM store runs on. */
-export type StoreDialect = 'sqlite' | 'postgres';
-
 /**
- * The durable store (F21, F40) on TypeORM: SQLite through better-sqlite3 or PostgreSQL
- * through pg. Every method is one transaction; the atomic ones are single conditional
- * statements (`UPDATE … WHERE version = ?`, `WHERE status IN (…)`, `INSERT … ON CONFLICT
- * DO NOTHING`), so they hold across processes sharing the database, not only inside this
- * one. Create it with `createTypeormStore`.
+ * The durable store (F21, F40) on PostgreSQL, through TypeORM's entities and pg. Every
+ * method is one transaction; the atomic ones are single conditional statements (`UPDATE …
+ * WHERE version = ?`, `WHERE status IN (…)`, `INSERT … ON CONFLICT DO NOTHING`), so they
+ * hold across processes sharing the database, not only inside this one.
+ * `PostgresCheckpointStore` replaces the round trip's methods with plain SQL (ADR 0004).
+ * Create it with `createTypeormStore`.
  */
 export class TypeormCheckpointStore implements ICheckpointStore {
-  /** SQLite has one connection: its transactions must not interleave. */
-  private readonly queue: SerialQueue | undefined;
   private readonly running = new Set<Promise<unknown>>();
   private closed = false;
 
   constructor(
     protected readonly dataSource: DataSource,
-    /** The database behind this store. */
-    readonly dialect: StoreDialect,
-    /** PostgreSQL: the schema of the job queue (graphile-worker) that holds the workers' jobs. */
-    readonly jobsSchema?: string,
-  ) {
-    this.queue = dialect === 'sqlite' ? new SerialQueue() : undefined;
-  }
+    /** The schema of the job queue (graphile-worker) that holds the workers' jobs. */
+    readonly jobsSchema: string,
+  ) {}
 
   /** @throws InterlockError STORE_CONFLICT when a thread with this id exists. */
   async createThread(thread: ThreadRecord, jobs: readonly ThreadJob[] = []): Promise<ThreadRecord> {
@@ -134,7 +125,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   }
 
   private checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
-    return claims.checkFence(manager, this.dialect, fence);
+    return claims.checkFence(manager, fence);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
@@ -271,7 +262,7 @@ export class TypeormCheckpointStore implements ICheckpointStore {
   appendAuditEntry(seal: AuditSeal, fence?: ClaimFence): Promise<AuditEntry> {
     return this.write(async (manager) => {
       await this.checkFence(manager, fence);
-      return audit.appendAuditEntry(manager, this.dialect, seal);
+      return audit.appendAuditEntry(manager, seal);
     });
   }
 
@@ -300,13 +291,8 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return definitions.getWorkflowDefinition((work) => this.read(work), workflowId, version);
   }
 
-  /** PostgreSQL: the changes every process makes, heard by LISTEN on a connection of its own. */
+  /** The changes every process makes, heard by LISTEN on a connection of its own. */
   async watchChanges(listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
-    if (this.dialect !== 'postgres')
-      throw new InterlockError(
-        'INVALID_OPTIONS',
-        'only the PostgreSQL store reports changes: on SQLite, read the store',
-      );
     const options = this.dataSource.options as { url?: string; schema?: string };
     return listenForChanges(options.url ?? '', options.schema, listener);
   }
@@ -319,41 +305,24 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     if (this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
-  /**
-   * Runs a write transaction. On SQLite, a transaction that reads before it writes can get
-   * SQLITE_BUSY at once when another process writes (the busy timeout does not apply to
-   * a lock upgrade); it rolled back whole, so it is run again.
-   */
-  protected async write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres') return this.schedule(() => postgresTransaction(this.dataSource, work));
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.schedule(() => this.dataSource.transaction(work));
-      } catch (error) {
-        if (!isSqliteBusy(error) || attempt >= BUSY_ATTEMPTS) throw unavailable(error, this.dialect);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-      }
-    }
+  /** Runs a write transaction (READ COMMITTED; the conditional statements make it safe). */
+  protected write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.schedule(() => postgresTransaction(this.dataSource, work));
   }
 
   /**
-   * Reads in one transaction, so a thread and its conversation come from the same
-   * moment. PostgreSQL needs REPEATABLE READ for that (READ COMMITTED takes a new
-   * snapshot per statement); a SQLite transaction is already one snapshot.
+   * Reads in one REPEATABLE READ transaction, so a thread and its conversation come from
+   * the same moment (READ COMMITTED takes a new snapshot per statement).
    */
   protected read<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (this.dialect === 'postgres')
-      return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
-    return this.schedule(() => this.dataSource.transaction(work)).catch((error: unknown) => {
-      throw unavailable(error, this.dialect);
-    });
+    return this.schedule(() => postgresTransaction(this.dataSource, work, 'REPEATABLE READ'));
   }
 
   protected schedule<T>(operation: () => Promise<T>): Promise<T> {
     if (this.closed) {
       return Promise.reject(new InterlockError('INVALID_OPTIONS', 'the store is closed: create a new one to go on'));
     }
-    const result = this.queue === undefined ? operation() : this.queue.run(operation);
+    const result = operation();
     this.running.add(result);
     void result.then(
       () => this.running.delete(result),
@@ -361,15 +330,6 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     );
     return result;
   }
-}
-
-const BUSY_ATTEMPTS = 30;
-
-function isSqliteBusy(error: unknown): boolean {
-  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
-  const code =
-    typeof driverError === 'object' && driverError !== null && 'code' in driverError ? driverError.code : undefined;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
 }
 
 /**

@@ -60,21 +60,15 @@ export async function setLease(
 
 /**
  * Refuses a write whose claim was taken (STORE_CONFLICT), inside the write's transaction.
- * On PostgreSQL the thread's row is read FOR SHARE: a claim cannot land until this
+ * The thread's row is read FOR SHARE: a claim cannot land until this
  * transaction ends, and a claim that landed first is seen.
  */
-export async function checkFence(
-  manager: EntityManager,
-  dialect: 'sqlite' | 'postgres',
-  fence: ClaimFence | undefined,
-): Promise<void> {
+export async function checkFence(manager: EntityManager, fence: ClaimFence | undefined): Promise<void> {
   if (fence === undefined) return;
   const query = manager
     .createQueryBuilder(ThreadEntity, 'thread')
     .select('thread.epoch', 'epoch')
     .where('thread.thread_id = :threadId', fence);
-  const stored: { epoch: number | string } | undefined = await (
-    dialect === 'postgres' ? query.setLock('pessimistic_read') : query
-  ).getRawOne();
+  const stored: { epoch: number | string } | undefined = await query.setLock('pessimistic_read').getRawOne();
   if (stored === undefined || Number(stored.epoch) !== fence.epoch) throw staleClaim(fence);
 }

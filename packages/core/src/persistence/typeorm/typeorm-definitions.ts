@@ -1,6 +1,5 @@
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { EntityManager } from 'typeorm';
-import { InterlockError } from '../../errors/interlock-error.js';
 import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
 import { toWorkflowDefinition, toWorkflowDefinitionRow } from '../sql/record-mapping.js';
 import type { GlobalVariableRow } from '../sql/row-types.js';
@@ -78,21 +77,9 @@ export async function getWorkflowDefinition(
 /**
  * Adds jobs to the job queue inside the caller's transaction (graphile-worker's
  * `add_job`, one statement each): they exist exactly when the write they go with does.
- *
- * @throws InterlockError INVALID_OPTIONS when the store has no job queue (`jobsSchema`).
  */
-export async function addJobs(
-  manager: EntityManager,
-  jobsSchema: string | undefined,
-  jobs: readonly ThreadJob[],
-): Promise<void> {
+export async function addJobs(manager: EntityManager, jobsSchema: string, jobs: readonly ThreadJob[]): Promise<void> {
   if (jobs.length === 0) return;
-  if (jobsSchema === undefined) {
-    throw new InterlockError(
-      'INVALID_OPTIONS',
-      'workers need the SQLite store (openSqliteStore) or PostgreSQL: this store cannot hold their jobs',
-    );
-  }
   for (const job of jobs) {
     const { key, runAt, workflowId, ...payload } = job;
     await manager.query(

@@ -16,13 +16,13 @@ import {
 } from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
-import { STORE_ENTITIES } from './store-entities.js';
+import { STORE_ENTITIES } from '../typeorm/store-entities.js';
 
-/** How the TypeORM store tests reach one database. */
+/** How the store-behaviour tests reach one database. */
 export interface TypeormStoreHarness {
   /** Prepares an empty database (file or schema) for the next test. */
   prepare(): Promise<void>;
-  /** Opens a store (TypeORM's, or the SQLite store on the same tables) on the prepared database; call it again to reopen. */
+  /** Opens a store (the PostgreSQL or the SQLite store) on the prepared database; call it again to reopen. */
   open(): Promise<ICheckpointStore>;
   /** Opens a bare DataSource on the prepared database (entities, no migrations) to look inside. */
   inspect(): Promise<DataSource>;
@@ -96,12 +96,12 @@ async function takeMessageWrites(
 const expectInvalid = async (promise: Promise<unknown>) => expect(await errorCodeOf(promise)).toBe('INVALID_OPTIONS');
 
 /**
- * What the stores on the TypeORM tables (the TypeORM store, the SQLite store) do beyond
+ * What the stores on the shared tables (the PostgreSQL store, the SQLite store) do beyond
  * the port's conformance suite: durability across reopening, migrations, small
  * conversation writes, refusing what a text column cannot hold, and a closed store.
  */
 export function describeTypeormStoreBehaviour(name: string, harness: TypeormStoreHarness): void {
-  describe(`${name} (store on the TypeORM tables)`, () => {
+  describe(`${name} (store on the shared tables)`, () => {
     let store: ICheckpointStore;
     let inspector: DataSource;
 
