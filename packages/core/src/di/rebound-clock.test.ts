@@ -1,0 +1,68 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { linearWorkflow } from '../__fixtures__/workflows.js';
+import { createInterlock, defineTool, type Clock, type ShellClassifierPort } from '../index.js';
+import { InMemoryCheckpointStore, scriptedModel } from '../testing/index.js';
+import { TYPES } from './tokens.js';
+
+/* Issue 15: services built from the container use the Clock that configureContainer leaves there. */
+
+const SET_TO = Date.parse('2031-05-06T07:08:09.000Z');
+
+describe('a Clock rebound in configureContainer', () => {
+  it('stamps the audit and times the lease on a thread by that clock, not the one createInterlock was given', async () => {
+    const rebound: Clock = { now: () => SET_TO };
+    const store = new InMemoryCheckpointStore();
+    const leases: (string | undefined)[] = [];
+    const note = defineTool({
+      name: 'note',
+      description: 'Writes a note',
+      category: 'write',
+      riskLevel: 'MEDIUM',
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }) => `noted ${text}`,
+    });
+    const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+    const interlock = await createInterlock({
+      store: { type: 'custom', store },
+      clock: { now: () => Date.now() },
+      leaseMs: 30_000,
+      models: {
+        default: scriptedModel([
+          { text: '', toolCalls: [{ id: 'c1', name: 'note', arguments: { text: 'hi' } }] },
+          'done',
+        ]),
+      },
+      tools: [note],
+      shellClassifier: safeShell,
+      workspaceRoot: await mkdtemp(join(tmpdir(), 'interlock-rebound-clock-')),
+      handlers: {
+        cli: {
+          async handle(request) {
+            const threads = await store.listThreads();
+            leases.push(threads.find((thread) => thread.threadId === request.threadId)?.lease?.until);
+            return { input: { approved: true } };
+          },
+        },
+      },
+      configureContainer: (container) => {
+        container.rebindSync<Clock>(TYPES.Clock).toConstantValue(rebound);
+      },
+    });
+    try {
+      const workflow = interlock.registerWorkflow(
+        linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['note'] } }], { id: 'rebound-clock' }),
+      );
+      expect((await (await interlock.start(workflow, { channel: 'cli' })).done()).status).toBe('completed');
+      expect(leases).toEqual([new Date(SET_TO + 30_000).toISOString()]);
+      const audit = await interlock.audit();
+      expect(audit.length).toBeGreaterThan(0);
+      expect(new Set(audit.map((entry) => entry.at))).toEqual(new Set([new Date(SET_TO).toISOString()]));
+    } finally {
+      await interlock.close();
+    }
+  });
+});
