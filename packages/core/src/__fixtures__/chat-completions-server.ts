@@ -176,17 +176,20 @@ function answer(reply: ScriptedReply, response: ServerResponse): void {
       response.end(JSON.stringify(reply.body));
       return;
     case 'stream':
-      void startStream(response, reply.chunks, reply.chunkIntervalMs).then(() => {
-        if (reply.breakAfter) {
-          // Once the chunks are on the wire: destroying at once could drop them unsent.
-          response.write('', () => setTimeout(() => response.socket?.destroy(), 10));
-          return;
-        }
-        response.end('data: [DONE]\n\n');
-      });
+      void startStream(response, reply.chunks, reply.chunkIntervalMs).then(
+        () => {
+          if (reply.breakAfter) {
+            // Once the chunks are on the wire: destroying at once could drop them unsent.
+            response.write('', () => setTimeout(() => response.socket?.destroy(), 10));
+            return;
+          }
+          response.end('data: [DONE]\n\n');
+        },
+        (error: unknown) => response.destroy(error instanceof Error ? error : new Error(String(error))),
+      );
       return;
     case 'hang':
-      if (reply.chunks) void startStream(response, reply.chunks);
+      if (reply.chunks) startStream(response, reply.chunks).catch((error: unknown) => response.destroy(error as Error));
       return;
   }
 }

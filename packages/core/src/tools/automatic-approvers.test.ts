@@ -165,7 +165,7 @@ describe('withTimeout (on the injected clock)', () => {
       () => 'answered',
       (error: unknown) => (error instanceof Error ? error.message : String(error)),
     );
-    void outcome.finally(() => (settled = true));
+    void outcome.then(() => (settled = true));
     await vi.advanceTimersByTimeAsync(999);
     expect(settled).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
@@ -210,7 +210,8 @@ describe('withTimeout (on the injected clock)', () => {
   it('waits forever, with no timer, when the timeout is 0', async () => {
     vi.useFakeTimers();
     let settled = false;
-    void withTimeout(0, systemClock, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).finally(
+    void withTimeout(0, systemClock, 'callback:onToolApprove', new Promise<boolean>(() => undefined)).then(
+      () => (settled = true),
       () => (settled = true),
     );
     expect(vi.getTimerCount()).toBe(0);
