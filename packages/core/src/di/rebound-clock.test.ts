@@ -44,7 +44,7 @@ describe('a Clock rebound in configureContainer', () => {
           async handle(request) {
             const threads = await store.listThreads();
             leases.push(threads.find((thread) => thread.threadId === request.threadId)?.lease?.until);
-            return { input: { approved: true } };
+            return { outcome: 'responded', input: { approved: true } };
           },
         },
       },
@@ -59,7 +59,7 @@ describe('a Clock rebound in configureContainer', () => {
       expect((await (await interlock.start(workflow, { channel: 'cli' })).done()).status).toBe('completed');
       expect(leases).toEqual([new Date(SET_TO + 30_000).toISOString()]);
       const audit = await interlock.audit();
-      expect(audit.length).toBeGreaterThan(0);
+      expect(audit.map((entry) => entry.decidedBy)).toEqual(['person']);
       expect(new Set(audit.map((entry) => entry.at))).toEqual(new Set([new Date(SET_TO).toISOString()]));
     } finally {
       await interlock.close();

@@ -195,3 +195,10 @@ export function abandon(call: TurnCall, why: string): DoneCall {
 export function describeCall(call: TurnCall, nodeId: string) {
   return { nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
 }
+
+/** The node a turn's calls belong to. */
+export interface TurnOptions {
+  nodeId: string;
+  /** The tools this node offers; a call to any other is NOT_FOUND. */
+  allowedTools: readonly string[];
+}

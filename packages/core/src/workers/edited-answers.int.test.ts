@@ -131,5 +131,9 @@ describe('edited arguments answered where the tool is not (issue 12)', () => {
     const thread = await outcome();
     expect(refunded).toEqual([]);
     expect(String(thread.output)).toMatch(/EXECUTION_REJECTED.*edited arguments were refused/);
+    // The answer was read and decided the call: it is consumed, not left answered for ever.
+    expect(await answerer.interactions({ threadId: thread.threadId })).toEqual([
+      expect.objectContaining({ interactionId: approval.interactionId, status: 'processed' }),
+    ]);
   });
 });
