@@ -1,7 +1,7 @@
 // ESLint 9 flat config: eslint + typescript-eslint recommended everywhere; typescript-eslint
 // strictTypeChecked on shipped source (not tests, fixtures or fakes: type-aware lint costs
 // about two minutes of CPU, spent where promises and untyped input reach production); plus
-// the rule of the layers (ARCHITECTURE.md) as no-restricted-imports:
+// the rule of the layers (docs/architecture.md) as no-restricted-imports:
 //   sdk-types  depends on nothing of ours, no Node APIs, no rxjs/inversify
 //   core       depends on @interlock/sdk-types only
 //   apps       depend on the public entry points of core and sdk-types only
@@ -34,7 +34,7 @@ const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patter
 const sdkTypesLayer = [
   {
     regex: '^@interlock/',
-    message: 'sdk-types depends on nothing of ours (layer rule, ARCHITECTURE.md).',
+    message: 'sdk-types depends on nothing of ours (layer rule, docs/architecture.md).',
   },
   {
     regex: '^(?:(?:rxjs|inversify|reflect-metadata)(?:/|$)|@inversifyjs/)',
@@ -152,7 +152,7 @@ export default defineConfig(
         // Anything under @interlock/ except exactly '@interlock/sdk-types' (no deep imports either).
         regex: '^@interlock/(?!sdk-types$)',
         message:
-          "core may import '@interlock/sdk-types' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, ARCHITECTURE.md).",
+          "core may import '@interlock/sdk-types' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, docs/architecture.md).",
       },
       {
         regex: relativeInto(['sdk-types', 'cli', 'web', 'packages', 'apps']),

@@ -212,7 +212,7 @@ export class Interlock {
   }
 }
 
-/** Builds an Interlock: the only place (with the apps' composition roots) that creates the container. */
+/** Builds an Interlock: the only place that creates the container (`createWorker` calls it). */
 export async function createInterlock(given: InterlockOptions = {}): Promise<Interlock> {
   const loaded = typeof given.config === 'string' ? await loadProjectConfig(given.config) : given.config;
   const options = loaded === undefined ? given : { ...given, ...optionsFromProjectConfig(loaded, given) };

@@ -4,7 +4,7 @@ import { failpoint, isArmed, type Failpoint } from './failpoints.js';
 /**
  * When a store's writes become durable. A store may keep writes in an open transaction and
  * commit them at the end of the event-loop turn (the SQLite store); the engine makes them
- * durable at once only where it must (ARCHITECTURE.md, "the one rule for every wait"):
+ * durable at once only where it must (docs/architecture.md, "the one rule for every wait"):
  * before a person is asked, before a tool's side effect, when an answer is acknowledged,
  * and when a run stops. Work between these points that a crash loses is deterministic or
  * was never seen by anyone (a model call), and is done again on resume.

@@ -36,7 +36,7 @@ export interface ModelResponse {
   toolCalls?: ModelToolCall[];
 }
 
-/** A chat model. Implementations: `scriptedModel` (offline) and `openAICompatible`. */
+/** A chat model. Implementations: `scriptedModel` (offline), `openAICompatible` and `anthropic`. */
 export interface ModelProvider {
   readonly name: string;
   complete(request: ModelRequest): Promise<ModelResponse>;

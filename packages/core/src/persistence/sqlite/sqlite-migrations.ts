@@ -5,8 +5,8 @@ import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 /**
  * Brings a SQLite database's tables up to date with the store's migrations, without
  * TypeORM: the migrations only run SQL (`MigrationRunner.query`), so a minimal runner does.
- * They are recorded in TypeORM's migrations table, so either store opens a file the other
- * migrated. Runs under the write lock (`BEGIN IMMEDIATE`), so two processes opening a new
+ * They are recorded in the same migrations table the PostgreSQL store's TypeORM keeps
+ * (`interlock_migrations`), so both databases carry one history. Runs under the write lock (`BEGIN IMMEDIATE`), so two processes opening a new
  * file do not both create the tables.
  */
 export async function migrateSqlite(database: BetterSqlite3.Database): Promise<void> {
