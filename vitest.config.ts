@@ -11,6 +11,9 @@ const ALL = [
   'examples/**/*.test.ts',
 ];
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
+// End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
+// Chromium: with two test files at once they get a longer timeout than unit tests.
+const E2E = ['apps/*/test/**/*.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
@@ -29,6 +32,12 @@ export default defineConfig({
   test: {
     globalSetup: ['./vitest.global-setup.ts'],
     testTimeout: 20_000,
+    // vitest's default on 2 cores is one file at a time (CPUs − 1); most files wait on
+    // processes, servers and timers, so two at a time use the machine better. The two
+    // many-process groups below still run one file at a time, in a single fork:
+    // `fileParallelism: false` on a project is not honoured beside a root maxWorkers in
+    // vitest 3.2, `poolOptions.forks.singleFork` is.
+    maxWorkers: 2,
     hookTimeout: 30_000,
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
@@ -39,20 +48,40 @@ export default defineConfig({
       // Fixed in core; workers.int's "leaves … to the next worker" cases pin it down.)
       {
         extends: true,
-        test: { name: 'deployment', include: DEPLOYMENT, fileParallelism: false, sequence: { groupOrder: 0 } },
+        test: {
+          name: 'deployment',
+          include: DEPLOYMENT,
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 0 },
+        },
       },
       {
         extends: true,
         test: {
           name: 'tests',
           include: ALL,
-          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT],
+          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT, ...E2E],
           sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
-        test: { name: 'many-process', include: HEAVY, fileParallelism: false, sequence: { groupOrder: 2 } },
+        test: {
+          name: 'e2e',
+          include: E2E,
+          exclude: [...configDefaults.exclude, ...DEPLOYMENT],
+          testTimeout: 60_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'many-process',
+          include: HEAVY,
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 2 },
+        },
       },
     ],
   },
