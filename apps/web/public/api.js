@@ -44,7 +44,7 @@
 
 /**
  * One decision of the audit trail (AuditEntry of @interlock/core).
- * @typedef {{ sequence: number, at: string, threadId: string, toolCallId: string, toolName: string, outcome: 'allow' | 'deny', decidedBy: string, rule: string, reason: string, responder?: string, stage: ApprovalStage, originalArguments: Record<string, unknown>, editedArguments?: Record<string, unknown>, toolDefinitionHash?: string, previousHash: string, hash: string }} AuditEntry
+ * @typedef {{ sequence: number, at: string, threadId: string, toolCallId: string, toolName: string, outcome: 'allow' | 'deny', decidedBy: string, rule: string, reason: string, responder?: string, stage: ApprovalStage, originalArguments: Record<string, unknown>, editedArguments?: Record<string, unknown>, toolDefinitionHash?: string, interactionId?: string, previousHash: string, hash: string }} AuditEntry
  */
 /** @typedef {{ valid: true, entries: number } | { valid: false, brokenAt: number, reason: string }} AuditVerification GET /api/audit/verify. */
 

@@ -19,6 +19,8 @@ export interface AuditEntryInput {
   editedArguments?: Record<string, unknown>;
   /** SHA-256 of the tool definition decided about, for tools pinned by it (an MCP server's). */
   toolDefinitionHash?: string;
+  /** The question whose answer (or failed wait) made this decision: a person's, or `interaction:<reason>`. */
+  interactionId?: string;
 }
 
 export interface AuditEntry extends AuditEntryInput {

@@ -102,6 +102,16 @@ describe('AnswerApplier (a settled wait moves its call)', () => {
     ).toBe(false);
   });
 
+  it('audits an answer applied a second time (after a crash before its checkpoint) once (F33)', async () => {
+    const { applier: a, context, store } = await applier();
+    await a.apply(waiting(), answered({ approved: true }), context, 'agent');
+    const again = await a.apply(waiting(), answered({ approved: true }), context, 'agent');
+    expect(again).toMatchObject({ phase: 'ready' });
+    expect(await store.listAuditEntries()).toEqual([
+      expect.objectContaining({ decidedBy: 'person', interactionId: 'interaction-1', toolCallId: 'c1' }),
+    ]);
+  });
+
   it('ends the call TIMEOUT when nobody answered in time, and leaves the failed wait as it is (F14, F28)', async () => {
     const { applier: a, context, applied, eventTypes, audit } = await applier();
     const timedOut = interactionRecord({

@@ -47,7 +47,7 @@ export class AnswerApplier {
     );
     if (reading.kind === 'failed') {
       context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: reading.reason, message: reading.message });
-      await this.recorder.record(call, context, reading.audit);
+      await this.recorder.recordAnswer(call, context, reading.audit, record.interactionId);
       return this.recorder.report(reading.next, context, nodeId);
     }
     const { response, responder } = reading;
@@ -57,7 +57,7 @@ export class AnswerApplier {
       input: response,
       ...(responder === undefined ? {} : { responder }),
     });
-    await this.recorder.record(call, context, reading.audit);
+    await this.recorder.recordAnswer(call, context, reading.audit, record.interactionId);
     if (reading.kind === 'refused-edit')
       return this.consumed(this.recorder.report(reading.next, context, nodeId), base, context);
     context.emit({

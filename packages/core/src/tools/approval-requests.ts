@@ -27,6 +27,7 @@ export interface AuditDraft {
   stage: ApprovalStage;
   responder?: string;
   editedArguments?: Record<string, unknown>;
+  interactionId?: string;
 }
 
 /**

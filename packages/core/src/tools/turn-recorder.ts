@@ -32,6 +32,22 @@ export class TurnRecorder {
     );
   }
 
+  /**
+   * Appends the decision an interaction's answer (or its failed wait) made, once: an answer
+   * applied again after a crash (its audit entry written, its checkpoint not) is not
+   * audited a second time.
+   */
+  async recordAnswer(
+    call: TurnCall,
+    context: NodeExecutionContext,
+    entry: AuditDraft,
+    interactionId: string,
+  ): Promise<void> {
+    const audited = await this.audit.list({ threadId: context.thread.threadId });
+    if (audited.some((existing) => existing.interactionId === interactionId)) return;
+    await this.record(call, context, { ...entry, interactionId });
+  }
+
   /** Announces a call that just finished (COMPLETED or FAILED); any other call passes through. */
   report(call: TurnCall, context: NodeExecutionContext, nodeId: string): TurnCall {
     if (call.phase !== 'done') return call;

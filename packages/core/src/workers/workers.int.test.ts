@@ -129,8 +129,15 @@ describe.each(STORES)('workers on %s (issue 12)', (storeName) => {
       expect(ledgerLines(scenario)).toEqual(
         Array.from({ length: deploys }, () => `deployed ${threadId} deploy-1 production`),
       );
-      const interactions = await withStore(scenario, (store) => store.listInteractions({ threadId }));
+      const { interactions, audit } = await withStore(scenario, async (store) => ({
+        interactions: await store.listInteractions({ threadId }),
+        audit: await store.listAuditEntries({ threadId }),
+      }));
       expect(interactions.map((interaction) => interaction.status)).toEqual(['processed']);
+      // The answer was applied twice (once by the killed worker): it is audited once.
+      expect(audit.map((entry) => `${entry.decidedBy} ${entry.outcome}`)).toEqual(
+        deploys === 1 ? ['person allow'] : [],
+      );
       if (typeof answer === 'string') expect(thread?.output).toBe(answer);
     },
     60_000,

@@ -172,6 +172,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'CreateJobsTable1795737600000',
         'NotifyChanges1795824000000',
         'AddAuditToolDefinitionHash1795910400000',
+        'AddAuditInteractionId1795996800000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();

@@ -62,6 +62,8 @@ export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
       entry.toolDefinitionHash === undefined
         ? null
         : storableText(entry.toolDefinitionHash, `tool definition hash of ${what}`),
+    interactionId:
+      entry.interactionId === undefined ? null : storableText(entry.interactionId, `interaction id of ${what}`),
     at: storableText(entry.at, `at of ${what}`),
     previousHash: storableText(entry.previousHash, `previous hash of ${what}`),
     hash: storableText(entry.hash, `hash of ${what}`),
@@ -97,6 +99,8 @@ export function toAuditEntry(row: AuditEntryRow): AuditEntry {
     ...(row.toolDefinitionHash === null || row.toolDefinitionHash === undefined
       ? {}
       : { toolDefinitionHash: row.toolDefinitionHash }),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as above
+    ...(row.interactionId === null || row.interactionId === undefined ? {} : { interactionId: row.interactionId }),
     sequence,
     at: row.at,
     previousHash: row.previousHash,

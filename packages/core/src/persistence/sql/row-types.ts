@@ -108,6 +108,8 @@ export interface AuditEntryRow {
   editedArguments: string | null;
   /** The hash of the tool definition decided about (pinned MCP tools); NULL when none was kept. */
   toolDefinitionHash: string | null;
+  /** The question whose answer (or failed wait) made the decision; NULL for a rule's or an approver's. */
+  interactionId: string | null;
   at: string;
   previousHash: string;
   hash: string;

@@ -18,7 +18,7 @@ export const TOOL_EXECUTION_COLUMNS =
 
 export const AUDIT_COLUMNS =
   'sequence, thread_id AS threadId, tool_call_id AS toolCallId, tool_name AS toolName, outcome, decided_by AS decidedBy, rule, reason, ' +
-  'responder, stage, original_arguments AS originalArguments, edited_arguments AS editedArguments, tool_definition_hash AS toolDefinitionHash, at, previous_hash AS previousHash, hash';
+  'responder, stage, original_arguments AS originalArguments, edited_arguments AS editedArguments, tool_definition_hash AS toolDefinitionHash, interaction_id AS interactionId, at, previous_hash AS previousHash, hash';
 
 /** The store's fixed statements; named parameters (`@x`) bind the row objects of record-mapping.ts. */
 export const SQL = {
@@ -84,8 +84,8 @@ export const SQL = {
   moveAuditHead:
     'INSERT INTO audit_head (id, sequence, hash) VALUES (1, @sequence, @hash) ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash',
   insertAuditEntry:
-    'INSERT INTO audit_entries (sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, at, previous_hash, hash) ' +
-    'VALUES (@sequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @at, @previousHash, @hash)',
+    'INSERT INTO audit_entries (sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, interaction_id, at, previous_hash, hash) ' +
+    'VALUES (@sequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, @previousHash, @hash)',
 
   scheduleJob:
     'INSERT INTO jobs (key, kind, thread_id, workflow_id, interaction_id, run_at, locked_by, locked_until) ' +

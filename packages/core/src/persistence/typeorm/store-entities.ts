@@ -156,6 +156,7 @@ export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
     originalArguments: text('original_arguments'),
     editedArguments: text('edited_arguments', { nullable: true }),
     toolDefinitionHash: text('tool_definition_hash', { nullable: true }),
+    interactionId: text('interaction_id', { nullable: true }),
     at: text('at'),
     previousHash: text('previous_hash'),
     hash: text('hash'),

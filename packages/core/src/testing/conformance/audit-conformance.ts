@@ -99,6 +99,8 @@ export function describeAuditAndMemoryConformance(
           stage: 'result',
           originalArguments: { path: UNICODE_TEXT, nested: { list: [1, 'two', null, true, 2.5] } },
           editedArguments: { path: 'b.txt', nested: {} },
+          toolDefinitionHash: 'f'.repeat(64),
+          interactionId: 'interaction-7',
         });
         const returned = await store.appendAuditEntry(() => full);
         expect(returned).toEqual(full);
@@ -108,6 +110,8 @@ export function describeAuditAndMemoryConformance(
         expect(second).toEqual(bare);
         expect(second).not.toHaveProperty('responder');
         expect(second).not.toHaveProperty('editedArguments');
+        expect(second).not.toHaveProperty('toolDefinitionHash');
+        expect(second).not.toHaveProperty('interactionId');
         (first?.originalArguments['nested'] as { list: unknown[] }).list.push('changed');
         returned.originalArguments['path'] = 'changed';
         expect((await store.listAuditEntries())[0]).toEqual(full);

@@ -6,6 +6,7 @@ import { AddClaimEpochAndAuditHead1795651200000 } from './1795651200000-add-clai
 import { CreateJobsTable1795737600000 } from './1795737600000-create-jobs-table.js';
 import { NotifyChanges1795824000000 } from './1795824000000-notify-changes.js';
 import { AddAuditToolDefinitionHash1795910400000 } from './1795910400000-add-audit-tool-definition-hash.js';
+import { AddAuditInteractionId1795996800000 } from './1795996800000-add-audit-interaction-id.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const STORE_MIGRATIONS = [
   CreateJobsTable1795737600000,
   NotifyChanges1795824000000,
   AddAuditToolDefinitionHash1795910400000,
+  AddAuditInteractionId1795996800000,
 ];
