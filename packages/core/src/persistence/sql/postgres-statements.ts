@@ -98,7 +98,8 @@ function insertMessagesCte(
  * conditional UPDATE and the new messages in one statement. Returns `updated` (1 or 0),
  * `prefix` (whether the stored messages were such a prefix) and the stored version.
  * When the version matched but the prefix did not (an edited message), nothing was
- * written and the caller rewrites the conversation another way.
+ * written and the caller rewrites the conversation another way. With the thread, the
+ * answers it applied (`consumed`) are marked processed, in the same statement.
  */
 export function updateThread(
   tables: PostgresTables,
@@ -107,6 +108,7 @@ export function updateThread(
   columns: object,
   messages: readonly EncodedMessage[],
   from: number,
+  consumed: { interactionIds: readonly string[]; at: string },
 ): Statement {
   const parameters = new Parameters();
   const { threads, messages: table } = tables;
@@ -133,6 +135,14 @@ export function updateThread(
     'EXISTS (SELECT 1 FROM updated)',
     '(SELECT n FROM stored)',
   );
+  const { interactions } = tables;
+  const markConsumed =
+    consumed.interactionIds.length === 0
+      ? ''
+      : `, consumed AS (UPDATE ${interactions.name} SET ${column(interactions, 'status')} = 'processed',
+          ${column(interactions, 'updatedAt')} = ${parameters.add(consumed.at)}
+        WHERE ${column(interactions, 'interactionId')} = ANY(${parameters.add(consumed.interactionIds, 'text[]')})
+          AND ${column(interactions, 'status')} = 'responded' AND EXISTS (SELECT 1 FROM updated) RETURNING 1)`;
   return {
     sql: `WITH stored AS (SELECT count(*)::integer AS n,
           count(*) FILTER (WHERE ${column(table, 'digest')} IS DISTINCT FROM (${allDigests})[${position} + 1])::integer AS changed
@@ -140,7 +150,7 @@ export function updateThread(
       updated AS (UPDATE ${threads.name} SET ${assignments}
         WHERE ${column(threads, 'threadId')} = ${id} AND ${column(threads, 'version')} = ${expected}
           AND (SELECT changed FROM stored) = 0 AND (SELECT n FROM stored) >= ${start} RETURNING 1),
-      ${inserted}
+      ${inserted}${markConsumed}
       SELECT (SELECT count(*) FROM updated)::integer AS "updated",
         (SELECT changed = 0 AND n >= ${start} FROM stored) AS "prefix",
         (SELECT ${column(threads, 'version')} FROM ${threads.name} WHERE ${column(threads, 'threadId')} = ${id}) AS "storedVersion"`,
@@ -349,6 +359,16 @@ export function insertJobs(tables: PostgresTables, jobs: readonly ThreadJob[]): 
 }
 
 /** A tool call's write-ahead record. */
+/** The audit entries, in chain order; those of one thread with `threadId`. */
+export function selectAuditEntries(tables: PostgresTables, threadId: string | undefined): Statement {
+  const { auditEntries: table } = tables;
+  return {
+    sql: `SELECT ${selectList(table)} FROM ${table.name}${threadId === undefined ? '' : ` WHERE ${column(table, 'threadId')} = $1`}
+      ORDER BY ${column(table, 'sequence')}`,
+    parameters: threadId === undefined ? [] : [threadId],
+  };
+}
+
 export function selectToolExecution(tables: PostgresTables, threadId: string, toolCallId: string): Statement {
   const { toolExecutions: table } = tables;
   return {

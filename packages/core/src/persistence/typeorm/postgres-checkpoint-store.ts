@@ -24,7 +24,7 @@ import {
   toToolExecutionRow,
   type ToolApproval,
 } from '../sql/record-mapping.js';
-import type { InteractionRow, ThreadRow, ToolExecutionRow } from '../sql/row-types.js';
+import type { AuditEntryRow, InteractionRow, ThreadRow, ToolExecutionRow } from '../sql/row-types.js';
 import { encodeJson, isStorableText, storableText } from '../sql/stored-text.js';
 import { staleClaim } from '../stale-claim.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
@@ -98,26 +98,12 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
   override async saveThread(thread: ThreadRecord, consumed: readonly string[] = []): Promise<ThreadRecord> {
     const { saved, columns, messages } = threadSave(thread);
     const from = Math.min(this.storedMessages.get(thread.threadId) ?? 0, messages.length);
+    const marked = { interactionIds: consumed.filter(isStorableText), at: saved.updatedAt };
     const written = await this.writeStatements(async (run) => {
       const [result] = await run<{ updated: number; prefix: boolean; storedVersion: number | null }>(
-        sql.updateThread(this.tables, thread.threadId, thread.version, columns, messages, from),
+        sql.updateThread(this.tables, thread.threadId, thread.version, columns, messages, from, marked),
       );
-      if (result?.updated === 1) {
-        const interactionIds = consumed.filter(isStorableText);
-        if (interactionIds.length > 0) {
-          const set = { status: 'processed', updatedAt: saved.updatedAt };
-          await run(
-            sql.fencedUpdate(
-              this.tables,
-              this.tables.interactions,
-              set,
-              { interactionId: interactionIds, status: 'responded' },
-              undefined,
-            ),
-          );
-        }
-        return true;
-      }
+      if (result?.updated === 1) return true;
       if (result === undefined || result.storedVersion === null)
         throw new InterlockError('THREAD_NOT_FOUND', `thread ${thread.threadId} does not exist`);
       if (result.storedVersion !== thread.version) {
@@ -353,6 +339,13 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
       await run(sql.appendAudit(this.tables, row));
       return toAuditEntry(row);
     });
+  }
+
+  /** One statement (one snapshot): the engine reads a thread's entries before it audits an answer. */
+  override async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
+    if (filter.threadId !== undefined && !isStorableText(filter.threadId)) return [];
+    const rows = await this.readStatement<AuditEntryRow>(sql.selectAuditEntries(this.tables, filter.threadId));
+    return rows.map(toAuditEntry);
   }
 
   override async rememberApproval(key: string, expiresAt: number): Promise<void> {
