@@ -3,6 +3,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { interactionRecord, response, threadRecord } from '../testing/conformance/store-records.js';
+import { JobPlanner } from './job-planner.js';
 import { JobRunner, type ThreadDriver } from './job-runner.js';
 import { recoverJob, continueJob } from './thread-jobs.js';
 
@@ -15,6 +16,7 @@ import { recoverJob, continueJob } from './thread-jobs.js';
 const NOW = Date.parse('2026-01-02T04:00:00.000Z');
 const clock = { now: () => NOW };
 const LEASE_MS = 1_000;
+const planner = new JobPlanner('workers', clock, LEASE_MS);
 
 /** Records every resume; fails with `failure` when given. */
 function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } {
@@ -54,7 +56,7 @@ describe('JobRunner: a recover job', () => {
   ] as const)('takes a waiting thread forward when the interaction it waits on was %s', async (_, status) => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status, deadline: later })]);
     const threads = driver();
-    const outcome = await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
+    const outcome = await new JobRunner(threads, store, clock, planner).run(recoverJob(thread, NOW));
     expect(outcome).toEqual({ status: 'done' });
     expect(threads.resumed).toEqual(['thread-1']);
   });
@@ -63,7 +65,7 @@ describe('JobRunner: a recover job', () => {
     const overdue = interactionRecord({ interactionId: 'ask-1', deadline: '2026-01-02T03:59:59.000Z' });
     const store = await storeWith(['ask-1'], [overdue]);
     const threads = driver();
-    await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
+    await new JobRunner(threads, store, clock, planner).run(recoverJob(thread, NOW));
     expect((await store.getInteraction('ask-1'))?.status).toBe('failed');
     expect(threads.resumed).toEqual(['thread-1']);
   });
@@ -77,7 +79,7 @@ describe('JobRunner: a recover job', () => {
       ],
     );
     const threads = driver();
-    const outcome = await new JobRunner(threads, store, clock, LEASE_MS).run(recoverJob(thread, NOW));
+    const outcome = await new JobRunner(threads, store, clock, planner).run(recoverJob(thread, NOW));
     expect(outcome).toMatchObject({ status: 'done', note: expect.stringMatching(/^nothing to recover/) });
     expect(threads.resumed).toEqual([]);
   });
@@ -98,7 +100,7 @@ describe('JobRunner: a thread held elsewhere', () => {
       1,
     );
     expect(claimed.status).toBe('claimed');
-    const outcome = await new JobRunner(driver(failure), store, clock, LEASE_MS).run(continueJob(thread, NOW));
+    const outcome = await new JobRunner(driver(failure), store, clock, planner).run(continueJob(thread, NOW));
     expect(outcome).toMatchObject({ status: 'retry', retryAt: until + 1_000 });
   });
 });
@@ -107,7 +109,7 @@ describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
   it('schedules its own recovery before a recover job takes a thread left running forward', async () => {
     const store = new InMemoryCheckpointStore();
     await store.createThread(threadRecord({ status: 'running' }));
-    await new JobRunner(driver(), store, clock, LEASE_MS).run(recoverJob(thread, NOW));
+    await new JobRunner(driver(), store, clock, planner).run(recoverJob(thread, NOW));
     expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
       expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString() }),
     ]);
@@ -115,7 +117,7 @@ describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
 
   it("schedules a recovery for a job it runs again later, due once that run's claim should have ended", async () => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status: 'responded' })]);
-    const outcome = await new JobRunner(driver(new InterlockError('THREAD_BUSY', 'held')), store, clock, LEASE_MS).run(
+    const outcome = await new JobRunner(driver(new InterlockError('THREAD_BUSY', 'held')), store, clock, planner).run(
       continueJob(thread, NOW),
     );
     expect(outcome).toMatchObject({ status: 'retry', retryAt: NOW + 1_000 });

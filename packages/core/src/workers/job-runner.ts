@@ -1,7 +1,7 @@
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { JobPlanner } from './job-planner.js';
+import type { JobPlanner } from './job-planner.js';
 import type { ThreadJob } from './thread-jobs.js';
 
 /** What became of a job: done, or to be run again at `retryAt` (ms since the epoch). */
@@ -19,16 +19,13 @@ export interface ThreadDriver {
  * once that claim ends; one that ended, or that nothing waits to move, is done.
  */
 export class JobRunner {
-  private readonly planner: JobPlanner;
-
   constructor(
     private readonly interlock: ThreadDriver,
     private readonly store: ICheckpointStore,
     private readonly clock: Clock,
-    leaseMs: number,
-  ) {
-    this.planner = new JobPlanner('workers', clock, leaseMs);
-  }
+    /** Plans the recover jobs this runner schedules (the worker's: `continueIn: 'workers'`). */
+    private readonly planner: JobPlanner,
+  ) {}
 
   async run(job: ThreadJob): Promise<JobOutcome> {
     const thread = await this.store.getThread(job.threadId);

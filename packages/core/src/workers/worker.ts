@@ -81,7 +81,8 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
     const leaseMs = options.leaseMs ?? 15_000;
-    const runner = new JobRunner(interlock, store, clock, leaseMs);
+    const planner = new JobPlanner('workers', clock, leaseMs);
+    const runner = new JobRunner(interlock, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (options.store.type === 'postgres') {
@@ -116,7 +117,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     await consumer.start();
-    await sweep(store, workflowIds, new JobPlanner('workers', clock, leaseMs), clock.now());
+    await sweep(store, workflowIds, planner, clock.now());
     const offers = offerWhileRunning(store, definitions, clock, leaseMs);
     await offers.first;
     return {
