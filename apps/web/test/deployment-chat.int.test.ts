@@ -1,4 +1,4 @@
-import { createWorker, defineTool, scriptedModel, type InterlockWorker } from '@interlock/core';
+import { createWorker, defineTool, scriptedModel, type ICheckpointStore, type InterlockWorker } from '@interlock/core';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -81,38 +81,59 @@ interface Entry {
   text: string;
 }
 
-describe('the chat of a deployment (issue 12)', () => {
-  it('runs its agent in a worker: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker', async () => {
-    const deployment = await newDeployment();
-    const worker: InterlockWorker = await createWorker({
+/**
+ * A deployment with a chat: a worker that runs the chat's agent, and a web server that
+ * answers. `listenAfterMs` holds back the server's listening for store changes that long.
+ */
+async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
+  const deployment = await newDeployment();
+  if (worker) {
+    const running: InterlockWorker = await createWorker({
       store: deployment.store,
       workflows: [SUPPORT_CHAT],
       tools: [refund],
       models: { default: model },
       pollMs: 100,
     });
-    closers.push(() => worker.stop());
-    const token = createToken();
-    const web = await createDeploymentInterlock({ store: deployment.store, chatWorkflow: 'support-chat' });
-    const app = await createWebServer({
-      interlock: web.interlock,
-      store: web.store,
-      approvers: [{ name: 'ada', tokenSha256: hashToken(token) }],
-      workflows: web.workflows,
-      ...(web.chat === undefined ? {} : { chat: web.chat }),
-      expireDeadlines: false,
-      pollInterval: 200,
-    });
-    web.followStore(app.liveUpdates);
-    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    closers.push(
-      () => web.close(),
-      () => app.close(),
-    );
-    const transcript = async (chatId: string) =>
-      (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
-    const said = (entries: Entry[], role: string, pattern: RegExp) =>
-      entries.some((entry) => entry.role === role && pattern.test(entry.text));
+    closers.push(() => running.stop());
+  }
+  const token = createToken();
+  const web = await createDeploymentInterlock({ store: deployment.store, chatWorkflow: 'support-chat' });
+  const store: ICheckpointStore = new Proxy(web.store, {
+    get(target, property, receiver) {
+      if (property !== 'watchChanges' || listenAfterMs === 0) return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<NonNullable<ICheckpointStore['watchChanges']>>) => {
+        await new Promise((resolve) => setTimeout(resolve, listenAfterMs));
+        return target.watchChanges?.(...args);
+      };
+    },
+  });
+  const app = await createWebServer({
+    interlock: web.interlock,
+    store,
+    approvers: [{ name: 'ada', tokenSha256: hashToken(token) }],
+    workflows: web.workflows,
+    ...(web.chat === undefined ? {} : { chat: web.chat }),
+    expireDeadlines: false,
+    pollInterval: 200,
+  });
+  web.followStore(app.liveUpdates);
+  const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+  closers.push(
+    () => web.close(),
+    () => app.close(),
+  );
+  const transcript = async (chatId: string) =>
+    (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
+  return { baseUrl, token, transcript };
+}
+
+const said = (entries: Entry[], role: string, pattern: RegExp) =>
+  entries.some((entry) => entry.role === role && pattern.test(entry.text));
+
+describe('the chat of a deployment (issue 12)', () => {
+  it('runs its agent in a worker: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker', async () => {
+    const { baseUrl, token, transcript } = await chatDeployment();
 
     // The chat's workflow is started from the chat, not from the page.
     expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
@@ -146,5 +167,32 @@ describe('the chat of a deployment (issue 12)', () => {
       15_000,
     );
     expect(refunds).toEqual(['A-7']);
+  }, 60_000);
+
+  it('says no worker serves the chat when none does, instead of failing inside', async () => {
+    const { baseUrl, token } = await chatDeployment({ worker: false });
+    expect(await api(baseUrl, token, '/api/chats', {})).toMatchObject({
+      status: 404,
+      body: { code: 'WORKFLOW_NOT_FOUND', message: expect.stringContaining('no live worker serves') },
+    });
+  });
+
+  it('gives a queued message to the agent even when the worker asked before the server listened for changes', async () => {
+    // The server serves at once; its listening for store changes comes up 3 s later. The
+    // worker asks for the chat's next message in that gap: a resync must catch it.
+    const { baseUrl, token, transcript } = await chatDeployment({ listenAfterMs: 3_000 });
+    const opened = await api(baseUrl, token, '/api/chats', {});
+    expect(opened, JSON.stringify(opened.body)).toMatchObject({ status: 201 });
+    const { chatId } = opened.body as { chatId: string };
+    expect((await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' })).body.result).toMatchObject({
+      kind: 'agent',
+      queued: true,
+    });
+    await until(
+      'the agent to answer',
+      () => transcript(chatId),
+      (entries) => said(entries, 'assistant', /You said: hello/),
+      15_000,
+    );
   }, 60_000);
 });

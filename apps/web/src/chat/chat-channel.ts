@@ -68,6 +68,7 @@ export class ChatChannel {
   private readonly memories = new Map<string, ChatMemory>();
   private readonly chatOfThread = new Map<string, string>();
   private readonly lock = new KeyedLock();
+  private readonly beforeOpen: () => Promise<void>;
   private readonly subscription: { unsubscribe(): void };
   private readonly notes: ChatNotes;
   private readonly answers: ChatAnswers;
@@ -78,6 +79,7 @@ export class ChatChannel {
     this.channel = options.channel ?? 'chat';
     this.canApprove = options.canApprove ?? (() => true);
     this.mayAnswer = options.mayAnswer ?? (() => undefined);
+    this.beforeOpen = options.beforeOpen ?? (() => Promise.resolve());
     this.notes = new ChatNotes(options.now ?? Date.now);
     this.answers = new ChatAnswers(this.interlock, this.notes);
     this.updates$ = this.updates;
@@ -87,6 +89,7 @@ export class ChatChannel {
 
   /** Starts a chat: a thread of the chat workflow on this channel, with the chat's id as its id and in `session.chatId`. */
   async open(author: string): Promise<{ chatId: string; threadId: string }> {
+    await this.beforeOpen();
     // The thread has the chat's id, so a process that has not met the chat finds it with one read.
     const chatId = randomUUID();
     const threadId = chatId;
@@ -146,6 +149,15 @@ export class ChatChannel {
       if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
     });
     this.updates.emit({ chatId });
+  }
+
+  /**
+   * Looks at every chat this process holds queued messages for, as `heard` does: after the
+   * store could not tell of changes (its listener was not connected yet, or reconnected).
+   */
+  async heardAll(): Promise<void> {
+    const waiting = [...this.memories.values()].filter((memory) => memory.queue.length > 0);
+    await Promise.all(waiting.map((memory) => this.heard(memory.threadId)));
   }
 
   /** Stops listening to the instance's events and completes `updates$`. The threads stay in the store. */

@@ -62,4 +62,9 @@ export interface ChatChannelOptions {
   mayAnswer?: (author: string, request: UserInteractionRequest) => string | undefined;
   /** Time source for the channel's own entries, for tests. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Runs before a chat is opened: makes sure `workflow` is registered (a deployment's web
+   * server registers what its live workers serve), or throws WORKFLOW_NOT_FOUND saying why.
+   */
+  beforeOpen?: () => Promise<void>;
 }

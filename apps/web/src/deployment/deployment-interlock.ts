@@ -1,4 +1,4 @@
-import { createInterlock, openStore, type Clock, type LoadedProjectConfig } from '@interlock/core';
+import { createInterlock, InterlockError, openStore, type Clock, type LoadedProjectConfig } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import { ChatChannel } from '../chat/index.js';
@@ -65,6 +65,15 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
           channel: CHAT_CHANNEL,
           ...chatChecks(options.workflowApprovers),
           now,
+          // A chat may be opened before anyone listed the workflows: register what workers serve now.
+          beforeOpen: async () => {
+            const served = await startable.list();
+            if (!served.some((workflow) => workflow.id === options.chatWorkflow))
+              throw new InterlockError(
+                'WORKFLOW_NOT_FOUND',
+                `no live worker serves the chat's workflow "${String(options.chatWorkflow)}": start one (interlock worker) and try again`,
+              );
+          },
         });
   return {
     interlock,
@@ -78,8 +87,11 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
     followStore(live) {
       if (chat === undefined) return;
       live.subscribe((change) => {
-        if (change.threadId !== undefined && change.kind !== 'chat')
-          void chat.heard(change.threadId).catch(() => undefined);
+        if (change.kind === 'chat') return;
+        // No thread named: a resync, after changes the store could not tell of (listening
+        // began, or the listener reconnected): every chat with a queued message looks again.
+        const heard = change.threadId === undefined ? chat.heardAll() : chat.heard(change.threadId);
+        void heard.catch(() => undefined);
       });
     },
     async close() {

@@ -235,6 +235,7 @@ function toWebError(error: unknown): WebError {
     if (error.code === 'THREAD_BUSY') return new WebError(409, 'THREAD_BUSY', error.message);
     if (error.code === 'THREAD_NOT_FOUND') return new WebError(404, 'THREAD_NOT_FOUND', error.message);
     if (error.code === 'INTERACTION_NOT_FOUND') return new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+    if (error.code === 'WORKFLOW_NOT_FOUND') return new WebError(404, 'WORKFLOW_NOT_FOUND', error.message);
     return new WebError(500, 'INTERNAL', `${error.code}: ${error.message}`);
   }
   if (!(error instanceof Error))

@@ -60,6 +60,12 @@ export class LiveUpdates {
     }
     this.watch = this.store
       .watchChanges((change) => this.onStoreChange(change))
+      .then((watch) => {
+        // What changed before the store listened (the server was already serving) was not
+        // heard: read it again, as after a reconnection.
+        if (!this.stopped) this.onStoreChange({ table: '*' });
+        return watch;
+      })
       .catch((error: unknown) => {
         this.options.warn?.(
           `live updates: cannot listen for changes, looking at the store instead: ${error instanceof Error ? error.message : String(error)}`,

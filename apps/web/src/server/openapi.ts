@@ -173,7 +173,11 @@ export const CHAT_OPERATIONS: Record<string, Partial<Record<Method, Operation>>>
     },
     post: {
       summary: 'Open a chat with the chat agent.',
-      responses: { '201': '{ chatId, threadId }', ...STATE_ERRORS },
+      responses: {
+        '201': '{ chatId, threadId }',
+        '404': "WORKFLOW_NOT_FOUND: no live worker serves the chat's workflow (a deployment).",
+        ...STATE_ERRORS,
+      },
     },
   },
   '/api/chats/{chatId}/messages': {
