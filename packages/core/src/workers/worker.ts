@@ -149,10 +149,25 @@ async function sweep(
   now: number,
 ): Promise<void> {
   const jobs: ThreadJob[] = [];
-  const threads = new Map<string, Promise<ThreadRecord | undefined>>();
+  // What the sweep needs of each thread, not the thread: with 100,000 suspended threads the
+  // records (conversations included) would all be held at once.
+  type Waits = Pick<ThreadRecord, 'threadId' | 'workflowId' | 'pendingInteractionIds'>;
+  const threads = new Map<string, Promise<Waits | undefined>>();
   const threadOf = (threadId: string) => {
-    if (!threads.has(threadId)) threads.set(threadId, store.getThread(threadId));
-    return threads.get(threadId) as Promise<ThreadRecord | undefined>;
+    if (!threads.has(threadId))
+      threads.set(
+        threadId,
+        store.getThread(threadId).then((thread) =>
+          thread === undefined
+            ? undefined
+            : {
+                threadId: thread.threadId,
+                workflowId: thread.workflowId,
+                pendingInteractionIds: thread.pendingInteractionIds,
+              },
+        ),
+      );
+    return threads.get(threadId) as Promise<Waits | undefined>;
   };
   for (const status of ['pending', 'responded', 'failed'] as const) {
     for (const interaction of await store.listInteractions({ status })) {
