@@ -74,8 +74,7 @@ export interface InteractionStore {
   ): Promise<RecordResponseResult>;
   /** Marks a pending interaction failed; returns false if it was no longer pending. */
   failInteraction(interactionId: string, reason: InteractionFailureReason, message: string): Promise<boolean>;
-  /** Marks a responded interaction processed (fenced). */
-  markProcessed(interactionId: string, fence?: ClaimFence): Promise<void>;
+  // An answer is marked processed by the save that applies it: `ThreadStore.saveThread(thread, consumed)`.
 }
 
 /** Global variables, per workflow (or another scope no workflow id can take). */

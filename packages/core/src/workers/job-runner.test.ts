@@ -35,13 +35,17 @@ function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } 
 async function storeWith(waitsOn: string[], interactions: InteractionRecord[]) {
   const store = new InMemoryCheckpointStore();
   await store.createThread(threadRecord({ status: 'waiting', pendingInteractionIds: waitsOn }));
+  const processed: string[] = [];
   for (const interaction of interactions) {
     await store.createInteraction({ ...interaction, status: 'pending' });
     if (interaction.status === 'responded' || interaction.status === 'processed')
       await store.recordResponse(interaction.interactionId, response({ approved: true }));
-    if (interaction.status === 'processed') await store.markProcessed(interaction.interactionId);
+    if (interaction.status === 'processed') processed.push(interaction.interactionId);
     if (interaction.status === 'failed') await store.failInteraction(interaction.interactionId, 'timeout', 'late');
   }
+  // An answer is processed by the save that applied it (here, one that changes nothing else).
+  const thread = await store.getThread('thread-1');
+  if (processed.length > 0 && thread !== undefined) await store.saveThread(thread, processed);
   return store;
 }
 

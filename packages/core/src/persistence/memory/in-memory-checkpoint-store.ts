@@ -62,7 +62,7 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       epoch: stored.epoch,
       ...(stored.lease === undefined ? {} : { lease: stored.lease }),
     });
-    for (const interactionId of consumed) await this.markProcessed(interactionId);
+    for (const interactionId of consumed) this.consume(interactionId);
     return saved;
   }
 
@@ -165,8 +165,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     return true;
   }
 
-  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
-    this.check(fence);
+  /** Marks an answered interaction processed (the save that applied it does). */
+  private consume(interactionId: string): void {
     const interaction = this.interactions.get(interactionId);
     if (interaction?.status === 'responded') {
       interaction.status = 'processed';

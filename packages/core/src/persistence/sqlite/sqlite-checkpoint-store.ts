@@ -248,15 +248,6 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     return updated.changes === 1;
   }
 
-  async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
-    if (!isStorableText(interactionId)) return;
-    const updatedAt = new Date().toISOString();
-    await this.tables.connection.write(() => {
-      this.tables.checkFence(fence);
-      this.tables.statement(SQL.markProcessed).run(updatedAt, interactionId);
-    }, fence?.threadId);
-  }
-
   async getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
     if (!isStorableText(workflowId)) return {};
     const rows = await this.tables.connection.read(

@@ -218,15 +218,6 @@ export class PostgresCheckpointStore extends TypeormCheckpointStore {
     });
   }
 
-  override async markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
-    if (!isStorableText(interactionId)) return;
-    const set = { status: 'processed', updatedAt: new Date().toISOString() };
-    await this.fenced(
-      fence,
-      sql.fencedUpdate(this.tables, this.tables.interactions, set, { interactionId, status: 'responded' }, fence),
-    );
-  }
-
   /** @throws InterlockError STORE_CONFLICT when the call was approved with another arguments hash (or the claim is stale). */
   override async recordToolApproval(approval: ToolApproval, fence?: ClaimFence): Promise<void> {
     const row = toToolExecutionRow(approval);

@@ -180,10 +180,6 @@ export class TypeormCheckpointStore implements ICheckpointStore {
     return interactions.failInteraction((work) => this.write(work), interactionId, reason, message);
   }
 
-  markProcessed(interactionId: string, fence?: ClaimFence): Promise<void> {
-    return interactions.markProcessed(this.fencedWrite(fence), interactionId);
-  }
-
   getGlobalVariables(workflowId: string): Promise<Record<string, unknown>> {
     return definitions.getGlobalVariables((work) => this.read(work), workflowId);
   }

@@ -117,17 +117,6 @@ export async function markConsumed(manager: EntityManager, consumed: readonly st
   );
 }
 
-export async function markProcessed(write: RunInTransaction, interactionId: string): Promise<void> {
-  if (!isStorableText(interactionId)) return;
-  await write((manager) =>
-    manager.update(
-      InteractionEntity,
-      { interactionId, status: 'responded' },
-      { status: 'processed', updatedAt: new Date().toISOString() },
-    ),
-  );
-}
-
 /** The database column of an entity property of `interactions`. */
 function columnName(manager: EntityManager, property: string): string {
   const column = manager.dataSource.getMetadata(InteractionEntity).findColumnWithPropertyName(property);

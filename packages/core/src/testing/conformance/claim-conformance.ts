@@ -122,7 +122,6 @@ export function describeLeaseConformance(
         () => store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['unknown'], LATER, stale),
         () => store.recordToolApproval(toolApproval({ threadId: 'thread-1', toolCallId: 'call-2' }), stale),
         () => store.createInteraction(interactionRecord({ interactionId: 'ask-2', threadId: 'thread-1' }), stale),
-        () => store.markProcessed('ask-1', stale),
         () => store.appendAuditEntry((previous) => sealedEntry(previous), stale),
       ];
       for (const refusal of refusals) expect(await errorCodeOf(refusal())).toBe('STORE_CONFLICT');

@@ -256,24 +256,6 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       }
     });
 
-    it('marks processed only an interaction that was answered', async () => {
-      for (const interactionId of ['pending', 'responded', 'failed']) {
-        await store().createInteraction(interactionRecord({ interactionId }));
-      }
-      await store().recordResponse('responded', response(true));
-      await store().failInteraction('failed', 'cancelled', 'stopped');
-      for (const interactionId of ['pending', 'responded', 'failed', 'no-such-interaction']) {
-        await store().markProcessed(interactionId);
-      }
-      expect((await store().getInteraction('pending'))?.status).toBe('pending');
-      expect(await store().getInteraction('responded')).toMatchObject({
-        status: 'processed',
-        response: response(true),
-      });
-      expect((await store().getInteraction('failed'))?.status).toBe('failed');
-      expect((await store().recordResponse('responded', response(false))).status).toBe('not_pending');
-    });
-
     it('marks the answers a thread save consumed processed with that save, and none when the save is refused', async () => {
       const created = await store().createThread(
         threadRecord({ status: 'waiting', pendingInteractionIds: ['a', 'b'] }),
@@ -283,22 +265,29 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         await store().recordResponse(interactionId, response(true));
       }
       await store().createInteraction(interactionRecord({ interactionId: 'still-pending' }));
+      await store().createInteraction(interactionRecord({ interactionId: 'timed-out' }));
+      await store().failInteraction('timed-out', 'timeout', 'nobody answered');
       const statuses = async () =>
-        Promise.all(['a', 'b', 'c', 'still-pending'].map(async (id) => (await store().getInteraction(id))?.status));
+        Promise.all(
+          ['a', 'b', 'c', 'still-pending', 'timed-out'].map(async (id) => (await store().getInteraction(id))?.status),
+        );
 
       const stale = { ...created, version: created.version + 5 };
       expect(await errorCodeOf(store().saveThread(stale, ['a', 'b']))).toBe('STORE_CONFLICT');
-      expect(await statuses()).toEqual(['responded', 'responded', 'responded', 'pending']);
+      expect(await statuses()).toEqual(['responded', 'responded', 'responded', 'pending', 'failed']);
 
       const saved = await store().saveThread({ ...created, status: 'running', pendingInteractionIds: [] }, [
         'a',
         'b',
         'still-pending',
+        'timed-out',
         'no-such-interaction',
       ]);
       expect(saved.version).toBe(created.version + 1);
-      expect(await statuses()).toEqual(['processed', 'processed', 'responded', 'pending']);
+      // Only answered ones: a pending or failed interaction is not processed by a save that names it.
+      expect(await statuses()).toEqual(['processed', 'processed', 'responded', 'pending', 'failed']);
       expect(await store().getInteraction('a')).toMatchObject({ response: response(true) });
+      expect((await store().recordResponse('a', response(false))).status).toBe('not_pending');
     });
 
     it('hands out copies of interactions', async () => {
