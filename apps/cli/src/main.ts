@@ -3,6 +3,14 @@
  * @packageDocumentation
  * The `interlock` bin. Everything is in {@link runCli}; this file only sets the exit code.
  */
-import { runCli } from './run-cli.js';
+import { setFlagsFromString } from 'node:v8';
+
+// The shell rules parse with tree-sitter's WebAssembly grammar. V8 would also recompile it
+// in the background with its optimizing tier: a command that is done stays alive about
+// 0.75 s (far longer on a loaded machine) until that compile ends, and the compile's CPU
+// counts against the classifier's per-command budget. A command's few short parses run as
+// fast on the baseline tier alone. Set before the grammar is loaded.
+setFlagsFromString('--liftoff-only');
+const { runCli } = await import('./run-cli.js');
 
 process.exitCode = await runCli(process.argv.slice(2));
