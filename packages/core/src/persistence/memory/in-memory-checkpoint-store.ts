@@ -31,6 +31,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   private readonly workflows = new Map<string, WorkflowDefinition>();
   private readonly audit: AuditEntry[] = [];
   private readonly auditSequences = new Set<number>();
+  /** Each thread's audit entries in chain order: the engine reads them before it audits an answer. */
+  private readonly auditOfThread = new Map<string, AuditEntry[]>();
   private readonly remembered = new Map<string, number>();
   private auditHead: AuditHead | undefined;
   private readonly jobs = new Map<string, ThreadJob & { lockedBy?: string; lockedUntil?: string }>();
@@ -136,7 +138,6 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
         : [...(this.interactionsOfThread.get(threadId) ?? [])].flatMap((id) => this.interactions.get(id) ?? []);
     return candidates
       .filter((interaction) => status === undefined || interaction.status === status)
-      .filter((interaction) => threadId === undefined || interaction.threadId === threadId)
       .map((interaction) => structuredClone(interaction));
   }
 
@@ -277,8 +278,12 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     if (this.auditSequences.has(entry.sequence)) {
       throw new InterlockError('STORE_CONFLICT', `audit entry ${entry.sequence} exists already`);
     }
-    this.audit.push(structuredClone(entry));
+    const stored = structuredClone(entry);
+    this.audit.push(stored);
     this.auditSequences.add(entry.sequence);
+    const ofThread = this.auditOfThread.get(entry.threadId);
+    if (ofThread === undefined) this.auditOfThread.set(entry.threadId, [stored]);
+    else ofThread.push(stored);
     this.auditHead = { sequence: entry.sequence, hash: entry.hash };
     return structuredClone(entry);
   }
@@ -288,9 +293,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   }
 
   async listAuditEntries(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
-    return this.audit
-      .filter((entry) => filter.threadId === undefined || entry.threadId === filter.threadId)
-      .map((entry) => structuredClone(entry));
+    const entries = filter.threadId === undefined ? this.audit : (this.auditOfThread.get(filter.threadId) ?? []);
+    return entries.map((entry) => structuredClone(entry));
   }
 
   async rememberApproval(key: string, expiresAt: number): Promise<void> {
