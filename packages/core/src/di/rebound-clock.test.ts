@@ -2,10 +2,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, type Clock, type ShellClassifierPort } from '../index.js';
+import { createInterlock, type Clock } from '../index.js';
 import { InMemoryCheckpointStore, scriptedModel } from '../testing/index.js';
+import { noteTool, safeShell } from '../tools/__fixtures__/turn-parts.js';
 import { TYPES } from './tokens.js';
 
 /* Issue 15: services built from the container use the Clock that configureContainer leaves there. */
@@ -17,15 +17,6 @@ describe('a Clock rebound in configureContainer', () => {
     const rebound: Clock = { now: () => SET_TO };
     const store = new InMemoryCheckpointStore();
     const leases: (string | undefined)[] = [];
-    const note = defineTool({
-      name: 'note',
-      description: 'Writes a note',
-      category: 'write',
-      riskLevel: 'MEDIUM',
-      parameters: z.object({ text: z.string() }),
-      execute: async ({ text }) => `noted ${text}`,
-    });
-    const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
     const interlock = await createInterlock({
       store: { type: 'custom', store },
       clock: { now: () => Date.now() },
@@ -36,7 +27,7 @@ describe('a Clock rebound in configureContainer', () => {
           'done',
         ]),
       },
-      tools: [note],
+      tools: [noteTool()],
       shellClassifier: safeShell,
       workspaceRoot: await mkdtemp(join(tmpdir(), 'interlock-rebound-clock-')),
       handlers: {

@@ -1,17 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Clock } from '../engine/clock.js';
-import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
-import { VariableScopes } from '../engine/variable-scopes.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
-import { CREATED_AT, present, threadRecord, workflowDefinition } from '../testing/conformance/store-records.js';
+import { CREATED_AT } from '../testing/conformance/store-records.js';
 import { defineTool, type ToolContext } from './define-tool.js';
-import { ToolExecution } from './tool-execution.js';
 import { approve, newTurnCall, type ReadyCall } from './turn-state.js';
+import { turnParts } from './__fixtures__/turn-parts.js';
 
-const clock: Clock = { now: () => Date.parse(CREATED_AT) };
 const LATER = new Date(Date.parse(CREATED_AT) + 60_000).toISOString();
 
 /** A `charge` tool that records every run; `behave` says what a run does. */
@@ -41,26 +37,8 @@ function chargeTool(
 
 /** A thread claimed by this process (epoch 1) in an in-memory store, and a node's context over it. */
 async function setUp() {
-  const store = new InMemoryCheckpointStore();
-  const thread = await store.createThread(threadRecord({ epoch: 1 }));
-  const frame = present(thread.frames[0]);
-  const workflow = workflowDefinition();
-  const events: EmittedEvent[] = [];
-  const context: NodeExecutionContext = {
-    thread,
-    frame,
-    workflow,
-    scopes: new VariableScopes(thread, frame, workflow, {}),
-    signal: new AbortController().signal,
-    emit: (event) => events.push(event),
-    nodeState: () => undefined,
-    setNodeState: () => undefined,
-    checkpoint: async () => undefined,
-    checkpointLater: () => undefined,
-    answerApplied: () => undefined,
-  };
-  const execution = new ToolExecution(store, clock, '/workspace');
-  return { store, thread, context, events, execution };
+  const { store, context, events, execution } = await turnParts();
+  return { store, thread: context.thread, context, events, execution };
 }
 
 /** An approved call to `charge`, as the pipeline hands it over. */

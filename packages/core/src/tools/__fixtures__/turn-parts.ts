@@ -23,7 +23,10 @@ import { TurnRecorder } from '../turn-recorder.js';
  */
 
 export const clock: Clock = { now: () => Date.parse(CREATED_AT) };
-const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+/** Shell rules that find every command safe. */
+export const safeShell: ShellClassifierPort = {
+  classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }),
+};
 
 /** A MEDIUM-risk write (asks by default), its runs recorded. */
 export function noteTool(runs: string[] = []) {
