@@ -192,7 +192,8 @@ describe('the chat of a deployment (issue 12)', () => {
       'the agent to answer',
       () => transcript(chatId),
       (entries) => said(entries, 'assistant', /You said: hello/),
-      15_000,
+      // Once in a loaded CI run the answer took longer than 15 s to reach the agent (cause not found).
+      45_000,
     );
   }, 60_000);
 });
