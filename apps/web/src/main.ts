@@ -127,7 +127,7 @@ async function main(argv: string[]): Promise<void> {
       rateLimits,
       logger: values.log,
     });
-    deployment.followStore(app.liveUpdates);
+    deployment.followStore(app.liveUpdates, (message) => app.log.warn(message));
     const served = await workflows();
     process.stdout.write(
       served.length === 0

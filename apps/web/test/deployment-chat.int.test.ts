@@ -1,4 +1,11 @@
-import { createWorker, defineTool, scriptedModel, type ICheckpointStore, type InterlockWorker } from '@interlock/core';
+import {
+  createWorker,
+  defineTool,
+  InterlockError,
+  scriptedModel,
+  type ICheckpointStore,
+  type InterlockWorker,
+} from '@interlock/core';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -117,7 +124,8 @@ async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
     expireDeadlines: false,
     pollInterval: 200,
   });
-  web.followStore(app.liveUpdates);
+  const warnings: string[] = [];
+  web.followStore(app.liveUpdates, (message) => warnings.push(message));
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   closers.push(
     () => web.close(),
@@ -125,7 +133,7 @@ async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
   );
   const transcript = async (chatId: string) =>
     (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
-  return { baseUrl, token, transcript };
+  return { baseUrl, token, transcript, web, warnings };
 }
 
 const said = (entries: Entry[], role: string, pattern: RegExp) =>
@@ -194,6 +202,33 @@ describe('the chat of a deployment (issue 12)', () => {
       (entries) => said(entries, 'assistant', /You said: hello/),
       // Once in a loaded CI run the answer took longer than 15 s to reach the agent (cause not found).
       45_000,
+    );
+  }, 60_000);
+
+  it('gives a queued message to the agent on a later look when the store failed as the agent asked', async () => {
+    const { baseUrl, token, transcript, web, warnings } = await chatDeployment();
+    // The web server's answers fail (its database is unreachable) until the worker has asked
+    // and every change it made was heard: no change to come would tell the chat to try again.
+    const respond = web.interlock.respond.bind(web.interlock);
+    let reachable = false;
+    web.interlock.respond = (...args) =>
+      reachable ? respond(...args) : Promise.reject(new InterlockError('STORE_UNAVAILABLE', 'connection refused'));
+    const { chatId } = (await api(baseUrl, token, '/api/chats', {})).body as { chatId: string };
+    await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
+    await until(
+      'the failed delivery to be reported',
+      async () => warnings,
+      (seen) => seen.some((warning) => warning.includes('connection refused')),
+      15_000,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(said(await transcript(chatId), 'user', /hello/)).toBe(true);
+    reachable = true;
+    await until(
+      'the agent to answer',
+      () => transcript(chatId),
+      (entries) => said(entries, 'assistant', /You said: hello/),
+      15_000,
     );
   }, 60_000);
 });

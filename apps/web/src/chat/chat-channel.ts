@@ -10,11 +10,12 @@ import type {
 } from '@interlock/sdk-types';
 import { isApproval } from './approval-choice.js';
 import { ChatAnswers } from './chat-answers.js';
+import { askingFor, ChatDelivery } from './chat-delivery.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
 import { anchorOf, ChatNotes } from './chat-notes.js';
 import { findChatThread, readThreadWaits } from './chat-reads.js';
 import { routeReply } from './chat-reply-router.js';
-import { approvalKey, buildTranscript, type DeliveredMessage } from './chat-transcript.js';
+import { approvalKey, buildTranscript } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
@@ -72,6 +73,7 @@ export class ChatChannel {
   private readonly subscription: { unsubscribe(): void };
   private readonly notes: ChatNotes;
   private readonly answers: ChatAnswers;
+  private readonly delivery: ChatDelivery;
 
   constructor(options: ChatChannelOptions) {
     this.interlock = options.interlock;
@@ -82,6 +84,7 @@ export class ChatChannel {
     this.beforeOpen = options.beforeOpen ?? (() => Promise.resolve());
     this.notes = new ChatNotes(options.now ?? Date.now);
     this.answers = new ChatAnswers(this.interlock, this.notes);
+    this.delivery = new ChatDelivery(this.interlock, this.notes);
     this.updates$ = this.updates;
     this.handler = { handle: (request, context) => this.handle(request, context) };
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.observe(event) });
@@ -139,14 +142,9 @@ export class ChatChannel {
     const memory = chatId === undefined ? undefined : this.memories.get(chatId);
     if (chatId === undefined || memory === undefined) return;
     await this.lock.run(chatId, async () => {
-      const head = memory.queue[0];
-      if (head === undefined) return;
-      const asking = (await readThreadWaits(this.interlock, memory.threadId))?.pending.find(
-        (request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
-      );
-      if (asking === undefined) return;
-      memory.queue.shift();
-      if (!(await this.sendToAgent(memory, asking, head))) memory.queue.unshift(head);
+      if (memory.queue.length === 0) return;
+      const asking = askingFor(memory, (await readThreadWaits(this.interlock, memory.threadId))?.pending ?? []);
+      if (asking !== undefined) await this.delivery.giveOldest(memory, asking);
     });
     this.updates.emit({ chatId });
   }
@@ -196,7 +194,7 @@ export class ChatChannel {
         return this.answers.answerLate(memory, route, author, said.id);
       case 'agent': {
         this.notes.drop(memory, said.id);
-        const delivered = await this.deliver(memory, state, { text, author, at: said.at });
+        const delivered = await this.delivery.deliver(memory, state.pending, { text, author, at: said.at });
         if (route.reminder !== undefined) this.notes.add(memory, after, { role: 'notice', text: route.reminder });
         return delivered;
       }
@@ -221,46 +219,6 @@ export class ChatChannel {
     } catch (error) {
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
     }
-  }
-
-  /** Gives a message to the agent if it waits for one (older queued messages first), else queues it. */
-  private async deliver(memory: ChatMemory, state: ChatState, message: DeliveredMessage): Promise<ReceiveResult> {
-    const asking = state.pending.find(
-      (request) => request.operationType === 'ADD_MESSAGE' && !memory.claimed.has(request.interactionId),
-    );
-    const queued = {
-      id: this.notes.id(),
-      role: 'user' as const,
-      text: message.text,
-      at: message.at,
-      author: message.author,
-      queued: true,
-    };
-    if (!asking) {
-      memory.queue.push(queued);
-      return { kind: 'agent', queued: true };
-    }
-    const head = memory.queue.shift();
-    if (head) memory.queue.push(queued);
-    const sent = await this.sendToAgent(memory, asking, head ?? message);
-    if (!sent) {
-      if (head) memory.queue.unshift(head);
-      else memory.queue.push(queued);
-    }
-    return { kind: 'agent', queued: head !== undefined || !sent };
-  }
-
-  private async sendToAgent(
-    memory: ChatMemory,
-    asking: UserInteractionRequest,
-    message: DeliveredMessage,
-  ): Promise<boolean> {
-    memory.claimed.add(asking.interactionId);
-    memory.delivered.push({ text: message.text, author: message.author, at: message.at });
-    const result = await this.interlock.respond(asking.interactionId, message.text, { responder: message.author });
-    if (result.status === 'accepted') return true;
-    memory.delivered.pop();
-    return false;
   }
 
   /** The engine asks: a tool approval waits in the chat; a request for the next message takes the oldest queued one. */

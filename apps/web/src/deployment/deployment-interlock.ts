@@ -21,6 +21,9 @@ export interface DeploymentInterlockOptions {
   clock?: Clock;
 }
 
+/** How often chats with a queued message look whether their agent asks, besides the store's changes (ms). */
+const RELOOK_MS = 2_000;
+
 /** The web app of a deployment: an answerer that runs no thread. */
 export interface DeploymentInterlock {
   interlock: Interlock;
@@ -29,8 +32,12 @@ export interface DeploymentInterlock {
   workflows: () => Promise<readonly WorkflowDefinition[]>;
   /** The chat, when `chatWorkflow` was given: pass it to `createWebServer`, then `followStore(app.liveUpdates)`. */
   chat?: ChatChannel;
-  /** Tells the chat of every change the server hears of (its threads run in workers, so only the store tells). */
-  followStore(live: LiveUpdates): void;
+  /**
+   * Tells the chat of every change the server hears of (its threads run in workers, so only
+   * the store tells); `warn` hears of a queued message that could not be given yet (it is
+   * tried again).
+   */
+  followStore(live: LiveUpdates, warn?: (message: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -75,6 +82,7 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
               );
           },
         });
+  let relook: ReturnType<typeof setInterval> | undefined;
   return {
     interlock,
     store,
@@ -84,17 +92,26 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
       return served.filter((workflow) => workflow.id !== options.chatWorkflow);
     },
     ...(chat === undefined ? {} : { chat }),
-    followStore(live) {
+    followStore(live, warn = () => undefined) {
       if (chat === undefined) return;
+      const report = (error: unknown) =>
+        warn(
+          `chat: a queued message was not given to its agent yet: ${error instanceof Error ? error.message : String(error)}`,
+        );
       live.subscribe((change) => {
         if (change.kind === 'chat') return;
         // No thread named: a resync, after changes the store could not tell of (listening
         // began, or the listener reconnected): every chat with a queued message looks again.
         const heard = change.threadId === undefined ? chat.heardAll() : chat.heard(change.threadId);
-        void heard.catch(() => undefined);
+        heard.catch(report);
       });
+      // A look that failed (the store was unreachable) is not repeated by any change to come:
+      // chats with a queued message look again now and then until their agent took it.
+      relook = setInterval(() => void chat.heardAll().catch(report), RELOOK_MS);
+      relook.unref();
     },
     async close() {
+      clearInterval(relook);
       chat?.close();
       await interlock.close();
     },
