@@ -7,7 +7,7 @@ import {
   type InterlockWorker,
 } from '@interlock/core';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { z } from 'zod';
 import { createDeploymentInterlock } from '../src/deployment/deployment-interlock.js';
 import { createToken, hashToken } from '../src/server/auth/approvers.js';
@@ -94,6 +94,7 @@ interface Entry {
  */
 async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
   const deployment = await newDeployment();
+  const warnings: string[] = [];
   if (worker) {
     const running: InterlockWorker = await createWorker({
       store: deployment.store,
@@ -101,6 +102,7 @@ async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
       tools: [refund],
       models: { default: model },
       pollMs: 100,
+      onJobFailure: (job, error) => warnings.push(`worker: ${job.kind} job failed: ${String(error)}`),
     });
     closers.push(() => running.stop());
   }
@@ -124,8 +126,9 @@ async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
     expireDeadlines: false,
     pollInterval: 200,
   });
-  const warnings: string[] = [];
   web.followStore(app.liveUpdates, (message) => warnings.push(message));
+  // What the worker and the chat could not do in the background is the first clue when a test here fails.
+  onTestFailed(() => console.error(`the deployment's warnings: ${JSON.stringify(warnings)}`));
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   closers.push(
     () => web.close(),

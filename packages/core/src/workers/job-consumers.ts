@@ -108,10 +108,21 @@ export class StoreJobConsumer implements JobConsumer {
  * PostgreSQL: the jobs are graphile-worker's, in its schema beside the store's tables; it
  * hands out due jobs (LISTEN/NOTIFY for new ones, its own poll for scheduled ones) to the
  * task of each workflow this worker serves. A job to run again later is added anew under
- * its key.
+ * its key. A runner that stops by itself (its database failed for good, or it heard of a
+ * breaking migration of its own schema) is reported and started again, backing off to 30 s
+ * while it cannot start; see {@link guardedPool} for the migrations of other schemas.
  */
 export class GraphileJobConsumer implements JobConsumer {
   private runner: { stop(): Promise<void>; promise: Promise<void> } | undefined;
+  private pool: import('pg').Pool | undefined;
+  private stopping = false;
+  private readonly exitCodeBefore = process.exitCode;
+  private restart: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The newest breaking migration of the queue's schema once this worker started (until then
+   * every announcement is ignored: the runner checks the schema as it starts).
+   */
+  private knownBreaking = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly connection: { url: string; schema: string },
@@ -121,12 +132,67 @@ export class GraphileJobConsumer implements JobConsumer {
   ) {}
 
   async start(): Promise<void> {
+    const pool = await guardedPool(this.connection.url, () => this.ownSchemaMigrated());
+    this.pool = pool;
+    try {
+      await this.startRunner(pool);
+      this.knownBreaking = await this.newestBreakingMigration();
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restart);
+    const runner = this.runner;
+    this.runner = undefined;
+    // A runner that stopped by itself (its database connection failed for good) is stopped already.
+    await runner?.stop().catch((error: unknown) => {
+      if (!(error instanceof Error && /already stopped/i.test(error.message))) throw error;
+    });
+    await this.pool?.end();
+    this.pool = undefined;
+  }
+
+  private async startRunner(pool: import('pg').Pool): Promise<void> {
     const worker = await import('graphile-worker');
     const { quietLogger } = await import('../persistence/typeorm/create-typeorm-store.js');
-    const taskList: Record<
-      string,
-      (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>
-    > = {};
+    const runner = await worker.run({
+      pgPool: pool,
+      schema: this.connection.schema,
+      concurrency: this.options.concurrency,
+      pollInterval: this.options.pollMs,
+      noHandleSignals: true,
+      logger: quietLogger(worker),
+      taskList: this.taskList(),
+    });
+    this.runner = runner;
+    // graphile-worker marks the process to exit with 57 when it stops for a breaking migration;
+    // running again, the schema turned out compatible after all.
+    if (process.exitCode === GRAPHILE_MIGRATED_EXIT && this.exitCodeBefore !== GRAPHILE_MIGRATED_EXIT)
+      process.exitCode = this.exitCodeBefore;
+    const ended = (error?: unknown) => {
+      if (this.runner === runner) this.runnerEnded(error ?? new Error('the job queue stopped taking jobs'), 1_000);
+    };
+    runner.promise.then(() => ended(), ended);
+  }
+
+  /** The runner stopped though nobody stopped the worker: report it and start another. */
+  private runnerEnded(error: unknown, delayMs: number): void {
+    this.runner = undefined;
+    if (this.stopping) return;
+    this.options.onFailure(queueJob('queue'), error);
+    const pool = this.pool;
+    this.restart = setTimeout(() => {
+      if (this.stopping || pool === undefined) return;
+      this.startRunner(pool).catch((failed: unknown) => this.runnerEnded(failed, Math.min(2 * delayMs, 30_000)));
+    }, delayMs);
+  }
+
+  private taskList(): TaskList {
+    const taskList: TaskList = {};
     for (const workflowId of this.workflowIds) {
       taskList[taskIdentifier(workflowId)] = async (payload, helpers) => {
         const job = payload as ThreadJob;
@@ -147,25 +213,63 @@ export class GraphileJobConsumer implements JobConsumer {
         }
       };
     }
-    this.runner = await worker.run({
-      connectionString: this.connection.url,
-      schema: this.connection.schema,
-      concurrency: this.options.concurrency,
-      pollInterval: this.options.pollMs,
-      noHandleSignals: true,
-      logger: quietLogger(worker),
-      taskList,
-    });
+    return taskList;
   }
 
-  async stop(): Promise<void> {
-    const runner = this.runner;
-    this.runner = undefined;
-    // A runner that stopped by itself (its database connection failed for good) is stopped already.
-    await runner?.stop().catch((error: unknown) => {
-      if (!(error instanceof Error && /already stopped/i.test(error.message))) throw error;
-    });
+  private async newestBreakingMigration(): Promise<number> {
+    const result = await this.pool?.query<{ id: number | null }>(
+      `SELECT max(id) AS id FROM "${this.connection.schema}".migrations WHERE breaking`,
+    );
+    return result?.rows[0]?.id ?? 0;
   }
+
+  /** Whether a breaking migration this worker does not know was run in its own queue schema. */
+  private async ownSchemaMigrated(): Promise<boolean> {
+    return (await this.newestBreakingMigration()) > this.knownBreaking;
+  }
+}
+
+/** The exit code graphile-worker gives the process when it stops for a breaking migration. */
+const GRAPHILE_MIGRATED_EXIT = 57;
+
+type TaskList = Record<
+  string,
+  (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>
+>;
+
+/** What a failure of the queue itself (not of one job) is reported as. */
+function queueJob(key: string): ThreadJob {
+  return { kind: 'continue', threadId: '-', workflowId: '-', runAt: new Date(0).toISOString(), key };
+}
+
+/**
+ * graphile-worker's pool, with one change. graphile-worker announces a breaking migration of
+ * its schema on a channel of the whole database (`worker:migrate`, without the schema's
+ * name), and every runner that hears it shuts down: installing the queue in a new schema (a
+ * second deployment on the same database, a test) would stop the workers of every other
+ * schema for good. The clients of this pool pass the announcement on only when
+ * `ownSchemaMigrated` says this worker's own schema was migrated.
+ */
+async function guardedPool(url: string, ownSchemaMigrated: () => Promise<boolean>): Promise<import('pg').Pool> {
+  const { default: pg } = await import('pg');
+  class GuardedClient extends pg.Client {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (event !== 'notification' || (args[0] as { channel?: string } | undefined)?.channel !== 'worker:migrate')
+        return super.emit(event, ...args);
+      ownSchemaMigrated().then(
+        (own) => own && super.emit(event, ...args),
+        // Unknown (the database is unreachable): the runner goes on; a real migration shows at its next start.
+        () => undefined,
+      );
+      return true;
+    }
+  }
+  // graphile-worker's own default size; the pool passes its options to each client it makes.
+  return new pg.Pool({
+    connectionString: url,
+    max: 10,
+    Client: GuardedClient as unknown as new () => import('pg').ClientBase,
+  });
 }
 
 function iso(at: number): string {

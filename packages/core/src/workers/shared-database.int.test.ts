@@ -1,0 +1,163 @@
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { createInterlock, createWorker, openStore, type Interlock } from '../index.js';
+import type { ThreadJob } from './thread-jobs.js';
+
+/*
+ * Deployments that share one PostgreSQL database, each in its own schema (issue 12). The job
+ * queue announces the migration of a schema to the whole database: a deployment installed
+ * beside a running one must not stop the running one's workers.
+ */
+
+const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
+const run = `interlock_shared_${process.pid}_${Date.now().toString(36)}`;
+const schemas: string[] = [];
+const closers: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  if (url === undefined) return;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  for (const schema of schemas) {
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
+  }
+  await admin.end();
+});
+
+/** Asks for a message, then ends with it. */
+const ECHO = {
+  id: 'echo',
+  name: 'Echo',
+  version: '1',
+  variables: [{ name: 'said', scope: 'thread' as const }],
+  nodes: [
+    { id: 'start', type: 'START' as const },
+    {
+      id: 'ask',
+      type: 'USER_INTERACTION' as const,
+      config: {
+        operationType: 'UPDATE_VARIABLES' as const,
+        prompt: 'Say something',
+        variables: [{ variableName: 'said', expression: '{{ input }}' }],
+      },
+    },
+    { id: 'end', type: 'END' as const, config: { output: '{{ said }}' } },
+  ],
+  edges: [
+    { from: 'start', to: 'ask' },
+    { from: 'ask', to: 'end' },
+  ],
+};
+
+function storeIn(schema: string) {
+  schemas.push(schema);
+  return { type: 'postgres' as const, url: url ?? '', schema };
+}
+
+async function until<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A worker serving ECHO and an answerer, on one schema; `failures` collects what the worker reports. */
+async function echoDeployment(schema: string) {
+  const store = storeIn(schema);
+  const failures: string[] = [];
+  const worker = await createWorker({
+    store,
+    workflows: [ECHO],
+    pollMs: 100,
+    onJobFailure: (job: ThreadJob, error) => failures.push(`${job.key}: ${String(error)}`),
+  });
+  closers.push(() => worker.stop());
+  const answerer = await createInterlock({
+    store: { type: 'custom', store: await openStore(store) },
+    continueIn: 'workers-only',
+    recoverOnStart: false,
+  });
+  closers.push(() => answerer.close());
+  answerer.registerWorkflow(ECHO);
+  return { answerer, failures };
+}
+
+/** Starts a thread from an answerer, waits for its question, answers it, and waits for the end. */
+async function roundTrip(answerer: Interlock, said: string): Promise<unknown> {
+  const handle = await answerer.start('echo');
+  const [question] = await until(
+    'the worker to ask',
+    async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
+    (pending) => pending.length > 0,
+  );
+  await answerer.respond(question?.interactionId ?? '', said);
+  const thread = await until(
+    'the worker to finish the thread',
+    () => answerer.thread(handle.threadId),
+    (found) => found?.status === 'completed' || found?.status === 'failed',
+  );
+  return thread?.output;
+}
+
+describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (issue 12)', () => {
+  it('keeps a worker taking jobs after another deployment installs its queue in a new schema', async () => {
+    const { answerer, failures } = await echoDeployment(`${run}_a`);
+    expect(await roundTrip(answerer, 'before')).toBe('before');
+
+    // A second deployment on the same database: installing its queue announces breaking migrations.
+    const other = await openStore(storeIn(`${run}_b`));
+    await other.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    expect(await roundTrip(answerer, 'after')).toBe('after');
+    expect(failures).toEqual([]);
+    expect(process.exitCode).not.toBe(57);
+  }, 60_000);
+
+  it("stops taking jobs when its own queue's schema is migrated past its version, says so, and goes on once it is compatible again", async () => {
+    const schema = `${run}_c`;
+    const { answerer, failures } = await echoDeployment(schema);
+    expect(await roundTrip(answerer, 'before')).toBe('before');
+
+    // What a newer version's breaking migration of this very schema looks like to the running worker.
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`INSERT INTO "${schema}_jobs".migrations (id, breaking) VALUES (999999, true)`);
+      await admin.query(`SELECT pg_notify('worker:migrate', '{"migrationNumber":999999,"breaking":true}')`);
+      await until(
+        'the worker to refuse the newer schema',
+        async () => failures,
+        (seen) => seen.some((failure) => failure.includes('unsafe to continue')),
+      );
+      const handle = await answerer.start('echo');
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect((await answerer.thread(handle.threadId))?.pendingInteractionIds).toEqual([]);
+
+      // Compatible again (the newer version rolled back): the worker starts taking jobs by itself.
+      await admin.query(`DELETE FROM "${schema}_jobs".migrations WHERE id = 999999`);
+      await until(
+        'the worker to take the waiting thread',
+        async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
+        (pending) => pending.length > 0,
+        30_000,
+      );
+    } finally {
+      await admin.end();
+    }
+    expect(await roundTrip(answerer, 'after')).toBe('after');
+    expect(process.exitCode).not.toBe(57);
+  }, 90_000);
+});
