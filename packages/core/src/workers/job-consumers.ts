@@ -10,6 +10,8 @@ export type RunJob = (job: ThreadJob) => Promise<JobOutcome>;
 /** Takes jobs of some workflows from a queue and runs them, at most `concurrency` at once. */
 export interface JobConsumer {
   start(): Promise<void>;
+  /** Whether it takes jobs now (a worker whose queue is down does not offer its workflows). */
+  taking(): boolean;
   /** Stops taking jobs and waits for the ones under way. */
   stop(): Promise<void>;
 }
@@ -46,6 +48,10 @@ export class StoreJobConsumer implements JobConsumer {
     this.schedule(0);
   }
 
+  taking(): boolean {
+    return !this.stopped;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -68,10 +74,7 @@ export class StoreJobConsumer implements JobConsumer {
         await this.store.flush?.('now');
       } catch (error) {
         // A take that was not committed holds no lock: run nothing, look again at the next poll.
-        this.options.onFailure(
-          { kind: 'continue', threadId: '-', workflowId: '-', runAt: iso(now), key: 'take' },
-          error,
-        );
+        this.options.onFailure(queueJob('take'), error);
         jobs = [];
       }
       for (const job of jobs) {
@@ -141,6 +144,10 @@ export class GraphileJobConsumer implements JobConsumer {
       await this.stop();
       throw error;
     }
+  }
+
+  taking(): boolean {
+    return this.runner !== undefined;
   }
 
   async stop(): Promise<void> {
@@ -237,8 +244,8 @@ type TaskList = Record<
   (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>
 >;
 
-/** What a failure of the queue itself (not of one job) is reported as. */
-function queueJob(key: string): ThreadJob {
+/** What a failure of the queue itself (not of one job) is reported as: a job of no thread. */
+export function queueJob(key: 'take' | 'queue'): ThreadJob {
   return { kind: 'continue', threadId: '-', workflowId: '-', runAt: new Date(0).toISOString(), key };
 }
 

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { createInterlock, createWorker, openStore, type Interlock } from '../index.js';
+import { createInterlock, createWorker, openStore, servedWorkflows, type Interlock } from '../index.js';
 import type { ThreadJob } from './thread-jobs.js';
 
 /*
@@ -81,17 +81,20 @@ async function echoDeployment(schema: string) {
     store,
     workflows: [ECHO],
     pollMs: 100,
+    // Its offer of the workflow runs out 3 s after it stops renewing it.
+    leaseMs: 3_000,
     onJobFailure: (job: ThreadJob, error) => failures.push(`${job.key}: ${String(error)}`),
   });
   closers.push(() => worker.stop());
+  const opened = await openStore(store);
   const answerer = await createInterlock({
-    store: { type: 'custom', store: await openStore(store) },
+    store: { type: 'custom', store: opened },
     continueIn: 'workers-only',
     recoverOnStart: false,
   });
   closers.push(() => answerer.close());
   answerer.registerWorkflow(ECHO);
-  return { answerer, failures };
+  return { answerer, failures, store: opened };
 }
 
 /** Starts a thread from an answerer, waits for its question, answers it, and waits for the end. */
@@ -126,10 +129,11 @@ describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (
     expect(process.exitCode).not.toBe(57);
   }, 60_000);
 
-  it("stops taking jobs when its own queue's schema is migrated past its version, says so, and goes on once it is compatible again", async () => {
+  it("stops taking jobs and offering its workflows when its own queue's schema is migrated past its version, says so, and goes on once it is compatible again", async () => {
     const schema = `${run}_c`;
-    const { answerer, failures } = await echoDeployment(schema);
+    const { answerer, failures, store } = await echoDeployment(schema);
     expect(await roundTrip(answerer, 'before')).toBe('before');
+    expect((await servedWorkflows(store, Date.now())).map((served) => served.workflowId)).toEqual(['echo']);
 
     // What a newer version's breaking migration of this very schema looks like to the running worker.
     const admin = new pg.Client({ connectionString: url });
@@ -145,14 +149,26 @@ describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (
       const handle = await answerer.start('echo');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect((await answerer.thread(handle.threadId))?.pendingInteractionIds).toEqual([]);
+      // It no longer offers the workflow once its offer ran out: answerers do not count on it.
+      await until(
+        'the offer to run out',
+        () => servedWorkflows(store, Date.now()),
+        (served) => served.length === 0,
+        30_000,
+      );
 
-      // Compatible again (the newer version rolled back): the worker starts taking jobs by itself.
+      // Compatible again (the newer version rolled back): the worker takes jobs, and offers, by itself.
       await admin.query(`DELETE FROM "${schema}_jobs".migrations WHERE id = 999999`);
       await until(
         'the worker to take the waiting thread',
         async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
         (pending) => pending.length > 0,
         30_000,
+      );
+      await until(
+        'the workflow to be offered again',
+        async () => (await servedWorkflows(store, Date.now())).map((served) => served.workflowId),
+        (served) => served.includes('echo'),
       );
     } finally {
       await admin.end();

@@ -6,7 +6,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
 import { openStore, type StoreOptions } from '../persistence/open-store.js';
-import { GraphileJobConsumer, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
+import { GraphileJobConsumer, queueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
@@ -22,7 +22,11 @@ export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continu
   concurrency?: number;
   /** How often it looks for jobs that came due (ms). Default 250 on SQLite, 500 on PostgreSQL (new jobs arrive at once there). */
   pollMs?: number;
-  /** Told about a job that failed unexpectedly (it is run again later). Default: a line on stderr. */
+  /**
+   * Told about a job that failed unexpectedly (it is run again later), and about the job
+   * queue itself failing (a job with `threadId` "-" and `key` "take" or "queue"; it is
+   * tried again). Default: a line on stderr.
+   */
   onJobFailure?: (job: ThreadJob, error: unknown) => void;
 }
 
@@ -118,7 +122,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     }
     await consumer.start();
     await sweep(store, workflowIds, planner, clock.now());
-    const offers = offerWhileRunning(store, definitions, clock, leaseMs);
+    const offers = offerWhileRunning(store, definitions, clock, leaseMs, () => consumer.taking());
     await offers.first;
     return {
       interlock,
@@ -208,16 +212,22 @@ function offerWhileRunning(
   definitions: readonly WorkflowDefinition[],
   clock: Clock,
   leaseMs: number,
+  taking: () => boolean,
 ) {
   const offer = () => offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString());
-  const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(
-    () => void offer().catch(() => undefined),
-  );
+  // While its queue is down the worker lets its offer run out: answerers stop counting on it.
+  const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(() => {
+    if (taking()) void offer().catch(() => undefined);
+  });
   return { first: offer(), stop: () => renewals.unsubscribe() };
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
+  if (job.threadId === queueJob('queue').threadId) {
+    process.stderr.write(`interlock worker: the job queue (${job.key}): ${message}\n`);
+    return;
+  }
   process.stderr.write(
     `interlock worker: ${job.kind} job of thread ${job.threadId} failed (it runs again later): ${message}\n`,
   );
