@@ -13,14 +13,27 @@ export class DeadlineTimers {
 
   constructor(
     private readonly clock: Clock,
-    private readonly onDue: (interaction: InteractionRecord) => void,
+    /** `attempt` counts the times timing it out failed before (see {@link armAgain}). */
+    private readonly onDue: (interaction: InteractionRecord, attempt: number) => void,
   ) {}
 
   arm(interaction: InteractionRecord): void {
-    if (interaction.deadline === null || this.timers.has(interaction.interactionId)) return;
-    const subscription = timerUntil(Date.parse(interaction.deadline), this.clock).subscribe(() => {
+    if (interaction.deadline !== null) this.armAt(interaction, Date.parse(interaction.deadline), 0);
+  }
+
+  /**
+   * After timing the interaction out failed (the store did): due again after 1 s, 2 s, 4 s…
+   * at most 30 s, so a deadline is not lost to a moment the database was unreachable.
+   */
+  armAgain(interaction: InteractionRecord, attempt: number): void {
+    this.armAt(interaction, this.clock.now() + Math.min(1_000 * 2 ** (attempt - 1), 30_000), attempt);
+  }
+
+  private armAt(interaction: InteractionRecord, at: number, attempt: number): void {
+    if (this.timers.has(interaction.interactionId)) return;
+    const subscription = timerUntil(at, this.clock).subscribe(() => {
       this.timers.delete(interaction.interactionId);
-      this.onDue(interaction);
+      this.onDue(interaction, attempt);
     });
     this.timers.set(interaction.interactionId, subscription);
   }

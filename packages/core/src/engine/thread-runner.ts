@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import type { UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import { TYPES } from '../di/tokens.js';
-import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
+import { InterlockError, isStoreFailure, toInterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
@@ -58,7 +58,7 @@ export class ThreadRunner {
     @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {
     this.definitions = new ThreadDefinitions(workflows, store);
-    this.timers = new DeadlineTimers(clock, (interaction) => void this.expire(interaction).catch(() => undefined));
+    this.timers = new DeadlineTimers(clock, (interaction, attempt) => this.expireOnTime(interaction, attempt));
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
@@ -356,15 +356,24 @@ export class ThreadRunner {
   }
 
   /** Times out a durable wait: the thread resumes and fails the interaction with reason `timeout`. */
-  private async expire(interaction: InteractionRecord): Promise<void> {
+  /** A deadline came: times the interaction out, and again later when the store failed. */
+  private expireOnTime(interaction: InteractionRecord, attempt: number): void {
+    this.expire(interaction, attempt > 0).catch((error: unknown) => {
+      if (!this.closed && isStoreFailure(error)) this.timers.armAgain(interaction, attempt + 1);
+    });
+  }
+
+  /**
+   * Times an interaction out and continues its thread. `again`: an earlier try failed, maybe
+   * after the interaction was timed out and before its thread went on, so a thread still
+   * waiting on it goes on now.
+   */
+  private async expire(interaction: InteractionRecord, again = false): Promise<void> {
     this.timers.disarm(interaction.interactionId);
-    const failed = await this.store.failInteraction(
-      interaction.interactionId,
-      'timeout',
-      'nobody answered before the deadline',
-    );
-    if (failed && this.runs.get(interaction.threadId) === undefined && !this.closed)
-      await this.resume(interaction.threadId);
+    const { interactionId, threadId } = interaction;
+    const failed = await this.store.failInteraction(interactionId, 'timeout', 'nobody answered before the deadline');
+    const timedOut = failed || (again && (await this.store.getInteraction(interactionId))?.failureReason === 'timeout');
+    if (timedOut && this.runs.get(threadId) === undefined && !this.closed) await this.resume(threadId);
   }
 
   private assertNotHeldElsewhere(thread: ThreadRecord): void {

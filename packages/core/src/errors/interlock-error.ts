@@ -34,3 +34,11 @@ export function toInterlockError(error: unknown, code: ErrorCode = 'INTERNAL'): 
   const message = error instanceof Error ? error.message : String(error);
   return new InterlockError(code, message, { cause: error });
 }
+
+/**
+ * A failure of the database rather than a refusal: STORE_UNAVAILABLE, STORE_OUTCOME_UNKNOWN,
+ * or anything that is not an InterlockError (a driver's error). Worth trying again.
+ */
+export function isStoreFailure(error: unknown): boolean {
+  return !InterlockError.is(error) || error.code === 'STORE_UNAVAILABLE' || error.code === 'STORE_OUTCOME_UNKNOWN';
+}
