@@ -1,5 +1,6 @@
 import { get } from 'node:http';
 import { PassThrough } from 'node:stream';
+import { InterlockError } from '@interlock/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { respond } from './web-api-harness.js';
 import { eventually, manualClock, request, signIn, startHarness, type WebHarness } from './web-harness.js';
@@ -46,6 +47,41 @@ describe('deadlines', () => {
     expect((await harness.interlock.pending()).map((request) => request.interactionId)).not.toContain(
       approvals[0]!.interactionId,
     );
+  });
+});
+
+describe('a deadline while the database is unreachable', () => {
+  it('continues the thread at a later look when the store failed as the server continued it', async () => {
+    const clock = manualClock();
+    const harness = await startHarness({ approvalTimeout: '1m', clock, pollInterval: 0 });
+    try {
+      const { approvals, threadId } = await harness.startReleaseAgent();
+      const expiredId = approvals[0]!.interactionId;
+      const resume = harness.interlock.resume.bind(harness.interlock);
+      const resumed: string[] = [];
+      let reachable = false;
+      harness.interlock.resume = (id) => {
+        resumed.push(id);
+        return reachable ? resume(id) : Promise.reject(new InterlockError('STORE_UNAVAILABLE', 'connection refused'));
+      };
+      clock.advance(61_000);
+      await harness.app.liveUpdates.tick();
+      expect(resumed).toEqual([threadId]);
+      expect((await harness.interlock.thread(threadId))?.pendingInteractionIds).toContain(expiredId);
+
+      reachable = true;
+      await harness.app.liveUpdates.tick();
+      expect(resumed).toEqual([threadId, threadId]);
+      await eventually(async () =>
+        (await harness.interlock.thread(threadId))?.pendingInteractionIds.includes(expiredId) === false
+          ? true
+          : undefined,
+      );
+      await harness.app.liveUpdates.tick();
+      expect(resumed).toEqual([threadId, threadId]);
+    } finally {
+      await harness.close();
+    }
   });
 });
 

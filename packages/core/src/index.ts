@@ -13,7 +13,7 @@ export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoi
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
-export { InterlockError, toInterlockError } from './errors/interlock-error.js';
+export { InterlockError, isStoreFailure, toInterlockError } from './errors/interlock-error.js';
 export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
 export {
   defineHandler,

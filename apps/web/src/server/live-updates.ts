@@ -1,4 +1,4 @@
-import type { ICheckpointStore, Interlock, StoreChange } from '@interlock/core';
+import { isStoreFailure, type ICheckpointStore, type Interlock, type StoreChange } from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
 
 /** What the page is told over Server-Sent Events: something changed, refetch. */
@@ -41,6 +41,8 @@ export class LiveUpdates {
   private subscription: { unsubscribe(): void } | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private pendingSignature = '';
+  /** Threads timed out here that are still to be continued. */
+  private readonly toContinue = new Set<string>();
   private lastLook: Promise<void> = Promise.resolve();
   private looking = false;
   private stopped = false;
@@ -126,7 +128,7 @@ export class LiveUpdates {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the await
       if (overdue.length > 0 && this.options.expireDeadlines && !this.stopped) {
         await this.interlock.expireOverdue();
-        for (const threadId of new Set(overdue.map((request) => request.threadId))) await this.continueThread(threadId);
+        for (const request of overdue) this.toContinue.add(request.threadId);
         for (const request of overdue)
           this.publish({
             kind: 'interaction',
@@ -136,6 +138,8 @@ export class LiveUpdates {
           });
         pending = await this.interlock.pending();
       }
+      // Also the threads an earlier look timed out but could not continue (the store failed).
+      for (const threadId of [...this.toContinue]) await this.continueThread(threadId);
       const signature = pending.map((request) => request.interactionId).join(',');
       if (signature !== this.pendingSignature) {
         this.pendingSignature = signature;
@@ -150,14 +154,19 @@ export class LiveUpdates {
     }
   }
 
-  /** A thread whose wait timed out goes on (the refused call is reported to its model) here, unless it runs elsewhere. */
+  /**
+   * A thread whose wait timed out goes on (the refused call is reported to its model) here,
+   * unless it runs elsewhere. When the store failed it is tried again at the next look.
+   */
   private async continueThread(threadId: string): Promise<void> {
     try {
       await this.interlock.resume(threadId);
+      this.toContinue.delete(threadId);
     } catch (error) {
       // THREAD_BUSY (another process holds it) and THREAD_NOT_WAITING are normal here.
+      if (!isStoreFailure(error)) this.toContinue.delete(threadId);
       this.options.warn?.(
-        `live updates: thread ${threadId} was not continued after its deadline: ${error instanceof Error ? error.message : String(error)}`,
+        `live updates: thread ${threadId} was not continued after its deadline${this.toContinue.has(threadId) ? ' (tried again at the next look)' : ''}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
   }
