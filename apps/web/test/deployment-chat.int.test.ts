@@ -7,6 +7,9 @@ import {
   type InterlockWorker,
 } from '@interlock/core';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { z } from 'zod';
 import { createDeploymentInterlock } from '../src/deployment/deployment-interlock.js';
@@ -83,6 +86,8 @@ const SUPPORT_CHAT: WorkflowDefinitionInput = {
   ],
 };
 
+type StoreName = 'PostgreSQL' | 'SQLite';
+
 interface Entry {
   role: string;
   text: string;
@@ -92,12 +97,15 @@ interface Entry {
  * A deployment with a chat: a worker that runs the chat's agent, and a web server that
  * answers. `listenAfterMs` holds back the server's listening for store changes that long.
  */
-async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
-  const deployment = await newDeployment();
+async function chatDeployment({ listenAfterMs = 0, worker = true, on = 'PostgreSQL' as StoreName } = {}) {
+  const shared =
+    on === 'PostgreSQL'
+      ? (await newDeployment()).store
+      : { type: 'sqlite' as const, path: join(await mkdtemp(join(tmpdir(), 'interlock-chat-')), 'interlock.db') };
   const warnings: string[] = [];
   if (worker) {
     const running: InterlockWorker = await createWorker({
-      store: deployment.store,
+      store: shared,
       workflows: [SUPPORT_CHAT],
       tools: [refund],
       models: { default: model },
@@ -107,7 +115,7 @@ async function chatDeployment({ listenAfterMs = 0, worker = true } = {}) {
     closers.push(() => running.stop());
   }
   const token = createToken();
-  const web = await createDeploymentInterlock({ store: deployment.store, chatWorkflow: 'support-chat' });
+  const web = await createDeploymentInterlock({ store: shared, chatWorkflow: 'support-chat' });
   const store: ICheckpointStore = new Proxy(web.store, {
     get(target, property, receiver) {
       if (property !== 'watchChanges' || listenAfterMs === 0) return Reflect.get(target, property, receiver);
@@ -143,42 +151,47 @@ const said = (entries: Entry[], role: string, pattern: RegExp) =>
   entries.some((entry) => entry.role === role && pattern.test(entry.text));
 
 describe('the chat of a deployment (issue 12)', () => {
-  it('runs its agent in a worker: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker', async () => {
-    const { baseUrl, token, transcript } = await chatDeployment();
+  it.each(['PostgreSQL', 'SQLite'] as const)(
+    'runs its agent in a worker on %s: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker',
+    async (on) => {
+      refunds.length = 0;
+      const { baseUrl, token, transcript } = await chatDeployment({ on });
 
-    // The chat's workflow is started from the chat, not from the page.
-    expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
-    const opened = await api(baseUrl, token, '/api/chats', {});
-    expect(opened.status).toBe(201);
-    const { chatId } = opened.body as { chatId: string };
+      // The chat's workflow is started from the chat, not from the page.
+      expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
+      const opened = await api(baseUrl, token, '/api/chats', {});
+      expect(opened.status).toBe(201);
+      const { chatId } = opened.body as { chatId: string };
 
-    // Sent before the worker reached the question: queued, then given to the agent once it asks.
-    await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
-    await until(
-      'the agent to answer',
-      () => transcript(chatId),
-      (entries) => said(entries, 'assistant', /You said: hello/),
-      15_000,
-    );
+      // Sent before the worker reached the question: queued, then given to the agent once it asks.
+      await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
+      await until(
+        'the agent to answer',
+        () => transcript(chatId),
+        (entries) => said(entries, 'assistant', /You said: hello/),
+        15_000,
+      );
 
-    await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'refund A-7' });
-    await until(
-      'the approval to show in the chat',
-      () => transcript(chatId),
-      (entries) => entries.some((entry) => entry.role === 'approval'),
-      15_000,
-    );
-    expect(refunds).toEqual([]);
-    const reply = await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'yes' });
-    expect(reply.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
-    await until(
-      'the agent to report the refund',
-      () => transcript(chatId),
-      (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/),
-      15_000,
-    );
-    expect(refunds).toEqual(['A-7']);
-  }, 60_000);
+      await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'refund A-7' });
+      await until(
+        'the approval to show in the chat',
+        () => transcript(chatId),
+        (entries) => entries.some((entry) => entry.role === 'approval'),
+        15_000,
+      );
+      expect(refunds).toEqual([]);
+      const reply = await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'yes' });
+      expect(reply.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
+      await until(
+        'the agent to report the refund',
+        () => transcript(chatId),
+        (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/),
+        15_000,
+      );
+      expect(refunds).toEqual(['A-7']);
+    },
+    60_000,
+  );
 
   it('says no worker serves the chat when none does, instead of failing inside', async () => {
     const { baseUrl, token } = await chatDeployment({ worker: false });

@@ -135,7 +135,7 @@ export class GraphileJobConsumer implements JobConsumer {
   ) {}
 
   async start(): Promise<void> {
-    const pool = await guardedPool(this.connection.url, () => this.ownSchemaMigrated());
+    const pool = await guardedPool(this.connection.url, this.options.concurrency, () => this.ownSchemaMigrated());
     this.pool = pool;
     try {
       await this.startRunner(pool);
@@ -257,7 +257,11 @@ export function queueJob(key: 'take' | 'queue'): ThreadJob {
  * schema for good. The clients of this pool pass the announcement on only when
  * `ownSchemaMigrated` says this worker's own schema was migrated.
  */
-async function guardedPool(url: string, ownSchemaMigrated: () => Promise<boolean>): Promise<import('pg').Pool> {
+async function guardedPool(
+  url: string,
+  concurrency: number,
+  ownSchemaMigrated: () => Promise<boolean>,
+): Promise<import('pg').Pool> {
   const { default: pg } = await import('pg');
   class GuardedClient extends pg.Client {
     override emit(event: string | symbol, ...args: unknown[]): boolean {
@@ -271,10 +275,11 @@ async function guardedPool(url: string, ownSchemaMigrated: () => Promise<boolean
       return true;
     }
   }
-  // graphile-worker's own default size; the pool passes its options to each client it makes.
+  // graphile-worker's default size (10), or a connection per job and one to listen when more
+  // jobs run at once; the pool passes its options to each client it makes.
   return new pg.Pool({
     connectionString: url,
-    max: 10,
+    max: Math.max(10, concurrency + 1),
     Client: GuardedClient as unknown as new () => import('pg').ClientBase,
   });
 }
