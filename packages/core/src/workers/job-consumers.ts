@@ -175,6 +175,11 @@ export class GraphileJobConsumer implements JobConsumer {
       logger: quietLogger(worker),
       taskList: this.taskList(),
     });
+    // Stopped while this (re)start was under way: it must not outlive the worker.
+    if (this.stopping) {
+      await runner.stop();
+      return;
+    }
     this.runner = runner;
     // graphile-worker marks the process to exit with 57 when it stops for a breaking migration;
     // running again, the schema turned out compatible after all.
