@@ -1,0 +1,103 @@
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterAll, afterEach, describe, it } from 'vitest';
+import { threadRecord } from '../../testing/conformance/store-records.js';
+import type { StoreChange } from '../checkpoint-store.js';
+import { listenForChanges } from './change-listener.js';
+import { createTypeormStore } from './create-typeorm-store.js';
+
+/*
+ * Hearing the changes other processes make (issue 12) over a connection that goes silent:
+ * a NAT or a load balancer that drops an idle connection leaves it open at both ends, with
+ * no error and no data. The listener must find out, connect again, and say it missed things.
+ * PostgreSQL is reached through a TCP proxy of this test that can swallow what is under way.
+ */
+
+const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
+const schema = `interlock_listen_${process.pid}_${Date.now().toString(36)}`;
+const closers: (() => Promise<unknown>)[] = [];
+
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+afterAll(async () => {
+  if (url === undefined) return;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
+  await admin.end();
+});
+
+/** A TCP proxy to PostgreSQL; `silence()` makes every connection open now carry nothing, both ways, without closing it. */
+async function silencingProxy(target: URL): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
+  const open = new Set<{ client: Socket; server: Socket; silent: boolean }>();
+  const proxy: Server = createServer((client) => {
+    const server = connect(Number(target.port), target.hostname);
+    const pair = { client, server, silent: false };
+    open.add(pair);
+    client.on('data', (data) => pair.silent || server.write(data));
+    server.on('data', (data) => pair.silent || client.write(data));
+    const end = () => {
+      open.delete(pair);
+      client.destroy();
+      server.destroy();
+    };
+    client.on('close', end).on('error', end);
+    server.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const address = proxy.address();
+  const proxied = new URL(target);
+  proxied.port = String(typeof address === 'object' && address !== null ? address.port : 0);
+  return {
+    url: proxied.toString(),
+    silence: () => {
+      for (const pair of open) pair.silent = true;
+    },
+    close: async () => {
+      for (const pair of open) {
+        pair.client.destroy();
+        pair.server.destroy();
+      }
+      await new Promise((resolve) => proxy.close(resolve));
+    },
+  };
+}
+
+async function until(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.runIf(url !== undefined)('listening for changes over a connection that goes silent', () => {
+  it('finds the silent connection with its heartbeat, connects again, and reports a resync', async () => {
+    const store = await createTypeormStore({ type: 'postgres', url: url ?? '', schema });
+    closers.push(() => store.close());
+    const proxy = await silencingProxy(new URL(url ?? ''));
+    closers.push(() => proxy.close());
+    const heard: StoreChange[] = [];
+    const listening = await listenForChanges(proxy.url, schema, (change) => heard.push(change), {
+      heartbeatMs: 500,
+    });
+    closers.push(() => listening.stop());
+
+    await store.createThread(threadRecord({ threadId: 'before' }));
+    await until('the first change', () => heard.some((change) => change.table === 'threads'), 5_000);
+
+    proxy.silence();
+    await store.createThread(threadRecord({ threadId: 'during' }));
+    // The change was made while the old connection was silent: it is not heard as such, but
+    // the listener finds the connection dead, listens on a new one, and says to read again.
+    await until('a resync', () => heard.some((change) => change.table === '*'), 10_000);
+    await store.createThread(threadRecord({ threadId: 'after' }));
+    await until(
+      'a change on the new connection',
+      () => heard.some((change) => change.table === 'threads' && change.threadId === 'after'),
+      5_000,
+    );
+  }, 30_000);
+});
