@@ -5,7 +5,7 @@ import { createInterlock, InterlockError, openStore, type ICheckpointStore, type
 /*
  * A deadline that comes while the database is unreachable (F14, F30): the question still
  * times out and its thread goes on once the database is back, without anyone calling
- * resume().
+ * resume() — whether the store failed before the question was timed out or after.
  */
 
 const opened: Interlock[] = [];
@@ -13,7 +13,7 @@ afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close();
 });
 
-type Method = keyof ICheckpointStore;
+type Method = 'failInteraction' | 'getThread';
 
 /** The memory store, with `method` failing as an unreachable database would while `down()` says so. */
 async function storeFailing(method: Method, down: () => boolean): Promise<ICheckpointStore> {
@@ -40,9 +40,12 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, tim
 }
 
 describe('a deadline while the database is unreachable', () => {
-  it('times the question out and takes the thread on once it is back', async () => {
+  it.each([
+    ['before the question was timed out', 'failInteraction'],
+    ['after the question was timed out, before the thread went on', 'getThread'],
+  ] as const)('times the question out and takes the thread on once it is back: failing %s', async (_, method) => {
     let downUntil = 0;
-    const store = await storeFailing('failInteraction', () => Date.now() < downUntil);
+    const store = await storeFailing(method, () => Date.now() < downUntil);
     const interlock = await createInterlock({ store: { type: 'custom', store } });
     opened.push(interlock);
     const workflow = interlock.registerWorkflow(
@@ -57,9 +60,10 @@ describe('a deadline while the database is unreachable', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(Date.now()).toBeLessThan(downUntil);
 
+    // A read the store fails is no answer yet.
     const thread = await until(
       () => interlock.thread(threadId).catch(() => undefined),
-      (found) => found?.status !== 'waiting',
+      (found) => found !== undefined && found.status !== 'waiting',
       10_000,
     );
     expect(thread?.status).not.toBe('waiting');
