@@ -121,6 +121,9 @@ export class GraphileJobConsumer implements JobConsumer {
   private stopping = false;
   private readonly exitCodeBefore = process.exitCode;
   private restart: ReturnType<typeof setTimeout> | undefined;
+  private restarting: Promise<void> | undefined;
+  /** A runner that stopped taking jobs by itself and may still finish some. */
+  private draining: { stop(): Promise<void>; promise: Promise<void> } | undefined;
   /**
    * The newest breaking migration of the queue's schema once this worker started (until then
    * every announcement is ignored: the runner checks the schema as it starts).
@@ -153,12 +156,19 @@ export class GraphileJobConsumer implements JobConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restart);
-    const runner = this.runner;
+    // A restart under way stops its runner itself (see startRunner); wait for it.
+    await this.restarting?.catch(() => undefined);
+    const runners = [this.runner, this.draining].filter((runner) => runner !== undefined);
     this.runner = undefined;
-    // A runner that stopped by itself (its database connection failed for good) is stopped already.
-    await runner?.stop().catch((error: unknown) => {
-      if (!(error instanceof Error && /already stopped/i.test(error.message))) throw error;
-    });
+    this.draining = undefined;
+    for (const runner of runners) {
+      // A runner that stopped by itself (its database connection failed for good) is stopped already.
+      await runner.stop().catch((error: unknown) => {
+        if (!(error instanceof Error && /already stopped/i.test(error.message))) throw error;
+      });
+      // Its jobs under way finish (a runner shutting down by itself returns from stop() at once).
+      await runner.promise.catch(() => undefined);
+    }
     await this.pool?.end();
     this.pool = undefined;
   }
@@ -186,7 +196,9 @@ export class GraphileJobConsumer implements JobConsumer {
     if (process.exitCode === GRAPHILE_MIGRATED_EXIT && this.exitCodeBefore !== GRAPHILE_MIGRATED_EXIT)
       process.exitCode = this.exitCodeBefore;
     const ended = (error?: unknown) => {
-      if (this.runner === runner) this.runnerEnded(error ?? new Error('the job queue stopped taking jobs'), 1_000);
+      if (this.runner !== runner) return;
+      this.draining = runner;
+      this.runnerEnded(error ?? new Error('the job queue stopped taking jobs'), 1_000);
     };
     runner.promise.then(() => ended(), ended);
   }
@@ -199,7 +211,9 @@ export class GraphileJobConsumer implements JobConsumer {
     const pool = this.pool;
     this.restart = setTimeout(() => {
       if (this.stopping || pool === undefined) return;
-      this.startRunner(pool).catch((failed: unknown) => this.runnerEnded(failed, Math.min(2 * delayMs, 30_000)));
+      this.restarting = this.startRunner(pool).catch((failed: unknown) =>
+        this.runnerEnded(failed, Math.min(2 * delayMs, 30_000)),
+      );
     }, delayMs);
   }
 
@@ -282,11 +296,15 @@ async function guardedPool(
   }
   // graphile-worker's default size (10), or a connection per job and one to listen when more
   // jobs run at once; the pool passes its options to each client it makes.
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max: Math.max(10, concurrency + 1),
     Client: GuardedClient as unknown as new () => import('pg').ClientBase,
   });
+  // An idle client the database dropped (a restart, a proxy) while no runner listens on the
+  // pool, between a runner's stop and the next start: the pool replaces it on demand.
+  pool.on('error', () => undefined);
+  return pool;
 }
 
 function iso(at: number): string {

@@ -72,6 +72,11 @@ export async function listenForChanges(
       await next.end().catch(() => undefined);
       throw error;
     }
+    // Stopped while this connection was being set up: it must not outlive the listener.
+    if (stopped) {
+      await next.end().catch(() => undefined);
+      return;
+    }
     client = next;
     heartbeat = setInterval(() => void next.query('SELECT 1').catch(lost), heartbeatMs);
     heartbeat.unref();
