@@ -109,5 +109,33 @@ describe('ChatDelivery', () => {
     });
     expect(stuck.calls).toHaveLength(3);
     expect(queuedTexts(stuck.memory)).toEqual(['hi']);
+
+    // It may have reached q1 (the thread went on and asks q2): q1 gets it again, which settles it.
+    expect(await stuck.delivery.giveOldest(stuck.memory, asking('q2'))).toBe(true);
+    expect(stuck.calls.map((call) => call.interactionId)).toEqual(['q1', 'q1', 'q1', 'q1']);
+    expect(queuedTexts(stuck.memory)).toEqual([]);
+  });
+
+  it('gives a doubted message to the next question once the one it may have reached turns out answered by another', async () => {
+    const unknown = () => new InterlockError('STORE_OUTCOME_UNKNOWN', 'the commit was cut off');
+    const down = new InterlockError('STORE_UNAVAILABLE', 'the database is unreachable');
+    const { delivery, memory, calls, message } = setUp(unknown(), down, {
+      status: 'already_answered',
+      threadId: 't',
+    });
+    await expect(delivery.deliver(memory, [asking('q1')], message('hello'))).rejects.toBe(down);
+    expect(queuedTexts(memory)).toEqual(['hello']);
+    expect(await delivery.giveOldest(memory, asking('q2'))).toBe(true);
+    expect(calls.map((call) => call.interactionId)).toEqual(['q1', 'q1', 'q1', 'q2']);
+    expect(queuedTexts(memory)).toEqual([]);
+  });
+
+  it('drops a message the engine refuses (not a store failure), so it is not tried for ever', async () => {
+    const refused = new InterlockError('INTERACTION_INVALID_RESPONSE', 'not a valid answer');
+    const { delivery, memory, message } = setUp(refused);
+    await expect(delivery.deliver(memory, [asking('q1')], message('hello'))).rejects.toBe(refused);
+    expect(queuedTexts(memory)).toEqual([]);
+    expect(memory.delivered).toEqual([]);
+    expect(memory.claimed.has('q1')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { InterlockError, type Interlock, type RespondResult } from '@interlock/core';
+import { InterlockError, isStoreFailure, type Interlock, type RespondResult } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { ChatMemory } from './chat-memory.js';
 import type { ChatNotes } from './chat-notes.js';
@@ -36,42 +36,69 @@ export class ChatDelivery {
     return { kind: 'agent', queued: !sent || memory.queue.length > 0 };
   }
 
-  /** Gives the oldest queued message to the question `asking`; true when its answer was stored. */
+  /**
+   * Gives the oldest queued message to the question `asking`; true when its answer was stored.
+   * A message the store could not say it stored (see {@link ChatMemory.inDoubt}) is given to
+   * the question it may have reached first: the same answer again settles it.
+   */
   async giveOldest(memory: ChatMemory, asking: UserInteractionRequest): Promise<boolean> {
     const head = memory.queue.shift();
     if (head === undefined) return false;
+    const doubted = memory.inDoubt?.entryId === head.id ? memory.inDoubt.interactionId : undefined;
+    const target = doubted ?? asking.interactionId;
     // Shown as given while its answer is stored, not as queued.
     const message: DeliveredMessage = { text: head.text, author: head.author, at: head.at };
-    memory.claimed.add(asking.interactionId);
+    memory.claimed.add(target);
     memory.delivered.push(message);
     const putBack = () => {
       memory.delivered.splice(memory.delivered.indexOf(message), 1);
       memory.queue.unshift(head);
     };
+    const tried = { unknown: doubted !== undefined };
     let result: RespondResult;
     try {
-      result = await this.respondSurely(asking.interactionId, message);
+      result = await this.respondSurely(target, message, tried);
     } catch (error) {
-      // Nothing was stored: the question stays open, and the message first in line for it.
-      memory.claimed.delete(asking.interactionId);
-      putBack();
+      if (tried.unknown && isStoreFailure(error)) {
+        // Maybe stored: the message stays first in line, for this question only.
+        memory.inDoubt = { entryId: head.id, interactionId: target };
+        putBack();
+      } else if (isStoreFailure(error)) {
+        // Nothing was stored: the question stays open, and the message first in line for it.
+        memory.claimed.delete(target);
+        putBack();
+      } else {
+        // Refused (not a failure of the store): the message is dropped, and the caller told why.
+        memory.claimed.delete(target);
+        memory.delivered.splice(memory.delivered.indexOf(message), 1);
+      }
       throw error;
     }
+    memory.inDoubt = undefined;
+    if (result.status === 'accepted') return true;
     // Answered or expired meanwhile: that question is gone, the message waits for the next.
-    if (result.status !== 'accepted') putBack();
-    return result.status === 'accepted';
+    putBack();
+    return doubted === undefined ? false : this.giveOldest(memory, asking);
   }
 
   /**
-   * `respond`, repeated while the database cannot say whether the answer was stored: the
-   * same answer again is accepted if it was, so a message never reaches two questions.
+   * `respond`, repeated while the database cannot say whether the answer was stored (a short
+   * pause between tries): the same answer again is accepted if it was, so a message never
+   * reaches two questions. `tried.unknown` tells whether the store was ever unsure.
    */
-  private async respondSurely(interactionId: string, message: DeliveredMessage): Promise<RespondResult> {
+  private async respondSurely(
+    interactionId: string,
+    message: DeliveredMessage,
+    tried: { unknown: boolean },
+  ): Promise<RespondResult> {
     for (let attempt = 1; ; attempt += 1) {
       try {
         return await this.interlock.respond(interactionId, message.text, { responder: message.author });
       } catch (error) {
-        if (attempt === 3 || !InterlockError.is(error) || error.code !== 'STORE_OUTCOME_UNKNOWN') throw error;
+        if (!InterlockError.is(error) || error.code !== 'STORE_OUTCOME_UNKNOWN') throw error;
+        tried.unknown = true;
+        if (attempt === 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }
     }
   }

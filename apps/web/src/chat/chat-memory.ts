@@ -19,6 +19,11 @@ export interface ChatMemory {
   seen: Map<string, SeenApproval>;
   /** ADD_MESSAGE interactions already given a message (by the handler or by `respond`). */
   claimed: Set<string>;
+  /**
+   * The first queued message, when the store could not say whether its answer to a question
+   * was stored (STORE_OUTCOME_UNKNOWN): it is given to that question again, never to another.
+   */
+  inDoubt?: { entryId: string; interactionId: string } | undefined;
   /** The last numbering of the pending approvals (see `numberApprovals`). */
   numbering: string[] | undefined;
   /** When this process first showed each line (the conversation has no times). */

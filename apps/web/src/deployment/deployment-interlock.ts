@@ -34,8 +34,8 @@ export interface DeploymentInterlock {
   chat?: ChatChannel;
   /**
    * Tells the chat of every change the server hears of (its threads run in workers, so only
-   * the store tells); `warn` hears of a queued message that could not be given yet (it is
-   * tried again).
+   * the store tells); `warn` hears of a queued message that could not be given (tried again
+   * when the store failed; dropped when the engine refused it).
    */
   followStore(live: LiveUpdates, warn?: (message: string) => void): void;
   close(): Promise<void>;
@@ -96,7 +96,7 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
       if (chat === undefined) return;
       const report = (error: unknown) =>
         warn(
-          `chat: a queued message was not given to its agent yet: ${error instanceof Error ? error.message : String(error)}`,
+          `chat: a queued message could not be given to its agent: ${error instanceof Error ? error.message : String(error)}`,
         );
       live.subscribe((change) => {
         if (change.kind === 'chat') return;
@@ -107,7 +107,16 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
       });
       // A look that failed (the store was unreachable) is not repeated by any change to come:
       // chats with a queued message look again now and then until their agent took it.
-      relook = setInterval(() => void chat.heardAll().catch(report), RELOOK_MS);
+      let looking = false;
+      relook = setInterval(() => {
+        // A look the store is slow to answer is not joined by the next.
+        if (looking) return;
+        looking = true;
+        void chat
+          .heardAll()
+          .catch(report)
+          .finally(() => (looking = false));
+      }, RELOOK_MS);
       relook.unref();
     },
     async close() {

@@ -127,8 +127,9 @@ export class LiveUpdates {
       const overdue = pending.filter((request) => request.deadline !== null && Date.parse(request.deadline) <= now);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- stop() may run during the await
       if (overdue.length > 0 && this.options.expireDeadlines && !this.stopped) {
-        await this.interlock.expireOverdue();
+        // Noted first: if timing out fails part-way, the threads already timed out still go on.
         for (const request of overdue) this.toContinue.add(request.threadId);
+        await this.interlock.expireOverdue();
         for (const request of overdue)
           this.publish({
             kind: 'interaction',
