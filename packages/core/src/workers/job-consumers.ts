@@ -265,8 +265,15 @@ type TaskList = Record<
 
 /** What a failure of the queue itself (not of one job) is reported as: a job of no thread. */
 export function queueJob(key: 'take' | 'queue'): ThreadJob {
-  return { kind: 'continue', threadId: '-', workflowId: '-', runAt: new Date(0).toISOString(), key };
+  return { kind: 'continue', threadId: QUEUE, workflowId: QUEUE, runAt: new Date(0).toISOString(), key };
 }
+
+/** Whether a reported job stands for the queue itself (see {@link queueJob}). */
+export function isQueueJob(job: ThreadJob): boolean {
+  return job.threadId === QUEUE;
+}
+
+const QUEUE = '-';
 
 /**
  * graphile-worker's pool, with one change. graphile-worker announces a breaking migration of

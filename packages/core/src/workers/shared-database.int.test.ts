@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { dropSchemas } from '../__fixtures__/postgres-schemas.js';
+import { until } from '../__fixtures__/until.js';
 import { createInterlock, createWorker, openStore, servedWorkflows, type Interlock } from '../index.js';
 import type { ThreadJob } from './thread-jobs.js';
 
@@ -17,16 +19,7 @@ const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-afterAll(async () => {
-  if (url === undefined) return;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  for (const schema of schemas) {
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
-  }
-  await admin.end();
-});
+afterAll(() => dropSchemas(url, schemas));
 
 /** Asks for a message, then ends with it. */
 const ECHO = {
@@ -56,21 +49,6 @@ const ECHO = {
 function storeIn(schema: string) {
   schemas.push(schema);
   return { type: 'postgres' as const, url: url ?? '', schema };
-}
-
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 15_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** A worker serving ECHO and an answerer, on one schema; `failures` collects what the worker reports. */
@@ -104,12 +82,14 @@ async function roundTrip(answerer: Interlock, said: string): Promise<unknown> {
     'the worker to ask',
     async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
     (pending) => pending.length > 0,
+    15_000,
   );
   await answerer.respond(question?.interactionId ?? '', said);
   const thread = await until(
     'the worker to finish the thread',
     () => answerer.thread(handle.threadId),
     (found) => found?.status === 'completed' || found?.status === 'failed',
+    15_000,
   );
   return thread?.output;
 }
@@ -145,6 +125,7 @@ describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (
         'the worker to refuse the newer schema',
         async () => failures,
         (seen) => seen.some((failure) => failure.includes('unsafe to continue')),
+        15_000,
       );
       const handle = await answerer.start('echo');
       await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -169,6 +150,7 @@ describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (
         'the workflow to be offered again',
         async () => (await servedWorkflows(store, Date.now())).map((served) => served.workflowId),
         (served) => served.includes('echo'),
+        15_000,
       );
     } finally {
       await admin.end();

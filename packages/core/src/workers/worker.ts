@@ -6,7 +6,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
 import { openStore, type StoreOptions } from '../persistence/open-store.js';
-import { GraphileJobConsumer, queueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
+import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
@@ -224,7 +224,7 @@ function offerWhileRunning(
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  if (job.threadId === queueJob('queue').threadId) {
+  if (isQueueJob(job)) {
     process.stderr.write(`interlock worker: the job queue (${job.key}): ${message}\n`);
     return;
   }

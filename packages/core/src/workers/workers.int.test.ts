@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../__fixtures__/until.js';
 import { assertBuilt } from '../crash/__fixtures__/crash-harness.js';
 import {
   deployWorkflow,
@@ -39,22 +40,6 @@ async function startWorkers(
   running.push(...workers);
   await Promise.all(workers.map((worker) => worker.printed('WORKER-READY')));
   return workers;
-}
-
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 describe.each(STORES)('workers on %s (issue 12)', (storeName) => {

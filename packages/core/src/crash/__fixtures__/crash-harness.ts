@@ -4,7 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type InteractionRecord, type StoreOptions, type ThreadRecord } from '../../index.js';
 import type { ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
 
@@ -30,15 +30,8 @@ export function assertBuilt(): void {
 }
 
 /** Drops the PostgreSQL schemas of every run so far. */
-export async function dropRunSchemas(): Promise<void> {
-  if (!postgresUrl || schemas.length === 0) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  try {
-    for (const schema of schemas.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.end();
-  }
+export function dropRunSchemas(): Promise<void> {
+  return dropSchemas(postgresUrl, schemas);
 }
 
 export type StoreName = 'SQLite' | 'PostgreSQL';

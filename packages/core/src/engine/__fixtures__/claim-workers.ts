@@ -4,7 +4,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type ICheckpointStore, type StoreOptions } from '../../index.js';
 
 /*
@@ -65,15 +65,8 @@ export async function newScenario(storeName: StoreName): Promise<Scenario> {
 }
 
 /** Drops the PostgreSQL schemas of every scenario so far. */
-export async function dropScenarioSchemas(): Promise<void> {
-  if (!postgresUrl || schemas.length === 0) return;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  try {
-    for (const schema of schemas.splice(0)) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  } finally {
-    await admin.end();
-  }
+export function dropScenarioSchemas(): Promise<void> {
+  return dropSchemas(postgresUrl, schemas);
 }
 
 export interface WorkerResult {

@@ -1,6 +1,7 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import pg from 'pg';
 import { afterAll, afterEach, describe, it } from 'vitest';
+import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
+import { until } from '../../__fixtures__/until.js';
 import { threadRecord } from '../../testing/conformance/store-records.js';
 import type { StoreChange } from '../checkpoint-store.js';
 import { listenForChanges } from './change-listener.js';
@@ -20,14 +21,7 @@ const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
-afterAll(async () => {
-  if (url === undefined) return;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
-  await admin.end();
-});
+afterAll(() => dropSchemas(url, [schema]));
 
 /** A TCP proxy to PostgreSQL; `silence()` makes every connection open now carry nothing, both ways, without closing it. */
 async function silencingProxy(target: URL): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
@@ -65,14 +59,6 @@ async function silencingProxy(target: URL): Promise<{ url: string; silence(): vo
   };
 }
 
-async function until(what: string, done: () => boolean, timeoutMs: number): Promise<void> {
-  const started = Date.now();
-  while (!done()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe.runIf(url !== undefined)('listening for changes over a connection that goes silent', () => {
   it('finds the silent connection with its heartbeat, connects again, and reports a resync', async () => {
     const store = await createTypeormStore({ type: 'postgres', url: url ?? '', schema });
@@ -86,17 +72,28 @@ describe.runIf(url !== undefined)('listening for changes over a connection that 
     closers.push(() => listening.stop());
 
     await store.createThread(threadRecord({ threadId: 'before' }));
-    await until('the first change', () => heard.some((change) => change.table === 'threads'), 5_000);
+    await until(
+      'the first change',
+      async () => heard,
+      (seen) => seen.some((change) => change.table === 'threads'),
+      5_000,
+    );
 
     proxy.silence();
     await store.createThread(threadRecord({ threadId: 'during' }));
     // The change was made while the old connection was silent: it is not heard as such, but
     // the listener finds the connection dead, listens on a new one, and says to read again.
-    await until('a resync', () => heard.some((change) => change.table === '*'), 10_000);
+    await until(
+      'a resync',
+      async () => heard,
+      (seen) => seen.some((change) => change.table === '*'),
+      10_000,
+    );
     await store.createThread(threadRecord({ threadId: 'after' }));
     await until(
       'a change on the new connection',
-      () => heard.some((change) => change.table === 'threads' && change.threadId === 'after'),
+      async () => heard,
+      (seen) => seen.some((change) => change.table === 'threads' && change.threadId === 'after'),
       5_000,
     );
   }, 30_000);
