@@ -144,7 +144,15 @@ async function chatDeployment({ listenAfterMs = 0, worker = true, on = 'PostgreS
   );
   const transcript = async (chatId: string) =>
     (await api(baseUrl, token, `/api/chats/${chatId}/messages`)).body.entries as Entry[];
-  return { baseUrl, token, transcript, web, warnings };
+  /** Waits (15 s at most) for an agent's line in the chat that matches `pattern`. */
+  const untilAgentSays = (chatId: string, pattern: RegExp) =>
+    until(
+      `the agent to say ${String(pattern)}`,
+      () => transcript(chatId),
+      (entries) => said(entries, 'assistant', pattern),
+      15_000,
+    );
+  return { baseUrl, token, transcript, untilAgentSays, web, warnings };
 }
 
 const said = (entries: Entry[], role: string, pattern: RegExp) =>
@@ -155,7 +163,7 @@ describe('the chat of a deployment (issue 12)', () => {
     'runs its agent in a worker on %s: messages reach it, and a "yes" in the chat approves the refund, which runs in the worker',
     async (on) => {
       refunds.length = 0;
-      const { baseUrl, token, transcript } = await chatDeployment({ on });
+      const { baseUrl, token, transcript, untilAgentSays } = await chatDeployment({ on });
 
       // The chat's workflow is started from the chat, not from the page.
       expect((await api(baseUrl, token, '/api/workflows')).body.workflows).toEqual([]);
@@ -165,12 +173,7 @@ describe('the chat of a deployment (issue 12)', () => {
 
       // Sent before the worker reached the question: queued, then given to the agent once it asks.
       await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'hello' });
-      await until(
-        'the agent to answer',
-        () => transcript(chatId),
-        (entries) => said(entries, 'assistant', /You said: hello/),
-        15_000,
-      );
+      await untilAgentSays(chatId, /You said: hello/);
 
       await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'refund A-7' });
       await until(
@@ -182,12 +185,7 @@ describe('the chat of a deployment (issue 12)', () => {
       expect(refunds).toEqual([]);
       const reply = await api(baseUrl, token, `/api/chats/${chatId}/messages`, { text: 'yes' });
       expect(reply.body.result).toMatchObject({ kind: 'approval', decision: 'approve' });
-      await until(
-        'the agent to report the refund',
-        () => transcript(chatId),
-        (entries) => said(entries, 'assistant', /Done: \[SUCCESS\] refunded A-7/),
-        15_000,
-      );
+      await untilAgentSays(chatId, /Done: \[SUCCESS\] refunded A-7/);
       expect(refunds).toEqual(['A-7']);
     },
     60_000,
@@ -204,7 +202,7 @@ describe('the chat of a deployment (issue 12)', () => {
   it('gives a queued message to the agent even when the worker asked before the server listened for changes', async () => {
     // The server serves at once; its listening for store changes comes up 3 s later. The
     // worker asks for the chat's next message in that gap: a resync must catch it.
-    const { baseUrl, token, transcript } = await chatDeployment({ listenAfterMs: 3_000 });
+    const { baseUrl, token, untilAgentSays } = await chatDeployment({ listenAfterMs: 3_000 });
     const opened = await api(baseUrl, token, '/api/chats', {});
     expect(opened, JSON.stringify(opened.body)).toMatchObject({ status: 201 });
     const { chatId } = opened.body as { chatId: string };
@@ -212,17 +210,11 @@ describe('the chat of a deployment (issue 12)', () => {
       kind: 'agent',
       queued: true,
     });
-    await until(
-      'the agent to answer',
-      () => transcript(chatId),
-      (entries) => said(entries, 'assistant', /You said: hello/),
-      // Once in a loaded CI run the answer took longer than 15 s to reach the agent (cause not found).
-      45_000,
-    );
+    await untilAgentSays(chatId, /You said: hello/);
   }, 60_000);
 
   it('gives a queued message to the agent on a later look when the store failed as the agent asked', async () => {
-    const { baseUrl, token, transcript, web, warnings } = await chatDeployment();
+    const { baseUrl, token, transcript, untilAgentSays, web, warnings } = await chatDeployment();
     // The web server's answers fail (its database is unreachable) until the worker has asked
     // and every change it made was heard: no change to come would tell the chat to try again.
     const respond = web.interlock.respond.bind(web.interlock);
@@ -240,11 +232,6 @@ describe('the chat of a deployment (issue 12)', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(said(await transcript(chatId), 'user', /hello/)).toBe(true);
     reachable = true;
-    await until(
-      'the agent to answer',
-      () => transcript(chatId),
-      (entries) => said(entries, 'assistant', /You said: hello/),
-      15_000,
-    );
+    await untilAgentSays(chatId, /You said: hello/);
   }, 60_000);
 });
