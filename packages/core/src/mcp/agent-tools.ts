@@ -51,8 +51,8 @@ const UNKNOWN: AgentToolShape = {
 
 /**
  * The tool Interlock decides about when an agent asks about `name`: arguments are any JSON
- * object (the agent checks its own schema), and "running" it only hands back the arguments
- * a person approved (maybe edited).
+ * object (the agent checks its own schema). It is only ever decided about (a `decideOnly`
+ * TOOL node hands back the arguments a person approved, maybe edited): running it is refused.
  */
 export function agentTool(
   name: string,
@@ -84,7 +84,10 @@ export function agentTool(
             workspacePath(argumentText(args[shape.writes as string]), workspaceRoot),
           ],
         }),
-    execute: async (args) => args,
+    execute: () =>
+      Promise.reject(
+        new Error(`${name} is an agent's tool: Interlock decides about it and never runs it (a decideOnly TOOL node)`),
+      ),
   };
 }
 

@@ -34,7 +34,8 @@ export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
     {
       id: MCP_PERMISSION_WORKFLOW_ID,
       name: "An agent's tool call, decided by Interlock",
-      version: '1',
+      // 2: the call is decided only, never run (decideOnly).
+      version: '2',
       variables: [
         { name: 'toolName', scope: 'thread' },
         { name: 'toolInput', scope: 'thread' },
@@ -46,7 +47,12 @@ export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
         {
           id: 'decide',
           type: 'TOOL',
-          config: { tool: '{{ toolName }}', argumentsFrom: 'toolInput', outputVariable: 'approvedInput' },
+          config: {
+            tool: '{{ toolName }}',
+            argumentsFrom: 'toolInput',
+            outputVariable: 'approvedInput',
+            decideOnly: true,
+          },
         },
         end('{{ approvedInput }}'),
       ],

@@ -305,6 +305,30 @@ describe('ToolCallPipeline', () => {
     });
   });
 
+  it('a decideOnly TOOL node hands back the approved (edited) arguments and never runs the tool (F50)', async () => {
+    const { handler } = await setUp({ answers: [{ input: { approved: true, editedParameters: { text: 'edited' } } }] });
+    effects.length = 0;
+    const workflow = interlock!.registerWorkflow(
+      linearWorkflow(
+        [
+          {
+            id: 'decide',
+            type: 'TOOL',
+            config: { tool: 'note', arguments: { text: 'proposed' }, outputVariable: 'output', decideOnly: true },
+          },
+        ],
+        { id: 'decide-only' },
+      ),
+    );
+    expect(await (await interlock!.start(workflow, { channel: 'cli' })).done()).toMatchObject({
+      status: 'completed',
+      output: { text: 'edited' },
+    });
+    expect(handler.requests[0]?.toolApproval?.toolParameters).toEqual({ text: 'proposed' });
+    expect(effects).toEqual([]);
+    expect((await interlock!.audit()).map((entry) => entry.outcome)).toEqual(['allow']);
+  });
+
   it('explain() dry-runs the pipeline and names the rule path (F42)', async () => {
     await setUp({ approval: { mode: 'autoEdit' } });
     expect(interlock!.explain({ toolName: 'note', arguments: { text: 'x' } })).toMatchObject({

@@ -20,6 +20,7 @@ import { TurnRecorder } from './turn-recorder.js';
 import {
   abandon,
   awaitAnswer,
+  finish,
   isAwaiting,
   type AwaitingCall,
   type ReadyCall,
@@ -161,7 +162,9 @@ export class ToolCallPipeline {
       ready.map(async (index) => {
         const call = turn.calls[index] as ReadyCall;
         turn.calls[index] = this.recorder.report(
-          await this.execution.run(call, this.tools.find(call.name), context, options.nodeId),
+          options.decideOnly === true
+            ? finish(call, 'SUCCESS', call.finalArguments)
+            : await this.execution.run(call, this.tools.find(call.name), context, options.nodeId),
           context,
           options.nodeId,
         );

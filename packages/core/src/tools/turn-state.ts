@@ -201,4 +201,6 @@ export interface TurnOptions {
   nodeId: string;
   /** The tools this node offers; a call to any other is NOT_FOUND. */
   allowedTools: readonly string[];
+  /** Decide only: an approved call ends SUCCESS with its approved arguments as output, and never runs. */
+  decideOnly?: boolean;
 }

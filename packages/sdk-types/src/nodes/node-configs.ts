@@ -47,6 +47,13 @@ export const ToolNodeConfig = z
     /** Takes the whole arguments object from this variable instead (it must hold an object). */
     argumentsFrom: VariableName.optional(),
     outputVariable: VariableName.optional(),
+    /**
+     * Decide only, never run: the call goes through the approval pipeline (rules, modes, a
+     * person) and the node's output is the arguments it was approved with (an approver's edit
+     * included); the tool's `execute` is never called, whatever tool the name resolves to.
+     * An approval service (`interlock mcp serve`, the framework adapters) decides this way.
+     */
+    decideOnly: z.boolean().default(false),
   })
   .refine((config) => config.argumentsFrom === undefined || Object.keys(config.arguments).length === 0, {
     message: 'a TOOL node takes its arguments from `arguments` or from `argumentsFrom`, not both',

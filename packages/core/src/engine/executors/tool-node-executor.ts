@@ -36,6 +36,7 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
     const progress = await this.pipeline.run(turn, context, {
       nodeId: node.id,
       allowedTools: turn.calls.map((call) => call.name),
+      decideOnly: node.config.decideOnly,
     });
     if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
     if (progress === 'cancelled') {
