@@ -105,36 +105,47 @@ export {
 } from './policy/shell/index.js';
 export { canonicalJson, hashArguments } from './policy/canonical-arguments.js';
 export { MessageBus, type ToolApprovalBusRequest } from './policy/message-bus.js';
-export { verifyAuditChain, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
+export {
+  verifyAuditChain,
+  type AuditAnchor,
+  type AuditEntry,
+  type AuditEntryInput,
+  type AuditEvidence,
+  type AuditThreadHead,
+  type AuditVerification,
+} from './audit/audit-log.js';
+export { auditDigest, auditLink, nextAnchor } from './audit/audit-chain.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export { anthropic, type AnthropicOptions } from './llm/anthropic.js';
 export type {
   ICheckpointStore,
-  ThreadStore,
-  ClaimStore,
-  InteractionStore,
-  GlobalVariableStore,
-  ToolExecutionStore,
-  AuditStore,
-  ApprovalMemoryStore,
-  DefinitionStore,
-  JobStore,
+  StoredThread,
+  StoredAuditEvidence,
   ThreadRecord,
   ThreadStatus,
   InteractionRecord,
   InteractionResponseRecord,
-  RecordResponseResult,
   StoreChange,
   Frame,
   LoopState,
   AuditHead,
   ClaimFence,
-  ClaimResult,
   ThreadLease,
   ToolExecutionRecord,
   ToolExecutionStatus,
+  UnitOfWork,
+  CommitResult,
+  Conflict,
+  ThreadChange,
+  ClaimChange,
+  InteractionChange,
+  ToolCallChange,
+  ToolCallDraft,
+  GlobalChange,
+  AuditDraft,
 } from './persistence/checkpoint-store.js';
+export { isEmptyUnit } from './persistence/unit-of-work.js';
 export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
 export { interpretInput } from './interaction/interpret-input.js';
 export { renderTemplate, evaluateExpression } from './expressions/expressions.js';

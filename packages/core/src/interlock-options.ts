@@ -73,6 +73,12 @@ export interface InterlockOptions {
    * this way.
    */
   continueIn?: ContinueIn;
+  /**
+   * How often (ms) this instance anchors the audit log: seals the entries stored since the
+   * last anchor, so entries removed, added or changed before it are found by verification
+   * (docs/persistence.md). Default 60 000; 0 never (another process may).
+   */
+  auditAnchorMs?: number;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
   recoverOnStart?: boolean;
   /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */

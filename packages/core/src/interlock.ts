@@ -71,6 +71,23 @@ export class Interlock {
     this.messageBus = messageBus;
   }
 
+  /** Stops the audit's periodic anchoring (set by createInterlock). */
+  private stopAnchoring: (() => void) | undefined;
+
+  /** Anchors the audit every `everyMs` until closed (0: never). */
+  anchorEvery(everyMs: number): void {
+    if (everyMs <= 0 || this.stopAnchoring !== undefined) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const tick = () => {
+      timer = setTimeout(() => {
+        void this.auditLog.anchor().catch(() => undefined).finally(tick);
+      }, everyMs);
+      timer.unref();
+    };
+    this.stopAnchoring = () => clearTimeout(timer);
+    tick();
+  }
+
   /**
    * Dry-runs the approval pipeline for a hypothetical call (F42): the decision and the path
    * of rules that led to it. Nothing runs and nothing is remembered.
@@ -117,7 +134,7 @@ export class Interlock {
     const interaction = await this.store.getInteraction(attempt.interactionId);
     if (!interaction) return undefined;
     const approval = interaction.request.toolApproval;
-    return this.auditLog.append({
+    const draft = this.auditLog.draft({
       threadId: interaction.threadId,
       toolCallId: approval?.toolCallId ?? attempt.interactionId,
       toolName: approval?.toolName ?? `(${interaction.request.operationType})`,
@@ -129,6 +146,17 @@ export class Interlock {
       stage: approval?.stage ?? 'execution',
       originalArguments: approval?.toolParameters ?? {},
     });
+    const result = await this.store.commit({ audit: [draft] });
+    return result.status === 'committed' ? result.audit[0] : undefined;
+  }
+
+  /**
+   * Seals the audit entries stored since the last anchor (see docs/persistence.md, "The
+   * audit chains"); an Interlock does it by itself every `auditAnchorMs`. Returns whether it
+   * anchored (nothing new, or another process anchored first: false).
+   */
+  anchorAudit(): Promise<boolean> {
+    return this.auditLog.anchor();
   }
 
   /** Checks the audit trail's hash chain (F45). */
@@ -206,6 +234,7 @@ export class Interlock {
 
   /** Stops this instance's runs (threads stay resumable in the store) and closes the store. */
   async close(): Promise<void> {
+    this.stopAnchoring?.();
     await this.runner.close();
     await Promise.all(this.resources.map((resource) => resource.close()));
     await this.store.close();
@@ -242,12 +271,6 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     );
   }
   const store = await openStore(options.store ?? { type: 'memory' });
-  if (continueIn !== 'this-process' && store.scheduleJobs === undefined) {
-    throw new InterlockError(
-      'INVALID_OPTIONS',
-      `continueIn "${continueIn}" needs a store that holds jobs: the SQLite store or PostgreSQL`,
-    );
-  }
   container.bind(TYPES.CheckpointStore).toConstantValue(store);
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   // A process that runs no thread holds none of the tools its workflows name: only workers check them.
@@ -293,6 +316,20 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     container.get(TYPES.MessageBus),
     mcp === undefined ? [] : [mcp],
   );
+  containers.set(interlock, container);
   if (options.recoverOnStart !== false) await interlock.expireOverdue();
+  interlock.anchorEvery(options.auditAnchorMs ?? DEFAULT_AUDIT_ANCHOR_MS);
   return interlock;
+}
+
+/** How often an Interlock anchors the audit by default (ms). */
+export const DEFAULT_AUDIT_ANCHOR_MS = 60_000;
+
+const containers = new WeakMap<Interlock, Container>();
+
+/** The container an Interlock was built with (for `createWorker`, which uses the same services). @internal */
+export function containerOf(interlock: Interlock): Container {
+  const container = containers.get(interlock);
+  if (container === undefined) throw new InterlockError('INTERNAL', 'this Interlock was not made by createInterlock');
+  return container;
 }

@@ -1,7 +1,16 @@
-import { createHash } from 'node:crypto';
 import type { ApprovalStage } from '@interlock/sdk-types';
-import type { AuditHead, ClaimFence, ICheckpointStore } from '../persistence/checkpoint-store.js';
-import { canonicalJson } from '../policy/canonical-arguments.js';
+import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { AuditDraft } from '../persistence/unit-of-work.js';
+import { auditDigest, nextAnchor, verifyAuditChain, type AuditVerification } from './audit-chain.js';
+
+export {
+  verifyAuditChain,
+  type AuditAnchor,
+  type AuditEvidence,
+  type AuditHead,
+  type AuditThreadHead,
+  type AuditVerification,
+} from './audit-chain.js';
 
 /** One decision about a tool call (F33): who or which rule, what, when, why. */
 export interface AuditEntryInput {
@@ -24,76 +33,72 @@ export interface AuditEntryInput {
 }
 
 export interface AuditEntry extends AuditEntryInput {
+  /** Where the store put it among all entries: increasing in the order they were stored (not hashed). */
   sequence: number;
+  /** Its position in its thread's chain, from 1 (absent on entries of the older global chain). */
+  threadSequence?: number;
   at: string;
+  /** The hash of the thread's entry before it (64 zeros for the first). */
   previousHash: string;
   hash: string;
 }
 
-export type AuditVerification = { valid: true; entries: number } | { valid: false; brokenAt: number; reason: string };
-
-const GENESIS = '0'.repeat(64);
+/**
+ * How long an entry's sequence is left out of anchors after it was first seen: a store that
+ * hands out sequences before its transaction commits (PostgreSQL) may commit a lower one
+ * after a higher one, within a statement's time.
+ */
+const ANCHOR_SETTLE_MS = 30_000;
 
 /**
- * The append-only, hash-chained audit trail (F33, F45), kept in the store: each entry's
- * hash covers its content and the previous entry's hash, so changing or removing any entry
- * breaks `verify()`.
+ * The append-only, hash-chained audit trail (F33, F45; see audit-chain.ts): entries are
+ * written as part of the unit of work of the durability point that made the decision, so
+ * this class only drafts them, reads them, verifies them and anchors them.
  */
 export class AuditLog {
+  /** The highest sequence seen at the last look, and when: anchored at the next look past the settle time. */
+  private seen: { sequence: number; at: number } | undefined;
+
   constructor(
     private readonly store: ICheckpointStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Appends an entry; a run's entries carry its claim's fence, so a process that lost the claim adds none. */
-  append(input: AuditEntryInput, fence?: ClaimFence): Promise<AuditEntry> {
-    const at = new Date(this.now()).toISOString();
-    return this.store.appendAuditEntry((previous) => {
-      const body = { ...input, sequence: (previous?.sequence ?? 0) + 1, at, previousHash: previous?.hash ?? GENESIS };
-      return { ...body, hash: hashEntry(body) };
-    }, fence);
+  /** An entry ready to go into a unit of work: stamped now, with its content's digest. */
+  draft(input: AuditEntryInput): AuditDraft {
+    const entry = { ...input, at: new Date(this.now()).toISOString() };
+    return { entry, digest: auditDigest(entry) };
   }
 
   list(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
     return this.store.listAuditEntries(filter);
   }
 
-  /** Checks the whole chain as stored, and that it ends at the head kept apart from it (a removed tail is found). */
+  /** Checks every chain as stored, that each thread ends at its head, and the anchors. */
   async verify(): Promise<AuditVerification> {
-    const [entries, head] = await Promise.all([this.store.listAuditEntries(), this.store.getAuditHead()]);
-    return verifyAuditChain(entries, head ?? null);
+    const [entries, evidence] = await Promise.all([this.store.listAuditEntries(), this.store.readAuditEvidence()]);
+    return verifyAuditChain(entries, evidence);
   }
-}
 
-/**
- * Checks a chain of entries, e.g. an exported one. With `head` (the store's head, or null
- * for a store that records none yet), the chain must also end exactly there: entries cut
- * off the end, or all of them, are reported.
- */
-export function verifyAuditChain(entries: readonly AuditEntry[], head?: AuditHead | null): AuditVerification {
-  let previousHash = GENESIS;
-  for (const [index, entry] of entries.entries()) {
-    const { hash, ...body } = entry;
-    if (entry.sequence !== index + 1)
-      return { valid: false, brokenAt: index + 1, reason: 'an entry is missing or out of order' };
-    if (entry.previousHash !== previousHash)
-      return { valid: false, brokenAt: entry.sequence, reason: 'the chain is broken' };
-    if (hashEntry(body) !== hash) return { valid: false, brokenAt: entry.sequence, reason: 'the entry was changed' };
-    previousHash = hash;
+  /**
+   * Seals the entries stored since the last anchor, up to those seen at the previous call
+   * at least `ANCHOR_SETTLE_MS` ago (so an entry whose transaction was still open is never
+   * left out). Another process anchoring at the same time wins; this call then does nothing.
+   * Returns whether it anchored.
+   */
+  async anchor(): Promise<boolean> {
+    const now = this.now();
+    const { anchors } = await this.store.readAuditEvidence();
+    const last = anchors.at(-1);
+    const after = await this.store.listAuditEntries({ after: last?.through ?? 0 });
+    const newest = after.at(-1)?.sequence;
+    const settled = this.seen !== undefined && now - this.seen.at >= ANCHOR_SETTLE_MS ? this.seen.sequence : undefined;
+    if (newest !== undefined && (this.seen === undefined || settled !== undefined)) this.seen = { sequence: newest, at: now };
+    if (settled === undefined) return false;
+    const covered = after.filter((entry) => entry.sequence <= settled && entry.threadSequence !== undefined);
+    if (covered.length === 0) return false;
+    const anchor = nextAnchor(last, covered, new Date(now).toISOString());
+    const result = await this.store.commit({ anchor });
+    return result.status === 'committed';
   }
-  if (head !== undefined) {
-    const last = entries.at(-1);
-    if ((head?.sequence ?? 0) !== (last?.sequence ?? 0) || (head !== null && head.hash !== last?.hash)) {
-      return {
-        valid: false,
-        brokenAt: (last?.sequence ?? 0) + 1,
-        reason: `the log ends at entry ${last?.sequence ?? 0} but its head records entry ${head?.sequence ?? 0}: entries were removed from the end`,
-      };
-    }
-  }
-  return { valid: true, entries: entries.length };
-}
-
-function hashEntry(body: Omit<AuditEntry, 'hash'>): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }

@@ -5,16 +5,19 @@ import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import type { ModelProvider, ModelResponse } from '../llm/model-provider.js';
-import type { ToolCallPipeline } from '../tools/tool-call-pipeline.js';
+import { appendMessages, withNodeState } from '../engine/transitions.js';
+import type { ToolCallPipeline, TurnLens } from '../tools/tool-call-pipeline.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import { newTurnCall, type TurnState } from '../tools/turn-state.js';
 
-/** What an LLM node keeps between rounds (checkpointed, so a wait for approval resumes here). */
+type LlmTurn = TurnState & { text: string };
+
+/** What an LLM node keeps between rounds (part of the thread, so a wait for approval resumes here). */
 interface LlmNodeState {
   round: number;
   toolCallCount: number;
   /** The model turn whose tool calls are being decided or run. */
-  turn: (TurnState & { text: string }) | null;
+  turn: LlmTurn | null;
 }
 
 /**
@@ -43,19 +46,16 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`,
       );
     }
-    let state = context.nodeState<LlmNodeState>();
-    if (!state) {
-      if (config.prompt !== undefined) {
-        context.thread.conversation.push({
-          role: 'user',
-          content: stringify(renderTemplate(config.prompt, context.scopes.all())),
-          nodeId: node.id,
-        });
-      }
-      state = { round: 0, toolCallCount: 0, turn: null };
-      context.setNodeState(state);
+    if (!context.nodeState<LlmNodeState>()) {
+      const prompt: Message[] =
+        config.prompt === undefined
+          ? []
+          : [{ role: 'user', content: stringify(renderTemplate(config.prompt, context.scopes.all())), nodeId: node.id }];
+      const initial: LlmNodeState = { round: 0, toolCallCount: 0, turn: null };
+      await context.apply({ next: withNodeState(appendMessages(context.thread, ...prompt), initial) });
     }
     for (;;) {
+      const state = context.nodeState<LlmNodeState>() as LlmNodeState;
       if (!state.turn) {
         if (state.round >= config.maxRounds) {
           throw new InterlockError(
@@ -65,13 +65,19 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         }
         if (context.signal.aborted)
           throw new InterlockError('INTERNAL', 'the run was stopped before the next model call');
-        state.round += 1;
-        const response = await this.callModel(node, model, state.round, context);
+        const round = state.round + 1;
+        const response = await this.callModel(node, model, round, context);
         const calls = response.toolCalls ?? [];
         if (calls.length === 0) {
-          context.thread.conversation.push({ role: 'assistant', content: response.text, nodeId: node.id });
-          if (config.outputVariable !== undefined) context.scopes.set(config.outputVariable, response.text);
-          return { kind: 'next' };
+          const answer: Message = { role: 'assistant', content: response.text, nodeId: node.id };
+          return {
+            kind: 'next',
+            complete: (scopes) => {
+              if (config.outputVariable !== undefined)
+                scopes.set(config.outputVariable, response.text, undefined, { blind: true });
+              return { update: (thread) => appendMessages(thread, answer) };
+            },
+          };
         }
         if (state.toolCallCount + calls.length > config.maxToolCalls) {
           throw new InterlockError(
@@ -79,17 +85,22 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
             `LLM node "${node.id}" would exceed maxToolCalls (${config.maxToolCalls}) with ${calls.length} more calls: raise maxToolCalls`,
           );
         }
-        state.toolCallCount += calls.length;
-        state.turn = { text: response.text, calls: calls.map(newTurnCall) };
-        // The model's proposal is stored before anything is decided or run: resume never re-asks the model.
-        await context.checkpoint();
+        // The model's proposal is part of the thread from now on; it is stored with the next
+        // durability point (before anyone is asked, before a tool runs): resume never re-asks the model then.
+        await context.apply({
+          next: withNodeState(context.thread, {
+            round,
+            toolCallCount: state.toolCallCount + calls.length,
+            turn: { text: response.text, calls: calls.map(newTurnCall) },
+          } satisfies LlmNodeState),
+        });
       }
-      const progress = await this.pipeline.run(state.turn, context, { nodeId: node.id, allowedTools: config.tools });
+      const progress = await this.pipeline.run(context, { nodeId: node.id, allowedTools: config.tools }, TURN_OF_LLM_NODE);
       if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
-      this.closeTurn(node.id, state.turn, context);
-      state.turn = null;
+      const current = context.nodeState<LlmNodeState>() as LlmNodeState;
+      const turn = current.turn as LlmTurn;
+      await context.apply({ next: appendMessages(withNodeState(context.thread, { ...current, turn: null }), ...this.closeTurn(node.id, turn)) });
       if (progress === 'cancelled') return { kind: 'cancelled', reason: cancelReason(context.signal) };
-      context.checkpointLater();
     }
   }
 
@@ -139,20 +150,21 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
   }
 
   /**
-   * Writes a finished turn into the conversation by the rules of ARCHITECTURE.md: the
-   * assistant message with the arguments that really ran, exactly one tool message per
-   * call in order, then the approvers' instructions as one user message.
+   * The messages of a finished turn, by the rules of ARCHITECTURE.md: the assistant message
+   * with the arguments that really ran, exactly one tool message per call in order, then the
+   * approvers' instructions as one user message.
    */
-  private closeTurn(nodeId: string, turn: TurnState & { text: string }, context: NodeExecutionContext): void {
-    const { conversation } = context.thread;
-    conversation.push({
-      role: 'assistant',
-      content: turn.text,
-      toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.finalArguments })),
-      nodeId,
-    });
+  private closeTurn(nodeId: string, turn: LlmTurn): Message[] {
+    const messages: Message[] = [
+      {
+        role: 'assistant',
+        content: turn.text,
+        toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.finalArguments })),
+        nodeId,
+      },
+    ];
     for (const call of turn.calls) {
-      conversation.push({
+      messages.push({
         role: 'tool',
         toolCallId: call.id,
         content: call.phase === 'done' ? call.content : '[ERROR] the call did not finish',
@@ -162,9 +174,23 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
     const instructions = turn.calls
       .filter((call) => call.userInstruction !== undefined && this.tools.find(call.name)?.category !== 'ask')
       .map((call) => call.userInstruction);
-    if (instructions.length > 0) conversation.push({ role: 'user', content: instructions.join('\n'), nodeId });
+    if (instructions.length > 0) messages.push({ role: 'user', content: instructions.join('\n'), nodeId });
+    return messages;
   }
 }
+
+/** Where an LLM node keeps the turn being decided or run. */
+const TURN_OF_LLM_NODE: TurnLens = {
+  get: (thread) => {
+    const turn = (thread.activeNode?.state as LlmNodeState | undefined)?.turn;
+    if (!turn) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no turn under way`);
+    return turn;
+  },
+  set: (thread, turn) => {
+    const state = thread.activeNode?.state as LlmNodeState;
+    return withNodeState(thread, { ...state, turn: { ...(state.turn as LlmTurn), ...turn } });
+  },
+};
 
 function cancelReason(signal: AbortSignal): string {
   return typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled';

@@ -1,25 +1,37 @@
 import { inject, injectable, multiInject } from 'inversify';
 import type { NodeType, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-types';
 import { TYPES } from '../di/tokens.js';
-import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
+import { InterlockError, isStoreFailure, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate } from '../expressions/expressions.js';
 import type { Clock } from '../engine/clock.js';
 import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
-import { failpointAfterCommit } from '../engine/durability.js';
-import { isArmed } from '../engine/failpoints.js';
+import { failpoint, isArmed } from '../engine/failpoints.js';
+import { conflictOf, type Run } from '../engine/run.js';
 import { CLAIM_LOST, SHUTDOWN } from '../engine/shutdown.js';
 import { staleClaim } from '../persistence/stale-claim.js';
-import { fenceOf } from '../engine/thread-claims.js';
+import { combineEffects, type Effects, type Step } from '../engine/step.js';
+import {
+  currentFrame,
+  finishThread,
+  moveCursor,
+  popFrame,
+  startNode,
+  suspend,
+} from '../engine/transitions.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { Frame, ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 
+/** How often a completion is computed again after other threads changed the globals it writes. */
+const MAX_GLOBAL_RETRIES = 100;
+
 /**
- * Runs the node under a thread's cursor, moves the cursor, and checkpoints after every
- * node, until the thread ends or waits for a person. Each node type is run by its own
- * multi-injected executor (F2, F36).
+ * Runs the node under a thread's cursor and moves the cursor, step by step, until the
+ * thread ends or waits for a person. Each node type is run by its own multi-injected
+ * executor (F2, F36); each change of the thread is a step applied to the run (engine/run.ts),
+ * which commits at the durability points: the run stops with its last commit.
  */
 @injectable()
 export class NodeExecutionCoordinator {
@@ -35,14 +47,7 @@ export class NodeExecutionCoordinator {
     this.executors = new Map(executors.map((executor) => [executor.type, executor]));
   }
 
-  /** What each thread's last checkpoint stored (see checkpointIfChanged). */
-  private readonly saved = new WeakMap<ThreadRecord, string>();
-  /** Threads with progress the next checkpoint saves (NodeExecutionContext.checkpointLater). */
-  private readonly unsaved = new WeakSet<ThreadRecord>();
-  /** Answers applied to each thread, marked processed once a checkpoint holds them (NodeExecutionContext.answerApplied). */
-  private readonly applied = new WeakMap<ThreadRecord, string[]>();
-
-  /** A workflow's global variables; a workflow that declares none reads nothing. */
+  /** A workflow's global variables as stored; a workflow that declares none reads nothing. */
   private async globalsOf(workflow: WorkflowDefinition): Promise<Record<string, unknown>> {
     return workflow.variables.some((variable) => variable.scope === 'global')
       ? this.store.getGlobalVariables(workflow.id)
@@ -59,15 +64,12 @@ export class NodeExecutionCoordinator {
     });
   }
 
-  /** Runs the thread (mutating the working copy given) until it ends or waits. */
-  async run(thread: ThreadRecord, signal: AbortSignal): Promise<ThreadRecord> {
-    const root = this.workflows.get(thread.workflowId);
+  /** Runs the thread until it ends or waits; the run's last commit releases its claim. */
+  async run(run: Run, signal: AbortSignal): Promise<ThreadRecord> {
+    const root = this.workflows.get(run.thread.workflowId);
     for (;;) {
-      if (signal.aborted && thread.pendingInteractionIds.length === 0) {
-        if (signal.reason === CLAIM_LOST) throw staleClaim(fenceOf(thread));
-        if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
-        return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
-      }
+      if (signal.aborted && run.thread.pendingInteractionIds.length === 0) return this.stopped(run, signal);
+      const thread = run.thread;
       const frame = currentFrame(thread);
       const workflow = this.workflows.get(frame.workflowId);
       if (frame.cursor === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no node to run`);
@@ -82,36 +84,34 @@ export class NodeExecutionCoordinator {
               `thread ran ${thread.steps} nodes, the limit of workflow "${root.id}" (config.maxSteps): check for a cycle that never exits, or raise maxSteps`,
             );
           }
-          thread.steps += 1;
-          thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state: null };
-          this.emit(thread, { type: 'NODE_STARTED', nodeId: node.id, nodeType: node.type });
+          await run.apply({
+            next: startNode(thread, workflow.id, node.id),
+            effects: { events: [{ type: 'NODE_STARTED', nodeId: node.id, nodeType: node.type }] },
+          });
         }
-        const outcome = await this.executeNode(thread, frame, workflow, node, signal);
-        const done = await this.advance(thread, frame, workflow, node, outcome);
-        if (done) return thread;
+        const scopes = new VariableScopes(run.thread, currentFrame(run.thread), workflow, await this.globalsOf(workflow));
+        const outcome = await this.executeNode(run, workflow, node, scopes, signal);
+        if (await this.advance(run, workflow, node, outcome, scopes)) return run.thread;
       } catch (error) {
         // A model call or tool aborted by cancel/close is not a failure of the thread.
-        if (signal.aborted) {
-          if (signal.reason === CLAIM_LOST) throw staleClaim(fenceOf(thread));
-          if (signal.reason === SHUTDOWN) return this.saveUnsaved(thread);
-          return this.finish(thread, 'cancelled', typeof signal.reason === 'string' ? signal.reason : undefined);
-        }
+        if (signal.aborted) return this.stopped(run, signal);
         const failure = toInterlockError(error);
-        // The store refused or failed: the thread stays as last saved, resumable; this run stops.
-        if (failure.code === 'STORE_CONFLICT' || failure.code === 'STORE_UNAVAILABLE') throw failure;
+        // The store refused or failed: the thread stays as last committed, resumable; this run stops.
+        if (failure.code === 'STORE_CONFLICT' || isStoreFailure(failure)) throw failure;
         const threadError = { code: failure.code, message: failure.message, nodeId: node.id };
-        this.emit(thread, { type: 'NODE_FAILED', nodeId: node.id, nodeType: node.type, error: threadError });
-        thread.error = threadError;
-        return this.finish(thread, 'failed');
+        await this.finish(run, run.thread, 'failed', { error: threadError }, [
+          { type: 'NODE_FAILED', nodeId: node.id, nodeType: node.type, error: threadError },
+        ]);
+        return run.thread;
       }
     }
   }
 
   private async executeNode(
-    thread: ThreadRecord,
-    frame: Frame,
+    run: Run,
     workflow: WorkflowDefinition,
     node: WorkflowNode,
+    scopes: VariableScopes,
     signal: AbortSignal,
   ): Promise<NodeOutcome> {
     const executor = this.executors.get(node.type);
@@ -121,156 +121,183 @@ export class NodeExecutionCoordinator {
         `no executor is registered for ${node.type} nodes (node "${node.id}")`,
       );
     }
-    const scopes = new VariableScopes(thread, frame, workflow, await this.globalsOf(workflow));
     const context: NodeExecutionContext = {
-      thread,
-      frame,
+      get thread() {
+        return run.thread;
+      },
+      get frame() {
+        return currentFrame(run.thread);
+      },
+      get fence() {
+        return run.fence;
+      },
       workflow,
       scopes,
       signal,
-      emit: (event) => this.emit(thread, event),
-      checkpoint: () => this.checkpoint(thread),
-      checkpointLater: () => this.unsaved.add(thread),
-      answerApplied: (interactionId) => {
-        this.applied.set(thread, [...(this.applied.get(thread) ?? []), interactionId]);
-      },
+      run,
+      emit: (event) => this.emit(run.thread, event),
+      apply: (step) => run.apply(step),
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- NodeExecutionContext's signature
-      nodeState: <State>() => (thread.activeNode?.state ?? undefined) as State | undefined,
-      setNodeState: (state) => {
-        thread.activeNode = { workflowId: workflow.id, nodeId: node.id, state };
-      },
+      nodeState: <State>() => (run.thread.activeNode?.state ?? undefined) as State | undefined,
     };
-    const outcome = await executor.execute(node, context);
-    if (Object.keys(scopes.globalWrites).length > 0)
-      await this.store.setGlobalVariables(workflow.id, scopes.globalWrites);
-    return outcome;
+    return executor.execute(node, context);
   }
 
   /** Applies a node's outcome; returns true when the run stops here. */
   private async advance(
-    thread: ThreadRecord,
-    frame: Frame,
+    run: Run,
     workflow: WorkflowDefinition,
     node: WorkflowNode,
     outcome: NodeOutcome,
+    scopes: VariableScopes,
   ): Promise<boolean> {
-    if (outcome.kind !== 'suspend') thread.activeNode = null;
     switch (outcome.kind) {
       case 'suspend':
-        thread.status = 'waiting';
-        await this.checkpointIfChanged(thread);
-        this.emit(thread, { type: 'THREAD_SUSPENDED', interactionIds: outcome.interactionIds });
+        await this.stop(run, {
+          next: suspend(run.thread),
+          effects: { events: [{ type: 'THREAD_SUSPENDED', interactionIds: outcome.interactionIds }] },
+        });
         return true;
       case 'cancelled':
-        await this.finish(thread, 'cancelled', outcome.reason);
+        await this.finish(run, run.thread, 'cancelled', {}, [], outcome.reason);
         return true;
       case 'enter':
-        await this.checkpoint(thread);
         return false;
       case 'next': {
         const next = outcome.next ?? edgeTarget(workflow, node.id);
-        frame.cursor = next;
-        this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next });
-        // Saved with the next checkpoint. A crash before it runs this node again: a model is
-        // asked again (nobody saw its answer), nothing a person said or a tool did is lost.
-        this.unsaved.add(thread);
-        if (isArmed('node:checkpointed')) await this.checkpoint(thread);
-        await failpointAfterCommit('node:checkpointed', this.store);
+        await this.complete(run, workflow, scopes, (scopes) => {
+          const done = outcome.complete?.(scopes) ?? {};
+          return {
+            next: (done.update ?? identity)(run.thread),
+            effects: combineEffects(done.effects, {
+              events: [{ type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next }],
+            }),
+            cursor: next,
+          };
+        });
+        // A crash test kills the process here with the completion committed.
+        for (const point of [outcome.failpoint, 'node:checkpointed' as const]) {
+          if (point === undefined || !isArmed(point)) continue;
+          await run.commit();
+          failpoint(point);
+        }
         return false;
       }
-      case 'end':
-        this.emit(thread, { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next: null });
-        frame.cursor = null;
-        if (thread.frames.length > 1) {
-          await this.returnFromSubgraph(thread, workflow);
+      case 'end': {
+        if (run.thread.frames.length > 1) {
+          await this.returnFromSubgraph(run, workflow, node);
           return false;
         }
-        thread.output = outcome.output;
-        await this.finish(thread, 'completed');
+        await this.finish(run, moveCursor(run.thread, null), 'completed', { output: outcome.output }, [
+          { type: 'NODE_COMPLETED', nodeId: node.id, nodeType: node.type, next: null },
+        ]);
         return true;
+      }
+    }
+  }
+
+  /**
+   * Applies a node's completion: its variable writes, the cursor moved on, its effects. A
+   * completion that writes global variables is a durability point whose writes are
+   * compare-and-set: when another thread changed one of them since it was read, the
+   * globals are read again and the completion computed again (F3).
+   */
+  private async complete(
+    run: Run,
+    workflow: WorkflowDefinition,
+    scopes: VariableScopes,
+    compute: (scopes: VariableScopes) => Step & { cursor: string | null },
+  ): Promise<void> {
+    const before = run.thread;
+    const pending = run.pendingEffects;
+    for (let attempt = 1; ; attempt += 1) {
+      const { next, effects, cursor } = compute(scopes);
+      const written = scopes.writeTo(next, workflow.id);
+      const durable: Effects = written.globals.length > 0 ? { globals: written.globals, durable: 'now' } : {};
+      try {
+        await run.apply({ next: moveCursor(written.next, cursor), effects: combineEffects(effects, durable) });
+        return;
+      } catch (error) {
+        if (conflictOf(error)?.kind !== 'global-changed' || attempt >= MAX_GLOBAL_RETRIES) throw error;
+        run.reset(before, pending);
+        scopes.refresh(await this.globalsOf(workflow));
+      }
     }
   }
 
   /** Pops a finished child frame, maps its outputs into the parent, and moves the parent on. */
-  private async returnFromSubgraph(thread: ThreadRecord, childWorkflow: WorkflowDefinition): Promise<void> {
-    const child = currentFrame(thread);
-    thread.frames.pop();
-    const parent = currentFrame(thread);
+  private async returnFromSubgraph(run: Run, childWorkflow: WorkflowDefinition, endNode: WorkflowNode): Promise<void> {
+    const child = currentFrame(run.thread);
+    const childVariables = new VariableScopes(run.thread, child, childWorkflow, await this.globalsOf(childWorkflow)).all();
+    await run.apply({
+      next: popFrame(moveCursor(run.thread, null)),
+      effects: { events: [{ type: 'NODE_COMPLETED', nodeId: endNode.id, nodeType: endNode.type, next: null }] },
+    });
+    const parent = currentFrame(run.thread);
     const parentWorkflow = this.workflows.get(parent.workflowId);
     const subgraphNode = findNode(parentWorkflow, child.parentNodeId ?? '');
     if (subgraphNode.type !== 'SUBGRAPH')
       throw new InterlockError('INTERNAL', `node "${subgraphNode.id}" is not a SUBGRAPH`);
-    const childVariables = new VariableScopes(thread, child, childWorkflow, await this.globalsOf(childWorkflow)).all();
-    const parentScopes = new VariableScopes(thread, parent, parentWorkflow, await this.globalsOf(parentWorkflow));
-    for (const [name, template] of Object.entries(subgraphNode.config.output)) {
-      parentScopes.set(name, renderTemplate(template, childVariables));
-    }
-    if (Object.keys(parentScopes.globalWrites).length > 0) {
-      await this.store.setGlobalVariables(parentWorkflow.id, parentScopes.globalWrites);
-    }
+    const scopes = new VariableScopes(run.thread, parent, parentWorkflow, await this.globalsOf(parentWorkflow));
     const next = edgeTarget(parentWorkflow, subgraphNode.id);
-    parent.cursor = next;
-    this.emit(thread, { type: 'NODE_COMPLETED', nodeId: subgraphNode.id, nodeType: subgraphNode.type, next });
-    await this.checkpoint(thread);
+    await this.complete(run, parentWorkflow, scopes, (scopes) => {
+      for (const [name, template] of Object.entries(subgraphNode.config.output))
+        scopes.set(name, renderTemplate(template, childVariables));
+      return {
+        next: run.thread,
+        effects: {
+          events: [{ type: 'NODE_COMPLETED', nodeId: subgraphNode.id, nodeType: subgraphNode.type, next }],
+        },
+        cursor: next,
+      };
+    });
   }
 
+  /** Ends the thread: its last step, committed with the claim released, then its events. */
   private async finish(
+    run: Run,
     thread: ThreadRecord,
     status: 'completed' | 'failed' | 'cancelled',
+    outcome: Parameters<typeof finishThread>[2],
+    before: EmittedEvent[],
     reason?: string,
-  ): Promise<ThreadRecord> {
-    thread.status = status;
-    thread.pendingInteractionIds = [];
-    thread.activeNode = null;
-    await this.checkpoint(thread);
-    if (status === 'completed') {
-      this.emit(thread, { type: 'THREAD_COMPLETED', output: thread.output ?? null, variables: thread.variables });
-    } else if (status === 'failed') {
-      this.emit(thread, {
-        type: 'THREAD_FAILED',
-        error: thread.error ?? { code: 'INTERNAL', message: 'unknown failure' },
-      });
-    } else {
-      this.emit(thread, { type: 'THREAD_CANCELLED', ...(reason === undefined ? {} : { reason }) });
+  ): Promise<void> {
+    const next = finishThread(thread, status, outcome);
+    const end: EmittedEvent =
+      status === 'completed'
+        ? { type: 'THREAD_COMPLETED', output: next.output ?? null, variables: next.variables }
+        : status === 'failed'
+          ? { type: 'THREAD_FAILED', error: next.error ?? { code: 'INTERNAL', message: 'unknown failure' } }
+          : { type: 'THREAD_CANCELLED', ...(reason === undefined ? {} : { reason }) };
+    await this.stop(run, { next, effects: { events: [...before, end] } });
+  }
+
+  /** The run's last step: committed with the claim released, then its events published. */
+  private async stop(run: Run, step: Step): Promise<void> {
+    await run.apply({ next: step.next, effects: { ...step.effects, events: [] } });
+    await run.commit({ release: true });
+    for (const event of step.effects?.events ?? []) this.emit(run.thread, event);
+  }
+
+  /** The run was stopped from outside: by closing the process, losing the claim, or cancelling the thread. */
+  private async stopped(run: Run, signal: AbortSignal): Promise<ThreadRecord> {
+    if (signal.reason === CLAIM_LOST) throw staleClaim(run.fence);
+    if (signal.reason === SHUTDOWN) {
+      await run.commit({ release: true });
+      return run.thread;
     }
-    return thread;
-  }
-
-  /** Saves the working copy; the store bumps its version (a stale writer gets STORE_CONFLICT). */
-  async checkpoint(thread: ThreadRecord): Promise<void> {
-    // An applied answer is consumed with the save that holds its effect, in one transaction:
-    // apart, a crash between the two would leave it lost or unaccounted for.
-    const applied = this.applied.get(thread) ?? [];
-    const saved = await this.store.saveThread(thread, applied);
-    this.applied.delete(thread);
-    thread.version = saved.version;
-    thread.updatedAt = saved.updatedAt;
-    // Only a waiting thread's checkpoint can be followed by a suspension that changes nothing.
-    if (thread.status === 'waiting') this.saved.set(thread, fingerprintOf(thread));
-    else this.saved.delete(thread);
-    this.unsaved.delete(thread);
-  }
-
-  /** Saves progress marked for the next checkpoint, if any (a run that stops for a shutdown). */
-  private async saveUnsaved(thread: ThreadRecord): Promise<ThreadRecord> {
-    if (this.unsaved.has(thread)) await this.checkpoint(thread);
-    return thread;
-  }
-
-  /** Checkpoints the thread unless nothing changed since its last checkpoint (a wait opened just before). */
-  private async checkpointIfChanged(thread: ThreadRecord): Promise<void> {
-    if (this.unsaved.has(thread) || this.saved.get(thread) !== fingerprintOf(thread)) await this.checkpoint(thread);
+    await this.finish(
+      run,
+      run.thread,
+      'cancelled',
+      {},
+      [],
+      typeof signal.reason === 'string' ? signal.reason : undefined,
+    );
+    return run.thread;
   }
 }
 
-/** What a checkpoint stores, minus its version: equal fingerprints, nothing to save. */
-function fingerprintOf(thread: ThreadRecord): string {
-  const { conversation, version: _version, updatedAt: _updatedAt, ...rest } = thread;
-  return JSON.stringify([rest, conversation.length, conversation.at(-1)]);
-}
-
-function currentFrame(thread: ThreadRecord): Frame {
-  const frame = thread.frames.at(-1);
-  if (!frame) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no workflow frame`);
-  return frame;
+function identity<T>(value: T): T {
+  return value;
 }

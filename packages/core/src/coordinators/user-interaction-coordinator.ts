@@ -4,9 +4,11 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
-import { failpointAfterCommit } from '../engine/durability.js';
+import type { Clock } from '../engine/clock.js';
+import type { EmittedEvent } from '../engine/node-executor.js';
+import { appendMessages, withNodeState } from '../engine/transitions.js';
 import type { InteractionGateway } from '../interaction/interaction-gateway.js';
-import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export { NO_RESPONDER_CHANNEL } from '../interaction/interaction-gateway.js';
 
@@ -34,7 +36,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
 
   constructor(
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
-    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.Clock) private readonly clock: Clock,
   ) {}
 
   async execute(node: NodeOfType<'USER_INTERACTION'>, context: NodeExecutionContext): Promise<NodeOutcome> {
@@ -42,7 +44,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     const state = context.nodeState<WaitState>();
     let interaction: InteractionRecord;
     if (state) {
-      interaction = await this.gateway.load(state.interactionId);
+      interaction = this.gateway.load(state.interactionId, context);
     } else {
       const [opened] = await this.gateway.open(
         [
@@ -56,31 +58,35 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
           },
         ],
         context,
-        ([record]) => {
-          if (record) context.setNodeState<WaitState>({ interactionId: record.interactionId });
-        },
+        (thread, [record]) => (record ? withNodeState(thread, { interactionId: record.interactionId } satisfies WaitState) : thread),
       );
       if (!opened) throw new InterlockError('INTERNAL', 'the interaction was not opened');
       interaction = opened;
     }
-    const { settled, suspended } = await this.gateway.settle([interaction], context);
+    const { settled, suspendedIds } = await this.gateway.settle([interaction], context);
     const [answered] = settled;
-    if (suspended || !answered) return { kind: 'suspend', interactionIds: [interaction.interactionId] };
-    this.gateway.release(answered.interactionId, context);
+    if (suspendedIds.length > 0 || !answered) return { kind: 'suspend', interactionIds: [interaction.interactionId] };
     if (answered.status === 'failed') return this.failed(answered, context);
     return this.process(node, answered, context);
   }
 
-  private failed(interaction: InteractionRecord, context: NodeExecutionContext): NodeOutcome {
+  private async failed(interaction: InteractionRecord, context: NodeExecutionContext): Promise<NodeOutcome> {
     const reason = interaction.failureReason ?? 'handler_error';
     const message = interaction.failureMessage ?? reason;
-    context.emit({
-      type: 'USER_INTERACTION_FAILED',
-      interactionId: interaction.interactionId,
-      nodeId: interaction.nodeId,
-      operationType: interaction.request.operationType,
-      reason,
-      message,
+    await context.apply({
+      next: this.gateway.release(context.thread, interaction.interactionId),
+      effects: {
+        events: [
+          {
+            type: 'USER_INTERACTION_FAILED',
+            interactionId: interaction.interactionId,
+            nodeId: interaction.nodeId,
+            operationType: interaction.request.operationType,
+            reason,
+            message,
+          },
+        ],
+      },
     });
     if (reason === 'cancelled') return { kind: 'cancelled', reason: message };
     throw new InterlockError(
@@ -92,11 +98,16 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     );
   }
 
-  private async process(
+  /**
+   * The answer applied is the node's completion: the variables it writes (computed again
+   * should another thread change a global they write meanwhile) or the message it adds, the
+   * answer consumed in the same commit, then RESPONDED and PROCESSED.
+   */
+  private process(
     node: NodeOfType<'USER_INTERACTION'>,
     interaction: InteractionRecord,
     context: NodeExecutionContext,
-  ): Promise<NodeOutcome> {
+  ): NodeOutcome {
     const response = interaction.response;
     if (!response)
       throw new InterlockError('INTERNAL', `interaction ${interaction.interactionId} is responded but has no response`);
@@ -105,42 +116,61 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
       nodeId: node.id,
       operationType: node.config.operationType,
     };
-    context.emit({
+    const responded: EmittedEvent = {
       type: 'USER_INTERACTION_RESPONDED',
       ...base,
       input: response.input,
       ...(response.responder === undefined ? {} : { responder: response.responder }),
-    });
-    const variables = { ...context.scopes.all(), input: response.input };
+    };
+    const consume = {
+      kind: 'consume' as const,
+      interactionId: interaction.interactionId,
+      at: new Date(this.clock.now()).toISOString(),
+    };
+    const release = (thread: ThreadRecord) => this.gateway.release(thread, interaction.interactionId);
     const { config } = node;
-    try {
-      if (config.operationType === 'UPDATE_VARIABLES') {
-        const updated: Record<string, unknown> = {};
-        for (const assignment of config.variables) {
-          const value = renderTemplate(assignment.expression, { ...variables, ...updated });
-          context.scopes.set(assignment.variableName, value, assignment.scope);
-          updated[assignment.variableName] = value;
+    return {
+      kind: 'next',
+      failpoint: 'interaction:applied',
+      complete: (scopes) => {
+        const variables = { ...scopes.all(), input: response.input };
+        try {
+          if (config.operationType === 'UPDATE_VARIABLES') {
+            const updated: Record<string, unknown> = {};
+            for (const assignment of config.variables) {
+              const value = renderTemplate(assignment.expression, { ...variables, ...updated });
+              scopes.set(assignment.variableName, value, assignment.scope);
+              updated[assignment.variableName] = value;
+            }
+            return {
+              update: release,
+              effects: {
+                interactions: [consume],
+                events: [responded, { type: 'USER_INTERACTION_PROCESSED', ...base, updatedVariables: updated }],
+                durable: 'soon',
+              },
+            };
+          }
+          const content = stringify(renderTemplate(config.message.contentTemplate, variables));
+          return {
+            update: (thread) => appendMessages(release(thread), { role: config.message.role, content, nodeId: node.id }),
+            effects: {
+              interactions: [consume],
+              events: [responded, { type: 'USER_INTERACTION_PROCESSED', ...base, appendedMessage: content }],
+              durable: 'soon',
+            },
+          };
+        } catch (error) {
+          const failure = toInterlockError(error);
+          context.emit(responded);
+          context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: 'invalid_response', message: failure.message });
+          throw new InterlockError(
+            'INTERACTION_INVALID_RESPONSE',
+            `the answer to node "${node.id}" could not be applied: ${failure.message}`,
+            { cause: failure },
+          );
         }
-        context.answerApplied(interaction.interactionId);
-        context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base, updatedVariables: updated });
-      } else {
-        const content = stringify(renderTemplate(config.message.contentTemplate, variables));
-        context.thread.conversation.push({ role: config.message.role, content, nodeId: node.id });
-        context.answerApplied(interaction.interactionId);
-        context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base, appendedMessage: content });
-      }
-    } catch (error) {
-      const failure = toInterlockError(error);
-      context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: 'invalid_response', message: failure.message });
-      throw new InterlockError(
-        'INTERACTION_INVALID_RESPONSE',
-        `the answer to node "${node.id}" could not be applied: ${failure.message}`,
-        {
-          cause: failure,
-        },
-      );
-    }
-    await failpointAfterCommit('interaction:applied', this.store);
-    return { kind: 'next' };
+      },
+    };
   }
 }

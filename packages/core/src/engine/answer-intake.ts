@@ -1,10 +1,16 @@
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
-import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type {
+  ICheckpointStore,
+  InteractionRecord,
+  InteractionResponseRecord,
+  StoredThread,
+  ThreadRecord,
+} from '../persistence/checkpoint-store.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { Clock } from './clock.js';
-import { durable, failpointAfterCommit } from './durability.js';
+import { failpoint } from './failpoints.js';
 import type { ThreadDefinitions } from './thread-definitions.js';
 
 /** What taking an answer in came to. */
@@ -19,8 +25,10 @@ export type Intake =
       threadId: string;
       repeated?: true;
     }
-  /** Stored (or stored before, the same answer: `repeated`): the thread is to be taken forward. */
-  | { kind: 'stored'; interaction: InteractionRecord; thread: ThreadRecord; repeated: boolean };
+  /** Valid and not stored yet: the runner stores it (with the thread's run, or alone). */
+  | { kind: 'valid'; interaction: InteractionRecord; stored: StoredThread; response: InteractionResponseRecord }
+  /** The same answer stored before and not applied yet (the first call's continuation stalled): take the thread on. */
+  | { kind: 'stored-before'; interaction: InteractionRecord; thread: ThreadRecord };
 
 /** What the intake needs of the runner. */
 export interface IntakeHooks {
@@ -30,16 +38,17 @@ export interface IntakeHooks {
   isHeldByLiveRun(thread: ThreadRecord): boolean;
   /** Times out an interaction whose deadline passed. */
   expire(interaction: InteractionRecord): Promise<void>;
-  /** Retires a question stored just before a crash that its thread never asked. */
+  /** Retires a question stored before a crash that its thread never asked (a store of an older version). */
   retire(interactionId: string): Promise<void>;
 }
 
 /**
  * Takes an answer in (the first half of `respond()`): refuses what can be refused before
  * anything is written (unknown interaction, late or orphan questions, a thread whose
- * workflow changed, an input its kind cannot take), then stores the answer — with the job
- * that continues its thread, when threads continue in workers — first writer wins. The
- * same answer again is taken as a retry of the same call.
+ * workflow changed, an input its kind cannot take). With workers, stores the answer with
+ * the job that continues its thread, in one unit of work; otherwise hands the valid answer
+ * to the runner, which stores it with the first commit of the thread's run. First writer
+ * wins; the same answer again, from the same responder, is taken as a retry of the same call.
  */
 export class AnswerIntake {
   constructor(
@@ -60,14 +69,14 @@ export class AnswerIntake {
       );
     }
     const { threadId } = interaction;
-    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
-    // A question stored just before a crash, before its thread was checkpointed as waiting
-    // on it, is an orphan nobody may answer: the thread asks again when it resumes. While a
-    // live claim holds the thread, its run is about to checkpoint the wait (an answerer
-    // that hears of questions as they are stored can be that fast): the answer is taken,
-    // and the run finds it when it suspends.
-    const thread = await this.store.getThread(threadId);
-    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input, responder);
+    const stored = await this.store.loadThread(threadId);
+    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    const { thread } = stored;
+    // A question its thread does not wait on is an orphan nobody may answer (a store of an
+    // older version could keep one from before a crash): the thread asks again when it
+    // resumes. While a live claim holds the thread, its run is about to wait on it: the
+    // answer is taken, and the run finds it when it suspends.
     if (!thread.pendingInteractionIds.includes(interactionId) && !this.hooks.isHeldByLiveRun(thread)) {
       await this.hooks.retire(interactionId);
       return { kind: 'answered', status: 'expired', threadId };
@@ -77,44 +86,63 @@ export class AnswerIntake {
       return { kind: 'answered', status: 'expired', threadId };
     }
     this.definitions.check(thread);
-    const value = this.interpreter.interpret(interaction, input);
+    const response: InteractionResponseRecord = {
+      input: this.interpreter.interpret(interaction, input),
+      ...(responder === undefined ? {} : { responder }),
+      respondedAt: new Date(this.clock.now()).toISOString(),
+    };
+    if (!this.jobs.enabled || this.hooks.isRunningHere(threadId)) return { kind: 'valid', interaction, stored, response };
     // With workers, the answer and the job that continues the thread are stored together.
-    const scheduled = this.jobs.enabled && !this.hooks.isRunningHere(threadId);
-    const recorded = await this.store.recordResponse(
-      interactionId,
-      {
-        input: value,
-        ...(responder === undefined ? {} : { responder }),
-        respondedAt: new Date(this.clock.now()).toISOString(),
-      },
-      scheduled ? this.jobs.forAnswer(thread, interactionId) : [],
-    );
-    if (recorded.status === 'not_found')
-      throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
-    if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
-    await failpointAfterCommit('interaction:answer-stored', this.store);
-    if (!scheduled) return { kind: 'stored', interaction, thread, repeated: false };
-    await durable(this.store);
+    const result = await this.store.commit({
+      interactions: [{ kind: 'answer', interactionId, response }],
+      jobs: this.jobs.forAnswer(thread, interactionId),
+    });
+    if (result.status === 'conflict') return this.refused(result.conflict, input, responder, threadId);
+    failpoint('interaction:answer-stored');
     return { kind: 'answered', status: 'scheduled', threadId };
   }
 
-  /** An answer to an interaction answered before: the same answer again is accepted (a retry), another is refused. */
-  private async answeredBefore(interaction: InteractionRecord, input: unknown): Promise<Intake> {
+  /** Stores a valid answer on its own (the thread's run is elsewhere); what came of it. */
+  async storeAlone(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<Intake | 'stored'> {
+    const { interaction, response } = intake;
+    const result = await this.store.commit({
+      interactions: [{ kind: 'answer', interactionId: interaction.interactionId, response }],
+    });
+    if (result.status === 'conflict') return this.refused(result.conflict, input, response.responder, interaction.threadId);
+    failpoint('interaction:answer-stored');
+    return 'stored';
+  }
+
+  /** An answer the store refused: another came first, or the interaction is gone. */
+  refused(
+    conflict: { kind: string; interaction?: InteractionRecord },
+    input: unknown,
+    responder: string | undefined,
+    threadId: string,
+  ): Promise<Intake> {
+    if (conflict.kind === 'interaction-not-pending' && conflict.interaction !== undefined)
+      return this.answeredBefore(conflict.interaction, input, responder);
+    throw new InterlockError('INTERACTION_NOT_FOUND', `the interaction of thread ${threadId} was removed from the store`);
+  }
+
+  /** An answer to an interaction answered before: the same answer again from the same person is accepted (a retry), another is refused. */
+  async answeredBefore(interaction: InteractionRecord, input: unknown, responder: string | undefined): Promise<Intake> {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
       return { kind: 'answered', status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input))
+    if (interaction.response === undefined || !this.sameAnswer(interaction, input, responder))
       return { kind: 'answered', status: 'already_answered', threadId };
     if (interaction.status !== 'responded') return { kind: 'answered', status: 'applied', threadId, repeated: true };
     // Stored and not applied (the first call's continuation stalled): go on now, or make sure a worker will.
     const thread = await this.store.getThread(threadId);
     if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
-    if (!this.jobs.enabled) return { kind: 'stored', interaction, thread, repeated: true };
-    await this.store.scheduleJobs?.(this.jobs.forAnswer(thread, interaction.interactionId));
+    if (!this.jobs.enabled) return { kind: 'stored-before', interaction, thread };
+    await this.store.commit({ jobs: this.jobs.forAnswer(thread, interaction.interactionId) });
     return { kind: 'answered', status: 'scheduled', threadId, repeated: true };
   }
 
-  private sameAnswer(interaction: InteractionRecord, input: unknown): boolean {
+  private sameAnswer(interaction: InteractionRecord, input: unknown, responder: string | undefined): boolean {
+    if (interaction.response?.responder !== responder) return false;
     try {
       return (
         canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input)

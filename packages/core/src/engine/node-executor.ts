@@ -1,48 +1,62 @@
 import type { DistributiveOmit } from './types.js';
 import type { InterlockEvent, NodeOfType, NodeType, WorkflowDefinition } from '@interlock/sdk-types';
-import type { Frame, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ClaimFence, Frame, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { Failpoint } from './failpoints.js';
+import type { Run } from './run.js';
+import type { Effects, Step } from './step.js';
 import type { VariableScopes } from './variable-scopes.js';
 
 /** An event as an executor emits it; the engine adds thread, workflow and time. */
 export type EmittedEvent = DistributiveOmit<InterlockEvent, 'threadId' | 'workflowId' | 'timestamp'>;
 
-/** What a node executor works with. The thread record is the run's working copy. */
+/**
+ * What a node executor works with. The thread is a value: every change is a step applied
+ * through `apply` (a transition's next value and its effects), and `thread` is read again
+ * after it. Executors never write to the store; the run commits at durability points.
+ */
 export interface NodeExecutionContext {
+  /** The thread as it is now. */
   readonly thread: ThreadRecord;
+  /** The thread's current frame, as it is now. */
   readonly frame: Frame;
   readonly workflow: WorkflowDefinition;
+  /** The variables this node sees; its writes are applied with its completion. */
   readonly scopes: VariableScopes;
-  /** Aborted when the thread is cancelled. */
+  /** Aborted when the thread is cancelled, the process closes, or the run's claim is lost. */
   readonly signal: AbortSignal;
+  /** The run: the interactions and tool calls as it knows them, its fence. */
+  readonly run: Run;
+  /** The claim's fencing token (thread and epoch), for tools to hand to systems that refuse stale writers. */
+  readonly fence: ClaimFence;
+  /** Publishes an event of nothing stored (a model's text as it streams, a call starting): at once. */
   emit(event: EmittedEvent): void;
-  // The type parameters only name the state an executor saved itself (it comes back from the
+  /** Applies a step; resolves once it is committed when it is a durability point. */
+  apply(step: Step): Promise<void>;
+  // The type parameter only names the state an executor saved itself (it comes back from the
   // store unchecked); kept as public API rather than making every executor cast `unknown`.
-  /** The node's resumable state from an earlier run of this node (after a wait), if any. */
+  /** The node's resumable state from an earlier step of this node (after a wait), if any. */
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
   nodeState<State>(): State | undefined;
-  /** Keeps resumable state for this node; saved with the next checkpoint, cleared when the node completes. */
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see above
-  setNodeState<State>(state: State): void;
-  /** Saves the working copy to the store now. */
-  checkpoint(): Promise<void>;
-  /**
-   * Marks progress that the next checkpoint saves (before anyone is asked, before a tool
-   * runs, or when the run stops): progress a crash may lose because it is redone the same
-   * way, or its outcome is kept elsewhere (a tool's outcome in its write-ahead record).
-   */
-  checkpointLater(): void;
-  /**
-   * Says the answer to this interaction is applied to the working copy. It is marked
-   * processed by the checkpoint that saves its effect, in the same transaction: a crash
-   * before that leaves it answered, and the thread, which still waits on it, applies it again.
-   */
-  answerApplied(interactionId: string): void;
 }
+
+/**
+ * How a node completes, computed from its variables: the writes it makes (through `scopes`),
+ * a change to the thread, and effects that go with it. A node that writes a global variable
+ * completes at a durability point; if another thread changed that global meanwhile, the
+ * completion is computed again from the values read again (never the whole node).
+ */
+export type NodeCompletion = (scopes: VariableScopes) => {
+  update?: (thread: ThreadRecord) => ThreadRecord;
+  effects?: Effects;
+} | void;
 
 /** What running one node led to. */
 export type NodeOutcome =
-  /** Go on; `next` overrides the node's outgoing edge. */
-  | { kind: 'next'; next?: string }
+  /**
+   * Go on; `next` overrides the node's outgoing edge. `failpoint`: where a crash test may
+   * kill the process once the completion is committed.
+   */
+  | { kind: 'next'; next?: string; complete?: NodeCompletion; failpoint?: Failpoint }
   /** Wait durably for a person; the thread is saved as `waiting`. */
   | { kind: 'suspend'; interactionIds: string[] }
   /** This frame's workflow has ended. */

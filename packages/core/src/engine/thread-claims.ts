@@ -1,19 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { filter, interval, map, switchMap, take, type Observable, type Subscription } from 'rxjs';
-import type { ClaimFence, ICheckpointStore, ThreadLease, ThreadRecord } from '../persistence/checkpoint-store.js';
-import type { Clock } from './clock.js';
+import type { ClaimFence, ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { timerUntil, type Clock } from './clock.js';
 
 /** How long a claim lasts without renewal unless `createInterlock({ leaseMs })` says otherwise. */
 export const DEFAULT_LEASE_MS = 15_000;
 
 /**
- * The claims of the threads this process takes forward (ThreadLease). A run claims its
- * thread before it starts (a new epoch: the fencing token of every write of the run),
- * renews the claim every third of its life while it works — tool calls and questions
- * included — and frees it when it stops. Another process's `resume()` meanwhile gets
+ * The claims of the threads this process takes forward (ThreadLease). A run takes its
+ * thread's claim in its first commit (a new epoch: the fencing token of every later commit
+ * of the run), renews it every third of its life while it works — tool calls and questions
+ * included — and frees it in its last commit. Another process's `resume()` meanwhile gets
  * THREAD_BUSY; an answer given there is only stored, and the poll here picks it up. A
- * process that dies or freezes stops renewing; after `ttlMs` another process may claim
- * the thread, and the stale process's writes are refused.
+ * process that dies or freezes stops renewing; after `ttlMs` another process may claim the
+ * thread, and the stale process's writes are refused. The run of a claim that ends without
+ * a renewal is stopped at once, here, even before a renewal could be refused: a process
+ * that thaws after its claim ended aborts its tools' signal before anything else.
  */
 export class ThreadClaims {
   /** This process's owner id. */
@@ -29,25 +31,13 @@ export class ThreadClaims {
     this.pollMs = Math.max(50, Math.min(500, Math.floor(ttlMs / 3)));
   }
 
-  /** The claim of a thread this process creates: its first epoch. */
-  initial(): { epoch: number; lease: ThreadLease } {
-    return { epoch: 1, lease: { owner: this.owner, until: this.until() } };
+  /** When a claim taken now ends. */
+  leaseUntil(): string {
+    return new Date(this.clock.now() + this.ttlMs).toISOString();
   }
 
-  /**
-   * Claims a thread read from the store (at the version read): on success the record gets
-   * the new epoch, version and lease. `busy` when another live claim holds it, `changed`
-   * when it was saved since it was read.
-   */
-  async claim(thread: ThreadRecord): Promise<'claimed' | 'busy' | 'changed'> {
-    const until = this.until();
-    const result = await this.store.claimThread(thread.threadId, this.owner, until, this.nowIso(), thread.version);
-    if (result.status === 'busy') thread.lease = result.lease;
-    if (result.status !== 'claimed') return result.status;
-    thread.epoch = result.epoch;
-    thread.version = result.version;
-    thread.lease = { owner: this.owner, until };
-    return 'claimed';
+  nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
   }
 
   /** Whether another process holds a live claim on the thread. */
@@ -60,34 +50,40 @@ export class ThreadClaims {
   }
 
   /**
-   * Renews the claim every third of its life until unsubscribed. A renewal the store
-   * refuses means the claim was taken: `onLost` is called once and renewals stop. A renewal
-   * that failed for another reason (the database is away) is retried at the next tick.
+   * Renews the claim every third of its life until unsubscribed, and calls `onLost` once
+   * when it is lost: a renewal the store refuses (another process took it), or the claim's
+   * end reached without a renewal (this process froze or could not reach the store). A
+   * renewal that failed for another reason is retried at the next tick.
    */
-  keepAlive(thread: ThreadRecord, onLost: () => void): Subscription {
-    const fence = fenceOf(thread);
+  keepAlive(fence: ClaimFence, until: string, onLost: () => void): Subscription {
+    let expiry: Subscription | undefined;
+    let lost = false;
+    const lose = () => {
+      if (lost) return;
+      lost = true;
+      renewals.unsubscribe();
+      onLost();
+    };
+    const expireAt = (at: string) => {
+      expiry?.unsubscribe();
+      expiry = timerUntil(Date.parse(at), this.clock).subscribe(lose);
+    };
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
-      const until = this.until();
-      void this.store.renewClaim(fence, this.owner, until).then(
-        (renewed) => {
-          if (renewals.closed) return;
-          if (renewed) thread.lease = { owner: this.owner, until };
-          else {
-            renewals.unsubscribe();
-            onLost();
-          }
-        },
-        () => undefined,
-      );
+      const next = this.leaseUntil();
+      void this.store
+        .commit({ thread: { kind: 'renew', threadId: fence.threadId, epoch: fence.epoch, owner: this.owner, until: next } })
+        .then(
+          (result) => {
+            if (renewals.closed) return;
+            if (result.status === 'committed') expireAt(next);
+            else lose();
+          },
+          () => undefined,
+        );
     });
+    renewals.add(() => expiry?.unsubscribe());
+    expireAt(until);
     return renewals;
-  }
-
-  /** Frees the claim in the store if this process holds it at the record's epoch. */
-  async release(thread: ThreadRecord): Promise<void> {
-    if (thread.lease?.owner !== this.owner) return;
-    delete thread.lease;
-    await this.store.releaseClaim(fenceOf(thread), this.owner);
   }
 
   /** Emits once when the stored interaction is no longer pending: answered, timed out or cancelled by another process. */
@@ -106,25 +102,12 @@ export class ThreadClaims {
    * and the caller takes the thread forward). Bounded by the claim.
    */
   async pickedUpElsewhere(threadId: string, interactionId: string): Promise<boolean> {
+    const taken = (interaction: InteractionRecord | undefined) => interaction?.status !== 'responded';
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, this.pollMs));
-      if ((await this.store.getInteraction(interactionId))?.status !== 'responded') return true;
+      if (taken(await this.store.getInteraction(interactionId))) return true;
       const thread = await this.store.getThread(threadId);
-      if (!thread || !this.heldElsewhere(thread))
-        return (await this.store.getInteraction(interactionId))?.status !== 'responded';
+      if (!thread || !this.heldElsewhere(thread)) return taken(await this.store.getInteraction(interactionId));
     }
   }
-
-  private until(): string {
-    return new Date(this.clock.now() + this.ttlMs).toISOString();
-  }
-
-  private nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
-  }
-}
-
-/** The fence of a run's writes: the thread and the epoch of its claim. */
-export function fenceOf(thread: ThreadRecord): ClaimFence {
-  return { threadId: thread.threadId, epoch: thread.epoch };
 }

@@ -82,7 +82,7 @@ export class ThreadDefinitions {
  */
 export async function keepDefinition(store: ICheckpointStore, workflow: WorkflowDefinition): Promise<void> {
   const hash = definitionHash(workflow);
-  await store.saveWorkflowDefinition(workflow);
+  await store.commit({ definitions: [workflow] });
   const stored = await store.getWorkflowDefinition(workflow.id, workflow.version);
   if (stored !== undefined && definitionHash(stored) !== hash) throw changed(workflow, definitionHash(stored), hash);
 }

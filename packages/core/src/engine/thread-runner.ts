@@ -6,20 +6,24 @@ import { InterlockError, isStoreFailure, toInterlockError } from '../errors/inte
 import type { EventBus } from '../events/event-bus.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
-import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type {
+  ICheckpointStore,
+  InteractionRecord,
+  InteractionResponseRecord,
+  StoredThread,
+} from '../persistence/checkpoint-store.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
-import { AnswerIntake } from './answer-intake.js';
+import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers } from './deadline-timers.js';
-import { durable } from './durability.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
+import { conflictOf, type Run } from './run.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
 import { scheduledHandle, type ThreadHandle } from './thread-handle.js';
 import type { ThreadOutcome } from './thread-outcome.js';
 import { ThreadRuns } from './thread-runs.js';
-import { defaultsOf } from './variable-scopes.js';
 
 export type { StartOptions } from './new-thread.js';
 
@@ -31,14 +35,15 @@ type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 
 /**
  * Starts, resumes, answers and cancels threads (the facade of the run loop): a new thread
- * is built by `newThreadRecord`, stored claimed by this process and run by `ThreadRuns`;
- * a stored one is claimed first (`claim`); an answer is taken in by `AnswerIntake` and then
- * continues its thread here, elsewhere or in a worker; deadlines of durable waits are
- * `DeadlineTimers`.
+ * is built by `newThreadRecord` and run by `ThreadRuns` (stored by the run's first commit);
+ * a stored one is read and run, claimed by its first commit; an answer is taken in by
+ * `AnswerIntake` and stored with the first commit of the run that applies it — here — or on
+ * its own when another process holds the thread, or with its job for a worker. Deadlines of
+ * durable waits are `DeadlineTimers`.
  */
 @injectable()
 export class ThreadRunner {
-  /** Claims under way in this process, by thread (see resumeFrom). */
+  /** Runs being set up in this process, by thread (see resumeFrom). */
   private readonly claiming = new Map<string, Promise<ThreadHandle>>();
   private readonly definitions: ThreadDefinitions;
   private readonly timers: DeadlineTimers;
@@ -63,14 +68,14 @@ export class ThreadRunner {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
       expire: (interaction) => this.expire(interaction),
-      retire: (interactionId) => this.retire(interactionId),
+      retire: (interactionId) => this.retire([interactionId]),
     });
     this.runs = new ThreadRuns(
       coordinator,
       bus,
       store,
       claims,
-      (outcome) => this.afterRun(outcome),
+      (outcome, run) => this.afterRun(outcome, run),
       (threadId, reason) => this.cancel(threadId, reason),
     );
   }
@@ -78,26 +83,30 @@ export class ThreadRunner {
   async start(workflow: WorkflowDefinition, options: StartOptions = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const registered = this.workflows.get(workflow.id);
-    const runsHere = this.jobs.runsThreads;
-    const record = newThreadRecord(
-      registered,
-      options,
-      runsHere ? this.claims.initial() : { epoch: 0 },
-      this.clock.now(),
-    );
-    await this.store.setGlobalVariables(registered.id, defaultsOf(registered, 'global'), { onlyIfAbsent: true });
+    const record = newThreadRecord(registered, options, { epoch: 1 }, this.clock.now());
     await this.definitions.keep(registered);
-    if (!runsHere) {
-      // Unclaimed, stored with the job that runs it: a worker serving the workflow takes it.
-      await this.store.createThread(record, this.jobs.forHandOver(record));
-      await durable(this.store);
+    if (!this.jobs.runsThreads) {
+      // Stored unclaimed with the job that runs it: a worker serving the workflow takes it.
+      const result = await this.store.commit({
+        thread: { kind: 'create', thread: { ...record, version: 1 } },
+        jobs: this.jobs.forHandOver(record),
+      });
+      if (result.status === 'conflict')
+        throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
       return scheduledHandle(record.threadId, (reason) => this.cancel(record.threadId, reason));
     }
-    const thread = await this.store.createThread(record);
-    // Should the process running it die, a worker recovers it.
-    if (this.jobs.enabled) await this.store.scheduleJobs?.(this.jobs.forStart(thread));
-    const { input, channel } = thread;
-    return this.runs.launch(thread, () => this.coordinator.emit(thread, { type: 'THREAD_STARTED', input, channel }));
+    if (this.runs.get(record.threadId) !== undefined || this.claiming.has(record.threadId))
+      throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
+    const controller = new AbortController();
+    const run = this.runs.fresh(record, controller);
+    // Should the process running it die, a worker recovers it (stored with the run's first commit).
+    if (this.jobs.enabled) await run.apply({ next: record, effects: { jobs: this.jobs.forStart(record) } });
+    const { input, channel } = record;
+    return this.runs.launch(
+      run,
+      () => this.coordinator.emit(record, { type: 'THREAD_STARTED', input, channel }),
+      controller,
+    );
   }
 
   /**
@@ -105,84 +114,76 @@ export class ThreadRunner {
    * that runs no thread (`workers-only`) hands it to a worker instead.
    */
   async resume(threadId: string): Promise<ThreadHandle> {
-    if (this.jobs.runsThreads) return this.resumeFrom(threadId, undefined);
+    if (this.jobs.runsThreads) return this.resumeFrom(threadId);
     this.assertOpen();
-    const thread = await this.loadThread(threadId);
-    if (thread.status !== 'waiting' && thread.status !== 'running') {
-      throw new InterlockError(
-        'THREAD_NOT_WAITING',
-        `thread ${threadId} is ${thread.status}; only waiting or interrupted threads resume`,
-      );
-    }
-    await this.store.scheduleJobs?.(this.jobs.forHandOver(thread));
-    await durable(this.store);
+    const thread = await this.store.getThread(threadId);
+    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    assertResumable(thread);
+    await this.store.commit({ jobs: this.jobs.forHandOver(thread) });
     return scheduledHandle(threadId, (reason) => this.cancel(threadId, reason));
   }
 
   /**
-   * `resume` from a thread just read (`respond` read it a moment ago). If it changed since,
-   * the claim fails and the thread is read again once, so a stale read never leaves an
-   * answer unapplied.
+   * Runs a stored thread in this process; `answer` is stored with the run's first commit.
+   * Two callers of this process (an answer and a deadline, say) share one run.
    */
-  private resumeFrom(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
+  private resumeFrom(
+    threadId: string,
+    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } } = {},
+  ): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.runs.get(threadId);
-    if (running) return Promise.resolve(running.handle);
-    // Two callers of this process (an answer and a run that just suspended) share one claim.
+    if (running && from.answer === undefined) return Promise.resolve(running.handle);
     const claiming = this.claiming.get(threadId);
-    if (claiming) return claiming;
-    const claim = this.claimAndLaunch(threadId, read).finally(() => this.claiming.delete(threadId));
-    this.claiming.set(threadId, claim);
-    return claim;
+    if (claiming && from.answer === undefined) return claiming;
+    if (running || claiming) throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
+    const launched = this.launchStored(threadId, from).finally(() => this.claiming.delete(threadId));
+    this.claiming.set(threadId, launched);
+    return launched;
   }
 
-  private async claimAndLaunch(threadId: string, read: ThreadRecord | undefined): Promise<ThreadHandle> {
-    // A thread read by the caller (respond read it a moment ago) may be read again once; one
-    // read here and saved by another process right after is THREAD_BUSY, as a live claim is.
-    const thread = await this.claim(read ?? (await this.loadThread(threadId)), read === undefined ? 1 : 2);
-    // Only the process that holds the thread retires the questions it never got to ask.
-    // (Read by thread, not by status: the thread's few rows, however many others wait.)
-    for (const orphan of await this.store.listInteractions({ threadId })) {
-      if (orphan.status === 'pending' && !thread.pendingInteractionIds.includes(orphan.interactionId))
-        await this.retire(orphan.interactionId);
+  private async launchStored(
+    threadId: string,
+    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } },
+  ): Promise<ThreadHandle> {
+    const stored = from.stored ?? (await this.store.loadThread(threadId));
+    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    const { thread } = stored;
+    assertResumable(thread);
+    this.assertNotHeldElsewhere(thread);
+    await this.definitions.load(thread);
+    const controller = new AbortController();
+    const run = this.runs.stored(stored, controller);
+    const { answer } = from;
+    // Questions stored before a crash that the thread never waited on (an older store) are let go.
+    const orphans = stored.interactions.filter(
+      (interaction) => interaction.status === 'pending' && !thread.pendingInteractionIds.includes(interaction.interactionId),
+    );
+    if (answer !== undefined || orphans.length > 0) {
+      const at = this.claims.nowIso();
+      await run.apply({
+        next: thread,
+        effects: {
+          interactions: [
+            ...orphans.map((orphan) => ({ kind: 'fail' as const, interactionId: orphan.interactionId, reason: 'cancelled' as const, message: SUPERSEDED, at })),
+            ...(answer === undefined
+              ? []
+              : [{ kind: 'answer' as const, interactionId: answer.interactionId, response: { input: answer.input, ...(answer.responder === undefined ? {} : { responder: answer.responder }), respondedAt: answer.respondedAt } }]),
+          ],
+        },
+      });
     }
     for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
     const interactionId = thread.pendingInteractionIds[0];
-    return this.runs.launch(thread, () =>
-      this.coordinator.emit(thread, {
-        type: 'THREAD_RESUMED',
-        ...(interactionId === undefined ? {} : { interactionId }),
-      }),
+    return this.runs.launch(
+      run,
+      () =>
+        this.coordinator.emit(thread, {
+          type: 'THREAD_RESUMED',
+          ...(interactionId === undefined ? {} : { interactionId }),
+        }),
+      controller,
     );
-  }
-
-  /**
-   * Claims a stored thread for this process (a new epoch fences every write of the run).
-   * A thread saved since it was read is read again, up to `attempts` reads in all; a live
-   * claim elsewhere is THREAD_BUSY.
-   */
-  private async claim(read: ThreadRecord, attempts: number): Promise<ThreadRecord> {
-    let thread = read;
-    for (let attempt = 1; ; attempt += 1) {
-      if (thread.status !== 'waiting' && thread.status !== 'running') {
-        throw new InterlockError(
-          'THREAD_NOT_WAITING',
-          `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`,
-        );
-      }
-      this.assertNotHeldElsewhere(thread);
-      await this.definitions.load(thread);
-      const claimed = await this.claims.claim(thread);
-      if (claimed === 'claimed') return thread;
-      if (claimed === 'busy') this.assertNotHeldElsewhere(thread);
-      if (attempt >= attempts) {
-        throw new InterlockError(
-          'THREAD_BUSY',
-          `thread ${thread.threadId} is being taken forward by another process: try again when it waits`,
-        );
-      }
-      thread = await this.loadThread(thread.threadId);
-    }
   }
 
   /**
@@ -196,26 +197,80 @@ export class ThreadRunner {
   async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
     this.assertOpen();
     const intake = await this.intake.take(interactionId, input, options.responder);
-    if (intake.kind === 'answered') {
-      const { status, threadId } = intake;
-      const repeated = intake.repeated === true ? { repeated: true as const } : {};
-      if (status === 'scheduled')
-        return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-      if (status === 'applied')
-        return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
-      return { status, threadId };
+    return this.settleIntake(intake, input);
+  }
+
+  private async settleIntake(intake: Intake, input: unknown): Promise<RespondResult> {
+    switch (intake.kind) {
+      case 'answered': {
+        const { status, threadId } = intake;
+        const repeated = intake.repeated === true ? { repeated: true as const } : {};
+        if (status === 'scheduled')
+          return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
+        if (status === 'applied')
+          return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+        return { status, threadId };
+      }
+      case 'stored-before': {
+        this.timers.disarm(intake.interaction.interactionId);
+        return { ...(await this.continueStored(intake.interaction.threadId)), repeated: true };
+      }
+      case 'valid':
+        this.timers.disarm(intake.interaction.interactionId);
+        return this.storeAndContinue(intake, input);
     }
-    this.timers.disarm(interactionId);
-    const result = await this.continueAfter(intake.interaction, intake.thread);
-    return intake.repeated ? { ...result, repeated: true } : result;
   }
 
   /**
-   * Takes a thread forward after its answer was stored: in this process, or by leaving it
-   * to the process that holds it. Never throws: the answer is stored whatever happens.
+   * Stores a valid answer and takes its thread forward: with the first commit of a run here,
+   * or alone when the thread runs here already or another process holds it (that process
+   * picks the answer up). Never throws once the answer is stored.
    */
-  private async continueAfter(interaction: InteractionRecord, thread: ThreadRecord): Promise<Accepted> {
+  private async storeAndContinue(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<RespondResult> {
+    const { interaction, stored, response } = intake;
     const { threadId, interactionId } = interaction;
+    const running = this.runs.get(threadId);
+    if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
+      const alone = await this.intake.storeAlone(intake, input);
+      if (alone !== 'stored') return this.settleIntake(alone, input);
+      return this.continueStored(threadId, interactionId);
+    }
+    let handle: ThreadHandle;
+    try {
+      handle = await this.resumeFrom(threadId, { stored, answer: { interactionId, ...response } });
+    } catch (error) {
+      // Nothing ran, so nothing was stored: a run of this process came first; it takes the answer.
+      if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
+      const alone = await this.intake.storeAlone(intake, input);
+      if (alone !== 'stored') return this.settleIntake(alone, input);
+      return this.continueStored(threadId, interactionId);
+    }
+    // The answer is acknowledged once stored: with the run's first commit.
+    try {
+      await this.runs.runOf(handle)?.firstCommit;
+    } catch (error) {
+      const conflict = conflictOf(error);
+      if (conflict?.kind === 'interaction-not-pending')
+        return this.settleIntake(
+          await this.intake.answeredBefore(conflict.interaction, input, response.responder),
+          input,
+        );
+      if (conflict?.kind === 'thread-changed' || conflict?.kind === 'thread-busy') {
+        // Another process took the thread between the read and the commit: the answer goes alone.
+        const alone = await this.intake.storeAlone(intake, input);
+        if (alone !== 'stored') return this.settleIntake(alone, input);
+        return { status: 'accepted', threadId, continuation: { status: 'elsewhere' } };
+      }
+      throw error;
+    }
+    return { status: 'accepted', threadId, continuation: { status: 'continued' }, thread: handle };
+  }
+
+  /**
+   * Takes a thread forward after its answer was stored on its own: in this process, or by
+   * leaving it to the process that holds it. Never throws: the answer is stored.
+   */
+  private async continueStored(threadId: string, interactionId?: string): Promise<Accepted> {
     const accepted = (continuation: Continuation, handle?: ThreadHandle): Accepted => ({
       status: 'accepted',
       threadId,
@@ -225,31 +280,25 @@ export class ThreadRunner {
     try {
       const running = this.runs.get(threadId);
       if (running) {
-        this.responses.notify(interactionId);
-        await durable(this.store, 'soon');
+        if (interactionId !== undefined) this.responses.notify(interactionId);
         return accepted({ status: 'continued' }, running.handle);
       }
+      const claiming = this.claiming.get(threadId);
+      if (claiming) return accepted({ status: 'continued' }, await claiming);
       // A process taking this thread forward right now picks the answer up; if it died
-      // instead, its claim runs out and this process goes on. (The thread as read before the
-      // answer was stored will do: a claim freed since then only means a resume here that
-      // may find the thread busy, and a claim seen is read again while waiting.)
-      let held = false;
+      // instead, its claim runs out and this process goes on.
+      const thread = await this.store.getThread(threadId);
+      if (thread === undefined) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
       if (this.claims.heldElsewhere(thread)) {
-        await durable(this.store);
-        if (await this.claims.pickedUpElsewhere(threadId, interactionId)) return accepted({ status: 'elsewhere' });
-        held = true;
+        if (interactionId === undefined || (await this.claims.pickedUpElsewhere(threadId, interactionId)))
+          return accepted({ status: 'elsewhere' });
       }
-      // The answer is acknowledged once durable: with the resumed run's first commit when it
-      // comes in this event-loop turn (before its tool runs), else at the end of the turn.
-      let result: Accepted;
       try {
-        result = accepted({ status: 'continued' }, await this.resumeFrom(threadId, held ? undefined : thread));
+        return accepted({ status: 'continued' }, await this.resumeFrom(threadId));
       } catch (error) {
         if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
-        result = accepted({ status: 'elsewhere' });
+        return accepted({ status: 'elsewhere' });
       }
-      await durable(this.store, 'soon');
-      return result;
     } catch (error) {
       const failure = toInterlockError(error);
       return accepted({ status: 'stalled', code: failure.code, message: failure.message });
@@ -259,16 +308,32 @@ export class ThreadRunner {
   /** Cancels a thread, running here or waiting in the store. */
   async cancel(threadId: string, reason = 'cancelled by the user'): Promise<void> {
     if (await this.runs.cancel(threadId, reason)) return;
-    const stored = await this.loadThread(threadId);
-    if (stored.status !== 'waiting' && stored.status !== 'running') return;
-    const thread = await this.claim(stored, 2);
-    for (const id of thread.pendingInteractionIds) {
-      this.timers.disarm(id);
-      await this.store.failInteraction(id, 'cancelled', reason);
-    }
+    const stored = await this.store.loadThread(threadId);
+    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
+    const { thread } = stored;
+    if (thread.status !== 'waiting' && thread.status !== 'running') return;
+    this.assertNotHeldElsewhere(thread);
+    await this.definitions.load(thread);
     const controller = new AbortController();
     controller.abort(reason);
-    await this.runs.launch(thread, () => undefined, controller).done();
+    const run = this.runs.stored(stored, controller);
+    const at = this.claims.nowIso();
+    for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
+    if (thread.pendingInteractionIds.length > 0) {
+      await run.apply({
+        next: thread,
+        effects: {
+          interactions: thread.pendingInteractionIds.map((interactionId) => ({
+            kind: 'fail' as const,
+            interactionId,
+            reason: 'cancelled' as const,
+            message: reason,
+            at,
+          })),
+        },
+      });
+    }
+    await this.runs.launch(run, () => undefined, controller).done();
   }
 
   /**
@@ -278,21 +343,28 @@ export class ThreadRunner {
    */
   async expireOverdue(): Promise<number> {
     const now = this.clock.now();
-    let expired = 0;
-    for (const interaction of await this.store.listInteractions({ status: 'pending' })) {
-      if (interaction.deadline === null || Date.parse(interaction.deadline) > now) continue;
-      if (await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline'))
-        expired += 1;
-    }
-    if (expired > 0) await durable(this.store);
-    return expired;
+    const overdue = (await this.store.listInteractions({ status: 'pending' })).filter(
+      (interaction) => interaction.deadline !== null && Date.parse(interaction.deadline) <= now,
+    );
+    if (overdue.length === 0) return 0;
+    const at = new Date(now).toISOString();
+    const result = await this.store.commit({
+      interactions: overdue.map((interaction) => ({
+        kind: 'fail' as const,
+        interactionId: interaction.interactionId,
+        reason: 'timeout' as const,
+        message: 'nobody answered before the deadline',
+        at,
+      })),
+    });
+    return result.status === 'committed' ? result.failed.length : 0;
   }
 
   /** Every interaction waiting for an answer, oldest first. */
   async pending(): Promise<UserInteractionRequest[]> {
     const interactions = await this.store.listInteractions({ status: 'pending' });
     const asked: InteractionRecord[] = [];
-    const threads = new Map<string, Promise<ThreadRecord | undefined>>();
+    const threads = new Map<string, Promise<{ pendingInteractionIds: string[] } | undefined>>();
     for (const interaction of interactions) {
       if (!threads.has(interaction.threadId))
         threads.set(interaction.threadId, this.store.getThread(interaction.threadId));
@@ -318,25 +390,33 @@ export class ThreadRunner {
     return this.timers.size;
   }
 
-  private async retire(interactionId: string): Promise<void> {
-    await this.store.failInteraction(
-      interactionId,
-      'cancelled',
-      'superseded: the process stopped before the thread asked this, and it asked again',
-    );
+  private async retire(interactionIds: string[]): Promise<void> {
+    const at = this.claims.nowIso();
+    await this.store.commit({
+      interactions: interactionIds.map((interactionId) => ({
+        kind: 'fail' as const,
+        interactionId,
+        reason: 'cancelled' as const,
+        message: SUPERSEDED,
+        at,
+      })),
+    });
   }
 
   /**
-   * A thread that now waits durably: if an answer raced the suspension, continue it at once
-   * (returns the new run); otherwise arm its deadlines.
+   * A thread that now waits durably: if an answer raced the suspension (a question stored
+   * while the run kept its claim, answered elsewhere), continue it at once (returns the new
+   * run); otherwise arm its deadlines.
    */
-  private async afterRun(outcome: ThreadOutcome): Promise<ThreadHandle | undefined> {
+  private async afterRun(outcome: ThreadOutcome, run: Run): Promise<ThreadHandle | undefined> {
     if (outcome.status !== 'waiting' || this.closed) return undefined;
     const interactions = [];
     for (const interactionId of outcome.pendingInteractionIds) {
-      const interaction = await this.store.getInteraction(interactionId);
-      if (interaction?.status === 'pending') interactions.push(interaction);
-      else if (interaction) return this.continueAnswered(outcome.threadId);
+      const known = run.exposedInteractions.has(interactionId)
+        ? await this.store.getInteraction(interactionId)
+        : run.interaction(interactionId);
+      if (known?.status === 'pending') interactions.push(known);
+      else if (known) return this.continueAnswered(outcome.threadId);
     }
     for (const interaction of interactions) this.timers.arm(interaction);
     return undefined;
@@ -355,7 +435,6 @@ export class ThreadRunner {
     }
   }
 
-  /** Times out a durable wait: the thread resumes and fails the interaction with reason `timeout`. */
   /** A deadline came: times the interaction out, and again later when the store failed. */
   private expireOnTime(interaction: InteractionRecord, attempt: number): void {
     this.expire(interaction, attempt > 0).catch((error: unknown) => {
@@ -371,27 +450,37 @@ export class ThreadRunner {
   private async expire(interaction: InteractionRecord, again = false): Promise<void> {
     this.timers.disarm(interaction.interactionId);
     const { interactionId, threadId } = interaction;
-    const failed = await this.store.failInteraction(interactionId, 'timeout', 'nobody answered before the deadline');
+    const result = await this.store.commit({
+      interactions: [
+        { kind: 'fail', interactionId, reason: 'timeout', message: 'nobody answered before the deadline', at: this.claims.nowIso() },
+      ],
+    });
+    const failed = result.status === 'committed' && result.failed.includes(interactionId);
     const timedOut = failed || (again && (await this.store.getInteraction(interactionId))?.failureReason === 'timeout');
     if (timedOut && this.runs.get(threadId) === undefined && !this.closed) await this.resume(threadId);
   }
 
-  private assertNotHeldElsewhere(thread: ThreadRecord): void {
+  private assertNotHeldElsewhere(thread: { threadId: string; lease?: { until: string; owner: string } }): void {
     const { lease } = thread;
-    if (lease === undefined || !this.claims.heldElsewhere(thread)) return;
+    if (lease === undefined || !this.claims.heldElsewhere(thread as never)) return;
     throw new InterlockError(
       'THREAD_BUSY',
       `thread ${thread.threadId} is being taken forward by another process right now: answer what it asks with respond(), or try again once that process stops (its claim runs until ${lease.until})`,
     );
   }
 
-  private async loadThread(threadId: string): Promise<ThreadRecord> {
-    const thread = await this.store.getThread(threadId);
-    if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
-    return thread;
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new InterlockError('INVALID_OPTIONS', 'this Interlock instance is closed: create a new one');
+  }
+}
+
+const SUPERSEDED = 'superseded: the process stopped before the thread asked this, and it asked again';
+
+function assertResumable(thread: { threadId: string; status: string }): void {
+  if (thread.status !== 'waiting' && thread.status !== 'running') {
+    throw new InterlockError(
+      'THREAD_NOT_WAITING',
+      `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`,
+    );
   }
 }

@@ -1,36 +1,38 @@
-import { ReplaySubject } from 'rxjs';
+import { ReplaySubject, type Subscription } from 'rxjs';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { durable } from './durability.js';
+import type { ICheckpointStore, StoredThread, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { Run, type RunContext } from './run.js';
 import { CLAIM_LOST, SHUTDOWN } from './shutdown.js';
 import type { ThreadClaims } from './thread-claims.js';
 import type { ThreadHandle } from './thread-handle.js';
 import { outcomeOf, type ThreadOutcome } from './thread-outcome.js';
 
 interface ActiveRun {
+  run: Run;
   handle: ThreadHandle;
   controller: AbortController;
   finished: Promise<ThreadOutcome>;
 }
 
 /**
- * The runs of this process: each takes a claimed thread forward until it ends or waits,
- * renewing the claim meanwhile (a claim lost to another process stops the run, which then
- * writes nothing), frees the claim and makes its state durable when it stops, and hands the
- * outcome to `onStopped`, which may continue the thread at once (an answer raced the
- * suspension): the handle then follows the run that goes on.
+ * The runs of this process: each takes a thread forward until it ends or waits, holding its
+ * claim from its first commit to its last (renewed meanwhile; a claim lost stops the run,
+ * which then writes nothing), and hands the outcome to `onStopped`, which may continue the
+ * thread at once (an answer raced the suspension): the handle then follows the run that
+ * goes on.
  */
 export class ThreadRuns {
   private readonly active = new Map<string, ActiveRun>();
+  private readonly runsOfHandles = new WeakMap<ThreadHandle, Run>();
 
   constructor(
     private readonly coordinator: NodeExecutionCoordinator,
     private readonly bus: EventBus,
     private readonly store: ICheckpointStore,
     private readonly claims: ThreadClaims,
-    private readonly onStopped: (outcome: ThreadOutcome) => Promise<ThreadHandle | undefined>,
+    private readonly onStopped: (outcome: ThreadOutcome, run: Run) => Promise<ThreadHandle | undefined>,
     /** What a handle's `cancel()` does: cancels the thread, running here or waiting in the store. */
     private readonly cancelThread: (threadId: string, reason?: string) => Promise<void>,
   ) {}
@@ -43,33 +45,52 @@ export class ThreadRuns {
     return this.active.size;
   }
 
-  launch(thread: ThreadRecord, announce: () => void, controller = new AbortController()): ThreadHandle {
-    const { threadId } = thread;
+  /** A run of a new thread (stored by its first commit). */
+  fresh(thread: ThreadRecord, controller: AbortController): Run {
+    return new Run(this.runContext(controller), thread, { kind: 'new' });
+  }
+
+  /** A run of a thread read from the store (claimed by its first commit). */
+  stored(stored: StoredThread, controller: AbortController): Run {
+    return Run.fromStored(this.runContext(controller), stored);
+  }
+
+  private runContext(controller: AbortController): RunContext {
+    let keepAlive: Subscription | undefined;
+    controller.signal.addEventListener('abort', () => keepAlive?.unsubscribe(), { once: true });
+    return {
+      store: this.store,
+      owner: this.claims.owner,
+      leaseUntil: () => this.claims.leaseUntil(),
+      nowIso: () => this.claims.nowIso(),
+      publish: (thread, event) => this.coordinator.emit(thread, event),
+      onClaimed: (fence, until) => {
+        keepAlive?.unsubscribe();
+        if (controller.signal.aborted) return;
+        keepAlive = this.claims.keepAlive(fence, until, () => controller.abort(CLAIM_LOST));
+      },
+    };
+  }
+
+  launch(run: Run, announce: () => void, controller: AbortController): ThreadHandle {
+    const { threadId } = run.thread;
     const events = new ReplaySubject<InterlockEvent>();
     const subscription = this.bus.thread$(threadId).subscribe(events);
-    const keepAlive = this.claims.keepAlive(thread, () => controller.abort(CLAIM_LOST));
-    const end = async () => {
-      keepAlive.unsubscribe();
+    const end = () => {
+      if (!controller.signal.aborted) controller.abort(SHUTDOWN);
       subscription.unsubscribe();
-      this.active.delete(threadId);
-      await this.claims.release(thread).catch(() => undefined);
+      if (this.active.get(threadId)?.run === run) this.active.delete(threadId);
     };
     const finished: Promise<ThreadOutcome> = Promise.resolve()
       .then(() => {
         announce();
-        thread.status = thread.pendingInteractionIds.length === 0 ? 'running' : thread.status;
-        return this.coordinator.run(thread, controller.signal);
-      })
-      .then(async (final) => {
-        // A run that stops frees its claim and leaves its state durable before anyone hears how it ended.
-        await end();
-        await durable(this.store);
-        return final;
+        return this.coordinator.run(run, controller.signal);
       })
       .then(
         async (final): Promise<ThreadOutcome> => {
+          end();
           const outcome = outcomeOf(final);
-          const next = await this.onStopped(outcome);
+          const next = await this.onStopped(outcome, run);
           if (!next) {
             events.complete();
             return outcome;
@@ -78,7 +99,9 @@ export class ThreadRuns {
           return next.done();
         },
         async (error: unknown) => {
-          if (this.active.get(threadId)?.finished === finished) await end();
+          // A run that stops on an error frees its claim if it can (a store that failed may not let it).
+          if (run.holdsClaim) await run.commit({ release: true }).catch(() => undefined);
+          end();
           events.complete();
           throw error;
         },
@@ -89,8 +112,16 @@ export class ThreadRuns {
       done: () => finished,
       cancel: (reason) => this.cancelThread(threadId, reason),
     };
-    this.active.set(threadId, { handle, controller, finished });
+    // Whoever does not wait for it, a run that fails is not an unhandled rejection.
+    finished.catch(() => undefined);
+    this.active.set(threadId, { run, handle, controller, finished });
+    this.runsOfHandles.set(handle, run);
     return handle;
+  }
+
+  /** The run behind a handle this class launched. */
+  runOf(handle: ThreadHandle): Run | undefined {
+    return this.runsOfHandles.get(handle);
   }
 
   /** Cancels a run of this process (false when there is none). */
@@ -98,7 +129,7 @@ export class ThreadRuns {
     const running = this.active.get(threadId);
     if (!running) return false;
     running.controller.abort(reason ?? 'cancelled by the user');
-    await running.finished;
+    await running.finished.catch(() => undefined);
     return true;
   }
 

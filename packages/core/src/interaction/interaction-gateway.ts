@@ -3,7 +3,6 @@ import { inject, injectable } from 'inversify';
 import { catchError, firstValueFrom, from, fromEvent, map, NEVER, of, race, type Observable } from 'rxjs';
 import {
   UserInteractionHandlerResult,
-  type InteractionFailureReason,
   type IUserInteractionHandler,
   type UserInteractionContext,
   type UserInteractionRequest,
@@ -12,12 +11,13 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { durable } from '../engine/durability.js';
 import { failpoint } from '../engine/failpoints.js';
 import { isStop } from '../engine/shutdown.js';
-import { fenceOf, type ThreadClaims } from '../engine/thread-claims.js';
+import type { Effects } from '../engine/step.js';
+import { stopWaitingOn, waitOn } from '../engine/transitions.js';
+import type { ThreadClaims } from '../engine/thread-claims.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { InteractionResponses } from './interaction-responses.js';
 import type { ResponseInterpreter } from './response-interpreter.js';
 import type { JobPlanner } from '../workers/job-planner.js';
@@ -40,10 +40,10 @@ type Settled =
 
 /**
  * Every wait for a person goes through here (ARCHITECTURE.md, "one rule for every wait"):
- * interactions are stored and the thread checkpointed before anybody is asked; then the
- * channel's handler in this process is asked, or the thread suspends until `respond()`.
- * Timeouts, cancellation, handler errors and malformed answers settle the interaction as
- * failed with their reason; the first writer wins.
+ * interactions are stored with the thread waiting on them, in one durability point, before
+ * anybody is asked; then the channel's handler in this process is asked, or the thread
+ * suspends until `respond()`. Timeouts, cancellation, handler errors and malformed answers
+ * settle the interaction as failed with their reason; the first writer wins.
  */
 @injectable()
 export class InteractionGateway {
@@ -58,12 +58,16 @@ export class InteractionGateway {
     @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {}
 
-  /** Stores new interactions, checkpoints the thread waiting on them, then announces them (REQUESTED). */
+  /**
+   * Opens new interactions: the thread waits on them (`withRecords` also names them in the
+   * node's state) and they are committed together, with their deadline jobs and what else
+   * is pending, before anyone is asked; then they are announced (REQUESTED).
+   */
   async open(
     specs: InteractionSpec[],
     context: NodeExecutionContext,
-    /** Called before the checkpoint, so the caller's node state names the new interactions. */
-    onStored?: (records: InteractionRecord[]) => void,
+    withRecords: (thread: ThreadRecord, records: InteractionRecord[]) => ThreadRecord,
+    effects: Effects = {},
   ): Promise<InteractionRecord[]> {
     const now = this.clock.now();
     const { thread } = context;
@@ -94,36 +98,46 @@ export class InteractionGateway {
         updatedAt: request.requestedAt,
       };
     });
-    // Each with its deadline job when threads continue in workers: the deadline fires in whichever process is alive.
-    for (const record of records)
-      await this.store.createInteraction(record, fenceOf(thread), this.jobs.forInteractions(thread, [record]));
-    thread.pendingInteractionIds.push(...records.map((record) => record.interactionId));
-    thread.status = 'waiting';
-    onStored?.(records);
-    await context.checkpoint();
-    // The question exists durably before anybody can see it.
-    await durable(this.store);
-    for (const record of records) {
-      context.emit({
-        type: 'USER_INTERACTION_REQUESTED',
-        interactionId: record.interactionId,
-        nodeId: record.nodeId,
-        operationType: record.request.operationType,
-        request: record.request,
-      });
-    }
+    const ids = records.map((record) => record.interactionId);
+    await context.apply({
+      next: waitOn(withRecords(thread, records), ids),
+      effects: {
+        ...effects,
+        interactions: [...(effects.interactions ?? []), ...records.map((interaction) => ({ kind: 'open' as const, interaction }))],
+        // Each with its deadline job when threads continue in workers: it fires in whichever process is alive.
+        jobs: [...(effects.jobs ?? []), ...this.jobs.forInteractions(thread, records)],
+        events: [
+          ...(effects.events ?? []),
+          ...records.map((record) => ({
+            type: 'USER_INTERACTION_REQUESTED' as const,
+            interactionId: record.interactionId,
+            nodeId: record.nodeId,
+            operationType: record.request.operationType,
+            request: record.request,
+          })),
+        ],
+        // The question exists durably before anybody can see it: at once when a handler here
+        // asks, else with the run's last commit (the thread suspends right after).
+        ...(this.asksHere(thread) ? { durable: 'now' as const } : { announceAfterCommit: true as const }),
+      },
+    });
     failpoint('interaction:requested');
     return records;
   }
 
+  /** Whether a handler of this process asks the thread's questions (the run waits here, holding its claim). */
+  private asksHere(thread: ThreadRecord): boolean {
+    return thread.channel !== NO_RESPONDER_CHANNEL && this.handlers.has(thread.channel);
+  }
+
   /**
    * Waits for every pending interaction given, concurrently. Returns them as stored once
-   * settled; `suspended` is true when some still wait for a responder outside this process.
+   * settled; `suspendedIds` are those that still wait for a responder outside this process.
    */
   async settle(
     interactions: InteractionRecord[],
     context: NodeExecutionContext,
-  ): Promise<{ settled: InteractionRecord[]; suspended: boolean; suspendedIds: string[] }> {
+  ): Promise<{ settled: InteractionRecord[]; suspendedIds: string[] }> {
     // The run holds the thread's claim while a handler here asks: another process that
     // gets an answer only stores it, and the poll in awaitOne picks it up.
     const results = await Promise.all(
@@ -135,19 +149,18 @@ export class InteractionGateway {
     const suspendedIds = interactions
       .filter((_, index) => results[index] === 'suspend')
       .map((interaction) => interaction.interactionId);
-    return { settled, suspended: suspendedIds.length > 0, suspendedIds };
+    return { settled, suspendedIds };
   }
 
-  /** Marks an interaction as handled: no longer pending for this thread. */
-  release(interactionId: string, context: NodeExecutionContext): void {
+  /** The thread no longer waits on this interaction (a transition; forgets an early answer too). */
+  release(thread: ThreadRecord, interactionId: string): ThreadRecord {
     this.responses.forget(interactionId);
-    const { thread } = context;
-    thread.pendingInteractionIds = thread.pendingInteractionIds.filter((id) => id !== interactionId);
-    if (thread.pendingInteractionIds.length === 0) thread.status = 'running';
+    return stopWaitingOn(thread, interactionId);
   }
 
-  async load(interactionId: string): Promise<InteractionRecord> {
-    const interaction = await this.store.getInteraction(interactionId);
+  /** An interaction of the running thread, as the run knows it. */
+  load(interactionId: string, context: NodeExecutionContext): InteractionRecord {
+    const interaction = context.run.interaction(interactionId);
     if (!interaction)
       throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
     return interaction;
@@ -160,11 +173,11 @@ export class InteractionGateway {
     const { interactionId } = interaction;
     const deadline = interaction.deadline === null ? undefined : Date.parse(interaction.deadline);
     if (deadline !== undefined && deadline <= this.clock.now()) {
-      return this.fail(interactionId, 'timeout', 'nobody answered before the deadline');
+      return context.run.failInteraction(interactionId, 'timeout', 'nobody answered before the deadline');
     }
-    if (context.signal.aborted) return this.onAbort(interactionId, context.signal);
+    if (context.signal.aborted) return this.onAbort(interactionId, context);
     if (context.thread.channel === NO_RESPONDER_CHANNEL) {
-      return this.fail(
+      return context.run.failInteraction(
         interactionId,
         'no_handler',
         `the thread runs on channel "${NO_RESPONDER_CHANNEL}": nobody can answer`,
@@ -187,7 +200,7 @@ export class InteractionGateway {
     );
     abort.abort();
     this.responses.forget(interactionId);
-    return this.record(interaction, settled, context.signal);
+    return this.record(interaction, settled, context);
   }
 
   private askHandler(
@@ -219,18 +232,19 @@ export class InteractionGateway {
   private async record(
     interaction: InteractionRecord,
     settled: Settled,
-    signal: AbortSignal,
+    context: NodeExecutionContext,
   ): Promise<InteractionRecord | 'suspend'> {
     const { interactionId } = interaction;
+    const { run } = context;
     switch (settled.kind) {
       case 'answered_elsewhere':
-        return this.load(interactionId);
+        return this.reread(interactionId, context);
       case 'timeout':
-        return this.fail(interactionId, 'timeout', 'nobody answered before the deadline');
+        return run.failInteraction(interactionId, 'timeout', 'nobody answered before the deadline');
       case 'cancelled':
-        return this.onAbort(interactionId, signal);
+        return this.onAbort(interactionId, context);
       case 'handler_error':
-        return this.fail(
+        return run.failInteraction(
           interactionId,
           'handler_error',
           `the handler failed: ${toInterlockError(settled.error).message}`,
@@ -240,7 +254,7 @@ export class InteractionGateway {
     }
     const parsed = UserInteractionHandlerResult.safeParse(settled.result);
     if (!parsed.success) {
-      return this.fail(
+      return run.failInteraction(
         interactionId,
         'invalid_response',
         `the handler returned something that is not a handler result: ${parsed.error.issues[0]?.message ?? parsed.error.message}`,
@@ -249,40 +263,40 @@ export class InteractionGateway {
     const result = parsed.data;
     if (result.outcome === 'deferred') return 'suspend';
     if (result.outcome === 'cancelled')
-      return this.fail(interactionId, 'cancelled', result.reason ?? 'the person cancelled');
+      return run.failInteraction(interactionId, 'cancelled', result.reason ?? 'the person cancelled');
     let input: unknown;
     try {
       input = this.interpreter.interpret(interaction, result.input);
     } catch (error) {
-      return this.fail(interactionId, 'invalid_response', toInterlockError(error).message);
+      return run.failInteraction(interactionId, 'invalid_response', toInterlockError(error).message);
     }
-    const recorded = await this.store.recordResponse(interactionId, {
+    // The person was told their answer was taken: it is durable before the run goes on.
+    const answered = await run.answer(interactionId, {
       input,
       ...(result.responder === undefined ? {} : { responder: result.responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     });
-    // The person was told their answer was taken: it is durable.
-    await durable(this.store);
     failpoint('interaction:answer-stored');
-    return recorded.status === 'not_found' ? this.load(interactionId) : recorded.interaction;
+    return answered;
+  }
+
+  /** An interaction another process (or `respond()` here) settled: read as stored. */
+  private async reread(interactionId: string, context: NodeExecutionContext): Promise<InteractionRecord> {
+    const stored = await this.store.getInteraction(interactionId);
+    if (!stored)
+      throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
+    context.run.learn(stored);
+    return stored;
   }
 
   /** Closing the process (or losing the claim) is not cancelling the thread: the wait stays in the store. */
-  private async onAbort(interactionId: string, signal: AbortSignal): Promise<InteractionRecord | 'suspend'> {
+  private async onAbort(interactionId: string, context: NodeExecutionContext): Promise<InteractionRecord | 'suspend'> {
+    const { signal } = context;
     if (isStop(signal.reason)) return 'suspend';
-    return this.fail(
+    return context.run.failInteraction(
       interactionId,
       'cancelled',
       typeof signal.reason === 'string' ? signal.reason : 'the thread was cancelled',
     );
-  }
-
-  private async fail(
-    interactionId: string,
-    reason: InteractionFailureReason,
-    message: string,
-  ): Promise<InteractionRecord> {
-    await this.store.failInteraction(interactionId, reason, message);
-    return this.load(interactionId);
   }
 }

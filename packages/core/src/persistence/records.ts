@@ -151,23 +151,6 @@ export interface ClaimFence {
   epoch: number;
 }
 
-/** What {@link ICheckpointStore.claimThread} found. */
-export type ClaimResult =
-  /** The thread is this owner's, with the new epoch and version. */
-  | { status: 'claimed'; epoch: number; version: number }
-  /** Another owner's claim is live. */
-  | { status: 'busy'; lease: ThreadLease }
-  /** The thread was saved since `expectedVersion` was read: read it again. */
-  | { status: 'changed' };
 
-/** The end of the audit chain, kept apart from the entries so a removed tail is detected. */
-export interface AuditHead {
-  sequence: number;
-  hash: string;
-}
-
-/** The result of trying to store an answer: the first valid answer wins. */
-export type RecordResponseResult =
-  | { status: 'recorded'; interaction: InteractionRecord }
-  | { status: 'not_pending'; interaction: InteractionRecord }
-  | { status: 'not_found' };
+/** The end of the audit chain of a store of an older version (one global chain; see audit/audit-chain.ts). */
+export type { AuditHead } from '../audit/audit-chain.js';

@@ -53,13 +53,10 @@ export class ApprovalPolicy {
     return this.store.isApprovalRemembered(SessionMemory.key(scope, tool, call.arguments), this.clock.now());
   }
 
-  /** Remembers an approval of these exact arguments for the session window (F30). */
-  remember(call: ApprovalCall, scope: MemoryScope): Promise<void> {
+  /** What remembering an approval of these exact arguments for the session window writes (F30). */
+  memoryEntry(call: ApprovalCall, scope: MemoryScope): { key: string; expiresAt: number } | undefined {
     const tool = this.tools.find(call.toolName);
-    if (!tool) return Promise.resolve();
-    return this.store.rememberApproval(
-      SessionMemory.key(scope, tool, call.arguments),
-      this.clock.now() + this.options.memoryWindow,
-    );
+    if (!tool) return undefined;
+    return { key: SessionMemory.key(scope, tool, call.arguments), expiresAt: this.clock.now() + this.options.memoryWindow };
   }
 }

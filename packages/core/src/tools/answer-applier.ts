@@ -1,37 +1,35 @@
-import type { NodeExecutionContext } from '../engine/node-executor.js';
-import type { InteractionGateway } from '../interaction/interaction-gateway.js';
+import type { Clock } from '../engine/clock.js';
+import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
+import { combineEffects, type Effects } from '../engine/step.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import { refuseEdit } from './admission.js';
 import { readAnswer } from './approval-requests.js';
+import type { CallDecider, Decided } from './call-decider.js';
 import type { ToolExecution } from './tool-execution.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { scopeOf, type TurnRecorder } from './turn-recorder.js';
-import { describeCall, type AwaitingCall, type TurnCall } from './turn-state.js';
+import { describeCall, type AwaitingCall } from './turn-state.js';
 
 /**
  * Applies a person's answer to the call that waited on it (F17–F19, F44): reads it
- * (approval, denial, an edit the rules must allow, a result or a recovery choice), audits
- * it, remembers it when asked to, and returns the call's next phase; an answer that
- * decided its call (a refused edit included) is consumed with the next checkpoint. A
- * failed wait (timeout, cancel) ends the call.
+ * (approval, denial, an edit the rules must allow, a result or a recovery choice) and
+ * returns the call's next phase with what goes with it — its audit entry, the answer
+ * consumed, a remembered approval, a pin, its events — all in the step that applies it,
+ * so the answer is consumed in the commit that holds its effect. A failed wait (timeout,
+ * cancel) ends the call.
  */
 export class AnswerApplier {
   constructor(
     private readonly tools: ToolRegistry,
     private readonly policy: ApprovalPolicy,
-    private readonly gateway: InteractionGateway,
     private readonly execution: ToolExecution,
     private readonly recorder: TurnRecorder,
+    private readonly decider: CallDecider,
+    private readonly clock: Clock,
   ) {}
 
-  async apply(
-    call: AwaitingCall,
-    record: InteractionRecord,
-    context: NodeExecutionContext,
-    nodeId: string,
-  ): Promise<TurnCall> {
-    this.gateway.release(record.interactionId, context);
+  async apply(call: AwaitingCall, record: InteractionRecord, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
     const base = {
       interactionId: record.interactionId,
       nodeId: record.nodeId,
@@ -45,43 +43,54 @@ export class AnswerApplier {
         refuseEdit(call.name, this.tools.find(call.name), edited, (args) => this.policy.decide(args, scopeOf(context))),
       automaticMemory,
     );
+    const audit = [this.recorder.entry(call, context, { ...reading.audit, interactionId: record.interactionId })];
     if (reading.kind === 'failed') {
-      context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: reading.reason, message: reading.message });
-      await this.recorder.recordAnswer(call, context, reading.audit, record.interactionId);
-      return this.recorder.report(reading.next, context, nodeId);
+      return {
+        call: reading.next,
+        effects: {
+          audit,
+          events: [
+            { type: 'USER_INTERACTION_FAILED', ...base, reason: reading.reason, message: reading.message },
+            ...this.recorder.reported(reading.next, nodeId),
+          ],
+          durable: 'soon',
+        },
+      };
     }
     const { response, responder } = reading;
-    context.emit({
-      type: 'USER_INTERACTION_RESPONDED',
-      ...base,
-      input: response,
-      ...(responder === undefined ? {} : { responder }),
-    });
-    await this.recorder.recordAnswer(call, context, reading.audit, record.interactionId);
-    if (reading.kind === 'refused-edit')
-      return this.consumed(this.recorder.report(reading.next, context, nodeId), base, context);
-    context.emit({
+    const events: EmittedEvent[] = [
+      { type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) },
+    ];
+    const consumed: Effects = { audit, interactions: [{ kind: 'consume', interactionId: record.interactionId, at: new Date(this.clock.now()).toISOString() }],
+      durable: 'soon',
+    };
+    if (reading.kind === 'refused-edit') {
+      return {
+        call: reading.next,
+        effects: combineEffects(consumed, {
+          events: [...events, ...this.recorder.reported(reading.next, nodeId), { type: 'USER_INTERACTION_PROCESSED', ...base }],
+        }),
+      };
+    }
+    events.push({
       type: 'TOOL_CALL_DECIDED',
       ...describeCall(reading.next, nodeId),
       decision: response.approved ? 'allow' : 'deny',
       rule: 'person',
     });
-    if (reading.remember)
-      await this.policy.remember({ toolName: call.name, arguments: reading.next.finalArguments }, scopeOf(context));
-    let next = reading.next;
-    if (reading.resolution) next = await this.execution.resolve(next, reading.resolution, response.denyReason, context);
-    else if (next.phase === 'ready') await this.recorder.pinApproved(call.name);
-    return this.consumed(this.recorder.report(next, context, nodeId), base, context);
-  }
-
-  /** The answer decided the call: the checkpoint that saves `call` marks it processed. */
-  private consumed(
-    call: TurnCall,
-    base: { interactionId: string; nodeId: string; operationType: 'TOOL_APPROVAL' },
-    context: NodeExecutionContext,
-  ): TurnCall {
-    context.answerApplied(base.interactionId);
-    context.emit({ type: 'USER_INTERACTION_PROCESSED', ...base });
-    return call;
+    const memory = reading.remember
+      ? this.policy.memoryEntry({ toolName: call.name, arguments: reading.next.finalArguments }, scopeOf(context))
+      : undefined;
+    let next: Decided = { call: reading.next, effects: {} };
+    if (reading.resolution) next = this.execution.resolve(reading.next, reading.resolution, response.denyReason, context);
+    else if (next.call.phase === 'ready')
+      next = { call: next.call, effects: { globals: await this.decider.pinOf(this.tools.find(call.name)) } };
+    return {
+      call: next.call,
+      effects: combineEffects(consumed, next.effects, {
+        ...(memory === undefined ? {} : { remember: [memory] }),
+        events: [...events, ...this.recorder.reported(next.call, nodeId), { type: 'USER_INTERACTION_PROCESSED', ...base }],
+      }),
+    };
   }
 }

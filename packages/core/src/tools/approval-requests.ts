@@ -49,12 +49,18 @@ export function approvalSpecs(
   return calls.map((call, index): InteractionSpec => {
     const tool = on.toolOf(call.name);
     const definitionChange = on.changes?.[index];
+    const prompt = definitionChange
+      ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}`
+      : PROMPTS[stage](call.name);
+    // The process that ran it lost its claim: it may still be running (frozen, cut off), and finish the call.
+    const holder =
+      call.phase === 'awaiting-recovery' && call.claimEndedAt !== undefined
+        ? ` The process that ran it may still be running: its claim on the thread ended at ${call.claimEndedAt}, and it cannot write any more, but its call may still take effect.`
+        : '';
     return {
       nodeId: on.nodeId,
       operationType: 'TOOL_APPROVAL',
-      prompt: definitionChange
-        ? `The definition of ${call.name} changed since it was approved (see the diff). ${PROMPTS[stage](call.name)}`
-        : PROMPTS[stage](call.name),
+      prompt: `${prompt}${holder}`,
       timeout: on.timeout,
       metadata: {},
       toolApproval: {

@@ -1,5 +1,6 @@
 import type { Clock } from '../engine/clock.js';
-import type { NodeExecutionContext } from '../engine/node-executor.js';
+import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
+import type { Effects } from '../engine/step.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { MessageBus } from '../policy/message-bus.js';
 import { admit, ruling } from './admission.js';
@@ -10,11 +11,17 @@ import type { ToolRegistry } from './tool-registry.js';
 import { scopeOf, type TurnRecorder } from './turn-recorder.js';
 import { approve, describeCall, finish, type NewCall, type TurnCall, type TurnOptions } from './turn-state.js';
 
+/** A call as decided, and what deciding it writes and says. */
+export interface Decided {
+  call: TurnCall;
+  effects: Effects;
+}
+
 /**
  * Decides one new call (F13–F16, F26–F28): admission, then the rules (with a remembered
  * approval and the tool's pin), then an automatic approver when the rules say ask. The
- * call comes back approved, finished (refused or denied, audited and announced), or still
- * new: then it waits for a person.
+ * call comes back approved, finished (refused or denied), or still new: then it waits for
+ * a person. Its audit entry, pin and events are effects of the step that applies it.
  */
 export class CallDecider {
   constructor(
@@ -26,19 +33,23 @@ export class CallDecider {
     private readonly clock: Clock,
   ) {}
 
-  async decide(call: NewCall, context: NodeExecutionContext, { nodeId, allowedTools }: TurnOptions): Promise<TurnCall> {
-    context.emit({ type: 'TOOL_CALL_REQUESTED', ...describeCall(call, nodeId) });
+  async decide(call: NewCall, context: NodeExecutionContext, { nodeId, allowedTools }: TurnOptions): Promise<Decided> {
+    const events: EmittedEvent[] = [{ type: 'TOOL_CALL_REQUESTED', ...describeCall(call, nodeId) }];
     const tool = this.tools.find(call.name);
     const admission = admit(call, tool, allowedTools);
     if (admission.kind === 'refused') {
-      if (admission.audited)
-        await this.recorder.record(call, context, {
-          outcome: 'deny',
-          decidedBy: admission.audited.rule,
-          ...admission.audited,
-          stage: 'execution',
-        });
-      return this.recorder.report(finish(call, admission.status, admission.message), context, nodeId);
+      const done = finish(call, admission.status, admission.message);
+      const audit = admission.audited
+        ? [
+            this.recorder.entry(call, context, {
+              outcome: 'deny',
+              decidedBy: admission.audited.rule,
+              ...admission.audited,
+              stage: 'execution',
+            }),
+          ]
+        : [];
+      return { call: done, effects: { audit, events: [...events, ...this.recorder.reported(done, nodeId)] } };
     }
     const proposed = { toolName: call.name, arguments: admission.finalArguments };
     const scope = scopeOf(context);
@@ -54,7 +65,7 @@ export class CallDecider {
       rule: decision.rule,
       rememberable: decision.rememberable,
     };
-    context.emit({
+    events.push({
       type: 'TOOL_CALL_DECIDED',
       ...describeCall(decided, nodeId),
       decision: decision.outcome,
@@ -62,19 +73,24 @@ export class CallDecider {
     });
     if (decision.outcome === 'ask') {
       const approver = automaticApprover(this.policy, this.bus);
-      return approver && tool ? this.askApprover(decided, tool, approver, context, nodeId) : decided;
+      if (approver && tool) return this.askApprover(decided, tool, approver, context, nodeId, events);
+      return { call: decided, effects: { events } };
     }
-    await this.recorder.record(decided, context, {
-      outcome: decision.outcome,
-      decidedBy: decision.rule,
-      rule: decision.rule,
-      reason: decision.reason,
-      stage: 'execution',
-    });
+    const audit = [
+      this.recorder.entry(decided, context, {
+        outcome: decision.outcome,
+        decidedBy: decision.rule,
+        rule: decision.rule,
+        reason: decision.reason,
+        stage: 'execution',
+      }),
+    ];
     const verdict = ruling(decided, decision, this.tools.names());
-    if (!verdict.runs) return this.recorder.report(finish(decided, verdict.status, verdict.message), context, nodeId);
-    await this.recorder.pinApproved(call.name);
-    return approve(decided, decision.rule);
+    if (!verdict.runs) {
+      const done = finish(decided, verdict.status, verdict.message);
+      return { call: done, effects: { audit, events: [...events, ...this.recorder.reported(done, nodeId)] } };
+    }
+    return { call: approve(decided, decision.rule), effects: { audit, events, globals: await this.pinOf(tool) } };
   }
 
   /** The callback (or bus handler) decides when the rules did not (F26); errors and bad answers deny (F28). */
@@ -84,7 +100,8 @@ export class CallDecider {
     approver: AutomaticApprover,
     context: NodeExecutionContext,
     nodeId: string,
-  ): Promise<TurnCall> {
+    events: EmittedEvent[],
+  ): Promise<Decided> {
     const { thread } = context;
     const rule = call.rule ?? 'ask';
     const verdict = await askAutomatically(approver, toolUseOf(call.finalArguments, tool, rule, thread), tool, {
@@ -94,22 +111,32 @@ export class CallDecider {
         this.policy.decide({ toolName: tool.name, arguments: edited }, scopeOf(context)).outcome === 'deny',
     });
     const reason = verdict.approved ? `${approver.name} approved` : verdict.reason;
-    await this.recorder.record(call, context, {
-      outcome: verdict.approved ? 'allow' : 'deny',
-      decidedBy: approver.name,
-      rule,
-      reason,
-      stage: 'execution',
-    });
+    const audit = [
+      this.recorder.entry(call, context, {
+        outcome: verdict.approved ? 'allow' : 'deny',
+        decidedBy: approver.name,
+        rule,
+        reason,
+        stage: 'execution',
+      }),
+    ];
     const next = verdict.approved ? { ...call, finalArguments: verdict.finalArguments } : call;
-    context.emit({
+    events.push({
       type: 'TOOL_CALL_DECIDED',
       ...describeCall(next, nodeId),
       decision: verdict.approved ? 'allow' : 'deny',
       rule: approver.name,
     });
-    if (!verdict.approved) return this.recorder.report(finish(call, 'EXECUTION_REJECTED', reason), context, nodeId);
-    await this.recorder.pinApproved(call.name);
-    return approve(next, approver.name);
+    if (!verdict.approved) {
+      const done = finish(call, 'EXECUTION_REJECTED', reason);
+      return { call: done, effects: { audit, events: [...events, ...this.recorder.reported(done, nodeId)] } };
+    }
+    return { call: approve(next, approver.name), effects: { audit, events, globals: await this.pinOf(tool) } };
+  }
+
+  /** The pin an approval of `tool` writes, if any. */
+  async pinOf(tool: Tool | undefined) {
+    const change = tool === undefined ? undefined : await this.pins.pinChange(tool, new Date(this.clock.now()).toISOString());
+    return change === undefined ? [] : [change];
   }
 }

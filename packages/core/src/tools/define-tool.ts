@@ -9,8 +9,19 @@ export interface ToolContext {
   threadId: string;
   nodeId: string;
   toolCallId: string;
-  /** Aborted when the thread is cancelled or the process closes. */
+  /**
+   * Aborted when the thread is cancelled, the process closes, or this process's claim on the
+   * thread ends (it froze or was cut off past its lease, and another process may take the
+   * thread over): check it right before the side effect, and stop if it is aborted.
+   */
   signal: AbortSignal;
+  /**
+   * The claim this call runs under: the thread and its fencing epoch, which only goes up.
+   * Hand it to a system that can refuse a stale writer (a conditional write on
+   * `epoch >= stored`, an idempotency key `threadId:toolCallId`): a process that lost its
+   * claim then cannot apply the effect after the one that took over.
+   */
+  fence: { threadId: string; epoch: number };
   /** The directory file and shell tools are confined to. */
   workspaceRoot: string;
   /** What the approver said, when a person approved the call. */

@@ -3,16 +3,17 @@ import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditLog } from '../audit/audit-log.js';
 import { TYPES } from '../di/tokens.js';
 import type { Clock } from '../engine/clock.js';
-import { failpointAfterCommit } from '../engine/durability.js';
-import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { failpoint, isArmed } from '../engine/failpoints.js';
+import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
 import { isStop } from '../engine/shutdown.js';
 import type { InteractionGateway } from '../interaction/interaction-gateway.js';
-import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import type { MessageBus } from '../policy/message-bus.js';
 import { AnswerApplier } from './answer-applier.js';
 import { approvalSpecs } from './approval-requests.js';
-import { CallDecider } from './call-decider.js';
+import { CallDecider, type Decided } from './call-decider.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -20,6 +21,7 @@ import { TurnRecorder } from './turn-recorder.js';
 import {
   abandon,
   awaitAnswer,
+  describeCall,
   finish,
   isAwaiting,
   type AwaitingCall,
@@ -34,20 +36,27 @@ export type { TurnOptions } from './turn-state.js';
 /** How a batch of calls ended in this run. */
 export type TurnProgress = 'done' | 'suspend' | 'cancelled';
 
+/** Where a node keeps its turn in its resumable state. */
+export interface TurnLens {
+  get(thread: ThreadRecord): TurnState;
+  set(thread: ThreadRecord, turn: TurnState): ThreadRecord;
+}
+
 const UNASKED_PHASE = { result: 'awaiting-result', recovery: 'awaiting-recovery' } as const;
 
 /**
  * Decides, asks about, runs and reports the tool calls of one model turn (or one TOOL
  * node), F13–F19, F44: every call goes through the approval pipeline; the calls that need
  * a person are requested together; the allowed ones run at once; one rejection never
- * drops the others. The turn state is checkpointed, so a wait can resume in any process.
+ * drops the others. The turn is part of the thread's value (the node's state, through a
+ * lens): each call moves by the transitions of turn-state.ts, in a step whose effects
+ * carry what the move writes and says.
  *
  * The stages live beside it: deciding a new call (call-decider.ts: admission.ts, pure,
  * then the rules and automatic-approvers.ts), the questions and the reading of their
  * answers (approval-requests.ts, pure; answer-applier.ts applies them), and running a call
- * behind its write-ahead record (tool-execution.ts); turn-recorder.ts is where their audit
- * entries and events go. Calls move only by the transitions of turn-state.ts; this class
- * is the loop that drives them.
+ * behind its write-ahead record (tool-execution.ts); turn-recorder.ts drafts their audit
+ * entries and events. This class is the loop that drives them.
  */
 @injectable()
 export class ToolCallPipeline {
@@ -61,73 +70,91 @@ export class ToolCallPipeline {
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
     @inject(TYPES.ApprovalPolicy) policy: ApprovalPolicy,
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
-    @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
+    @inject(TYPES.CheckpointStore) store: ICheckpointStore,
     @inject(TYPES.AuditLog) audit: AuditLog,
     @inject(TYPES.WorkspaceRoot) workspaceRoot: string,
     @inject(TYPES.MessageBus) bus: MessageBus,
     @inject(TYPES.Clock) clock: Clock,
   ) {
     this.pins = new ToolPins(store);
-    this.execution = new ToolExecution(store, clock, workspaceRoot);
-    this.recorder = new TurnRecorder(tools, audit, this.pins, clock);
+    this.execution = new ToolExecution(clock, workspaceRoot);
+    this.recorder = new TurnRecorder(tools, audit);
     this.decider = new CallDecider(tools, policy, bus, this.pins, this.recorder, clock);
-    this.answers = new AnswerApplier(tools, policy, gateway, this.execution, this.recorder);
+    this.answers = new AnswerApplier(tools, policy, this.execution, this.recorder, this.decider, clock);
   }
 
-  async run(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<TurnProgress> {
+  async run(context: NodeExecutionContext, options: TurnOptions, lens: TurnLens): Promise<TurnProgress> {
     // Interactions whose responder is elsewhere (or deferred) are not asked again in this run.
     const elsewhere = new Set<string>();
     for (;;) {
-      // Closing the process stops here: approved calls not yet run stay 'ready' in the checkpoint.
+      // Closing the process stops here: approved calls not yet run stay 'ready' in the thread.
       if (context.signal.aborted && isStop(context.signal.reason)) return 'suspend';
-      await this.decideNewCalls(turn, context, options);
-      await this.runReadyCalls(turn, context, options);
+      await this.decideNewCalls(context, options, lens);
+      await this.runReadyCalls(context, options, lens);
 
-      const awaiting = turn.calls.filter(isAwaiting);
+      const awaiting = lens.get(context.thread).calls.filter(isAwaiting);
       if (awaiting.length === 0) return 'done';
       const waiting = awaiting.filter((call) => !elsewhere.has(call.interactionId ?? ''));
       if (waiting.length === 0) return 'suspend';
-      const records = await Promise.all(waiting.map((call) => this.gateway.load(call.interactionId ?? '')));
+      const records = waiting.map((call) => this.gateway.load(call.interactionId ?? '', context));
       const { settled, suspendedIds } = await this.gateway.settle(records, context);
       for (const id of suspendedIds) elsewhere.add(id);
       if (context.signal.aborted && !isStop(context.signal.reason)) {
-        this.cancel(turn, settled, context, options);
+        await this.cancel(context, lens, settled, options);
         return 'cancelled';
       }
       for (const record of settled) {
+        const turn = lens.get(context.thread);
         const index = turn.calls.findIndex((call) => isAwaiting(call) && call.interactionId === record.interactionId);
         const call = turn.calls[index] as AwaitingCall | undefined;
-        if (call) turn.calls[index] = await this.answers.apply(call, record, context, options.nodeId);
+        if (!call) continue;
+        const decided = await this.answers.apply(call, record, context, options.nodeId);
+        await this.update(context, lens, index, decided, (thread) => this.gateway.release(thread, record.interactionId));
       }
-      // Nothing settled (every question waits elsewhere): the checkpoint before asking stands.
-      if (settled.length > 0) {
-        await failpointAfterCommit('interaction:applied', this.store);
-        await context.checkpoint();
+      if (settled.length > 0 && isArmed('interaction:applied')) {
+        await context.run.commit();
+        failpoint('interaction:applied');
       }
     }
+  }
+
+  /** Moves call `index` of the turn to `decided.call`, with its effects, in one step. */
+  private async update(
+    context: NodeExecutionContext,
+    lens: TurnLens,
+    index: number,
+    decided: Decided,
+    also: (thread: ThreadRecord) => ThreadRecord = (thread) => thread,
+  ): Promise<void> {
+    const thread = also(context.thread);
+    const turn = lens.get(thread);
+    const calls = [...turn.calls];
+    calls[index] = decided.call;
+    await context.apply({ next: lens.set(thread, { ...turn, calls }), effects: decided.effects });
   }
 
   /** Decides each new call; those that need a person are asked together. */
-  private async decideNewCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+  private async decideNewCalls(context: NodeExecutionContext, options: TurnOptions, lens: TurnLens): Promise<void> {
     const toAsk: number[] = [];
-    for (const [index, call] of turn.calls.entries()) {
+    for (const [index, call] of lens.get(context.thread).calls.entries()) {
       if (call.phase !== 'new') continue;
-      const next = await this.decider.decide(call, context, options);
-      turn.calls[index] = next;
+      const decided = await this.decider.decide(call, context, options);
+      await this.update(context, lens, index, decided);
       // Still new once decided: it waits for a person.
-      if (next.phase === 'new') toAsk.push(index);
+      if (decided.call.phase === 'new') toAsk.push(index);
     }
-    if (toAsk.length > 0) await this.requestApprovals(turn, toAsk, 'execution', context, options);
+    if (toAsk.length > 0) await this.requestApprovals(context, lens, toAsk, 'execution', options);
   }
 
-  /** Opens one interaction per call; the calls learn their interaction ids before the checkpoint, so a crash never orphans one. */
+  /** Opens one interaction per call, in the step that makes the calls wait on them (a crash never orphans one). */
   private async requestApprovals(
-    turn: TurnState,
+    context: NodeExecutionContext,
+    lens: TurnLens,
     indices: number[],
     stage: ApprovalStage,
-    context: NodeExecutionContext,
     options: TurnOptions,
   ): Promise<void> {
+    const turn = lens.get(context.thread);
     const calls = indices.map((index) => turn.calls[index]).filter((call): call is TurnCall => call !== undefined);
     const toolOf = (name: string) => this.tools.find(name);
     const changes =
@@ -145,53 +172,85 @@ export class ToolCallPipeline {
       toolOf,
       ...(changes ? { changes } : {}),
     });
-    await this.gateway.open(specs, context, (records) =>
+    await this.gateway.open(specs, context, (thread, records) => {
+      const current = lens.get(thread);
+      const next = [...current.calls];
       records.forEach((record, n) => {
         const index = indices[n];
         const call = calls[n];
-        if (index !== undefined && call) turn.calls[index] = awaitAnswer(call, stage, record.interactionId);
-      }),
-    );
+        if (index !== undefined && call) next[index] = awaitAnswer(call, stage, record.interactionId);
+      });
+      return lens.set(thread, { ...current, calls: next });
+    });
   }
 
-  /** Runs every call that may run, concurrently; results and unknown outcomes that need a person are asked about together. */
-  private async runReadyCalls(turn: TurnState, context: NodeExecutionContext, options: TurnOptions): Promise<void> {
+  /**
+   * Runs every call that may run: they start together in one durability point (their
+   * write-ahead records, with everything pending), then run concurrently; results and
+   * unknown outcomes that need a person are asked about together.
+   */
+  private async runReadyCalls(context: NodeExecutionContext, options: TurnOptions, lens: TurnLens): Promise<void> {
     if (context.signal.aborted) return;
+    const { nodeId } = options;
+    const turn = lens.get(context.thread);
     const ready = indicesOf(turn, (call): call is ReadyCall => call.phase === 'ready');
-    await Promise.all(
-      ready.map(async (index) => {
-        const call = turn.calls[index] as ReadyCall;
-        turn.calls[index] = this.recorder.report(
-          options.decideOnly === true
-            ? finish(call, 'SUCCESS', call.finalArguments)
-            : await this.execution.run(call, this.tools.find(call.name), context, options.nodeId),
-          context,
-          options.nodeId,
-        );
-      }),
-    );
+    const starting: { index: number; call: ReadyCall; change: ToolCallChange }[] = [];
+    for (const index of ready) {
+      const call = turn.calls[index] as ReadyCall;
+      if (options.decideOnly === true) {
+        await this.update(context, lens, index, { call: finish(call, 'SUCCESS', call.finalArguments), effects: {} });
+        continue;
+      }
+      const plan = this.execution.plan(call, this.tools.find(call.name), context, nodeId);
+      if (plan.kind === 'start') starting.push({ index, call, change: plan.change });
+      else
+        await this.update(context, lens, index, {
+          call: plan.call,
+          effects: { ...plan.effects, events: [...(plan.effects.events ?? []), ...this.recorder.reported(plan.call, nodeId)] },
+        });
+    }
+    if (starting.length > 0) {
+      // Write-ahead: the starts are durable before any side effect.
+      const events: EmittedEvent[] = starting.map(({ call }) => ({ type: 'TOOL_CALL_STARTED', ...describeCall(call, nodeId) }));
+      await context.apply({
+        next: context.thread,
+        effects: { toolCalls: starting.map(({ change }) => change), events, durable: 'now' },
+      });
+      failpoint('tool:started');
+      await Promise.all(
+        starting.map(async ({ index, call }) => {
+          const tool = this.tools.find(call.name);
+          if (!tool) return;
+          const done = await this.execution.execute(call, tool, context, nodeId);
+          await this.update(context, lens, index, {
+            call: done.call,
+            effects: { ...done.effects, events: this.recorder.reported(done.call, nodeId) },
+          });
+        }),
+      );
+    }
     for (const stage of ['result', 'recovery'] as const) {
       const unasked = indicesOf(
-        turn,
+        lens.get(context.thread),
         (call) => call.phase === UNASKED_PHASE[stage] && call.interactionId === undefined,
       );
-      if (unasked.length > 0) await this.requestApprovals(turn, unasked, stage, context, options);
+      if (unasked.length > 0) await this.requestApprovals(context, lens, unasked, stage, options);
     }
-    // The outcomes are in the write-ahead records: a crash before the next checkpoint replays them.
-    if (ready.length > 0) context.checkpointLater();
   }
 
   /** The thread was cancelled while calls waited: settled waits are let go, every unfinished call ends rejected. */
-  private cancel(
-    turn: TurnState,
-    settled: InteractionRecord[],
+  private async cancel(
     context: NodeExecutionContext,
+    lens: TurnLens,
+    settled: InteractionRecord[],
     options: TurnOptions,
-  ): void {
+  ): Promise<void> {
+    let thread = context.thread;
+    const events: EmittedEvent[] = [];
     for (const record of settled) {
-      this.gateway.release(record.interactionId, context);
+      thread = this.gateway.release(thread, record.interactionId);
       if (record.status !== 'failed') continue;
-      context.emit({
+      events.push({
         type: 'USER_INTERACTION_FAILED',
         interactionId: record.interactionId,
         nodeId: record.nodeId,
@@ -201,14 +260,14 @@ export class ToolCallPipeline {
       });
     }
     const reason = typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled';
-    for (const [index, call] of turn.calls.entries()) {
-      if (call.phase !== 'done')
-        turn.calls[index] = this.recorder.report(
-          abandon(call, `the thread was cancelled: ${reason}`),
-          context,
-          options.nodeId,
-        );
-    }
+    const turn = lens.get(thread);
+    const calls = turn.calls.map((call) => {
+      if (call.phase === 'done') return call;
+      const done = abandon(call, `the thread was cancelled: ${reason}`);
+      events.push(...this.recorder.reported(done, options.nodeId));
+      return done;
+    });
+    await context.apply({ next: lens.set(thread, { ...turn, calls }), effects: { events } });
   }
 }
 

@@ -1,4 +1,5 @@
-import type { GlobalVariableStore } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { GlobalChange } from '../persistence/unit-of-work.js';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
 import type { Tool } from './define-tool.js';
 
@@ -23,7 +24,7 @@ export type PinState =
  * approved it (the "rug pull").
  */
 export class ToolPins {
-  constructor(private readonly store: GlobalVariableStore) {}
+  constructor(private readonly store: Pick<ICheckpointStore, 'getGlobalVariables'>) {}
 
   async all(): Promise<Record<string, ToolPin>> {
     return (await this.store.getGlobalVariables(TOOL_PINS_SCOPE)) as Record<string, ToolPin>;
@@ -54,16 +55,14 @@ export class ToolPins {
     return pin.state === 'changed' ? { previousHash: pin.previousHash, hash: pin.hash, diff: pin.diff } : undefined;
   }
 
-  /** After an approval: the first pins the definition, one of a changed definition moves the pin. */
-  async pinApproved(tool: Tool, at: string): Promise<void> {
-    if (tool.pinned && (await this.state(tool)).state !== 'same') await this.pin(tool, at);
-  }
-
-  /** Pins the tool's current definition (after an approval). */
-  async pin(tool: Tool, at: string): Promise<void> {
-    if (!tool.pinned) return;
+  /**
+   * After an approval: the write that pins the tool's definition (the first approval), or
+   * moves its pin (an approval of a changed definition); none when the pin stands.
+   */
+  async pinChange(tool: Tool, at: string): Promise<GlobalChange | undefined> {
+    if (!tool.pinned || (await this.state(tool)).state === 'same') return undefined;
     const pin: ToolPin = { hash: tool.definitionHash, definition: tool.pinned.definition, pinnedAt: at };
-    await this.store.setGlobalVariables(TOOL_PINS_SCOPE, { [tool.name]: pin });
+    return { kind: 'set', scope: TOOL_PINS_SCOPE, name: tool.name, value: pin };
   }
 }
 

@@ -43,6 +43,8 @@ export interface AwaitingResult extends CallBase {
 export interface AwaitingRecovery extends CallBase {
   phase: 'awaiting-recovery';
   interactionId?: string;
+  /** When the claim of the process that ran it ended (it may still be running, frozen or cut off). */
+  claimEndedAt?: string;
 }
 /** Finished: `content` is what the model is told. */
 export interface DoneCall extends CallBase {
@@ -114,8 +116,10 @@ function baseOf(call: TurnCall): CallBase {
     status?: unknown;
     content?: unknown;
     output?: unknown;
+    claimEndedAt?: unknown;
   };
   const {
+    claimEndedAt: _claimEndedAt,
     interactionId: _interaction,
     result: _result,
     status: _status,
@@ -149,7 +153,13 @@ export function awaitAnswer(call: TurnCall, stage: ApprovalStage, interactionId:
       interactionId,
       phase: 'awaiting-result',
     };
-  if (stage === 'recovery') return { ...baseOf(call), interactionId, phase: 'awaiting-recovery' };
+  if (stage === 'recovery')
+    return {
+      ...baseOf(call),
+      interactionId,
+      ...(call.phase === 'awaiting-recovery' && call.claimEndedAt !== undefined ? { claimEndedAt: call.claimEndedAt } : {}),
+      phase: 'awaiting-recovery',
+    };
   return { ...baseOf(call), interactionId, phase: 'awaiting-approval' };
 }
 
@@ -158,9 +168,9 @@ export function awaitResult(call: TurnCall, result: unknown): AwaitingResult {
   return { ...baseOf(call), result, phase: 'awaiting-result' };
 }
 
-/** It started and its outcome is unknown. */
-export function awaitRecovery(call: TurnCall): AwaitingRecovery {
-  return { ...baseOf(call), phase: 'awaiting-recovery' };
+/** It started and its outcome is unknown; `claimEndedAt`: when the claim of the process that ran it ended. */
+export function awaitRecovery(call: TurnCall, claimEndedAt?: string): AwaitingRecovery {
+  return { ...baseOf(call), ...(claimEndedAt === undefined ? {} : { claimEndedAt }), phase: 'awaiting-recovery' };
 }
 
 /** It is over: `detail` is the result (SUCCESS) or what went wrong. */

@@ -31,8 +31,7 @@ export class StoreJobConsumer implements JobConsumer {
   private stopped = false;
 
   constructor(
-    private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob' | 'scheduleJobs'>> &
-      ICheckpointStore,
+    private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob'>> & ICheckpointStore,
     private readonly workflowIds: readonly string[],
     private readonly runJob: RunJob,
     private readonly options: {
@@ -71,7 +70,6 @@ export class StoreJobConsumer implements JobConsumer {
       let jobs: ThreadJob[];
       try {
         jobs = await this.store.takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free);
-        await this.store.flush?.('now');
       } catch (error) {
         // A take that was not committed holds no lock: run nothing, look again at the next poll.
         this.options.onFailure(queueJob('take'), error);
@@ -97,9 +95,8 @@ export class StoreJobConsumer implements JobConsumer {
       outcome = { status: 'retry', retryAt: this.options.clock.now() + 10_000, note: 'failed' };
     }
     try {
-      if (outcome.status === 'retry') await this.store.scheduleJobs([{ ...job, runAt: iso(outcome.retryAt) }]);
+      if (outcome.status === 'retry') await this.store.commit({ jobs: [{ ...job, runAt: iso(outcome.retryAt) }] });
       else await this.store.finishJob(job.key, this.owner);
-      await this.store.flush?.('now');
     } catch (error) {
       // The lock runs out and the job is taken again.
       this.options.onFailure(job, error);

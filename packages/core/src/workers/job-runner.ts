@@ -67,12 +67,24 @@ export class JobRunner {
 
   /** Times out the job's interaction, or every overdue one of the thread, if still pending. */
   private async expire(job: ThreadJob): Promise<void> {
-    const pending = await this.store.listInteractions({ threadId: job.threadId, status: 'pending' });
-    for (const interaction of pending) {
-      if (job.interactionId !== undefined && interaction.interactionId !== job.interactionId) continue;
-      if (interaction.deadline === null || Date.parse(interaction.deadline) > this.clock.now()) continue;
-      await this.store.failInteraction(interaction.interactionId, 'timeout', 'nobody answered before the deadline');
-    }
+    const now = this.clock.now();
+    const overdue = (await this.store.listInteractions({ threadId: job.threadId, status: 'pending' })).filter(
+      (interaction) =>
+        (job.interactionId === undefined || interaction.interactionId === job.interactionId) &&
+        interaction.deadline !== null &&
+        Date.parse(interaction.deadline) <= now,
+    );
+    if (overdue.length === 0) return;
+    const at = new Date(now).toISOString();
+    await this.store.commit({
+      interactions: overdue.map((interaction) => ({
+        kind: 'fail' as const,
+        interactionId: interaction.interactionId,
+        reason: 'timeout' as const,
+        message: 'nobody answered before the deadline',
+        at,
+      })),
+    });
   }
 
   /**
@@ -84,7 +96,7 @@ export class JobRunner {
    */
   private async resume(thread: ThreadRecord, recovery?: 'with its own recovery'): Promise<JobOutcome> {
     if (recovery !== undefined)
-      await this.store.scheduleJobs?.([this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())]);
+      await this.store.commit({ jobs: [this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())] });
     try {
       await (await this.interlock.resume(thread.threadId)).done();
       return { status: 'done' };
@@ -98,7 +110,7 @@ export class JobRunner {
           const current = await this.store.getThread(thread.threadId);
           const until = current?.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
           const retryAt = Math.max(until, this.clock.now()) + 1_000;
-          await this.store.scheduleJobs?.([this.planner.recovery(thread, `retry:${thread.threadId}`, retryAt)]);
+          await this.store.commit({ jobs: [this.planner.recovery(thread, `retry:${thread.threadId}`, retryAt)] });
           return { status: 'retry', retryAt, note: failure.message };
         }
         case 'THREAD_NOT_WAITING':

@@ -28,7 +28,7 @@ export async function offerWorkflows(
     `${workflow.id}@${workflow.version}`,
     { workflowId: workflow.id, version: workflow.version, until },
   ]);
-  await store.setGlobalVariables(SCOPE, Object.fromEntries(entries));
+  await store.commit({ globals: entries.map(([name, value]) => ({ kind: 'set', scope: SCOPE, name, value })) });
 }
 
 /**

@@ -1,13 +1,15 @@
 import { interval } from 'rxjs';
 import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk-types';
-import { steadyClock, type Clock } from '../engine/clock.js';
+import type { Clock } from '../engine/clock.js';
+import type { ThreadClaims } from '../engine/thread-claims.js';
+import { TYPES } from '../di/tokens.js';
 import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
-import { createInterlock, type Interlock } from '../interlock.js';
+import { containerOf, createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
-import { openStore, type StoreOptions } from '../persistence/open-store.js';
+import type { StoreOptions } from '../persistence/open-store.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
-import { JobPlanner } from './job-planner.js';
+import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
@@ -64,16 +66,19 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   }
   if (workflows.length === 0)
     throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
-  const clock = options.clock ?? steadyClock();
-  const store = await openStore(options.store);
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
   const interlock = await createInterlock({
     ...interlockOptions,
-    clock,
-    store: { type: 'custom', store },
+    store: options.store,
     continueIn: 'workers',
     recoverOnStart: false,
   });
+  // The same services the Interlock runs threads with (a rebound Clock or store included).
+  const container = containerOf(interlock);
+  const clock = container.get<Clock>(TYPES.Clock);
+  const store = container.get<ICheckpointStore>(TYPES.CheckpointStore);
+  const planner = container.get<JobPlanner>(TYPES.JobPlanner);
+  const leaseMs = container.get<ThreadClaims>(TYPES.ThreadClaims).ttlMs;
   try {
     const definitions: WorkflowDefinition[] = [];
     for (const workflow of workflows) {
@@ -84,8 +89,6 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const workflowIds = definitions.map((definition) => definition.id);
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
-    const leaseMs = options.leaseMs ?? 15_000;
-    const planner = new JobPlanner('workers', clock, leaseMs);
     const runner = new JobRunner(interlock, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
@@ -101,7 +104,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
         },
       );
     } else {
-      if (store.takeJobs === undefined || store.finishJob === undefined || store.scheduleJobs === undefined) {
+      if (store.takeJobs === undefined || store.finishJob === undefined) {
         throw new InterlockError(
           'INVALID_OPTIONS',
           'this store cannot hold jobs: workers need the SQLite store or PostgreSQL',
@@ -200,7 +203,7 @@ async function sweep(
     if (workflowIds.includes(thread.workflowId))
       jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
   }
-  if (jobs.length > 0) await store.scheduleJobs?.(jobs);
+  if (jobs.length > 0) await store.commit({ jobs });
 }
 
 /**

@@ -31,15 +31,21 @@ export class RouteNodeExecutor implements INodeExecutor<'ROUTE'> {
   }
 }
 
-/** Assigns variables in order; each assignment sees the ones before it. */
+/**
+ * Assigns variables in order; each assignment sees the ones before it. The assignments are
+ * the node's completion, so an update of a global another thread changed meanwhile is
+ * computed again from its new value (F3).
+ */
 @injectable()
 export class VariableNodeExecutor implements INodeExecutor<'VARIABLE'> {
   readonly type = 'VARIABLE' as const;
-  async execute(node: NodeOfType<'VARIABLE'>, context: NodeExecutionContext): Promise<NodeOutcome> {
-    for (const assignment of node.config.assignments) {
-      const value = renderTemplate(assignment.expression, context.scopes.all());
-      context.scopes.set(assignment.variableName, value, assignment.scope);
-    }
-    return { kind: 'next' };
+  async execute(node: NodeOfType<'VARIABLE'>): Promise<NodeOutcome> {
+    return {
+      kind: 'next',
+      complete: (scopes) => {
+        for (const assignment of node.config.assignments)
+          scopes.set(assignment.variableName, renderTemplate(assignment.expression, scopes.all()), assignment.scope);
+      },
+    };
   }
 }

@@ -3,6 +3,7 @@ import type { NodeOfType } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { evaluateExpression } from '../../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
+import { withLoop } from '../transitions.js';
 import { defaultsOf } from '../variable-scopes.js';
 
 /**
@@ -16,36 +17,40 @@ export class LoopNodeExecutor implements INodeExecutor<'LOOP'> {
 
   async execute(node: NodeOfType<'LOOP'>, context: NodeExecutionContext): Promise<NodeOutcome> {
     const { config } = node;
-    const loops = context.frame.loops;
-    let loop = loops.at(-1);
-    if (loop?.nodeId === node.id) {
-      loop.index += 1;
-    } else {
-      const items = evaluateExpression(config.items, context.scopes.all());
-      if (!Array.isArray(items)) {
+    const current = context.frame.loops.at(-1);
+    const entering = current?.nodeId !== node.id;
+    let items: unknown[];
+    let index: number;
+    if (entering) {
+      const evaluated = evaluateExpression(config.items, context.scopes.all());
+      if (!Array.isArray(evaluated)) {
         throw new InterlockError(
           'EXPRESSION_FAILED',
-          `LOOP "${node.id}": items \`${config.items}\` must yield a list, got ${typeof items}`,
+          `LOOP "${node.id}": items \`${config.items}\` must yield a list, got ${typeof evaluated}`,
         );
       }
-      loop = { nodeId: node.id, items, index: 0, variables: {} };
-      loops.push(loop);
+      items = evaluated;
+      index = 0;
+    } else {
+      items = current.items;
+      index = current.index + 1;
     }
-    if (loop.index >= loop.items.length) {
-      loops.pop();
+    if (index >= items.length) {
+      if (!entering) await context.apply({ next: withLoop(context.thread, null, true) });
       return { kind: 'next' };
     }
-    if (loop.index >= config.maxIterations) {
+    if (index >= config.maxIterations) {
       throw new InterlockError(
         'MAX_ITERATIONS_EXCEEDED',
         `LOOP "${node.id}" reached maxIterations (${config.maxIterations}): raise it in the node's config or shorten the list`,
       );
     }
-    loop.variables = {
+    const variables = {
       ...defaultsOf(context.workflow, 'loop'),
-      [config.itemVariable]: loop.items[loop.index],
-      [config.indexVariable]: loop.index,
+      [config.itemVariable]: items[index],
+      [config.indexVariable]: index,
     };
+    await context.apply({ next: withLoop(context.thread, { nodeId: node.id, items, index, variables }, !entering) });
     return { kind: 'next', next: config.body };
   }
 }

@@ -3,7 +3,8 @@ import type { NodeOfType } from '@interlock/sdk-types';
 import { TYPES } from '../../di/tokens.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { renderDeep, renderTemplate } from '../../expressions/expressions.js';
-import type { ToolCallPipeline } from '../../tools/tool-call-pipeline.js';
+import type { ToolCallPipeline, TurnLens } from '../../tools/tool-call-pipeline.js';
+import { withNodeState } from '../transitions.js';
 import { newTurnCall, type TurnState } from '../../tools/turn-state.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
 
@@ -18,10 +19,9 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
   constructor(@inject(TYPES.ToolCallPipeline) private readonly pipeline: ToolCallPipeline) {}
 
   async execute(node: NodeOfType<'TOOL'>, context: NodeExecutionContext): Promise<NodeOutcome> {
-    let turn = context.nodeState<TurnState>();
-    if (!turn) {
+    if (!context.nodeState<TurnState>()) {
       const variables = context.scopes.all();
-      turn = {
+      const turn: TurnState = {
         calls: [
           newTurnCall({
             id: `${node.id}-${context.thread.steps}`,
@@ -30,14 +30,17 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
           }),
         ],
       };
-      context.setNodeState(turn);
-      await context.checkpoint();
+      await context.apply({ next: withNodeState(context.thread, turn) });
     }
-    const progress = await this.pipeline.run(turn, context, {
-      nodeId: node.id,
-      allowedTools: turn.calls.map((call) => call.name),
-      decideOnly: node.config.decideOnly,
-    });
+    const progress = await this.pipeline.run(
+      context,
+      {
+        nodeId: node.id,
+        allowedTools: (context.nodeState<TurnState>() as TurnState).calls.map((call) => call.name),
+        decideOnly: node.config.decideOnly,
+      },
+      TURN_OF_TOOL_NODE,
+    );
     if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
     if (progress === 'cancelled') {
       return {
@@ -45,7 +48,7 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
         reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled',
       };
     }
-    const [call] = turn.calls;
+    const [call] = (context.nodeState<TurnState>() as TurnState).calls;
     if (call?.phase !== 'done' || call.status !== 'SUCCESS') {
       const done = call?.phase === 'done' ? call : undefined;
       throw new InterlockError(
@@ -56,10 +59,21 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
         },
       );
     }
-    if (node.config.outputVariable !== undefined) context.scopes.set(node.config.outputVariable, call.output ?? null);
-    return { kind: 'next' };
+    const { outputVariable } = node.config;
+    return {
+      kind: 'next',
+      complete: (scopes) => {
+        if (outputVariable !== undefined) scopes.set(outputVariable, call.output ?? null, undefined, { blind: true });
+      },
+    };
   }
 }
+
+/** A TOOL node's state is its turn of one call. */
+const TURN_OF_TOOL_NODE: TurnLens = {
+  get: (thread) => thread.activeNode?.state as TurnState,
+  set: (thread, turn) => withNodeState(thread, turn),
+};
 
 function toolNameOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string, unknown>>): string {
   if (!node.config.tool.includes('{{')) return node.config.tool;

@@ -10,8 +10,8 @@ import type { AuditHead } from '../checkpoint-store.js';
  * database code here, so the SQLite store never loads TypeORM).
  */
 
-/** Builds the next audit entry from the chain's head (undefined for the first). */
-export type AuditSeal = (previous: AuditHead | undefined) => AuditEntry;
+/** An `audit_entries` row with its position in its thread's chain (NULL for an entry of the older global chain). */
+export type AuditEntryRowWithChain = AuditEntryRow & { threadSequence: number | null };
 
 /** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
 export function isUniqueViolation(error: unknown): boolean {
@@ -36,42 +36,8 @@ export function wholeMilliseconds(value: number, what: string): number {
   );
 }
 
-/** The `audit_entries` row of an audit entry. @throws InterlockError INVALID_OPTIONS when a field cannot be stored. */
-export function toAuditEntryRow(entry: AuditEntry): AuditEntryRow {
-  const what = `audit entry ${entry.sequence}`;
-  if (!Number.isSafeInteger(entry.sequence) || entry.sequence < 1) {
-    throw new InterlockError(
-      'INVALID_OPTIONS',
-      `${what} cannot be stored: its sequence must be a positive whole number`,
-    );
-  }
-  return {
-    sequence: entry.sequence,
-    threadId: storableText(entry.threadId, `thread id of ${what}`),
-    toolCallId: storableText(entry.toolCallId, `tool call id of ${what}`),
-    toolName: storableText(entry.toolName, `tool name of ${what}`),
-    outcome: storableText(entry.outcome, `outcome of ${what}`),
-    decidedBy: storableText(entry.decidedBy, `decidedBy of ${what}`),
-    rule: storableText(entry.rule, `rule of ${what}`),
-    reason: encodeJson(entry.reason, `the reason of ${what}`),
-    responder: entry.responder === undefined ? null : storableText(entry.responder, `responder of ${what}`),
-    stage: storableText(entry.stage, `stage of ${what}`),
-    originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
-    editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
-    toolDefinitionHash:
-      entry.toolDefinitionHash === undefined
-        ? null
-        : storableText(entry.toolDefinitionHash, `tool definition hash of ${what}`),
-    interactionId:
-      entry.interactionId === undefined ? null : storableText(entry.interactionId, `interaction id of ${what}`),
-    at: storableText(entry.at, `at of ${what}`),
-    previousHash: storableText(entry.previousHash, `previous hash of ${what}`),
-    hash: storableText(entry.hash, `hash of ${what}`),
-  };
-}
-
 /** The audit entry of an `audit_entries` row. @throws InterlockError INTERNAL when the row was damaged. */
-export function toAuditEntry(row: AuditEntryRow): AuditEntry {
+export function toAuditEntry(row: AuditEntryRow & { threadSequence?: number | null }): AuditEntry {
   const { sequence } = row;
   const what = `audit entry ${sequence}`;
   if (row.outcome !== 'allow' && row.outcome !== 'deny') {
@@ -101,7 +67,8 @@ export function toAuditEntry(row: AuditEntryRow): AuditEntry {
       : { toolDefinitionHash: row.toolDefinitionHash }),
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as above
     ...(row.interactionId === null || row.interactionId === undefined ? {} : { interactionId: row.interactionId }),
-    sequence,
+    sequence: Number(sequence),
+    ...(row.threadSequence === null || row.threadSequence === undefined ? {} : { threadSequence: Number(row.threadSequence) }),
     at: row.at,
     previousHash: row.previousHash,
     hash: row.hash,

@@ -62,3 +62,8 @@ export function appendStoredMessage(
   }
   conversation.push(decodeJson(row.message, `message ${row.position} of thread ${row.threadId}`) as Message);
 }
+
+/** The JSON of each message of a conversation from position `from` on, to store. */
+export function encodeConversationFrom(threadId: string, conversation: readonly unknown[], from: number): string[] {
+  return conversation.slice(from).map((message, index) => encodeJson(message, `message ${from + index} of thread ${threadId}`));
+}

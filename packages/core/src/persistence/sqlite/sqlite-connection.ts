@@ -11,10 +11,9 @@ export interface SqliteConnectionOptions {
   /** How long a write waits for another connection's write lock before it fails (ms). */
   busyTimeoutMs: number;
   /**
-   * Threads share commits: `flush('now')` waits for the commit at the end of the turn, like
-   * `flush('soon')`, and writes of several threads go into one transaction. Without it, a
-   * transaction holds the writes of one thread only (a write of another thread commits the
-   * open transaction first), as if each thread had its own connection.
+   * Units of work committed in one event-loop turn share one transaction (each in its own
+   * savepoint, so one refused leaves the others), committed at the end of the turn: threads
+   * running at the same time share an fsync. Without it, each unit is its own transaction.
    */
   groupCommit: boolean;
 }
@@ -23,30 +22,20 @@ export interface SqliteConnectionOptions {
 const MAX_LOCK_PAUSE_MS = 20;
 
 /**
- * One better-sqlite3 connection that batches writes into few commits. The first write
- * opens a transaction (`BEGIN IMMEDIATE`, so this connection holds the database's write
- * lock); every write after it runs in the same transaction, each in its own savepoint so
- * a write that fails leaves the others in place. The transaction is committed by
- * `flush()` or at the end of the event-loop turn it was opened in, whichever is first.
- * Reads run at once and see this connection's uncommitted writes; they never commit.
- *
- * A failed COMMIT loses the writes since the last commit: the connection then refuses
- * every call with STORE_UNAVAILABLE.
+ * One better-sqlite3 connection. A write — one unit of work — is one transaction
+ * (`BEGIN IMMEDIATE` … `COMMIT`), run synchronously once this connection holds the
+ * database's write lock, so it holds across processes; with group commit, the writes of
+ * one event-loop turn share one. Reads run at once, each statement on its own snapshot.
  */
 export class SqliteConnection {
   private readonly statements: Record<
-    'begin' | 'beginRead' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackToSavepoint',
+    'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackToSavepoint',
     BetterSqlite3.Statement
   >;
-  private transactionOpen = false;
-  /** The thread whose writes the open transaction holds (without group commit); undefined until one writes. */
-  private transactionThread: string | undefined;
-  private commitTimer: NodeJS.Immediate | undefined;
-  /** `flush('soon')` callers waiting for the open transaction's commit. */
-  private commitWaiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
-  /** Set while a write waits for another connection to release the write lock: later calls queue behind it. */
+  /** Group commit: the transaction open in this turn, and those waiting for its commit. */
+  private group: { timer: NodeJS.Immediate; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
+  /** Set while a write waits for another connection to release the write lock: later writes queue behind it. */
   private lockWait: Promise<void> | undefined;
-  private failure: InterlockError | undefined;
   private closed = false;
 
   constructor(
@@ -55,139 +44,101 @@ export class SqliteConnection {
   ) {
     this.statements = {
       begin: database.prepare('BEGIN IMMEDIATE'),
-      beginRead: database.prepare('BEGIN'),
       commit: database.prepare('COMMIT'),
       rollback: database.prepare('ROLLBACK'),
-      savepoint: database.prepare('SAVEPOINT interlock_write'),
-      release: database.prepare('RELEASE interlock_write'),
-      rollbackToSavepoint: database.prepare('ROLLBACK TO interlock_write'),
+      savepoint: database.prepare('SAVEPOINT unit'),
+      release: database.prepare('RELEASE unit'),
+      rollbackToSavepoint: database.prepare('ROLLBACK TO unit'),
     };
   }
 
   /**
-   * Runs `work` at once in this connection's open transaction (opened if none is), as one
-   * atomic step: if it throws, what it wrote is undone and the transaction goes on.
-   * Only when another connection holds the write lock does it wait (up to the busy
-   * timeout), and calls made meanwhile queue behind it.
+   * Runs `work` as one atomic write and resolves once it is committed. If `work` throws,
+   * what it wrote is undone and the error is thrown.
    *
-   * `threadId` names the thread the write belongs to (see `groupCommit`); a write of no
-   * thread in particular (a workflow definition, a global variable) joins any transaction.
-   *
-   * @throws InterlockError STORE_UNAVAILABLE when the lock stays taken, the database fails,
-   * or an earlier commit failed; INVALID_OPTIONS once closed; what `work` throws.
+   * @throws InterlockError STORE_UNAVAILABLE when the write lock stays taken, the database
+   * fails or the commit fails (then nothing was written); INVALID_OPTIONS once closed.
    */
-  async write<T>(work: () => T, threadId?: string): Promise<T> {
-    this.assertUsable();
-    if (this.lockWait !== undefined) {
+  async write<T>(work: () => T): Promise<T> {
+    this.assertOpen();
+    while (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
+    if (this.group === undefined && !this.tryBegin()) {
+      // Another connection holds the lock: wait for it (this write then holds the transaction).
+      this.lockWait = this.waitForLock();
       await this.lockWait;
-      return this.write(work, threadId);
     }
-    if (
-      this.transactionOpen &&
-      !this.options.groupCommit &&
-      threadId !== undefined &&
-      this.transactionThread !== undefined &&
-      this.transactionThread !== threadId
-    ) {
-      this.commit();
-      this.assertUsable();
-    }
-    if (!this.transactionOpen && !this.tryBegin()) {
-      this.lockWait ??= this.waitForLock();
-      await this.lockWait;
-      return this.write(work, threadId);
-    }
-    if (threadId !== undefined) this.transactionThread ??= threadId;
-    this.run(this.statements.savepoint);
-    try {
-      const result = work();
-      this.run(this.statements.release);
-      return result;
-    } catch (error) {
-      this.undoWrite();
-      throw this.failure ?? this.unavailable(error);
-    }
-  }
-
-  /**
-   * Runs `work`, which only reads, at once. Inside the open write transaction it sees its
-   * writes; otherwise it runs in a read transaction, so several statements read one
-   * moment of the database.
-   */
-  async read<T>(work: () => T): Promise<T> {
-    this.assertUsable();
-    // A write queued before this read goes first, so the read sees it (a read does not fail with it).
-    if (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
-    if (this.transactionOpen) {
+    if (!this.options.groupCommit) {
+      let result: T;
       try {
-        return work();
+        result = work();
       } catch (error) {
+        this.rollbackQuietly();
         throw this.unavailable(error);
       }
+      this.commitNow();
+      return result;
     }
-    this.run(this.statements.beginRead);
+    this.group ??= { timer: setImmediate(() => this.commitGroup()), waiters: [] };
+    const group = this.group;
+    this.run(this.statements.savepoint);
+    let result: T;
+    try {
+      result = work();
+      this.run(this.statements.release);
+    } catch (error) {
+      this.undoUnit();
+      throw this.unavailable(error);
+    }
+    await new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+    return result;
+  }
+
+  /** Runs `work`, which only reads, at once. */
+  read<T>(work: () => T): T {
+    this.assertOpen();
     try {
       return work();
     } catch (error) {
       throw this.unavailable(error);
-    } finally {
-      if (this.database.inTransaction) this.statements.commit.run();
     }
   }
 
-  /** See `ICheckpointStore.flush`. */
-  async flush(when: 'now' | 'soon' = 'now'): Promise<void> {
-    this.assertUsable();
-    if (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
-    if (!this.transactionOpen) return;
-    if (when === 'now' && !this.options.groupCommit) {
-      this.commit();
-      if (this.failure !== undefined) throw this.failure;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => this.commitWaiters.push({ resolve, reject }));
-  }
-
-  /** Commits what is pending, then closes the connection. Closing twice is harmless. */
+  /** Commits a group that is open, then closes the connection. Closing twice is harmless. */
   async close(): Promise<void> {
     if (this.closed) return;
     if (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
+    if (this.group !== undefined) this.commitGroup();
     this.closed = true;
-    if (this.failure === undefined) this.commit();
     this.database.close();
-    if (this.failure !== undefined) throw this.failure;
   }
 
   /**
    * Takes the write lock if it is free. The busy timeout is off meanwhile: waiting inside
-   * SQLite would block the event loop, and with it a store of this process that holds the
-   * lock until its commit at the end of the turn. (SQLite applies `PRAGMA busy_timeout`
-   * when it prepares the statement, so it cannot be a prepared statement run again.)
+   * SQLite would block the event loop, and with it a connection of this process that holds
+   * the lock. (SQLite applies `PRAGMA busy_timeout` when it prepares the statement, so it
+   * cannot be a prepared statement run again.)
    */
   private tryBegin(): boolean {
     this.database.pragma('busy_timeout = 0');
     try {
       this.statements.begin.run();
+      return true;
     } catch (error) {
       if (isBusy(error)) return false;
       throw this.unavailable(error);
     } finally {
       this.database.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
     }
-    this.transactionOpen = true;
-    this.transactionThread = undefined;
-    this.commitTimer = setImmediate(() => this.commit());
-    return true;
   }
 
-  /** Tries for the write lock with short pauses, leaving the event loop free (another store of this process may hold it). */
+  /** Tries for the write lock with short pauses, leaving the event loop free. Resolves with the transaction begun. */
   private async waitForLock(): Promise<void> {
     const deadline = performance.now() + this.options.busyTimeoutMs;
     try {
       for (let attempt = 1; ; attempt += 1) {
         await sleep(1 + Math.random() * Math.min(MAX_LOCK_PAUSE_MS, attempt));
-        this.assertUsable();
-        if (this.transactionOpen || this.tryBegin()) return;
+        this.assertOpen();
+        if (this.tryBegin()) return;
         if (performance.now() >= deadline) {
           throw new InterlockError(
             'STORE_UNAVAILABLE',
@@ -200,66 +151,61 @@ export class SqliteConnection {
     }
   }
 
-  private commit(): void {
-    if (this.commitTimer !== undefined) clearImmediate(this.commitTimer);
-    this.commitTimer = undefined;
-    if (!this.transactionOpen) return;
+  private commitNow(): void {
     try {
       this.statements.commit.run();
     } catch (error) {
-      // A COMMIT that fails may leave the transaction open (a deferred constraint) or
-      // have rolled it back (I/O error, disk full): either way its writes are gone.
+      // A COMMIT that fails has rolled the transaction back (I/O error, disk full), or left it open.
       if (this.database.inTransaction) this.rollbackQuietly();
-      this.fail('a commit failed', error);
-      return;
+      throw this.failure('the commit failed; nothing of this write was stored: try again', error);
     }
-    this.transactionOpen = false;
-    const waiters = this.commitWaiters;
-    this.commitWaiters = [];
-    for (const waiter of waiters) waiter.resolve();
   }
 
-  /** Undoes a write that threw; if SQLite rolled the whole transaction back, the earlier writes are lost too. */
-  private undoWrite(): void {
+  private commitGroup(): void {
+    const group = this.group;
+    if (group === undefined) return;
+    clearImmediate(group.timer);
+    this.group = undefined;
+    try {
+      this.commitNow();
+    } catch (error) {
+      for (const waiter of group.waiters) waiter.reject(error);
+      return;
+    }
+    for (const waiter of group.waiters) waiter.resolve();
+  }
+
+  /** Undoes the unit that threw; if SQLite rolled the whole group back, the others are lost too. */
+  private undoUnit(): void {
     if (!this.database.inTransaction) {
-      this.fail('SQLite rolled the open transaction back after a failed statement', undefined);
+      const group = this.group;
+      this.group = undefined;
+      if (group !== undefined) {
+        clearImmediate(group.timer);
+        const lost = this.failure('SQLite rolled the transaction back after a failed statement; nothing of it was stored', undefined);
+        for (const waiter of group.waiters) waiter.reject(lost);
+      }
       return;
     }
     try {
       this.statements.rollbackToSavepoint.run();
       this.statements.release.run();
-    } catch (error) {
+    } catch {
       this.rollbackQuietly();
-      this.fail('undoing a failed write failed', error);
     }
   }
 
   private rollbackQuietly(): void {
     try {
-      this.statements.rollback.run();
+      if (this.database.inTransaction) this.statements.rollback.run();
     } catch {
       // Already rolled back by SQLite.
     }
   }
 
-  /** The open transaction is gone with its writes: refuse every later call and every waiting flush. */
-  private fail(what: string, cause: unknown): void {
-    const message = cause instanceof Error ? cause.message : String(cause);
-    const reason = cause === undefined ? '' : ` (${message})`;
-    const failure = new InterlockError(
-      'STORE_UNAVAILABLE',
-      `${what}; the writes since the last commit were lost: reopen the store${reason}`,
-      {
-        ...(cause === undefined ? {} : { cause }),
-      },
-    );
-    this.failure ??= failure;
-    this.transactionOpen = false;
-    if (this.commitTimer !== undefined) clearImmediate(this.commitTimer);
-    this.commitTimer = undefined;
-    const waiters = this.commitWaiters;
-    this.commitWaiters = [];
-    for (const waiter of waiters) waiter.reject(this.failure);
+  private failure(what: string, cause: unknown): InterlockError {
+    const reason = cause === undefined ? '' : ` (${cause instanceof Error ? cause.message : String(cause)})`;
+    return new InterlockError('STORE_UNAVAILABLE', `${what}${reason}`, { ...(cause === undefined ? {} : { cause }) });
   }
 
   private run(statement: BetterSqlite3.Statement): void {
@@ -270,23 +216,14 @@ export class SqliteConnection {
     }
   }
 
-  private assertUsable(): void {
+  private assertOpen(): void {
     if (this.closed) throw new InterlockError('INVALID_OPTIONS', 'the store is closed: create a new one to go on');
-    if (this.failure !== undefined) throw this.failure;
   }
 
   /** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE. */
   private unavailable(error: unknown): unknown {
-    if (InterlockError.is(error)) return error;
-    if (this.failure !== undefined) return this.failure;
-    const message = error instanceof Error ? error.message : String(error);
-    return new InterlockError(
-      'STORE_UNAVAILABLE',
-      `the SQLite store failed (${message}); this call wrote nothing: try again when the database is back`,
-      {
-        cause: error,
-      },
-    );
+    if (InterlockError.is(error) || !(error instanceof Error) || !('code' in error)) return error;
+    return this.failure('the SQLite store failed; this write stored nothing: try again when the database is back', error);
   }
 }
 

@@ -1,12 +1,12 @@
 /*
- * The SQL of the SQLite store, on the tables the TypeORM migrations create. Columns are
- * selected under the property names of the row types in ../sql/row-types.ts, so
- * a row read here maps to a record with the same functions as the TypeORM store's.
+ * The SQL of the SQLite store, on the tables the store's migrations create. Columns are
+ * selected under the property names of the row types in ../sql/row-types.ts, so a row read
+ * here maps to a record with the same functions as the PostgreSQL store's.
  */
 
 export const THREAD_COLUMNS =
-  'thread_id AS threadId, workflow_id AS workflowId, workflow_version AS workflowVersion, status, channel, version, epoch, ' +
-  'lease_owner AS leaseOwner, lease_until AS leaseUntil, state, created_at AS createdAt, updated_at AS updatedAt';
+  't.thread_id AS threadId, t.workflow_id AS workflowId, t.workflow_version AS workflowVersion, t.status, t.channel, t.version, t.epoch, ' +
+  't.lease_owner AS leaseOwner, t.lease_until AS leaseUntil, t.state, t.created_at AS createdAt, t.updated_at AS updatedAt';
 
 export const INTERACTION_COLUMNS =
   'interaction_id AS interactionId, thread_id AS threadId, node_id AS nodeId, status, deadline, request, response, ' +
@@ -17,39 +17,43 @@ export const TOOL_EXECUTION_COLUMNS =
   'approved_by AS approvedBy, idempotent, outcome, created_at AS createdAt, updated_at AS updatedAt';
 
 export const AUDIT_COLUMNS =
-  'sequence, thread_id AS threadId, tool_call_id AS toolCallId, tool_name AS toolName, outcome, decided_by AS decidedBy, rule, reason, ' +
+  'sequence, thread_sequence AS threadSequence, thread_id AS threadId, tool_call_id AS toolCallId, tool_name AS toolName, outcome, decided_by AS decidedBy, rule, reason, ' +
   'responder, stage, original_arguments AS originalArguments, edited_arguments AS editedArguments, tool_definition_hash AS toolDefinitionHash, interaction_id AS interactionId, at, previous_hash AS previousHash, hash';
+
+/** A thread with its conversation, one row per message (a thread without messages: one row, position NULL). */
+const THREAD_WITH_MESSAGES = `SELECT ${THREAD_COLUMNS}, m.position, m.message FROM threads t LEFT JOIN messages m ON m.thread_id = t.thread_id`;
 
 /** The store's fixed statements; named parameters (`@x`) bind the row objects of record-mapping.ts. */
 export const SQL = {
   insertThread:
     'INSERT INTO threads (thread_id, workflow_id, workflow_version, status, channel, version, epoch, lease_owner, lease_until, state, created_at, updated_at) ' +
-    'VALUES (@threadId, @workflowId, @workflowVersion, @status, @channel, @version, @epoch, @leaseOwner, @leaseUntil, @state, @createdAt, @updatedAt)',
-  // The claim (epoch, lease) is not the saver's to write.
-  updateThread:
-    'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = @version, ' +
+    'VALUES (@threadId, @workflowId, @workflowVersion, @status, @channel, 1, @epoch, @leaseOwner, @leaseUntil, @state, @createdAt, @updatedAt) ON CONFLICT DO NOTHING',
+  /** A save under the fence: the version and epoch read; the claim kept. */
+  saveThreadKeep:
+    'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
     'state = @state, created_at = @createdAt, updated_at = @updatedAt ' +
-    'WHERE thread_id = @threadId AND version = @expectedVersion',
-  threadVersion: 'SELECT version FROM threads WHERE thread_id = ?',
-  selectThread: `SELECT ${THREAD_COLUMNS} FROM threads WHERE thread_id = ?`,
-  listThreads: `SELECT ${THREAD_COLUMNS} FROM threads ORDER BY created_at ASC, thread_id ASC`,
-  listThreadsByStatus: `SELECT ${THREAD_COLUMNS} FROM threads WHERE status = ? ORDER BY created_at ASC, thread_id ASC`,
-  claimThread:
-    'UPDATE threads SET lease_owner = @owner, lease_until = @until, epoch = epoch + 1, version = version + 1 ' +
-    'WHERE thread_id = @threadId AND (lease_owner IS NULL OR lease_until <= @now) AND version = @expectedVersion RETURNING epoch, version',
-  threadClaim:
-    'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
+    'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
+  /** A save that frees the claim. */
+  saveThreadRelease:
+    'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
+    'state = @state, created_at = @createdAt, updated_at = @updatedAt, lease_owner = NULL, lease_until = NULL ' +
+    'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
+  /** A save that takes the claim (a new epoch) if no other live claim holds the thread. */
+  saveThreadTake:
+    'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
+    'state = @state, created_at = @createdAt, updated_at = @updatedAt, epoch = epoch + 1, lease_owner = @owner, lease_until = @until ' +
+    'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now) ' +
+    'RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
+  threadClaim: 'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
   renewClaim:
-    'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
+    'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
   releaseClaim:
-    'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner',
-  threadEpoch: 'SELECT epoch FROM threads WHERE thread_id = ?',
+    'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
 
-  lastMessage: 'SELECT position, digest FROM messages WHERE thread_id = ? ORDER BY position DESC LIMIT 1',
-  messageDigests: 'SELECT position, digest FROM messages WHERE thread_id = ? ORDER BY position ASC',
+  selectThread: `${THREAD_WITH_MESSAGES} WHERE t.thread_id = ? ORDER BY m.position ASC`,
+  listThreads: `${THREAD_WITH_MESSAGES} ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  listThreadsByStatus: `${THREAD_WITH_MESSAGES} WHERE t.status = ? ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
   deleteMessagesFrom: 'DELETE FROM messages WHERE thread_id = ? AND position >= ?',
-  insertMessage: 'INSERT INTO messages (thread_id, position, message, digest) VALUES (?, ?, ?, ?)',
-  selectConversation: 'SELECT position, message FROM messages WHERE thread_id = ? ORDER BY position ASC',
 
   upsertInteraction:
     'INSERT INTO interactions (interaction_id, thread_id, node_id, status, deadline, request, response, failure_reason, failure_message, created_at, updated_at) ' +
@@ -58,34 +62,53 @@ export const SQL = {
     'deadline = excluded.deadline, request = excluded.request, response = excluded.response, failure_reason = excluded.failure_reason, ' +
     'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at',
   selectInteraction: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE interaction_id = ?`,
-  respondToInteraction:
-    "UPDATE interactions SET status = 'responded', response = ?, updated_at = ? WHERE interaction_id = ? AND status = 'pending'",
+  interactionsOfThread: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE thread_id = ? ORDER BY created_at ASC, interaction_id ASC`,
+  /** An answer, or an answer consumed in the same unit (`@status` processed). */
+  answerInteraction:
+    "UPDATE interactions SET status = @status, response = @response, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",
   failInteraction:
-    "UPDATE interactions SET status = 'failed', failure_reason = ?, failure_message = ?, updated_at = ? WHERE interaction_id = ? AND status = 'pending'",
-  markProcessed:
-    "UPDATE interactions SET status = 'processed', updated_at = ? WHERE interaction_id = ? AND status = 'responded'",
+    "UPDATE interactions SET status = 'failed', failure_reason = @reason, failure_message = @message, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",
+  consumeInteraction:
+    "UPDATE interactions SET status = 'processed', updated_at = @at WHERE interaction_id = @interactionId AND status = 'responded'",
 
   selectGlobalVariables: 'SELECT name, value FROM global_variables WHERE workflow_id = ?',
+  selectGlobalVariable: 'SELECT value FROM global_variables WHERE workflow_id = ? AND name = ?',
   insertGlobalVariableIfAbsent:
-    'INSERT INTO global_variables (workflow_id, name, value) VALUES (@workflowId, @name, @value) ON CONFLICT DO NOTHING',
+    'INSERT INTO global_variables (workflow_id, name, value) VALUES (@scope, @name, @value) ON CONFLICT DO NOTHING',
   upsertGlobalVariable:
-    'INSERT INTO global_variables (workflow_id, name, value) VALUES (@workflowId, @name, @value) ON CONFLICT (workflow_id, name) DO UPDATE SET value = excluded.value',
+    'INSERT INTO global_variables (workflow_id, name, value) VALUES (@scope, @name, @value) ON CONFLICT (workflow_id, name) DO UPDATE SET value = excluded.value',
+  deleteGlobalVariable: 'DELETE FROM global_variables WHERE workflow_id = @scope AND name = @name',
 
-  insertToolExecutionIfAbsent:
+  /** A call starts: new, or from an allowed status with the same arguments. */
+  startToolCall:
     'INSERT INTO tool_executions (thread_id, tool_call_id, tool_name, arguments_hash, arguments, status, approved_by, idempotent, outcome, created_at, updated_at) ' +
-    'VALUES (@threadId, @toolCallId, @toolName, @argumentsHash, @arguments, @status, @approvedBy, @idempotent, @outcome, @createdAt, @updatedAt) ON CONFLICT DO NOTHING',
-  toolExecutionHash:
-    'SELECT arguments_hash AS argumentsHash FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?',
-  finishToolExecution:
-    "UPDATE tool_executions SET status = 'finished', outcome = ?, updated_at = ? WHERE thread_id = ? AND tool_call_id = ? AND status <> 'finished'",
-  selectToolExecution: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?`,
+    "VALUES (@threadId, @toolCallId, @toolName, @argumentsHash, @arguments, 'started', @approvedBy, @idempotent, NULL, @createdAt, @at) " +
+    "ON CONFLICT (thread_id, tool_call_id) DO UPDATE SET status = 'started', updated_at = excluded.updated_at " +
+    'WHERE tool_executions.arguments_hash = excluded.arguments_hash AND (tool_executions.status = @from1 OR tool_executions.status = @from2)',
+  finishToolCall:
+    "UPDATE tool_executions SET status = 'finished', outcome = @outcome, updated_at = @at WHERE thread_id = @threadId AND tool_call_id = @toolCallId AND status <> 'finished'",
+  setToolCallStatus:
+    'UPDATE tool_executions SET status = @to, updated_at = @at WHERE thread_id = @threadId AND tool_call_id = @toolCallId AND (status = @from1 OR status = @from2)',
+  selectToolCall: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?`,
+  toolCallsOfThread: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ?`,
 
-  auditHead: 'SELECT sequence, hash FROM audit_head WHERE id = 1',
-  moveAuditHead:
-    'INSERT INTO audit_head (id, sequence, hash) VALUES (1, @sequence, @hash) ON CONFLICT (id) DO UPDATE SET sequence = excluded.sequence, hash = excluded.hash',
-  insertAuditEntry:
-    'INSERT INTO audit_entries (sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, interaction_id, at, previous_hash, hash) ' +
-    'VALUES (@sequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, @previousHash, @hash)',
+  /**
+   * Appends an entry to its thread's chain in one statement: the next position and the link
+   * from the thread's head (`interlock_link`, the store's SHA-256 function); a trigger moves
+   * the head (see the AddThreadAuditChains migration).
+   */
+  appendAuditEntry:
+    'INSERT INTO audit_entries (sequence, thread_sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, interaction_id, at, previous_hash, hash) ' +
+    "SELECT (SELECT COALESCE(MAX(sequence), 0) + 1 FROM audit_entries), COALESCE(h.thread_sequence, 0) + 1, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, COALESCE(h.hash, @genesis), interlock_link(COALESCE(h.hash, @genesis), COALESCE(h.thread_sequence, 0) + 1, @digest) " +
+    'FROM (SELECT 1) LEFT JOIN audit_thread_heads h ON h.thread_id = @threadId ' +
+    `RETURNING ${AUDIT_COLUMNS}`,
+  insertAnchor:
+    'INSERT INTO audit_anchors (sequence, at, through, digest, previous_hash, hash) VALUES (@sequence, @at, @through, @digest, @previousHash, @hash) ON CONFLICT DO NOTHING',
+  listAuditEntries: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE sequence > ? ORDER BY sequence ASC`,
+  listAuditEntriesOfThread: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE thread_id = ? AND sequence > ? ORDER BY sequence ASC`,
+  auditHeads: 'SELECT thread_id AS threadId, thread_sequence AS threadSequence, hash FROM audit_thread_heads',
+  auditAnchors: 'SELECT sequence, at, through, digest, previous_hash AS previousHash, hash FROM audit_anchors ORDER BY sequence ASC',
+  legacyAuditHead: 'SELECT sequence, hash FROM audit_head WHERE id = 1',
 
   scheduleJob:
     'INSERT INTO jobs (key, kind, thread_id, workflow_id, interaction_id, run_at, locked_by, locked_until) ' +
@@ -97,11 +120,15 @@ export const SQL = {
 
   upsertRememberedApproval:
     'INSERT INTO remembered_approvals ("key", expires_at) VALUES (@key, @expiresAt) ON CONFLICT ("key") DO UPDATE SET expires_at = excluded.expires_at',
-  selectRememberedApproval: 'SELECT expires_at AS expiresAt FROM remembered_approvals WHERE "key" = ?',
-  deleteExpiredApproval: 'DELETE FROM remembered_approvals WHERE "key" = ? AND expires_at <= ?',
+  isRemembered: 'SELECT 1 FROM remembered_approvals WHERE "key" = ? AND expires_at > ?',
 
   insertWorkflowDefinitionIfAbsent:
     'INSERT INTO workflow_definitions (workflow_id, version, definition, created_at) VALUES (@workflowId, @version, @definition, @createdAt) ON CONFLICT DO NOTHING',
   selectWorkflowDefinition:
     'SELECT workflow_id AS workflowId, version, definition, created_at AS createdAt FROM workflow_definitions WHERE workflow_id = ? AND version = ?',
 } as const;
+
+/** The multi-row INSERT of `count` messages (`?` four per message: thread, position, message, digest). */
+export function insertMessages(count: number): string {
+  return `INSERT INTO messages (thread_id, position, message, digest) VALUES ${Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', ')}`;
+}

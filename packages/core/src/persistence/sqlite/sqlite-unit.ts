@@ -1,0 +1,272 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import { GENESIS } from '../../audit/audit-chain.js';
+import type { AuditEntry } from '../../audit/audit-log.js';
+import { canonicalJson } from '../../policy/canonical-arguments.js';
+import { toAuditEntry, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
+import { encodeConversationFrom } from '../sql/conversation-rows.js';
+import { toInteractionRecord, toInteractionRow, toThreadRow, toToolExecutionRecord, toWorkflowDefinitionRow } from '../sql/record-mapping.js';
+import type { InteractionRow, ToolExecutionRow } from '../sql/row-types.js';
+import { decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../sql/stored-text.js';
+import type { ThreadLease } from '../records.js';
+import type {
+  CommitResult,
+  Conflict,
+  GlobalChange,
+  InteractionChange,
+  ThreadChange,
+  ToolCallChange,
+  UnitOfWork,
+} from '../unit-of-work.js';
+import { insertMessages, SQL } from './sqlite-statements.js';
+
+/** Thrown inside a unit to refuse it; the transaction is rolled back. */
+export class Refused {
+  constructor(readonly conflict: Conflict) {}
+}
+
+type Statement = (sql: string) => BetterSqlite3.Statement;
+type Committed = Extract<CommitResult, { status: 'committed' }>;
+
+/**
+ * Applies a unit of work inside the connection's open transaction (the caller rolls it
+ * back when this throws): every change as one or two statements, its preconditions
+ * checked by the statement itself (the conditional write holds: this connection holds the
+ * database's write lock).
+ */
+export function applyUnit(statement: Statement, unit: UnitOfWork, now: string): Committed {
+  const thread = unit.thread === undefined ? undefined : applyThread(statement, unit.thread, now);
+  const failed: string[] = [];
+  const interactions = unit.interactions ?? [];
+  // An answer consumed in the same unit is written processed at once: one statement.
+  const consumed = new Set(interactions.flatMap((change) => (change.kind === 'consume' ? [change.interactionId] : [])));
+  const answered = new Set<string>();
+  for (const change of interactions) {
+    if (change.kind === 'consume' && answered.has(change.interactionId)) continue;
+    if (applyInteraction(statement, change, consumed) && change.kind === 'fail') failed.push(change.interactionId);
+    if (change.kind === 'answer') answered.add(change.interactionId);
+  }
+  for (const change of unit.toolCalls ?? []) applyToolCall(statement, change);
+  const audit: AuditEntry[] = [];
+  for (const { entry, digest } of unit.audit ?? []) {
+    const what = `the audit entry of thread ${entry.threadId}`;
+    const row = statement(SQL.appendAuditEntry).get({
+      threadId: storableText(entry.threadId, 'thread id'),
+      toolCallId: storableText(entry.toolCallId, 'tool call id'),
+      toolName: storableText(entry.toolName, 'tool name'),
+      outcome: entry.outcome,
+      decidedBy: storableText(entry.decidedBy, 'decidedBy'),
+      rule: storableText(entry.rule, 'rule'),
+      reason: encodeJson(entry.reason, `the reason of ${what}`),
+      responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
+      stage: entry.stage,
+      originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
+      editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
+      toolDefinitionHash: entry.toolDefinitionHash ?? null,
+      interactionId: entry.interactionId ?? null,
+      at: storableText(entry.at, 'at'),
+      genesis: GENESIS,
+      digest,
+    }) as AuditEntryRowWithChain;
+    audit.push(toAuditEntry(row));
+  }
+  for (const change of unit.globals ?? []) applyGlobal(statement, change);
+  for (const { key, expiresAt } of unit.remember ?? [])
+    statement(SQL.upsertRememberedApproval).run({ key: storableText(key, 'remembered approval key'), expiresAt });
+  for (const definition of unit.definitions ?? [])
+    statement(SQL.insertWorkflowDefinitionIfAbsent).run(toWorkflowDefinitionRow(definition, now));
+  for (const job of unit.jobs ?? []) statement(SQL.scheduleJob).run({ interactionId: null, ...job });
+  if (unit.anchor !== undefined && statement(SQL.insertAnchor).run(unit.anchor).changes !== 1)
+    throw new Refused({ kind: 'anchor-exists', sequence: unit.anchor.sequence });
+  return { status: 'committed', ...(thread === undefined ? {} : { thread }), audit, failed };
+}
+
+interface ClaimRow {
+  version: number;
+  epoch: number;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+function leaseOf(row: ClaimRow): ThreadLease | undefined {
+  return row.leaseOwner === null || row.leaseUntil === null ? undefined : { owner: row.leaseOwner, until: row.leaseUntil };
+}
+
+function applyThread(statement: Statement, change: ThreadChange, now: string): NonNullable<Committed['thread']> {
+  if (change.kind === 'create') {
+    const { thread } = change;
+    const row = toThreadRow(thread, 1);
+    if (statement(SQL.insertThread).run(row).changes !== 1) throw new Refused({ kind: 'thread-exists', threadId: thread.threadId });
+    writeMessages(statement, thread.threadId, thread.conversation, 0, 0);
+    const lease = thread.lease;
+    return { version: 1, epoch: thread.epoch, updatedAt: thread.updatedAt, ...(lease === undefined ? {} : { lease }) };
+  }
+  if (change.kind === 'renew' || change.kind === 'release') {
+    const sql = change.kind === 'renew' ? SQL.renewClaim : SQL.releaseClaim;
+    const row = statement(sql).get({ ...change, until: change.kind === 'renew' ? change.until : null }) as
+      | { version: number; epoch: number; updatedAt: string }
+      | undefined;
+    if (row === undefined) throw refusedThread(statement, change.threadId);
+    return {
+      version: row.version,
+      epoch: row.epoch,
+      updatedAt: row.updatedAt,
+      ...(change.kind === 'renew' ? { lease: { owner: change.owner, until: change.until } } : {}),
+    };
+  }
+  const { thread, claim } = change;
+  const row = { ...toThreadRow(thread, change.expectedVersion + 1), expectedVersion: change.expectedVersion };
+  let saved: ClaimRow | undefined;
+  if (claim.kind === 'take') {
+    saved = statement(SQL.saveThreadTake).get({
+      ...row,
+      owner: claim.owner,
+      until: claim.release === true ? null : claim.until,
+      now: claim.now,
+    }) as ClaimRow | undefined;
+    if (saved !== undefined && claim.release === true) saved = { ...saved, leaseOwner: null };
+  } else saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as ClaimRow | undefined;
+  if (saved === undefined) throw refusedThread(statement, thread.threadId, claim.kind === 'take' ? claim : undefined);
+  writeMessages(statement, thread.threadId, thread.conversation, change.messagesFrom, change.storedMessages ?? change.messagesFrom);
+  const lease = leaseOf(saved);
+  return { version: saved.version, epoch: saved.epoch, updatedAt: thread.updatedAt || now, ...(lease === undefined ? {} : { lease }) };
+}
+
+/** Why a thread write matched no row: the thread is missing, another claim holds it, or it moved on. */
+function refusedThread(statement: Statement, threadId: string, take?: { owner: string; now: string }): Refused {
+  const stored = statement(SQL.threadClaim).get(threadId) as ClaimRow | undefined;
+  if (stored === undefined) return new Refused({ kind: 'thread-not-found', threadId });
+  const lease = leaseOf(stored);
+  if (take !== undefined && lease !== undefined && lease.owner !== take.owner && lease.until > take.now)
+    return new Refused({ kind: 'thread-busy', threadId, lease });
+  return new Refused({ kind: 'thread-changed', threadId, storedVersion: stored.version, storedEpoch: stored.epoch });
+}
+
+/** Stores the messages from `from` on (those before are stored and unchanged), replacing any stored from there. */
+function writeMessages(
+  statement: Statement,
+  threadId: string,
+  conversation: readonly unknown[],
+  from: number,
+  stored: number,
+): void {
+  if (from < stored) statement(SQL.deleteMessagesFrom).run(threadId, from);
+  const messages = encodeConversationFrom(threadId, conversation, from);
+  if (messages.length === 0) return;
+  statement(insertMessages(messages.length)).run(
+    messages.flatMap((message, index) => [threadId, from + index, message, '']),
+  );
+}
+
+/** Applies an interaction change; returns true when it failed a pending interaction. */
+function applyInteraction(statement: Statement, change: InteractionChange, consumed: ReadonlySet<string>): boolean {
+  switch (change.kind) {
+    case 'open':
+      statement(SQL.upsertInteraction).run(toInteractionRow(change.interaction));
+      return false;
+    case 'answer': {
+      const { interactionId, response } = change;
+      const updated = statement(SQL.answerInteraction).run({
+        interactionId,
+        status: consumed.has(interactionId) ? 'processed' : 'responded',
+        response: encodeJson(response, `the response to interaction ${interactionId}`),
+        at: storableText(response.respondedAt, 'respondedAt'),
+      });
+      if (updated.changes === 1) return false;
+      const stored = statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined;
+      throw new Refused(
+        stored === undefined
+          ? { kind: 'interaction-not-found', interactionId }
+          : { kind: 'interaction-not-pending', interaction: toInteractionRecord(stored) },
+      );
+    }
+    case 'consume':
+      statement(SQL.consumeInteraction).run({ interactionId: change.interactionId, at: change.at });
+      return false;
+    case 'fail':
+      return (
+        statement(SQL.failInteraction).run({
+          interactionId: change.interactionId,
+          reason: change.reason,
+          message: encodeJson(change.message, `the failure message of interaction ${change.interactionId}`),
+          at: change.at,
+        }).changes === 1
+      );
+  }
+}
+
+function applyToolCall(statement: Statement, change: ToolCallChange): void {
+  const threadId = change.kind === 'start' ? change.call.threadId : change.threadId;
+  const toolCallId = change.kind === 'start' ? change.call.toolCallId : change.toolCallId;
+  const refused = () => {
+    const stored = statement(SQL.selectToolCall).get(threadId, toolCallId) as ToolExecutionRow | undefined;
+    return new Refused({
+      kind: 'tool-call',
+      threadId,
+      toolCallId,
+      ...(stored === undefined ? {} : { stored: toToolExecutionRecord({ ...stored, idempotent: Boolean(stored.idempotent) }) }),
+    });
+  };
+  switch (change.kind) {
+    case 'start': {
+      const { call } = change;
+      const [from1 = 'approved', from2 = from1] = change.from;
+      const started = statement(SQL.startToolCall).run({
+        threadId: storableText(call.threadId, 'thread id'),
+        toolCallId: storableText(call.toolCallId, 'tool call id'),
+        toolName: storableText(call.toolName, 'tool name'),
+        argumentsHash: call.argumentsHash,
+        arguments: encodeJson(call.arguments, `the arguments of tool call ${call.toolCallId}`),
+        approvedBy: storableText(call.approvedBy, 'approvedBy'),
+        idempotent: call.idempotent ? 1 : 0,
+        createdAt: call.createdAt,
+        at: change.at,
+        from1,
+        from2,
+      });
+      if (started.changes !== 1) throw refused();
+      return;
+    }
+    case 'finish': {
+      const finished = statement(SQL.finishToolCall).run({
+        threadId,
+        toolCallId,
+        outcome: encodeJson(change.outcome, `the outcome of tool call ${toolCallId}`),
+        at: change.at,
+      });
+      // Finished before: a late outcome never overwrites it. Missing: refused.
+      if (finished.changes === 0 && statement(SQL.selectToolCall).get(threadId, toolCallId) === undefined) throw refused();
+      return;
+    }
+    case 'status': {
+      const [from1 = change.to, from2 = from1] = change.from;
+      if (statement(SQL.setToolCallStatus).run({ threadId, toolCallId, to: change.to, at: change.at, from1, from2 }).changes !== 1)
+        throw refused();
+      return;
+    }
+  }
+}
+
+function applyGlobal(statement: Statement, change: GlobalChange): void {
+  const scope = storableText(change.scope, 'global variable scope');
+  const name = storableText(change.name, 'global variable name');
+  const what = `global variable ${name} of ${scope}`;
+  switch (change.kind) {
+    case 'set':
+      statement(SQL.upsertGlobalVariable).run({ scope, name, value: encodeOptionalJson(change.value, what) });
+      return;
+    case 'set-if-absent':
+      statement(SQL.insertGlobalVariableIfAbsent).run({ scope, name, value: encodeOptionalJson(change.value, what) });
+      return;
+    case 'delete':
+      statement(SQL.deleteGlobalVariable).run({ scope, name });
+      return;
+    case 'compare-and-set': {
+      const stored = statement(SQL.selectGlobalVariable).get(scope, name) as { value: string | null } | undefined;
+      const current = stored === undefined ? undefined : canonicalJson(decodeOptionalJson(stored.value, what) ?? null);
+      const expected = change.expected === undefined ? undefined : canonicalJson(change.expected);
+      if (current !== expected) throw new Refused({ kind: 'global-changed', scope, name });
+      statement(SQL.upsertGlobalVariable).run({ scope, name, value: encodeOptionalJson(change.value, what) });
+      return;
+    }
+  }
+}
