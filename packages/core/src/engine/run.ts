@@ -58,8 +58,8 @@ export class Run {
   private committing: Promise<void> = Promise.resolve();
   /** Events held for the next commit (see `Effects.announceAfterCommit`). */
   private held: EmittedEvent[] = [];
-  /** Interactions committed while the run kept its claim: an answer may have come for them before it stopped. */
-  private readonly exposed = new Set<string>();
+  /** Whether a commit of the run kept its claim: other processes saw it hold the thread. */
+  private claimShown = false;
   private lazyCommit: NodeJS.Immediate | undefined;
   private broken: unknown;
   private released = false;
@@ -138,9 +138,9 @@ export class Run {
       for (const event of effects.events ?? []) this.context.publish(this.state, event);
   }
 
-  /** The interactions this run committed while it kept its claim (others could answer them before it stopped). */
-  get exposedInteractions(): ReadonlySet<string> {
-    return this.exposed;
+  /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
+  get claimWasVisible(): boolean {
+    return this.claimShown;
   }
 
   /** A durability point: commits everything pending, with the thread as it is now. `release` ends the run's claim. */
@@ -182,7 +182,8 @@ export class Run {
     await this.commit();
     const settle = this.committing.then(async () => {
       const result = await this.context.store.commit({ interactions: [change] });
-      const committed = result.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
+      const committed =
+        result.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
       if (committed) this.see({ interactions: [change] });
       const known = committed ? this.interactions.get(interactionId) : undefined;
       const stored = known ?? (await this.context.store.getInteraction(interactionId));
@@ -257,7 +258,8 @@ export class Run {
       this.committed = stored;
       // Steps applied while the commit was on its way keep their values; only the stored fields move.
       const { lease: _current, ...now } = this.state;
-      this.state = this.state === thread ? stored : { ...now, version, epoch, ...(lease === undefined ? {} : { lease }) };
+      this.state =
+        this.state === thread ? stored : { ...now, version, epoch, ...(lease === undefined ? {} : { lease }) };
       const kind = unit.thread?.kind;
       if (kind === 'create' || (kind === 'save' && unit.thread?.claim.kind === 'take')) {
         this.claimed = true;
@@ -265,8 +267,7 @@ export class Run {
       }
     }
     if (release) this.released = true;
-    else
-      for (const change of unit.interactions ?? []) if (change.kind === 'open') this.exposed.add(change.interaction.interactionId);
+    else if (this.claimed) this.claimShown = true;
     this.markCommitted();
     const held = this.held;
     this.held = [];
@@ -295,7 +296,9 @@ export class Run {
       const { lease: _lease, ...rest } = thread;
       return {
         kind: 'create',
-        thread: release ? { ...rest, version: 1 } : { ...rest, version: 1, lease: { owner: this.context.owner, until: this.context.leaseUntil() } },
+        thread: release
+          ? { ...rest, version: 1 }
+          : { ...rest, version: 1, lease: { owner: this.context.owner, until: this.context.leaseUntil() } },
       };
     }
     if (this.committed === current) {
@@ -393,9 +396,13 @@ export function conflictError(conflict: Conflict, thread: ThreadRecord): Interlo
         { details: { threadId, conflict } },
       );
     default:
-      return new InterlockError('STORE_CONFLICT', `thread ${threadId}: the store refused the write (${conflict.kind})`, {
-        details: { threadId, conflict },
-      });
+      return new InterlockError(
+        'STORE_CONFLICT',
+        `thread ${threadId}: the store refused the write (${conflict.kind})`,
+        {
+          details: { threadId, conflict },
+        },
+      );
   }
 }
 

@@ -103,7 +103,10 @@ export class InteractionGateway {
       next: waitOn(withRecords(thread, records), ids),
       effects: {
         ...effects,
-        interactions: [...(effects.interactions ?? []), ...records.map((interaction) => ({ kind: 'open' as const, interaction }))],
+        interactions: [
+          ...(effects.interactions ?? []),
+          ...records.map((interaction) => ({ kind: 'open' as const, interaction })),
+        ],
         // Each with its deadline job when threads continue in workers: it fires in whichever process is alive.
         jobs: [...(effects.jobs ?? []), ...this.jobs.forInteractions(thread, records)],
         events: [
