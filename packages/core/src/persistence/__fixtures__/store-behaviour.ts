@@ -190,7 +190,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       let thread = await createThread(store, threadRecord({ conversation }));
       expect(await takeMessageWrites(inspector, harness)).toHaveLength(6);
 
-      await committed(store, { thread: save(thread, { conversation: [...thread.conversation, userMessage('message 6')] }) });
+      await committed(store, {
+        thread: save(thread, { conversation: [...thread.conversation, userMessage('message 6')] }),
+      });
       thread = present(await store.getThread('thread-1'));
       expect(await takeMessageWrites(inspector, harness)).toEqual(['insert 6']);
 
@@ -218,7 +220,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         await expectInvalid(
           store.commit({ thread: { kind: 'create', thread: threadRecord({ threadId: 'ok', channel: text }) } }),
         );
-        await expectInvalid(store.commit({ interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId: text }) }] }));
+        await expectInvalid(
+          store.commit({ interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId: text }) }] }),
+        );
         await expectInvalid(store.commit({ globals: [{ kind: 'set', scope: 'workflow-a', name: text, value: 1 }] }));
         await expectInvalid(store.commit({ globals: [{ kind: 'set', scope: text, name: 'fine', value: 2 }] }));
         expect(await store.getThread(text)).toBeUndefined();
@@ -227,7 +231,9 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         expect(await store.listInteractions({ threadId: text })).toEqual([]);
         expect(await store.getGlobalVariables(text)).toEqual({});
         await expectInvalid(
-          store.commit({ toolCalls: [{ kind: 'start', call: toolApproval({ toolCallId: text }), from: ['approved'], at: LATER }] }),
+          store.commit({
+            toolCalls: [{ kind: 'start', call: toolApproval({ toolCallId: text }), from: ['approved'], at: LATER }],
+          }),
         );
         await expectInvalid(store.commit({ definitions: [workflowDefinition({ version: text })] }));
         expect(await store.listToolExecutions({ threadId: text })).toEqual([]);
@@ -248,7 +254,14 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         ['t3', 'c9', '2026-01-02T03:04:05.000Z'],
       ] as const) {
         await committed(store, {
-          toolCalls: [{ kind: 'start', call: toolApproval({ threadId, toolCallId, createdAt }), from: ['approved'], at: createdAt }],
+          toolCalls: [
+            {
+              kind: 'start',
+              call: toolApproval({ threadId, toolCallId, createdAt }),
+              from: ['approved'],
+              at: createdAt,
+            },
+          ],
         });
       }
       const order = (await store.listToolExecutions()).map((record) => `${record.threadId}/${record.toolCallId}`);
@@ -282,17 +295,23 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         };
         return { entry, digest: auditDigest(entry) };
       };
-      const { audit } = await committed(store, { audit: [draft('t-1', 'one'), draft('t-2', 'two'), draft('t-1', 'three')] });
+      const { audit } = await committed(store, {
+        audit: [draft('t-1', 'one'), draft('t-2', 'two'), draft('t-1', 'three')],
+      });
       const verify = async () => verifyAuditChain(await store.listAuditEntries(), await store.readAuditEvidence());
       expect(await verify()).toEqual({ valid: true, entries: 3 });
       const entries = harness.table('audit_entries');
-      await inspector.query(`UPDATE ${entries} SET "reason" = '"edited"' WHERE "sequence" = ${audit[1]?.sequence ?? 0}`);
+      await inspector.query(
+        `UPDATE ${entries} SET "reason" = '"edited"' WHERE "sequence" = ${audit[1]?.sequence ?? 0}`,
+      );
       expect(await verify()).toMatchObject({ valid: false, reason: 'the entry was changed' });
       await inspector.query(`UPDATE ${entries} SET "reason" = '"two"' WHERE "sequence" = ${audit[1]?.sequence ?? 0}`);
       await inspector.query(`DELETE FROM ${entries} WHERE "sequence" = ${audit[2]?.sequence ?? 0}`);
       expect(await verify()).toMatchObject({ valid: false, reason: expect.stringMatching(/removed from its end/) });
       // Sealed by an anchor, a whole thread removed (its entries and its head) is found too.
-      await inspector.query(`UPDATE ${harness.table('audit_thread_heads')} SET "thread_sequence" = 1, "hash" = '${audit[0]?.hash ?? ''}' WHERE "thread_id" = 't-1'`);
+      await inspector.query(
+        `UPDATE ${harness.table('audit_thread_heads')} SET "thread_sequence" = 1, "hash" = '${audit[0]?.hash ?? ''}' WHERE "thread_id" = 't-1'`,
+      );
       expect(await verify()).toEqual({ valid: true, entries: 2 });
       await committed(store, { anchor: nextAnchor(undefined, await store.listAuditEntries(), LATER) });
       await inspector.query(`DELETE FROM ${entries} WHERE "thread_id" = 't-1'`);

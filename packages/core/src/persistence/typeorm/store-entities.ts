@@ -139,7 +139,7 @@ export const WorkflowDefinitionEntity = new EntitySchema<WorkflowDefinitionRow>(
 });
 
 /** The `audit_entries` table: append-only. */
-export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
+export const AuditEntryEntity = new EntitySchema<AuditEntryRow & { threadSequence: number | null }>({
   name: 'InterlockAuditEntry',
   tableName: 'audit_entries',
   columns: {
@@ -160,8 +160,41 @@ export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
     at: text('at'),
     previousHash: text('previous_hash'),
     hash: text('hash'),
+    threadSequence: { name: 'thread_sequence', type: 'integer', nullable: true },
   },
   indices: [{ name: 'idx_audit_entries_thread_id', columns: ['threadId'] }],
+});
+
+/** The head of each thread's audit chain (moved by a trigger on insert; see the AddThreadAuditChains migration). */
+export const AuditThreadHeadEntity = new EntitySchema<{ threadId: string; threadSequence: number; hash: string }>({
+  name: 'InterlockAuditThreadHead',
+  tableName: 'audit_thread_heads',
+  columns: {
+    threadId: { name: 'thread_id', type: 'text', primary: true, primaryKeyConstraintName: 'pk_audit_thread_heads' },
+    threadSequence: { name: 'thread_sequence', type: 'integer' },
+    hash: text('hash'),
+  },
+});
+
+/** The anchors that seal the audit entries in order. */
+export const AuditAnchorEntity = new EntitySchema<{
+  sequence: number;
+  at: string;
+  through: number;
+  digest: string;
+  previousHash: string;
+  hash: string;
+}>({
+  name: 'InterlockAuditAnchor',
+  tableName: 'audit_anchors',
+  columns: {
+    sequence: { name: 'sequence', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_anchors' },
+    at: text('at'),
+    through: { name: 'through', type: 'integer' },
+    digest: text('digest'),
+    previousHash: text('previous_hash'),
+    hash: text('hash'),
+  },
 });
 
 /** The `remembered_approvals` table. */
@@ -212,6 +245,8 @@ export const STORE_ENTITIES = [
   WorkflowDefinitionEntity,
   AuditEntryEntity,
   AuditHeadEntity,
+  AuditThreadHeadEntity,
+  AuditAnchorEntity,
   RememberedApprovalEntity,
   JobEntity,
 ];
