@@ -18,6 +18,7 @@ import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers } from './deadline-timers.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
+import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
@@ -266,6 +267,13 @@ export class ThreadRunner {
       if (alone !== 'stored') return this.settleIntake(alone, input);
       // A run of this process may be about to stop: it looks for answers given here before it does.
       this.responses.notify(interactionId);
+      return this.continueStored(threadId, interactionId);
+    }
+    // A crash test kills the process with the answer stored and not applied (as when another
+    // process holds the thread): store it on its own first.
+    if (isArmed('interaction:answer-stored')) {
+      const alone = await this.intake.storeAlone(intake, input);
+      if (alone !== 'stored') return this.settleIntake(alone, input);
       return this.continueStored(threadId, interactionId);
     }
     let handle: ThreadHandle;

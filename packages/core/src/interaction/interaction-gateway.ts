@@ -11,7 +11,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { failpoint } from '../engine/failpoints.js';
+import { failpoint, isArmed } from '../engine/failpoints.js';
 import { isStop } from '../engine/shutdown.js';
 import type { Effects } from '../engine/step.js';
 import { stopWaitingOn, waitOn } from '../engine/transitions.js';
@@ -124,7 +124,11 @@ export class InteractionGateway {
         ...(this.asksHere(thread) ? { durable: 'now' as const } : { announceAfterCommit: true as const }),
       },
     });
-    failpoint('interaction:requested');
+    // A crash test kills the process here with the question stored.
+    if (isArmed('interaction:requested')) {
+      await context.run.commit();
+      failpoint('interaction:requested');
+    }
     return records;
   }
 

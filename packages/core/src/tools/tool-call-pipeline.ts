@@ -215,6 +215,11 @@ export class ToolCallPipeline {
         });
     }
     if (starting.length > 0) {
+      // A crash test kills the process here with the calls approved and not started.
+      if (isArmed('tool:approved')) {
+        await context.run.commit();
+        failpoint('tool:approved');
+      }
       // Write-ahead: the starts are durable before any side effect.
       const events: EmittedEvent[] = starting.map(({ call }) => ({
         type: 'TOOL_CALL_STARTED',
