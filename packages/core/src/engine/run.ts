@@ -276,7 +276,14 @@ export class Run {
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
   private unitOf(pending: Effects, release: boolean): UnitOfWork | undefined {
-    const threadChange = this.threadChange(release);
+    const writes =
+      (pending.interactions?.length ?? 0) +
+      (pending.toolCalls?.length ?? 0) +
+      (pending.audit?.length ?? 0) +
+      (pending.globals?.length ?? 0) +
+      (pending.remember?.length ?? 0) +
+      (pending.jobs?.length ?? 0);
+    const threadChange = this.threadChange(release, writes > 0);
     const unit: UnitOfWork = {
       ...(threadChange === undefined ? {} : { thread: threadChange }),
       ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),
@@ -289,7 +296,11 @@ export class Run {
     return Object.keys(unit).length === 0 ? undefined : unit;
   }
 
-  private threadChange(release: boolean): ThreadChange | undefined {
+  /**
+   * The thread's part of the unit. Every unit of a run that writes anything carries the
+   * thread, so its fence (version and epoch) is checked, and a run's first unit claims it.
+   */
+  private threadChange(release: boolean, writes: boolean): ThreadChange | undefined {
     const current = this.state;
     const thread = { ...current, updatedAt: this.context.nowIso() };
     if (this.committed === undefined) {
@@ -301,7 +312,7 @@ export class Run {
           : { ...rest, version: 1, lease: { owner: this.context.owner, until: this.context.leaseUntil() } },
       };
     }
-    if (this.committed === current) {
+    if (this.committed === current && !writes) {
       if (!release || !this.claimed) return undefined;
       return { kind: 'release', threadId: thread.threadId, epoch: thread.epoch, owner: this.context.owner };
     }

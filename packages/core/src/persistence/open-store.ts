@@ -37,12 +37,13 @@ export async function openStore(options: StoreOptions): Promise<ICheckpointStore
         ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       });
     case 'postgres':
-      return createTypeormStore({
+      // The PostgreSQL store moves to the unit-of-work port in its own change.
+      return (await createTypeormStore({
         type: 'postgres',
         url: options.url,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
         ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
-      });
+      })) as unknown as ICheckpointStore;
     case 'custom':
       return options.store;
     default:
