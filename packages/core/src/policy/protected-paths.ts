@@ -3,7 +3,8 @@
  * own directory and store, the inside of `.git` (its config and hooks run code on the next
  * git command), shell startup files, credentials, and the settings of editors, agents and CI
  * (which run code or decide what runs). Pure string work on the path, segment by segment:
- * `~/.bashrc`, `$HOME/.bashrc`, `./.git/hooks/x` and `/home/ada/.bashrc` are all seen.
+ * `~/.bashrc`, `$HOME/.bashrc`, `./.git/hooks/x` and `/home/ada/.bashrc` are all seen. The
+ * callers check the path a write really reaches too (reached-path.ts): symlinks followed.
  */
 
 /** What a protected path is, or `ordinary`. */
@@ -80,4 +81,16 @@ const DESCRIPTIONS: Record<Exclude<ProtectedKind, 'ordinary'>, string> = {
 export function protectedWrite(path: string): { kind: Exclude<ProtectedKind, 'ordinary'>; reason: string } | undefined {
   const kind = protectedKind(path);
   return kind === 'ordinary' ? undefined : { kind, reason: `${path} is ${DESCRIPTIONS[kind]}` };
+}
+
+/**
+ * Why a write to `given` is protected, for the path it really reaches (`reached`, symlinks
+ * followed, issue 24), or undefined: `link/x reaches .git/hooks/x, the inside of a git repository…`.
+ */
+export function protectedReach(
+  given: string,
+  reached: string,
+): { kind: Exclude<ProtectedKind, 'ordinary'>; reason: string } | undefined {
+  const kind = protectedKind(reached);
+  return kind === 'ordinary' ? undefined : { kind, reason: `${given} reaches ${reached}, ${DESCRIPTIONS[kind]}` };
 }
