@@ -1,5 +1,6 @@
 import { isAbsolute, normalize } from 'node:path';
 import { evaluateExpression } from '../expressions/expressions.js';
+import { assertJsonArguments } from './canonical-arguments.js';
 import { protectedReach, protectedWrite } from './protected-paths.js';
 import type { WorkspaceWrite } from './reached-path.js';
 import type { Tool } from '../tools/define-tool.js';
@@ -63,8 +64,12 @@ export interface ApprovalDecision {
  * The approval pipeline (F24): one function, first match wins, security rules before
  * convenience rules, so no mode or whitelist can open what a deny rule or the shell
  * rules closed. The order is documented in docs/approval-pipeline.md.
+ *
+ * @throws InterlockError TOOL_ARGUMENTS_INVALID for arguments that are not plain JSON.
  */
 export function decideApproval(call: ApprovalCall, context: ApprovalContext): ApprovalDecision {
+  // Only JSON is decided: NaN, a Map or undefined would be decided as another value (issue 24).
+  assertJsonArguments(call.arguments);
   const path: RuleStep[] = [];
   const { options } = context;
   const tool = context.tools.find(call.toolName);
