@@ -18,6 +18,7 @@ import type { Tool } from '../tools/define-tool.js';
 import { mapMcpTool, type McpAnnotations, type McpToolPolicy } from './mcp-policy.js';
 import { linearSchemaValidator } from './tool-schema-validator.js';
 import { describeBlock, quotedName } from './content-blocks.js';
+import { withoutUrlCredentials } from '../config/secrets-in-file.js';
 
 /** How to reach an MCP server. Secrets are resolved by the caller (the project file names their variables). */
 export type McpTransportOptions =
@@ -361,7 +362,7 @@ function isTimeout(error: unknown): boolean {
 
 function unavailable(server: string, doing: string, error: unknown): InterlockError {
   if (error instanceof InterlockError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutUrlCredentials(error instanceof Error ? error.message : String(error));
   return new InterlockError('MCP_UNAVAILABLE', `MCP server "${server}" failed while ${doing}: ${message}`, {
     cause: error,
   });
