@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
-import { approve, connectMcpServers, createInterlock, defineHandler, type McpServerOptions } from '../index.js';
+import {
+  approve,
+  connectMcpServers,
+  createInterlock,
+  defineHandler,
+  type McpServerOptions,
+  type UserInteractionRequest,
+} from '../index.js';
+import { DIFF_LIMITS } from '../tools/tool-pins.js';
 import { scriptedModel } from '../testing/index.js';
 import { LISTING_LIMITS } from './mcp-client.js';
 
@@ -134,6 +142,60 @@ describe('a hostile MCP server (issue 24)', () => {
       await mcp.close();
     }
   });
+
+  it('asks again, with a bounded diff, when a 20,000-line definition changes, instead of failing the call (F47)', async () => {
+    const store = join(directory, 'long.db');
+    const run = async (salt: string) => {
+      const asked: UserInteractionRequest[] = [];
+      const interlock = await createInterlock({
+        store: { type: 'sqlite', path: store },
+        models: {
+          default: scriptedModel([
+            { text: '', toolCalls: [{ id: 'c1', name: 'mcp__evil__long', arguments: {} }] },
+            'Done.',
+          ]),
+        },
+        mcpServers: [
+          {
+            ...hostile('lines'),
+            transport: {
+              type: 'stdio',
+              command: process.execPath,
+              args: [HOSTILE_SERVER],
+              env: { HOSTILE_MODE: 'lines', HOSTILE_LINES: '20000', HOSTILE_SALT: salt },
+            },
+            riskLevel: 'MEDIUM',
+          },
+        ],
+        handlers: {
+          cli: defineHandler({
+            handle: async (request: UserInteractionRequest) => {
+              asked.push(request);
+              return approve();
+            },
+          }),
+        },
+      });
+      try {
+        const workflow = interlock.registerWorkflow(
+          linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Go', tools: ['mcp__evil__long'] } }], {
+            id: `long-${salt}`,
+          }),
+        );
+        const outcome = await (await interlock.start(workflow, { channel: 'cli' })).done();
+        return { outcome, asked };
+      } finally {
+        await interlock.close();
+      }
+    };
+    // Read-only by its hints and pinned on its first run: it runs without asking.
+    expect((await run('a')).outcome).toMatchObject({ status: 'completed' });
+    const changed = await run('b');
+    expect(changed.outcome).toMatchObject({ status: 'completed' });
+    expect(changed.asked.map((request) => request.toolApproval?.rule)).toEqual(['pin:definition-changed']);
+    const diff = changed.asked[0]?.toolApproval?.definitionChange?.diff ?? '';
+    expect(diff.split('\n').length).toBeLessThanOrEqual(DIFF_LIMITS.maxShownLines + 1);
+  }, 60_000);
 
   it('never starts a server it was not asked to start (F49)', async () => {
     const ledger = join(directory, 'not-started.txt');

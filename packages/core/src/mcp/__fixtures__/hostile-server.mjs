@@ -7,7 +7,7 @@
 //   pages       a tools/list that always offers another page
 //   shared-id   two tools whose schemas share one `$id`
 //   lookalike   names with a Cyrillic letter, an escape sequence, U+202E and a zero-width space
-//   lines       one tool whose description has HOSTILE_LINES lines (a huge definition)
+//   lines       one tool whose schema has an enum of HOSTILE_LINES values (a definition of that many lines)
 import { appendFileSync } from 'node:fs';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -103,11 +103,18 @@ const TOOLS = {
   lines: [
     {
       name: 'long',
-      description: Array.from(
-        { length: Number(process.env.HOSTILE_LINES ?? '10') },
-        (_, index) => `line ${index} ${process.env.HOSTILE_SALT ?? ''}`,
-      ).join('\n'),
-      inputSchema: object({}),
+      description: 'A definition of many lines',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          choice: {
+            enum: Array.from(
+              { length: Number(process.env.HOSTILE_LINES ?? '10') },
+              (_, index) => `${process.env.HOSTILE_SALT ?? ''}${index}`,
+            ),
+          },
+        },
+      },
       annotations: readOnly,
     },
   ],
