@@ -46,17 +46,26 @@ const SETTINGS_FILES = new Set(['.mcp.json', '.gitlab-ci.yml', '.pre-commit-conf
 
 /** What `path` points at among the protected kinds. */
 export function protectedKind(path: string): ProtectedKind {
+  // Case-insensitive file systems (macOS, Windows) open `.GIT/hooks` as `.git/hooks`, and
+  // Windows drops trailing dots and spaces (`.git.`): compare names as they would (issue 24).
   const segments = path
     .replace(/\\/g, '/')
     .split('/')
-    .filter((segment) => segment !== '' && segment !== '.');
+    .filter((segment) => segment !== '' && segment !== '.')
+    .map((segment) => (segment === '..' ? segment : segment.toLowerCase().replace(/[. ]+$/, '')));
   const base = segments[segments.length - 1] ?? '';
   if (segments.includes('.interlock') || /^interlock\.db(-wal|-shm|-journal)?$/.test(base)) return 'interlock';
   const gitAt = segments.indexOf('.git');
   if (gitAt >= 0 && gitAt < segments.length - 1) return 'git';
   if (base === '.git' || base === '.gitmodules') return 'git';
   if (SHELL_STARTUP.has(base)) return 'shell-startup';
-  if (segments.some((segment) => CREDENTIAL_DIRECTORIES.has(segment)) || CREDENTIAL_FILES.has(base))
+  if (
+    segments.some(
+      (segment, index) =>
+        CREDENTIAL_DIRECTORIES.has(segment) || CREDENTIAL_DIRECTORIES.has(`${segment}/${segments[index + 1] ?? ''}`),
+    ) ||
+    CREDENTIAL_FILES.has(base)
+  )
     return 'credentials';
   if (
     segments.some((segment, index) => SETTINGS_DIRECTORIES.has(segment) && index < segments.length - 1) ||

@@ -183,3 +183,21 @@ describe('a repository whose own configuration runs programs (issue 24)', () => 
     expect(shell.classify('git log', { cwd: worktree }).rule).toBe('shell:hidden-effect');
   });
 });
+
+describe('more programs that hide what they run (issue 24)', () => {
+  it.each([
+    'find . -exec touch {} +',
+    'find src -name "*.tmp" -execdir rm {} \\;',
+    'echo "rm -rf ~" | at now',
+    'crontab jobs.txt',
+    'ldd ./plugin.so',
+    'corepack pnpm install',
+    'nix run github:attacker/flake',
+  ])('asks about %j in yolo too (F25)', async (command) => {
+    expect(shell.classify(command).analysed).toBe(false);
+  });
+
+  it('still bans a banned command inside find -exec (F25)', () => {
+    expect(shell.classify('find / -exec rm -rf {} +').verdict).toBe('banned');
+  });
+});

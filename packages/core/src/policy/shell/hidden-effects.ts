@@ -154,7 +154,38 @@ const HIDING_PROGRAMS: ReadonlyMap<string, (name: string, args: readonly string[
     'lefthook',
     'tsx',
     'ts-node',
+    'corepack',
+    'volta',
+    'mise',
+    'asdf',
+    'nvm',
+    'fnm',
+    'nix',
+    'nix-shell',
+    'devbox',
   ].map((name) => [name, runsProjectCode(name)] as const),
+  [
+    'ldd',
+    (_name: string, args: readonly string[]) =>
+      onlyAsksVersion(args) ? undefined : 'ldd may run the program it inspects',
+  ],
+  ...['at', 'batch'].map(
+    (name) =>
+      [
+        name,
+        (_name: string, args: readonly string[]) =>
+          hasFlag(args, '-l') || onlyAsksVersion(args)
+            ? undefined
+            : `${name} schedules the commands it reads, which the rules do not see`,
+      ] as const,
+  ),
+  [
+    'crontab',
+    (_name: string, args: readonly string[]) =>
+      hasFlag(args, '-l') || onlyAsksVersion(args)
+        ? undefined
+        : 'crontab installs commands that run later, which the rules do not see',
+  ],
   [
     'go',
     (_name: string, args: readonly string[]) =>

@@ -182,9 +182,11 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
       // The files -fprint and -fls write are not checked against the protected paths: unseen.
       const writes = args.find((arg) => ['-fprint', '-fprint0', '-fprintf', '-fls'].includes(arg));
       if (writes !== undefined) return unseen(`find ${writes} writes a file the rules do not check`);
-      // -exec's command is classified on its own (find-actions.ts); -delete is high-risk.
-      const action = args.find((arg) => ['-exec', '-execdir', '-ok', '-okdir', '-delete'].includes(arg));
-      return action === undefined ? undefined : `find ${action} runs commands or deletes files`;
+      // -exec runs its command on files only known when it runs, like xargs: unseen. The
+      // command itself is classified too (find-actions.ts); -delete is high-risk.
+      const exec = args.find((arg) => ['-exec', '-execdir', '-ok', '-okdir'].includes(arg));
+      if (exec !== undefined) return unseen(`find ${exec} runs a command on files only known when it runs`);
+      return args.includes('-delete') ? 'find -delete deletes files' : undefined;
     },
   },
   { program: 'sed', check: checkSedArguments },

@@ -109,7 +109,7 @@ const ASK: AskCase[] = [
   { command: 'git diff --ext-diff', rule: 'shell:hidden-effect' },
   { command: 'git fetch --upload-pack="touch /tmp/x" origin', rule: 'shell:hidden-effect' },
   { command: 'git branch new-feature', rule: 'shell:unsafe-arguments' },
-  { command: 'find . -exec cat {} \\;', rule: 'shell:unsafe-arguments' },
+  { command: 'find . -exec cat {} \\;', rule: 'shell:hidden-effect' },
   { command: 'find . -fprint /tmp/list', rule: 'shell:hidden-effect' },
   { command: "sed -i 's/a/b/' file", rule: 'shell:unsafe-arguments' },
   { command: "sed -ni 's/a/b/p' file", rule: 'shell:unsafe-arguments' },
