@@ -54,6 +54,7 @@ const RUN_PROGRAMS = new Set([
 
 /** Checks of subcommands that run programs or write unseen files only with some arguments. */
 const SOMETIMES: Readonly<Record<string, (args: readonly string[]) => string | undefined>> = {
+  grep: (args) => (hasFlag(args, '-O', '--open-files-in-pager') ? 'git grep -O opens files in a program' : undefined),
   bisect: (args) => (operandsOf(args)[0] === 'run' ? 'git bisect run runs a program at every step' : undefined),
   rebase: (args) =>
     hasFlag(args, '-x', '--exec', '-i', '--interactive')

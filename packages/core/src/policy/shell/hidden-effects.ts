@@ -86,6 +86,15 @@ const NPM_READS = [
   'search',
   'help',
 ];
+const SYSTEM_PACKAGE_READS = ['list', 'search', 'show', 'info', 'policy', 'ls', 'query', 'desc', 'deps'];
+
+/** Programs that hide what they run only with some options. */
+function withOptions(why: string, ...flags: string[]) {
+  return (name: string, args: readonly string[]): string | undefined => {
+    const flag = flags.find((candidate) => hasFlag(args, candidate) || args.some((arg) => arg.startsWith(candidate)));
+    return flag === undefined ? undefined : `${name} ${flag} ${why}`;
+  };
+}
 
 /** Programs whose runs hide what they run or write, by base name. */
 const HIDING_PROGRAMS: ReadonlyMap<string, (name: string, args: readonly string[]) => string | undefined> = new Map([
@@ -200,6 +209,40 @@ const HIDING_PROGRAMS: ReadonlyMap<string, (name: string, args: readonly string[
         ? undefined
         : "deno runs the project's code or tasks",
   ],
+  // Editors that run the commands they are given (`vim -c '!id'`) or read from standard input (`ed`).
+  ...['vim', 'vi', 'nvim', 'view', 'gvim'].map(
+    (name) =>
+      [
+        name,
+        withOptions('runs editor commands the rules do not read', '-c', '--cmd', '+', '-S', '-s', '-u', '-e', '-E'),
+      ] as const,
+  ),
+  ...['ed', 'red', 'ex'].map(
+    (name) => [name, () => `${name} runs the editor commands it reads, shell escapes included`] as const,
+  ),
+  [
+    'emacs',
+    withOptions(
+      'runs Lisp the rules do not read',
+      '--eval',
+      '-l',
+      '--load',
+      '--batch',
+      '-f',
+      '--funcall',
+      '--script',
+      '-x',
+    ),
+  ],
+  ['man', withOptions('runs the program it names as a pager or browser', '-P', '--pager', '-H', '--html')],
+  ...['scp', 'sftp'].map(
+    (name) => [name, withOptions('runs the program or proxy command it names', '-S', '-o', '-D')] as const,
+  ),
+  ['zip', withOptions('runs the program it names to test the archive', '-TT', '--unzip-command')],
+  ['split', withOptions('runs a command on every piece', '--filter')],
+  ...['apt', 'apt-get', 'dpkg', 'rpm', 'yum', 'dnf', 'zypper', 'pacman', 'apk', 'brew', 'port', 'snap', 'flatpak'].map(
+    (name) => [name, packageManager(SYSTEM_PACKAGE_READS)] as const,
+  ),
   [
     'rsync',
     (_name: string, args: readonly string[]) =>

@@ -23,6 +23,9 @@ const COMMAND_OPTIONS: Readonly<Record<string, readonly string[]>> = {
   rg: ['--pre'],
   sort: ['--compress-program'],
   rsync: ['-e', '--rsh', '--rsync-path'],
+  man: ['-P', '--pager', '-H', '--html'],
+  zip: ['-TT', '--unzip-command'],
+  split: ['--filter'],
 };
 
 /** Classifies the commands given in options of `name` (see {@link COMMAND_OPTIONS}). */
