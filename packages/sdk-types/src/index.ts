@@ -12,6 +12,9 @@ export {
   ProjectShellConfig,
   ProjectApprovalConfig,
   ProjectApproversConfig,
+  ProjectChatConfig,
+  ProjectSlackConfig,
+  ProjectWhatsAppConfig,
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
 } from './config/project-config.js';
