@@ -14,6 +14,7 @@ export {
   ProjectApproversConfig,
   ProjectChatConfig,
   ProjectSlackConfig,
+  ProjectFeishuConfig,
   ProjectWhatsAppConfig,
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,

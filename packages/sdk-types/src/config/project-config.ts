@@ -93,7 +93,10 @@ const ListenConfig = {
   /** Default 127.0.0.1. */
   host: z.string().min(1).optional(),
   port: z.number().int().min(0).max(65_535).optional(),
-  path: z.string().regex(/^\/[A-Za-z0-9/_.-]*$/, 'a URL path such as /slack/events').optional(),
+  path: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, 'a URL path such as /slack/events')
+    .optional(),
 };
 
 /** A platform user id → the approver name it is (as in the approvers file). */
@@ -130,11 +133,27 @@ export const ProjectWhatsAppConfig = z.strictObject({
   ...ListenConfig,
 });
 
+/** `[chat.feishu]`: Feishu / Lark as an approval channel (F57). */
+export const ProjectFeishuConfig = z.strictObject({
+  /** `http` (card-action and event callbacks, signed: `encryptKeyEnv` required) or `long-connection` (no public URL). */
+  transport: z.enum(['http', 'long-connection']),
+  appId: z.string().regex(/^cli_[0-9a-zA-Z]{1,64}$/, 'the app id (cli_…)'),
+  appSecretEnv: EnvName,
+  /** For `http`: the encrypt key's variable (the callbacks' verification key). */
+  encryptKeyEnv: EnvName.optional(),
+  approvers: PlatformApprovers,
+  /** `https://open.feishu.cn` (default) or `https://open.larksuite.com`. */
+  domain: z.url().optional(),
+  perMinute: z.number().int().min(1).optional(),
+  ...ListenConfig,
+});
+
 /** `[chat]`: the chat workflow and the messaging platforms its chats are shown on. */
 export const ProjectChatConfig = z.strictObject({
   /** The workflow a platform conversation's chat runs (a worker must serve it in a deployment). */
   workflow: z.string().min(1).optional(),
   slack: ProjectSlackConfig.optional(),
+  feishu: ProjectFeishuConfig.optional(),
   whatsapp: ProjectWhatsAppConfig.optional(),
 });
 
@@ -250,6 +269,7 @@ export type ProjectConfig = z.infer<typeof ProjectConfig>;
 export type ProjectChatConfig = z.infer<typeof ProjectChatConfig>;
 export type ProjectSlackConfig = z.infer<typeof ProjectSlackConfig>;
 export type ProjectWhatsAppConfig = z.infer<typeof ProjectWhatsAppConfig>;
+export type ProjectFeishuConfig = z.infer<typeof ProjectFeishuConfig>;
 export type ProjectShellRule = z.infer<typeof ProjectShellRule>;
 export type ProjectMcpServerConfig = z.infer<typeof ProjectMcpServerConfig>;
 export type ProjectMcpToolPolicy = z.infer<typeof ProjectMcpToolPolicy>;
