@@ -1,4 +1,5 @@
 import { secretFromEnvironment, type ChatChannel } from '@interlock/chat';
+import { startFeishuConnector } from '@interlock/chat-feishu';
 import { startSlackConnector, type SlackTransport } from '@interlock/chat-slack';
 import { startWhatsAppConnector } from '@interlock/chat-whatsapp';
 import type { ProjectChatConfig } from '@interlock/sdk-types';
@@ -11,8 +12,8 @@ export interface ChatPlatforms {
 }
 
 /**
- * Starts the connectors `[chat]` of the project file configures (F57) for `chat`: Slack and
- * WhatsApp, their secrets read from the environment variables the file names. Fails closed:
+ * Starts the connectors `[chat]` of the project file configures (F57) for `chat`: Slack,
+ * Feishu / Lark and WhatsApp, their secrets read from the environment variables the file names. Fails closed:
  * a missing secret stops the start (CHAT_PLATFORM_SECRET_MISSING, naming the variable).
  *
  * @example
@@ -55,6 +56,28 @@ export async function startChatPlatforms(
       });
       stops.push(() => connector.stop());
       started.push(`Slack: ${connector.url ?? 'Socket Mode'}`);
+    }
+    const feishu = config?.feishu;
+    if (feishu !== undefined) {
+      const connector = await startFeishuConnector({
+        chat,
+        appId: feishu.appId,
+        appSecret: secretFromEnvironment(feishu.appSecretEnv, 'the Feishu app secret', environment),
+        transport:
+          feishu.transport === 'http'
+            ? {
+                type: 'http',
+                encryptKey: secretFromEnvironment(feishu.encryptKeyEnv, 'the Feishu encrypt key', environment),
+                ...listen(feishu),
+              }
+            : { type: 'long-connection' },
+        approvers: feishu.approvers,
+        warn,
+        ...(feishu.domain === undefined ? {} : { domain: feishu.domain }),
+        ...(feishu.perMinute === undefined ? {} : { perMinute: feishu.perMinute }),
+      });
+      stops.push(() => connector.stop());
+      started.push(`Feishu: ${connector.url ?? 'long connection'}`);
     }
     const whatsapp = config?.whatsapp;
     if (whatsapp !== undefined) {

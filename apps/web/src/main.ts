@@ -42,8 +42,8 @@ in your service, or interlock worker); the page starts only workflows some worke
                      starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
   --chat WORKFLOW    (deployment) the workflow the chat view starts; a worker must serve it
-                     (default: [chat] workflow of the project file). [chat.slack] and
-                     [chat.whatsapp] there show the chats on Slack and WhatsApp too
+                     (default: [chat] workflow of the project file). [chat.slack], [chat.feishu]
+                     and [chat.whatsapp] there show the chats on those platforms too
   --config FILE      the project file (default interlock.toml or interlock.json here):
                      its store, [approvers] lists and approval rules; --no-config reads none
   --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
@@ -143,8 +143,13 @@ async function main(argv: string[]): Promise<void> {
     );
   }
   const platformsConfig = project?.config.chat;
-  if ((platformsConfig?.slack ?? platformsConfig?.whatsapp) !== undefined && chatOfServer === undefined)
-    throw new Error('[chat.slack] / [chat.whatsapp] need a chat: give --chat WORKFLOW or [chat] workflow');
+  if (
+    (platformsConfig?.slack ?? platformsConfig?.feishu ?? platformsConfig?.whatsapp) !== undefined &&
+    chatOfServer === undefined
+  )
+    throw new Error(
+      '[chat.slack] / [chat.feishu] / [chat.whatsapp] need a chat: give --chat WORKFLOW or [chat] workflow',
+    );
   const platforms =
     chatOfServer === undefined
       ? undefined
