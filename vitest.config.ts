@@ -28,6 +28,7 @@ export default defineConfig({
       { find: /^@interlock\/core\/testing$/, replacement: source('./packages/core/src/testing/index.ts') },
       { find: /^@interlock\/core$/, replacement: source('./packages/core/src/index.ts') },
       { find: /^@interlock\/chat$/, replacement: source('./packages/chat/src/index.ts') },
+      { find: /^@interlock\/chat-slack\/testing$/, replacement: source('./packages/chat-slack/src/testing/index.ts') },
       { find: /^@interlock\/chat-slack$/, replacement: source('./packages/chat-slack/src/index.ts') },
       { find: /^@interlock\/chat-feishu$/, replacement: source('./packages/chat-feishu/src/index.ts') },
       { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },

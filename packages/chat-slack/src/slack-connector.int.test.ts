@@ -8,7 +8,7 @@ import {
   messageEvent,
   postSigned,
   type SlackCall,
-} from './__fixtures__/fake-slack.js';
+} from './testing/fake-slack.js';
 import { createDeployChat, HOSTILE_NOTE } from './__fixtures__/slack-setup.js';
 
 const SECRET = 'signing-secret-for-tests';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackConnector } from './slack-connector.js';
-import { buttonPayload, FakeSlack, messageEvent, type SlackCall } from './__fixtures__/fake-slack.js';
+import { buttonPayload, FakeSlack, messageEvent, type SlackCall } from './testing/fake-slack.js';
 import { createDeployChat } from './__fixtures__/slack-setup.js';
 
 const closers: (() => Promise<void>)[] = [];
