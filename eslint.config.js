@@ -182,7 +182,8 @@ export default defineConfig(
     files: ['apps/**', 'examples/**'],
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat|chat-[a-z]+(?:/testing)?)$)',
+        regex:
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat|chat-[a-z]+(?:/testing)?)$)',
         message:
           "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types' or a chat package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },

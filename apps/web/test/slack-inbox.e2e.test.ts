@@ -140,7 +140,9 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
     expect(update.body['ts']).toBe(slack.calls.find(isApproval)?.answer['ts']);
     expect(JSON.stringify(update.body['blocks'])).toContain('Approved by web:admin');
     expect(JSON.stringify(update.body['blocks'])).not.toContain('interlock_approve');
-    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result: [SUCCESS] deployed api')));
+    await slack.until((calls) =>
+      calls.some((call) => String(call.body['text']).startsWith('Result: [SUCCESS] deployed api')),
+    );
 
     // Asked and answered in Slack: the inbox no longer lists it.
     await send(messageEvent('U1', 'deploy web'));
@@ -148,7 +150,9 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
     const [second] = await until('the second call in the inbox', inboxApprovals, (ids) => ids.length === 1);
     await send(formPayload(buttonPayload('U1', 'interlock_approve', second as string)), true);
     await until('the inbox without the call', inboxApprovals, (ids) => ids.length === 0);
-    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result: [SUCCESS] deployed web')));
+    await slack.until((calls) =>
+      calls.some((call) => String(call.body['text']).startsWith('Result: [SUCCESS] deployed web')),
+    );
     expect(runs).toEqual(['api', 'web']);
   });
 });
