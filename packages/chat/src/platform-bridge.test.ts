@@ -30,8 +30,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-async function setUp(perMinute = 30) {
-  const fixture = await createChatFixture({ canApprove: (author) => author === 'alice' || author === 'bob' });
+async function setUp(perMinute = 30, approvalTimeout?: number) {
+  const fixture = await createChatFixture({
+    canApprove: (author) => author === 'alice' || author === 'bob',
+    ...(approvalTimeout === undefined ? {} : { workflow: { approvalTimeout } }),
+  });
   const recorded = recordingPlatform();
   const bridge = new ChatPlatformBridge({
     chat: fixture.chat,
@@ -119,6 +122,36 @@ describe('ChatPlatformBridge', () => {
 
     expect(outcome).toMatchObject({ kind: 'refused', text: expect.stringContaining('Too many') });
     expect((await interlock.audit()).some((entry) => entry.reason?.includes('Too many'))).toBe(true);
+  });
+
+  it('updates the approval message when nobody answers in time, and refuses its button afterwards (F28, F57)', async () => {
+    const { bridge, cards, updates, say, interlock, notices } = await setUp(30, 300);
+    await say('U1', 'write the notes');
+    await bridge.flush('C1');
+    const interactionId = cards[0]!.card.interactionId;
+
+    // The engine's own deadline (300 ms) times the approval out, and the agent reports it.
+    const reported = untilSettled(
+      interlock,
+      () =>
+        new Promise<void>((resolve) => {
+          const subscription = interlock.events$.subscribe({
+            next: (event) => {
+              if (event.type === 'USER_INTERACTION_FAILED' && event.interactionId === interactionId) {
+                subscription.unsubscribe();
+                resolve();
+              }
+            },
+          });
+        }),
+    );
+    await reported;
+    await bridge.flush('C1');
+    const late = await bridge.action({ conversation: 'C1', user: 'U1', interactionId, action: 'approve' });
+
+    expect(updates.at(-1)).toMatchObject({ ref: 'm1', card: { status: 'expired', actions: [] } });
+    expect(late.kind).toBe('refused');
+    expect(notices.at(-1)?.text).toContain('expired');
   });
 
   it('refuses an edit whose arguments do not fit the tool, then runs the call with arguments that do (F57)', async () => {
