@@ -27,7 +27,7 @@ async function setUp() {
     chat: agent.chat,
     botToken: 'xoxb-test',
     transport: { type: 'http', signingSecret: SECRET, port: 0 },
-    approvers: { U1: 'alice', U2: 'bob' },
+    approvers: { U1: 'alice', U2: 'bob', U3: 'mallory' },
     apiUrl: slack.apiUrl,
     now: () => now,
   });
@@ -79,6 +79,23 @@ function textObjects(call: SlackCall): { type: string; text: string }[] {
 }
 
 describe('Slack connector over HTTP (F57)', () => {
+  it("refuses a button from an approver not on the workflow's list, audits it and says so to them alone (F51, F57)", async () => {
+    const { slack, agent, press, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    expect((await press('U3', 'interlock_approve', interactionId)).status).toBe(200);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.postEphemeral'));
+
+    expect(slack.of('chat.postEphemeral')[0]?.body).toMatchObject({
+      user: 'U3',
+      text: expect.stringContaining('mallory may not answer'),
+    });
+    expect((await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt')).toMatchObject([
+      { responder: 'mallory', rule: 'attempt:refused', reason: expect.stringContaining('not on the approver list') },
+    ]);
+    expect(agent.runs).toEqual([]);
+  });
+
   it('posts a waiting call with its arguments shown safely, runs it once on Approve, and updates the message (F31, F57)', async () => {
     const { slack, agent, press, askToDeploy } = await setUp();
     const { approval, interactionId } = await askToDeploy();
