@@ -216,14 +216,16 @@ export class ChatPlatformBridge {
 
   private async ensureChat(conversation: string, author: string): Promise<string> {
     const chatId = this.chatIdOf(conversation);
-    if (this.chat.knows(chatId)) return chatId;
     try {
-      await this.chat.pendingApprovals(chatId);
-      return chatId;
+      if (!this.chat.knows(chatId)) await this.chat.pendingApprovals(chatId);
     } catch (error) {
       if (!InterlockError.is(error) || error.code !== 'THREAD_NOT_FOUND') throw error;
+      return this.openChat(conversation, author, chatId);
     }
-    return this.openChat(conversation, author, chatId);
+    // Met here for the first time (a restart, another server opened it): what it said before
+    // this message was shown by whoever was there; the agent's answer to this one is shown here.
+    await this.outbox.opened(chatId, conversation);
+    return chatId;
   }
 
   private async openChat(conversation: string, author: string, chatId: string): Promise<string> {

@@ -43,13 +43,16 @@ export class PlatformOutbox {
   ) {}
 
   /**
-   * A chat the bridge just opened for `conversation`: what is there now (the opening notice)
-   * is not shown; everything after is.
+   * A chat the bridge is about to give a message to, just opened or met for the first time
+   * in this process: the lines there now (the opening notice, or what an earlier process
+   * showed) are not shown again; everything after is. Nothing changes for a chat already met.
    */
   async opened(chatId: string, conversation: string): Promise<void> {
     await this.lock.run(chatId, async () => {
       const outbox = this.outboxOf(chatId, conversation);
-      for (const entry of await this.chat.transcript(chatId)) outbox.shown.add(entry.id);
+      if (outbox.started) return;
+      for (const entry of await this.chat.transcript(chatId))
+        if (entry.role !== 'approval' || entry.approval?.status !== 'pending') outbox.shown.add(entry.id);
       outbox.started = true;
     });
   }
