@@ -167,7 +167,7 @@ export default defineConfig(
     files: ['packages/chat/**', 'packages/chat-*/**'],
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|chat)$)',
+        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|chat|chat/testing)$)',
         message:
           "the chat packages use '@interlock/core', '@interlock/core/testing', '@interlock/sdk-types' and '@interlock/chat' only: no app, no deep path (layer rule, docs/architecture.md).",
       },
@@ -183,7 +183,7 @@ export default defineConfig(
     rules: restrict(
       {
         regex:
-          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat|chat-[a-z]+(?:/testing)?)$)',
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?)$)',
         message:
           "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types' or a chat package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },

@@ -1,4 +1,5 @@
 import { ChatChannel } from '@interlock/chat';
+import { deployChatParts } from '@interlock/chat/testing';
 import { startSlackConnector } from '@interlock/chat-slack';
 import {
   buttonPayload,
@@ -8,10 +9,8 @@ import {
   postSigned,
   type SlackCall,
 } from '@interlock/chat-slack/testing';
-import { createWorker, defineTool, scriptedModel } from '@interlock/core';
-import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
+import { createWorker } from '@interlock/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { api, dropDeploymentSchemas, newDeployment, startWebServer, until } from './deployment/deployment-harness.js';
 
 /*
@@ -27,57 +26,7 @@ afterEach(async () => {
 });
 afterAll(() => dropDeploymentSchemas());
 
-const runs: string[] = [];
-const deploy = defineTool({
-  name: 'deploy',
-  description: 'Deploys a service',
-  category: 'command',
-  riskLevel: 'HIGH',
-  parameters: z.object({ service: z.string() }),
-  execute: async ({ service }) => {
-    runs.push(service);
-    return `deployed ${service}`;
-  },
-});
-
-const model = scriptedModel((request) => {
-  const last = request.messages.at(-1);
-  if (last?.role === 'tool') return `Result: ${last.content}`;
-  const service = /^deploy (\S+)$/.exec(last?.role === 'user' ? last.content : '')?.[1];
-  if (service === undefined) return 'Say "deploy <service>".';
-  const turn = request.messages.filter((message) => message.role === 'user').length;
-  return { text: '', toolCalls: [{ id: `deploy-${turn}`, name: 'deploy', arguments: { service } }] };
-});
-
-const DEPLOY_CHAT: WorkflowDefinitionInput = {
-  id: 'slack-deploys',
-  name: 'Deploys from Slack',
-  version: '1',
-  config: { timeout: 0, maxSteps: 100, toolApproval: { autoApprovedTools: [], approvalTimeout: '10m' } },
-  variables: [{ name: 'turns', scope: 'thread', default: [1, 2, 3, 4, 5, 6] }],
-  nodes: [
-    { id: 'start', type: 'START' },
-    { id: 'loop', type: 'LOOP', config: { items: 'turns', itemVariable: 'turn', body: 'listen', maxIterations: 6 } },
-    {
-      id: 'listen',
-      type: 'USER_INTERACTION',
-      config: {
-        operationType: 'ADD_MESSAGE',
-        prompt: 'Your message',
-        timeout: 0,
-        message: { role: 'user', contentTemplate: '{{ input }}' },
-      },
-    },
-    { id: 'agent', type: 'LLM', config: { tools: ['deploy'], maxRounds: 4 } },
-    { id: 'end', type: 'END' },
-  ],
-  edges: [
-    { from: 'start', to: 'loop' },
-    { from: 'loop', to: 'end' },
-    { from: 'listen', to: 'agent' },
-    { from: 'agent', to: 'loop' },
-  ],
-};
+const { runs, tool, model, workflow } = deployChatParts();
 
 const isApproval = (call: SlackCall) =>
   call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve');
@@ -91,12 +40,12 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
     // The service: a worker runs the chat's agent, and shows its chats on Slack.
     const worker = await createWorker({
       store: deployment.store,
-      workflows: [DEPLOY_CHAT],
-      tools: [deploy],
+      workflows: [workflow],
+      tools: [tool],
       models: { default: model },
     });
     closers.push(() => worker.stop());
-    const chat = new ChatChannel({ interlock: worker.interlock, workflow: DEPLOY_CHAT.id });
+    const chat = new ChatChannel({ interlock: worker.interlock, workflow: workflow.id });
     worker.interlock.setHandler(chat.channel, chat.handler);
     closers.push(async () => chat.close());
     const connector = await startSlackConnector({
@@ -153,6 +102,6 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
     await slack.until((calls) =>
       calls.some((call) => String(call.body['text']).startsWith('Result: [SUCCESS] deployed web')),
     );
-    expect(runs).toEqual(['api', 'web']);
+    expect(runs.map((run) => run.service)).toEqual(['api', 'web']);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFeishuConnector } from './feishu-connector.js';
 import { cardAction, FakeFeishu, messageEvent, postCallback, type FeishuCall } from './__fixtures__/fake-feishu.js';
-import { createDeployChat, HOSTILE_NOTE } from './__fixtures__/deploy-chat.js';
+import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
 
 const KEY = 'encrypt-key-for-tests';
 const APP = 'cli_0123456789abcdef';

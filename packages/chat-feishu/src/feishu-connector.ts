@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChatPlatformBridge, ReplayGuard, type ChatChannel } from '@interlock/chat';
+import { ChatPlatformBridge, readRawBody, ReplayGuard, type ChatChannel } from '@interlock/chat';
 import { InterlockError } from '@interlock/core';
 import * as lark from '@larksuiteoapi/node-sdk';
 import { FeishuPlatform } from './feishu-platform.js';
@@ -144,7 +144,7 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
     void (async () => {
       if (request.method !== 'POST' || (request.url ?? '').split('?')[0] !== path)
         return void response.writeHead(404).end();
-      const raw = await readBody(request);
+      const raw = await readRawBody(request);
       const header = (name: string) => [request.headers[name]].flat()[0];
       const refused =
         raw === undefined
@@ -223,15 +223,4 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
 function decrypt(encryptKey: string, body: Record<string, unknown>): Record<string, unknown> {
   if (typeof body['encrypt'] !== 'string') return body;
   return JSON.parse(new lark.AESCipher(encryptKey).decrypt(body['encrypt'])) as Record<string, unknown>;
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }

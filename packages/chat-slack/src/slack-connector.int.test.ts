@@ -9,7 +9,7 @@ import {
   postSigned,
   type SlackCall,
 } from './testing/fake-slack.js';
-import { createDeployChat, HOSTILE_NOTE } from './__fixtures__/slack-setup.js';
+import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
 
 const SECRET = 'signing-secret-for-tests';
 const FORM = 'application/x-www-form-urlencoded';

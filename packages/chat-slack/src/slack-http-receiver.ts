@@ -1,11 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ReplayGuard, type RefusedRequest } from '@interlock/chat';
+import { readRawBody, ReplayGuard, type RefusedRequest } from '@interlock/chat';
 import type { App, Receiver } from '@slack/bolt';
 import { verifySlackRequest } from './slack-signature.js';
-
-/** The largest request body read from Slack. */
-const MAX_BODY = 1024 * 1024;
 
 export interface SlackHttpReceiverOptions {
   signingSecret: string;
@@ -66,7 +63,7 @@ export class SlackHttpReceiver implements Receiver {
         response.writeHead(404).end();
         return;
       }
-      const raw = await readBody(request);
+      const raw = await readRawBody(request);
       if (raw === undefined) {
         response.writeHead(413).end();
         return;
@@ -129,18 +126,6 @@ export class SlackHttpReceiver implements Receiver {
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > MAX_BODY) return undefined;
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
 }
 
 /** A Slack body: JSON (events), or a form whose `payload` is JSON (interactions). Unreadable → undefined. */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackConnector } from './slack-connector.js';
 import { buttonPayload, FakeSlack, messageEvent, type SlackCall } from './testing/fake-slack.js';
-import { createDeployChat } from './__fixtures__/slack-setup.js';
+import { createDeployChat } from '@interlock/chat/testing';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

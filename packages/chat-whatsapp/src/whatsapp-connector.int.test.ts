@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWhatsAppConnector } from './whatsapp-connector.js';
 import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './__fixtures__/fake-whatsapp.js';
-import { createDeployChat } from './__fixtures__/deploy-chat.js';
+import { createDeployChat } from '@interlock/chat/testing';
 
 const SECRET = 'app-secret-for-tests';
 const ALICE = '15551230001';

@@ -1,6 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChatPlatformBridge, hmacSha256Hex, ReplayGuard, sameDigest, type ChatChannel } from '@interlock/chat';
+import {
+  ChatPlatformBridge,
+  hmacSha256Hex,
+  readRawBody,
+  ReplayGuard,
+  sameDigest,
+  type ChatChannel,
+} from '@interlock/chat';
 import { InterlockError } from '@interlock/core';
 import { WhatsAppPlatform, type WhatsAppTemplate } from './whatsapp-platform.js';
 import { readWebhook, type WebhookMessage } from './whatsapp-webhook.js';
@@ -122,7 +129,7 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
         .end(url.searchParams.get('hub.challenge') ?? '');
     }
     if (request.method !== 'POST') return void response.writeHead(405).end();
-    const raw = await readBody(request);
+    const raw = await readRawBody(request);
     const given = String(request.headers['x-hub-signature-256'] ?? '');
     const expected = `sha256=${hmacSha256Hex(options.appSecret, raw ?? Buffer.alloc(0))}`;
     const messages = raw === undefined ? [] : readWebhook(raw);
@@ -155,15 +162,4 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > 1024 * 1024) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }

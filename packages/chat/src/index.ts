@@ -41,6 +41,8 @@ export { showInvisibles, argumentsForDisplay, clip } from './safe-text.js';
 export {
   ReplayGuard,
   hmacSha256Hex,
+  readRawBody,
+  MAX_PLATFORM_BODY,
   sameDigest,
   secretFromEnvironment,
   sha256Hex,

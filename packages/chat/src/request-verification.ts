@@ -1,4 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { InterlockError } from '@interlock/core';
 
 /**
@@ -77,4 +78,23 @@ export function secretFromEnvironment(
     );
   }
   return value;
+}
+
+/** The largest body a platform's request may have. */
+export const MAX_PLATFORM_BODY = 1024 * 1024;
+
+/**
+ * A request's body as the bytes that arrived (signatures are computed over them, never over
+ * JSON serialised again), or undefined when it is larger than `limit`.
+ */
+export async function readRawBody(request: IncomingMessage, limit = MAX_PLATFORM_BODY): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) return undefined;
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
 }

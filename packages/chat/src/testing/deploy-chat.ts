@@ -1,4 +1,4 @@
-import { ChatChannel } from '@interlock/chat';
+import { ChatChannel } from '../chat-channel.js';
 import { createInterlock, defineTool, scriptedModel, type Interlock, type ModelRequest } from '@interlock/core';
 import type { InterlockEvent, WorkflowDefinitionInput } from '@interlock/sdk-types';
 import { z } from 'zod';
@@ -6,8 +6,12 @@ import { z } from 'zod';
 /** What a `deploy` call's note says: a mention, markup that hides a link, and a direction override. */
 export const HOSTILE_NOTE = '<!channel> *now* <https://evil.example|docs> ok\u202Egnp.exe';
 
-/** A chat agent whose only tool, `deploy`, always asks (HIGH risk), and counts its runs. */
-export async function createDeployChat() {
+/**
+ * The parts of a chat agent whose only tool, `deploy`, always asks (HIGH risk) and counts its
+ * runs: "deploy <service>" proposes it (its note hostile to chat markup), a tool result is
+ * reported as `Result: …`, anything else is echoed. For a worker's test: pass them to `createWorker`.
+ */
+export function deployChatParts() {
   const runs: { service: string; note: string }[] = [];
   const deploy = defineTool({
     name: 'deploy',
@@ -32,7 +36,13 @@ export async function createDeployChat() {
       toolCalls: [{ id: `deploy-${turn}`, name: 'deploy', arguments: { service, note: HOSTILE_NOTE } }],
     };
   });
-  const interlock = await createInterlock({ models: { default: model }, tools: [deploy] });
+  return { runs, tool: deploy, model, workflow: DEPLOY_CHAT };
+}
+
+/** A real Interlock (in memory) with the deploy chat and its chat channel; `mallory` may not approve. */
+export async function createDeployChat() {
+  const { runs, tool, model } = deployChatParts();
+  const interlock = await createInterlock({ models: { default: model }, tools: [tool] });
   interlock.registerWorkflow(DEPLOY_CHAT);
   const chat = new ChatChannel({ interlock, workflow: DEPLOY_CHAT.id, canApprove: (author) => author !== 'mallory' });
   interlock.setHandler(chat.channel, chat.handler);
