@@ -15,6 +15,10 @@ import { fileURLToPath } from 'node:url';
 export const SCOPES = [
   'sdk-types',
   'core',
+  'ai-sdk',
+  'openai-agents',
+  'langgraph',
+  'claude-agent-sdk',
   'cli',
   'web',
   'examples',
