@@ -33,6 +33,8 @@ export type GateContinuation = (pause: GatePause, context: { signal: AbortSignal
 /** How {@link ApprovalGate.decide} ended: every call decided, or paused until people answer. */
 export type GateOutcome =
   | { status: 'decided'; decisions: GateDecision[] }
+  /** `detach`: some calls wait for a person; read their decisions later with {@link ApprovalGate.decisions}. */
+  | { status: 'pending'; decisions: (GateDecision | GatePending)[] }
   | { status: 'paused'; pauseId: string; decisions: (GateDecision | GatePending)[] };
 
 export interface GateDecideOptions {
@@ -47,6 +49,12 @@ export interface GateDecideOptions {
   state?: () => string | Promise<string>;
   /** Aborted: the calls still waiting are cancelled (their interactions fail as `cancelled`). */
   signal?: AbortSignal;
+  /**
+   * Returns `pending` at once when a call waits for a person, storing no state and
+   * continuing nothing: the framework keeps its own state and asks again later
+   * ({@link ApprovalGate.decisions}). The AI SDK's approval requests work this way.
+   */
+  detach?: boolean;
 }
 
 export interface ApprovalGateOptions extends Omit<
@@ -156,8 +164,8 @@ export class ApprovalGate {
       );
     }
     const pauseId = randomUUID();
-    const durable = options.state !== undefined;
-    const threadIds = calls.map(() => randomUUID());
+    const durable = options.state !== undefined || options.detach === true;
+    const threadIds = calls.map((call) => call.threadId ?? randomUUID());
     if (!durable) for (const threadId of threadIds) this.held.add(threadId);
     const onAbort = () => {
       for (const threadId of threadIds)
@@ -179,8 +187,8 @@ export class ApprovalGate {
       await Promise.all(handles.map((handle) => (durable ? handle.done() : this.untilEnded(handle.threadId))));
       const decisions = await this.readAll(threadIds);
       const decided = decisions.filter((decision): decision is GateDecision => decision.status !== 'pending');
-      if (decided.length === decisions.length || options.state === undefined)
-        return { status: 'decided', decisions: decided };
+      if (decided.length === decisions.length) return { status: 'decided', decisions: decided };
+      if (options.state === undefined) return { status: 'pending', decisions };
       const state = await options.state();
       const record = await this.interlock.start(this.ids.pause, {
         threadId: pauseId,
@@ -196,6 +204,28 @@ export class ApprovalGate {
       options.signal?.removeEventListener('abort', onAbort);
       for (const threadId of threadIds) this.held.delete(threadId);
     }
+  }
+
+  /**
+   * The decisions of the calls whose decision threads are `threadIds` (unknown ids are
+   * left out); with `wait`, once every one of them is final (or `signal` is aborted).
+   */
+  async decisions(
+    threadIds: readonly string[],
+    options: { wait?: boolean; signal?: AbortSignal } = {},
+  ): Promise<(GateDecision | GatePending)[]> {
+    if (options.wait === true) {
+      for (const threadId of threadIds) {
+        for (;;) {
+          const thread = await this.interlock.thread(threadId);
+          if (thread === undefined || hasEnded(thread) || this.closed || options.signal?.aborted === true) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      }
+    }
+    const known = [];
+    for (const threadId of threadIds) if ((await this.interlock.thread(threadId)) !== undefined) known.push(threadId);
+    return this.readAll(known);
   }
 
   /** A stored pause: the framework's state and the decisions of its calls so far. Undefined for an unknown id. */

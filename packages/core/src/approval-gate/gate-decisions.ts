@@ -8,6 +8,8 @@ export interface GateCall {
   toolCallId: string;
   toolName: string;
   arguments: Record<string, unknown>;
+  /** The decision thread's id, for a framework that finds the decision again by its own ids. Default: a new UUID. */
+  threadId?: string;
 }
 
 /** What became of a call: approved (maybe edited, maybe with an instruction for the agent) or rejected with a reason. */
