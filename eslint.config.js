@@ -173,9 +173,10 @@ export default defineConfig(
     files: ['apps/**', 'examples/**'],
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types)$)',
+        regex:
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
         message:
-          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an app needs something, core exports it).",
+          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types' or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
       {
         regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web']),
