@@ -7,7 +7,8 @@ async function run(load: () => Promise<{ main(log: (...values: unknown[]) => voi
   return lines;
 }
 
-describe('examples/adapters: each framework under Interlock, offline (F56)', () => {
+// Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
+describe('examples/adapters: each framework under Interlock, offline (F56)', { timeout: 60_000 }, () => {
   it('openai-agents.ts pauses the run and finishes it after the edited approval', async () => {
     const lines = await run(() => import('./openai-agents.js'));
     expect(lines).toContainEqual(['run:', 'paused']);

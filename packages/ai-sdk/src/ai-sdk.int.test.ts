@@ -70,7 +70,8 @@ function model() {
   return createOpenAICompatible({ name: 'fixture', baseURL: server.baseURL, apiKey: 'test-key' })('fixture-model');
 }
 
-describe('the Vercel AI SDK under Interlock (F56)', () => {
+// Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
+describe('the Vercel AI SDK under Interlock (F56)', { timeout: 60_000 }, () => {
   it('runs a read at once, and a write once approved with an edit in another process (F56, F19, F21, F45)', async () => {
     const store = join(dir, 'interlock.db');
     const toolSet = appTools();

@@ -77,7 +77,8 @@ function toolResults(): string {
   );
 }
 
-describe('the Claude Agent SDK under Interlock (F56)', () => {
+// Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
+describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () => {
   it('canUseTool: a read runs, a write runs with the edit approved in another process, a banned command and a rejected write do not run (F56, F14, F19, F25, F45)', async () => {
     const store = join(dir, 'interlock.db');
     permissions = await interlockPermissions({

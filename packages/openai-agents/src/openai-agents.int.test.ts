@@ -53,7 +53,8 @@ function messagesOf(request: Record<string, unknown> | undefined): { role: strin
   return (request?.['messages'] ?? []) as { role: string; content?: unknown }[];
 }
 
-describe('the OpenAI Agents SDK under Interlock (F56)', () => {
+// Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
+describe('the OpenAI Agents SDK under Interlock (F56)', { timeout: 60_000 }, () => {
   it('pauses a write, survives the asking process being killed, and another process runs it once with the approver’s edit (F56, F21, F40)', async () => {
     const store = join(dir, 'interlock.db');
     server.enqueue(
