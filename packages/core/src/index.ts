@@ -143,8 +143,8 @@ export { createWorker, type InterlockWorker, type WorkerOptions } from './worker
 export type { ContinueIn } from './workers/job-planner.js';
 export { servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';
+export { createApprovalGate } from './approval-gate/create-approval-gate.js';
 export {
-  createApprovalGate,
   continuationThreadId,
   ApprovalGate,
   type ApprovalGateOptions,

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { firstValueFrom, filter } from 'rxjs';
-import { continuationThreadId, createApprovalGate, type ApprovalGate, type GatePause } from './approval-gate.js';
+import { continuationThreadId, type ApprovalGate, type GatePause } from './approval-gate.js';
+import { createApprovalGate } from './create-approval-gate.js';
 
 const tools = {
   read_file: { category: 'read' as const, riskLevel: 'LOW' as const },
