@@ -1,4 +1,8 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createInterlock } from '../interlock.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { continuationThreadId, type ApprovalGate, type GatePause } from './approval-gate.js';
 import { createApprovalGate } from './create-approval-gate.js';
@@ -162,5 +166,42 @@ describe('approval gate (F56)', () => {
       decisions: [{ status: 'rejected', decidedBy: 'cancelled' }],
     });
     expect(await gate.interlock.pending()).toEqual([]);
+  });
+});
+
+describe('approval gate on SQLite (F56)', () => {
+  it('continues a pause whose decision an Interlock with no gate took to its end, as `interlock respond` does (F56, F21)', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'interlock-gate-'));
+    const store = { type: 'sqlite' as const, path: join(directory, 'interlock.db') };
+    let continued: (pause: GatePause) => void = () => undefined;
+    const continuation = new Promise<GatePause>((resolve) => (continued = resolve));
+    gate = await createApprovalGate({
+      name: 'watched',
+      store,
+      tools,
+      watchMs: 50,
+      continuation: async (pause) => continued(pause),
+    });
+    const outcome = await gate.decide(
+      [{ toolCallId: 'c1', toolName: 'write_file', arguments: { path: 'a.md', content: 'b' } }],
+      { state: () => 'saved' },
+    );
+    expect(outcome.status).toBe('paused');
+    // Another process with no gate in it answers and runs the decision thread itself.
+    const elsewhere = await createInterlock({ store });
+    try {
+      const [question] = await elsewhere.pending();
+      const answer = await elsewhere.respond(question!.interactionId, 'yes', { responder: 'ada' });
+      if (answer.status === 'accepted' && answer.thread) await answer.thread.done();
+      expect((await elsewhere.thread(outcome.status === 'paused' ? outcome.decisions[0]!.threadId : ''))?.status).toBe(
+        'completed',
+      );
+    } finally {
+      await elsewhere.close();
+    }
+    expect(await continuation).toMatchObject({
+      state: 'saved',
+      decisions: [{ status: 'approved', decidedBy: 'person', responder: 'ada' }],
+    });
   });
 });

@@ -78,6 +78,12 @@ export interface ApprovalGateOptions extends Omit<
   /** For a worker gate: how many threads it takes forward at once (default 4) and how often it looks for jobs. */
   concurrency?: number;
   pollMs?: number;
+  /**
+   * How often (ms) the gate looks at the questions its decisions wait on, so a decision that
+   * ends in a process that is no gate (`interlock respond` takes the thread on itself) still
+   * continues its pause. Default 2000; 0 turns it off.
+   */
+  watchMs?: number;
 }
 
 const ENDED = new Set(['THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED']);
@@ -103,6 +109,10 @@ export class ApprovalGate {
   private readonly held = new Set<string>();
   private readonly settling = new Map<string, Promise<void>>();
   private subscription: Subscription | undefined;
+  /** Decision threads seen waiting for a person: looked at until they end (see watch). */
+  private readonly watching = new Set<string>();
+  private watchTimer: ReturnType<typeof setInterval> | undefined;
+  private watchRun: Promise<void> | undefined;
   private closed = false;
 
   constructor(
@@ -118,12 +128,20 @@ export class ApprovalGate {
   }
 
   /** @internal Starts following thread ends and picks up pauses left behind. */
-  async begin(): Promise<void> {
+  async begin(watchMs = 2_000): Promise<void> {
     this.subscription = this.interlock.events$.subscribe((event) => {
       if (!ENDED.has(event.type)) return;
       void this.onThreadEnded(event.threadId).catch(this.onError);
     });
     if (this.continuation === undefined) return;
+    if (watchMs > 0) {
+      this.watchTimer = setInterval(() => {
+        this.watchRun ??= this.watch()
+          .catch(this.onError)
+          .finally(() => (this.watchRun = undefined));
+      }, watchMs);
+      this.watchTimer.unref();
+    }
     // Pauses whose last decision ended in a process that died before it continued them.
     for (const pause of await this.interlock.threads({ status: 'completed' })) {
       if (pause.workflowId === this.ids.pause) await this.settle(pause.threadId).catch(this.onError);
@@ -181,6 +199,7 @@ export class ApprovalGate {
       if (options.signal?.aborted === true) onAbort();
       await Promise.all(handles.map((handle) => (durable ? handle.done() : this.untilEnded(handle.threadId))));
       const decisions = await this.readAll(threadIds);
+      for (const decision of decisions) if (decision.status === 'pending') this.watching.add(decision.threadId);
       const decided = decisions.filter((decision): decision is GateDecision => decision.status !== 'pending');
       if (decided.length === decisions.length) return { status: 'decided', decisions: decided };
       if (options.state === undefined) return { status: 'pending', decisions };
@@ -247,9 +266,29 @@ export class ApprovalGate {
     if (this.closed) return;
     this.closed = true;
     this.subscription?.unsubscribe();
+    if (this.watchTimer !== undefined) clearInterval(this.watchTimer);
+    await this.watchRun;
     await Promise.allSettled([...this.settling.values()]);
     if (this.stopWorker !== undefined) await this.stopWorker();
     else await this.interlock.close();
+  }
+
+  /**
+   * Decisions may end outside any gate (`interlock respond` runs the thread in its own
+   * process): the questions of this gate's decisions are noted while they wait, and each
+   * noted decision that has ended settles its pause.
+   */
+  private async watch(): Promise<void> {
+    for (const request of await this.interlock.pending()) {
+      if (request.workflowId === this.ids.decision) this.watching.add(request.threadId);
+    }
+    for (const threadId of [...this.watching]) {
+      if (this.closed) return;
+      const thread = await this.interlock.thread(threadId);
+      if (thread !== undefined && !hasEnded(thread)) continue;
+      this.watching.delete(threadId);
+      if (thread !== undefined) await this.onThreadEnded(threadId);
+    }
   }
 
   private async onThreadEnded(threadId: string): Promise<void> {

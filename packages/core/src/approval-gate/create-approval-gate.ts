@@ -29,6 +29,7 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     onError = reportOnStderr,
     concurrency,
     pollMs,
+    watchMs,
     ...interlockOptions
   } = options;
   if (!NAME.test(name))
@@ -91,7 +92,7 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
   );
   holder.gate = gate;
   try {
-    await gate.begin();
+    await gate.begin(watchMs);
   } catch (error) {
     await gate.close();
     throw toInterlockError(error);
