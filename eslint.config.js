@@ -29,6 +29,14 @@ const TYPED_SOURCE = ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'bench/src
 /** Tests, their fixtures and the `./testing` fakes: untyped lint only. */
 const NOT_TYPED = ['**/*.test.ts', '**/__fixtures__/**', '**/testing/**'];
 
+/** The framework adapters (F56): packages of their own on core's public API. */
+const ADAPTERS = [
+  'packages/ai-sdk/**',
+  'packages/openai-agents/**',
+  'packages/langgraph/**',
+  'packages/claude-agent-sdk/**',
+];
+
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 const sdkTypesLayer = [
@@ -183,14 +191,30 @@ export default defineConfig(
     rules: restrict(
       {
         regex:
-          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?)$)',
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
         message:
-          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types' or a chat package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
+          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types', a chat package or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
       {
         regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web']),
         message:
           "apps may not reach into another package by a relative path: import '@interlock/core' or '@interlock/sdk-types'.",
+      },
+    ),
+  },
+
+  {
+    // The framework adapters (F56) stand where the apps stand: on core's public API only.
+    files: ADAPTERS,
+    rules: restrict(
+      {
+        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
+        message:
+          "an adapter uses the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an adapter needs something, core exports it).",
+      },
+      {
+        regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web', 'apps']),
+        message: "an adapter may not reach into another package by a relative path: import '@interlock/core'.",
       },
     ),
   },

@@ -167,3 +167,16 @@ export { createWorker, type InterlockWorker, type WorkerOptions } from './worker
 export type { ContinueIn } from './workers/job-planner.js';
 export { servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';
+export { createApprovalGate } from './approval-gate/create-approval-gate.js';
+export {
+  continuationThreadId,
+  ApprovalGate,
+  type ApprovalGateOptions,
+  type GateContinuation,
+  type GateDecideOptions,
+  type GateOutcome,
+  type GatePause,
+} from './approval-gate/approval-gate.js';
+export type { GateCall, GateDecision, GatePending } from './approval-gate/gate-decisions.js';
+export { UNKNOWN_GATE_TOOL, type GateToolPolicy } from './approval-gate/gate-tools.js';
+export { gateWorkflowIds, gateWorkflows, type GateWorkflowIds } from './approval-gate/gate-workflows.js';

@@ -1,0 +1,146 @@
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
+import { ofType } from '@interlock/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startJsonLineChild } from './__fixtures__/child-process.js';
+import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
+import { interlockPermissions, type InterlockPermissions } from './index.js';
+
+const ANSWER = fileURLToPath(new URL('../test/answer.mjs', import.meta.url));
+// A command the tests ban (and that does nothing here if it ever ran): the real Bash tool runs what is allowed.
+const TERRAFORM_DESTROY = {
+  id: 'terraform-destroy',
+  programs: ['terraform'],
+  reason: 'destroys infrastructure',
+  when: { subcommands: ['destroy'] },
+};
+
+let server: MessagesServer;
+let dir: string;
+let permissions: InterlockPermissions | undefined;
+
+beforeEach(async () => {
+  server = await startMessagesServer();
+  dir = await mkdtemp(join(tmpdir(), 'interlock-claude-'));
+  await mkdir(join(dir, 'home'));
+  await writeFile(join(dir, 'README.md'), '# Readme\n');
+});
+
+afterEach(async () => {
+  await permissions?.close();
+  permissions = undefined;
+  await server.close();
+});
+
+/** Claude Code, offline: the local Messages server, a home of its own, no traffic but the model's. */
+function claudeOptions(extra: Partial<Options>): Options {
+  return {
+    cwd: dir,
+    settingSources: [],
+    maxTurns: 8,
+    model: 'claude-fixture',
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: join(dir, 'home'),
+      ANTHROPIC_BASE_URL: server.baseURL,
+      ANTHROPIC_API_KEY: 'test-key',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+    },
+    ...extra,
+  };
+}
+
+async function runToEnd(options: Options): Promise<string | undefined> {
+  let result: string | undefined;
+  for await (const message of query({ prompt: 'Write the notes', options })) {
+    if (message.type === 'result') result = message.subtype === 'success' ? message.result : message.subtype;
+  }
+  return result;
+}
+
+/** Every tool_result the model was sent, as text. */
+function toolResults(): string {
+  return JSON.stringify(
+    server.requests.flatMap((request) =>
+      ((request['messages'] ?? []) as { content?: unknown }[]).flatMap((message) =>
+        Array.isArray(message.content)
+          ? (message.content as { type?: string }[]).filter((part) => part.type === 'tool_result')
+          : [],
+      ),
+    ),
+  );
+}
+
+// Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
+describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () => {
+  it('canUseTool: a read runs, a write runs with the edit approved in another process, a banned command and a rejected write do not run (F56, F14, F19, F25, F45)', async () => {
+    const store = join(dir, 'interlock.db');
+    permissions = await interlockPermissions({
+      store: { type: 'sqlite', path: store },
+      workspaceRoot: dir,
+      shell: { extraBanned: [TERRAFORM_DESTROY] },
+    });
+    server.enqueue(
+      { toolUses: [{ id: 'toolu_read', name: 'Read', input: { file_path: join(dir, 'README.md') } }] },
+      {
+        toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'notes.md'), content: 'draft' } }],
+      },
+      { toolUses: [{ id: 'toolu_bash', name: 'Bash', input: { command: 'terraform destroy -auto-approve' } }] },
+      { toolUses: [{ id: 'toolu_other', name: 'Write', input: { file_path: join(dir, 'other.md'), content: 'x' } }] },
+      { text: 'Notes written.' },
+    );
+    // Each question is answered from another process, the way the web inbox of a deployment answers.
+    const answers = [
+      { approved: true, editedParameters: { file_path: join(dir, 'notes.md'), content: 'final' } },
+      { approved: false, denyReason: 'not that file' },
+    ];
+    const asked: string[] = [];
+    const answering = permissions.gate.interlock.events$
+      .pipe(ofType('USER_INTERACTION_REQUESTED'))
+      .subscribe((event) => {
+        asked.push(event.request.toolApproval?.toolName ?? '');
+        const answer = answers.shift();
+        if (answer !== undefined) startJsonLineChild(ANSWER, [store, JSON.stringify(answer)], {});
+      });
+    try {
+      expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('Notes written.');
+    } finally {
+      answering.unsubscribe();
+    }
+    expect(asked).toEqual(['Write', 'Write']);
+    expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('final');
+    await expect(readFile(join(dir, 'other.md'), 'utf8')).rejects.toThrow();
+    const results = toolResults();
+    expect(results).toContain('# Readme');
+    expect(results).toContain('shell:banned:terraform-destroy');
+    expect(results).toContain('not that file');
+    const audit = await permissions.gate.interlock.audit();
+    expect(audit.map((entry) => [entry.toolName, entry.outcome])).toEqual(
+      expect.arrayContaining([
+        ['Write', 'allow'],
+        ['Bash', 'deny'],
+        ['Write', 'deny'],
+      ]),
+    );
+    expect(await permissions.gate.interlock.verifyAudit()).toMatchObject({ valid: true });
+  });
+
+  it('the PreToolUse hook refuses a banned command before Claude Code runs it (F56, F25)', async () => {
+    permissions = await interlockPermissions({ workspaceRoot: dir, shell: { extraBanned: [TERRAFORM_DESTROY] } });
+    server.enqueue(
+      { toolUses: [{ id: 'toolu_bash', name: 'Bash', input: { command: 'terraform destroy -auto-approve' } }] },
+      { text: 'Understood.' },
+    );
+    expect(await runToEnd(claudeOptions({ hooks: permissions.hooks() }))).toBe('Understood.');
+    expect(toolResults()).toContain('shell:banned:terraform-destroy');
+    expect((await permissions.gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome])).toEqual([
+      ['Bash', 'deny'],
+    ]);
+  });
+});

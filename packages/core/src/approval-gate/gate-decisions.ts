@@ -1,0 +1,140 @@
+import type { Interlock } from '../interlock.js';
+import type { ThreadRecord } from '../persistence/checkpoint-store.js';
+import { canonicalJson } from '../policy/canonical-arguments.js';
+
+/** One tool call an agent is about to make, as the gate decides it (F56). */
+export interface GateCall {
+  /** The framework's id of the call (`toolCallId`, `toolUseID`, …): decisions are matched by it. */
+  toolCallId: string;
+  toolName: string;
+  arguments: Record<string, unknown>;
+  /** The decision thread's id, for a framework that finds the decision again by its own ids. Default: a new UUID. */
+  threadId?: string;
+}
+
+/** What became of a call: approved (maybe edited, maybe with an instruction for the agent) or rejected with a reason. */
+export type GateDecision =
+  | {
+      toolCallId: string;
+      toolName: string;
+      status: 'approved';
+      /** The arguments to run: the proposed ones, or an approver's edit. */
+      arguments: Record<string, unknown>;
+      edited: boolean;
+      /** An instruction the approver added for the agent. */
+      instruction?: string;
+      /** `person`, or the rule that allowed it (`category:read`, `mode:yolo`, `memory:session`…). */
+      decidedBy: string;
+      responder?: string;
+      threadId: string;
+    }
+  | {
+      toolCallId: string;
+      toolName: string;
+      status: 'rejected';
+      /** Why, in words the model can act on: who rejected it and their reason, or the rule. */
+      reason: string;
+      instruction?: string;
+      /** `person`, the rule (`deny-rule:0`, `shell:banned:…`), `timeout` or `cancelled`. */
+      decidedBy: string;
+      responder?: string;
+      threadId: string;
+    };
+
+/** A decision that is still open: a person has been asked and has not answered. */
+export interface GatePending {
+  toolCallId: string;
+  toolName: string;
+  status: 'pending';
+  threadId: string;
+  interactionIds: string[];
+}
+
+/** Whether a decision thread has ended (its decision is final). */
+export function hasEnded(thread: ThreadRecord | undefined): boolean {
+  return thread !== undefined && ['completed', 'failed', 'cancelled'].includes(thread.status);
+}
+
+/**
+ * The decision a decision thread came to, read from the store: its output (the approved
+ * arguments), the answer a person gave (responder, instruction) and the audit entry that
+ * denied it. Pending while the thread waits.
+ */
+export async function readDecision(interlock: Interlock, thread: ThreadRecord): Promise<GateDecision | GatePending> {
+  const toolName = textOf(thread.variables['toolName']);
+  const toolCallId = textOf(thread.variables['toolCallId']);
+  const proposed = thread.variables['toolInput'];
+  const base = { toolCallId, toolName, threadId: thread.threadId };
+  if (!hasEnded(thread)) return { ...base, status: 'pending', interactionIds: [...thread.pendingInteractionIds] };
+  const answer = await personAnswer(interlock, thread.threadId);
+  const instruction = answer?.instruction === undefined ? {} : { instruction: answer.instruction };
+  const responder = answer?.responder === undefined ? {} : { responder: answer.responder };
+  const entries = await interlock.audit({ threadId: thread.threadId });
+  const last = entries.at(-1);
+  if (thread.status === 'completed' && isObject(thread.output)) {
+    return {
+      ...base,
+      status: 'approved',
+      arguments: thread.output,
+      edited: canonicalJson(thread.output) !== canonicalJson(proposed ?? {}),
+      decidedBy: last?.decidedBy === 'person' ? 'person' : (last?.rule ?? 'unknown'),
+      ...instruction,
+      ...responder,
+    };
+  }
+  if (thread.status === 'cancelled') {
+    return { ...base, status: 'rejected', reason: 'the request was cancelled', decidedBy: 'cancelled', ...responder };
+  }
+  const denial = entries.filter((entry) => entry.outcome === 'deny').at(-1);
+  if (denial === undefined) {
+    return {
+      ...base,
+      status: 'rejected',
+      reason: thread.error?.message ?? `the decision ended ${thread.status}`,
+      decidedBy: 'error',
+      ...instruction,
+    };
+  }
+  const timedOut = denial.rule.includes('timeout');
+  const byPerson = denial.decidedBy === 'person';
+  const who = byPerson
+    ? `${denial.responder ?? 'a person'} rejected it`
+    : timedOut
+      ? 'nobody answered in time'
+      : `denied by ${denial.rule}`;
+  return {
+    ...base,
+    status: 'rejected',
+    reason: `${who}: ${denial.reason}`,
+    decidedBy: byPerson ? 'person' : timedOut ? 'timeout' : denial.rule,
+    ...(denial.responder === undefined ? {} : { responder: denial.responder }),
+    ...instruction,
+  };
+}
+
+/** The answer a person gave to the thread's approval, if any: who, and the instruction they added. */
+async function personAnswer(
+  interlock: Interlock,
+  threadId: string,
+): Promise<{ responder?: string; instruction?: string } | undefined> {
+  const answered = (await interlock.interactions({ threadId })).filter((record) => record.response !== undefined);
+  const response = answered.at(-1)?.response;
+  if (response === undefined) return undefined;
+  const input = response.input;
+  const instruction =
+    isObject(input) && typeof input['userInstruction'] === 'string' && input['userInstruction'] !== ''
+      ? input['userInstruction']
+      : undefined;
+  return {
+    ...(response.responder === undefined ? {} : { responder: response.responder }),
+    ...(instruction === undefined ? {} : { instruction }),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}

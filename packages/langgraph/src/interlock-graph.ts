@@ -1,0 +1,208 @@
+import {
+  createApprovalGate,
+  InterlockError,
+  type ApprovalGate,
+  type ApprovalGateOptions,
+  type GateCall,
+  type GateDecision,
+  type GatePause,
+  type GatePending,
+  type GateToolPolicy,
+} from '@interlock/core';
+import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { exportThread, importThread } from './checkpoint-transfer.js';
+
+/** LangChain 1's human-in-the-loop request: what `humanInTheLoopMiddleware` interrupts with. */
+export interface HitlRequest {
+  actionRequests: { name: string; args: Record<string, unknown>; description?: string }[];
+  reviewConfigs?: { actionName: string; allowedDecisions: string[] }[];
+}
+
+/** LangChain 1's decisions, one per action request, in order. */
+export type HitlDecision =
+  | { type: 'approve' }
+  | { type: 'edit'; editedAction: { name: string; args: Record<string, unknown> } }
+  | { type: 'reject'; message?: string };
+
+/** What the adapter needs of a compiled graph (a `StateGraph` compiled with a checkpointer, or `createAgent(…).graph`). */
+export interface InterruptibleGraph {
+  invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
+  getState(config: { configurable: { thread_id: string } }): Promise<{
+    tasks: readonly { interrupts?: readonly { id?: string; value?: unknown }[] }[];
+  }>;
+}
+
+export interface InterlockGraphOptions extends Omit<ApprovalGateOptions, 'continuation' | 'name'> {
+  /** The graph: its interrupts that carry a human-in-the-loop request are decided by Interlock. */
+  graph: InterruptibleGraph;
+  /** The graph's checkpointer: a paused thread's checkpoints are stored beside its decisions, and written back into it to resume. */
+  checkpointer: BaseCheckpointSaver;
+  /** The gate's name (one per graph in a store). Default `langgraph`. */
+  name?: string;
+  /** How Interlock sees each tool, by name. A tool left out is category `ask`: a person decides every call. */
+  tools?: Record<string, GateToolPolicy>;
+  /** Told when a thread that was paused finishes, in whichever process continued it. */
+  onFinished?: (result: unknown, pause: GatePause & { threadId: string }) => void | Promise<void>;
+}
+
+/** What an invocation came to: finished, or paused until people answer (it goes on in any process of the gate). */
+export type InterlockGraphOutcome =
+  | { status: 'completed'; result: unknown }
+  | { status: 'paused'; pauseId: string; pending: GatePending[]; decided: GateDecision[] };
+
+/**
+ * A LangGraph graph whose human-in-the-loop interrupts Interlock answers (F56): each action
+ * request of an interrupt is a decision of the approval gate — by rule at once, or by a
+ * person in the inbox — and the thread resumes with `Command({ resume: { decisions } })`:
+ * approve, edit (the edited arguments, checked against the tool's schema) or reject with
+ * the reason. A paused thread's checkpoints are stored with the decisions, so whichever
+ * process of the gate sees the last answer resumes it.
+ */
+export class InterlockGraph {
+  private gateOf: ApprovalGate | undefined;
+
+  /** @internal Use {@link interlockGraph}. */
+  constructor(private readonly options: InterlockGraphOptions) {}
+
+  /** The gate: its Interlock answers, lists what waits and reads the audit. */
+  get gate(): ApprovalGate {
+    if (this.gateOf === undefined) throw new InterlockError('INVALID_OPTIONS', 'the graph has no gate yet');
+    return this.gateOf;
+  }
+
+  /** @internal */
+  attach(gate: ApprovalGate): void {
+    this.gateOf = gate;
+  }
+
+  /** Invokes the graph on thread `threadId`; interrupts are decided, and a call that needs a person pauses it. */
+  async invoke(input: unknown, options: { threadId: string; sessionId?: string }): Promise<InterlockGraphOutcome> {
+    return this.runFrom(input, options.threadId, options.sessionId ?? options.threadId);
+  }
+
+  /** Takes a paused thread on: the gate's continuation, in whichever process learns the last decision. */
+  async continue(pause: GatePause): Promise<unknown> {
+    const { threadId, checkpoints, interruptIds } = JSON.parse(pause.state) as PausedThread;
+    await importThread(this.options.checkpointer, checkpoints);
+    const outcome = await this.runFrom(resumeCommand(interruptIds, pause.decisions), threadId, pause.session.sessionId);
+    if (outcome.status === 'paused') return { status: 'paused', pauseId: outcome.pauseId };
+    await this.options.onFinished?.(outcome.result, { ...pause, threadId });
+    return { status: 'completed' };
+  }
+
+  /** Stops the gate (paused threads stay in the store for the next process). */
+  close(): Promise<void> {
+    return this.gate.close();
+  }
+
+  private async runFrom(input: unknown, threadId: string, sessionId: string): Promise<InterlockGraphOutcome> {
+    const config = { configurable: { thread_id: threadId } };
+    let result = await this.options.graph.invoke(input, config);
+    for (;;) {
+      const interrupts = (await this.options.graph.getState(config)).tasks.flatMap((task) => task.interrupts ?? []);
+      if (interrupts.length === 0) return { status: 'completed', result };
+      const calls = interrupts.flatMap((interrupt, position) => callsOf(interrupt, position));
+      const interruptIds = interrupts.map((interrupt, position) => interrupt.id ?? String(position));
+      const outcome = await this.gate.decide(calls, {
+        session: { sessionId },
+        state: async () =>
+          JSON.stringify({
+            threadId,
+            interruptIds,
+            checkpoints: await exportThread(this.options.checkpointer, threadId),
+          } satisfies PausedThread),
+      });
+      if (outcome.status === 'paused') {
+        return {
+          status: 'paused',
+          pauseId: outcome.pauseId,
+          pending: outcome.decisions.filter((decision): decision is GatePending => decision.status === 'pending'),
+          decided: outcome.decisions.filter((decision): decision is GateDecision => decision.status !== 'pending'),
+        };
+      }
+      result = await this.options.graph.invoke(resumeCommand(interruptIds, outcome.decisions), config);
+    }
+  }
+}
+
+interface PausedThread {
+  threadId: string;
+  interruptIds: string[];
+  checkpoints: string;
+}
+
+/** The action requests of one interrupt as the gate's calls; an interrupt that is not a human-in-the-loop request is refused. */
+function callsOf(interrupt: { id?: string; value?: unknown }, position: number): GateCall[] {
+  const request = interrupt.value as Partial<HitlRequest> | undefined;
+  if (!Array.isArray(request?.actionRequests)) {
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      'the graph interrupted with a value that is not a human-in-the-loop request ({ actionRequests }): Interlock decides only tool calls',
+    );
+  }
+  const id = interrupt.id ?? String(position);
+  return request.actionRequests.map((action, index) => ({
+    toolCallId: `${id}:${String(index)}`,
+    toolName: action.name,
+    arguments: action.args,
+  }));
+}
+
+/** The resume value: each interrupt's decisions, in the order of its action requests (a call without a decision is rejected). */
+function resumeCommand(interruptIds: readonly string[], decisions: readonly (GateDecision | GatePending)[]): Command {
+  const responses = interruptIds.map((id) => ({
+    decisions: decisions
+      .filter((decision) => decision.toolCallId.startsWith(`${id}:`))
+      .sort((left, right) => indexOf(left.toolCallId) - indexOf(right.toolCallId))
+      .map(toHitlDecision),
+  }));
+  const [only] = responses;
+  if (only !== undefined && responses.length === 1) return new Command({ resume: only });
+  return new Command({ resume: Object.fromEntries(interruptIds.map((id, index) => [id, responses[index]])) });
+}
+
+function indexOf(toolCallId: string): number {
+  return Number(toolCallId.slice(toolCallId.lastIndexOf(':') + 1));
+}
+
+function toHitlDecision(decision: GateDecision | GatePending): HitlDecision {
+  if (decision.status === 'approved') {
+    return decision.edited
+      ? { type: 'edit', editedAction: { name: decision.toolName, args: decision.arguments } }
+      : { type: 'approve' };
+  }
+  const reason = decision.status === 'rejected' ? decision.reason : 'no decision was found';
+  const instruction =
+    decision.status === 'rejected' && decision.instruction !== undefined ? ` ${decision.instruction}` : '';
+  return { type: 'reject', message: `Interlock: ${reason}${instruction}` };
+}
+
+/**
+ * Puts a LangGraph graph (or a LangChain 1 agent's `graph`) under Interlock's approvals
+ * (F56). Every process that may continue it calls this with the same graph and store.
+ *
+ * @example
+ * const checkpointer = new MemorySaver();
+ * const agent = createAgent({ model, tools, checkpointer, middleware: [humanInTheLoopMiddleware({ interruptOn: interruptOnEvery(tools) })] });
+ * const guarded = await interlockGraph({ graph: agent.graph, checkpointer, store: { type: 'sqlite' }, tools: { write_file: { category: 'write', riskLevel: 'MEDIUM' } } });
+ * const outcome = await guarded.invoke({ messages: [{ role: 'user', content: 'Tidy the README' }] }, { threadId: 't1' });
+ */
+export async function interlockGraph(options: InterlockGraphOptions): Promise<InterlockGraph> {
+  const { graph: _graph, checkpointer: _checkpointer, name, onFinished: _onFinished, ...gateOptions } = options;
+  const guarded = new InterlockGraph(options);
+  guarded.attach(
+    await createApprovalGate({
+      ...gateOptions,
+      name: name ?? 'langgraph',
+      continuation: (pause) => guarded.continue(pause),
+    }),
+  );
+  return guarded;
+}
+
+/** `interruptOn` for `humanInTheLoopMiddleware`: every tool interrupts, so Interlock decides every call (approve, edit or reject). */
+export function interruptOnEvery(
+  tools: readonly { name: string }[],
+): Record<string, { allowedDecisions: ('approve' | 'edit' | 'reject')[] }> {
+  return Object.fromEntries(tools.map((tool) => [tool.name, { allowedDecisions: ['approve', 'edit', 'reject'] }]));
+}

@@ -1,0 +1,11 @@
+/**
+ * @packageDocumentation
+ * Interlock as the approval layer of the OpenAI Agents SDK (F56). Start with {@link interlockAgent}.
+ */
+export {
+  interlockAgent,
+  InterlockAgent,
+  type AgentToolPolicy,
+  type InterlockAgentOptions,
+  type InterlockRunOutcome,
+} from './interlock-agent.js';
