@@ -1,4 +1,6 @@
 import { EntitySchema } from 'typeorm';
+import type { AuditAnchor, AuditThreadHead } from '../../audit/audit-chain.js';
+import type { AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import type {
   ThreadRow,
   MessageRow,
@@ -6,7 +8,6 @@ import type {
   GlobalVariableRow,
   ToolExecutionRow,
   WorkflowDefinitionRow,
-  AuditEntryRow,
   RememberedApprovalRow,
   AuditHeadRow,
   JobRow,
@@ -139,11 +140,12 @@ export const WorkflowDefinitionEntity = new EntitySchema<WorkflowDefinitionRow>(
 });
 
 /** The `audit_entries` table: append-only. */
-export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
+export const AuditEntryEntity = new EntitySchema<AuditEntryRowWithChain>({
   name: 'InterlockAuditEntry',
   tableName: 'audit_entries',
   columns: {
     sequence: { name: 'sequence', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_entries' },
+    threadSequence: { name: 'thread_sequence', type: 'integer', nullable: true },
     threadId: text('thread_id'),
     toolCallId: text('tool_call_id'),
     toolName: text('tool_name'),
@@ -162,6 +164,31 @@ export const AuditEntryEntity = new EntitySchema<AuditEntryRow>({
     hash: text('hash'),
   },
   indices: [{ name: 'idx_audit_entries_thread_id', columns: ['threadId'] }],
+});
+
+/** The `audit_thread_heads` table: the end of each thread's audit chain. */
+export const AuditThreadHeadEntity = new EntitySchema<AuditThreadHead>({
+  name: 'InterlockAuditThreadHead',
+  tableName: 'audit_thread_heads',
+  columns: {
+    threadId: primaryText('thread_id', 'pk_audit_thread_heads'),
+    threadSequence: { name: 'thread_sequence', type: 'integer' },
+    hash: text('hash'),
+  },
+});
+
+/** The `audit_anchors` table. */
+export const AuditAnchorEntity = new EntitySchema<AuditAnchor>({
+  name: 'InterlockAuditAnchor',
+  tableName: 'audit_anchors',
+  columns: {
+    sequence: { name: 'sequence', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_anchors' },
+    at: text('at'),
+    through: { name: 'through', type: 'integer' },
+    digest: text('digest'),
+    previousHash: text('previous_hash'),
+    hash: text('hash'),
+  },
 });
 
 /** The `remembered_approvals` table. */
@@ -212,6 +239,8 @@ export const STORE_ENTITIES = [
   WorkflowDefinitionEntity,
   AuditEntryEntity,
   AuditHeadEntity,
+  AuditThreadHeadEntity,
+  AuditAnchorEntity,
   RememberedApprovalEntity,
   JobEntity,
 ];
