@@ -27,15 +27,21 @@ export async function runStatement<Row>(
   } catch (error) {
     throw unavailable(error);
   }
+  // A connection that breaks while the statement runs also emits 'error' (the statement's
+  // rejection says what happened); unheard, it would end the process.
+  const ignore = () => undefined;
+  client.on('error', ignore);
   let rows: Row[];
   try {
     rows = (await client.query(sql, parameters as unknown[])).rows as Row[];
   } catch (error) {
     const sessionLives = answeredByServer(error) && !endsSession(error);
+    client.off('error', ignore);
     client.release(sessionLives ? undefined : toError(error));
     if (kind === 'read' || sessionLives || neverSent(error)) throw unavailable(error);
     throw outcomeUnknown(error);
   }
+  client.off('error', ignore);
   client.release();
   return rows;
 }
