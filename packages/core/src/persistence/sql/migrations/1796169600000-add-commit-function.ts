@@ -15,7 +15,7 @@ function qualified(queryRunner: MigrationRunner, name: string): string {
 /** The job queue's schema beside the store's (see jobsSchemaOf in workers/thread-jobs.ts). */
 function jobsSchema(queryRunner: MigrationRunner): string {
   const schema = queryRunner.connection.driver.schema;
-  return schema === undefined ? '"graphile_worker"' : `"${schema}_jobs"`;
+  return schema === undefined ? 'graphile_worker' : `${schema}_jobs`;
 }
 
 /** The functions, helpers first; `interlock_commit` is the one the store calls. */
@@ -263,6 +263,7 @@ export class AddCommitFunction1796169600000 implements MigrationInterface {
         v_thread jsonb;
         v_audit jsonb[] := '{}';
         v_failed text[] := '{}';
+        v_due jsonb := '{}';
       BEGIN
         IF unit->'thread' IS NOT NULL THEN v_thread := ${f('interlock_thread_change')}(unit->'thread'); END IF;
         FOR v_change IN SELECT value FROM jsonb_array_elements(coalesce(unit->'interactions', '[]')) LOOP
@@ -298,9 +299,18 @@ export class AddCommitFunction1796169600000 implements MigrationInterface {
           ON CONFLICT DO NOTHING;
         -- The workers' jobs (graphile-worker's add_job: one with the key of a waiting job replaces it).
         FOR v_change IN SELECT value FROM jsonb_array_elements(coalesce(unit->'jobs', '[]')) LOOP
-          PERFORM ${jobsSchema(queryRunner)}.add_job(identifier => v_change->>'identifier', payload => (v_change->>'payload')::json,
+          PERFORM "${jobsSchema(queryRunner)}".add_job(identifier => v_change->>'identifier', payload => (v_change->>'payload')::json,
             run_at => (v_change->>'runAt')::timestamptz, job_key => v_change->>'key', max_attempts => 25);
+          IF (v_change->>'runAt')::timestamptz <= now() THEN
+            v_due := jsonb_set(v_due, ARRAY[v_change->>'identifier'], to_jsonb(coalesce((v_due->>(v_change->>'identifier'))::integer, 0) + 1));
+          END IF;
         END LOOP;
+        -- The due ones, announced for the worker process each is routed to (workers/job-nudges.ts);
+        -- count 0: a listener that does not route ignores it.
+        IF v_due <> '{}' THEN
+          PERFORM pg_notify('jobs:insert', jsonb_build_object('count', 0,
+            'interlock', jsonb_build_object('queue', '${jobsSchema(queryRunner)}', 'ticket', random(), 'due', v_due))::text);
+        END IF;
         RETURN jsonb_build_object('status', 'committed', 'thread', v_thread, 'audit', to_jsonb(v_audit), 'failed', to_jsonb(v_failed));
       END $$`);
 
