@@ -81,9 +81,10 @@ export async function guardedPool(
       if (args.length !== 1 || typeof text !== 'string' || !text.includes(GET_JOB)) return send.apply(this, args);
       const reason = nudges.admit();
       if (reason === undefined) return Promise.resolve(NO_JOB);
-      const fetched = Promise.resolve(send.apply(this, args) as Promise<{ rowCount: number | null }>);
+      const fetched = Promise.resolve(send.apply(this, args) as Promise<{ rows: { key?: string | null }[] }>);
       fetched.then((result) => {
-        const wake = nudges.fetched(reason, (result.rowCount ?? 0) > 0);
+        const [job] = result.rows;
+        const wake = nudges.fetched(reason, job === undefined ? undefined : (job.key ?? null));
         if (wake > 0) listeners.at(-1)?.wake(wake);
       }, ignore);
       return fetched;

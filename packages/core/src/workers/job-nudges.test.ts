@@ -24,8 +24,12 @@ async function group(count: number, pollMs = 500) {
   return { clock, processes };
 }
 
-const due = (ticket: number, jobs: Record<string, number> = { 'interlock:refund': 1 }, queue = QUEUE) =>
-  JSON.stringify({ count: 0, interlock: { queue, ticket, due: jobs } });
+const due = (
+  ticket: number,
+  jobs: Record<string, number> = { 'interlock:refund': 1 },
+  queue = QUEUE,
+  keys: string[] = [],
+) => JSON.stringify({ count: 0, interlock: { queue, ticket, due: jobs, keys } });
 
 describe('JobNudges', () => {
   it('routes each announced due job to exactly one process of the group that serves its task', async () => {
@@ -63,7 +67,7 @@ describe('JobNudges', () => {
     expect(process.admit()).toBeUndefined();
     expect(process.notified(due(0.1))).toBe(1);
     expect(process.admit()).toBe('announced');
-    expect(process.fetched('announced', true)).toBe(0);
+    expect(process.fetched('announced', 'continue:thread-1')).toBe(0);
     expect(process.admit()).toBeUndefined();
     clock.now = 499;
     expect(process.admit()).toBeUndefined();
@@ -77,11 +81,24 @@ describe('JobNudges', () => {
     const [process] = processes;
     if (process === undefined) throw new Error('no process');
     expect(process.admit()).toBe('poll');
-    expect(process.fetched('poll', true)).toBe(1);
+    expect(process.fetched('poll', 'deadline:1')).toBe(1);
     expect([process.admit(), process.admit(), process.admit()]).toEqual(['discovered', 'discovered', undefined]);
-    expect(process.fetched('discovered', true)).toBe(1);
-    expect(process.fetched('discovered', false)).toBe(0);
+    expect(process.fetched('discovered', null)).toBe(1);
+    expect(process.fetched('discovered', undefined)).toBe(0);
     expect([process.admit(), process.admit(), process.admit()]).toEqual(['discovered', 'discovered', undefined]);
+  });
+
+  it('tells a job announced to another process, that a poll took first, from a backlog', async () => {
+    const { clock, processes } = await group(2);
+    const [first, second] = processes;
+    if (first === undefined || second === undefined) throw new Error('no processes');
+    const announcement = due(0.5, { 'interlock:refund': 1 }, QUEUE, ['continue:thread-1']);
+    const woken = [first.notified(announcement), second.notified(announcement)];
+    const other = woken[0] === 1 ? second : first;
+    clock.now = 1_000;
+    expect(other.admit()).toBe('poll');
+    expect(other.fetched('poll', 'continue:thread-1')).toBe(0);
+    expect(other.admit()).toBeUndefined();
   });
 
   it('takes a process that joins into the routing, and one that leaves out of it', async () => {

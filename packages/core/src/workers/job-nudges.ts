@@ -23,6 +23,9 @@ import { createHash, randomBytes } from 'node:crypto';
 /** How long a view of the live processes is used before it is read again (ms). */
 const PEERS_MS = 2_000;
 
+/** How many announced job keys a process remembers (to tell a backlog from a job announced to another). */
+const KEYS = 1_000;
+
 /** Why a fetch may go to the database. */
 export type FetchReason = 'announced' | 'discovered' | 'poll';
 
@@ -31,7 +34,7 @@ export type FetchReason = 'announced' | 'discovered' | 'poll';
  * work, see the AddCommitFunction migration), or a process that joins or leaves its group.
  */
 type Announcement =
-  | { queue: string; ticket: number; due: Record<string, number> }
+  | { queue: string; ticket: number; due: Record<string, number>; keys: readonly string[] }
   | { queue: string; joined: string }
   | { queue: string; left: string };
 
@@ -51,6 +54,8 @@ export class JobNudges {
   private refreshing = false;
   /** Processes that said they left, and when: their connections may linger a little. */
   private readonly gone = new Map<string, number>();
+  /** The keys of the due jobs announced lately, to whichever process. */
+  private readonly keys = new Set<string>();
 
   constructor(
     private readonly queue: string,
@@ -83,9 +88,14 @@ export class JobNudges {
     return undefined;
   }
 
-  /** What a fetch admitted for `reason` found; returns how many idle workers to wake. */
-  fetched(reason: FetchReason, found: boolean): number {
-    if (!found || reason === 'announced') return 0;
+  /**
+   * What a fetch admitted for `reason` found: the key of the job it took, null for a job
+   * without one, or undefined for none. Returns how many idle workers to wake.
+   */
+  fetched(reason: FetchReason, found: string | null | undefined): number {
+    if (found === undefined || reason === 'announced') return 0;
+    // A job announced (to this process or another) that a poll took first: no backlog.
+    if (found !== null && this.keys.delete(found)) return 0;
     // A job nobody announced: look again after it, and have one more worker look now.
     this.discovered += 2;
     return 1;
@@ -119,6 +129,11 @@ export class JobNudges {
     }
     // A process that died leaves no word: the view is read again now and then.
     if (this.now() - this.peersAt >= PEERS_MS) this.refreshPeers();
+    for (const key of announcement.keys) this.keys.add(key);
+    for (const key of this.keys) {
+      if (this.keys.size <= KEYS) break;
+      this.keys.delete(key);
+    }
     let mine = 0;
     let index = 0;
     for (const [task, count] of Object.entries(announcement.due).sort(([a], [b]) => a.localeCompare(b))) {
@@ -171,7 +186,8 @@ function parseAnnouncement(payload: string | undefined): Announcement | undefine
   const { joined, left, ticket, due } = interlock;
   if (typeof joined === 'string') return { queue, joined };
   if (typeof left === 'string') return { queue, left };
+  const keys = Array.isArray(interlock['keys']) ? interlock['keys'].filter((key) => typeof key === 'string') : [];
   if (typeof ticket === 'number' && typeof due === 'object' && due !== null)
-    return { queue, ticket, due: due as Record<string, number> };
+    return { queue, ticket, due: due as Record<string, number>, keys };
   return undefined;
 }

@@ -264,6 +264,7 @@ export class AddCommitFunction1796169600000 implements MigrationInterface {
         v_audit jsonb[] := '{}';
         v_failed text[] := '{}';
         v_due jsonb := '{}';
+        v_keys jsonb := '[]';
       BEGIN
         IF unit->'thread' IS NOT NULL THEN v_thread := ${f('interlock_thread_change')}(unit->'thread'); END IF;
         FOR v_change IN SELECT value FROM jsonb_array_elements(coalesce(unit->'interactions', '[]')) LOOP
@@ -303,13 +304,14 @@ export class AddCommitFunction1796169600000 implements MigrationInterface {
             run_at => (v_change->>'runAt')::timestamptz, job_key => v_change->>'key', max_attempts => 25);
           IF (v_change->>'runAt')::timestamptz <= now() THEN
             v_due := jsonb_set(v_due, ARRAY[v_change->>'identifier'], to_jsonb(coalesce((v_due->>(v_change->>'identifier'))::integer, 0) + 1));
+            IF jsonb_array_length(v_keys) < 50 THEN v_keys := v_keys || to_jsonb(v_change->>'key'); END IF;
           END IF;
         END LOOP;
         -- The due ones, announced for the worker process each is routed to (workers/job-nudges.ts);
         -- count 0: a listener that does not route ignores it.
         IF v_due <> '{}' THEN
           PERFORM pg_notify('jobs:insert', jsonb_build_object('count', 0,
-            'interlock', jsonb_build_object('queue', '${jobsSchema(queryRunner)}', 'ticket', random(), 'due', v_due))::text);
+            'interlock', jsonb_build_object('queue', '${jobsSchema(queryRunner)}', 'ticket', random(), 'due', v_due, 'keys', v_keys))::text);
         END IF;
         RETURN jsonb_build_object('status', 'committed', 'thread', v_thread, 'audit', to_jsonb(v_audit), 'failed', to_jsonb(v_failed));
       END $$`);
