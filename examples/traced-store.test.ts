@@ -35,14 +35,22 @@ describe('examples/traced-store.ts', () => {
         edges: [{ from: 'start', to: 'end' }],
       });
       const { threadId } = await (await interlock.start(workflow)).done();
-      expect(calls).toContainEqual({ method: 'createThread', failed: false });
+      expect(calls).toContainEqual({ method: 'commit', failed: false });
       const stored = await store.getThread(threadId);
       if (stored === undefined) throw new Error('the thread was not stored');
       // A save from a stale copy is refused: the wrapper reports it failed, and passes the refusal on.
-      await expect(store.saveThread({ ...stored, version: stored.version - 1 })).rejects.toMatchObject({
-        code: 'STORE_CONFLICT',
+      const refused = await store.commit({
+        thread: {
+          kind: 'save',
+          thread: stored,
+          expectedVersion: stored.version - 1,
+          claim: { kind: 'keep' },
+          messagesFrom: 0,
+          storedMessages: stored.conversation.length,
+        },
       });
-      expect(calls.at(-1)).toEqual({ method: 'saveThread', failed: true });
+      expect(refused).toMatchObject({ status: 'conflict', conflict: { kind: 'thread-changed' } });
+      expect(calls.at(-1)).toEqual({ method: 'commit', failed: true });
     } finally {
       await interlock.close();
     }

@@ -23,7 +23,10 @@ export function tracedStore(
         const started = performance.now();
         let failed = false;
         try {
-          return (await (value as (...given: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
+          const result = (await (value as (...given: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
+          // A unit of work the store refused (a stale version, an answer given first elsewhere) is a result, not a throw.
+          failed = property === 'commit' && (result as { status?: string } | undefined)?.status === 'conflict';
+          return result;
         } catch (error) {
           failed = true;
           throw error;

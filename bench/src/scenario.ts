@@ -198,7 +198,9 @@ export async function verifyThread(engine: Engine, i: number): Promise<{ ok: boo
   if (toolMessages.length !== 1) return { ok: false, why: `${toolMessages.length} tool results` };
   if (last?.role !== 'assistant' || last.content !== FINAL_TEXT || thread.output !== FINAL_TEXT)
     return { ok: false, why: 'final text is not done' };
-  const execution = await engine.store.getToolExecution(thread.threadId, `call_${i}`);
+  const execution = (await engine.store.listToolExecutions({ threadId: thread.threadId })).find(
+    (call) => call.toolCallId === `call_${i}`,
+  );
   if (execution?.status !== 'finished') return { ok: false, why: `tool execution ${execution?.status ?? 'absent'}` };
   return { ok: true };
 }

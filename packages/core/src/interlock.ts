@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { resolve } from 'node:path';
+import * as nodeTimers from 'node:timers';
 import { Container } from 'inversify';
 import type { Observable } from 'rxjs';
 import type {
@@ -79,12 +80,16 @@ export class Interlock {
     if (everyMs <= 0 || this.stopAnchoring !== undefined) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const tick = () => {
-      timer = setTimeout(() => {
-        void this.auditLog.anchor().catch(() => undefined).finally(tick);
+      // Node's own timer: a test's fake clock neither runs nor counts it.
+      timer = nodeTimers.setTimeout(() => {
+        void this.auditLog
+          .anchor()
+          .catch(() => undefined)
+          .finally(tick);
       }, everyMs);
       timer.unref();
     };
-    this.stopAnchoring = () => clearTimeout(timer);
+    this.stopAnchoring = () => nodeTimers.clearTimeout(timer);
     tick();
   }
 

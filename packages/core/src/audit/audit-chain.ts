@@ -54,7 +54,13 @@ export function auditContent(entry: AuditEntryInput & { at: string }): Record<st
     previousHash: _previousHash,
     hash: _hash,
     ...content
-  } = entry as AuditEntryInput & { at: string; sequence?: number; threadSequence?: number; previousHash?: string; hash?: string };
+  } = entry as AuditEntryInput & {
+    at: string;
+    sequence?: number;
+    threadSequence?: number;
+    previousHash?: string;
+    hash?: string;
+  };
   return content;
 }
 
@@ -120,7 +126,11 @@ export function verifyAuditChain(entries: readonly AuditEntry[], evidence: Audit
     if (entry.threadSequence === undefined) continue;
     const before = ends.get(entry.threadId) ?? { threadSequence: 0, hash: GENESIS };
     if (entry.threadSequence !== before.threadSequence + 1)
-      return { valid: false, brokenAt: entry.sequence, reason: `an entry of thread ${entry.threadId} is missing or out of order` };
+      return {
+        valid: false,
+        brokenAt: entry.sequence,
+        reason: `an entry of thread ${entry.threadId} is missing or out of order`,
+      };
     if (entry.previousHash !== before.hash)
       return { valid: false, brokenAt: entry.sequence, reason: `the chain of thread ${entry.threadId} is broken` };
     if (auditLink(entry.previousHash, entry.threadSequence, auditDigest(entry)) !== entry.hash)
@@ -141,7 +151,11 @@ export function verifyAuditChain(entries: readonly AuditEntry[], evidence: Audit
     const headed = new Set(evidence.heads.map((head) => head.threadId));
     const orphan = [...ends.keys()].find((threadId) => !headed.has(threadId));
     if (orphan !== undefined)
-      return { valid: false, brokenAt: lastSequence + 1, reason: `thread ${orphan} has entries but no head: its head was removed` };
+      return {
+        valid: false,
+        brokenAt: lastSequence + 1,
+        reason: `thread ${orphan} has entries but no head: its head was removed`,
+      };
   }
   return verifyAnchors(entries, evidence.anchors ?? []) ?? { valid: true, entries: entries.length };
 }
@@ -152,11 +166,18 @@ function verifyAnchors(entries: readonly AuditEntry[], anchors: readonly AuditAn
   for (const anchor of anchors) {
     const { hash, ...body } = anchor;
     if (anchor.sequence !== (previous?.sequence ?? 0) + 1 || anchor.previousHash !== (previous?.hash ?? GENESIS))
-      return { valid: false, brokenAt: anchor.through, reason: `the audit anchors are broken at anchor ${anchor.sequence}` };
+      return {
+        valid: false,
+        brokenAt: anchor.through,
+        reason: `the audit anchors are broken at anchor ${anchor.sequence}`,
+      };
     if (anchorHash(body) !== hash)
       return { valid: false, brokenAt: anchor.through, reason: `audit anchor ${anchor.sequence} was changed` };
     const covered = entries.filter(
-      (entry) => entry.sequence > (previous?.through ?? 0) && entry.sequence <= anchor.through && entry.threadSequence !== undefined,
+      (entry) =>
+        entry.sequence > (previous?.through ?? 0) &&
+        entry.sequence <= anchor.through &&
+        entry.threadSequence !== undefined,
     );
     if (anchorDigest(covered) !== anchor.digest) {
       return {
@@ -172,7 +193,10 @@ function verifyAnchors(entries: readonly AuditEntry[], anchors: readonly AuditAn
 }
 
 /** The older global chain: sequence 1, 2, 3… each linked to the one before, ending at its head. */
-function verifyLegacy(entries: readonly AuditEntry[], head: AuditHead | null | undefined): AuditVerification | undefined {
+function verifyLegacy(
+  entries: readonly AuditEntry[],
+  head: AuditHead | null | undefined,
+): AuditVerification | undefined {
   let previousHash = GENESIS;
   for (const [index, entry] of entries.entries()) {
     const { hash, threadSequence: _threadSequence, ...body } = entry;
@@ -186,7 +210,10 @@ function verifyLegacy(entries: readonly AuditEntry[], head: AuditHead | null | u
   }
   if (head === undefined) return undefined;
   const last = entries.at(-1);
-  if ((head?.sequence ?? 0) !== (last?.sequence ?? 0) || (head !== null && last !== undefined && head.hash !== last.hash)) {
+  if (
+    (head?.sequence ?? 0) !== (last?.sequence ?? 0) ||
+    (head !== null && last !== undefined && head.hash !== last.hash)
+  ) {
     return {
       valid: false,
       brokenAt: (last?.sequence ?? 0) + 1,

@@ -93,7 +93,8 @@ export class AuditLog {
     const after = await this.store.listAuditEntries({ after: last?.through ?? 0 });
     const newest = after.at(-1)?.sequence;
     const settled = this.seen !== undefined && now - this.seen.at >= ANCHOR_SETTLE_MS ? this.seen.sequence : undefined;
-    if (newest !== undefined && (this.seen === undefined || settled !== undefined)) this.seen = { sequence: newest, at: now };
+    if (newest !== undefined && (this.seen === undefined || settled !== undefined))
+      this.seen = { sequence: newest, at: now };
     if (settled === undefined) return false;
     const covered = after.filter((entry) => entry.sequence <= settled && entry.threadSequence !== undefined);
     if (covered.length === 0) return false;

@@ -50,7 +50,13 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       const prompt: Message[] =
         config.prompt === undefined
           ? []
-          : [{ role: 'user', content: stringify(renderTemplate(config.prompt, context.scopes.all())), nodeId: node.id }];
+          : [
+              {
+                role: 'user',
+                content: stringify(renderTemplate(config.prompt, context.scopes.all())),
+                nodeId: node.id,
+              },
+            ];
       const initial: LlmNodeState = { round: 0, toolCallCount: 0, turn: null };
       await context.apply({ next: withNodeState(appendMessages(context.thread, ...prompt), initial) });
     }
@@ -95,11 +101,20 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
           } satisfies LlmNodeState),
         });
       }
-      const progress = await this.pipeline.run(context, { nodeId: node.id, allowedTools: config.tools }, TURN_OF_LLM_NODE);
+      const progress = await this.pipeline.run(
+        context,
+        { nodeId: node.id, allowedTools: config.tools },
+        TURN_OF_LLM_NODE,
+      );
       if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
       const current = context.nodeState<LlmNodeState>() as LlmNodeState;
       const turn = current.turn as LlmTurn;
-      await context.apply({ next: appendMessages(withNodeState(context.thread, { ...current, turn: null }), ...this.closeTurn(node.id, turn)) });
+      await context.apply({
+        next: appendMessages(
+          withNodeState(context.thread, { ...current, turn: null }),
+          ...this.closeTurn(node.id, turn),
+        ),
+      });
       if (progress === 'cancelled') return { kind: 'cancelled', reason: cancelReason(context.signal) };
     }
   }

@@ -11,14 +11,7 @@ import { conflictOf, type Run } from '../engine/run.js';
 import { CLAIM_LOST, SHUTDOWN } from '../engine/shutdown.js';
 import { staleClaim } from '../persistence/stale-claim.js';
 import { combineEffects, type Effects, type Step } from '../engine/step.js';
-import {
-  currentFrame,
-  finishThread,
-  moveCursor,
-  popFrame,
-  startNode,
-  suspend,
-} from '../engine/transitions.js';
+import { currentFrame, finishThread, moveCursor, popFrame, startNode, suspend } from '../engine/transitions.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
@@ -89,7 +82,12 @@ export class NodeExecutionCoordinator {
             effects: { events: [{ type: 'NODE_STARTED', nodeId: node.id, nodeType: node.type }] },
           });
         }
-        const scopes = new VariableScopes(run.thread, currentFrame(run.thread), workflow, await this.globalsOf(workflow));
+        const scopes = new VariableScopes(
+          run.thread,
+          currentFrame(run.thread),
+          workflow,
+          await this.globalsOf(workflow),
+        );
         const outcome = await this.executeNode(run, workflow, node, scopes, signal);
         if (await this.advance(run, workflow, node, outcome, scopes)) return run.thread;
       } catch (error) {
@@ -228,7 +226,12 @@ export class NodeExecutionCoordinator {
   /** Pops a finished child frame, maps its outputs into the parent, and moves the parent on. */
   private async returnFromSubgraph(run: Run, childWorkflow: WorkflowDefinition, endNode: WorkflowNode): Promise<void> {
     const child = currentFrame(run.thread);
-    const childVariables = new VariableScopes(run.thread, child, childWorkflow, await this.globalsOf(childWorkflow)).all();
+    const childVariables = new VariableScopes(
+      run.thread,
+      child,
+      childWorkflow,
+      await this.globalsOf(childWorkflow),
+    ).all();
     await run.apply({
       next: popFrame(moveCursor(run.thread, null)),
       effects: { events: [{ type: 'NODE_COMPLETED', nodeId: endNode.id, nodeType: endNode.type, next: null }] },

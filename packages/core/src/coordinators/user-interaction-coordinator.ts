@@ -58,7 +58,8 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
           },
         ],
         context,
-        (thread, [record]) => (record ? withNodeState(thread, { interactionId: record.interactionId } satisfies WaitState) : thread),
+        (thread, [record]) =>
+          record ? withNodeState(thread, { interactionId: record.interactionId } satisfies WaitState) : thread,
       );
       if (!opened) throw new InterlockError('INTERNAL', 'the interaction was not opened');
       interaction = opened;
@@ -153,7 +154,8 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
           }
           const content = stringify(renderTemplate(config.message.contentTemplate, variables));
           return {
-            update: (thread) => appendMessages(release(thread), { role: config.message.role, content, nodeId: node.id }),
+            update: (thread) =>
+              appendMessages(release(thread), { role: config.message.role, content, nodeId: node.id }),
             effects: {
               interactions: [consume],
               events: [responded, { type: 'USER_INTERACTION_PROCESSED', ...base, appendedMessage: content }],
@@ -163,7 +165,12 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
         } catch (error) {
           const failure = toInterlockError(error);
           context.emit(responded);
-          context.emit({ type: 'USER_INTERACTION_FAILED', ...base, reason: 'invalid_response', message: failure.message });
+          context.emit({
+            type: 'USER_INTERACTION_FAILED',
+            ...base,
+            reason: 'invalid_response',
+            message: failure.message,
+          });
           throw new InterlockError(
             'INTERACTION_INVALID_RESPONSE',
             `the answer to node "${node.id}" could not be applied: ${failure.message}`,

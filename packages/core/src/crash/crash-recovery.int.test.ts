@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashArguments, type InteractionRecord } from '../index.js';
+import type { InteractionRecord } from '../index.js';
 import {
   APPROVE,
   crashSession,
@@ -143,10 +143,16 @@ const POINTS: { point: string; cases: PointCase[] }[] = [
           // The lookup is the first call approved in this process, the charge the second.
           await crashSession(run, [APPROVE], 'tool:approved:2');
           const crashed = await inspect(run);
-          expect(execution(crashed, run.threadId, 'charge-1')).toMatchObject({
-            status: 'approved',
-            argumentsHash: hashArguments({ amount: 42 }),
+          // Approved in the thread's value, and not started: no write-ahead record yet (it is
+          // written in the commit that starts the call, before its side effect).
+          const turn = threadOf(crashed, run.threadId).activeNode?.state as {
+            turn?: { calls: { id: string; phase: string; finalArguments: unknown }[] };
+          };
+          expect(turn.turn?.calls.find((call) => call.id === 'charge-1')).toMatchObject({
+            phase: 'ready',
+            finalArguments: { amount: 42 },
           });
+          expect(execution(crashed, run.threadId, 'charge-1')).toBeUndefined();
           expect(chargesOf(crashed, run.threadId)).toEqual([]);
 
           expect(stepsOf(await person(run, { note: 'paid' }))).toEqual(['resume', 'UPDATE_VARIABLES']);

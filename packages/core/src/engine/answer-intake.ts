@@ -91,7 +91,8 @@ export class AnswerIntake {
       ...(responder === undefined ? {} : { responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     };
-    if (!this.jobs.enabled || this.hooks.isRunningHere(threadId)) return { kind: 'valid', interaction, stored, response };
+    if (!this.jobs.enabled || this.hooks.isRunningHere(threadId))
+      return { kind: 'valid', interaction, stored, response };
     // With workers, the answer and the job that continues the thread are stored together.
     const result = await this.store.commit({
       interactions: [{ kind: 'answer', interactionId, response }],
@@ -108,7 +109,8 @@ export class AnswerIntake {
     const result = await this.store.commit({
       interactions: [{ kind: 'answer', interactionId: interaction.interactionId, response }],
     });
-    if (result.status === 'conflict') return this.refused(result.conflict, input, response.responder, interaction.threadId);
+    if (result.status === 'conflict')
+      return this.refused(result.conflict, input, response.responder, interaction.threadId);
     failpoint('interaction:answer-stored');
     return 'stored';
   }
@@ -122,7 +124,10 @@ export class AnswerIntake {
   ): Promise<Intake> {
     if (conflict.kind === 'interaction-not-pending' && conflict.interaction !== undefined)
       return this.answeredBefore(conflict.interaction, input, responder);
-    throw new InterlockError('INTERACTION_NOT_FOUND', `the interaction of thread ${threadId} was removed from the store`);
+    throw new InterlockError(
+      'INTERACTION_NOT_FOUND',
+      `the interaction of thread ${threadId} was removed from the store`,
+    );
   }
 
   /** An answer to an interaction answered before: the same answer again from the same person is accepted (a retry), another is refused. */

@@ -43,7 +43,9 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     await withStore(scenario, async (store) => {
       const interactions = await store.listInteractions({ threadId: 'slow-1' });
       expect(interactions.map((interaction) => interaction.request.toolApproval?.stage)).toEqual(['execution']);
-      expect(await store.getToolExecution('slow-1', 'deploy-1')).toMatchObject({ status: 'finished' });
+      expect(
+        (await store.listToolExecutions({ threadId: 'slow-1' })).find((call) => call.toolCallId === 'deploy-1'),
+      ).toMatchObject({ status: 'finished' });
       expect((await store.getThread('slow-1'))?.lease).toBeUndefined();
     });
   }, 30_000);
@@ -95,7 +97,9 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     expect(answered.result?.error?.message).toMatch(/hash [0-9a-f]{12}….*hash [0-9a-f]{12}…/);
     await withStore(scenario, async (store) => {
       expect((await store.getInteraction(interactionId!))?.status).toBe('pending');
-      expect(await store.getToolExecution('edited-1', 'deploy-1')).toBeUndefined();
+      expect(
+        (await store.listToolExecutions({ threadId: 'edited-1' })).find((call) => call.toolCallId === 'deploy-1'),
+      ).toBeUndefined();
     });
     expect(ledgerLines(scenario)).toEqual([]);
     expect(JSON.parse(await readFile(scenario.workflow, 'utf8'))).toMatchObject({ id: 'deploy' });
@@ -105,7 +109,7 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
 async function snapshot(scenario: Awaited<ReturnType<typeof newScenario>>, threadId: string) {
   return withStore(scenario, async (store) => ({
     thread: await store.getThread(threadId),
-    execution: await store.getToolExecution(threadId, 'deploy-1'),
+    execution: (await store.listToolExecutions({ threadId: threadId })).find((call) => call.toolCallId === 'deploy-1'),
     audit: await store.listAuditEntries(),
     interactions: await store.listInteractions({ threadId }),
   }));

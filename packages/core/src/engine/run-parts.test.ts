@@ -1,11 +1,21 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { ResponseInterpreter } from '../interaction/response-interpreter.js';
-import type { ApprovalPolicy } from '../policy/approval-policy.js';
-import { CREATED_AT, interactionRecord, threadRecord } from '../testing/conformance/store-records.js';
+import { resolveApprovalOptions } from '../policy/approval-options.js';
+import { ApprovalPolicy } from '../policy/approval-policy.js';
+import {
+  CREATED_AT,
+  committed,
+  createThread,
+  interactionRecord,
+  present,
+  save,
+  threadRecord,
+} from '../testing/conformance/store-records.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+import { safeShell } from '../tools/__fixtures__/turn-parts.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { JobPlanner, type ContinueIn } from '../workers/job-planner.js';
 import { WorkflowRegistry } from '../workflow/workflow-registry.js';
@@ -84,10 +94,15 @@ function handClock(start = NOW): Clock & { set(to: number): void } {
 }
 
 describe('DeadlineTimers (the deadlines of waits this process ran)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   const at = (ms: number): InteractionRecord =>
     interactionRecord({ interactionId: `i-${ms}`, deadline: new Date(Date.now() + ms).toISOString() });
 
   it('calls onDue once per interaction when its deadline passes, and forgets it', async () => {
+    vi.useFakeTimers({ now: NOW });
     const due: string[] = [];
     const timers = new DeadlineTimers({ now: () => Date.now() }, (interaction) => due.push(interaction.interactionId));
     const soon = at(20);
@@ -95,12 +110,15 @@ describe('DeadlineTimers (the deadlines of waits this process ran)', () => {
     timers.arm(soon);
     timers.arm(interactionRecord({ interactionId: 'no-deadline', deadline: null }));
     expect(timers.size).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(19);
+    expect(due).toEqual([]);
+    await vi.advanceTimersByTimeAsync(41);
     expect(due).toEqual([soon.interactionId]);
     expect(timers.size).toBe(0);
   });
 
   it('never fires a disarmed deadline', async () => {
+    vi.useFakeTimers({ now: NOW });
     const due: string[] = [];
     const timers = new DeadlineTimers({ now: () => Date.now() }, (interaction) => due.push(interaction.interactionId));
     const first = at(20);
@@ -109,7 +127,7 @@ describe('DeadlineTimers (the deadlines of waits this process ran)', () => {
     timers.disarm(first.interactionId);
     expect(timers.size).toBe(1);
     timers.disarmAll();
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    await vi.advanceTimersByTimeAsync(60);
     expect(due).toEqual([]);
   });
 });
@@ -123,7 +141,8 @@ describe('AnswerIntake (the first half of respond)', () => {
     const clock = handClock();
     const definitions = new ThreadDefinitions(workflows, store);
     await definitions.keep(workflow);
-    const thread = await store.createThread(
+    const thread = await createThread(
+      store,
       threadRecord({
         workflowId: 'intake',
         workflowVersion: '1',
@@ -139,27 +158,29 @@ describe('AnswerIntake (the first half of respond)', () => {
         ],
         status: 'waiting',
         pendingInteractionIds: ['i-1'],
-        version: 0,
       }),
     );
+    const { toolApproval: _toolApproval, ...request } = interactionRecord().request;
     const question = interactionRecord({
       interactionId: 'i-1',
       nodeId: 'ask',
       deadline: new Date(NOW + 60_000).toISOString(),
       request: {
-        ...interactionRecord().request,
+        ...request,
         interactionId: 'i-1',
         operationType: 'UPDATE_VARIABLES',
         prompt: 'Your answer?',
         input: { kind: 'confirm' },
       },
     });
-    delete question.request.toolApproval;
-    await store.createInteraction(question);
+    await committed(store, { interactions: [{ kind: 'open', interaction: question }] });
     const expired: string[] = [];
     const retired: string[] = [];
-    // An UPDATE_VARIABLES answer is interpreted without consulting the approval policy.
-    const interpreter = new ResponseInterpreter(new ToolRegistry(), undefined as unknown as ApprovalPolicy);
+    const tools = new ToolRegistry();
+    const interpreter = new ResponseInterpreter(
+      tools,
+      new ApprovalPolicy(tools, resolveApprovalOptions({}), safeShell, store, clock),
+    );
     const intake = new AnswerIntake(store, interpreter, definitions, new JobPlanner(continueIn, clock, 30_000), clock, {
       isRunningHere: () => false,
       isHeldByLiveRun: () => false,
@@ -167,14 +188,34 @@ describe('AnswerIntake (the first half of respond)', () => {
       retire: async (interactionId) => void retired.push(interactionId),
       ...hooks,
     });
-    return { store, clock, thread, intake, expired, retired };
+    /** Takes an answer in and stores it on its own (as the runner does when another run holds the thread). */
+    const answer = async (input: unknown, responder: string) => {
+      const intaken = await intake.take('i-1', input, responder);
+      if (intaken.kind !== 'valid') return expect.unreachable(`the answer was not valid: ${JSON.stringify(intaken)}`);
+      return intake.storeAlone(intaken, input);
+    };
+    return { store, clock, thread, intake, answer, expired, retired };
   }
 
-  it('stores an answer in its interpreted form and hands the thread on to be taken forward', async () => {
+  it('takes an answer in its interpreted form, writes nothing, and hands it and the thread on to be stored with the run', async () => {
     const { store, intake } = await setUp('this-process');
     const intaken = await intake.take('i-1', 'yes', 'ada');
-    expect(intaken).toMatchObject({ kind: 'stored', repeated: false, thread: { threadId: 'thread-1' } });
-    expect((await store.getInteraction('i-1'))?.response).toMatchObject({ input: true, responder: 'ada' });
+    expect(intaken).toMatchObject({
+      kind: 'valid',
+      interaction: { interactionId: 'i-1' },
+      stored: { thread: { threadId: 'thread-1', pendingInteractionIds: ['i-1'] } },
+      response: { input: true, responder: 'ada', respondedAt: CREATED_AT },
+    });
+    expect((await store.getInteraction('i-1'))?.status).toBe('pending');
+  });
+
+  it('stores a valid answer on its own in its interpreted form', async () => {
+    const { store, answer } = await setUp('this-process');
+    expect(await answer('yes', 'ada')).toBe('stored');
+    expect(await store.getInteraction('i-1')).toMatchObject({
+      status: 'responded',
+      response: { input: true, responder: 'ada' },
+    });
   });
 
   it('refuses an answer its input kind cannot take, and writes nothing', async () => {
@@ -184,13 +225,43 @@ describe('AnswerIntake (the first half of respond)', () => {
   });
 
   it('takes the same answer again as a retry, and refuses another one', async () => {
-    const { intake } = await setUp('this-process');
-    await intake.take('i-1', true, 'ada');
-    expect(await intake.take('i-1', 'y', 'ada')).toMatchObject({ kind: 'stored', repeated: true });
+    const { intake, answer } = await setUp('this-process');
+    await answer(true, 'ada');
+    expect(await intake.take('i-1', 'y', 'ada')).toMatchObject({
+      kind: 'stored-before',
+      interaction: { interactionId: 'i-1', status: 'responded' },
+      thread: { threadId: 'thread-1' },
+    });
     expect(await intake.take('i-1', false, 'bob')).toEqual({
       kind: 'answered',
       status: 'already_answered',
       threadId: 'thread-1',
+    });
+  });
+
+  it('stores the first of two answers taken in at once, and refuses the second', async () => {
+    const { store, intake } = await setUp('this-process');
+    const first = await intake.take('i-1', true, 'ada');
+    const second = await intake.take('i-1', false, 'bob');
+    if (first.kind !== 'valid' || second.kind !== 'valid') return expect.unreachable('both answers are valid');
+    expect(await intake.storeAlone(first, true)).toBe('stored');
+    expect(await intake.storeAlone(second, false)).toEqual({
+      kind: 'answered',
+      status: 'already_answered',
+      threadId: 'thread-1',
+    });
+    expect((await store.getInteraction('i-1'))?.response).toMatchObject({ input: true, responder: 'ada' });
+  });
+
+  it('says an answer repeated after its thread applied it was applied', async () => {
+    const { store, intake, answer } = await setUp('this-process');
+    await answer(true, 'ada');
+    await committed(store, { interactions: [{ kind: 'consume', interactionId: 'i-1', at: CREATED_AT }] });
+    expect(await intake.take('i-1', true, 'ada')).toEqual({
+      kind: 'answered',
+      status: 'applied',
+      threadId: 'thread-1',
+      repeated: true,
     });
   });
 
@@ -208,22 +279,23 @@ describe('AnswerIntake (the first half of respond)', () => {
 
   it('retires a question its thread never checkpointed as waiting on (an orphan of a crash)', async () => {
     const { store, thread, intake, retired } = await setUp('this-process');
-    await store.saveThread({ ...thread, pendingInteractionIds: [] });
+    await committed(store, { thread: save(thread, { pendingInteractionIds: [] }) });
     expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'answered', status: 'expired' });
     expect(retired).toEqual(['i-1']);
   });
 
   it('takes an answer to a question its thread has not checkpointed yet while a live run holds the thread', async () => {
-    const { store, thread, intake, retired } = await setUp('this-process', { isHeldByLiveRun: () => true });
-    await store.saveThread({ ...thread, pendingInteractionIds: [] });
-    expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'stored' });
+    const { store, thread, answer, retired } = await setUp('this-process', { isHeldByLiveRun: () => true });
+    await committed(store, { thread: save(thread, { pendingInteractionIds: [] }) });
+    expect(await answer(true, 'ada')).toBe('stored');
     expect(retired).toEqual([]);
     expect((await store.getInteraction('i-1'))?.status).toBe('responded');
   });
 
   it('refuses an answer to a thread whose workflow changed under the same version, before storing it', async () => {
     const { store, thread, intake } = await setUp('this-process');
-    await store.saveThread({ ...thread, frames: [{ ...thread.frames[0]!, definitionHash: 'sha256:another' }] });
+    const frame = present(thread.frames[0]);
+    await committed(store, { thread: save(thread, { frames: [{ ...frame, definitionHash: 'sha256:another' }] }) });
     await expect(intake.take('i-1', true, 'ada')).rejects.toMatchObject({ code: 'WORKFLOW_CHANGED' });
     expect((await store.getInteraction('i-1'))?.status).toBe('pending');
   });
@@ -235,14 +307,16 @@ describe('AnswerIntake (the first half of respond)', () => {
       status: 'scheduled',
       threadId: 'thread-1',
     });
+    expect(await store.getInteraction('i-1')).toMatchObject({ status: 'responded', response: { input: true } });
     const later = (ms: number) => new Date(NOW + ms).toISOString();
-    const jobs = await store.takeJobs!(['intake'], 'worker', later(3_600_000), later(3_601_000), 10);
+    const jobs = await store.takeJobs(['intake'], 'worker', later(3_600_000), later(3_601_000), 10);
     expect(jobs.map((job) => job.kind).sort()).toEqual(['continue', 'recover']);
   });
 
   it('with workers, still takes the answer itself for a thread this process is running', async () => {
-    const { intake } = await setUp('workers', { isRunningHere: () => true });
-    expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'stored' });
+    const { store, intake } = await setUp('workers', { isRunningHere: () => true });
+    expect(await intake.take('i-1', true, 'ada')).toMatchObject({ kind: 'valid', response: { input: true } });
+    expect(await store.takeJobs(['intake'], 'worker', later(), later(), 10)).toEqual([]);
   });
 
   it('says which interaction it does not know', async () => {
@@ -252,3 +326,8 @@ describe('AnswerIntake (the first half of respond)', () => {
     expect(error).toMatchObject({ code: 'INTERACTION_NOT_FOUND', message: expect.stringContaining('i-404') });
   });
 });
+
+/** An hour after NOW. */
+function later(): string {
+  return new Date(NOW + 3_600_000).toISOString();
+}

@@ -58,8 +58,8 @@ export class Run {
   private committing: Promise<void> = Promise.resolve();
   /** Events held for the next commit (see `Effects.announceAfterCommit`). */
   private held: EmittedEvent[] = [];
-  /** Interactions committed while the run kept its claim: an answer may have come for them before it stopped. */
-  private readonly exposed = new Set<string>();
+  /** Whether a commit of the run kept its claim: other processes saw it hold the thread. */
+  private claimShown = false;
   private lazyCommit: NodeJS.Immediate | undefined;
   private broken: unknown;
   private released = false;
@@ -138,9 +138,9 @@ export class Run {
       for (const event of effects.events ?? []) this.context.publish(this.state, event);
   }
 
-  /** The interactions this run committed while it kept its claim (others could answer them before it stopped). */
-  get exposedInteractions(): ReadonlySet<string> {
-    return this.exposed;
+  /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
+  get claimWasVisible(): boolean {
+    return this.claimShown;
   }
 
   /** A durability point: commits everything pending, with the thread as it is now. `release` ends the run's claim. */
@@ -182,7 +182,8 @@ export class Run {
     await this.commit();
     const settle = this.committing.then(async () => {
       const result = await this.context.store.commit({ interactions: [change] });
-      const committed = result.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
+      const committed =
+        result.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
       if (committed) this.see({ interactions: [change] });
       const known = committed ? this.interactions.get(interactionId) : undefined;
       const stored = known ?? (await this.context.store.getInteraction(interactionId));
@@ -257,7 +258,8 @@ export class Run {
       this.committed = stored;
       // Steps applied while the commit was on its way keep their values; only the stored fields move.
       const { lease: _current, ...now } = this.state;
-      this.state = this.state === thread ? stored : { ...now, version, epoch, ...(lease === undefined ? {} : { lease }) };
+      this.state =
+        this.state === thread ? stored : { ...now, version, epoch, ...(lease === undefined ? {} : { lease }) };
       const kind = unit.thread?.kind;
       if (kind === 'create' || (kind === 'save' && unit.thread?.claim.kind === 'take')) {
         this.claimed = true;
@@ -265,8 +267,7 @@ export class Run {
       }
     }
     if (release) this.released = true;
-    else
-      for (const change of unit.interactions ?? []) if (change.kind === 'open') this.exposed.add(change.interaction.interactionId);
+    else if (this.claimed) this.claimShown = true;
     this.markCommitted();
     const held = this.held;
     this.held = [];
@@ -275,7 +276,14 @@ export class Run {
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
   private unitOf(pending: Effects, release: boolean): UnitOfWork | undefined {
-    const threadChange = this.threadChange(release);
+    const writes =
+      (pending.interactions?.length ?? 0) +
+      (pending.toolCalls?.length ?? 0) +
+      (pending.audit?.length ?? 0) +
+      (pending.globals?.length ?? 0) +
+      (pending.remember?.length ?? 0) +
+      (pending.jobs?.length ?? 0);
+    const threadChange = this.threadChange(release, writes > 0);
     const unit: UnitOfWork = {
       ...(threadChange === undefined ? {} : { thread: threadChange }),
       ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),
@@ -288,17 +296,23 @@ export class Run {
     return Object.keys(unit).length === 0 ? undefined : unit;
   }
 
-  private threadChange(release: boolean): ThreadChange | undefined {
+  /**
+   * The thread's part of the unit. Every unit of a run that writes anything carries the
+   * thread, so its fence (version and epoch) is checked, and a run's first unit claims it.
+   */
+  private threadChange(release: boolean, writes: boolean): ThreadChange | undefined {
     const current = this.state;
     const thread = { ...current, updatedAt: this.context.nowIso() };
     if (this.committed === undefined) {
       const { lease: _lease, ...rest } = thread;
       return {
         kind: 'create',
-        thread: release ? { ...rest, version: 1 } : { ...rest, version: 1, lease: { owner: this.context.owner, until: this.context.leaseUntil() } },
+        thread: release
+          ? { ...rest, version: 1 }
+          : { ...rest, version: 1, lease: { owner: this.context.owner, until: this.context.leaseUntil() } },
       };
     }
-    if (this.committed === current) {
+    if (this.committed === current && !writes) {
       if (!release || !this.claimed) return undefined;
       return { kind: 'release', threadId: thread.threadId, epoch: thread.epoch, owner: this.context.owner };
     }
@@ -393,9 +407,13 @@ export function conflictError(conflict: Conflict, thread: ThreadRecord): Interlo
         { details: { threadId, conflict } },
       );
     default:
-      return new InterlockError('STORE_CONFLICT', `thread ${threadId}: the store refused the write (${conflict.kind})`, {
-        details: { threadId, conflict },
-      });
+      return new InterlockError(
+        'STORE_CONFLICT',
+        `thread ${threadId}: the store refused the write (${conflict.kind})`,
+        {
+          details: { threadId, conflict },
+        },
+      );
   }
 }
 

@@ -1,11 +1,6 @@
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type { ThreadRecord } from '../persistence/records.js';
-import type {
-  AuditDraft,
-  GlobalChange,
-  InteractionChange,
-  ToolCallChange,
-} from '../persistence/unit-of-work.js';
+import type { AuditDraft, GlobalChange, InteractionChange, ToolCallChange } from '../persistence/unit-of-work.js';
 import type { EmittedEvent } from './node-executor.js';
 
 /**

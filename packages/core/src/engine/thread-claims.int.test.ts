@@ -6,7 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, ofType, type Interlock, type StoreOptions } from '../index.js';
+import type { ICheckpointStore, ThreadRecord, UnitOfWork } from '../persistence/checkpoint-store.js';
 import { openSqliteStore } from '../persistence/sqlite/open-sqlite-store.js';
+import { committed, present, save } from '../testing/conformance/store-records.js';
 
 /** A person who never answers: the handler waits until the engine calls the question off. */
 const silentPerson: IUserInteractionHandler = {
@@ -29,6 +31,62 @@ async function instance(store: StoreOptions, options: Parameters<typeof createIn
   const interlock = await createInterlock({ store, ...options });
   open.push(interlock);
   return interlock;
+}
+
+/**
+ * The store of a process that answers, telling the test when an answer was stored and each
+ * time after that the process looked at the thread (to take it forward or leave it to its holder).
+ */
+function watched(store: ICheckpointStore) {
+  let answered = false;
+  const looks: (ThreadRecord | undefined)[] = [];
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const proxy = new Proxy(store, {
+    get(target, property) {
+      if (property === 'commit')
+        return async (unit: UnitOfWork) => {
+          const result = await target.commit(unit);
+          if (result.status === 'committed' && unit.interactions?.some((change) => change.kind === 'answer'))
+            answered = true;
+          return result;
+        };
+      if (property === 'getThread')
+        return async (threadId: string) => {
+          const thread = await target.getThread(threadId);
+          if (answered) {
+            looks.push(thread);
+            for (const waiter of waiting.filter((waiter) => looks.length >= waiter.count)) waiter.resolve();
+          }
+          return thread;
+        };
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    store: proxy,
+    /** The threads as the process read them after the answer was stored, once it looked `count` times. */
+    looksAfterAnswer: (count: number) =>
+      new Promise<(ThreadRecord | undefined)[]>((resolve) => {
+        if (looks.length >= count) resolve([...looks]);
+        else waiting.push({ count, resolve: () => resolve([...looks]) });
+      }),
+  };
+}
+
+/** A claim of another process on the thread, taken in the store directly; returns the epoch it took. */
+async function claimElsewhere(path: string, threadId: string, owner: string, until: number): Promise<number> {
+  const raw = await openSqliteStore({ path });
+  try {
+    const stored = present(await raw.getThread(threadId));
+    const now = new Date().toISOString();
+    const result = await committed(raw, {
+      thread: save(stored, {}, { kind: 'take', owner, until: new Date(until).toISOString(), now }),
+    });
+    return present(result.thread).epoch;
+  } finally {
+    await raw.close();
+  }
 }
 
 describe('a thread asked about in one process and answered in another (issue 5, F21)', () => {
@@ -72,28 +130,33 @@ describe('a thread asked about in one process and answered in another (issue 5, 
 
   it('takes the thread forward itself once the lease of a process that died runs out', async () => {
     const store = await sqliteStore();
-    const first = await instance(store);
-    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
-    const [question] = await first.pending();
-    // A process that died while asking: its lease is in the store, and nobody renews it.
-    const raw = await openSqliteStore({ path: store.path });
-    const now = Date.now();
-    const stored = await raw.getThread(waiting.threadId);
-    const claim = await raw.claimThread(
-      waiting.threadId,
-      'a-dead-process',
-      new Date(now + 600).toISOString(),
-      new Date(now).toISOString(),
-      stored!.version,
+    let offset = 0;
+    const answering = watched(await openSqliteStore({ path: store.path }));
+    // The answering process's clock, moved on by the test: the dead process's claim ends when it says.
+    const first = await instance(
+      { type: 'custom', store: answering.store },
+      {
+        clock: { now: () => Date.now() + offset },
+        leaseMs: 300,
+      },
     );
-    expect(claim.status).toBe('claimed');
-    await raw.close();
+    const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
+    const question = present((await first.pending())[0]);
+    // A process that died while asking: its claim is in the store, and nobody renews it.
+    const until = Date.now() + 60_000;
+    await claimElsewhere(store.path, waiting.threadId, 'a-dead-process', until);
 
-    const started = performance.now();
-    const answer = await first.respond(question!.interactionId, 'late but applied');
-    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
-    expect(answer.status).toBe('accepted');
-    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({
+    const answer = first.respond(question.interactionId, 'late but applied');
+    // Stored, and looked at twice since: held by the dead process, the thread is left alone while its claim lives.
+    const looks = await answering.looksAfterAnswer(2);
+    expect(looks.map((thread) => thread?.lease?.owner)).toEqual(['a-dead-process', 'a-dead-process']);
+    expect(await first.thread(waiting.threadId)).toMatchObject({ status: 'waiting' });
+    expect((await answering.store.getInteraction(question.interactionId))?.status).toBe('responded');
+
+    offset = until - Date.now() + 1;
+    const accepted = await answer;
+    expect(accepted.status).toBe('accepted');
+    expect(await (accepted.status === 'accepted' ? accepted.thread?.done() : undefined)).toMatchObject({
       status: 'completed',
       output: 'late but applied',
     });
@@ -101,29 +164,24 @@ describe('a thread asked about in one process and answered in another (issue 5, 
 
   it('takes the thread forward itself when the other process stops asking (frees its lease) without taking the answer', async () => {
     const store = await sqliteStore();
-    const first = await instance(store);
+    const answering = watched(await openSqliteStore({ path: store.path }));
+    const first = await instance({ type: 'custom', store: answering.store }, { leaseMs: 300 });
     const waiting = await (await first.start(first.registerWorkflow(definition), { channel: 'inbox' })).done();
-    const [question] = await first.pending();
-    const other = await openSqliteStore({ path: store.path });
-    const now = Date.now();
-    const stored = await other.getThread(waiting.threadId);
-    const claim = await other.claimThread(
-      waiting.threadId,
-      'an-asking-process',
-      new Date(now + 10_000).toISOString(),
-      new Date(now).toISOString(),
-      stored!.version,
-    );
-    if (claim.status !== 'claimed') throw new Error(`not claimed: ${claim.status}`);
-    await other.flush();
+    const question = present((await first.pending())[0]);
+    const epoch = await claimElsewhere(store.path, waiting.threadId, 'an-asking-process', Date.now() + 60_000);
 
-    const answering = first.respond(question!.interactionId, 'applied after all');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await other.releaseClaim({ threadId: waiting.threadId, epoch: claim.epoch }, 'an-asking-process');
+    const answer = first.respond(question.interactionId, 'applied after all');
+    // The answer is stored and left to the asking process while it holds the thread.
+    const looks = await answering.looksAfterAnswer(2);
+    expect(looks.map((thread) => thread?.lease?.owner)).toEqual(['an-asking-process', 'an-asking-process']);
+    const other = await openSqliteStore({ path: store.path });
+    await committed(other, {
+      thread: { kind: 'release', threadId: waiting.threadId, epoch, owner: 'an-asking-process' },
+    });
     await other.close();
-    const answer = await answering;
-    expect(answer.status === 'accepted' && answer.thread !== undefined).toBe(true);
-    expect(await (answer.status === 'accepted' ? answer.thread?.done() : undefined)).toMatchObject({
+    const accepted = await answer;
+    expect(accepted.status === 'accepted' && accepted.thread !== undefined).toBe(true);
+    expect(await (accepted.status === 'accepted' ? accepted.thread?.done() : undefined)).toMatchObject({
       status: 'completed',
       output: 'applied after all',
     });

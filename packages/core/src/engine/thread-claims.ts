@@ -71,7 +71,9 @@ export class ThreadClaims {
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
       const next = this.leaseUntil();
       void this.store
-        .commit({ thread: { kind: 'renew', threadId: fence.threadId, epoch: fence.epoch, owner: this.owner, until: next } })
+        .commit({
+          thread: { kind: 'renew', threadId: fence.threadId, epoch: fence.epoch, owner: this.owner, until: next },
+        })
         .then(
           (result) => {
             if (renewals.closed) return;

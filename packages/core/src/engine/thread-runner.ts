@@ -18,6 +18,7 @@ import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers } from './deadline-timers.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
+import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
@@ -45,6 +46,8 @@ type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 export class ThreadRunner {
   /** Runs being set up in this process, by thread (see resumeFrom). */
   private readonly claiming = new Map<string, Promise<ThreadHandle>>();
+  /** Answers being taken in, by interaction (see respond). */
+  private readonly responding = new Map<string, Promise<RespondResult>>();
   private readonly definitions: ThreadDefinitions;
   private readonly timers: DeadlineTimers;
   private readonly intake: AnswerIntake;
@@ -136,7 +139,8 @@ export class ThreadRunner {
     if (running && from.answer === undefined) return Promise.resolve(running.handle);
     const claiming = this.claiming.get(threadId);
     if (claiming && from.answer === undefined) return claiming;
-    if (running || claiming) throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
+    if (running || claiming)
+      throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
     const launched = this.launchStored(threadId, from).finally(() => this.claiming.delete(threadId));
     this.claiming.set(threadId, launched);
     return launched;
@@ -157,7 +161,8 @@ export class ThreadRunner {
     const { answer } = from;
     // Questions stored before a crash that the thread never waited on (an older store) are let go.
     const orphans = stored.interactions.filter(
-      (interaction) => interaction.status === 'pending' && !thread.pendingInteractionIds.includes(interaction.interactionId),
+      (interaction) =>
+        interaction.status === 'pending' && !thread.pendingInteractionIds.includes(interaction.interactionId),
     );
     if (answer !== undefined || orphans.length > 0) {
       const at = this.claims.nowIso();
@@ -165,10 +170,26 @@ export class ThreadRunner {
         next: thread,
         effects: {
           interactions: [
-            ...orphans.map((orphan) => ({ kind: 'fail' as const, interactionId: orphan.interactionId, reason: 'cancelled' as const, message: SUPERSEDED, at })),
+            ...orphans.map((orphan) => ({
+              kind: 'fail' as const,
+              interactionId: orphan.interactionId,
+              reason: 'cancelled' as const,
+              message: SUPERSEDED,
+              at,
+            })),
             ...(answer === undefined
               ? []
-              : [{ kind: 'answer' as const, interactionId: answer.interactionId, response: { input: answer.input, ...(answer.responder === undefined ? {} : { responder: answer.responder }), respondedAt: answer.respondedAt } }]),
+              : [
+                  {
+                    kind: 'answer' as const,
+                    interactionId: answer.interactionId,
+                    response: {
+                      input: answer.input,
+                      ...(answer.responder === undefined ? {} : { responder: answer.responder }),
+                      respondedAt: answer.respondedAt,
+                    },
+                  },
+                ]),
           ],
         },
       });
@@ -196,8 +217,19 @@ export class ThreadRunner {
    */
   async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
     this.assertOpen();
-    const intake = await this.intake.take(interactionId, input, options.responder);
-    return this.settleIntake(intake, input);
+    // Answers to one interaction given in this process are taken one after the other: the first is stored first.
+    const before = this.responding.get(interactionId);
+    const answer = (async () => {
+      await before?.catch(() => undefined);
+      const intake = await this.intake.take(interactionId, input, options.responder);
+      return this.settleIntake(intake, input);
+    })();
+    this.responding.set(interactionId, answer);
+    try {
+      return await answer;
+    } finally {
+      if (this.responding.get(interactionId) === answer) this.responding.delete(interactionId);
+    }
   }
 
   private async settleIntake(intake: Intake, input: unknown): Promise<RespondResult> {
@@ -233,6 +265,15 @@ export class ThreadRunner {
     if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
       const alone = await this.intake.storeAlone(intake, input);
       if (alone !== 'stored') return this.settleIntake(alone, input);
+      // A run of this process may be about to stop: it looks for answers given here before it does.
+      this.responses.notify(interactionId);
+      return this.continueStored(threadId, interactionId);
+    }
+    // A crash test kills the process with the answer stored and not applied (as when another
+    // process holds the thread): store it on its own first.
+    if (isArmed('interaction:answer-stored')) {
+      const alone = await this.intake.storeAlone(intake, input);
+      if (alone !== 'stored') return this.settleIntake(alone, input);
       return this.continueStored(threadId, interactionId);
     }
     let handle: ThreadHandle;
@@ -243,6 +284,7 @@ export class ThreadRunner {
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
       const alone = await this.intake.storeAlone(intake, input);
       if (alone !== 'stored') return this.settleIntake(alone, input);
+      this.responses.notify(interactionId);
       return this.continueStored(threadId, interactionId);
     }
     // The answer is acknowledged once stored: with the run's first commit.
@@ -279,10 +321,7 @@ export class ThreadRunner {
     });
     try {
       const running = this.runs.get(threadId);
-      if (running) {
-        if (interactionId !== undefined) this.responses.notify(interactionId);
-        return accepted({ status: 'continued' }, running.handle);
-      }
+      if (running) return accepted({ status: 'continued' }, running.handle);
       const claiming = this.claiming.get(threadId);
       if (claiming) return accepted({ status: 'continued' }, await claiming);
       // A process taking this thread forward right now picks the answer up; if it died
@@ -404,17 +443,19 @@ export class ThreadRunner {
   }
 
   /**
-   * A thread that now waits durably: if an answer raced the suspension (a question stored
-   * while the run kept its claim, answered elsewhere), continue it at once (returns the new
-   * run); otherwise arm its deadlines.
+   * A thread that now waits durably: if an answer raced the suspension, continue it at once
+   * (returns the new run); otherwise arm its deadlines. An answer can have been stored while
+   * the run went on by `respond()` in this process, or — once the run's claim was visible in
+   * the store — by another process that left the answer to it: then the store is read.
    */
   private async afterRun(outcome: ThreadOutcome, run: Run): Promise<ThreadHandle | undefined> {
     if (outcome.status !== 'waiting' || this.closed) return undefined;
     const interactions = [];
     for (const interactionId of outcome.pendingInteractionIds) {
-      const known = run.exposedInteractions.has(interactionId)
-        ? await this.store.getInteraction(interactionId)
-        : run.interaction(interactionId);
+      const known =
+        run.claimWasVisible || this.responses.wasAnswered(interactionId)
+          ? await this.store.getInteraction(interactionId)
+          : run.interaction(interactionId);
       if (known?.status === 'pending') interactions.push(known);
       else if (known) return this.continueAnswered(outcome.threadId);
     }
@@ -452,7 +493,13 @@ export class ThreadRunner {
     const { interactionId, threadId } = interaction;
     const result = await this.store.commit({
       interactions: [
-        { kind: 'fail', interactionId, reason: 'timeout', message: 'nobody answered before the deadline', at: this.claims.nowIso() },
+        {
+          kind: 'fail',
+          interactionId,
+          reason: 'timeout',
+          message: 'nobody answered before the deadline',
+          at: this.claims.nowIso(),
+        },
       ],
     });
     const failed = result.status === 'committed' && result.failed.includes(interactionId);

@@ -11,7 +11,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { timerUntil, type Clock } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { failpoint } from '../engine/failpoints.js';
+import { failpoint, isArmed } from '../engine/failpoints.js';
 import { isStop } from '../engine/shutdown.js';
 import type { Effects } from '../engine/step.js';
 import { stopWaitingOn, waitOn } from '../engine/transitions.js';
@@ -103,7 +103,10 @@ export class InteractionGateway {
       next: waitOn(withRecords(thread, records), ids),
       effects: {
         ...effects,
-        interactions: [...(effects.interactions ?? []), ...records.map((interaction) => ({ kind: 'open' as const, interaction }))],
+        interactions: [
+          ...(effects.interactions ?? []),
+          ...records.map((interaction) => ({ kind: 'open' as const, interaction })),
+        ],
         // Each with its deadline job when threads continue in workers: it fires in whichever process is alive.
         jobs: [...(effects.jobs ?? []), ...this.jobs.forInteractions(thread, records)],
         events: [
@@ -121,7 +124,11 @@ export class InteractionGateway {
         ...(this.asksHere(thread) ? { durable: 'now' as const } : { announceAfterCommit: true as const }),
       },
     });
-    failpoint('interaction:requested');
+    // A crash test kills the process here with the question stored.
+    if (isArmed('interaction:requested')) {
+      await context.run.commit();
+      failpoint('interaction:requested');
+    }
     return records;
   }
 

@@ -27,6 +27,11 @@ export class InteractionResponses {
     );
   }
 
+  /** Whether `respond()` in this process answered it and no wait took the answer yet. */
+  wasAnswered(interactionId: string): boolean {
+    return this.early.has(interactionId);
+  }
+
   forget(interactionId: string): void {
     this.early.delete(interactionId);
   }

@@ -151,6 +151,5 @@ export interface ClaimFence {
   epoch: number;
 }
 
-
 /** The end of the audit chain of a store of an older version (one global chain; see audit/audit-chain.ts). */
 export type { AuditHead } from '../audit/audit-chain.js';

@@ -76,7 +76,13 @@ export type ToolCallChange =
    */
   | { kind: 'start'; call: ToolCallDraft; from: readonly ToolExecutionStatus[]; at: string }
   /** Its outcome, unless it is `finished` already (a late outcome never overwrites one stored meanwhile). */
-  | { kind: 'finish'; threadId: string; toolCallId: string; outcome: NonNullable<ToolExecutionRecord['outcome']>; at: string }
+  | {
+      kind: 'finish';
+      threadId: string;
+      toolCallId: string;
+      outcome: NonNullable<ToolExecutionRecord['outcome']>;
+      at: string;
+    }
   /** Moves it from one of `from` to `to` (conflict otherwise). */
   | {
       kind: 'status';

@@ -57,6 +57,9 @@ export class ApprovalPolicy {
   memoryEntry(call: ApprovalCall, scope: MemoryScope): { key: string; expiresAt: number } | undefined {
     const tool = this.tools.find(call.toolName);
     if (!tool) return undefined;
-    return { key: SessionMemory.key(scope, tool, call.arguments), expiresAt: this.clock.now() + this.options.memoryWindow };
+    return {
+      key: SessionMemory.key(scope, tool, call.arguments),
+      expiresAt: this.clock.now() + this.options.memoryWindow,
+    };
   }
 }

@@ -29,7 +29,12 @@ export class AnswerApplier {
     private readonly clock: Clock,
   ) {}
 
-  async apply(call: AwaitingCall, record: InteractionRecord, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
+  async apply(
+    call: AwaitingCall,
+    record: InteractionRecord,
+    context: NodeExecutionContext,
+    nodeId: string,
+  ): Promise<Decided> {
     const base = {
       interactionId: record.interactionId,
       nodeId: record.nodeId,
@@ -59,16 +64,29 @@ export class AnswerApplier {
     }
     const { response, responder } = reading;
     const events: EmittedEvent[] = [
-      { type: 'USER_INTERACTION_RESPONDED', ...base, input: response, ...(responder === undefined ? {} : { responder }) },
+      {
+        type: 'USER_INTERACTION_RESPONDED',
+        ...base,
+        input: response,
+        ...(responder === undefined ? {} : { responder }),
+      },
     ];
-    const consumed: Effects = { audit, interactions: [{ kind: 'consume', interactionId: record.interactionId, at: new Date(this.clock.now()).toISOString() }],
+    const consumed: Effects = {
+      audit,
+      interactions: [
+        { kind: 'consume', interactionId: record.interactionId, at: new Date(this.clock.now()).toISOString() },
+      ],
       durable: 'soon',
     };
     if (reading.kind === 'refused-edit') {
       return {
         call: reading.next,
         effects: combineEffects(consumed, {
-          events: [...events, ...this.recorder.reported(reading.next, nodeId), { type: 'USER_INTERACTION_PROCESSED', ...base }],
+          events: [
+            ...events,
+            ...this.recorder.reported(reading.next, nodeId),
+            { type: 'USER_INTERACTION_PROCESSED', ...base },
+          ],
         }),
       };
     }
@@ -82,14 +100,19 @@ export class AnswerApplier {
       ? this.policy.memoryEntry({ toolName: call.name, arguments: reading.next.finalArguments }, scopeOf(context))
       : undefined;
     let next: Decided = { call: reading.next, effects: {} };
-    if (reading.resolution) next = this.execution.resolve(reading.next, reading.resolution, response.denyReason, context);
+    if (reading.resolution)
+      next = this.execution.resolve(reading.next, reading.resolution, response.denyReason, context);
     else if (next.call.phase === 'ready')
       next = { call: next.call, effects: { globals: await this.decider.pinOf(this.tools.find(call.name)) } };
     return {
       call: next.call,
       effects: combineEffects(consumed, next.effects, {
         ...(memory === undefined ? {} : { remember: [memory] }),
-        events: [...events, ...this.recorder.reported(next.call, nodeId), { type: 'USER_INTERACTION_PROCESSED', ...base }],
+        events: [
+          ...events,
+          ...this.recorder.reported(next.call, nodeId),
+          { type: 'USER_INTERACTION_PROCESSED', ...base },
+        ],
       }),
     };
   }

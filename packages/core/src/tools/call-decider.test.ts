@@ -1,93 +1,103 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalOptions } from '../policy/approval-options.js';
-import { CallDecider } from './call-decider.js';
-import { newTurnCall } from './turn-state.js';
-import { turnParts } from './__fixtures__/turn-parts.js';
+import { committed, present } from '../testing/conformance/store-records.js';
+import type { TurnOptions } from './turn-state.js';
+import { newTurnCall, type NewCall } from './turn-state.js';
+import { TOOL_PINS_SCOPE } from './tool-pins.js';
+import { threadWithTurn, turnOf, turnParts } from './__fixtures__/turn-parts.js';
 
 const OPTIONS = { nodeId: 'agent', allowedTools: ['note', 'lookup'] };
 
-/** A CallDecider over hand-built parts, and what it recorded. */
-async function decider(approval: ApprovalOptions = {}) {
-  const parts = await turnParts(approval);
-  const decide = new CallDecider(parts.tools, parts.policy, parts.bus, parts.pins, parts.recorder, {
-    now: () => Date.now(),
-  });
-  const audit = async () =>
-    (await parts.store.listAuditEntries()).map(({ decidedBy, outcome, rule }) => ({ decidedBy, outcome, rule }));
-  return { ...parts, decider: decide, audit };
+/**
+ * A CallDecider over parts built by hand, deciding `call` (new in the thread's turn) the way
+ * the pipeline does: its decision applied as one step, then committed.
+ */
+async function decide(call: NewCall, approval: ApprovalOptions = {}, options: TurnOptions = OPTIONS) {
+  const parts = await turnParts({ approval, thread: threadWithTurn([call]) });
+  const decided = await parts.decider.decide(call, parts.context, options);
+  await parts.settle(decided);
+  await parts.run.commit();
+  return { ...parts, decided, call: decided.call };
 }
+
+const note = (text: unknown = 'x') => newTurnCall({ id: 'c1', name: 'note', arguments: { text } });
 
 describe('CallDecider (a new call: admission, the rules, an automatic approver)', () => {
   it('refuses a call to a tool the node does not offer, without asking, and announces it failed (F13)', async () => {
-    const { decider: d, context, eventTypes } = await decider();
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, {
-      ...OPTIONS,
-      allowedTools: ['lookup'],
-    });
+    const { call, eventTypes, audit } = await decide(note(), {}, { ...OPTIONS, allowedTools: ['lookup'] });
     expect(call).toMatchObject({ phase: 'done', status: 'NOT_FOUND' });
     expect(eventTypes()).toEqual(['TOOL_CALL_REQUESTED', 'TOOL_CALL_FAILED']);
+    expect(await audit()).toEqual([{ decidedBy: 'tool:not-offered', outcome: 'deny', rule: 'tool:not-offered' }]);
   });
 
   it('refuses arguments that do not fit the schema, and never runs them (F13)', async () => {
-    const { decider: d, context, runs } = await decider();
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 42 } }), context, OPTIONS);
+    const { call, runs } = await decide(newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 42 } }));
     expect(call).toMatchObject({ phase: 'done' });
     expect(call.phase === 'done' && call.status).not.toBe('SUCCESS');
     expect(runs).toEqual([]);
   });
 
   it('approves what a rule allows, audits the rule and pins nothing it does not pin (F14)', async () => {
-    const { decider: d, context, audit, eventTypes } = await decider();
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 'ox' } }), context, OPTIONS);
+    const { call, store, audit, eventTypes } = await decide(
+      newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 'ox' } }),
+    );
     expect(call).toMatchObject({ phase: 'ready', finalArguments: { word: 'ox' } });
     expect(await audit()).toEqual([{ decidedBy: call.rule, outcome: 'allow', rule: call.rule }]);
     expect(eventTypes()).toEqual(['TOOL_CALL_REQUESTED', 'TOOL_CALL_DECIDED']);
+    expect(await store.getGlobalVariables(TOOL_PINS_SCOPE)).toEqual({});
+  });
+
+  it('audits a decision in the commit that moves the call on: the audit entry and the ready call are one unit (F33)', async () => {
+    const { store } = await decide(newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 'ox' } }));
+    const withAudit = store.committedUnits().filter((unit) => unit.audit?.length);
+    expect(withAudit).toHaveLength(1);
+    const unit = present(withAudit[0]);
+    expect(unit.thread?.kind).toBe('save');
+    const saved = unit.thread?.kind === 'save' ? unit.thread.thread : undefined;
+    expect(turnOf(present(saved)).calls).toEqual([expect.objectContaining({ id: 'c1', phase: 'ready' })]);
+    expect(unit.audit).toEqual([expect.objectContaining({ entry: expect.objectContaining({ toolCallId: 'c1' }) })]);
   });
 
   it('leaves a call the rules ask about to a person: still new, with its rule, nothing audited yet (F15)', async () => {
-    const { decider: d, context, audit } = await decider();
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, OPTIONS);
+    const { call, audit } = await decide(note());
     expect(call).toMatchObject({ phase: 'new', rule: 'ask:risk:MEDIUM', rememberable: true });
     expect(await audit()).toEqual([]);
   });
 
   it('denies what a deny rule names, audited, before any approver is asked (F14, F16)', async () => {
     let asked = 0;
-    const {
-      decider: d,
-      context,
-      audit,
-    } = await decider({
+    const { call, audit } = await decide(note(), {
       toolOverrides: { note: 'deny' },
       onToolApprove: () => {
         asked += 1;
         return true;
       },
     });
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, OPTIONS);
     expect(call).toMatchObject({ phase: 'done', status: 'EXECUTION_REJECTED' });
     expect(asked).toBe(0);
     expect((await audit()).map((entry) => entry.outcome)).toEqual(['deny']);
   });
 
   it('lets onToolApprove answer for a person: a no ends the call rejected, audited as the callback (F26)', async () => {
-    const { decider: d, context, audit } = await decider({ onToolApprove: () => false });
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, OPTIONS);
+    const { call, audit } = await decide(note(), { onToolApprove: () => false });
     expect(call).toMatchObject({ phase: 'done', status: 'EXECUTION_REJECTED' });
     expect(await audit()).toEqual([{ decidedBy: 'callback:onToolApprove', outcome: 'deny', rule: 'ask:risk:MEDIUM' }]);
   });
 
   it('runs what the bus handler approves, with its edit (F26)', async () => {
-    const { decider: d, context, bus } = await decider();
-    bus.registerHandler('toolApproval', () => ({ approved: true, params: { text: 'edited' } }));
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, OPTIONS);
+    const parts = await turnParts({ thread: threadWithTurn([note()]) });
+    parts.bus.registerHandler('toolApproval', () => ({ approved: true, params: { text: 'edited' } }));
+    const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
     expect(call).toMatchObject({ phase: 'ready', finalArguments: { text: 'edited' } });
   });
 
   it('approves a call remembered for this session without asking (F30)', async () => {
-    const { decider: d, context, policy } = await decider();
-    await policy.remember({ toolName: 'note', arguments: { text: 'x' } }, { channel: 'cli', chatId: 'session-1' });
-    const call = await d.decide(newTurnCall({ id: 'c1', name: 'note', arguments: { text: 'x' } }), context, OPTIONS);
+    const parts = await turnParts({ thread: threadWithTurn([note()]) });
+    const memory = present(
+      parts.policy.memoryEntry({ toolName: 'note', arguments: { text: 'x' } }, { channel: 'cli', chatId: 'session-1' }),
+    );
+    await committed(parts.store, { remember: [memory] });
+    const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
     expect(call).toMatchObject({ phase: 'ready', rule: 'memory:session' });
   });
 });

@@ -136,7 +136,8 @@ export class CallDecider {
 
   /** The pin an approval of `tool` writes, if any. */
   async pinOf(tool: Tool | undefined) {
-    const change = tool === undefined ? undefined : await this.pins.pinChange(tool, new Date(this.clock.now()).toISOString());
+    const change =
+      tool === undefined ? undefined : await this.pins.pinChange(tool, new Date(this.clock.now()).toISOString());
     return change === undefined ? [] : [change];
   }
 }

@@ -109,7 +109,9 @@ export class ToolCallPipeline {
         const call = turn.calls[index] as AwaitingCall | undefined;
         if (!call) continue;
         const decided = await this.answers.apply(call, record, context, options.nodeId);
-        await this.update(context, lens, index, decided, (thread) => this.gateway.release(thread, record.interactionId));
+        await this.update(context, lens, index, decided, (thread) =>
+          this.gateway.release(thread, record.interactionId),
+        );
       }
       if (settled.length > 0 && isArmed('interaction:applied')) {
         await context.run.commit();
@@ -206,12 +208,23 @@ export class ToolCallPipeline {
       else
         await this.update(context, lens, index, {
           call: plan.call,
-          effects: { ...plan.effects, events: [...(plan.effects.events ?? []), ...this.recorder.reported(plan.call, nodeId)] },
+          effects: {
+            ...plan.effects,
+            events: [...(plan.effects.events ?? []), ...this.recorder.reported(plan.call, nodeId)],
+          },
         });
     }
     if (starting.length > 0) {
+      // A crash test kills the process here with the calls approved and not started.
+      if (isArmed('tool:approved')) {
+        await context.run.commit();
+        failpoint('tool:approved');
+      }
       // Write-ahead: the starts are durable before any side effect.
-      const events: EmittedEvent[] = starting.map(({ call }) => ({ type: 'TOOL_CALL_STARTED', ...describeCall(call, nodeId) }));
+      const events: EmittedEvent[] = starting.map(({ call }) => ({
+        type: 'TOOL_CALL_STARTED',
+        ...describeCall(call, nodeId),
+      }));
       await context.apply({
         next: context.thread,
         effects: { toolCalls: starting.map(({ change }) => change), events, durable: 'now' },

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { InterlockError } from '../errors/interlock-error.js';
-import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
-import { CREATED_AT } from '../testing/conformance/store-records.js';
+import { CREATED_AT, committed, present } from '../testing/conformance/store-records.js';
 import { defineTool, type ToolContext } from './define-tool.js';
 import { approve, newTurnCall, type ReadyCall } from './turn-state.js';
-import { turnParts } from './__fixtures__/turn-parts.js';
-
-const LATER = new Date(Date.parse(CREATED_AT) + 60_000).toISOString();
+import {
+  OWNER,
+  threadWithTurn,
+  turnParts,
+  type RecordingStore,
+  type TurnPartsOptions,
+} from './__fixtures__/turn-parts.js';
 
 /** A `charge` tool that records every run; `behave` says what a run does. */
 function chargeTool(
@@ -35,10 +38,9 @@ function chargeTool(
   return { tool, runs };
 }
 
-/** A thread claimed by this process (epoch 1) in an in-memory store, and a node's context over it. */
-async function setUp() {
-  const { store, context, events, execution } = await turnParts();
-  return { store, thread: context.thread, context, events, execution };
+/** A thread claimed by this process in an in-memory store, a run of it, and a node's context over that run. */
+async function setUp(options: TurnPartsOptions = {}) {
+  return turnParts(options);
 }
 
 /** An approved call to `charge`, as the pipeline hands it over. */
@@ -49,27 +51,43 @@ function approvedCall(amount = 42, id = 'pay-1'): ReadyCall {
   );
 }
 
-/** What a process that died while running the call left in the store. */
-async function diedWhileRunning(store: InMemoryCheckpointStore, call: ReadyCall, idempotent: boolean) {
-  const argumentsHash = hashArguments(call.finalArguments);
-  await store.recordToolApproval({
-    threadId: 'thread-1',
-    toolCallId: call.id,
-    toolName: call.name,
-    argumentsHash,
-    arguments: call.finalArguments,
-    approvedBy: 'person:ada',
-    idempotent,
-    createdAt: CREATED_AT,
-  });
-  await store.markToolStarted('thread-1', call.id, argumentsHash, ['approved'], CREATED_AT);
+/** What a process that died while running the call left in the store: its record, `started`. */
+function diedWhileRunning(call: ReadyCall, idempotent: boolean) {
+  return async (store: RecordingStore) => {
+    await committed(store, {
+      toolCalls: [
+        {
+          kind: 'start',
+          call: {
+            threadId: 'thread-1',
+            toolCallId: call.id,
+            toolName: call.name,
+            argumentsHash: hashArguments(call.finalArguments),
+            arguments: call.finalArguments,
+            approvedBy: 'person:ada',
+            idempotent,
+            createdAt: CREATED_AT,
+          },
+          from: ['approved'],
+          at: CREATED_AT,
+        },
+      ],
+    });
+  };
 }
 
-describe('ToolExecution.run (F40)', () => {
+describe('ToolExecution: a ready call run the way the pipeline runs it (F40)', () => {
   it('runs an approved call once and stores its outcome bound to the exact arguments', async () => {
-    const { store, context, events, execution } = await setUp();
-    const { tool, runs } = chargeTool();
-    const done = await execution.run(approvedCall(), tool, context, 'agent');
+    const parts = await setUp();
+    const { store, events, runReady } = parts;
+    const recordWhenRun: unknown[] = [];
+    const { tool, runs } = chargeTool({
+      behave: async (amount) => {
+        recordWhenRun.push(await store.toolCall('pay-1'));
+        return `charged ${amount}`;
+      },
+    });
+    const done = await runReady(approvedCall(), tool);
     expect(done).toMatchObject({
       phase: 'done',
       status: 'SUCCESS',
@@ -77,7 +95,11 @@ describe('ToolExecution.run (F40)', () => {
       content: '[SUCCESS] charged 42',
     });
     expect(runs.map((run) => run.amount)).toEqual([42]);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    // Write-ahead: the record was durable, started and bound to the arguments, before the side effect.
+    expect(recordWhenRun).toEqual([
+      expect.objectContaining({ status: 'started', argumentsHash: hashArguments({ amount: 42 }) }),
+    ]);
+    expect(await store.toolCall('pay-1')).toMatchObject({
       status: 'finished',
       toolName: 'charge',
       arguments: { amount: 42 },
@@ -86,7 +108,7 @@ describe('ToolExecution.run (F40)', () => {
       idempotent: false,
       outcome: { status: 'SUCCESS', output: 'charged 42', content: '[SUCCESS] charged 42' },
     });
-    expect(events).toEqual([
+    expect(events.filter((event) => event.type.startsWith('TOOL_CALL'))).toEqual([
       {
         type: 'TOOL_CALL_STARTED',
         nodeId: 'agent',
@@ -97,65 +119,87 @@ describe('ToolExecution.run (F40)', () => {
     ]);
   });
 
-  it("hands the tool the thread, the node, the call, the workspace and the approver's instruction", async () => {
-    const { context, execution } = await setUp();
+  it('plans a start from approved only, bound to the hash of the arguments that run, before anything runs', async () => {
+    const { execution, context } = await setUp();
     const { tool, runs } = chargeTool();
-    await execution.run(
-      { ...approvedCall(), userInstruction: 'use the company card', responder: 'ada' },
-      tool,
-      context,
-      'agent',
-    );
+    const plan = execution.plan(approvedCall(), tool, context, 'agent');
+    expect(plan).toMatchObject({
+      kind: 'start',
+      change: {
+        kind: 'start',
+        call: { toolCallId: 'pay-1', argumentsHash: hashArguments({ amount: 42 }), approvedBy: 'person:ada' },
+        from: ['approved'],
+      },
+    });
+    expect(runs).toEqual([]);
+  });
+
+  it("hands the tool the thread, the node, the call, the claim's fence, the workspace and the approver's instruction", async () => {
+    const { context, runReady, store } = await setUp();
+    const { tool, runs } = chargeTool();
+    await runReady({ ...approvedCall(), userInstruction: 'use the company card', responder: 'ada' }, tool);
+    const stored = present(await store.getThread('thread-1'));
+    expect(stored.lease?.owner).toBe(OWNER);
     expect(runs[0]?.context).toEqual({
       threadId: 'thread-1',
       nodeId: 'agent',
       toolCallId: 'pay-1',
       signal: context.signal,
+      fence: { threadId: 'thread-1', epoch: stored.epoch },
       workspaceRoot: '/workspace',
       approval: { userInstruction: 'use the company card', responder: 'ada' },
     });
-    await execution.run(approvedCall(7, 'pay-2'), tool, context, 'agent');
+    await runReady(approvedCall(7, 'pay-2'), tool);
     expect(runs[1]?.context).not.toHaveProperty('approval');
   });
 
   it('runs the edited arguments an approver chose, not the proposed ones (F19)', async () => {
-    const { store, context, execution } = await setUp();
+    const { store, runReady } = await setUp();
     const { tool, runs } = chargeTool();
-    await execution.run(approve(approvedCall(42), 'person:ada', { amount: 40 }), tool, context, 'agent');
+    await runReady(approve(approvedCall(42), 'person:ada', { amount: 40 }), tool);
     expect(runs.map((run) => run.amount)).toEqual([40]);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    expect(await store.toolCall('pay-1')).toMatchObject({
       arguments: { amount: 40 },
       argumentsHash: hashArguments({ amount: 40 }),
     });
   });
 
   it('never runs the same approved call twice: running it again replays the stored outcome', async () => {
-    const { context, events, execution } = await setUp();
+    const { events, runReady } = await setUp();
     const { tool, runs } = chargeTool();
-    const first = await execution.run(approvedCall(), tool, context, 'agent');
-    const again = await execution.run(approvedCall(), tool, context, 'agent');
+    const first = await runReady(approvedCall(), tool);
+    const again = await runReady(approvedCall(), tool);
     expect(runs).toHaveLength(1);
     expect(again).toStrictEqual(first);
     expect(events.filter((event) => event.type === 'TOOL_CALL_STARTED')).toHaveLength(1);
   });
 
+  it('never runs a call again that a run before a crash finished: a new run replays the stored outcome', async () => {
+    const parts = await setUp();
+    const { tool, runs } = chargeTool();
+    const first = await parts.runReady(approvedCall(), tool);
+    const { runReady } = await parts.openRun();
+    expect(await runReady(approvedCall(), tool)).toStrictEqual(first);
+    expect(runs).toHaveLength(1);
+  });
+
   it('replays a stored failure as the model was first told it', async () => {
-    const { context, execution } = await setUp();
+    const { runReady } = await setUp();
     const { tool, runs } = chargeTool({ behave: () => Promise.reject(new Error('card declined')) });
-    const first = await execution.run(approvedCall(), tool, context, 'agent');
-    const again = await execution.run(approvedCall(), tool, context, 'agent');
+    const first = await runReady(approvedCall(), tool);
+    const again = await runReady(approvedCall(), tool);
     expect(runs).toHaveLength(1);
     expect(again).toMatchObject({ phase: 'done', content: '[ERROR] card declined' });
     expect(again).toStrictEqual(first);
   });
 
   it('replays a tool that timed out as TIMEOUT with its own message: it may have taken effect (F14, F40)', async () => {
-    const { context, execution } = await setUp();
+    const { runReady } = await setUp();
     const { tool, runs } = chargeTool({
       behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')),
     });
-    const first = await execution.run(approvedCall(), tool, context, 'agent');
-    const again = await execution.run(approvedCall(), tool, context, 'agent');
+    const first = await runReady(approvedCall(), tool);
+    const again = await runReady(approvedCall(), tool);
     expect(runs).toHaveLength(1);
     expect(again).toStrictEqual(first);
     expect(again).toMatchObject({
@@ -166,31 +210,31 @@ describe('ToolExecution.run (F40)', () => {
   });
 
   it('a tool that throws ends as ERROR with its message, and that outcome is stored (F14)', async () => {
-    const { store, context, execution } = await setUp();
+    const { store, runReady } = await setUp();
     const { tool } = chargeTool({ behave: () => Promise.reject(new Error('card declined')) });
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({
+    expect(await runReady(approvedCall(), tool)).toMatchObject({
       phase: 'done',
       status: 'ERROR',
       content: '[ERROR] card declined',
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    expect(await store.toolCall('pay-1')).toMatchObject({
       status: 'finished',
       outcome: { status: 'ERROR', content: '[ERROR] card declined' },
     });
   });
 
   it('a tool that does not answer in time (TOOL_TIMEOUT) ends as TIMEOUT, telling the model to check its effect (F14)', async () => {
-    const { store, context, execution } = await setUp();
+    const { store, runReady } = await setUp();
     const { tool } = chargeTool({
       behave: () => Promise.reject(new InterlockError('TOOL_TIMEOUT', 'charge did not answer within 30 s')),
     });
-    const done = await execution.run(approvedCall(), tool, context, 'agent');
+    const done = await runReady(approvedCall(), tool);
     expect(done).toMatchObject({
       phase: 'done',
       status: 'TIMEOUT',
       content: '[TIMEOUT] charge did not answer within 30 s. Check whether it took effect before you call it again.',
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    expect(await store.toolCall('pay-1')).toMatchObject({
       status: 'finished',
       outcome: {
         status: 'TIMEOUT',
@@ -200,40 +244,50 @@ describe('ToolExecution.run (F40)', () => {
   });
 
   it('a tool whose result needs approval waits for it; a replay asks again without running it (F13)', async () => {
-    const { store, context, execution } = await setUp();
+    const { store, runReady } = await setUp();
     const { tool, runs } = chargeTool({
       requireResultApproval: true,
       behave: async (amount) => ({ receipt: `r-${amount}` }),
     });
-    const ran = await execution.run(approvedCall(), tool, context, 'agent');
+    const ran = await runReady(approvedCall(), tool);
     expect(ran).toMatchObject({ phase: 'awaiting-result', result: { receipt: 'r-42' } });
     expect(ran).not.toHaveProperty('interactionId');
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    expect(await store.toolCall('pay-1')).toMatchObject({
       status: 'finished',
       outcome: { status: 'SUCCESS', output: { receipt: 'r-42' } },
     });
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toStrictEqual(ran);
+    expect(await runReady(approvedCall(), tool)).toStrictEqual(ran);
     expect(runs).toHaveLength(1);
   });
 
   it('a call to a tool nobody registered is NOT_FOUND and leaves no record', async () => {
-    const { store, context, execution } = await setUp();
-    expect(await execution.run(approvedCall(), undefined, context, 'agent')).toMatchObject({
+    const { store, runReady } = await setUp();
+    expect(await runReady(approvedCall(), undefined)).toMatchObject({
       phase: 'done',
       status: 'NOT_FOUND',
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toBeUndefined();
+    expect(await store.toolCall('pay-1')).toBeUndefined();
+  });
+
+  it('a call whose stored record holds other arguments is never run: no approval matches them', async () => {
+    const { runReady } = await setUp({ seed: diedWhileRunning(approvedCall(41), true) });
+    const { tool, runs } = chargeTool({ idempotent: true });
+    expect(await runReady(approvedCall(42), tool)).toMatchObject({
+      phase: 'done',
+      status: 'ERROR',
+      content: expect.stringContaining('No stored approval matches these exact arguments'),
+    });
+    expect(runs).toHaveLength(0);
   });
 
   it('a non-idempotent call found started is never run again: its outcome is unknown and a person is asked', async () => {
-    const { store, context, events, execution } = await setUp();
+    const { store, events, runReady } = await setUp({ seed: diedWhileRunning(approvedCall(), false) });
     const { tool, runs } = chargeTool({ idempotent: false });
-    await diedWhileRunning(store, approvedCall(), false);
-    const next = await execution.run(approvedCall(), tool, context, 'agent');
+    const next = await runReady(approvedCall(), tool);
     expect(runs).toHaveLength(0);
     expect(next).toMatchObject({ phase: 'awaiting-recovery', approvedBy: 'person:ada' });
     expect(next).not.toHaveProperty('interactionId');
-    expect(events).toEqual([
+    expect(events.filter((event) => event.type.startsWith('TOOL_CALL'))).toEqual([
       {
         type: 'TOOL_CALL_OUTCOME_UNKNOWN',
         nodeId: 'agent',
@@ -242,86 +296,114 @@ describe('ToolExecution.run (F40)', () => {
         arguments: { amount: 42 },
       },
     ]);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'unknown' });
+    expect(await store.toolCall('pay-1')).toMatchObject({ status: 'unknown' });
   });
 
   it('a call already known to be unknown waits for a person again, announced only once', async () => {
-    const { store, context, events, execution } = await setUp();
+    const { events, runReady } = await setUp({ seed: diedWhileRunning(approvedCall(), false) });
     const { tool, runs } = chargeTool();
-    await diedWhileRunning(store, approvedCall(), false);
-    await execution.run(approvedCall(), tool, context, 'agent');
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({ phase: 'awaiting-recovery' });
+    await runReady(approvedCall(), tool);
+    expect(await runReady(approvedCall(), tool)).toMatchObject({ phase: 'awaiting-recovery' });
     expect(runs).toHaveLength(0);
     expect(events.filter((event) => event.type === 'TOOL_CALL_OUTCOME_UNKNOWN')).toHaveLength(1);
   });
 
   it('an idempotent call found started runs again without asking', async () => {
-    const { store, context, events, execution } = await setUp();
+    const { store, events, runReady } = await setUp({ seed: diedWhileRunning(approvedCall(), true) });
     const { tool, runs } = chargeTool({ idempotent: true });
-    await diedWhileRunning(store, approvedCall(), true);
-    expect(await execution.run(approvedCall(), tool, context, 'agent')).toMatchObject({
+    expect(await runReady(approvedCall(), tool)).toMatchObject({
       phase: 'done',
       status: 'SUCCESS',
     });
     expect(runs).toHaveLength(1);
-    expect(events.map((event) => event.type)).toEqual(['TOOL_CALL_STARTED']);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'finished', idempotent: true });
+    expect(events.filter((event) => event.type.startsWith('TOOL_CALL')).map((event) => event.type)).toEqual([
+      'TOOL_CALL_STARTED',
+    ]);
+    expect(await store.toolCall('pay-1')).toMatchObject({ status: 'finished', idempotent: true });
   });
 
   it('a process that lost its claim of the thread runs nothing (STORE_CONFLICT)', async () => {
-    const { store, thread, context, execution } = await setUp();
+    // The call was approved and committed with the thread before the claim ran out: the start
+    // is the run's next write, and the store must refuse it under the fence of the lost claim.
+    const { store, runReady, takenByAnotherProcess } = await setUp({ thread: threadWithTurn([approvedCall()]) });
     const { tool, runs } = chargeTool();
-    await store.claimThread('thread-1', 'another-process', LATER, CREATED_AT, thread.version);
-    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({
-      code: 'STORE_CONFLICT',
-    });
+    await takenByAnotherProcess();
+    await expect(runReady(approvedCall(), tool)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
     expect(runs).toHaveLength(0);
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toBeUndefined();
+    expect(await store.toolCall('pay-1')).toBeUndefined();
   });
 
-  it('a process that lost its claim while the tool ran writes no outcome: the call stays started for the new owner', async () => {
-    const { store, thread, context, execution } = await setUp();
-    const { tool } = chargeTool({
+  it('a process that lost its claim before the call was approved runs nothing either (STORE_CONFLICT)', async () => {
+    const { store, runReady, takenByAnotherProcess } = await setUp();
+    const { tool, runs } = chargeTool();
+    await takenByAnotherProcess();
+    await expect(runReady(approvedCall(), tool)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    expect(runs).toHaveLength(0);
+    expect(await store.toolCall('pay-1')).toBeUndefined();
+  });
+
+  it('a run whose first durability point is a call it found ready claims the thread before the call runs', async () => {
+    // A process stopped with the call approved and not yet run: it stays ready in the thread.
+    // The run that goes on writes the start first; that commit must claim the thread (F40, issue 5).
+    const { store, runReady } = await setUp({ thread: threadWithTurn([approvedCall()]), claimed: false });
+    const before = present(await store.getThread('thread-1'));
+    const claimWhenRun: unknown[] = [];
+    const { tool, runs } = chargeTool({
       behave: async (amount) => {
-        await store.claimThread('thread-1', 'another-process', LATER, CREATED_AT, thread.version);
+        const thread = await store.getThread('thread-1');
+        claimWhenRun.push({ owner: thread?.lease?.owner, epoch: thread?.epoch });
         return `charged ${amount}`;
       },
     });
-    await expect(execution.run(approvedCall(), tool, context, 'agent')).rejects.toMatchObject({
-      code: 'STORE_CONFLICT',
+    await runReady(approvedCall(), tool);
+    expect(claimWhenRun).toEqual([{ owner: OWNER, epoch: before.epoch + 1 }]);
+    expect(runs[0]?.context.fence).toEqual({ threadId: 'thread-1', epoch: before.epoch + 1 });
+  });
+
+  it('a process that lost its claim while the tool ran writes no outcome: the call stays started for the new owner', async () => {
+    const parts = await setUp();
+    const { tool } = chargeTool({
+      behave: async (amount) => {
+        await parts.takenByAnotherProcess();
+        return `charged ${amount}`;
+      },
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'started' });
+    await expect(parts.runReady(approvedCall(), tool)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    expect(await parts.store.toolCall('pay-1')).toMatchObject({ status: 'started' });
   });
 });
 
 describe('ToolExecution.resolve (what a person said about an unknown outcome, F40)', () => {
   async function unknownCall() {
-    const parts = await setUp();
+    const parts = await setUp({ seed: diedWhileRunning(approvedCall(), false) });
     const charge = chargeTool();
-    await diedWhileRunning(parts.store, approvedCall(), false);
-    const waiting = await parts.execution.run(approvedCall(), charge.tool, parts.context, 'agent');
+    const waiting = await parts.runReady(approvedCall(), charge.tool);
     return { ...parts, ...charge, waiting };
   }
 
   it('retry puts the call back to ready, by the same approver, and it then runs once', async () => {
-    const { store, context, execution, tool, runs, waiting } = await unknownCall();
-    const ready = await execution.resolve(waiting, 'retry', undefined, context);
-    expect(ready).toMatchObject({ phase: 'ready', approvedBy: 'person:ada', finalArguments: { amount: 42 } });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({ status: 'approved' });
-    if (ready.phase !== 'ready') return expect.unreachable('retry makes the call ready');
-    expect(await execution.run(ready, tool, context, 'agent')).toMatchObject({ phase: 'done', status: 'SUCCESS' });
+    const { store, context, execution, settle, run, runReady, tool, runs, waiting } = await unknownCall();
+    const ready = execution.resolve(waiting, 'retry', undefined, context);
+    expect(ready.call).toMatchObject({ phase: 'ready', approvedBy: 'person:ada', finalArguments: { amount: 42 } });
+    await settle(ready);
+    await run.commit();
+    expect(await store.toolCall('pay-1')).toMatchObject({ status: 'approved' });
+    if (ready.call.phase !== 'ready') return expect.unreachable('retry makes the call ready');
+    expect(await runReady(ready.call, tool)).toMatchObject({ phase: 'done', status: 'SUCCESS' });
     expect(runs).toHaveLength(1);
   });
 
   it('fail finishes the call as ERROR with the reason, and stores it', async () => {
-    const { store, context, execution, waiting } = await unknownCall();
-    const failed = await execution.resolve(waiting, 'fail', 'the bank shows no charge', context);
-    expect(failed).toMatchObject({
+    const { store, context, execution, settle, run, waiting } = await unknownCall();
+    const failed = execution.resolve(waiting, 'fail', 'the bank shows no charge', context);
+    expect(failed.call).toMatchObject({
       phase: 'done',
       status: 'ERROR',
       content: "[ERROR] The call's outcome is unknown and a person marked it failed: the bank shows no charge.",
     });
-    expect(await store.getToolExecution('thread-1', 'pay-1')).toMatchObject({
+    await settle(failed);
+    await run.commit();
+    expect(await store.toolCall('pay-1')).toMatchObject({
       status: 'finished',
       outcome: { status: 'ERROR' },
     });
@@ -329,20 +411,22 @@ describe('ToolExecution.resolve (what a person said about an unknown outcome, F4
 
   it('fail without a reason says only that a person marked it failed', async () => {
     const { context, execution, waiting } = await unknownCall();
-    expect(await execution.resolve(waiting, 'fail', undefined, context)).toMatchObject({
+    expect(execution.resolve(waiting, 'fail', undefined, context).call).toMatchObject({
       content: "[ERROR] The call's outcome is unknown and a person marked it failed.",
     });
   });
 
   it('done finishes it as SUCCESS and a later run does not repeat it', async () => {
-    const { context, execution, tool, runs, waiting } = await unknownCall();
-    const done = await execution.resolve(waiting, 'done', undefined, context);
-    expect(done).toMatchObject({
+    const { context, execution, settle, run, runReady, tool, runs, waiting } = await unknownCall();
+    const done = execution.resolve(waiting, 'done', undefined, context);
+    expect(done.call).toMatchObject({
       phase: 'done',
       status: 'SUCCESS',
       content: expect.stringContaining('A person confirmed the call ran'),
     });
-    await execution.run(approvedCall(), tool, context, 'agent');
+    await settle(done);
+    await run.commit();
+    await runReady(approvedCall(), tool);
     expect(runs).toHaveLength(0);
   });
 });

@@ -37,10 +37,15 @@ export class ToolExecution {
 
   /** How a ready call goes on, from its record as the run read it. */
   plan(call: ReadyCall, tool: Tool | undefined, context: NodeExecutionContext, nodeId: string): StartPlan {
-    if (!tool) return { kind: 'settled', call: finish(call, 'NOT_FOUND', `No tool named "${call.name}".`), effects: {} };
+    if (!tool)
+      return { kind: 'settled', call: finish(call, 'NOT_FOUND', `No tool named "${call.name}".`), effects: {} };
     const argumentsHash = hashArguments(call.finalArguments);
     const stored = context.run.toolCall(call.id);
-    if (stored === undefined || (stored.status === 'approved' && stored.argumentsHash === argumentsHash)) {
+    const startable =
+      stored === undefined ||
+      (stored.argumentsHash === argumentsHash &&
+        (stored.status === 'approved' || (stored.status === 'started' && tool.idempotent === true)));
+    if (startable) {
       const { threadId } = context.thread;
       return {
         kind: 'start',
@@ -69,13 +74,21 @@ export class ToolExecution {
       case 'finished':
         return { kind: 'settled', call: replayOutcome(call, tool, stored), effects: {} };
       case 'started':
-        if (tool.idempotent) return this.plan(call, tool, context, nodeId);
         // Started and unfinished: the process that ran it died, or froze past its claim. Unknown.
         return {
           kind: 'settled',
           call: awaitRecovery(call, this.claimEnded(context)),
           effects: {
-            toolCalls: [{ kind: 'status', threadId: stored.threadId, toolCallId: call.id, from: ['started'], to: 'unknown', at: this.now() }],
+            toolCalls: [
+              {
+                kind: 'status',
+                threadId: stored.threadId,
+                toolCallId: call.id,
+                from: ['started'],
+                to: 'unknown',
+                at: this.now(),
+              },
+            ],
             events: [{ type: 'TOOL_CALL_OUTCOME_UNKNOWN', ...describeCall(call, nodeId) }],
           },
         };
@@ -126,12 +139,21 @@ export class ToolExecution {
   }
 
   /** Carries out what a person said about a call whose outcome was unknown. */
-  resolve(call: TurnCall, resolution: Resolution, denyReason: string | undefined, context: NodeExecutionContext): Decided {
+  resolve(
+    call: TurnCall,
+    resolution: Resolution,
+    denyReason: string | undefined,
+    context: NodeExecutionContext,
+  ): Decided {
     const { threadId } = context.thread;
     if (resolution === 'retry') {
       return {
         call: approve(call, call.approvedBy),
-        effects: { toolCalls: [{ kind: 'status', threadId, toolCallId: call.id, from: ['unknown'], to: 'approved', at: this.now() }] },
+        effects: {
+          toolCalls: [
+            { kind: 'status', threadId, toolCallId: call.id, from: ['unknown'], to: 'approved', at: this.now() },
+          ],
+        },
       };
     }
     const status = resolution === 'done' ? 'SUCCESS' : 'ERROR';

@@ -157,7 +157,9 @@ export function awaitAnswer(call: TurnCall, stage: ApprovalStage, interactionId:
     return {
       ...baseOf(call),
       interactionId,
-      ...(call.phase === 'awaiting-recovery' && call.claimEndedAt !== undefined ? { claimEndedAt: call.claimEndedAt } : {}),
+      ...(call.phase === 'awaiting-recovery' && call.claimEndedAt !== undefined
+        ? { claimEndedAt: call.claimEndedAt }
+        : {}),
       phase: 'awaiting-recovery',
     };
   return { ...baseOf(call), interactionId, phase: 'awaiting-approval' };

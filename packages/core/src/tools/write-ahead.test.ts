@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
-import { linearWorkflow } from '../__fixtures__/workflows.js';
+import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, InterlockError, type Interlock, type ShellClassifierPort } from '../index.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
 
@@ -108,7 +108,7 @@ describe('write-ahead tool executions (F40)', () => {
     const { effects, outcome, store, threadId } = await crashMidCall(false);
     expect(effects).toEqual(['charged 42']);
     expect(outcome.status).toBe('waiting');
-    expect(await store.getToolExecution(threadId, 'pay-1')).toMatchObject({
+    expect((await store.listToolExecutions({ threadId })).find((call) => call.toolCallId === 'pay-1')).toMatchObject({
       status: 'unknown',
       argumentsHash: expect.any(String),
     });
@@ -127,7 +127,7 @@ describe('write-ahead tool executions (F40)', () => {
     const flaky = new Proxy(store, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver) as unknown;
-        if (property !== 'saveThread' || typeof value !== 'function')
+        if (property !== 'commit' || typeof value !== 'function')
           return typeof value === 'function' ? value.bind(target) : value;
         return async (...args: unknown[]) => {
           if (down) throw new InterlockError('STORE_UNAVAILABLE', 'the database went away');
@@ -135,25 +135,31 @@ describe('write-ahead tool executions (F40)', () => {
         };
       },
     });
-    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], {
-      id: 'flaky',
-    });
-    const model = scriptedModel((request) => {
-      down = request.messages.length === 0 && !down ? true : down;
+    // The question is stored (the first durability point), answered here, then the model
+    // answers and the database goes away before the run's last commit.
+    const definition = linearWorkflow(
+      [askNode('ask'), { id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }],
+      { id: 'flaky' },
+    );
+    const model = scriptedModel(() => {
+      down = true;
       return 'answered';
     });
     const first = await createInterlock({
       store: { type: 'custom', store: flaky },
       models: { default: model },
       shellClassifier: safeShell,
+      handlers: { default: scriptedHandler([{ input: 'go' }]) },
     });
     opened.push(first);
     const thread = await first.start(first.registerWorkflow(definition));
     await expect(thread.done()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect((await store.getThread(thread.threadId))?.status).not.toBe('failed');
 
+    // The first process could not free its claim (the database was away): it runs out.
     down = false;
     const second = await createInterlock({
+      clock: { now: () => Date.now() + 3_600_000 },
       store: { type: 'custom', store },
       models: { default: scriptedModel(['answered again']) },
       shellClassifier: safeShell,
@@ -165,13 +171,51 @@ describe('write-ahead tool executions (F40)', () => {
     });
   });
 
+  it('a database failure before the first durability point leaves no thread: nothing was promised (F54)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const down = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property !== 'commit' || typeof value !== 'function')
+          return typeof value === 'function' ? value.bind(target) : value;
+        // The thread's own writes fail; the workflow's definition is kept.
+        return (unit: { thread?: unknown }) =>
+          unit.thread === undefined
+            ? (value as (unit: unknown) => unknown).call(target, unit)
+            : Promise.reject(new InterlockError('STORE_UNAVAILABLE', 'gone'));
+      },
+    });
+    const first = await createInterlock({
+      store: { type: 'custom', store: down },
+      models: { default: scriptedModel(['answered']) },
+      shellClassifier: safeShell,
+    });
+    opened.push(first);
+    const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], {
+      id: 'never-stored',
+    });
+    const thread = await first.start(first.registerWorkflow(definition));
+    await expect(thread.done()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(await store.getThread(thread.threadId)).toBeUndefined();
+  });
+
   it('a stale process cannot commit over the one that took the thread over', async () => {
     const { store, threadId } = await crashMidCall(false, 'done');
     const thread = await store.getThread(threadId);
     expect(thread?.status).toBe('completed');
     // The first process's run is still stuck in the tool; whatever it tries to save now is refused.
-    await expect(
-      store.saveThread({ ...thread!, version: thread!.version - 1, status: 'failed' }),
-    ).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+    const stale = { ...thread!, status: 'failed' as const };
+    const refused = await store.commit({
+      thread: {
+        kind: 'save',
+        thread: stale,
+        expectedVersion: thread!.version - 1,
+        claim: { kind: 'keep' },
+        messagesFrom: 0,
+        storedMessages: stale.conversation.length,
+      },
+    });
+    expect(refused).toMatchObject({ status: 'conflict', conflict: { kind: 'thread-changed' } });
+    expect((await store.getThread(threadId))?.status).toBe('completed');
   });
 });

@@ -1,14 +1,17 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
+import { committed } from '../testing/conformance/store-records.js';
 import { StoreJobConsumer } from './job-consumers.js';
 import type { ThreadJob } from './thread-jobs.js';
 
-/** The in-memory store with a commit (`flush`) that fails the first time. */
-class StoreWhoseFirstCommitFails extends InMemoryCheckpointStore {
-  flushes = 0;
-  async flush(): Promise<void> {
-    this.flushes += 1;
-    if (this.flushes === 1) throw new Error('disk full');
+/** The in-memory store, whose first take of jobs fails (its transaction did not commit: it locked nothing). */
+class StoreWhoseFirstTakeFails extends InMemoryCheckpointStore {
+  takes = 0;
+
+  override async takeJobs(...args: Parameters<InMemoryCheckpointStore['takeJobs']>) {
+    this.takes += 1;
+    if (this.takes === 1) throw new Error('disk full');
+    return super.takeJobs(...args);
   }
 }
 
@@ -25,11 +28,10 @@ describe('StoreJobConsumer', () => {
     vi.useRealTimers();
   });
 
-  it('reports a take whose commit failed, runs none of its jobs and keeps polling', async () => {
+  it('reports a take whose commit failed, runs nothing from it, and keeps polling: a later take runs the job once', async () => {
     vi.useFakeTimers({ now: 0 });
-    const store = new StoreWhoseFirstCommitFails();
-    await store.scheduleJobs([job]);
-    const takeJobs = vi.spyOn(store, 'takeJobs');
+    const store = new StoreWhoseFirstTakeFails();
+    await committed(store, { jobs: [job] });
     const runJob = vi.fn(async () => ({ status: 'done' as const }));
     const onFailure = vi.fn();
     const consumer = new StoreJobConsumer(store, ['workflow-1'], runJob, {
@@ -41,12 +43,19 @@ describe('StoreJobConsumer', () => {
     });
 
     await consumer.start();
-    await vi.advanceTimersByTimeAsync(35);
-    await consumer.stop();
-
+    await vi.advanceTimersByTimeAsync(5);
     expect(onFailure).toHaveBeenCalledOnce();
     expect(onFailure).toHaveBeenCalledWith(expect.objectContaining({ key: 'take' }), new Error('disk full'));
     expect(runJob).not.toHaveBeenCalled();
-    expect(takeJobs.mock.calls.length).toBeGreaterThan(1);
+
+    await vi.advanceTimersByTimeAsync(30);
+    await consumer.stop();
+    expect(store.takes).toBeGreaterThan(2);
+    expect(runJob).toHaveBeenCalledOnce();
+    expect(runJob).toHaveBeenCalledWith(job);
+    expect(onFailure).toHaveBeenCalledOnce();
+    // Done: the job is finished, not left for another worker once its lock runs out.
+    const afterLock = new Date(5_000).toISOString();
+    expect(await store.takeJobs(['workflow-1'], 'another-worker', afterLock, afterLock, 10)).toEqual([]);
   });
 });

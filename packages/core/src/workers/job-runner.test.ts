@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { InterlockError } from '../errors/interlock-error.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
-import { interactionRecord, response, threadRecord } from '../testing/conformance/store-records.js';
+import {
+  committed,
+  createThread,
+  interactionRecord,
+  present,
+  response,
+  save,
+  threadRecord,
+} from '../testing/conformance/store-records.js';
 import { JobPlanner } from './job-planner.js';
 import { JobRunner, type ThreadDriver } from './job-runner.js';
 import { recoverJob, continueJob } from './thread-jobs.js';
@@ -31,21 +39,26 @@ function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } 
   };
 }
 
-/** A waiting thread, waiting on `waitsOn`, with `interactions` stored beside it. */
+/** A waiting thread, waiting on `waitsOn`, with `interactions` stored beside it (asked, then answered, consumed or failed). */
 async function storeWith(waitsOn: string[], interactions: InteractionRecord[]) {
   const store = new InMemoryCheckpointStore();
-  await store.createThread(threadRecord({ status: 'waiting', pendingInteractionIds: waitsOn }));
-  const processed: string[] = [];
+  await createThread(store, threadRecord({ status: 'waiting', pendingInteractionIds: waitsOn }));
+  const at = '2026-01-02T03:59:00.000Z';
   for (const interaction of interactions) {
-    await store.createInteraction({ ...interaction, status: 'pending' });
-    if (interaction.status === 'responded' || interaction.status === 'processed')
-      await store.recordResponse(interaction.interactionId, response({ approved: true }));
-    if (interaction.status === 'processed') processed.push(interaction.interactionId);
-    if (interaction.status === 'failed') await store.failInteraction(interaction.interactionId, 'timeout', 'late');
+    const { interactionId, status } = interaction;
+    await committed(store, { interactions: [{ kind: 'open', interaction: { ...interaction, status: 'pending' } }] });
+    if (status === 'responded' || status === 'processed')
+      await committed(store, {
+        interactions: [{ kind: 'answer', interactionId, response: response({ approved: true }) }],
+      });
+    // An answer consumed apart from the save that applies it (as a store of an older version could leave it).
+    if (status === 'processed') await committed(store, { interactions: [{ kind: 'consume', interactionId, at }] });
+    if (status === 'failed')
+      await committed(store, {
+        interactions: [{ kind: 'fail', interactionId, reason: 'timeout', message: 'late', at }],
+      });
+    expect((await store.getInteraction(interactionId))?.status).toBe(status);
   }
-  // An answer is processed by the save that applied it (here, one that changes nothing else).
-  const thread = await store.getThread('thread-1');
-  if (processed.length > 0 && thread !== undefined) await store.saveThread(thread, processed);
   return store;
 }
 
@@ -55,7 +68,7 @@ const later = '2026-01-02T05:00:00.000Z';
 describe('JobRunner: a recover job', () => {
   it.each([
     ['answered', 'responded'],
-    ['answered, and marked processed by a process that died before its checkpoint', 'processed'],
+    ['answered, and marked processed while the thread still waits on it (left so by an older version)', 'processed'],
     ['timed out', 'failed'],
   ] as const)('takes a waiting thread forward when the interaction it waits on was %s', async (_, status) => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status, deadline: later })]);
@@ -96,14 +109,23 @@ describe('JobRunner: a thread held elsewhere', () => {
   ])('looks again a second after the current claim ends when the thread %s', async (_, failure) => {
     const store = await storeWith(['ask-1'], [interactionRecord({ interactionId: 'ask-1', status: 'responded' })]);
     const until = NOW + 5_000;
-    const claimed = await store.claimThread(
-      'thread-1',
-      'other',
-      new Date(until).toISOString(),
-      new Date(NOW).toISOString(),
-      1,
-    );
-    expect(claimed.status).toBe('claimed');
+    const stored = present(await store.getThread('thread-1'));
+    await committed(store, {
+      thread: save(
+        stored,
+        {},
+        {
+          kind: 'take',
+          owner: 'other',
+          until: new Date(until).toISOString(),
+          now: new Date(NOW).toISOString(),
+        },
+      ),
+    });
+    expect((await store.getThread('thread-1'))?.lease).toEqual({
+      owner: 'other',
+      until: new Date(until).toISOString(),
+    });
     const outcome = await new JobRunner(driver(failure), store, clock, planner).run(continueJob(thread, NOW));
     expect(outcome).toMatchObject({ status: 'retry', retryAt: until + 1_000 });
   });
@@ -112,7 +134,7 @@ describe('JobRunner: a thread held elsewhere', () => {
 describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
   it('schedules its own recovery before a recover job takes a thread left running forward', async () => {
     const store = new InMemoryCheckpointStore();
-    await store.createThread(threadRecord({ status: 'running' }));
+    await createThread(store, threadRecord({ status: 'running' }));
     await new JobRunner(driver(), store, clock, planner).run(recoverJob(thread, NOW));
     expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
       expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString() }),

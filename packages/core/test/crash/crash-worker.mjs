@@ -20,7 +20,8 @@
 //               processes can be made to resume at the same moment
 //   person      (person) { note, recovery: 'done' | 'retry', repeatAnswers: [interactionId] }
 //   killAfterStoreCall   `<method>:<n>`: SIGKILL right after the n-th call of that store method
-//               returned, for windows between two writes that have no failpoint of their own
+//               returned, for windows between two writes that have no failpoint of their own;
+//               `commit.opens:<n>`: after the n-th commit that stores a new question
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { z } from 'zod';
 import { createInterlock, defineTool, openStore as openCoreStore, scriptedModel } from '../../dist/index.js';
@@ -298,11 +299,13 @@ async function actLikeAPerson(interlock) {
 
 /**
  * The store, or the store wrapped to die right after the n-th call of one of its methods
- * (once that call's write is committed: the SQLite store commits at the end of the turn).
+ * (its commit returned: the write is durable).
  */
 async function openStore() {
   if (config.killAfterStoreCall === undefined) return config.store;
-  const [method, nth = '1'] = config.killAfterStoreCall.split(':');
+  const [name, nth = '1'] = config.killAfterStoreCall.split(':');
+  const [method, only] = name.split('.');
+  const counts = only !== 'opens' ? () => true : (unit) => (unit?.interactions ?? []).some((change) => change.kind === 'open');
   const store = await openCoreStore(config.store);
   let calls = 0;
   const wrapped = new Proxy(store, {
@@ -312,11 +315,9 @@ async function openStore() {
       if (property !== method) return value.bind(target);
       return async (...args) => {
         const result = await value.apply(target, args);
+        if (!counts(args[0])) return result;
         calls += 1;
-        if (calls === Number(nth)) {
-          await target.flush?.('now');
-          process.kill(process.pid, 'SIGKILL');
-        }
+        if (calls === Number(nth)) process.kill(process.pid, 'SIGKILL');
         return result;
       };
     },

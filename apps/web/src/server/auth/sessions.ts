@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { GlobalVariableStore } from '@interlock/core';
+import type { ICheckpointStore } from '@interlock/core';
 
 /** A signed-in approver's browser session: the cookie names it, the CSRF token must come back in a header. */
 export interface Session {
@@ -34,7 +34,7 @@ export class SessionStore {
   private readonly cache = new Map<string, { session: Session; checkedAt: number }>();
 
   constructor(
-    private readonly store: GlobalVariableStore | undefined,
+    private readonly store: Pick<ICheckpointStore, 'commit' | 'getGlobalVariables'> | undefined,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -46,7 +46,9 @@ export class SessionStore {
       expiresAt: this.now() + SESSION_LIFETIME_MS,
     };
     const stored: StoredSession = { approver, csrfToken: session.csrfToken, expiresAt: session.expiresAt };
-    await this.store?.setGlobalVariables(SESSIONS_SCOPE, { [keyOf(session.sessionId)]: stored });
+    await this.store?.commit({
+      globals: [{ kind: 'set', scope: SESSIONS_SCOPE, name: keyOf(session.sessionId), value: stored }],
+    });
     this.cache.set(session.sessionId, { session, checkedAt: this.now() });
     return session;
   }
@@ -76,7 +78,7 @@ export class SessionStore {
 
   async delete(sessionId: string): Promise<void> {
     this.cache.delete(sessionId);
-    await this.store?.setGlobalVariables(SESSIONS_SCOPE, { [keyOf(sessionId)]: null });
+    await this.store?.commit({ globals: [{ kind: 'delete', scope: SESSIONS_SCOPE, name: keyOf(sessionId) }] });
   }
 
   private live(sessionId: string, session: Session): Session | undefined {

@@ -3,18 +3,23 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditDigest, nextAnchor, verifyAuditChain } from '../../audit/audit-chain.js';
 import {
   LATER,
-  approvedExecution,
+  committed,
+  createThread,
   errorCodeOf,
   interactionRecord,
+  present,
+  refused,
+  save,
   threadRecord,
   toolApproval,
   toolCallMessage,
   userMessage,
   workflowDefinition,
 } from '../../testing/conformance/store-records.js';
-import type { ICheckpointStore, ThreadRecord } from '../checkpoint-store.js';
+import type { ICheckpointStore } from '../checkpoint-store.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from '../typeorm/store-entities.js';
 
@@ -79,13 +84,8 @@ const ESCAPES = ['NUL \u0000 inside', 'lone surrogate \uD800'];
 export const MIGRATION_NAMES = STORE_MIGRATIONS.map((migration) => new migration().name);
 
 /** The writes to `messages` logged since the last call, as `operation position`, sorted. */
-async function takeMessageWrites(
-  store: ICheckpointStore,
-  inspector: DataSource,
-  harness: TypeormStoreHarness,
-): Promise<string[]> {
+async function takeMessageWrites(inspector: DataSource, harness: TypeormStoreHarness): Promise<string[]> {
   // The inspector is another connection: it sees what the store committed.
-  await store.flush?.();
   const rows: { position: number; operation: string }[] = await inspector.query(
     `SELECT "position", "operation" FROM ${harness.table('message_writes')}`,
   );
@@ -118,22 +118,24 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
     });
 
     it('keeps everything when the database is opened again by a new store', async () => {
-      const created = await store.createThread(threadRecord({ conversation: [userMessage('hello')] }));
-      const saved = await store.saveThread({
-        ...created,
-        status: 'waiting',
-        conversation: [...created.conversation, userMessage('again')],
+      const created = await createThread(store, threadRecord({ conversation: [userMessage('hello')] }));
+      await committed(store, {
+        thread: save(created, { status: 'waiting', conversation: [...created.conversation, userMessage('again')] }),
+        interactions: [{ kind: 'open', interaction: interactionRecord() }],
+        globals: [{ kind: 'set', scope: 'workflow-a', name: 'counter', value: 3 }],
+        toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: LATER }],
+        definitions: [workflowDefinition()],
       });
-      await store.createInteraction(interactionRecord());
-      await store.recordResponse('interaction-1', {
-        input: { approved: true },
-        responder: 'ada',
-        respondedAt: '2026-01-02T03:04:30.000Z',
+      await committed(store, {
+        interactions: [
+          {
+            kind: 'answer',
+            interactionId: 'interaction-1',
+            response: { input: { approved: true }, responder: 'ada', respondedAt: '2026-01-02T03:04:30.000Z' },
+          },
+        ],
       });
-      await store.setGlobalVariables('workflow-a', { counter: 3 });
-      await store.recordToolApproval(toolApproval());
-      await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER);
-      await store.saveWorkflowDefinition(workflowDefinition());
+      const saved = present(await store.getThread('thread-1'));
       await store.close();
 
       store = await harness.open();
@@ -145,13 +147,13 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
       });
       expect(await store.getGlobalVariables('workflow-a')).toEqual({ counter: 3 });
       expect(await store.listToolExecutions({ status: 'started' })).toEqual([
-        { ...approvedExecution(), status: 'started', updatedAt: LATER },
+        { ...toolApproval(), status: 'started', updatedAt: LATER },
       ]);
-      expect(await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], LATER)).toBe(
-        false,
-      );
+      expect(
+        await refused(store, { toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: LATER }] }),
+      ).toMatchObject({ kind: 'tool-call' });
       expect(await store.getWorkflowDefinition('workflow-a', '1.0.0')).toEqual(workflowDefinition());
-      await expect(store.saveThread(created)).rejects.toMatchObject({ code: 'STORE_CONFLICT' });
+      expect(await refused(store, { thread: save(created) })).toMatchObject({ kind: 'thread-changed' });
     });
 
     it('creates its tables by migration, once, matching the entity schemas', async () => {
@@ -163,7 +165,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
           .getRawMany();
         return rows.map((row) => row.name);
       };
-      expect(MIGRATION_NAMES).toEqual([
+      expect(MIGRATION_NAMES.slice(0, 10)).toEqual([
         'CreateStoreTables1795305600000',
         'CreateToolExecutionAndWorkflowTables1795392000000',
         'CreateAuditAndRememberedApprovalTables1795478400000',
@@ -173,6 +175,7 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         'NotifyChanges1795824000000',
         'AddAuditToolDefinitionHash1795910400000',
         'AddAuditInteractionId1795996800000',
+        'AddThreadAuditChains1796083200000',
       ]);
       expect(await migrationNames()).toEqual(MIGRATION_NAMES);
       await (await harness.open()).close();
@@ -184,19 +187,23 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
     it('writes only the new messages when a conversation grows, and rewrites from an edit on', async () => {
       for (const statement of harness.logMessageWritesSql()) await inspector.query(statement);
       const conversation = Array.from({ length: 6 }, (_, index) => userMessage(`message ${index}`));
-      let thread: ThreadRecord = await store.createThread(threadRecord({ conversation }));
-      expect(await takeMessageWrites(store, inspector, harness)).toHaveLength(6);
+      let thread = await createThread(store, threadRecord({ conversation }));
+      expect(await takeMessageWrites(inspector, harness)).toHaveLength(6);
 
-      thread = await store.saveThread({ ...thread, conversation: [...thread.conversation, userMessage('message 6')] });
-      expect(await takeMessageWrites(store, inspector, harness)).toEqual(['insert 6']);
+      await committed(store, {
+        thread: save(thread, { conversation: [...thread.conversation, userMessage('message 6')] }),
+      });
+      thread = present(await store.getThread('thread-1'));
+      expect(await takeMessageWrites(inspector, harness)).toEqual(['insert 6']);
 
-      thread = await store.saveThread({ ...thread, steps: 1 });
-      expect(await takeMessageWrites(store, inspector, harness)).toEqual([]);
+      await committed(store, { thread: save(thread, { steps: 1 }) });
+      thread = present(await store.getThread('thread-1'));
+      expect(await takeMessageWrites(inspector, harness)).toEqual([]);
 
       const edited = [...thread.conversation];
       edited[4] = toolCallMessage('call-1', { path: 'edited.txt' });
-      await store.saveThread({ ...thread, conversation: edited });
-      expect(await takeMessageWrites(store, inspector, harness)).toEqual([
+      await committed(store, { thread: save(thread, { conversation: edited }, { kind: 'keep' }, 4) });
+      expect(await takeMessageWrites(inspector, harness)).toEqual([
         'delete 4',
         'delete 5',
         'delete 6',
@@ -209,28 +216,27 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
 
     it('refuses NUL and unpaired surrogates in ids and names with INVALID_OPTIONS, and stores nothing', async () => {
       for (const text of ESCAPES) {
-        await expectInvalid(store.createThread(threadRecord({ threadId: text })));
-        await expectInvalid(store.createThread(threadRecord({ threadId: 'ok', channel: text })));
-        await expectInvalid(store.createInteraction(interactionRecord({ interactionId: text })));
-        await expectInvalid(store.setGlobalVariables('workflow-a', { [text]: 1, fine: 2 }));
-        await expectInvalid(store.setGlobalVariables(text, { fine: 2 }));
+        await expectInvalid(store.commit({ thread: { kind: 'create', thread: threadRecord({ threadId: text }) } }));
+        await expectInvalid(
+          store.commit({ thread: { kind: 'create', thread: threadRecord({ threadId: 'ok', channel: text }) } }),
+        );
+        await expectInvalid(
+          store.commit({ interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId: text }) }] }),
+        );
+        await expectInvalid(store.commit({ globals: [{ kind: 'set', scope: 'workflow-a', name: text, value: 1 }] }));
+        await expectInvalid(store.commit({ globals: [{ kind: 'set', scope: text, name: 'fine', value: 2 }] }));
         expect(await store.getThread(text)).toBeUndefined();
+        expect(await store.loadThread(text)).toBeUndefined();
         expect(await store.getInteraction(text)).toBeUndefined();
         expect(await store.listInteractions({ threadId: text })).toEqual([]);
-        expect(await store.recordResponse(text, { input: true, respondedAt: '2026-01-02T03:04:30.000Z' })).toEqual({
-          status: 'not_found',
-        });
-        expect(await store.failInteraction(text, 'timeout', 'late')).toBe(false);
         expect(await store.getGlobalVariables(text)).toEqual({});
-        await expectInvalid(store.recordToolApproval(toolApproval({ toolCallId: text })));
-        await expectInvalid(store.recordToolApproval(toolApproval({ threadId: 'ok', approvedBy: text })));
-        await expectInvalid(store.saveWorkflowDefinition(workflowDefinition({ version: text })));
-        expect(await store.getToolExecution(text, 'call-1')).toBeUndefined();
-        expect(await store.getToolExecution('thread-1', text)).toBeUndefined();
+        await expectInvalid(
+          store.commit({
+            toolCalls: [{ kind: 'start', call: toolApproval({ toolCallId: text }), from: ['approved'], at: LATER }],
+          }),
+        );
+        await expectInvalid(store.commit({ definitions: [workflowDefinition({ version: text })] }));
         expect(await store.listToolExecutions({ threadId: text })).toEqual([]);
-        expect(await store.markToolStarted('thread-1', text, 'hash', ['approved'], LATER)).toBe(false);
-        expect(await store.setToolExecutionStatus(text, 'call-1', ['approved'], 'unknown', LATER)).toBe(false);
-        await store.markToolFinished(text, 'call-1', { status: 'SUCCESS', content: 'done' }, LATER);
         expect(await store.getWorkflowDefinition('workflow-a', text)).toBeUndefined();
       }
       expect(await store.listThreads()).toEqual([]);
@@ -247,26 +253,78 @@ export function describeTypeormStoreBehaviour(name: string, harness: TypeormStor
         ['t1', 'c1', '2026-01-02T03:04:06.000Z'],
         ['t3', 'c9', '2026-01-02T03:04:05.000Z'],
       ] as const) {
-        await store.recordToolApproval(toolApproval({ threadId, toolCallId, createdAt }));
+        await committed(store, {
+          toolCalls: [
+            {
+              kind: 'start',
+              call: toolApproval({ threadId, toolCallId, createdAt }),
+              from: ['approved'],
+              at: createdAt,
+            },
+          ],
+        });
       }
       const order = (await store.listToolExecutions()).map((record) => `${record.threadId}/${record.toolCallId}`);
       expect(order).toEqual(['t3/c9', 't1/c1', 't1/c2', 't2/c0', 't2/c1']);
     });
 
     it('refuses to read a tool execution or workflow definition whose row was damaged, with INTERNAL', async () => {
-      await store.recordToolApproval(toolApproval());
-      await store.saveWorkflowDefinition(workflowDefinition());
-      await store.flush?.();
+      await committed(store, {
+        toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: LATER }],
+        definitions: [workflowDefinition()],
+      });
       await inspector.query(`UPDATE ${harness.table('tool_executions')} SET "status" = 'exploded'`);
       await inspector.query(`UPDATE ${harness.table('workflow_definitions')} SET "definition" = '{"id":"other"}'`);
-      expect(await errorCodeOf(store.getToolExecution('thread-1', 'call-1'))).toBe('INTERNAL');
+      expect(await errorCodeOf(store.listToolExecutions({ threadId: 'thread-1' }))).toBe('INTERNAL');
       expect(await errorCodeOf(store.getWorkflowDefinition('workflow-a', '1.0.0'))).toBe('INTERNAL');
+    });
+
+    it('finds an audit entry edited, removed or cut off in the database (F45)', async () => {
+      const draft = (threadId: string, reason: string) => {
+        const entry = {
+          threadId,
+          toolCallId: 'call-1',
+          toolName: 'write_file',
+          outcome: 'allow' as const,
+          decidedBy: 'person',
+          rule: 'ask',
+          reason,
+          stage: 'execution' as const,
+          originalArguments: { path: 'a.txt' },
+          at: LATER,
+        };
+        return { entry, digest: auditDigest(entry) };
+      };
+      const { audit } = await committed(store, {
+        audit: [draft('t-1', 'one'), draft('t-2', 'two'), draft('t-1', 'three')],
+      });
+      const verify = async () => verifyAuditChain(await store.listAuditEntries(), await store.readAuditEvidence());
+      expect(await verify()).toEqual({ valid: true, entries: 3 });
+      const entries = harness.table('audit_entries');
+      await inspector.query(
+        `UPDATE ${entries} SET "reason" = '"edited"' WHERE "sequence" = ${audit[1]?.sequence ?? 0}`,
+      );
+      expect(await verify()).toMatchObject({ valid: false, reason: 'the entry was changed' });
+      await inspector.query(`UPDATE ${entries} SET "reason" = '"two"' WHERE "sequence" = ${audit[1]?.sequence ?? 0}`);
+      await inspector.query(`DELETE FROM ${entries} WHERE "sequence" = ${audit[2]?.sequence ?? 0}`);
+      expect(await verify()).toMatchObject({ valid: false, reason: expect.stringMatching(/removed from its end/) });
+      // Sealed by an anchor, a whole thread removed (its entries and its head) is found too.
+      await inspector.query(
+        `UPDATE ${harness.table('audit_thread_heads')} SET "thread_sequence" = 1, "hash" = '${audit[0]?.hash ?? ''}' WHERE "thread_id" = 't-1'`,
+      );
+      expect(await verify()).toEqual({ valid: true, entries: 2 });
+      await committed(store, { anchor: nextAnchor(undefined, await store.listAuditEntries(), LATER) });
+      await inspector.query(`DELETE FROM ${entries} WHERE "thread_id" = 't-1'`);
+      await inspector.query(`DELETE FROM ${harness.table('audit_thread_heads')} WHERE "thread_id" = 't-1'`);
+      expect(await verify()).toMatchObject({ valid: false, reason: expect.stringMatching(/anchor 1 sealed/) });
     });
 
     it('refuses to work once closed', async () => {
       await store.close();
       await expect(store.getThread('thread-1')).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-      await expect(store.createThread(threadRecord())).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
+      await expect(store.commit({ thread: { kind: 'create', thread: threadRecord() } })).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+      });
     });
   });
 }

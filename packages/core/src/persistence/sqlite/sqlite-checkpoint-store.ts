@@ -84,7 +84,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
     if (!isStorableText(threadId)) return undefined;
-    return this.connection.read(() => threadsOf(this.statement(SQL.selectThread).all(threadId) as ThreadMessageRow[])[0]);
+    return this.connection.read(
+      () => threadsOf(this.statement(SQL.selectThread).all(threadId) as ThreadMessageRow[])[0],
+    );
   }
 
   async loadThread(threadId: string): Promise<StoredThread | undefined> {
@@ -113,7 +115,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async getInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
     if (!isStorableText(interactionId)) return undefined;
-    const row = this.connection.read(() => this.statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined);
+    const row = this.connection.read(
+      () => this.statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined,
+    );
     return row === undefined ? undefined : toInteractionRecord(row);
   }
 
@@ -139,8 +143,10 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       ...(threadId === undefined ? [] : ['thread_id = @threadId']),
       ...(status === undefined ? [] : ['status = @status']),
     ];
-    const sql = `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, tool_call_id ASC`;
-    return this.connection.read(() => this.statement(sql).all({ threadId, status }) as ToolExecutionRow[]).map(toolCallOf);
+    const sql = `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, thread_id ASC, tool_call_id ASC`;
+    return this.connection
+      .read(() => this.statement(sql).all({ threadId, status }) as ToolExecutionRow[])
+      .map(toolCallOf);
   }
 
   async listAuditEntries(filter: { threadId?: string; after?: number } = {}): Promise<AuditEntry[]> {
@@ -201,7 +207,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       `WHERE workflow_id IN (${workflowIds.map(() => '?').join(', ')}) AND run_at <= ? AND (locked_until IS NULL OR locked_until <= ?) ` +
       'ORDER BY run_at ASC LIMIT ?';
     return this.connection.write(() => {
-      const rows = this.statement(sql).all(...workflowIds, now, now, limit) as (ThreadJob & { interactionId: string | null })[];
+      const rows = this.statement(sql).all(...workflowIds, now, now, limit) as (ThreadJob & {
+        interactionId: string | null;
+      })[];
       for (const row of rows) this.statement(SQL.lockJob).run(owner, lockedUntil, row.key);
       return rows.map(({ interactionId, ...job }) => (interactionId === null ? job : { ...job, interactionId }));
     });

@@ -33,7 +33,8 @@ export class SqliteConnection {
     BetterSqlite3.Statement
   >;
   /** Group commit: the transaction open in this turn, and those waiting for its commit. */
-  private group: { timer: NodeJS.Immediate; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
+  private group:
+    { timer: NodeJS.Immediate; waiters: { resolve: () => void; reject: (error: unknown) => void }[] } | undefined;
   /** Set while a write waits for another connection to release the write lock: later writes queue behind it. */
   private lockWait: Promise<void> | undefined;
   private closed = false;
@@ -182,7 +183,10 @@ export class SqliteConnection {
       this.group = undefined;
       if (group !== undefined) {
         clearImmediate(group.timer);
-        const lost = this.failure('SQLite rolled the transaction back after a failed statement; nothing of it was stored', undefined);
+        const lost = this.failure(
+          'SQLite rolled the transaction back after a failed statement; nothing of it was stored',
+          undefined,
+        );
         for (const waiter of group.waiters) waiter.reject(lost);
       }
       return;
@@ -223,7 +227,10 @@ export class SqliteConnection {
   /** A database failure (not a refusal of ours) becomes STORE_UNAVAILABLE. */
   private unavailable(error: unknown): unknown {
     if (InterlockError.is(error) || !(error instanceof Error) || !('code' in error)) return error;
-    return this.failure('the SQLite store failed; this write stored nothing: try again when the database is back', error);
+    return this.failure(
+      'the SQLite store failed; this write stored nothing: try again when the database is back',
+      error,
+    );
   }
 }
 

@@ -44,7 +44,8 @@ export const SQL = {
     'state = @state, created_at = @createdAt, updated_at = @updatedAt, epoch = epoch + 1, lease_owner = @owner, lease_until = @until ' +
     'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now) ' +
     'RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
-  threadClaim: 'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
+  threadClaim:
+    'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
   renewClaim:
     'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
   releaseClaim:
@@ -99,7 +100,7 @@ export const SQL = {
    */
   appendAuditEntry:
     'INSERT INTO audit_entries (sequence, thread_sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, interaction_id, at, previous_hash, hash) ' +
-    "SELECT (SELECT COALESCE(MAX(sequence), 0) + 1 FROM audit_entries), COALESCE(h.thread_sequence, 0) + 1, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, COALESCE(h.hash, @genesis), interlock_link(COALESCE(h.hash, @genesis), COALESCE(h.thread_sequence, 0) + 1, @digest) " +
+    'SELECT (SELECT COALESCE(MAX(sequence), 0) + 1 FROM audit_entries), COALESCE(h.thread_sequence, 0) + 1, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, COALESCE(h.hash, @genesis), interlock_link(COALESCE(h.hash, @genesis), COALESCE(h.thread_sequence, 0) + 1, @digest) ' +
     'FROM (SELECT 1) LEFT JOIN audit_thread_heads h ON h.thread_id = @threadId ' +
     `RETURNING ${AUDIT_COLUMNS}`,
   insertAnchor:
@@ -107,7 +108,8 @@ export const SQL = {
   listAuditEntries: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE sequence > ? ORDER BY sequence ASC`,
   listAuditEntriesOfThread: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE thread_id = ? AND sequence > ? ORDER BY sequence ASC`,
   auditHeads: 'SELECT thread_id AS threadId, thread_sequence AS threadSequence, hash FROM audit_thread_heads',
-  auditAnchors: 'SELECT sequence, at, through, digest, previous_hash AS previousHash, hash FROM audit_anchors ORDER BY sequence ASC',
+  auditAnchors:
+    'SELECT sequence, at, through, digest, previous_hash AS previousHash, hash FROM audit_anchors ORDER BY sequence ASC',
   legacyAuditHead: 'SELECT sequence, hash FROM audit_head WHERE id = 1',
 
   scheduleJob:

@@ -1,11 +1,19 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setImmediate as realSetImmediate } from 'node:timers';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { AuditEntry } from '../../audit/audit-log.js';
-import { errorCodeOf, threadRecord, toolApproval, userMessage } from '../../testing/conformance/store-records.js';
+import { auditDigest, verifyAuditChain } from '../../audit/audit-chain.js';
+import {
+  committed,
+  createThread,
+  interactionRecord,
+  LATER,
+  refused,
+  save,
+  threadRecord,
+  toolApproval,
+} from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
 import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
@@ -34,9 +42,6 @@ describeTypeormStoreBehaviour(
   sqliteStoreHarness(freshPath, (file) => openSqliteStore({ path: file })),
 );
 
-/** Resolves after the commit the store scheduled for the end of this event-loop turn. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** What another connection (another process) sees: the committed thread ids. */
 function committedThreadIds(file: string): string[] {
   const other = new Database(file, { readonly: true });
@@ -47,34 +52,23 @@ function committedThreadIds(file: string): string[] {
   }
 }
 
-/** The version another connection sees committed for a thread. */
-function committedVersion(file: string, threadId: string): number | undefined {
-  const other = new Database(file, { readonly: true });
-  try {
-    return other.prepare('SELECT version FROM threads WHERE thread_id = ?').pluck().get(threadId) as number | undefined;
-  } finally {
-    other.close();
-  }
-}
+const create = (threadId: string) => ({ thread: { kind: 'create' as const, thread: threadRecord({ threadId }) } });
 
-/** An audit entry sealed on `previous` by `writer`, hashed so the chain can be verified. */
-function sealed(previous: { sequence: number; hash: string } | undefined, writer: string): AuditEntry {
-  const sequence = (previous?.sequence ?? 0) + 1;
-  return {
+/** An audit entry for a unit, by `writer` (its thread). */
+function draft(writer: string, index: number) {
+  const entry = {
     threadId: writer,
-    toolCallId: `call-${sequence}`,
+    toolCallId: `call-${index}`,
     toolName: 'write_file',
-    outcome: 'allow',
+    outcome: 'allow' as const,
     decidedBy: 'person',
     rule: 'ask',
     reason: 'looks fine',
-    stage: 'execution',
+    stage: 'execution' as const,
     originalArguments: { path: 'a.txt' },
     at: '2026-01-02T03:04:05.678Z',
-    previousHash: previous?.hash ?? 'genesis',
-    hash: `${writer}-${sequence}`,
-    sequence,
   };
+  return { entry, digest: auditDigest(entry) };
 }
 
 describe('SQLite store (better-sqlite3): commits', () => {
@@ -87,124 +81,84 @@ describe('SQLite store (better-sqlite3): commits', () => {
     await Promise.allSettled(open.splice(0).map((store) => store.close()));
   });
 
-  it('shows a write to its own reads at once and to another connection after the commit at the end of the turn', async () => {
+  it('commits a unit before it resolves: another connection sees all of it', async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file }));
-    await store.createThread(threadRecord());
-    expect((await store.getThread('thread-1'))?.version).toBe(1);
-    expect(await store.listThreads()).toHaveLength(1);
-    expect(committedThreadIds(file)).toEqual([]);
-    await nextTurn();
-    expect(committedThreadIds(file)).toEqual(['thread-1']);
+    await committed(store, {
+      ...create('a'),
+      interactions: [{ kind: 'open', interaction: interactionRecord({ threadId: 'a' }) }],
+    });
+    expect(committedThreadIds(file)).toEqual(['a']);
+    const other = new Database(file, { readonly: true });
+    expect(other.prepare('SELECT thread_id FROM interactions').pluck().all()).toEqual(['a']);
+    other.close();
   });
 
-  it('commits at the end of the turn even while a test fakes the clock', async () => {
+  it('commits even while a test fakes the clock', async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file }));
     vi.useFakeTimers();
     try {
-      await store.createThread(threadRecord());
-      await new Promise<void>((resolve) => realSetImmediate(resolve));
-      expect(committedThreadIds(file)).toEqual(['thread-1']);
+      await committed(store, create('a'));
+      expect(committedThreadIds(file)).toEqual(['a']);
     } finally {
       vi.useRealTimers();
     }
   });
 
-  it("commits at once on flush('now'), and on flush('soon') at the end of the turn", async () => {
-    const file = freshPath();
-    const store = track(await openSqliteStore({ path: file }));
-    await store.createThread(threadRecord({ threadId: 'a' }));
-    await store.flush();
-    expect(committedThreadIds(file)).toEqual(['a']);
-
-    const b = await store.createThread(threadRecord({ threadId: 'b' }));
-    const flushed = store.flush('soon');
-    await store.saveThread(b);
-    expect(committedThreadIds(file)).toEqual(['a']);
-    await flushed;
-    expect(committedThreadIds(file)).toEqual(['a', 'b']);
-    expect(committedVersion(file, 'b')).toBe(2);
-  });
-
-  it("without groupCommit, keeps each thread's writes in transactions of their own: another thread's write commits the open one first", async () => {
-    const file = freshPath();
-    const store = track(await openSqliteStore({ path: file }));
-    await store.createThread(threadRecord({ threadId: 'a' }));
-    await store.createThread(threadRecord({ threadId: 'b' }));
-    expect(committedThreadIds(file)).toEqual(['a']);
-    await store.createThread(threadRecord({ threadId: 'c' }));
-    expect(committedThreadIds(file)).toEqual(['a', 'b']);
-    await nextTurn();
-    expect(committedThreadIds(file)).toEqual(['a', 'b', 'c']);
-  });
-
-  it("with groupCommit, shares one transaction among threads, and lets flush('now') wait for the shared commit at the end of the turn", async () => {
+  it('with groupCommit, commits the units of one event-loop turn together, each refused on its own', async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file, groupCommit: true }));
-    await store.createThread(threadRecord({ threadId: 'a' }));
-    const first = store.flush('now');
-    await store.createThread(threadRecord({ threadId: 'b' }));
-    const second = store.flush('now');
+    const units = [store.commit(create('a')), store.commit(create('b')), store.commit(create('a'))];
     expect(committedThreadIds(file)).toEqual([]);
-    await Promise.all([first, second]);
+    const [a, b, again] = await Promise.all(units);
+    expect([a?.status, b?.status, again?.status]).toEqual(['committed', 'committed', 'conflict']);
     expect(committedThreadIds(file)).toEqual(['a', 'b']);
   });
 
-  it('commits the pending writes when it closes', async () => {
-    const file = freshPath();
-    const store = await openSqliteStore({ path: file });
-    await store.createThread(threadRecord());
-    await store.close();
-    expect(committedThreadIds(file)).toEqual(['thread-1']);
-    await expect(store.getThread('thread-1')).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-  });
-
-  it('keeps the other writes of the open transaction when one write is refused', async () => {
+  it('writes nothing of a refused unit and goes on with the next', async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file }));
-    await store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('hello')] }));
+    await committed(store, {
+      ...create('a'),
+      toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: LATER }],
+    });
     expect(
-      await errorCodeOf(store.createThread(threadRecord({ threadId: 'a', conversation: [userMessage('other')] }))),
-    ).toBe('STORE_CONFLICT');
-    await store.recordToolApproval(toolApproval());
-    expect(await errorCodeOf(store.recordToolApproval(toolApproval({ argumentsHash: 'other' })))).toBe(
-      'STORE_CONFLICT',
-    );
-    await store.createThread(threadRecord({ threadId: 'b' }));
-    await store.flush();
-    expect(committedThreadIds(file)).toEqual(['a', 'b']);
-    expect((await store.getThread('a'))?.conversation).toEqual([userMessage('hello')]);
-    expect((await store.getToolExecution('thread-1', 'call-1'))?.argumentsHash).toBe(toolApproval().argumentsHash);
+      await refused(store, {
+        ...create('b'),
+        toolCalls: [{ kind: 'start', call: toolApproval({ argumentsHash: 'other' }), from: ['approved'], at: LATER }],
+      }),
+    ).toMatchObject({ kind: 'tool-call' });
+    await committed(store, create('c'));
+    expect(committedThreadIds(file)).toEqual(['a', 'c']);
+    expect((await store.listToolExecutions())[0]?.argumentsHash).toBe(toolApproval().argumentsHash);
   });
 
-  it('refuses every call with STORE_UNAVAILABLE once a commit failed, and says the uncommitted writes were lost', async () => {
+  it('refuses a unit whose commit fails with STORE_UNAVAILABLE, writes nothing of it, and goes on after', async () => {
     const file = freshPath();
     await (await openSqliteStore({ path: file })).close();
     const database = new Database(file);
-    // The connection checks foreign keys at COMMIT: an orphan message makes the commit fail.
-    database.pragma('defer_foreign_keys = ON');
+    database.function('interlock_link', () => 'unused');
+    // A deferred foreign key is checked at COMMIT: a row that breaks it makes the commit fail.
+    database.pragma('foreign_keys = ON');
+    database.exec(
+      'CREATE TABLE parents (id text PRIMARY KEY); ' +
+        'CREATE TABLE guard (parent text REFERENCES parents (id) DEFERRABLE INITIALLY DEFERRED); ' +
+        "CREATE TRIGGER orphan AFTER INSERT ON threads WHEN NEW.thread_id = 'lost' BEGIN INSERT INTO guard VALUES ('nobody'); END",
+    );
     const store = track(new SqliteCheckpointStore(database));
-    await store.createThread(threadRecord({ threadId: 'lost' }));
-    database
-      .prepare("INSERT INTO messages (thread_id, position, message, digest) VALUES ('no-such-thread', 0, '{}', 'x')")
-      .run();
-    const flushed = store.flush('soon');
-    const failure = {
+    await expect(store.commit(create('lost'))).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
-      message: expect.stringContaining('a commit failed; the writes since the last commit were lost: reopen the store'),
-    };
-    await expect(flushed).rejects.toMatchObject(failure);
-    await expect(store.getThread('lost')).rejects.toMatchObject(failure);
-    await expect(store.createThread(threadRecord({ threadId: 'later' }))).rejects.toMatchObject(failure);
-    await expect(store.flush()).rejects.toMatchObject(failure);
+      message: expect.stringContaining('nothing of this write was stored'),
+    });
     expect(committedThreadIds(file)).toEqual([]);
+    await committed(store, create('later'));
+    expect(committedThreadIds(file)).toEqual(['later']);
   });
 
   it('opens a throwaway database in memory', async () => {
     const store = track(await openSqliteStore({ path: ':memory:' }));
-    await store.createThread(threadRecord());
-    await store.flush();
+    await committed(store, create('thread-1'));
     expect((await store.getThread('thread-1'))?.version).toBe(1);
     expect(existsSync(':memory:')).toBe(false);
   });
@@ -212,13 +166,11 @@ describe('SQLite store (better-sqlite3): commits', () => {
   it('waits for another process that holds the write lock instead of failing', async () => {
     const file = freshPath();
     const store = track(await openSqliteStore({ path: file }));
-    const created = await store.createThread(threadRecord());
-    await store.flush();
+    const created = await createThread(store);
     const lock = await holdWriteLock(file, 300);
-    const saved = await store.saveThread({ ...created, steps: 1 });
+    const saved = await committed(store, { thread: save(created, { steps: 1 }) });
     await lock.released;
-    expect(saved.version).toBe(2);
-    await store.flush();
+    expect(saved.thread?.version).toBe(2);
     expect((await store.getThread('thread-1'))?.steps).toBe(1);
   });
 
@@ -227,13 +179,12 @@ describe('SQLite store (better-sqlite3): commits', () => {
     await (await openSqliteStore({ path: file })).close();
     const store = track(new SqliteCheckpointStore(new Database(file), { busyTimeoutMs: 200 }));
     const lock = await holdWriteLock(file, 1_000);
-    await expect(store.createThread(threadRecord())).rejects.toMatchObject({
+    await expect(store.commit(create('thread-1'))).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
       message: expect.stringContaining('nothing was written'),
     });
     await lock.released;
-    await store.createThread(threadRecord());
-    await store.flush();
+    await committed(store, create('thread-1'));
     expect(committedThreadIds(file)).toEqual(['thread-1']);
   });
 
@@ -259,26 +210,26 @@ describe('SQLite store (better-sqlite3): commits', () => {
     });
   });
 
-  it('keeps one audit chain when two connections on one file append at the same time, without stalling each other', async () => {
+  it("keeps each thread's audit chain whole when two connections on one file append at the same time, without stalling each other", async () => {
     const file = freshPath();
     const first = track(await openSqliteStore({ path: file }));
     const second = track(await openSqliteStore({ path: file }));
     const started = Date.now();
-    const appends: Promise<AuditEntry>[] = [];
+    const appends: Promise<unknown>[] = [];
     for (let index = 0; index < 20; index += 1) {
-      appends.push(first.appendAuditEntry((previous) => sealed(previous, 'first')));
-      appends.push(second.appendAuditEntry((previous) => sealed(previous, 'second')));
+      appends.push(first.commit({ audit: [draft('shared', index), draft('first', index)] }));
+      appends.push(second.commit({ audit: [draft('shared', index), draft('second', index)] }));
     }
     await Promise.all(appends);
-    await Promise.all([first.flush(), second.flush()]);
     // Waiting inside SQLite for the other connection's lock would block the event loop
     // until the busy timeout (10 s): the other one could not commit meanwhile.
     expect(Date.now() - started).toBeLessThan(5_000);
     const entries = await first.listAuditEntries();
-    expect(entries.map((entry) => entry.sequence)).toEqual(Array.from({ length: 40 }, (_, index) => index + 1));
-    expect(entries.filter((entry) => entry.threadId === 'second')).toHaveLength(20);
-    for (const [index, entry] of entries.entries())
-      expect(entry.previousHash).toBe(index === 0 ? 'genesis' : entries[index - 1]?.hash);
+    expect(entries.map((entry) => entry.sequence)).toEqual(Array.from({ length: 80 }, (_, index) => index + 1));
+    expect(entries.filter((entry) => entry.threadId === 'shared').map((entry) => entry.threadSequence)).toEqual(
+      Array.from({ length: 40 }, (_, index) => index + 1),
+    );
+    expect(verifyAuditChain(entries, await second.readAuditEvidence())).toEqual({ valid: true, entries: 80 });
     expect(await second.listAuditEntries()).toEqual(entries);
   });
 });

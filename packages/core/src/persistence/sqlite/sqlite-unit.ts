@@ -4,7 +4,13 @@ import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
 import { toAuditEntry, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import { encodeConversationFrom } from '../sql/conversation-rows.js';
-import { toInteractionRecord, toInteractionRow, toThreadRow, toToolExecutionRecord, toWorkflowDefinitionRow } from '../sql/record-mapping.js';
+import {
+  toInteractionRecord,
+  toInteractionRow,
+  toThreadRow,
+  toToolExecutionRecord,
+  toWorkflowDefinitionRow,
+} from '../sql/record-mapping.js';
 import type { InteractionRow, ToolExecutionRow } from '../sql/row-types.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../sql/stored-text.js';
 import type { ThreadLease } from '../records.js';
@@ -88,14 +94,17 @@ interface ClaimRow {
 }
 
 function leaseOf(row: ClaimRow): ThreadLease | undefined {
-  return row.leaseOwner === null || row.leaseUntil === null ? undefined : { owner: row.leaseOwner, until: row.leaseUntil };
+  return row.leaseOwner === null || row.leaseUntil === null
+    ? undefined
+    : { owner: row.leaseOwner, until: row.leaseUntil };
 }
 
 function applyThread(statement: Statement, change: ThreadChange, now: string): NonNullable<Committed['thread']> {
   if (change.kind === 'create') {
     const { thread } = change;
     const row = toThreadRow(thread, 1);
-    if (statement(SQL.insertThread).run(row).changes !== 1) throw new Refused({ kind: 'thread-exists', threadId: thread.threadId });
+    if (statement(SQL.insertThread).run(row).changes !== 1)
+      throw new Refused({ kind: 'thread-exists', threadId: thread.threadId });
     writeMessages(statement, thread.threadId, thread.conversation, 0, 0);
     const lease = thread.lease;
     return { version: 1, epoch: thread.epoch, updatedAt: thread.updatedAt, ...(lease === undefined ? {} : { lease }) };
@@ -103,8 +112,7 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
   if (change.kind === 'renew' || change.kind === 'release') {
     const sql = change.kind === 'renew' ? SQL.renewClaim : SQL.releaseClaim;
     const row = statement(sql).get({ ...change, until: change.kind === 'renew' ? change.until : null }) as
-      | { version: number; epoch: number; updatedAt: string }
-      | undefined;
+      { version: number; epoch: number; updatedAt: string } | undefined;
     if (row === undefined) throw refusedThread(statement, change.threadId);
     return {
       version: row.version,
@@ -124,11 +132,24 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
       now: claim.now,
     }) as ClaimRow | undefined;
     if (saved !== undefined && claim.release === true) saved = { ...saved, leaseOwner: null };
-  } else saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as ClaimRow | undefined;
+  } else
+    saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as
+      ClaimRow | undefined;
   if (saved === undefined) throw refusedThread(statement, thread.threadId, claim.kind === 'take' ? claim : undefined);
-  writeMessages(statement, thread.threadId, thread.conversation, change.messagesFrom, change.storedMessages ?? change.messagesFrom);
+  writeMessages(
+    statement,
+    thread.threadId,
+    thread.conversation,
+    change.messagesFrom,
+    change.storedMessages ?? change.messagesFrom,
+  );
   const lease = leaseOf(saved);
-  return { version: saved.version, epoch: saved.epoch, updatedAt: thread.updatedAt || now, ...(lease === undefined ? {} : { lease }) };
+  return {
+    version: saved.version,
+    epoch: saved.epoch,
+    updatedAt: thread.updatedAt || now,
+    ...(lease === undefined ? {} : { lease }),
+  };
 }
 
 /** Why a thread write matched no row: the thread is missing, another claim holds it, or it moved on. */
@@ -203,7 +224,9 @@ function applyToolCall(statement: Statement, change: ToolCallChange): void {
       kind: 'tool-call',
       threadId,
       toolCallId,
-      ...(stored === undefined ? {} : { stored: toToolExecutionRecord({ ...stored, idempotent: Boolean(stored.idempotent) }) }),
+      ...(stored === undefined
+        ? {}
+        : { stored: toToolExecutionRecord({ ...stored, idempotent: Boolean(stored.idempotent) }) }),
     });
   };
   switch (change.kind) {
@@ -234,12 +257,16 @@ function applyToolCall(statement: Statement, change: ToolCallChange): void {
         at: change.at,
       });
       // Finished before: a late outcome never overwrites it. Missing: refused.
-      if (finished.changes === 0 && statement(SQL.selectToolCall).get(threadId, toolCallId) === undefined) throw refused();
+      if (finished.changes === 0 && statement(SQL.selectToolCall).get(threadId, toolCallId) === undefined)
+        throw refused();
       return;
     }
     case 'status': {
       const [from1 = change.to, from2 = from1] = change.from;
-      if (statement(SQL.setToolCallStatus).run({ threadId, toolCallId, to: change.to, at: change.at, from1, from2 }).changes !== 1)
+      if (
+        statement(SQL.setToolCallStatus).run({ threadId, toolCallId, to: change.to, at: change.at, from1, from2 })
+          .changes !== 1
+      )
         throw refused();
       return;
     }

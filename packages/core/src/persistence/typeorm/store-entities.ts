@@ -1,6 +1,4 @@
 import { EntitySchema } from 'typeorm';
-import type { AuditAnchor, AuditThreadHead } from '../../audit/audit-chain.js';
-import type { AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import type {
   ThreadRow,
   MessageRow,
@@ -8,6 +6,7 @@ import type {
   GlobalVariableRow,
   ToolExecutionRow,
   WorkflowDefinitionRow,
+  AuditEntryRow,
   RememberedApprovalRow,
   AuditHeadRow,
   JobRow,
@@ -140,12 +139,11 @@ export const WorkflowDefinitionEntity = new EntitySchema<WorkflowDefinitionRow>(
 });
 
 /** The `audit_entries` table: append-only. */
-export const AuditEntryEntity = new EntitySchema<AuditEntryRowWithChain>({
+export const AuditEntryEntity = new EntitySchema<AuditEntryRow & { threadSequence: number | null }>({
   name: 'InterlockAuditEntry',
   tableName: 'audit_entries',
   columns: {
     sequence: { name: 'sequence', type: 'integer', primary: true, primaryKeyConstraintName: 'pk_audit_entries' },
-    threadSequence: { name: 'thread_sequence', type: 'integer', nullable: true },
     threadId: text('thread_id'),
     toolCallId: text('tool_call_id'),
     toolName: text('tool_name'),
@@ -162,23 +160,31 @@ export const AuditEntryEntity = new EntitySchema<AuditEntryRowWithChain>({
     at: text('at'),
     previousHash: text('previous_hash'),
     hash: text('hash'),
+    threadSequence: { name: 'thread_sequence', type: 'integer', nullable: true },
   },
   indices: [{ name: 'idx_audit_entries_thread_id', columns: ['threadId'] }],
 });
 
-/** The `audit_thread_heads` table: the end of each thread's audit chain. */
-export const AuditThreadHeadEntity = new EntitySchema<AuditThreadHead>({
+/** The head of each thread's audit chain (moved by a trigger on insert; see the AddThreadAuditChains migration). */
+export const AuditThreadHeadEntity = new EntitySchema<{ threadId: string; threadSequence: number; hash: string }>({
   name: 'InterlockAuditThreadHead',
   tableName: 'audit_thread_heads',
   columns: {
-    threadId: primaryText('thread_id', 'pk_audit_thread_heads'),
+    threadId: { name: 'thread_id', type: 'text', primary: true, primaryKeyConstraintName: 'pk_audit_thread_heads' },
     threadSequence: { name: 'thread_sequence', type: 'integer' },
     hash: text('hash'),
   },
 });
 
-/** The `audit_anchors` table. */
-export const AuditAnchorEntity = new EntitySchema<AuditAnchor>({
+/** The anchors that seal the audit entries in order. */
+export const AuditAnchorEntity = new EntitySchema<{
+  sequence: number;
+  at: string;
+  through: number;
+  digest: string;
+  previousHash: string;
+  hash: string;
+}>({
   name: 'InterlockAuditAnchor',
   tableName: 'audit_anchors',
   columns: {

@@ -1,41 +1,38 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../audit/audit-log.js';
-import { UNICODE_TEXT } from './store-records.js';
-import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
+import { auditDigest, GENESIS, nextAnchor, verifyAuditChain } from '../../audit/audit-chain.js';
+import type { AuditEntryInput } from '../../audit/audit-log.js';
+import type { AuditDraft, ICheckpointStore } from '../../persistence/checkpoint-store.js';
+import { committed, CREATED_AT, LATER, refused, UNICODE_TEXT } from './store-records.js';
 
-type Previous = { sequence: number; hash: string } | undefined;
-
-/** An entry sealed on `previous` the way AuditLog does, with a hash that is easy to predict. */
-function sealed(previous: Previous, overrides: Partial<AuditEntry> = {}): AuditEntry {
-  const sequence = (previous?.sequence ?? 0) + 1;
-  return {
-    threadId: 'thread-1',
-    toolCallId: `call-${sequence}`,
+/** An audit entry ready for a unit, as AuditLog drafts it. */
+function draft(threadId: string, overrides: Partial<AuditEntryInput> = {}): AuditDraft {
+  const entry = {
+    threadId,
+    toolCallId: 'call-1',
     toolName: 'write_file',
-    outcome: 'allow',
+    outcome: 'allow' as const,
     decidedBy: 'person',
     rule: 'ask',
-    reason: 'looks fine',
-    stage: 'execution',
+    reason: `looks fine ${UNICODE_TEXT}`,
+    stage: 'execution' as const,
     originalArguments: { path: 'a.txt', content: 'hello' },
-    at: '2026-01-02T03:04:05.678Z',
-    previousHash: previous?.hash ?? 'genesis',
-    hash: `hash-${sequence}`,
-    sequence,
+    at: CREATED_AT,
     ...overrides,
   };
+  return { entry, digest: auditDigest(entry) };
 }
 
 /**
- * The audit log and remembered approvals every ICheckpointStore must have (F33, F45), as a
- * vitest suite next to {@link describeStoreConformance}: same `makeStore` and `dispose`.
+ * The audit log (F33, F45; one hash chain per thread, anchors for the global order), remembered
+ * approvals and the store as its own job queue, as a vitest suite next to
+ * {@link describeStoreConformance}: same `makeStore` and `dispose`.
  */
 export function describeAuditAndMemoryConformance(
   name: string,
   makeStore: () => Promise<ICheckpointStore>,
   dispose?: (store: ICheckpointStore) => Promise<void>,
 ): void {
-  describe(`${name} (audit and remembered approvals conformance)`, () => {
+  describe(`${name} (audit and jobs conformance)`, () => {
     let store: ICheckpointStore;
 
     beforeEach(async () => {
@@ -48,100 +45,79 @@ export function describeAuditAndMemoryConformance(
     });
 
     describe('audit log', () => {
-      it('chains appends: each seal gets the previous sequence and hash', async () => {
-        const seen: Previous[] = [];
-        for (let index = 0; index < 3; index += 1) {
-          const entry = await store.appendAuditEntry((previous) => {
-            seen.push(previous);
-            return sealed(previous);
-          });
-          expect(entry.sequence).toBe(index + 1);
-        }
-        expect(seen).toEqual([undefined, { sequence: 1, hash: 'hash-1' }, { sequence: 2, hash: 'hash-2' }]);
-        const entries = await store.listAuditEntries();
-        expect(entries.map((entry) => [entry.sequence, entry.previousHash, entry.hash])).toEqual([
-          [1, 'genesis', 'hash-1'],
-          [2, 'hash-1', 'hash-2'],
-          [3, 'hash-2', 'hash-3'],
+      it("links each entry into its thread's chain, numbers every entry, and keeps each field", async () => {
+        const first = await committed(store, {
+          audit: [draft('t-1'), draft('t-2', { responder: 'ada', editedArguments: { path: 'b' } })],
+        });
+        const second = await committed(store, {
+          audit: [draft('t-1', { outcome: 'deny', toolDefinitionHash: 'f'.repeat(64), interactionId: 'i-1' })],
+        });
+        const [a, b] = first.audit;
+        const [c] = second.audit;
+        expect(a).toMatchObject({ threadId: 't-1', threadSequence: 1, previousHash: GENESIS });
+        expect(b).toMatchObject({
+          threadId: 't-2',
+          threadSequence: 1,
+          previousHash: GENESIS,
+          responder: 'ada',
+          editedArguments: { path: 'b' },
+        });
+        expect(c).toMatchObject({ threadId: 't-1', threadSequence: 2, previousHash: a?.hash, interactionId: 'i-1' });
+        const sequences = [a, b, c].map((entry) => entry?.sequence ?? 0);
+        expect([...sequences].sort((x, y) => x - y)).toEqual(sequences);
+        expect(await store.listAuditEntries()).toEqual([a, b, c]);
+        expect(await store.listAuditEntries({ threadId: 't-1' })).toEqual([a, c]);
+        expect(await store.listAuditEntries({ after: a?.sequence ?? 0 })).toEqual([b, c]);
+        const evidence = await store.readAuditEvidence();
+        expect(verifyAuditChain(await store.listAuditEntries(), evidence)).toEqual({ valid: true, entries: 3 });
+        expect([...evidence.heads].sort((x, y) => x.threadId.localeCompare(y.threadId))).toEqual([
+          { threadId: 't-1', threadSequence: 2, hash: c?.hash },
+          { threadId: 't-2', threadSequence: 1, hash: b?.hash },
         ]);
       });
 
-      it('gives 10 concurrent appends the sequences 1..10, no gaps, no duplicates', async () => {
-        const appended = await Promise.all(
-          Array.from({ length: 10 }, (_, index) =>
-            store.appendAuditEntry((previous) => sealed(previous, { toolCallId: `call-${index}` })),
-          ),
+      it('gives concurrent appends to one thread one chain with no gaps, and other threads their own', async () => {
+        await Promise.all(
+          Array.from({ length: 10 }, (_, index) => store.commit({ audit: [draft(index % 2 === 0 ? 'even' : 'odd')] })),
         );
-        expect(appended.map((entry) => entry.sequence).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
         const entries = await store.listAuditEntries();
-        expect(entries.map((entry) => entry.sequence)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-        expect(new Set(entries.map((entry) => entry.toolCallId)).size).toBe(10);
-        for (const [index, entry] of entries.entries()) {
-          expect(entry.previousHash).toBe(index === 0 ? 'genesis' : `hash-${index}`);
-        }
+        expect(entries.filter((entry) => entry.threadId === 'even').map((entry) => entry.threadSequence)).toEqual([
+          1, 2, 3, 4, 5,
+        ]);
+        expect(verifyAuditChain(entries, await store.readAuditEvidence())).toEqual({ valid: true, entries: 10 });
       });
 
-      it('lists in sequence order, all entries or those of one thread', async () => {
-        for (const threadId of ['a', 'b', 'a', 'c', 'a'])
-          await store.appendAuditEntry((previous) => sealed(previous, { threadId }));
-        expect((await store.listAuditEntries({ threadId: 'a' })).map((entry) => entry.sequence)).toEqual([1, 3, 5]);
-        expect((await store.listAuditEntries({ threadId: 'b' })).map((entry) => entry.sequence)).toEqual([2]);
-        expect(await store.listAuditEntries({ threadId: 'none' })).toEqual([]);
-        expect(await store.listAuditEntries({})).toHaveLength(5);
-      });
-
-      it('round-trips every field, with and without the optional ones, as copies', async () => {
-        const full = sealed(undefined, {
-          outcome: 'deny',
-          decidedBy: 'callback:onToolApprove',
-          reason: `no \u0000 way ${UNICODE_TEXT}`,
-          responder: 'ada',
-          stage: 'result',
-          originalArguments: { path: UNICODE_TEXT, nested: { list: [1, 'two', null, true, 2.5] } },
-          editedArguments: { path: 'b.txt', nested: {} },
-          toolDefinitionHash: 'f'.repeat(64),
-          interactionId: 'interaction-7',
+      it('keeps anchors in order: a second anchor with the same sequence is refused', async () => {
+        const { audit } = await committed(store, { audit: [draft('t-1'), draft('t-2')] });
+        const anchor = nextAnchor(undefined, audit, LATER);
+        await committed(store, { anchor });
+        expect(await refused(store, { anchor: { ...anchor, at: 'another moment' } })).toEqual({
+          kind: 'anchor-exists',
+          sequence: 1,
         });
-        const returned = await store.appendAuditEntry(() => full);
-        expect(returned).toEqual(full);
-        const bare = await store.appendAuditEntry((previous) => sealed(previous));
-        const [first, second] = await store.listAuditEntries();
-        expect(first).toEqual(full);
-        expect(second).toEqual(bare);
-        expect(second).not.toHaveProperty('responder');
-        expect(second).not.toHaveProperty('editedArguments');
-        expect(second).not.toHaveProperty('toolDefinitionHash');
-        expect(second).not.toHaveProperty('interactionId');
-        (first?.originalArguments['nested'] as { list: unknown[] }).list.push('changed');
-        returned.originalArguments['path'] = 'changed';
-        expect((await store.listAuditEntries())[0]).toEqual(full);
+        const evidence = await store.readAuditEvidence();
+        expect(evidence.anchors).toEqual([anchor]);
+        expect(verifyAuditChain(await store.listAuditEntries(), evidence)).toEqual({ valid: true, entries: 2 });
       });
     });
 
-    describe('remembered approvals', () => {
-      it('remembers a key until it expires, then drops it', async () => {
-        expect(await store.isApprovalRemembered('session-1:write_file', 1_000)).toBe(false);
-        await store.rememberApproval('session-1:write_file', 2_000);
-        expect(await store.isApprovalRemembered('session-1:write_file', 1_999)).toBe(true);
-        expect(await store.isApprovalRemembered('session-1:other', 1_999)).toBe(false);
-        expect(await store.isApprovalRemembered('session-1:write_file', 2_000)).toBe(false);
-        // Dropped: an earlier `now` no longer finds it.
-        expect(await store.isApprovalRemembered('session-1:write_file', 1_000)).toBe(false);
-      });
-
-      it('extends an entry when it is remembered again', async () => {
-        await store.rememberApproval('key', 2_000);
-        await store.rememberApproval('key', 5_000);
-        expect(await store.isApprovalRemembered('key', 4_999)).toBe(true);
-        await store.rememberApproval('key', 3_000);
-        expect(await store.isApprovalRemembered('key', 4_000)).toBe(false);
-      });
-
-      it('keeps times beyond 32 bits (real epoch milliseconds)', async () => {
-        const now = Date.UTC(2026, 0, 2);
-        await store.rememberApproval('key', now + 60_000);
-        expect(await store.isApprovalRemembered('key', now)).toBe(true);
-        expect(await store.isApprovalRemembered('key', now + 60_000)).toBe(false);
+    describe('the store as its job queue (when it is one)', () => {
+      it('hands a due job to one owner, not again while locked, and removes it when finished', async () => {
+        if (store.takeJobs === undefined || store.finishJob === undefined) return;
+        const job = {
+          kind: 'continue' as const,
+          threadId: 't-1',
+          workflowId: 'w',
+          runAt: CREATED_AT,
+          key: 'continue:t-1',
+        };
+        await committed(store, { jobs: [job, { ...job, workflowId: 'other', key: 'continue:t-2', threadId: 't-2' }] });
+        expect(await store.takeJobs(['w'], 'a', LATER, '2026-01-02T03:10:00.000Z', 10)).toEqual([job]);
+        expect(await store.takeJobs(['w'], 'b', LATER, '2026-01-02T03:10:00.000Z', 10)).toEqual([]);
+        await store.finishJob('continue:t-1', 'a');
+        expect(await store.takeJobs(['w'], 'b', '2026-01-02T03:20:00.000Z', '2026-01-02T03:30:00.000Z', 10)).toEqual(
+          [],
+        );
       });
     });
   });

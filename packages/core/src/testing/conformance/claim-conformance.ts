@@ -1,17 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../audit/audit-log.js';
-import { errorCodeOf, present, interactionRecord, threadRecord, toolApproval } from './store-records.js';
-import type { ClaimFence, ICheckpointStore } from '../../persistence/checkpoint-store.js';
+import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
+import { committed, createThread, LATER, present, refused, save, threadRecord, toolApproval } from './store-records.js';
 
-const NOW = '2026-01-02T03:04:05.000Z';
-const LATER = '2026-01-02T03:04:15.000Z';
-const MUCH_LATER = '2026-01-02T03:05:00.000Z';
+const NOW = '2026-01-02T03:04:10.000Z';
+const UNTIL = '2026-01-02T03:04:25.000Z';
+const AFTER_UNTIL = '2026-01-02T03:04:30.000Z';
 
 /**
- * Thread claims every ICheckpointStore must keep (ThreadLease, issue 11): one live holder
- * at a time, a new epoch per claim, renewal and release only under the current epoch, and
- * every fenced write refused once another claim took the thread. A vitest suite next to
- * {@link describeStoreConformance}.
+ * The claims of threads (docs/persistence.md, "Claims"): a run takes its thread's claim in
+ * its first commit (a new epoch, unless another live claim holds it), keeps it, renews it,
+ * and frees it in its last; every commit of a run is fenced by the version and epoch it
+ * read, so a process that lost the claim writes nothing. Run it on each implementation.
  */
 export function describeLeaseConformance(
   name: string,
@@ -20,142 +19,115 @@ export function describeLeaseConformance(
 ): void {
   describe(`${name} (thread claim conformance)`, () => {
     let store: ICheckpointStore;
-
     beforeEach(async () => {
       store = await makeStore();
-      await store.createThread(threadRecord());
     });
-
     afterEach(async () => {
       await store.close();
       await dispose?.(store);
     });
 
-    async function claim(owner: string, until = LATER, now = NOW): Promise<ClaimFence> {
-      const version = present(await store.getThread('thread-1')).version;
-      const result = await store.claimThread('thread-1', owner, until, now, version);
-      if (result.status !== 'claimed') throw new Error(`${owner} could not claim: ${result.status}`);
-      return { threadId: 'thread-1', epoch: result.epoch };
-    }
-
-    it("stores the creator's claim with the thread, and a save neither writes nor frees it", async () => {
-      const created = await store.createThread(
-        threadRecord({ threadId: 'claimed', epoch: 1, lease: { owner: 'a', until: LATER } }),
-      );
-      const { lease: _lease, ...unleased } = created;
-      await store.saveThread({ ...unleased, epoch: 7 });
-      const stored = await store.getThread('claimed');
-      expect(stored?.lease).toEqual({ owner: 'a', until: LATER });
-      expect(stored?.epoch).toBe(1);
+    it('a new thread may be stored claimed by its creator, or free', async () => {
+      await createThread(store, threadRecord({ threadId: 'held', lease: { owner: 'a', until: UNTIL } }));
+      await createThread(store, threadRecord({ threadId: 'free' }));
+      expect((await store.getThread('held'))?.lease).toEqual({ owner: 'a', until: UNTIL });
+      expect((await store.getThread('free'))?.lease).toBeUndefined();
     });
 
-    it('claims a free thread with a new epoch and version, and refuses another owner while the claim lives', async () => {
-      const first = await claim('a');
-      const stored = await store.getThread('thread-1');
-      expect(stored).toMatchObject({ epoch: first.epoch, version: 2, lease: { owner: 'a', until: LATER } });
-      expect(await store.claimThread('thread-1', 'b', MUCH_LATER, NOW, present(stored).version)).toEqual({
-        status: 'busy',
-        lease: { owner: 'a', until: LATER },
+    it('takes a free claim with a new epoch, in the same commit as the save', async () => {
+      const thread = await createThread(store);
+      const result = await committed(store, {
+        thread: save(thread, { steps: 1 }, { kind: 'take', owner: 'a', until: UNTIL, now: NOW }),
+      });
+      expect(result.thread).toMatchObject({ version: 2, epoch: 2, lease: { owner: 'a', until: UNTIL } });
+      expect(await store.getThread('thread-1')).toMatchObject({
+        version: 2,
+        epoch: 2,
+        steps: 1,
+        lease: { owner: 'a', until: UNTIL },
       });
     });
 
-    it('refuses a claim at a version that is no longer stored, so the claimer reads the thread again', async () => {
-      expect(await store.claimThread('thread-1', 'a', LATER, NOW, 99)).toEqual({ status: 'changed' });
-      expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
-    });
-
-    it('renews a claim without changing the version, only under its own epoch', async () => {
-      const fence = await claim('a');
-      expect(await store.renewClaim(fence, 'a', MUCH_LATER)).toBe(true);
-      expect(await store.getThread('thread-1')).toMatchObject({ version: 2, lease: { owner: 'a', until: MUCH_LATER } });
-      expect(await store.renewClaim({ ...fence, epoch: fence.epoch - 1 }, 'a', MUCH_LATER)).toBe(false);
-      expect(await store.renewClaim(fence, 'b', MUCH_LATER)).toBe(false);
-    });
-
-    it('lets another owner take an expired claim with a higher epoch; the old owner can then neither renew nor release it', async () => {
-      const old = await claim('a', LATER, NOW);
-      const taken = await claim('b', MUCH_LATER, LATER);
-      expect(taken.epoch).toBeGreaterThan(old.epoch);
-      expect(await store.renewClaim(old, 'a', MUCH_LATER)).toBe(false);
-      await store.releaseClaim(old, 'a');
-      expect((await store.getThread('thread-1'))?.lease).toEqual({ owner: 'b', until: MUCH_LATER });
-    });
-
-    it('frees a claim for its owner only, after which anyone may claim', async () => {
-      const fence = await claim('a');
-      await store.releaseClaim(fence, 'b');
-      expect((await store.getThread('thread-1'))?.lease?.owner).toBe('a');
-      await store.releaseClaim(fence, 'a');
-      expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
-      await claim('b');
-    });
-
-    it('gives a contested free thread to exactly one of ten owners', async () => {
-      const version = present(await store.getThread('thread-1')).version;
-      const results = await Promise.all(
-        Array.from({ length: 10 }, (_, index) => store.claimThread('thread-1', `owner-${index}`, LATER, NOW, version)),
-      );
-      expect(results.filter((result) => result.status === 'claimed')).toHaveLength(1);
-    });
-
-    it('refuses a claim on a thread that does not exist with THREAD_NOT_FOUND', async () => {
-      expect(await errorCodeOf(store.claimThread('no-such-thread', 'a', LATER, NOW, 1))).toBe('THREAD_NOT_FOUND');
-    });
-
-    it('refuses every fenced write of a claim that was taken, and changes nothing (STORE_CONFLICT)', async () => {
-      const stale = await claim('a', LATER, NOW);
-      await store.recordToolApproval(toolApproval({ threadId: 'thread-1', toolCallId: 'call-1' }), stale);
+    it('refuses to take a live claim of another owner, and takes one that ran out', async () => {
+      const thread = await createThread(store, threadRecord({ lease: { owner: 'a', until: UNTIL } }));
       expect(
-        await store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['approved'], NOW, stale),
-      ).toBe(true);
-      await store.createInteraction(interactionRecord({ interactionId: 'ask-1', threadId: 'thread-1' }), stale);
-      await store.recordResponse('ask-1', { input: 'yes', respondedAt: NOW });
-      const current = await claim('b', MUCH_LATER, LATER);
-      expect(await store.setToolExecutionStatus('thread-1', 'call-1', ['started'], 'unknown', LATER, current)).toBe(
-        true,
-      );
+        await refused(store, { thread: save(thread, {}, { kind: 'take', owner: 'b', until: LATER, now: NOW }) }),
+      ).toEqual({
+        kind: 'thread-busy',
+        threadId: 'thread-1',
+        lease: { owner: 'a', until: UNTIL },
+      });
+      const taken = await committed(store, {
+        thread: save(thread, {}, { kind: 'take', owner: 'b', until: LATER, now: AFTER_UNTIL }),
+      });
+      expect(taken.thread).toMatchObject({ epoch: 2, lease: { owner: 'b', until: LATER } });
+    });
 
-      const outcome = { status: 'SUCCESS' as const, output: 'late', content: 'late' };
-      const refusals = [
-        () => store.markToolFinished('thread-1', 'call-1', outcome, LATER, stale),
-        () => store.setToolExecutionStatus('thread-1', 'call-1', ['unknown'], 'approved', LATER, stale),
-        () => store.markToolStarted('thread-1', 'call-1', toolApproval().argumentsHash, ['unknown'], LATER, stale),
-        () => store.recordToolApproval(toolApproval({ threadId: 'thread-1', toolCallId: 'call-2' }), stale),
-        () => store.createInteraction(interactionRecord({ interactionId: 'ask-2', threadId: 'thread-1' }), stale),
-        () => store.appendAuditEntry((previous) => sealedEntry(previous), stale),
-      ];
-      for (const refusal of refusals) expect(await errorCodeOf(refusal())).toBe('STORE_CONFLICT');
-      expect(await store.getToolExecution('thread-1', 'call-1')).toMatchObject({ status: 'unknown' });
-      expect(await store.getToolExecution('thread-1', 'call-2')).toBeUndefined();
-      expect(await store.getInteraction('ask-2')).toBeUndefined();
-      expect((await store.getInteraction('ask-1'))?.status).toBe('responded');
-      expect(await store.listAuditEntries()).toEqual([]);
+    it('keeps the claim on later saves, frees it on the last, and may take and free it in one', async () => {
+      const thread = await createThread(store);
+      await committed(store, { thread: save(thread, {}, { kind: 'take', owner: 'a', until: UNTIL, now: NOW }) });
+      const taken = present(await store.getThread('thread-1'));
+      await committed(store, { thread: save(taken, { steps: 2 }) });
+      const kept = present(await store.getThread('thread-1'));
+      expect(kept).toMatchObject({ epoch: 2, steps: 2, lease: { owner: 'a', until: UNTIL } });
+      const released = await committed(store, { thread: save(kept, { status: 'waiting' }, { kind: 'release' }) });
+      expect(released.thread?.lease).toBeUndefined();
+      expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
+      const again = present(await store.getThread('thread-1'));
+      const once = await committed(store, {
+        thread: save(
+          again,
+          { status: 'completed' },
+          { kind: 'take', owner: 'b', until: LATER, now: NOW, release: true },
+        ),
+      });
+      expect(once.thread).toMatchObject({ epoch: 3 });
+      expect(await store.getThread('thread-1')).toMatchObject({ status: 'completed', epoch: 3 });
+      expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
+    });
 
-      expect(await store.markToolFinished('thread-1', 'call-1', outcome, LATER, current)).toBe(true);
-      expect(await store.markToolFinished('thread-1', 'call-1', { ...outcome, output: 'again' }, LATER, current)).toBe(
-        false,
+    it('renews and frees a claim only for its owner at its epoch, without moving the version', async () => {
+      const thread = await createThread(store);
+      await committed(store, { thread: save(thread, {}, { kind: 'take', owner: 'a', until: UNTIL, now: NOW }) });
+      await committed(store, { thread: { kind: 'renew', threadId: 'thread-1', epoch: 2, owner: 'a', until: LATER } });
+      expect(await store.getThread('thread-1')).toMatchObject({ version: 2, lease: { owner: 'a', until: LATER } });
+      expect(
+        await refused(store, { thread: { kind: 'renew', threadId: 'thread-1', epoch: 1, owner: 'a', until: LATER } }),
+      ).toMatchObject({
+        kind: 'thread-changed',
+      });
+      await refused(store, { thread: { kind: 'renew', threadId: 'thread-1', epoch: 2, owner: 'b', until: LATER } });
+      await refused(store, { thread: { kind: 'release', threadId: 'thread-1', epoch: 2, owner: 'b' } });
+      await committed(store, { thread: { kind: 'release', threadId: 'thread-1', epoch: 2, owner: 'a' } });
+      expect(await store.getThread('thread-1')).toMatchObject({ version: 2, epoch: 2 });
+      expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
+    });
+
+    it('refuses every write of a run whose claim was taken, and changes nothing of its unit', async () => {
+      const thread = await createThread(store);
+      await committed(store, { thread: save(thread, {}, { kind: 'take', owner: 'a', until: UNTIL, now: NOW }) });
+      const held = present(await store.getThread('thread-1'));
+      // 'a' froze past its claim; 'b' took the thread over.
+      await committed(store, { thread: save(held, {}, { kind: 'take', owner: 'b', until: LATER, now: AFTER_UNTIL }) });
+      const conflict = await refused(store, {
+        thread: save(held, { status: 'completed' }),
+        toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: NOW }],
+        interactions: [{ kind: 'fail', interactionId: 'x', reason: 'cancelled', message: 'stale', at: NOW }],
+      });
+      expect(conflict).toMatchObject({ kind: 'thread-changed', storedEpoch: 3 });
+      expect(await store.getThread('thread-1')).toMatchObject({ epoch: 3, status: 'running', lease: { owner: 'b' } });
+      expect(await store.listToolExecutions({ threadId: 'thread-1' })).toEqual([]);
+    });
+
+    it('lets exactly one of concurrent takers have the claim', async () => {
+      const thread = await createThread(store);
+      const results = await Promise.all(
+        ['a', 'b', 'c', 'd'].map((owner) =>
+          store.commit({ thread: save(thread, { steps: 1 }, { kind: 'take', owner, until: UNTIL, now: NOW }) }),
+        ),
       );
-      expect((await store.getToolExecution('thread-1', 'call-1'))?.outcome?.output).toBe('late');
-      expect((await store.appendAuditEntry((previous) => sealedEntry(previous), current)).sequence).toBe(1);
+      expect(results.filter((result) => result.status === 'committed')).toHaveLength(1);
+      expect(await store.getThread('thread-1')).toMatchObject({ version: 2, epoch: 2 });
     });
   });
-}
-
-function sealedEntry(previous: { sequence: number; hash: string } | undefined): AuditEntry {
-  const sequence = (previous?.sequence ?? 0) + 1;
-  return {
-    threadId: 'thread-1',
-    toolCallId: 'call-1',
-    toolName: 'write_file',
-    outcome: 'allow',
-    decidedBy: 'person',
-    rule: 'ask',
-    reason: 'looks fine',
-    stage: 'execution',
-    originalArguments: {},
-    at: NOW,
-    previousHash: previous?.hash ?? 'genesis',
-    hash: `hash-${sequence}`,
-    sequence,
-  };
 }

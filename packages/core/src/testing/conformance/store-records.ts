@@ -3,10 +3,14 @@ import { WorkflowDefinition, type Message, type UserInteractionRequest } from '@
 import { expect } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
+  ClaimChange,
+  ICheckpointStore,
   InteractionRecord,
   InteractionResponseRecord,
+  ThreadChange,
   ThreadRecord,
-  ToolExecutionRecord,
+  ToolCallDraft,
+  UnitOfWork,
 } from '../../persistence/checkpoint-store.js';
 
 /** A fixed moment, so records compare equal after a round trip. */
@@ -29,7 +33,7 @@ export function threadRecord(overrides: Partial<ThreadRecord> = {}): ThreadRecor
     pendingInteractionIds: [],
     activeNode: null,
     steps: 0,
-    epoch: 0,
+    epoch: 1,
     version: 1,
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
@@ -133,15 +137,15 @@ export const response = (input: unknown, responder = 'ada'): InteractionResponse
   respondedAt: '2026-01-02T03:04:30.000Z',
 });
 
-/** What `recordToolApproval` receives. */
-export type ToolApprovalRecord = Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>;
+/** What a `start` change writes of a tool call. */
+export type ToolApprovalRecord = ToolCallDraft;
 
 /** The SHA-256 of some arguments' JSON, as the engine hashes them (the store only compares it). */
 export function argumentsHashOf(toolArguments: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(toolArguments)).digest('hex');
 }
 
-/** The approval of a `write_file` call; `overrides` replace whole fields (pass a matching hash with new arguments). */
+/** The draft of a `write_file` call; `overrides` replace whole fields (pass a matching hash with new arguments). */
 export function toolApproval(overrides: Partial<ToolApprovalRecord> = {}): ToolApprovalRecord {
   const toolArguments = { path: 'README.md', content: 'hello' };
   return {
@@ -157,10 +161,47 @@ export function toolApproval(overrides: Partial<ToolApprovalRecord> = {}): ToolA
   };
 }
 
-/** The record a fresh approval is stored as. */
-export function approvedExecution(overrides: Partial<ToolApprovalRecord> = {}): ToolExecutionRecord {
-  const approval = toolApproval(overrides);
-  return { ...approval, status: 'approved', updatedAt: approval.createdAt };
+/** Commits a unit and returns what the store says, failing the test when it refuses it. */
+export async function committed(store: ICheckpointStore, unit: UnitOfWork) {
+  const result = await store.commit(unit);
+  if (result.status !== 'committed')
+    return expect.unreachable(`the store refused the unit: ${JSON.stringify(result.conflict)}`);
+  return result;
+}
+
+/** Commits a unit the store must refuse, and returns the conflict. */
+export async function refused(store: ICheckpointStore, unit: UnitOfWork) {
+  const result = await store.commit(unit);
+  if (result.status !== 'conflict') return expect.unreachable('expected the store to refuse the unit');
+  return result.conflict;
+}
+
+/** Stores a new thread (version 1) and returns it as stored. */
+export async function createThread(
+  store: ICheckpointStore,
+  thread: ThreadRecord = threadRecord(),
+): Promise<ThreadRecord> {
+  await committed(store, { thread: { kind: 'create', thread } });
+  return present(await store.getThread(thread.threadId));
+}
+
+/** The save of `thread` as read (its version and epoch), keeping the claim. */
+export function save(
+  thread: ThreadRecord,
+  changes: Partial<ThreadRecord> = {},
+  claim: ClaimChange = { kind: 'keep' },
+  /** How many of the stored messages stay (the rest are replaced): all that both conversations have, by default. */
+  messagesFrom?: number,
+): ThreadChange {
+  const next = { ...thread, ...changes };
+  return {
+    kind: 'save',
+    thread: next,
+    expectedVersion: thread.version,
+    claim,
+    messagesFrom: messagesFrom ?? Math.min(thread.conversation.length, next.conversation.length),
+    storedMessages: thread.conversation.length,
+  };
 }
 
 /** A later moment than {@link CREATED_AT}, for status changes. */

@@ -1,36 +1,52 @@
 import { describe, expect, it } from 'vitest';
-import { InterlockError } from '../../errors/interlock-error.js';
+import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 import {
-  errorCodeOf,
+  AWKWARD_TEXT,
+  committed,
+  createThread,
   interactionRecord,
+  LATER,
   present,
+  refused,
   response,
+  save,
   threadRecord,
   toolCallMessage,
+  UNICODE_TEXT,
   userMessage,
 } from './store-records.js';
-import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 
-/** Threads, interactions and global variables: part of {@link describeStoreConformance}. */
+/** Threads, their conversations, interactions and global variables: part of {@link describeStoreConformance}. */
 export function describeThreadsAndInteractions(store: () => ICheckpointStore): void {
   describe('threads', () => {
-    it('creates a thread at version 1 and reads it back', async () => {
-      const created = await store().createThread(threadRecord({ version: 7 }));
-      expect(created.version).toBe(1);
+    it('creates a thread at version 1 and reads it back, alone or with its interactions and tool calls', async () => {
+      const result = await committed(store(), { thread: { kind: 'create', thread: threadRecord({ version: 7 }) } });
+      expect(result.thread).toMatchObject({ version: 1, epoch: 1 });
       expect(await store().getThread('thread-1')).toEqual(threadRecord({ version: 1 }));
+      expect(await store().loadThread('thread-1')).toEqual({
+        thread: threadRecord({ version: 1 }),
+        interactions: [],
+        toolCalls: [],
+      });
       expect(await store().getThread('no-such-thread')).toBeUndefined();
+      expect(await store().loadThread('no-such-thread')).toBeUndefined();
     });
 
     it('refuses a second thread with the same id and keeps the first', async () => {
-      await store().createThread(threadRecord({ channel: 'first' }));
-      expect(await errorCodeOf(store().createThread(threadRecord({ channel: 'second' })))).toBe('STORE_CONFLICT');
+      await createThread(store(), threadRecord({ channel: 'first' }));
+      expect(
+        await refused(store(), { thread: { kind: 'create', thread: threadRecord({ channel: 'second' }) } }),
+      ).toEqual({
+        kind: 'thread-exists',
+        threadId: 'thread-1',
+      });
       expect((await store().getThread('thread-1'))?.channel).toBe('first');
     });
 
     it('lists threads, all of them or those with a status', async () => {
-      await store().createThread(threadRecord({ threadId: 'a', status: 'running' }));
-      await store().createThread(threadRecord({ threadId: 'b', status: 'waiting' }));
-      await store().createThread(threadRecord({ threadId: 'c', status: 'waiting' }));
+      await createThread(store(), threadRecord({ threadId: 'a', status: 'running' }));
+      await createThread(store(), threadRecord({ threadId: 'b', status: 'waiting' }));
+      await createThread(store(), threadRecord({ threadId: 'c', status: 'waiting' }));
       const ids = (threads: { threadId: string }[]) => threads.map((thread) => thread.threadId).sort();
       expect(ids(await store().listThreads())).toEqual(['a', 'b', 'c']);
       expect(ids(await store().listThreads({ status: 'waiting' }))).toEqual(['b', 'c']);
@@ -38,10 +54,9 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
       expect((await store().listThreads({ status: 'running' }))[0]).toEqual(threadRecord({ threadId: 'a' }));
     });
 
-    it('saves every field, increments the version and stamps updatedAt', async () => {
-      const created = await store().createThread(threadRecord());
-      const changed = {
-        ...created,
+    it('saves every field at the version and epoch read, one version up', async () => {
+      const created = await createThread(store());
+      const changes = {
         status: 'waiting' as const,
         variables: { count: 3, nested: { list: [1, 'two', null, true] } },
         frames: [
@@ -58,301 +73,255 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         steps: 4,
         output: { summary: 'done' },
         error: { code: 'MODEL_FAILED' as const, message: 'the model went away', nodeId: 'agent' },
+        updatedAt: LATER,
       };
-      const saved = await store().saveThread(changed);
-      expect(saved).toEqual({ ...changed, version: 2, updatedAt: saved.updatedAt });
-      expect(saved.updatedAt).not.toBe(created.updatedAt);
-      expect(await store().getThread('thread-1')).toEqual(saved);
-      const again = await store().saveThread({ ...saved, steps: 5 });
-      expect(again.version).toBe(3);
-      expect((await store().getThread('thread-1'))?.steps).toBe(5);
+      const result = await committed(store(), { thread: save(created, changes) });
+      expect(result.thread).toMatchObject({ version: 2, epoch: 1 });
+      expect(await store().getThread('thread-1')).toEqual({ ...created, ...changes, version: 2 });
+      const again = present(await store().getThread('thread-1'));
+      await committed(store(), { thread: save(again, { steps: 5 }) });
+      expect(await store().getThread('thread-1')).toMatchObject({ version: 3, steps: 5 });
     });
 
-    it('refuses a stale save with STORE_CONFLICT and changes nothing', async () => {
-      const created = await store().createThread(threadRecord({ conversation: [userMessage('one')] }));
-      const saved = await store().saveThread({ ...created, steps: 1 });
-      const stale = {
-        ...created,
-        steps: 99,
-        status: 'failed' as const,
-        conversation: [userMessage('one'), userMessage('stale')],
-      };
-      expect(await errorCodeOf(store().saveThread(stale))).toBe('STORE_CONFLICT');
-      expect(await store().getThread('thread-1')).toEqual(saved);
-    });
-
-    it('refuses to save a thread that was never created', async () => {
-      expect(await errorCodeOf(store().saveThread(threadRecord({ threadId: 'ghost' })))).toBe('THREAD_NOT_FOUND');
-      expect(await store().getThread('ghost')).toBeUndefined();
-    });
-
-    it('lets exactly one of two concurrent saves of the same version win', async () => {
-      const created = await store().createThread(threadRecord());
-      const results = await Promise.allSettled([
-        store().saveThread({ ...created, steps: 1, conversation: [userMessage('from the first writer')] }),
-        store().saveThread({ ...created, steps: 2, conversation: [userMessage('from the second writer')] }),
-      ]);
-      const winners = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-      const losers = results.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
-      expect(winners).toHaveLength(1);
-      expect(losers.map((error: unknown) => InterlockError.is(error) && error.code)).toEqual(['STORE_CONFLICT']);
-      expect(await store().getThread('thread-1')).toEqual(winners[0]);
-    });
-
-    it('appends the conversation across saves and reads it back in order', async () => {
-      let thread = await store().createThread(threadRecord({ conversation: [userMessage('m0')] }));
-      for (let round = 1; round <= 5; round += 1) {
-        const added = Array.from({ length: round }, (_, index) => userMessage(`m${round}.${index}`));
-        thread = await store().saveThread({ ...thread, conversation: [...thread.conversation, ...added] });
-      }
-      thread = await store().saveThread(thread);
-      const many = Array.from({ length: 1_200 }, (_, index) => userMessage(`bulk ${index}`));
-      thread = await store().saveThread({ ...thread, conversation: [...thread.conversation, ...many] });
-      const stored = await store().getThread('thread-1');
-      expect(stored?.conversation).toEqual(thread.conversation);
-      expect(stored?.conversation).toHaveLength(1 + 15 + 1_200);
-      expect(stored?.conversation[16]?.content).toBe('bulk 0');
-    });
-
-    it('stores an edit of an earlier message and a shortened conversation', async () => {
-      const conversation = [
-        userMessage('write it'),
-        toolCallMessage('call-1', { path: 'a.txt' }),
-        userMessage('after'),
-      ];
-      let thread = await store().createThread(threadRecord({ conversation }));
-      const edited = structuredClone(thread.conversation);
-      edited[1] = toolCallMessage('call-1', { path: 'b.txt', note: 'edited by the approver' });
-      thread = await store().saveThread({ ...thread, conversation: [...edited, userMessage('new')] });
-      expect((await store().getThread('thread-1'))?.conversation).toEqual([...edited, userMessage('new')]);
-      thread = await store().saveThread({ ...thread, conversation: edited.slice(0, 1) });
-      expect((await store().getThread('thread-1'))?.conversation).toEqual(edited.slice(0, 1));
-    });
-
-    it('hands out copies: changing a record in the caller never changes the store()', async () => {
-      const input = threadRecord({ conversation: [userMessage('original')] });
-      const created = await store().createThread(input);
-      input.variables['count'] = 100;
-      input.conversation.push(userMessage('pushed into the input'));
-      present(created.frames[0]).cursor = 'elsewhere';
-      const read = await store().getThread('thread-1');
-      present(present(read).conversation[0]).content = 'changed by a reader';
-      present(read).session.sessionId = 'hijacked';
-      present((await store().listThreads())[0]).variables['count'] = 200;
-      const saveInput = { ...threadRecord({ conversation: [userMessage('original')] }), steps: 1 };
-      const saved = await store().saveThread(saveInput);
-      present(saveInput.conversation[0]).content = 'changed after save';
-      saved.variables['count'] = 300;
-      expect(await store().getThread('thread-1')).toEqual({
-        ...threadRecord({ conversation: [userMessage('original')] }),
-        steps: 1,
-        version: 2,
-        updatedAt: saved.updatedAt,
+    it('refuses a save at a stale version or epoch, and changes nothing of the unit', async () => {
+      const created = await createThread(store(), threadRecord({ conversation: [userMessage('one')] }));
+      await committed(store(), { thread: save(created, { steps: 1 }) });
+      const stale = await refused(store(), {
+        thread: save(created, { steps: 99, conversation: [userMessage('one'), userMessage('stale')] }),
+        interactions: [{ kind: 'open', interaction: interactionRecord() }],
+        globals: [{ kind: 'set', scope: 'workflow-a', name: 'x', value: 1 }],
       });
+      expect(stale).toEqual({ kind: 'thread-changed', threadId: 'thread-1', storedVersion: 2, storedEpoch: 1 });
+      expect(await store().getThread('thread-1')).toMatchObject({
+        version: 2,
+        steps: 1,
+        conversation: [userMessage('one')],
+      });
+      expect(await store().getInteraction('interaction-1')).toBeUndefined();
+      expect(await store().getGlobalVariables('workflow-a')).toEqual({});
+      const otherEpoch = await refused(store(), {
+        thread: save({ ...present(await store().getThread('thread-1')), epoch: 7 }),
+      });
+      expect(otherEpoch).toMatchObject({ kind: 'thread-changed', storedEpoch: 1 });
+      expect(await refused(store(), { thread: save(threadRecord({ threadId: 'nobody' })) })).toEqual({
+        kind: 'thread-not-found',
+        threadId: 'nobody',
+      });
+    });
+
+    it('appends new messages, replaces them from the first that changed, and keeps text exactly', async () => {
+      const created = await createThread(store(), threadRecord({ conversation: [userMessage(UNICODE_TEXT)] }));
+      const appended = [userMessage(UNICODE_TEXT), toolCallMessage('call-1', { text: AWKWARD_TEXT })];
+      await committed(store(), { thread: save(created, { conversation: appended }) });
+      const stored = present(await store().getThread('thread-1'));
+      expect(stored.conversation).toEqual(appended);
+      // The second message is replaced: a writer says so by the messages it keeps (messagesFrom).
+      const replaced = [userMessage(UNICODE_TEXT), userMessage('instead'), userMessage('and more')];
+      await committed(store(), { thread: save(stored, { conversation: replaced }, { kind: 'keep' }, 1) });
+      expect((await store().getThread('thread-1'))?.conversation).toEqual(replaced);
+      // And shortened.
+      const shorter = present(await store().getThread('thread-1'));
+      await committed(store(), {
+        thread: save(shorter, { conversation: [userMessage(UNICODE_TEXT)] }, { kind: 'keep' }, 1),
+      });
+      expect((await store().getThread('thread-1'))?.conversation).toEqual([userMessage(UNICODE_TEXT)]);
     });
   });
 
   describe('interactions', () => {
-    it('creates an interaction and reads it back', async () => {
-      await store().createInteraction(interactionRecord());
+    it('opens interactions with the thread that waits on them, and lists them oldest first by thread and status', async () => {
+      const created = await createThread(store());
+      await committed(store(), {
+        thread: save(created, { status: 'waiting', pendingInteractionIds: ['interaction-2', 'interaction-1'] }),
+        interactions: [
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'interaction-2', createdAt: LATER }) },
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'interaction-1' }) },
+        ],
+      });
+      await createThread(store(), threadRecord({ threadId: 'thread-2' }));
+      await committed(store(), {
+        interactions: [
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'other', threadId: 'thread-2' }) },
+        ],
+      });
+      const ids = (interactions: { interactionId: string }[]) =>
+        interactions.map((interaction) => interaction.interactionId);
+      expect(ids(await store().listInteractions({ threadId: 'thread-1' }))).toEqual(['interaction-1', 'interaction-2']);
+      expect(ids(await store().listInteractions({ status: 'pending' }))).toEqual([
+        'interaction-1',
+        'other',
+        'interaction-2',
+      ]);
+      expect(ids(await store().listInteractions({ status: 'responded' }))).toEqual([]);
+      expect(ids(present(await store().loadThread('thread-1')).interactions)).toEqual([
+        'interaction-1',
+        'interaction-2',
+      ]);
       expect(await store().getInteraction('interaction-1')).toEqual(interactionRecord());
-      expect(await store().getInteraction('no-such-interaction')).toBeUndefined();
     });
 
-    it('replaces an interaction created again with the same id', async () => {
-      await store().createInteraction(interactionRecord({ nodeId: 'first' }));
-      await store().createInteraction(interactionRecord({ nodeId: 'second' }));
-      expect((await store().getInteraction('interaction-1'))?.nodeId).toBe('second');
-      expect(await store().listInteractions()).toHaveLength(1);
-    });
-
-    it('lists interactions by status, by thread, by both, or all', async () => {
-      await store().createInteraction(interactionRecord({ interactionId: 'i1', threadId: 't1' }));
-      await store().createInteraction(interactionRecord({ interactionId: 'i2', threadId: 't1' }));
-      await store().createInteraction(interactionRecord({ interactionId: 'i3', threadId: 't2' }));
-      await store().recordResponse('i2', response({ approved: true }));
-      const ids = (records: { interactionId: string }[]) => records.map((record) => record.interactionId).sort();
-      expect(ids(await store().listInteractions())).toEqual(['i1', 'i2', 'i3']);
-      expect(ids(await store().listInteractions({ status: 'pending' }))).toEqual(['i1', 'i3']);
-      expect(ids(await store().listInteractions({ threadId: 't1' }))).toEqual(['i1', 'i2']);
-      expect(ids(await store().listInteractions({ threadId: 't1', status: 'pending' }))).toEqual(['i1']);
-      expect(await store().listInteractions({ threadId: 't3' })).toEqual([]);
-      expect(await store().listInteractions({ status: 'pending', threadId: 't2' })).toEqual([
-        interactionRecord({ interactionId: 'i3', threadId: 't2' }),
-      ]);
-    });
-
-    it('records the first answer and refuses a second one, keeping the first', async () => {
-      await store().createInteraction(interactionRecord());
-      const first = await store().recordResponse('interaction-1', response({ approved: true }, 'ada'));
-      expect(first).toEqual({
-        status: 'recorded',
-        interaction: {
-          ...interactionRecord(),
-          status: 'responded',
-          response: response({ approved: true }, 'ada'),
-          updatedAt: '2026-01-02T03:04:30.000Z',
-        },
+    it('keeps the first answer: a second is refused with the interaction as stored', async () => {
+      await committed(store(), { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
+      await committed(store(), {
+        interactions: [{ kind: 'answer', interactionId: 'interaction-1', response: response('yes') }],
       });
-      const second = await store().recordResponse('interaction-1', response({ approved: false }, 'grace'));
-      expect(second).toEqual({
-        status: 'not_pending',
-        interaction: first.status === 'recorded' ? first.interaction : undefined,
-      });
-      expect((await store().getInteraction('interaction-1'))?.response?.responder).toBe('ada');
-      expect(await store().recordResponse('no-such-interaction', response(true))).toEqual({ status: 'not_found' });
-    });
-
-    it('records exactly one of ten concurrent answers', async () => {
-      await store().createInteraction(interactionRecord());
-      const results = await Promise.all(
-        Array.from({ length: 10 }, (_, index) =>
-          store().recordResponse('interaction-1', response({ approved: true }, `approver-${index}`)),
-        ),
-      );
-      const recorded = results.filter((result) => result.status === 'recorded');
-      expect(recorded).toHaveLength(1);
-      expect(results.filter((result) => result.status === 'not_pending')).toHaveLength(9);
-      const winner = recorded[0]?.status === 'recorded' ? recorded[0].interaction.response?.responder : undefined;
-      expect((await store().getInteraction('interaction-1'))?.response?.responder).toBe(winner);
-    });
-
-    it('fails a pending interaction once, and never one that was answered', async () => {
-      await store().createInteraction(interactionRecord({ interactionId: 'i1' }));
-      await store().createInteraction(interactionRecord({ interactionId: 'i2' }));
-      expect(await store().failInteraction('i1', 'timeout', 'nobody answered before the deadline')).toBe(true);
-      const failed = await store().getInteraction('i1');
-      expect(failed).toMatchObject({
-        status: 'failed',
-        failureReason: 'timeout',
-        failureMessage: 'nobody answered before the deadline',
-      });
-      expect(failed?.response).toBeUndefined();
-      expect(await store().failInteraction('i1', 'cancelled', 'again')).toBe(false);
-      expect((await store().getInteraction('i1'))?.failureReason).toBe('timeout');
-      expect((await store().recordResponse('i1', response(true))).status).toBe('not_pending');
-      await store().recordResponse('i2', response(true));
-      expect(await store().failInteraction('i2', 'timeout', 'too late')).toBe(false);
-      expect((await store().getInteraction('i2'))?.status).toBe('responded');
-      expect(await store().failInteraction('no-such-interaction', 'timeout', 'none')).toBe(false);
-    });
-
-    it('lets exactly one of a concurrent answer and failure win', async () => {
-      const ids = Array.from({ length: 8 }, (_, index) => `race-${index}`);
-      for (const interactionId of ids) await store().createInteraction(interactionRecord({ interactionId }));
-      for (const [index, interactionId] of ids.entries()) {
-        const answer = () => store().recordResponse(interactionId, response({ approved: true }));
-        const failure = () => store().failInteraction(interactionId, 'timeout', 'the deadline passed');
-        const [recorded, failed] =
-          index % 2 === 0
-            ? await Promise.all([answer(), failure()])
-            : await Promise.all([failure(), answer()]).then(
-                ([failedFirst, recordedSecond]) => [recordedSecond, failedFirst] as const,
-              );
-        expect([recorded.status === 'recorded', failed]).toContain(true);
-        expect(recorded.status === 'recorded' && failed).toBe(false);
-        const stored = await store().getInteraction(interactionId);
-        expect(stored?.status).toBe(failed ? 'failed' : 'responded');
-      }
-    });
-
-    it('marks the answers a thread save consumed processed with that save, and none when the save is refused', async () => {
-      const created = await store().createThread(
-        threadRecord({ status: 'waiting', pendingInteractionIds: ['a', 'b'] }),
-      );
-      for (const interactionId of ['a', 'b', 'c']) {
-        await store().createInteraction(interactionRecord({ interactionId }));
-        await store().recordResponse(interactionId, response(true));
-      }
-      await store().createInteraction(interactionRecord({ interactionId: 'still-pending' }));
-      await store().createInteraction(interactionRecord({ interactionId: 'timed-out' }));
-      await store().failInteraction('timed-out', 'timeout', 'nobody answered');
-      const statuses = async () =>
-        Promise.all(
-          ['a', 'b', 'c', 'still-pending', 'timed-out'].map(async (id) => (await store().getInteraction(id))?.status),
-        );
-
-      const stale = { ...created, version: created.version + 5 };
-      expect(await errorCodeOf(store().saveThread(stale, ['a', 'b']))).toBe('STORE_CONFLICT');
-      expect(await statuses()).toEqual(['responded', 'responded', 'responded', 'pending', 'failed']);
-
-      const saved = await store().saveThread({ ...created, status: 'running', pendingInteractionIds: [] }, [
-        'a',
-        'b',
-        'still-pending',
-        'timed-out',
-        'no-such-interaction',
-      ]);
-      expect(saved.version).toBe(created.version + 1);
-      // Only answered ones: a pending or failed interaction is not processed by a save that names it.
-      expect(await statuses()).toEqual(['processed', 'processed', 'responded', 'pending', 'failed']);
-      expect(await store().getInteraction('a')).toMatchObject({ response: response(true) });
-      expect((await store().recordResponse('a', response(false))).status).toBe('not_pending');
-    });
-
-    it('hands out copies of interactions', async () => {
-      const input = interactionRecord();
-      await store().createInteraction(input);
-      input.request.metadata['changed'] = true;
-      const read = await store().getInteraction('interaction-1');
-      present(read).request.prompt = 'changed by a reader';
-      const answer = response({ approved: true });
-      const result = await store().recordResponse('interaction-1', answer);
-      answer.responder = 'changed after recording';
-      if (result.status === 'recorded') result.interaction.nodeId = 'changed';
-      present((await store().listInteractions())[0]).deadline = null;
-      expect(await store().getInteraction('interaction-1')).toEqual({
+      const answered = {
         ...interactionRecord(),
         status: 'responded',
-        response: response({ approved: true }),
-        updatedAt: '2026-01-02T03:04:30.000Z',
+        response: response('yes'),
+        updatedAt: response('yes').respondedAt,
+      };
+      expect(await store().getInteraction('interaction-1')).toEqual(answered);
+      expect(
+        await refused(store(), {
+          interactions: [{ kind: 'answer', interactionId: 'interaction-1', response: response('no', 'bob') }],
+        }),
+      ).toEqual({ kind: 'interaction-not-pending', interaction: answered });
+      expect(
+        await refused(store(), {
+          interactions: [{ kind: 'answer', interactionId: 'missing', response: response('no') }],
+        }),
+      ).toEqual({ kind: 'interaction-not-found', interactionId: 'missing' });
+    });
+
+    it('gives of concurrent answers exactly one the interaction', async () => {
+      await committed(store(), { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
+      const results = await Promise.all(
+        ['a', 'b', 'c', 'd', 'e'].map((who) =>
+          store().commit({
+            interactions: [{ kind: 'answer', interactionId: 'interaction-1', response: response(who, who) }],
+          }),
+        ),
+      );
+      expect(results.filter((result) => result.status === 'committed')).toHaveLength(1);
+      const stored = present(await store().getInteraction('interaction-1'));
+      expect(stored.response?.responder).toBe(stored.response?.input);
+    });
+
+    it('consumes an answer with the save that applies it, and only an answer', async () => {
+      const created = await createThread(
+        store(),
+        threadRecord({ status: 'waiting', pendingInteractionIds: ['interaction-1'] }),
+      );
+      await committed(store(), { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
+      // An answer and its consumption in one unit (a run that took the answer in): processed at once.
+      await committed(store(), {
+        thread: save(created, { status: 'running', pendingInteractionIds: [] }),
+        interactions: [
+          { kind: 'answer', interactionId: 'interaction-1', response: response('yes') },
+          { kind: 'consume', interactionId: 'interaction-1', at: LATER },
+        ],
       });
+      expect(await store().getInteraction('interaction-1')).toMatchObject({
+        status: 'processed',
+        response: response('yes'),
+      });
+      // Consuming a pending one does nothing.
+      await committed(store(), {
+        interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId: 'i-2' }) }],
+      });
+      await committed(store(), { interactions: [{ kind: 'consume', interactionId: 'i-2', at: LATER }] });
+      expect((await store().getInteraction('i-2'))?.status).toBe('pending');
+    });
+
+    it('fails only pending interactions, and says which it failed', async () => {
+      await committed(store(), {
+        interactions: [
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'open-one' }) },
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'answered-one' }) },
+        ],
+      });
+      await committed(store(), {
+        interactions: [{ kind: 'answer', interactionId: 'answered-one', response: response('yes') }],
+      });
+      const result = await committed(store(), {
+        interactions: ['open-one', 'answered-one', 'missing'].map((interactionId) => ({
+          kind: 'fail' as const,
+          interactionId,
+          reason: 'timeout' as const,
+          message: AWKWARD_TEXT,
+          at: LATER,
+        })),
+      });
+      expect(result.failed).toEqual(['open-one']);
+      expect(await store().getInteraction('open-one')).toMatchObject({
+        status: 'failed',
+        failureReason: 'timeout',
+        failureMessage: AWKWARD_TEXT,
+        updatedAt: LATER,
+      });
+      expect((await store().getInteraction('answered-one'))?.status).toBe('responded');
+    });
+
+    it('refuses the whole unit when one answer in it comes second', async () => {
+      const created = await createThread(
+        store(),
+        threadRecord({ status: 'waiting', pendingInteractionIds: ['interaction-1'] }),
+      );
+      await committed(store(), { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
+      await committed(store(), {
+        interactions: [{ kind: 'answer', interactionId: 'interaction-1', response: response('first') }],
+      });
+      await refused(store(), {
+        thread: save(created, { status: 'completed', pendingInteractionIds: [] }),
+        interactions: [{ kind: 'answer', interactionId: 'interaction-1', response: response('second') }],
+        jobs: [
+          { kind: 'continue', threadId: 'thread-1', workflowId: 'workflow-a', runAt: LATER, key: 'continue:thread-1' },
+        ],
+      });
+      expect(await store().getThread('thread-1')).toMatchObject({ status: 'waiting', version: 1 });
     });
   });
 
   describe('global variables', () => {
-    it('reads nothing for a workflow without globals', async () => {
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({});
-    });
-
-    it('sets and overwrites globals per workflow', async () => {
-      await store().setGlobalVariables('workflow-a', { counter: 1, config: { retries: [1, 2] }, nothing: null });
-      await store().setGlobalVariables('workflow-a', { counter: 2 });
-      await store().setGlobalVariables('workflow-b', { counter: 'b' });
-      await store().setGlobalVariables('workflow-b', {});
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({
-        counter: 2,
-        config: { retries: [1, 2] },
-        nothing: null,
+    it('sets, keeps what exists when asked to, deletes, and keeps scopes apart', async () => {
+      await committed(store(), {
+        globals: [
+          { kind: 'set', scope: 'workflow-a', name: 'count', value: 1 },
+          { kind: 'set', scope: 'workflow-a', name: 'text', value: UNICODE_TEXT },
+          { kind: 'set', scope: 'workflow-b', name: 'count', value: { nested: [AWKWARD_TEXT] } },
+        ],
       });
-      expect(await store().getGlobalVariables('workflow-b')).toEqual({ counter: 'b' });
+      await committed(store(), {
+        globals: [
+          { kind: 'set-if-absent', scope: 'workflow-a', name: 'count', value: 99 },
+          { kind: 'set-if-absent', scope: 'workflow-a', name: 'fresh', value: 'new' },
+          { kind: 'delete', scope: 'workflow-a', name: 'text' },
+        ],
+      });
+      expect(await store().getGlobalVariables('workflow-a')).toEqual({ count: 1, fresh: 'new' });
+      expect(await store().getGlobalVariables('workflow-b')).toEqual({ count: { nested: [AWKWARD_TEXT] } });
+      expect(await store().getGlobalVariables('nobody')).toEqual({});
     });
 
-    it('with onlyIfAbsent, creates the missing globals and keeps the existing ones', async () => {
-      await store().setGlobalVariables('workflow-a', { counter: 5 });
-      await store().setGlobalVariables('workflow-a', { counter: 0, label: 'default' }, { onlyIfAbsent: true });
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({ counter: 5, label: 'default' });
+    it('compare-and-set writes only over the value read, whatever its key order, and absent means absent (F3)', async () => {
+      const cas = (expected: unknown, value: unknown) => ({
+        globals: [{ kind: 'compare-and-set' as const, scope: 'w', name: 'n', expected, value }],
+      });
+      await committed(store(), cas(undefined, { b: 1, a: 2 }));
+      expect(await refused(store(), cas(undefined, 'again'))).toEqual({
+        kind: 'global-changed',
+        scope: 'w',
+        name: 'n',
+      });
+      await committed(store(), cas({ a: 2, b: 1 }, 3));
+      expect(await refused(store(), cas(2, 4))).toEqual({ kind: 'global-changed', scope: 'w', name: 'n' });
+      expect(await store().getGlobalVariables('w')).toEqual({ n: 3 });
     });
 
-    it('keeps exactly one of concurrent onlyIfAbsent writes', async () => {
-      await Promise.all(
-        Array.from({ length: 10 }, (_, index) =>
-          store().setGlobalVariables('workflow-a', { seed: index }, { onlyIfAbsent: true }),
-        ),
-      );
-      const { seed } = await store().getGlobalVariables('workflow-a');
-      expect(typeof seed).toBe('number');
-      await store().setGlobalVariables('workflow-a', { seed: 'late' }, { onlyIfAbsent: true });
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({ seed });
-    });
-
-    it('hands out copies of globals', async () => {
-      const value = { list: [1, 2] };
-      await store().setGlobalVariables('workflow-a', { value });
-      value.list.push(3);
-      const read = await store().getGlobalVariables('workflow-a');
-      read['value'] = 'changed by a reader';
-      expect(await store().getGlobalVariables('workflow-a')).toEqual({ value: { list: [1, 2] } });
+    it('loses no update when 20 writers each add one, reading again on a conflict (F3)', async () => {
+      await committed(store(), { globals: [{ kind: 'set', scope: 'w', name: 'count', value: 0 }] });
+      const increment = async () => {
+        for (;;) {
+          const current = (await store().getGlobalVariables('w'))['count'] as number;
+          const result = await store().commit({
+            globals: [{ kind: 'compare-and-set', scope: 'w', name: 'count', expected: current, value: current + 1 }],
+          });
+          if (result.status === 'committed') return;
+        }
+      };
+      await Promise.all(Array.from({ length: 20 }, increment));
+      expect(await store().getGlobalVariables('w')).toEqual({ count: 20 });
     });
   });
 }
