@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { askNode, linearWorkflow } from '../../__fixtures__/workflows.js';
 import { createInterlock, openStore, type ICheckpointStore, type Interlock } from '../../index.js';
 import type { UnitOfWork } from '../unit-of-work.js';
@@ -95,6 +95,16 @@ const opened: Interlock[] = [];
 beforeAll(() => {
   url = startServer();
 }, 120_000);
+
+// A test that stopped or froze the server and failed before it started it again leaves it running for the next.
+afterEach(() => {
+  try {
+    signalServer('SIGCONT');
+  } catch {
+    // Stopped: started below.
+  }
+  startServer();
+});
 
 afterAll(async () => {
   for (const interlock of opened) await interlock.close().catch(() => undefined);

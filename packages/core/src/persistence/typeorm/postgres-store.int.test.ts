@@ -5,15 +5,14 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
+import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
+import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
 import { describeCommitConformance } from '../../testing/conformance/commit-conformance.js';
+import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
+import type { ICheckpointStore } from '../checkpoint-store.js';
+import { describeTypeormStoreBehaviour } from '../__fixtures__/store-behaviour.js';
 import { committed, createThread, refused, saveOf } from '../../testing/conformance/commit-helpers.js';
-import {
-  AWKWARD_TEXT,
-  errorCodeOf,
-  interactionRecord,
-  threadRecord,
-  userMessage,
-} from '../../testing/conformance/store-records.js';
+import { interactionRecord, threadRecord, userMessage } from '../../testing/conformance/store-records.js';
 import { continueJob, recoverJob, taskIdentifier } from '../../workers/thread-jobs.js';
 import { openSqliteStore } from '../sqlite/open-sqlite-store.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
@@ -29,11 +28,47 @@ function describePostgresStore(url: string): void {
   const schemas = postgresSchemas(url);
   afterAll(() => schemas.dropAll());
 
-  describeCommitConformance(
-    'PostgreSQL store',
-    () => schemas.open(),
-    (store) => schemas.recycle(store),
-  );
+  const openStore = () => schemas.open();
+  const recycle = (store: ICheckpointStore) => schemas.recycle(store);
+  describeCommitConformance('PostgreSQL store', openStore, recycle);
+  describeStoreConformance('PostgreSQL store', openStore, recycle);
+  describeAuditAndMemoryConformance('PostgreSQL store', openStore, recycle);
+  describeLeaseConformance('PostgreSQL store', openStore, recycle);
+
+  let schema = '';
+  describeTypeormStoreBehaviour('PostgreSQL store', {
+    async prepare() {
+      schema = schemas.fresh();
+    },
+    open: () => createTypeormStore({ type: 'postgres', url, schema }),
+    inspect: () =>
+      new DataSource({
+        type: 'postgres',
+        url,
+        schema,
+        entities: STORE_ENTITIES,
+        extra: { options: `-c search_path=${schema}` },
+      }).initialize(),
+    logMessageWritesSql: () => [
+      `CREATE TABLE "${schema}"."message_writes" ("position" integer, "operation" text)`,
+      `CREATE FUNCTION "${schema}"."log_message_write"() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF TG_OP = 'DELETE' THEN
+           INSERT INTO "${schema}"."message_writes" VALUES (OLD."position", 'delete');
+         ELSE
+           INSERT INTO "${schema}"."message_writes" VALUES (NEW."position", lower(TG_OP));
+         END IF;
+         RETURN NULL;
+       END $$`,
+      `CREATE TRIGGER "log_message_writes" AFTER INSERT OR UPDATE OR DELETE ON "${schema}"."messages"
+       FOR EACH ROW EXECUTE FUNCTION "${schema}"."log_message_write"()`,
+    ],
+    table: (name) => `"${schema}"."${name}"`,
+    async cleanup() {
+      await schemas.admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await schemas.admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
+    },
+  });
 
   describe('PostgreSQL store', () => {
     const opened: PostgresCheckpointStore[] = [];
@@ -100,39 +135,6 @@ function describePostgresStore(url: string): void {
       ]);
     });
 
-    it('keeps text no column holds as-is, and refuses it in ids and names with INVALID_OPTIONS, writing nothing', async () => {
-      const store = await open();
-      const thread = threadRecord({ input: { text: AWKWARD_TEXT }, conversation: [userMessage(AWKWARD_TEXT)] });
-      await createThread(store, thread);
-      expect(await store.getThread('thread-1')).toEqual({ ...thread, version: 1 });
-      for (const text of ['NUL \u0000 inside', 'lone surrogate \uD800']) {
-        expect(
-          await errorCodeOf(store.commit({ thread: { kind: 'create', thread: threadRecord({ threadId: text }) } })),
-        ).toBe('INVALID_OPTIONS');
-        expect(
-          await errorCodeOf(
-            store.commit({
-              interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId: 'ok' }) }],
-              globals: [{ kind: 'set', scope: 'workflow-a', name: text, value: 1 }],
-            }),
-          ),
-        ).toBe('INVALID_OPTIONS');
-        expect(await store.getThread(text)).toBeUndefined();
-        expect(await store.getInteraction(text)).toBeUndefined();
-        expect(await store.listInteractions({ threadId: text })).toEqual([]);
-        expect(await store.getGlobalVariables(text)).toEqual({});
-      }
-      expect(await store.getInteraction('ok')).toBeUndefined();
-    });
-
-    it('refuses to read a row that was changed outside Interlock, with INTERNAL', async () => {
-      const store = await open();
-      await committed(store, { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
-      const schema = (store as unknown as { connection: { schema: string } }).connection.schema;
-      await schemas.admin.query(`UPDATE "${schema}"."interactions" SET "status" = 'exploded'`);
-      expect(await errorCodeOf(store.getInteraction('interaction-1'))).toBe('INTERNAL');
-    });
-
     it('lets exactly one of two stores commit a thread at one version, and takes one answer', async () => {
       const shared = schemas.fresh();
       const [first, second] = await Promise.all([open(shared), open(shared)]);
@@ -176,24 +178,6 @@ function describePostgresStore(url: string): void {
       expect(
         (await schemas.admin.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`${shared}_jobs`])).rowCount,
       ).toBe(1);
-    });
-
-    it('creates its tables by migration, matching the entity schemas of record', async () => {
-      const schema = schemas.fresh();
-      await open(schema);
-      const inspector = await new DataSource({
-        type: 'postgres',
-        url,
-        schema,
-        entities: STORE_ENTITIES,
-        extra: { options: `-c search_path=${schema}` },
-      }).initialize();
-      try {
-        const pending = await inspector.driver.createSchemaBuilder().log();
-        expect(pending.upQueries.map((query) => query.query)).toEqual([]);
-      } finally {
-        await inspector.destroy();
-      }
     });
 
     it('leaves the commit function out of SQLite, whose store applies units itself', async () => {
@@ -243,15 +227,6 @@ function describePostgresStore(url: string): void {
       await expect(createTypeormStore(options)).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',
         message: expect.stringContaining("openStore({ type: 'sqlite', path })"),
-      });
-    });
-
-    it('refuses to work once closed', async () => {
-      const store = await createTypeormStore({ type: 'postgres', url, schema: schemas.fresh() });
-      await store.close();
-      await expect(store.getThread('thread-1')).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
-      await expect(store.commit({ thread: { kind: 'create', thread: threadRecord() } })).rejects.toMatchObject({
-        code: 'INVALID_OPTIONS',
       });
     });
   });

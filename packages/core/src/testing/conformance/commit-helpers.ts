@@ -1,30 +1,8 @@
 import { expect } from 'vitest';
 import type { ICheckpointStore, ThreadRecord } from '../../persistence/checkpoint-store.js';
-import type { ClaimChange, CommitResult, Conflict, UnitOfWork } from '../../persistence/unit-of-work.js';
+import type { ClaimChange, UnitOfWork } from '../../persistence/unit-of-work.js';
 
-/** What a unit that must commit came to. */
-export type Committed = Extract<CommitResult, { status: 'committed' }>;
-
-/** Commits `unit` and fails the test when it is refused. */
-export async function committed(store: ICheckpointStore, unit: UnitOfWork): Promise<Committed> {
-  const result = await store.commit(unit);
-  if (result.status !== 'committed')
-    return expect.unreachable(`the unit was refused: ${JSON.stringify(result.conflict)}`);
-  return result;
-}
-
-/** Commits `unit` and returns why it was refused; fails the test when it commits. */
-export async function refused(store: ICheckpointStore, unit: UnitOfWork): Promise<Conflict> {
-  const result = await store.commit(unit);
-  if (result.status !== 'conflict') return expect.unreachable('the unit committed; a conflict was expected');
-  return result.conflict;
-}
-
-/** Stores `thread` new; returns it as stored (version 1). */
-export async function createThread(store: ICheckpointStore, thread: ThreadRecord): Promise<ThreadRecord> {
-  await committed(store, { thread: { kind: 'create', thread } });
-  return { ...thread, version: 1 };
-}
+export { committed, createThread, refused } from './store-records.js';
 
 /** A save of `thread` read at `thread.version`, its conversation stored as read (`stored` messages). */
 export function saveOf(

@@ -6,7 +6,6 @@ import {
   AWKWARD_TEXT,
   CREATED_AT,
   LATER,
-  approvedExecution,
   interactionRecord,
   response,
   threadRecord,
@@ -16,7 +15,7 @@ import {
 
 const call = (overrides: Partial<ToolCallDraft> = {}): ToolCallDraft => toolApproval(overrides);
 const started = (overrides: Partial<ToolCallDraft> = {}) => ({
-  ...approvedExecution(overrides),
+  ...toolApproval(overrides),
   status: 'started' as const,
   updatedAt: LATER,
 });

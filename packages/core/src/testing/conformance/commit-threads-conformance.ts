@@ -60,15 +60,15 @@ export function describeThreadCommits(store: () => ICheckpointStore): void {
         store(),
         saveOf({ ...created, lease: { owner: 'other', until: LATER } }, { steps: 1 }),
       );
-      expect(kept.thread).toEqual({ version: 2, epoch: 0, updatedAt: CREATED_AT, lease: LEASE });
+      expect(kept.thread).toEqual({ version: 2, epoch: created.epoch, updatedAt: CREATED_AT, lease: LEASE });
       expect((await stored(store())).lease).toEqual(LEASE);
       const freed = await committed(store(), saveOf(await stored(store()), { steps: 2 }, { kind: 'release' }));
-      expect(freed.thread).toEqual({ version: 3, epoch: 0, updatedAt: CREATED_AT });
+      expect(freed.thread).toEqual({ version: 3, epoch: created.epoch, updatedAt: CREATED_AT });
       expect((await stored(store())).lease).toBeUndefined();
     });
 
     it('takes the claim with a new epoch unless another live claim holds the thread', async () => {
-      const created = await createThread(store(), threadRecord({ lease: LEASE }));
+      const created = await createThread(store(), threadRecord({ lease: LEASE, epoch: 0 }));
       const take = (owner: string, now: string, release?: true) =>
         ({ kind: 'take', owner, until: AFTER_LEASE_ENDS, now, ...(release ? { release } : {}) }) as const;
       expect(await refused(store(), saveOf(created, { steps: 1 }, take('worker-b', BEFORE_LEASE_ENDS)))).toEqual({
