@@ -24,7 +24,7 @@ import {
 } from '../sql/record-mapping.js';
 import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../sql/row-types.js';
 import { decodeOptionalJson, isStorableText } from '../sql/stored-text.js';
-import type { CommitResult, UnitOfWork } from '../unit-of-work.js';
+import { isEmptyUnit, type CommitResult, type UnitOfWork } from '../unit-of-work.js';
 import { listenForChanges } from './change-listener.js';
 import { runStatement, type StatementKind } from './postgres-connection.js';
 import { readStatements, type ReadStatements } from './postgres-reads.js';
@@ -60,8 +60,12 @@ export class PostgresCheckpointStore implements ICheckpointStore {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
   }
 
-  /** One statement: the unit, encoded, to `interlock_commit`. */
+  /** One statement: the unit, encoded, to `interlock_commit` (none for a unit that writes nothing). */
   async commit(unit: UnitOfWork): Promise<CommitResult> {
+    if (isEmptyUnit(unit)) {
+      if (this.closed) throw new InterlockError('INVALID_OPTIONS', 'the store is closed: create a new one to go on');
+      return { status: 'committed', audit: [], failed: [] };
+    }
     const parameter = encodeUnit(unit, new Date().toISOString());
     const [row] = await this.run<{ answer: Parameters<typeof decodeAnswer>[0] }>(
       this.sql.commit,
