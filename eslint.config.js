@@ -162,12 +162,30 @@ export default defineConfig(
   },
 
   {
+    // The chat channel and the messaging platforms plugged into it (F57): packages on core's
+    // public API; a platform package may use @interlock/chat's port, nothing else of ours.
+    files: ['packages/chat/**', 'packages/chat-*/**'],
+    rules: restrict(
+      {
+        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|chat|chat/testing)$)',
+        message:
+          "the chat packages use '@interlock/core', '@interlock/core/testing', '@interlock/sdk-types' and '@interlock/chat' only: no app, no deep path (layer rule, docs/architecture.md).",
+      },
+      {
+        regex: relativeInto(['core', 'sdk-types', 'chat', 'chat-[a-z]+', 'cli', 'web', 'packages', 'apps']),
+        message: 'a chat package may not reach into another package by a relative path: import it by name.',
+      },
+    ),
+  },
+
+  {
     files: ['apps/**', 'examples/**'],
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types)$)',
+        regex:
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?)$)',
         message:
-          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an app needs something, core exports it).",
+          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types' or a chat package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
       {
         regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web']),

@@ -27,6 +27,12 @@ export default defineConfig({
       { find: /^@interlock\/sdk-types$/, replacement: source('./packages/sdk-types/src/index.ts') },
       { find: /^@interlock\/core\/testing$/, replacement: source('./packages/core/src/testing/index.ts') },
       { find: /^@interlock\/core$/, replacement: source('./packages/core/src/index.ts') },
+      { find: /^@interlock\/chat\/testing$/, replacement: source('./packages/chat/src/testing/index.ts') },
+      { find: /^@interlock\/chat$/, replacement: source('./packages/chat/src/index.ts') },
+      { find: /^@interlock\/chat-slack\/testing$/, replacement: source('./packages/chat-slack/src/testing/index.ts') },
+      { find: /^@interlock\/chat-slack$/, replacement: source('./packages/chat-slack/src/index.ts') },
+      { find: /^@interlock\/chat-feishu$/, replacement: source('./packages/chat-feishu/src/index.ts') },
+      { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },
     ],
   },
   test: {

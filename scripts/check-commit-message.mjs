@@ -15,6 +15,10 @@ import { fileURLToPath } from 'node:url';
 export const SCOPES = [
   'sdk-types',
   'core',
+  'chat',
+  'chat-slack',
+  'chat-feishu',
+  'chat-whatsapp',
   'cli',
   'web',
   'examples',

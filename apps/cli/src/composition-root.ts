@@ -38,6 +38,11 @@ const SHELL_NOT_ANALYSED: ShellClassifierPort = {
 export interface CliInterlockOptions {
   /** For commands that only read the store (threads, pending, audit): the project file's MCP servers are not started. */
   readsOnly?: boolean;
+  /**
+   * The project file's MCP servers to start: all (the default), none (`validate`), or those
+   * named (`explain` of one server's tool). Reading a configuration starts nothing (issue 24).
+   */
+  mcpServers?: boolean | readonly string[];
   /** Where threads are kept (`--store`). Default: memory (for commands that keep nothing). */
   store?: StoreOptions;
   /** The model LLM nodes call as `default`. */
@@ -80,6 +85,7 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
+    ...(options.mcpServers === undefined ? {} : { connectMcp: options.mcpServers }),
     ...(options.readsOnly === true ? { connectMcp: false, shellClassifier: SHELL_NOT_ANALYSED } : {}),
   });
 }

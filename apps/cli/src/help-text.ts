@@ -233,13 +233,16 @@ Exit codes:
 `;
 
 /** `interlock mcp --help`. */
-export const MCP_HELP = `Usage: interlock mcp list [--json] [--store SPEC]
+export const MCP_HELP = `Usage: interlock mcp list [SERVER...] [--json] [--store SPEC]
        interlock mcp serve [--http PORT] [--host HOST] [--store SPEC] [options]
 
-list   connects to the MCP servers of the project file ([mcp.servers.<name>] in
-       interlock.toml) and prints each tool as Interlock offers it
-       (mcp__<server>__<tool>): its category, risk, and whether its definition is
-       the one a person approved ("changed since approved" asks again).
+list   starts the MCP servers of the project file ([mcp.servers.<name>] in
+       interlock.toml) — the ones named, or all, and says which on stderr — and
+       prints each tool as Interlock offers it (mcp__<server>__<tool>): its
+       category, risk, and whether its definition is the one a person approved
+       ("changed since approved" asks again). Characters outside printable ASCII
+       in names are shown as <U+XXXX> markers; a per-tool setting that matches no
+       tool is warned about.
 
 serve  is the MCP server other agents ask whether a tool call may run: tools
        approval_prompt (Claude Code's --permission-prompt-tool contract: input
@@ -249,8 +252,11 @@ serve  is the MCP server other agents ask whether a tool call may run: tools
        a person is needed they answer in the web inbox, the chat, or with
        interlock pending / interlock respond, and the answer goes back to the
        agent. Waits report progress so the client does not time out; a client that
-       gives up cancels its question. Stdio by default; --http serves Streamable
-       HTTP at /mcp. Runs until Ctrl+C, SIGTERM, or the end of stdin.
+       gives up cancels its question. It only decides: it runs no tool and starts
+       none of the project file's MCP servers. Stdio by default; --http serves
+       Streamable HTTP at /mcp, to clients on this machine that send no Origin
+       (a web page's requests are refused). Runs until Ctrl+C, SIGTERM, or the
+       end of stdin.
 
 Options:
   --store SPEC               the store people answer from: sqlite:<path> or
@@ -258,7 +264,13 @@ Options:
                              or INTERLOCK_STORE)
   --json                     list: print one JSON object
   --http PORT                serve: Streamable HTTP on this port (0 picks one)
-  --host HOST                serve: the address to listen on (default 127.0.0.1)
+  --host HOST                serve: the address to listen on (default 127.0.0.1;
+                             another address needs --token-env)
+  --token-env VARIABLE       serve: every HTTP request must carry
+                             Authorization: Bearer <the variable's value>
+  --allow-host NAME          serve: answer to this Host too (repeatable)
+  --allow-origin ORIGIN      serve: accept requests from web pages of this origin
+                             (repeatable; default none)
   --mode MODE                serve: default, autoEdit or yolo
   --workspace DIR            serve: the agent's working directory (file writes
                              outside it are refused)

@@ -22,6 +22,8 @@ export interface ThreadSessionOptions {
   commandLine: string;
   /** Time out overdue interactions when the store opens (see `CliInterlockOptions`). Default true. */
   recoverOnStart?: boolean;
+  /** The project file's MCP servers to start (see `CliInterlockOptions`). Default all. */
+  mcpServers?: boolean;
 }
 
 /** How following a thread in this process ended. */
@@ -96,6 +98,7 @@ export class ThreadSession {
       handlerChannels: options.answerOn,
       ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
       ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
+      ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
     });
     built.interlock = interlock;
     return new ThreadSession(interlock, handler, stopper);

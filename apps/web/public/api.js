@@ -2,7 +2,7 @@
 
 // What the routes answer (apps/web/src/server/routes), for the type check only: built from
 // @interlock/sdk-types where the contract lives there, and written out where it is the web
-// server's own (timeline.ts, chat/chat-types.ts, live-updates.ts) or core's (the audit trail).
+// server's own (timeline.ts, live-updates.ts), the chat package's (packages/chat/src/chat-types.ts) or core's (the audit trail).
 
 /** @typedef {import('@interlock/sdk-types').UserInteractionRequest} UserInteractionRequest */
 /** @typedef {import('@interlock/sdk-types').ToolApprovalDetails} ToolApprovalDetails */
@@ -50,7 +50,7 @@
 
 /** @typedef {{ chatId: string, threadId: string, status: ThreadStatus, createdAt: string }} ChatSummary One of GET /api/chats. */
 /**
- * One line of a chat (ChatEntry in src/chat/chat-types.ts).
+ * One line of a chat (ChatEntry in packages/chat/src/chat-types.ts).
  * @typedef {{ id: string, role: 'user' | 'assistant' | 'approval' | 'notice', text: string, at: string, author?: string, interactionId?: string, approval?: ChatApproval, queued?: boolean, consumed?: boolean }} ChatEntry
  */
 /** @typedef {{ toolName: string, arguments: Record<string, unknown>, status: 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled', answeredBy?: string }} ChatApproval */

@@ -11,6 +11,8 @@ import {
   type LoadedProjectConfig,
 } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
+import type { ChatChannel } from '@interlock/chat';
+import { startChatPlatforms } from './chat-platforms.js';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { ApproverDirectory } from './server/auth/approver-directory.js';
@@ -40,6 +42,8 @@ in your service, or interlock worker); the page starts only workflows some worke
                      starts a release-agent thread now if nothing waits, and gives "admin"
                      a new token (printed)
   --chat WORKFLOW    (deployment) the workflow the chat view starts; a worker must serve it
+                     (default: [chat] workflow of the project file). [chat.slack], [chat.feishu]
+                     and [chat.whatsapp] there show the chats on those platforms too
   --config FILE      the project file (default interlock.toml or interlock.json here):
                      its store, [approvers] lists and approval rules; --no-config reads none
   --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
@@ -98,9 +102,11 @@ async function main(argv: string[]): Promise<void> {
   const rateLimits = { perMinute };
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;
+  let chatOfServer: ChatChannel | undefined;
   if (values.demo) {
     const demo = await createWebInterlock({ store: storeOptions, workspaceRoot, workflowApprovers });
     const { interlock, store, workflows, chat } = demo;
+    chatOfServer = chat;
     web = demo;
     app = await createWebServer({ interlock, store, chat, approvers, workflows, rateLimits, logger: values.log });
   } else {
@@ -108,7 +114,7 @@ async function main(argv: string[]): Promise<void> {
       throw new Error(
         'a deployment shares its store with its workers: use --store sqlite:<path> or postgres://… (memory is for --demo)',
       );
-    const chatWorkflow = values.chat;
+    const chatWorkflow = values.chat ?? project?.config.chat?.workflow;
     const deployment = await createDeploymentInterlock({
       store: storeOptions,
       workflowApprovers,
@@ -116,6 +122,7 @@ async function main(argv: string[]): Promise<void> {
       ...(chatWorkflow === undefined ? {} : { chatWorkflow }),
     });
     const { interlock, store, workflows, chat } = deployment;
+    chatOfServer = chat;
     web = deployment;
     app = await createWebServer({
       interlock,
@@ -135,6 +142,21 @@ async function main(argv: string[]): Promise<void> {
         : `Workflows served by workers: ${served.map((workflow) => workflow.id).join(', ')}\n`,
     );
   }
+  const platformsConfig = project?.config.chat;
+  if (
+    (platformsConfig?.slack ?? platformsConfig?.feishu ?? platformsConfig?.whatsapp) !== undefined &&
+    chatOfServer === undefined
+  )
+    throw new Error(
+      '[chat.slack] / [chat.feishu] / [chat.whatsapp] need a chat: give --chat WORKFLOW or [chat] workflow',
+    );
+  const platforms =
+    chatOfServer === undefined
+      ? undefined
+      : await startChatPlatforms(chatOfServer, platformsConfig, {
+          warn: (message) => process.stderr.write(`interlock-web: ${message}\n`),
+        });
+  for (const line of platforms?.started ?? []) process.stdout.write(`Chat on ${line}\n`);
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
@@ -153,6 +175,7 @@ async function main(argv: string[]): Promise<void> {
   }
   process.stdout.write('Press Ctrl+C to stop; waiting threads stay in the store.\n');
   const stop = async () => {
+    await platforms?.stop();
     await app.close();
     await web.close();
     process.exit(0);

@@ -8,7 +8,7 @@ import {
   type ModelProvider,
 } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import { ChatChannel, chatDemoModel, chatDemoWorkflow } from './chat/index.js';
+import { ChatChannel, chatDemoModel, chatDemoWorkflow } from '@interlock/chat';
 import {
   createReleaseAgentModel,
   RELEASE_AGENT_MODEL,

@@ -72,6 +72,14 @@ export {
   type ApprovalServerOptions,
 } from './mcp/approval-server.js';
 export { agentTool, CLAUDE_CODE_TOOLS } from './mcp/agent-tools.js';
+export { createApprovalService, type ApprovalServiceOptions } from './mcp/approval-service.js';
+export { BoundedStdioServerTransport, MAX_STDIO_MESSAGE_BYTES } from './mcp/bounded-stdio-transport.js';
+export {
+  checkHttpRequest,
+  isLoopbackHost,
+  type HttpGuardOptions,
+  type HttpGuardVerdict,
+} from './mcp/http-request-guard.js';
 export { ToolPins, pinState, lineDiff, TOOL_PINS_SCOPE, type ToolPin, type PinState } from './tools/tool-pins.js';
 export {
   builtinTools,
@@ -97,6 +105,11 @@ export {
   DEFAULT_SAFE_PROGRAMS,
   DEFAULT_BANNED_RULES,
   DEFAULT_HIGH_RISK_RULES,
+  HIDDEN_EFFECT_RULE,
+  unseen,
+  type ArgumentProblem,
+  type UnseenEffect,
+  type SafeProgramRule,
   type ShellClassifier,
   type ShellClassification,
   type ShellVerdict,

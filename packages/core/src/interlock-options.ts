@@ -8,6 +8,7 @@ import { InterlockError } from './errors/interlock-error.js';
 import { checkExpression } from './expressions/expressions.js';
 import type { ModelProvider } from './llm/model-provider.js';
 import type { McpServerOptions } from './mcp/mcp-client.js';
+import { isToolOfServers } from './mcp/servers-to-start.js';
 import type { StoreOptions } from './persistence/open-store.js';
 import type { ApprovalOptions } from './policy/approval-options.js';
 import type { ShellClassifierPort } from './policy/decide-approval.js';
@@ -39,8 +40,13 @@ export interface InterlockOptions {
    * created, and closed with it.
    */
   mcpServers?: McpServerOptions[];
-  /** False: start none of the MCP servers (a process that only reads the store). Default true. */
-  connectMcp?: boolean;
+  /**
+   * Which MCP servers to start: true (the default) all, false none (a process that only reads
+   * the store or checks a file), or a list of server names (`interlock explain` of one
+   * server's tool). The tools of a declared server left alone are accepted by name where a
+   * name is checked (rules, overrides, workflows), without being checked.
+   */
+  connectMcp?: boolean | readonly string[];
   /**
    * Tools made on first use from their name, for names `tools` does not have (Interlock's own
    * MCP server decides about an agent's tools this way). Advanced.
@@ -97,9 +103,9 @@ export function leaseMsOf(leaseMs: number | undefined): number {
   return leaseMs;
 }
 
-/** True, or why `name` names no tool (with the one it probably meant). */
-export function toolNamed(tools: ToolRegistry, name: string): string | true {
-  if (tools.find(name)) return true;
+/** True, or why `name` names no tool (with the one it probably meant). A tool of a server not started is taken on trust. */
+export function toolNamed(tools: ToolRegistry, name: string, serversNotStarted: readonly string[] = []): string | true {
+  if (tools.find(name) || isToolOfServers(name, serversNotStarted)) return true;
   const near = tools.names().find((candidate) => candidate.toLowerCase() === name.toLowerCase());
   return `no tool is named "${name}"${near ? ` (did you mean "${near}"?)` : ''}: tool names are exact`;
 }

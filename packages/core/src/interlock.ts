@@ -29,7 +29,7 @@ import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { openStore } from './persistence/open-store.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { loadProjectConfig } from './config/project-config.js';
-import { mcpServersOf, optionsFromProjectConfig } from './config/project-options.js';
+import { optionsFromProjectConfig } from './config/project-options.js';
 import { resolveApprovalOptions } from './policy/approval-options.js';
 import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
@@ -38,6 +38,7 @@ import type { ApprovalDecision } from './policy/decide-approval.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { CONTINUE_IN, JobPlanner } from './workers/job-planner.js';
 import { connectMcpServersOrFail } from './mcp/mcp-client.js';
+import { serversToStart } from './mcp/servers-to-start.js';
 import { builtinShellRules, checkRules, leaseMsOf, toolNamed, type InterlockOptions } from './interlock-options.js';
 
 /**
@@ -252,15 +253,14 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   const options = loaded === undefined ? given : { ...given, ...optionsFromProjectConfig(loaded, given) };
   // A process that runs no thread holds none of the tools: their names are checked by the workers.
   const runsTools = options.continueIn !== 'workers-only';
-  const startsMcp = runsTools && options.connectMcp !== false;
-  const mcp = startsMcp
-    ? await connectMcpServersOrFail([
-        ...(loaded === undefined ? [] : mcpServersOf(loaded)),
-        ...(options.mcpServers ?? []),
-      ])
-    : undefined;
+  // Only the servers asked for are started (reading a configuration runs none of its commands).
+  const servers = serversToStart(loaded, options.mcpServers ?? [], runsTools ? options.connectMcp : false);
+  const mcp = await connectMcpServersOrFail(servers.started);
   const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
-  const approval = resolveApprovalOptions(options.approval, runsTools ? (name) => toolNamed(tools, name) : undefined);
+  const approval = resolveApprovalOptions(
+    options.approval,
+    runsTools ? (name) => toolNamed(tools, name, servers.notStarted) : undefined,
+  );
   checkRules(approval.denyRules, 'denyRules');
   checkRules(approval.allowRules, 'allowRules');
   const leaseMs = leaseMsOf(options.leaseMs);
@@ -279,7 +279,8 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   container.bind(TYPES.CheckpointStore).toConstantValue(store);
   container.bind(TYPES.ToolRegistry).toConstantValue(tools);
   // A process that runs no thread holds none of the tools its workflows name: only workers check them.
-  const toolExists = continueIn === 'workers-only' ? undefined : (name: string) => tools.find(name) !== undefined;
+  const toolExists =
+    continueIn === 'workers-only' ? undefined : (name: string) => toolNamed(tools, name, servers.notStarted) === true;
   container.bind(TYPES.WorkflowRegistry).toConstantValue(new WorkflowRegistry(toolExists));
   container.bind(TYPES.ApprovalOptions).toConstantValue(approval);
   const workspaceRoot = resolve(options.workspaceRoot ?? process.cwd());

@@ -12,6 +12,10 @@ export {
   ProjectShellConfig,
   ProjectApprovalConfig,
   ProjectApproversConfig,
+  ProjectChatConfig,
+  ProjectSlackConfig,
+  ProjectFeishuConfig,
+  ProjectWhatsAppConfig,
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
 } from './config/project-config.js';

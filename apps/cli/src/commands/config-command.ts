@@ -5,6 +5,7 @@ import {
   findProjectConfig,
   InterlockError,
   loadProjectConfig,
+  mcpServersOf,
   type ConfigIssue,
   type LoadedProjectConfig,
 } from '@interlock/core';
@@ -73,9 +74,12 @@ export async function checkProjectFile(path: string): Promise<{ errors: ConfigIs
   }
   try {
     // The options as createInterlock reads them: tool names, rules, the safe list (in memory: nothing is opened).
+    // Reading a file runs none of it: no MCP server is started, only its variables are read (issue 24).
+    mcpServersOf(loaded);
     const interlock = await createInterlock({
       config: loaded,
       store: { type: 'memory' },
+      connectMcp: false,
       ...(loaded.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
     });
     await interlock.close();

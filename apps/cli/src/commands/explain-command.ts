@@ -44,9 +44,14 @@ export async function explainCommand(argv: string[]): Promise<ExitCode> {
       'explain',
     );
   const parameters = parseArgumentsJson(argumentsText);
+  // Only the server whose tool is explained is started, and the user is told (issue 24).
+  const servers = serversFor(toolName);
+  if (servers.length > 0)
+    process.stderr.write(`interlock explain: starting MCP server ${servers.join(', ')} to read ${toolName}\n`);
   const interlock = await createCliInterlock({
     mode: parseApprovalMode(values.mode, 'explain'),
     workspaceRoot: await resolveWorkspace(values.workspace, 'explain'),
+    mcpServers: servers,
   });
   try {
     const decision = interlock.explain({ toolName, arguments: parameters }, { channel: CLI_CHANNEL });
@@ -96,6 +101,12 @@ function decidedBy(rule: string, modeFlag: boolean): string | undefined {
   }
   if (rule === 'whitelist:session') return `${project.path}: approval.approvalTools`;
   return undefined;
+}
+
+/** The project file's MCP server that offers `toolName` (`mcp__<server>__<tool>`), if any. */
+function serversFor(toolName: string): string[] {
+  const declared = Object.keys(projectConfig()?.config.mcp?.servers ?? {});
+  return declared.filter((server) => toolName.startsWith(`mcp__${server}__`));
 }
 
 function parseArgumentsJson(text: string): Record<string, unknown> {

@@ -1,25 +1,17 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { parseArgs } from 'node:util';
 import {
-  agentTool,
-  approvalServerWorkflows,
-  connectMcpServers,
+  BoundedStdioServerTransport,
   createApprovalMcpServer,
-  createWorker,
-  holdUntilAnsweredElsewhere,
-  MCP_CHANNEL,
-  mcpServersOf,
-  openStore,
-  pinState,
-  ToolPins,
-  type Interlock,
+  createApprovalService,
+  isLoopbackHost,
 } from '@interlock/core';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { ExitCode } from '../exit-code.js';
 import { MCP_HELP } from '../help-text.js';
 import { projectConfig } from '../project-config-option.js';
 import { parseStoreOption } from '../store-option.js';
-import { colourWanted, createTerminalStyle } from '../terminal-style.js';
+import { serveHttp } from '../mcp/mcp-http-server.js';
+import { listServers } from '../mcp/mcp-list.js';
 import { UsageError } from '../usage-error.js';
 import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
@@ -44,6 +36,9 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
         mode: { type: 'string' },
         workspace: { type: 'string' },
         'progress-interval': { type: 'string' },
+        'token-env': { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'allow-origin': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -53,14 +48,17 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [subcommand, ...extra] = positionals;
+  if (subcommand === 'list') return listServers(extra, values.store, values.json === true);
   if (extra.length > 0)
     throw new UsageError(`interlock mcp ${subcommand ?? ''} takes no other arguments, not ${extra.join(' ')}`, 'mcp');
-  if (subcommand === 'list') return listServers(values.store, values.json === true);
   if (subcommand === 'serve') {
     return serve({
       store: values.store,
       http: values.http,
       host: values.host ?? '127.0.0.1',
+      token: tokenFrom(values['token-env']),
+      allowedHosts: values['allow-host'] ?? [],
+      allowedOrigins: values['allow-origin'] ?? [],
       mode: parseApprovalMode(values.mode, 'mcp'),
       workspaceRoot: await resolveWorkspace(values.workspace, 'mcp'),
       progressIntervalMs: parseMilliseconds(values['progress-interval']),
@@ -72,67 +70,13 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
   );
 }
 
-/** Lists every server of the project file, its tools with their category, risk and pin state. */
-async function listServers(storeSpec: string | undefined, json: boolean): Promise<ExitCode> {
-  const project = projectConfig();
-  const servers = project === undefined ? [] : mcpServersOf(project);
-  if (servers.length === 0) {
-    throw new UsageError(
-      'no MCP servers: declare them in interlock.toml under [mcp.servers.<name>] (see docs/mcp.md)',
-      'mcp',
-    );
-  }
-  const store = await openStore(parseStoreOption(storeSpec, 'mcp').options);
-  const mcp = await connectMcpServers(servers);
-  try {
-    const pins = await new ToolPins(store).all();
-    const rows = mcp.listed.map(({ server, tool }) => {
-      const { state } = pinState(tool, pins[tool.name]);
-      return {
-        server,
-        tool: tool.name,
-        category: tool.category,
-        risk: tool.riskLevel,
-        idempotent: tool.idempotent === true,
-        pin: state === 'same' ? 'pinned' : state,
-        definitionHash: tool.definitionHash,
-      };
-    });
-    if (json) {
-      process.stdout.write(
-        `${JSON.stringify({ servers: servers.map((server) => server.name), tools: rows, problems: mcp.problems })}\n`,
-      );
-    } else {
-      const style = createTerminalStyle(colourWanted(process.stdout));
-      for (const server of servers) {
-        const problem = mcp.problems.find((entry) => entry.server === server.name);
-        process.stdout.write(
-          `${style.bold(server.name)}${problem === undefined ? '' : style.red(`  unreachable: ${problem.message}`)}\n`,
-        );
-        for (const row of rows.filter((entry) => entry.server === server.name)) {
-          const pin =
-            row.pin === 'changed'
-              ? style.red('changed since approved')
-              : row.pin === 'pinned'
-                ? 'pinned'
-                : style.dim('not yet approved');
-          process.stdout.write(
-            `  ${row.tool}  ${row.category} · ${row.risk}${row.idempotent ? ' · idempotent' : ''} · ${pin}\n`,
-          );
-        }
-      }
-    }
-    return mcp.problems.length > 0 ? ExitCode.failed : ExitCode.completed;
-  } finally {
-    await mcp.close();
-    await store.close();
-  }
-}
-
 interface ServeOptions {
   store: string | undefined;
   http: string | undefined;
   host: string;
+  token: string | undefined;
+  allowedHosts: string[];
+  allowedOrigins: string[];
   mode: 'default' | 'autoEdit' | 'yolo';
   workspaceRoot: string;
   progressIntervalMs: number | undefined;
@@ -154,15 +98,18 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   const port = options.http === undefined ? undefined : Number(options.http);
   if (port !== undefined && (!Number.isSafeInteger(port) || port < 0 || port > 65_535))
     throw new UsageError(`--http ${JSON.stringify(options.http)} is not a port number`, 'mcp');
+  // Beyond loopback, anyone who can reach the port could ask the approvers: a token is required (issue 24).
+  if (port !== undefined && !isLoopbackHost(options.host) && options.token === undefined)
+    throw new UsageError(
+      `--host ${options.host} listens beyond this machine: give a bearer token with --token-env VARIABLE (the variable holding it)`,
+      'mcp',
+    );
   const project = projectConfig();
-  const worker = await createWorker({
+  // Decides only: no tool of its own, none of the file's MCP servers started (issue 24).
+  const worker = await createApprovalService({
     ...(project === undefined ? {} : { config: project }),
     store: store.options,
-    workflows: approvalServerWorkflows(),
-    tools: [],
-    toolFallback: (name) => agentTool(name, options.workspaceRoot),
-    handlers: { [MCP_CHANNEL]: holdUntilAnsweredElsewhere },
-    approval: { mode: options.mode },
+    mode: options.mode,
     workspaceRoot: options.workspaceRoot,
   });
   const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -172,15 +119,21 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   };
   let stop: () => Promise<void>;
   if (port === undefined) {
-    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const server = await createApprovalMcpServer(worker.interlock, serverOptions);
-    await server.connect(new StdioServerTransport());
+    // A message over 10 MiB is refused and the next one read: the server never goes deaf (issue 24).
+    await server.connect(new BoundedStdioServerTransport());
     stop = () => server.close();
     log(`interlock mcp: serving approval_prompt and ask_user on stdio, store ${store.label}`);
     // The client closing stdin ends the session: requests still waiting are cancelled.
     process.stdin.once('end', () => process.kill(process.pid, 'SIGTERM'));
   } else {
-    const http = await serveHttp(worker.interlock, serverOptions, options.host, port);
+    const http = await serveHttp(worker.interlock, serverOptions, {
+      host: options.host,
+      port,
+      allowedHosts: options.allowedHosts,
+      allowedOrigins: options.allowedOrigins,
+      token: options.token,
+    });
     stop = () => http.close();
     log(
       `interlock mcp: serving approval_prompt and ask_user on http://${options.host}:${http.port}/mcp, store ${store.label}`,
@@ -195,64 +148,6 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   return ExitCode.completed;
 }
 
-/** Streamable HTTP, stateless: one MCP server per request, closed (and its waits cancelled) when the client goes away. */
-async function serveHttp(
-  interlock: Interlock,
-  serverOptions: Parameters<typeof createApprovalMcpServer>[1],
-  host: string,
-  port: number,
-): Promise<{ port: number; close(): Promise<void> }> {
-  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
-  const open = new Set<{ close(): Promise<void> }>();
-  const http = createServer((request: IncomingMessage, response: ServerResponse) => {
-    if (new URL(request.url ?? '/', 'http://localhost').pathname !== '/mcp') {
-      response
-        .writeHead(404, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'the MCP endpoint is /mcp' } }));
-      return;
-    }
-    if (request.method !== 'POST') {
-      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          error: { code: -32000, message: 'this server is stateless: POST to /mcp' },
-          id: null,
-        }),
-      );
-      return;
-    }
-    void (async () => {
-      const server = await createApprovalMcpServer(interlock, serverOptions);
-      const transport = new StreamableHTTPServerTransport({});
-      const session = { close: () => server.close() };
-      open.add(session);
-      response.once('close', () => {
-        open.delete(session);
-        void server.close().catch(() => undefined);
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request, response);
-    })().catch((error: unknown) => {
-      if (!response.headersSent)
-        response
-          .writeHead(500, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: String(error) }, id: null }));
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(port, host, resolve);
-  });
-  const address = http.address();
-  return {
-    port: typeof address === 'object' && address !== null ? address.port : port,
-    close: async () => {
-      await Promise.all([...open].map((session) => session.close().catch(() => undefined)));
-      await new Promise<void>((resolve) => http.close(() => resolve()));
-    },
-  };
-}
-
 function parseMilliseconds(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
@@ -262,4 +157,16 @@ function parseMilliseconds(value: string | undefined): number | undefined {
       'mcp',
     );
   return ms;
+}
+
+/** The bearer token from the environment variable `--token-env` names: never from the command line, where `ps` shows it. */
+function tokenFrom(variable: string | undefined): string | undefined {
+  if (variable === undefined) return undefined;
+  const token = process.env[variable];
+  if (token === undefined || token.length < 16)
+    throw new UsageError(
+      `--token-env ${variable}: the variable ${token === undefined ? 'is not set' : 'holds fewer than 16 characters'}; put a long random token in it`,
+      'mcp',
+    );
+  return token;
 }

@@ -1,7 +1,13 @@
 import { CONTINUE_OPTIONS } from './continue-options.js';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
-import { InterlockError, type RespondResult, type ThreadHandle } from '@interlock/core';
+import {
+  InterlockError,
+  MCP_PERMISSION_WORKFLOW_ID,
+  MCP_QUESTION_WORKFLOW_ID,
+  type RespondResult,
+  type ThreadHandle,
+} from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { resolveContinueSettings } from '../continue-settings.js';
 import { createEventPrinter } from '../create-event-printer.js';
@@ -15,6 +21,9 @@ import { parseStoreOption, type StoreChoice } from '../store-option.js';
 import { colourWanted, createTerminalStyle } from '../terminal-style.js';
 import { ThreadNotes } from '../thread-notes.js';
 import { ThreadSession } from '../thread-session.js';
+
+/** The workflows behind `interlock mcp serve`: they decide, and never need an MCP server. */
+const APPROVAL_SERVICE_WORKFLOWS: readonly string[] = [MCP_PERMISSION_WORKFLOW_ID, MCP_QUESTION_WORKFLOW_ID];
 import { UsageError } from '../usage-error.js';
 import { withWorkflowFallback } from '../workflow-fallback.js';
 import { withUsageErrors } from './with-usage-errors.js';
@@ -72,6 +81,8 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
     commandLine: `interlock resume ${request?.threadId ?? '<threadId>'}${store.flag}`,
     // An answer to an interaction whose deadline passed is refused as expired (exit 5), not already answered.
     recoverOnStart: false,
+    // Answering the approval service's question runs none of the project file's MCP servers (issue 24).
+    ...(request !== undefined && APPROVAL_SERVICE_WORKFLOWS.includes(request.workflowId) ? { mcpServers: false } : {}),
   });
   try {
     if (request !== undefined) {

@@ -30,7 +30,8 @@ export async function validateCommand(argv: string[]): Promise<ExitCode> {
     );
   if (extra.length > 0)
     throw new UsageError(`interlock validate takes one workflow file, not also ${extra.join(' ')}`, 'validate');
-  const interlock = await createCliInterlock();
+  // Checking a file runs none of its MCP servers' commands: their tools' names are taken on trust.
+  const interlock = await createCliInterlock({ mcpServers: false });
   try {
     const workflow = await interlock.loadWorkflow(resolve(path));
     const style = createTerminalStyle(colourWanted(process.stdout));

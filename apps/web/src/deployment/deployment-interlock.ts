@@ -1,7 +1,7 @@
 import { createInterlock, InterlockError, openStore, type Clock, type LoadedProjectConfig } from '@interlock/core';
 import type { Interlock, ICheckpointStore } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import { ChatChannel } from '../chat/index.js';
+import { ChatChannel } from '@interlock/chat';
 import { chatChecks, type ApproverDirectory } from '../server/auth/approver-directory.js';
 import type { WorkflowApprovers } from '../server/auth/approvers.js';
 import { CHAT_CHANNEL } from '../server/create-web-server.js';

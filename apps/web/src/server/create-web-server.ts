@@ -3,7 +3,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
 import { InterlockError, parseJsonStrictly, type ICheckpointStore, type Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
-import type { ChatChannel } from '../chat/index.js';
+import type { ChatChannel } from '@interlock/chat';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApproverDirectory } from './auth/approver-directory.js';
 import type { Approver, SeparationOfDuties, WorkflowApprovers } from './auth/approvers.js';

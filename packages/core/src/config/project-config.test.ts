@@ -148,7 +148,7 @@ describe('createInterlock({ config })', () => {
       rule: 'shell:risk',
       result: 'skip',
     });
-    expect(interlock.explain({ toolName: 'bash', arguments: { command: 'cmake build' } }).rule).toBe(
+    expect(interlock.explain({ toolName: 'bash', arguments: { command: 'mkdir build' } }).rule).toBe(
       'shell:unknown-program',
     );
     // Only the listed built-ins exist.

@@ -3,6 +3,7 @@ import { dirname, extname, join, resolve } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { ProjectConfig, type ProjectShellRule } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
+import { secretsInFile, withoutUrlCredentials } from './secrets-in-file.js';
 import { parseJsonStrictly } from '../json/parse-json-strictly.js';
 import type { ApprovalOptions } from '../policy/approval-options.js';
 import type { ShellPolicyOptions } from '../policy/shell/index.js';
@@ -89,6 +90,8 @@ export function parseProjectConfig(text: string, path: string): ProjectConfig {
       })),
     );
   }
+  const secrets = secretsInFile(parsed.data);
+  if (secrets.length > 0) throw invalid(path, secrets);
   return parsed.data;
 }
 
@@ -109,8 +112,9 @@ function prototypeKeyIn(data: unknown): string | undefined {
   return undefined;
 }
 
-/** The INVALID_OPTIONS error that lists every problem of the project file at `path`. */
-export function invalid(path: string, problems: ConfigIssue[]): InterlockError {
+/** The INVALID_OPTIONS error that lists every problem of the project file at `path` (credentials in URLs masked). */
+export function invalid(path: string, found: ConfigIssue[]): InterlockError {
+  const problems = found.map((problem) => ({ ...problem, message: withoutUrlCredentials(problem.message) }));
   return new InterlockError(
     'INVALID_OPTIONS',
     `${path} is not a valid project file: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`,

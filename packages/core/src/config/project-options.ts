@@ -125,13 +125,18 @@ function toolsOf(loaded: LoadedProjectConfig): Tool[] | undefined {
 }
 
 /**
- * The file's `[mcp.servers]` as {@link McpServerOptions}: secrets read from the variables the
- * file names, a stdio server run in the file's directory unless `cwd` says otherwise.
+ * The file's `[mcp.servers]` (those `include` keeps) as {@link McpServerOptions}: secrets read
+ * from the variables the file names, a stdio server run in the file's directory unless `cwd`
+ * says otherwise. Nothing is started.
  *
  * @throws InterlockError INVALID_OPTIONS for a variable that is not set.
  */
-export function mcpServersOf(loaded: LoadedProjectConfig): McpServerOptions[] {
-  return Object.entries(loaded.config.mcp?.servers ?? {}).map(([name, server]) => {
+export function mcpServersOf(
+  loaded: LoadedProjectConfig,
+  include: (name: string) => boolean = () => true,
+): McpServerOptions[] {
+  return Object.entries(loaded.config.mcp?.servers ?? {}).flatMap(([name, server]) => {
+    if (!include(name)) return [];
     const key = `mcp.servers.${name}`;
     const transport: McpTransportOptions =
       server.command !== undefined
@@ -161,15 +166,17 @@ export function mcpServersOf(loaded: LoadedProjectConfig): McpServerOptions[] {
         idempotent: entry.idempotent,
         requireResultApproval: entry.resultApproval,
       }) as McpToolPolicy;
-    return {
-      name,
-      transport,
-      ...policy(server),
-      ...(server.timeout === undefined ? {} : { timeoutMs: server.timeout }),
-      ...(server.tools === undefined
-        ? {}
-        : { tools: Object.fromEntries(Object.entries(server.tools).map(([tool, entry]) => [tool, policy(entry)])) }),
-    };
+    return [
+      {
+        name,
+        transport,
+        ...policy(server),
+        ...(server.timeout === undefined ? {} : { timeoutMs: server.timeout }),
+        ...(server.tools === undefined
+          ? {}
+          : { tools: Object.fromEntries(Object.entries(server.tools).map(([tool, entry]) => [tool, policy(entry)])) }),
+      },
+    ];
   });
 }
 

@@ -173,11 +173,12 @@ export class NodeExecutionCoordinator {
             cursor: next,
           };
         });
-        // A crash test kills the process here with the completion committed.
-        for (const point of [outcome.failpoint, 'node:checkpointed' as const]) {
-          if (point === undefined || !isArmed(point)) continue;
+        // Crash tests kill the process here: with the completion applied and not committed
+        // (`outcome.failpoint`), or committed (node:checkpointed).
+        if (outcome.failpoint !== undefined) failpoint(outcome.failpoint);
+        if (isArmed('node:checkpointed')) {
           await run.commit();
-          failpoint(point);
+          failpoint('node:checkpointed');
         }
         return false;
       }

@@ -1,5 +1,8 @@
 import type { Subscription } from 'rxjs';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+
+/** What a deadline timer needs of an interaction. */
+export type TimedInteraction = Pick<InteractionRecord, 'interactionId' | 'threadId' | 'deadline'>;
 import { timerUntil, type Clock } from './clock.js';
 
 /**
@@ -14,10 +17,10 @@ export class DeadlineTimers {
   constructor(
     private readonly clock: Clock,
     /** `attempt` counts the times timing it out failed before (see {@link armAgain}). */
-    private readonly onDue: (interaction: InteractionRecord, attempt: number) => void,
+    private readonly onDue: (interaction: TimedInteraction, attempt: number) => void,
   ) {}
 
-  arm(interaction: InteractionRecord): void {
+  arm(interaction: TimedInteraction): void {
     if (interaction.deadline !== null) this.armAt(interaction, Date.parse(interaction.deadline), 0);
   }
 
@@ -25,11 +28,11 @@ export class DeadlineTimers {
    * After timing the interaction out failed (the store did): due again after 1 s, 2 s, 4 s…
    * at most 30 s, so a deadline is not lost to a moment the database was unreachable.
    */
-  armAgain(interaction: InteractionRecord, attempt: number): void {
+  armAgain(interaction: TimedInteraction, attempt: number): void {
     this.armAt(interaction, this.clock.now() + Math.min(1_000 * 2 ** (attempt - 1), 30_000), attempt);
   }
 
-  private armAt(interaction: InteractionRecord, at: number, attempt: number): void {
+  private armAt(interaction: TimedInteraction, at: number, attempt: number): void {
     if (this.timers.has(interaction.interactionId)) return;
     const subscription = timerUntil(at, this.clock).subscribe(() => {
       this.timers.delete(interaction.interactionId);

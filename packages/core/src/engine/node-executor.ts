@@ -54,7 +54,7 @@ export type NodeCompletion = (scopes: VariableScopes) => {
 export type NodeOutcome =
   /**
    * Go on; `next` overrides the node's outgoing edge. `failpoint`: where a crash test may
-   * kill the process once the completion is committed.
+   * kill the process once the completion is applied (and not yet committed).
    */
   | { kind: 'next'; next?: string; complete?: NodeCompletion; failpoint?: Failpoint }
   /** Wait durably for a person; the thread is saved as `waiting`. */

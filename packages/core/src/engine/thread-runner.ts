@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers';
 import { inject, injectable } from 'inversify';
 import type { UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
@@ -16,7 +17,7 @@ import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
-import { DeadlineTimers } from './deadline-timers.js';
+import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
 import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
@@ -70,7 +71,8 @@ export class ThreadRunner {
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
-      expire: (interaction) => this.expire(interaction),
+      // A late answer is told "expired" first; the thread goes on right after.
+      expire: (interaction) => this.expire(interaction, false, 'after'),
       retire: (interactionId) => this.retire([interactionId]),
     });
     this.runs = new ThreadRuns(
@@ -80,6 +82,18 @@ export class ThreadRunner {
       claims,
       (outcome, run) => this.afterRun(outcome, run),
       (threadId, reason) => this.cancel(threadId, reason),
+      // A question's deadline is armed as soon as the question is announced (it is stored by
+      // then), before its thread's suspension is: whoever hears the thread wait finds it armed.
+      (event) => {
+        if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.deadline !== null && !this.closed)
+          this.timers.arm({
+            interactionId: event.interactionId,
+            threadId: event.request.threadId,
+            deadline: event.request.deadline,
+          });
+        else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED')
+          this.timers.disarm(event.interactionId);
+      },
     );
   }
 
@@ -410,7 +424,11 @@ export class ThreadRunner {
       const thread = await threads.get(interaction.threadId);
       if (thread?.pendingInteractionIds.includes(interaction.interactionId)) asked.push(interaction);
     }
-    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).map((interaction) => interaction.request);
+    // Oldest first; the questions of one batch (one model turn) in the order of its calls.
+    const place = (interaction: InteractionRecord) => interaction.request.toolApproval?.batch?.index ?? 0;
+    return asked
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b))
+      .map((interaction) => interaction.request);
   }
 
   /** Stops every run of this process without cancelling threads: they stay resumable. */
@@ -477,7 +495,7 @@ export class ThreadRunner {
   }
 
   /** A deadline came: times the interaction out, and again later when the store failed. */
-  private expireOnTime(interaction: InteractionRecord, attempt: number): void {
+  private expireOnTime(interaction: TimedInteraction, attempt: number): void {
     this.expire(interaction, attempt > 0).catch((error: unknown) => {
       if (!this.closed && isStoreFailure(error)) this.timers.armAgain(interaction, attempt + 1);
     });
@@ -488,7 +506,7 @@ export class ThreadRunner {
    * after the interaction was timed out and before its thread went on, so a thread still
    * waiting on it goes on now.
    */
-  private async expire(interaction: InteractionRecord, again = false): Promise<void> {
+  private async expire(interaction: TimedInteraction, again = false, goOn: 'now' | 'after' = 'now'): Promise<void> {
     this.timers.disarm(interaction.interactionId);
     const { interactionId, threadId } = interaction;
     const result = await this.store.commit({
@@ -504,7 +522,12 @@ export class ThreadRunner {
     });
     const failed = result.status === 'committed' && result.failed.includes(interactionId);
     const timedOut = failed || (again && (await this.store.getInteraction(interactionId))?.failureReason === 'timeout');
-    if (timedOut && this.runs.get(threadId) === undefined && !this.closed) await this.resume(threadId);
+    if (!timedOut || this.runs.get(threadId) !== undefined || this.closed) return;
+    if (goOn === 'now') await this.resume(threadId);
+    else
+      setImmediate(() => {
+        if (!this.closed) this.resume(threadId).catch(() => this.timers.armAgain(interaction, 1));
+      });
   }
 
   private assertNotHeldElsewhere(thread: { threadId: string; lease?: { until: string; owner: string } }): void {

@@ -3,6 +3,7 @@ import type { InterlockEvent } from '@interlock/sdk-types';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ICheckpointStore, StoredThread, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { EmittedEvent } from './node-executor.js';
 import { Run, type RunContext } from './run.js';
 import { CLAIM_LOST, SHUTDOWN } from './shutdown.js';
 import type { ThreadClaims } from './thread-claims.js';
@@ -35,6 +36,8 @@ export class ThreadRuns {
     private readonly onStopped: (outcome: ThreadOutcome, run: Run) => Promise<ThreadHandle | undefined>,
     /** What a handle's `cancel()` does: cancels the thread, running here or waiting in the store. */
     private readonly cancelThread: (threadId: string, reason?: string) => Promise<void>,
+    /** Told of each event a run publishes, just before it is published. */
+    private readonly watch: (event: EmittedEvent) => void = () => undefined,
   ) {}
 
   get(threadId: string): ActiveRun | undefined {
@@ -63,7 +66,10 @@ export class ThreadRuns {
       owner: this.claims.owner,
       leaseUntil: () => this.claims.leaseUntil(),
       nowIso: () => this.claims.nowIso(),
-      publish: (thread, event) => this.coordinator.emit(thread, event),
+      publish: (thread, event) => {
+        this.watch(event);
+        this.coordinator.emit(thread, event);
+      },
       onClaimed: (fence, until) => {
         keepAlive?.unsubscribe();
         if (controller.signal.aborted) return;

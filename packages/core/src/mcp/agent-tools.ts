@@ -1,4 +1,5 @@
-import { isAbsolute, relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, sep } from 'node:path';
 import type { RiskLevel, ToolCategory } from '@interlock/sdk-types';
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
@@ -97,9 +98,25 @@ function argumentText(value: unknown): string {
   return value === undefined || value === null ? '' : JSON.stringify(value);
 }
 
-/** An agent's absolute path inside the workspace as a relative one (the rules' form); outside it stays absolute, and is refused. */
+/**
+ * An agent's absolute path inside the workspace as a relative one (the rules' form); outside
+ * it stays absolute, and is refused. Only the prefix is taken off: `..` and symlinks are left
+ * for the rules to resolve as the write would (issue 24), never normalised away here.
+ */
 function workspacePath(path: string, workspaceRoot: string): string {
   if (!isAbsolute(path)) return path;
-  const inside = relative(workspaceRoot, path);
-  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? path : inside;
+  for (const root of [workspaceRoot, realOrSame(workspaceRoot)]) {
+    const prefix = root.endsWith(sep) ? root : root + sep;
+    if (path === root) return '.';
+    if (path.startsWith(prefix)) return path.slice(prefix.length);
+  }
+  return path;
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -9,13 +9,16 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 import { InterlockError } from '../errors/interlock-error.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 import type { Tool } from '../tools/define-tool.js';
 import { mapMcpTool, type McpAnnotations, type McpToolPolicy } from './mcp-policy.js';
+import { linearSchemaValidator } from './tool-schema-validator.js';
+import { describeBlock, quotedName } from './content-blocks.js';
+import { withoutUrlCredentials } from '../config/secrets-in-file.js';
 
 /** How to reach an MCP server. Secrets are resolved by the caller (the project file names their variables). */
 export type McpTransportOptions =
@@ -53,6 +56,8 @@ export interface McpListedTool {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
+/** How much of a server's tool listing Interlock reads: a server that offers page after page is cut off. */
+export const LISTING_LIMITS = { maxPages: 100, maxTools: 1_000 } as const;
 const SERVER_NAME = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
 
 /** The name a server's tool has in Interlock. */
@@ -82,20 +87,41 @@ export class McpServerConnection {
     }
   }
 
-  /** Connects (once) and lists the server's tools, as Interlock tools. */
+  /**
+   * Connects (once) and lists the server's tools, as Interlock tools. Bounded (issue 24): at
+   * most {@link LISTING_LIMITS} pages and tools, and all of it within the connect timeout.
+   */
   async listTools(): Promise<McpListedTool[]> {
-    const [client, validator] = await Promise.all([this.client(), loadValidator()]);
+    const client = await this.client();
     const listed: McpListedTool[] = [];
+    const deadline = Date.now() + this.connectTimeoutMs;
     let cursor: string | undefined;
+    let pages = 0;
     do {
+      if ((pages += 1) > LISTING_LIMITS.maxPages || Date.now() > deadline)
+        throw new InterlockError(
+          'MCP_UNAVAILABLE',
+          `MCP server "${this.options.name}" kept offering more pages of tools (${pages - 1} pages, ${listed.length} tools): Interlock stops listing after ${LISTING_LIMITS.maxPages} pages or ${this.connectTimeoutMs} ms`,
+        );
       const page = await this.guard(
         client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: this.connectTimeoutMs }),
         'listing its tools',
       );
-      for (const remote of page.tools) listed.push(this.toListedTool(remote, validator));
+      for (const remote of page.tools) listed.push(this.toListedTool(remote));
+      if (listed.length > LISTING_LIMITS.maxTools)
+        throw new InterlockError(
+          'MCP_UNAVAILABLE',
+          `MCP server "${this.options.name}" offers more than ${LISTING_LIMITS.maxTools} tools: Interlock lists at most that many`,
+        );
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     return listed;
+  }
+
+  /** The per-tool floors of the configuration that name no tool this server offers (a typo, or a look-alike name). */
+  unmatchedFloors(listed: readonly McpListedTool[]): string[] {
+    const offered = new Set(listed.map((entry) => entry.definition.name));
+    return Object.keys(this.options.tools ?? {}).filter((name) => !offered.has(name));
   }
 
   async close(): Promise<void> {
@@ -126,7 +152,11 @@ export class McpServerConnection {
       import('@modelcontextprotocol/sdk/client/index.js'),
       this.transport(),
     ]);
-    const client = new McpClient({ name: 'interlock', version: '1' });
+    // Output schemas too are compiled one by one, with linear-time patterns.
+    const client = new McpClient(
+      { name: 'interlock', version: '1' },
+      { jsonSchemaValidator: linearSchemaValidator as unknown as NonNullable<ClientOptions['jsonSchemaValidator']> },
+    );
     // A server that dies drops the connection: the next call connects again.
     transport.onclose = () => {
       if (this.connected !== undefined) this.connected = undefined;
@@ -199,15 +229,12 @@ export class McpServerConnection {
     return text;
   }
 
-  private toListedTool(
-    remote: {
-      name: string;
-      description?: string | undefined;
-      inputSchema: Record<string, unknown>;
-      annotations?: { [K in keyof McpAnnotations]?: boolean | undefined } | undefined;
-    },
-    validator: Validator,
-  ): McpListedTool {
+  private toListedTool(remote: {
+    name: string;
+    description?: string | undefined;
+    inputSchema: Record<string, unknown>;
+    annotations?: { [K in keyof McpAnnotations]?: boolean | undefined } | undefined;
+  }): McpListedTool {
     const { name: server } = this.options;
     const annotations: McpAnnotations = {};
     for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
@@ -226,7 +253,7 @@ export class McpServerConnection {
     const tool: Tool = {
       name: mcpToolName(server, remote.name),
       description: definition.description,
-      parameters: schemaChecked(jsonSchema, validator),
+      parameters: schemaChecked(jsonSchema),
       jsonSchema,
       category: policy.category,
       riskLevel: policy.riskLevel,
@@ -254,16 +281,26 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
   tools: Tool[];
   listed: McpListedTool[];
   problems: { server: string; message: string }[];
+  /** Per-tool floors that name no tool the server offers (issue 24): the tool they meant is decided without them. */
+  warnings: { server: string; tool: string; message: string }[];
   close(): Promise<void>;
 }> {
   const connections = servers.map((server) => new McpServerConnection(server));
   const results = await Promise.allSettled(connections.map((connection) => connection.listTools()));
   const listed: McpListedTool[] = [];
   const problems: { server: string; message: string }[] = [];
+  const warnings: { server: string; tool: string; message: string }[] = [];
   results.forEach((result, index) => {
     const server = servers[index]?.name ?? '';
-    if (result.status === 'fulfilled') listed.push(...result.value);
-    else
+    if (result.status === 'fulfilled') {
+      listed.push(...result.value);
+      for (const tool of connections[index]?.unmatchedFloors(result.value) ?? [])
+        warnings.push({
+          server,
+          tool,
+          message: `mcp.servers.${server}.tools names ${quotedName(tool)}, which the server does not offer: its floor applies to no tool`,
+        });
+    } else
       problems.push({
         server,
         message: result.reason instanceof Error ? result.reason.message : String(result.reason),
@@ -273,6 +310,7 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
     tools: listed.map((entry) => entry.tool),
     listed,
     problems,
+    warnings,
     close: async () => {
       await Promise.all(connections.map((connection) => connection.close()));
     },
@@ -297,6 +335,7 @@ export async function connectMcpServersOrFail(
     names.add(server.name);
   }
   const mcp = await connectMcpServers(servers);
+  for (const warning of mcp.warnings) process.emitWarning(warning.message, { code: 'INTERLOCK_MCP_FLOOR_UNMATCHED' });
   if (mcp.problems.length > 0) {
     await mcp.close();
     throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), {
@@ -306,54 +345,14 @@ export async function connectMcpServersOrFail(
   return mcp;
 }
 
-type Validator = {
-  getValidator(schema: never): (value: unknown) => { valid: boolean; errorMessage?: string | undefined };
-};
-let validatorLoaded: Promise<Validator> | undefined;
-/** The SDK's Ajv validator, loaded with the first server. */
-const loadValidator = (): Promise<Validator> =>
-  (validatorLoaded ??= import('@modelcontextprotocol/sdk/validation/ajv').then(
-    ({ AjvJsonSchemaValidator }) => new AjvJsonSchemaValidator() as unknown as Validator,
-  ));
-
 /** A zod schema that checks a value against an MCP tool's JSON Schema; a schema that does not compile refuses every call. */
-function schemaChecked(jsonSchema: Record<string, unknown>, validator: Validator): z.ZodType<Record<string, unknown>> {
-  let validate: (value: unknown) => { valid: boolean; errorMessage?: string | undefined };
-  try {
-    validate = validator.getValidator(jsonSchema as never);
-  } catch (error) {
-    const problem = `the server's input schema cannot be checked (${error instanceof Error ? error.message : String(error)}), so no call may run`;
-    validate = () => ({ valid: false, errorMessage: problem });
-  }
+function schemaChecked(jsonSchema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
+  const validate = linearSchemaValidator.getValidator(jsonSchema);
   return z.record(z.string(), z.unknown()).superRefine((value, context) => {
     const result = validate(value);
     if (!result.valid)
       context.addIssue({ code: 'custom', message: result.errorMessage ?? "does not match the tool's input schema" });
   });
-}
-
-/** A content block as text for the model and the approver: text as is, anything else described. */
-function describeBlock(block: { type: string; [key: string]: unknown }): string {
-  switch (block.type) {
-    case 'text':
-      return typeof block.text === 'string' ? block.text : '';
-    case 'image':
-    case 'audio':
-      return `[${block.type} ${textOf(block.mimeType)}, ${typeof block.data === 'string' ? Math.floor((block.data.length * 3) / 4) : 0} bytes]`;
-    case 'resource_link':
-      return `[resource ${textOf(block.uri)}]`;
-    case 'resource': {
-      const resource = (block.resource ?? {}) as { uri?: unknown; text?: unknown };
-      return typeof resource.text === 'string' ? resource.text : `[resource ${textOf(resource.uri)}]`;
-    }
-    default:
-      return `[${block.type}]`;
-  }
-}
-
-/** A field of a server's content block as text: the server's JSON is not checked. */
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
 
 function isTimeout(error: unknown): boolean {
@@ -363,7 +362,7 @@ function isTimeout(error: unknown): boolean {
 
 function unavailable(server: string, doing: string, error: unknown): InterlockError {
   if (error instanceof InterlockError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = withoutUrlCredentials(error instanceof Error ? error.message : String(error));
   return new InterlockError('MCP_UNAVAILABLE', `MCP server "${server}" failed while ${doing}: ${message}`, {
     cause: error,
   });

@@ -11,6 +11,7 @@ import {
   type ShellClassifierPort,
 } from './decide-approval.js';
 import { SessionMemory, type MemoryScope } from './session-memory.js';
+import { workspaceWrite } from './reached-path.js';
 
 /** Where a call is being decided: the workflow's whitelist and the session it belongs to. */
 export interface DecisionScope extends MemoryScope {
@@ -26,6 +27,7 @@ export class ApprovalPolicy {
     @inject(TYPES.ShellClassifier) private readonly shell: ShellClassifierPort,
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot?: string,
   ) {}
 
   /**
@@ -43,6 +45,9 @@ export class ApprovalPolicy {
       memory,
       scope: memoryScope,
       now: this.clock.now(),
+      ...(this.workspaceRoot === undefined
+        ? {}
+        : { workspace: { write: (path: string) => workspaceWrite(this.workspaceRoot as string, path) } }),
     });
   }
 

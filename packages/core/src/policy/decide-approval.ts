@@ -1,6 +1,8 @@
 import { isAbsolute, normalize } from 'node:path';
 import { evaluateExpression } from '../expressions/expressions.js';
-import { protectedWrite } from './protected-paths.js';
+import { assertJsonArguments } from './canonical-arguments.js';
+import { protectedReach, protectedWrite } from './protected-paths.js';
+import type { WorkspaceWrite } from './reached-path.js';
 import type { Tool } from '../tools/define-tool.js';
 import type { ShellClassification } from './shell/index.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
@@ -31,6 +33,11 @@ export interface ApprovalContext {
   memory: { has(key: string, now: number): boolean };
   scope: MemoryScope;
   now: number;
+  /**
+   * Where a path given to a file tool really reaches (symlinks followed, issue 24). Without
+   * it the paths are checked as written only.
+   */
+  workspace?: { write(path: string): WorkspaceWrite };
 }
 
 /** One rule the pipeline looked at, and what it said. */
@@ -57,8 +64,12 @@ export interface ApprovalDecision {
  * The approval pipeline (F24): one function, first match wins, security rules before
  * convenience rules, so no mode or whitelist can open what a deny rule or the shell
  * rules closed. The order is documented in docs/approval-pipeline.md.
+ *
+ * @throws InterlockError TOOL_ARGUMENTS_INVALID for arguments that are not plain JSON.
  */
 export function decideApproval(call: ApprovalCall, context: ApprovalContext): ApprovalDecision {
+  // Only JSON is decided: NaN, a Map or undefined would be decided as another value (issue 24).
+  assertJsonArguments(call.arguments);
   const path: RuleStep[] = [];
   const { options } = context;
   const tool = context.tools.find(call.toolName);
@@ -104,13 +115,18 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
 
   // 3b. Paths a file tool would write: outside the workspace or Interlock's store, never;
   // a protected path (`.git`, shell startup files, credentials, settings) asks in every mode.
+  // Both hold for the path the write really reaches, symlinks followed (issue 24).
   const written = writtenPaths(tool, call);
-  for (const path of written) {
-    const outside = outsideWorkspace(path);
+  const reaches = written.map((path) => ({ path, write: context.workspace?.write(path) }));
+  for (const { path, write } of reaches) {
+    const outside = outsideWorkspace(path) ?? leavesWorkspace(write);
     if (outside)
       return decide('deny', 'path:outside-workspace', `${path} ${outside}: the file tools work inside the workspace`);
   }
-  const protectedPaths = written.flatMap((path) => protectedWrite(path) ?? []);
+  const protectedPaths = reaches.flatMap(({ path, write }) => [
+    ...[protectedWrite(path)].flatMap((found) => found ?? []),
+    ...(write?.reached ?? []).flatMap((reached) => protectedReach(path, reached) ?? []),
+  ]);
   const store = protectedPaths.find((found) => found.kind === 'interlock');
   if (store) return decide('deny', 'path:protected:interlock', `${store.reason}: an agent never writes it`);
   if (written.length > 0) skip('path:workspace');
@@ -264,7 +280,7 @@ function writtenPaths(tool: Tool, call: ApprovalCall): string[] {
   return parsed.success ? tool.writesPaths(parsed.data) : [];
 }
 
-/** Why a path given to a file tool leaves the workspace, or undefined (the tool checks symlinks when it runs). */
+/** Why a path given to a file tool leaves the workspace as written, or undefined (where it really leads is checked apart). */
 function outsideWorkspace(path: string): string | undefined {
   if (path.includes('\0')) return 'contains a NUL character';
   if (isAbsolute(path) || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith('~')) return 'is absolute';
@@ -273,6 +289,13 @@ function outsideWorkspace(path: string): string | undefined {
     .filter((segment) => segment !== '' && segment !== '.');
   if (depth[0] === '..') return 'leaves the workspace';
   return undefined;
+}
+
+/** Why a path that reads as inside the workspace really leaves it, or undefined. */
+function leavesWorkspace(write: WorkspaceWrite | undefined): string | undefined {
+  if (write?.leaves === undefined) return undefined;
+  if (write.leaves.problem !== undefined) return `cannot be resolved: ${write.leaves.problem}`;
+  return `reaches ${write.leaves.absolute}${write.throughLink ? ' through a symlink' : ''}, outside the workspace`;
 }
 
 /** An allow rule that fails to evaluate does not match. */

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bashTool, builtinTools, createInterlock, type Interlock } from '../index.js';
 import { createShellClassifier } from './shell/index.js';
+import { protectedKind } from './protected-paths.js';
 
 /*
  * Protected paths (issue 13, class 3): Interlock's store is never written by an agent;
@@ -136,5 +137,20 @@ describe('git run by the bash tool (issue 13)', () => {
     } as never)) as { exitCode: number };
     expect(result.exitCode).toBe(0);
     expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe('protected paths as case-insensitive file systems open them (issue 24)', () => {
+  it.each([
+    ['.GIT/hooks/pre-commit', 'git'],
+    ['.Git/config', 'git'],
+    ['.git./hooks/x', 'git'],
+    ['.BASHRC', 'shell-startup'],
+    ['home/.SSH/authorized_keys', 'credentials'],
+    ['.config/gcloud/credentials.db', 'credentials'],
+    ['.VSCode/settings.json', 'settings'],
+    ['.Interlock/interlock.db', 'interlock'],
+  ])('treats %s as %s (F24)', (path, kind) => {
+    expect(protectedKind(path)).toBe(kind);
   });
 });

@@ -24,7 +24,7 @@ describe("seed 002's yolo", () => {
   it.each([
     'mkdir build',
     'cp a.txt b.txt',
-    'npm test',
+    'rm old.txt',
     'git commit -m "wip"',
     'echo hi > notes.txt',
     'touch a && mv a b',
@@ -41,6 +41,9 @@ describe("seed 002's yolo", () => {
     'mkdir "$(whoami)"',
     'bash <<EOF\nls\nEOF',
     'mkdir x\u200B',
+    // Issue 24: programs and files the command line does not show.
+    'npm test',
+    "sed 's/^//e' notes.txt",
   ])('still asks about %j, which the rules could not read through', async (command) => {
     expect((await explainWith({ mode: 'yolo' }, command)).outcome).toBe('ask');
   });

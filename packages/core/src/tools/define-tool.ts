@@ -1,7 +1,7 @@
 import { InterlockError } from '../errors/interlock-error.js';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { canonicalJson } from '../policy/canonical-arguments.js';
+import { argumentsProblem, canonicalJson } from '../policy/canonical-arguments.js';
 import { RiskLevel, type ToolCategory } from '@interlock/sdk-types';
 
 /** What a tool's `execute` gets besides its arguments. */
@@ -119,5 +119,25 @@ export function defineTool<Parameters extends z.ZodType>(definition: ToolDefinit
     parameters: jsonSchema,
   };
   const definitionHash = createHash('sha256').update(canonicalJson(identity)).digest('hex');
-  return { ...definition, riskLevel, jsonSchema, definitionHash };
+  return { ...definition, parameters: jsonOutputOnly(definition.parameters), riskLevel, jsonSchema, definitionHash };
+}
+
+/**
+ * The tool's schema, refusing arguments it would turn into something that is not JSON (issue
+ * 24): a transform to a `Date`, a `Map`, `NaN` or `undefined` would be decided, remembered and
+ * hashed as if it were another value. The call is refused with the reason, like arguments
+ * that do not fit, and the model is told.
+ */
+function jsonOutputOnly<Parameters extends z.ZodType>(parameters: Parameters): Parameters {
+  const checked = parameters.transform((value, context) => {
+    const problem = argumentsProblem(value);
+    if (problem === undefined) return value;
+    context.addIssue({
+      code: 'custom',
+      message: `the tool's schema turns these arguments into something that is not JSON: ${problem}`,
+    });
+    return z.NEVER;
+  });
+  // The same input and output types: only values that are not JSON are refused.
+  return checked as unknown as Parameters;
 }

@@ -80,9 +80,49 @@ export function pinState(tool: Tool, pin: ToolPin | undefined): PinState {
 
 const pretty = (value: unknown): string[] => JSON.stringify(value, null, 2).split('\n');
 
-/** A unified-style diff of two short texts: `-` removed, `+` added, two lines of context around changes. */
+/** Bounds on a definition diff (issue 24): the table the diff needs, and the lines shown. */
+export const DIFF_LIMITS = { maxCells: 1_000_000, maxShownLines: 400 } as const;
+
+/**
+ * A unified-style diff of two texts: `-` removed, `+` added, two lines of context around
+ * changes. Bounded whatever a server sends: lines both sides share at the start and end are
+ * set aside first; a middle too large for the table ({@link DIFF_LIMITS}) is shown as the
+ * lines removed then the lines added; at most `maxShownLines` lines are shown.
+ */
 export function lineDiff(before: readonly string[], after: readonly string[]): string {
-  // Longest common subsequence, in one flat table; definitions are a few hundred lines at most.
+  let head = 0;
+  while (head < before.length && head < after.length && before[head] === after[head]) head++;
+  let tail = 0;
+  while (
+    tail < before.length - head &&
+    tail < after.length - head &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
+  const removed = before.slice(head, before.length - tail);
+  const added = after.slice(head, after.length - tail);
+  const middle =
+    (removed.length + 1) * (added.length + 1) > DIFF_LIMITS.maxCells
+      ? [
+          ...removed.map((text) => ({ mark: '-' as const, text })),
+          ...added.map((text) => ({ mark: '+' as const, text })),
+        ]
+      : commonSubsequenceDiff(removed, added);
+  const lines: DiffLine[] = [
+    ...before.slice(0, head).map((text) => ({ mark: ' ' as const, text })),
+    ...middle,
+    ...before.slice(before.length - tail).map((text) => ({ mark: ' ' as const, text })),
+  ];
+  return showChanges(lines);
+}
+
+interface DiffLine {
+  mark: ' ' | '-' | '+';
+  text: string;
+}
+
+/** The longest-common-subsequence diff of two texts small enough for its table. */
+function commonSubsequenceDiff(before: readonly string[], after: readonly string[]): DiffLine[] {
   const width = after.length + 1;
   const common = new Uint32Array((before.length + 1) * width);
   const at = (i: number, j: number): number => common[i * width + j] ?? 0;
@@ -91,7 +131,7 @@ export function lineDiff(before: readonly string[], after: readonly string[]): s
       common[i * width + j] = before[i] === after[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1));
     }
   }
-  const lines: { mark: ' ' | '-' | '+'; text: string }[] = [];
+  const lines: DiffLine[] = [];
   let i = 0;
   let j = 0;
   while (i < before.length || j < after.length) {
@@ -105,12 +145,21 @@ export function lineDiff(before: readonly string[], after: readonly string[]): s
       lines.push({ mark: '+', text: after[j++] ?? '' });
     }
   }
-  const nearChange = (index: number) =>
-    lines.slice(Math.max(0, index - 2), index + 3).some((line) => line.mark !== ' ');
+  return lines;
+}
+
+/** The changed lines with two lines of context, `…` for what is left out, cut at `maxShownLines`. */
+function showChanges(lines: readonly DiffLine[]): string {
+  const changed = lines.map((line) => line.mark !== ' ');
+  const nearChange = (index: number) => changed.slice(Math.max(0, index - 2), index + 3).some(Boolean);
   const shown: string[] = [];
+  let left = 0;
   lines.forEach((line, index) => {
-    if (nearChange(index)) shown.push(`${line.mark} ${line.text}`);
+    if (shown.length >= DIFF_LIMITS.maxShownLines) {
+      if (line.mark !== ' ') left++;
+    } else if (nearChange(index)) shown.push(`${line.mark} ${line.text}`);
     else if (shown.at(-1) !== '  …') shown.push('  …');
   });
+  if (left > 0) shown.push(`  … and ${left} more changed lines`);
   return shown.join('\n');
 }

@@ -88,6 +88,75 @@ export const ProjectApproversConfig = z.strictObject({
   separationOfDuties: namedRecord(z.array(z.enum(['LOW', 'MEDIUM', 'HIGH', 'QUESTION'])), 'a workflow').optional(),
 });
 
+/** Where a connector listens for a platform's webhooks (HTTP transports). */
+const ListenConfig = {
+  /** Default 127.0.0.1. */
+  host: z.string().min(1).optional(),
+  port: z.number().int().min(0).max(65_535).optional(),
+  path: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_.-]*$/, 'a URL path such as /slack/events')
+    .optional(),
+};
+
+/** A platform user id → the approver name it is (as in the approvers file). */
+const PlatformApprovers = namedRecord(z.string().min(1), 'a platform user');
+
+/** `[chat.slack]`: Slack as an approval channel (F57). Secrets by environment variable name only. */
+export const ProjectSlackConfig = z.strictObject({
+  /** `http` (events posted to a public URL, signed) or `socket` (Socket Mode, no public URL). */
+  transport: z.enum(['http', 'socket']),
+  botTokenEnv: EnvName,
+  /** For `http`: the signing secret's variable. */
+  signingSecretEnv: EnvName.optional(),
+  /** For `socket`: the app-level token's variable. */
+  appTokenEnv: EnvName.optional(),
+  approvers: PlatformApprovers,
+  /** Slack's Web API base URL (a proxy). Default https://slack.com/api/. */
+  apiUrl: z.url().optional(),
+  perMinute: z.number().int().min(1).optional(),
+  ...ListenConfig,
+});
+
+/** `[chat.whatsapp]`: WhatsApp (the Cloud API) as an approval channel (F57). */
+export const ProjectWhatsAppConfig = z.strictObject({
+  phoneNumberId: z.string().regex(/^\d{1,30}$/, 'the phone number id (digits)'),
+  accessTokenEnv: EnvName,
+  appSecretEnv: EnvName,
+  verifyTokenEnv: EnvName,
+  approvers: PlatformApprovers,
+  /** Sent for an approval outside the 24-hour window; without it such an approval is refused. */
+  approvalTemplate: z.strictObject({ name: z.string().min(1), language: z.string().min(2) }).optional(),
+  /** The Graph API base URL with its version. Default https://graph.facebook.com/v21.0/. */
+  apiUrl: z.url().optional(),
+  perMinute: z.number().int().min(1).optional(),
+  ...ListenConfig,
+});
+
+/** `[chat.feishu]`: Feishu / Lark as an approval channel (F57). */
+export const ProjectFeishuConfig = z.strictObject({
+  /** `http` (card-action and event callbacks, signed: `encryptKeyEnv` required) or `long-connection` (no public URL). */
+  transport: z.enum(['http', 'long-connection']),
+  appId: z.string().regex(/^cli_[0-9a-zA-Z]{1,64}$/, 'the app id (cli_…)'),
+  appSecretEnv: EnvName,
+  /** For `http`: the encrypt key's variable (the callbacks' verification key). */
+  encryptKeyEnv: EnvName.optional(),
+  approvers: PlatformApprovers,
+  /** `https://open.feishu.cn` (default) or `https://open.larksuite.com`. */
+  domain: z.url().optional(),
+  perMinute: z.number().int().min(1).optional(),
+  ...ListenConfig,
+});
+
+/** `[chat]`: the chat workflow and the messaging platforms its chats are shown on. */
+export const ProjectChatConfig = z.strictObject({
+  /** The workflow a platform conversation's chat runs (a worker must serve it in a deployment). */
+  workflow: z.string().min(1).optional(),
+  slack: ProjectSlackConfig.optional(),
+  feishu: ProjectFeishuConfig.optional(),
+  whatsapp: ProjectWhatsAppConfig.optional(),
+});
+
 /**
  * How an MCP server's tools are decided. What is set here is a floor: the server's own
  * annotations (untrusted hints) may make a tool stricter, never looser.
@@ -174,6 +243,7 @@ export const ProjectConfig = z.strictObject({
     .optional(),
   approval: ProjectApprovalConfig.optional(),
   approvers: ProjectApproversConfig.optional(),
+  chat: ProjectChatConfig.optional(),
   mcp: z
     .strictObject({
       servers: namedRecord(ProjectMcpServerConfig, 'an MCP server')
@@ -196,6 +266,10 @@ export const ProjectConfig = z.strictObject({
   workflows: z.array(z.string().min(1)).optional(),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
+export type ProjectChatConfig = z.infer<typeof ProjectChatConfig>;
+export type ProjectSlackConfig = z.infer<typeof ProjectSlackConfig>;
+export type ProjectWhatsAppConfig = z.infer<typeof ProjectWhatsAppConfig>;
+export type ProjectFeishuConfig = z.infer<typeof ProjectFeishuConfig>;
 export type ProjectShellRule = z.infer<typeof ProjectShellRule>;
 export type ProjectMcpServerConfig = z.infer<typeof ProjectMcpServerConfig>;
 export type ProjectMcpToolPolicy = z.infer<typeof ProjectMcpToolPolicy>;

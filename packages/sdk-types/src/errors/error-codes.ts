@@ -37,6 +37,9 @@ export const ErrorCode = z.enum([
   'WORKFLOW_CHANGED',
   'INVALID_OPTIONS',
   'JSON_INVALID',
+  'CHAT_PLATFORM_SECRET_MISSING',
+  'CHAT_PLATFORM_WINDOW_CLOSED',
+  'CHAT_PLATFORM_FAILED',
   'INTERNAL',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;

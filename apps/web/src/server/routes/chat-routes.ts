@@ -1,6 +1,6 @@
 import { InterlockError } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
-import type { ChatChannel } from '../../chat/index.js';
+import type { ChatChannel } from '@interlock/chat';
 import { chatMessageBody, idParams } from '../api-schemas.js';
 import { assertMayApprove, mayApprove, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';

@@ -76,7 +76,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
         : [...(interactionsOfThread.get(filter.threadId) ?? [])].flatMap((id) => interactions.get(id) ?? []);
     return candidates
       .filter((interaction) => filter.status === undefined || interaction.status === filter.status)
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.interactionId.localeCompare(b.interactionId));
+      // Oldest first; those stored together (a batch) in the order they were stored.
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   async listToolExecutions(

@@ -128,7 +128,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       ...(status === undefined ? [] : ['status = @status']),
       ...(threadId === undefined ? [] : ['thread_id = @threadId']),
     ];
-    const sql = `SELECT ${INTERACTION_COLUMNS} FROM interactions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, interaction_id ASC`;
+    const sql = `SELECT ${INTERACTION_COLUMNS} FROM interactions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, rowid ASC`;
     return this.connection
       .read(() => this.statement(sql).all({ status, threadId }) as InteractionRow[])
       .map(toInteractionRecord);

@@ -41,7 +41,7 @@ export const SQL = {
   /** A save that takes the claim (a new epoch) if no other live claim holds the thread. */
   saveThreadTake:
     'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
-    'state = @state, created_at = @createdAt, updated_at = @updatedAt, epoch = epoch + 1, lease_owner = @owner, lease_until = @until ' +
+    'state = @state, created_at = @createdAt, updated_at = @updatedAt, epoch = epoch + 1, lease_owner = @leaseOwner, lease_until = @leaseUntil ' +
     'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now) ' +
     'RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
   threadClaim:
@@ -63,7 +63,7 @@ export const SQL = {
     'deadline = excluded.deadline, request = excluded.request, response = excluded.response, failure_reason = excluded.failure_reason, ' +
     'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at',
   selectInteraction: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE interaction_id = ?`,
-  interactionsOfThread: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE thread_id = ? ORDER BY created_at ASC, interaction_id ASC`,
+  interactionsOfThread: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE thread_id = ? ORDER BY created_at ASC, rowid ASC`,
   /** An answer, or an answer consumed in the same unit (`@status` processed). */
   answerInteraction:
     "UPDATE interactions SET status = @status, response = @response, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",

@@ -125,13 +125,15 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
   const row = { ...toThreadRow(thread, change.expectedVersion + 1), expectedVersion: change.expectedVersion };
   let saved: ClaimRow | undefined;
   if (claim.kind === 'take') {
+    // Taken and let go in one unit: a new epoch, and no lease.
+    const held = claim.release !== true;
     saved = statement(SQL.saveThreadTake).get({
       ...row,
       owner: claim.owner,
-      until: claim.release === true ? null : claim.until,
       now: claim.now,
+      leaseOwner: held ? claim.owner : null,
+      leaseUntil: held ? claim.until : null,
     }) as ClaimRow | undefined;
-    if (saved !== undefined && claim.release === true) saved = { ...saved, leaseOwner: null };
   } else
     saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as
       ClaimRow | undefined;

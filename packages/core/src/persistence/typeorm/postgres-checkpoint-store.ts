@@ -35,7 +35,7 @@ type ThreadMessagesRow = ThreadRow & { messages: [number, string][] };
 /**
  * The durable store (F21, F40, F54) on PostgreSQL: every unit of work is one statement,
  * `SELECT interlock_commit($1::jsonb)`, a function in the database that applies the whole
- * unit in its one transaction and checks each precondition where it writes (ADR 0006); every
+ * unit in its one transaction and checks each precondition where it writes (ADR 0008); every
  * read is one statement. TypeORM is the connection (its DataSource's pool), the migrations
  * and the schema of record (./store-entities.ts); no query goes through its query building.
  * Open it with `createTypeormStore` (or `openStore({ type: 'postgres', … })`).

@@ -5,6 +5,8 @@
  * string literals is not provably safe — comparisons with `>` included, on purpose.
  */
 
+import { unseen, type ArgumentProblem } from './hidden-effects.js';
+
 const SHORT_WITH_VALUE = new Set(['F', 'v']);
 const SHORT_FLAGS = new Set(['b', 'c', 'M', 'n', 'N', 'P', 'r', 's', 'S', 't']);
 const LONG_WITH_VALUE = new Set(['--field-separator', '--assign']);
@@ -92,13 +94,17 @@ function collectPrograms(args: readonly string[]): { programs: string[]; problem
   return { programs };
 }
 
-/** Why an awk invocation is not provably safe, or undefined when it is. */
-export function checkAwkArguments(args: readonly string[]): string | undefined {
+/**
+ * Why an awk invocation is not provably safe, or undefined when it is. Every reason hides
+ * something from the rules — a command run by `system()` or a pipe, a file written by
+ * `>`, code loaded from a file — so each asks in every mode (issue 24).
+ */
+export function checkAwkArguments(args: readonly string[]): ArgumentProblem | undefined {
   const { programs, problem } = collectPrograms(args);
-  if (problem) return problem;
+  if (problem) return unseen(problem);
   for (const program of programs) {
     const programProblem = checkAwkProgram(program);
-    if (programProblem) return programProblem;
+    if (programProblem) return unseen(programProblem);
   }
   return undefined;
 }

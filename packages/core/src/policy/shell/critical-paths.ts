@@ -123,6 +123,11 @@ function kindOfAnchored(base: '/' | '~', rest: string): PathKind {
 
 const SEVERITY: Readonly<Record<PathKind, number>> = { ordinary: 0, system: 1, home: 2, device: 3, root: 4 };
 
+/** The more destructive of two kinds (for `reduce`). */
+export function strictestPathKind(left: PathKind, right: PathKind): PathKind {
+  return SEVERITY[right] > SEVERITY[left] ? right : left;
+}
+
 /** Classifies a path argument; a relative path is resolved against every candidate working directory. */
 export function classifyPath(path: string, environment: PathEnvironment): PathKind {
   if (isBlockDevice(path)) return 'device';

@@ -1,4 +1,5 @@
 import type { AnalysisContext, StatementEffect } from './analysis-context.js';
+import { HIDDEN_EFFECT_RULE } from './hidden-effects.js';
 import { literalWord, type ShellWord } from './shell-word.js';
 
 const EXEC_ACTIONS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
@@ -47,6 +48,9 @@ export function analyzeFindActions(
 ): void {
   const [start = '.'] = findStartPaths(args.map((arg) => arg.text));
   for (const command of execCommands(args)) {
+    // `-exec {} \;` runs the files it finds: their code is not on the command line (issue 24).
+    if (command[0]?.text.includes('{}'))
+      context.findings.add('ask', HIDDEN_EFFECT_RULE, 'find -exec runs the files it finds as programs');
     const words = command.map((word) =>
       word.exact && word.text.includes('{}') ? literalWord(word.text.replaceAll('{}', start)) : word,
     );

@@ -1,9 +1,11 @@
 import { hasFlag } from './argument-predicates.js';
 import { checkGitGlobalOptions, parseGitCommandLine } from './git-command-line.js';
+import { hiddenGitEffect } from './git-subcommands.js';
+import { unseen, type ArgumentProblem } from './hidden-effects.js';
 
 type ArgumentCheck = (args: readonly string[]) => string | undefined;
 
-/** Options that make any read-only subcommand write a file or run a program. */
+/** Options that make a subcommand write a file or run a program the rules cannot see. */
 const UNSAFE_ANYWHERE = [
   '--output',
   '--upload-pack',
@@ -11,6 +13,10 @@ const UNSAFE_ANYWHERE = [
   '--exec',
   '--ext-diff',
   '--open-files-in-pager',
+  '--template',
+  '--config',
+  '--extcmd',
+  '--tool',
 ];
 
 const anything: ArgumentCheck = () => undefined;
@@ -143,18 +149,23 @@ const READ_ONLY_SUBCOMMANDS: ReadonlyMap<string, ArgumentCheck> = new Map(
 );
 
 /**
- * Why a git command line is not provably read-only, or undefined when it is.
- * Repository configuration (`core.pager`, `core.fsmonitor`, `diff.external`) can still make
- * git run programs; that is the repository's trust, not the command line's.
+ * Why a git command line is not provably read-only, or undefined when it is. What runs a
+ * program or writes files the rules cannot see is an unseen effect (issue 24): `-c`, an
+ * option that names a program (`--upload-pack`), a subcommand that runs tools or scripts
+ * (`difftool`, `bisect run`), one that applies a patch, and a name git does not know
+ * (an alias the repository may define). What the repository's own configuration makes git
+ * run is looked at by git-programs.ts.
  */
-export function checkGitArguments(args: readonly string[]): string | undefined {
+export function checkGitArguments(args: readonly string[]): ArgumentProblem | undefined {
   const line = parseGitCommandLine(args);
   const globalProblem = checkGitGlobalOptions(line.globalOptions);
-  if (globalProblem) return globalProblem;
+  if (globalProblem) return unseen(globalProblem);
   if (line.subcommand === undefined) return line.globalOptions.length > 0 ? undefined : 'git without a subcommand';
+  const unsafe = UNSAFE_ANYWHERE.find((flag) => hasFlag(line.args, flag));
+  if (unsafe) return unseen(`git ${line.subcommand} ${unsafe} writes files or runs programs`);
+  const hidden = hiddenGitEffect(line.subcommand, line.args);
+  if (hidden !== undefined) return unseen(hidden);
   const check = READ_ONLY_SUBCOMMANDS.get(line.subcommand);
   if (!check) return `git ${line.subcommand} is not a read-only subcommand`;
-  const unsafe = UNSAFE_ANYWHERE.find((flag) => hasFlag(line.args, flag));
-  if (unsafe) return `git ${line.subcommand} ${unsafe} writes files or runs programs`;
   return check(line.args);
 }

@@ -14,6 +14,7 @@ export {
   type ShellPolicyOptions,
 } from './shell-policy-options.js';
 export { DEFAULT_SAFE_PROGRAMS, type SafeProgramRule } from './safe-programs.js';
+export { HIDDEN_EFFECT_RULE, unseen, type ArgumentProblem, type UnseenEffect } from './hidden-effects.js';
 export { DEFAULT_BANNED_RULES } from './banned-rules.js';
 export { DEFAULT_HIGH_RISK_RULES } from './high-risk-rules.js';
 export type { RuleInvocation, ShellRule, ShellRuleCondition } from './shell-rule.js';

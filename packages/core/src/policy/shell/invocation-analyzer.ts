@@ -11,6 +11,9 @@ import { classifyPath } from './critical-paths.js';
 import { checkAssignments } from './environment-assignments.js';
 import { excerpt } from './excerpt.js';
 import { analyzeFindActions } from './find-actions.js';
+import { analyzeGitPrograms } from './git-programs.js';
+import { HIDDEN_EFFECT_RULE, hiddenEffectOf } from './hidden-effects.js';
+import { analyzeOptionPrograms } from './option-programs.js';
 import { screenCharacters } from './input-screening.js';
 import { FETCHERS, interpreterReadsStdin, isInterpreter, parseShellArguments, SHELLS } from './interpreters.js';
 import { applyRules, programNameOf, safeListProblem, type ProgramName } from './program-checks.js';
@@ -196,7 +199,11 @@ function analyzeWrapper(
   if (!spec.transparent && !context.policy.safePrograms.has(name))
     context.findings.add('ask', 'shell:wrapper', `${name} runs another command`);
   if (unwrapped.unsafeOption)
-    context.findings.add('ask', 'shell:unsafe-arguments', `${name} ${unwrapped.unsafeOption} writes a file`);
+    context.findings.add(
+      'ask',
+      HIDDEN_EFFECT_RULE,
+      `${name} ${unwrapped.unsafeOption} writes a file the rules do not check`,
+    );
   checkAssignments(unwrapped.assignments, context);
   for (const script of unwrapped.scripts) analyzeScriptWord(name, script, undefined, context);
   if (unwrapped.problem) {
@@ -253,6 +260,17 @@ function dispatch(
   if (name === 'eval') return analyzeEval(args, context);
   if (name === 'trap') return analyzeTrap(args, context);
   if (name === 'source' || name === '.') return analyzeSource(name, args, stdin, context);
+  // What the rules cannot read asks in every mode (issue 24); a program the operator listed as safe is trusted with it.
+  const listed = context.policy.safePrograms.get(name);
+  const hidden =
+    listed !== undefined && listed.replaceable !== true && program.location !== 'other'
+      ? undefined
+      : hiddenEffectOf(
+          name,
+          program.location,
+          args.map((arg) => arg.text),
+        );
+  if (hidden !== undefined) context.findings.add('ask', HIDDEN_EFFECT_RULE, hidden);
   const problem = safeListProblem(program, args, context);
   // A shell or an interpreter is safe only by a safe-list rule with a check that passes
   // (`node --version`): a bare entry for one is refused at load.
@@ -261,6 +279,8 @@ function dispatch(
   if (isInterpreter(name) && !checked) return analyzeInterpreter(name, args, stdin, context);
   if (problem !== undefined) context.findings.add('ask', problem.rule, problem.reason);
   if (name === 'find') analyzeFindActions(args, context, analyzeInvocation);
+  if (name === 'git') analyzeGitPrograms(args, context, analyzeInvocation);
+  analyzeOptionPrograms(name, args, context);
   return { fetches: FETCHERS.has(name) || stdin?.remote === true, output: staticOutput(name, args, stdin) };
 }
 

@@ -1,6 +1,8 @@
 import type { AnalysisContext } from './analysis-context.js';
 import { expandBraces } from './brace-expansion.js';
-import { classifyPath } from './critical-paths.js';
+import { classifyPath, strictestPathKind } from './critical-paths.js';
+import { reachedThroughLinks } from './reached-paths.js';
+import { HIDDEN_EFFECT_RULE } from './hidden-effects.js';
 import { ruleMatches, type RuleInvocation, type ShellRule } from './shell-rule.js';
 import type { ShellWord } from './shell-word.js';
 
@@ -52,7 +54,11 @@ export function applyRules(name: string, args: readonly ShellWord[], context: An
   const invocation: RuleInvocation = {
     program: name,
     args: args.flatMap((arg) => (arg.braceExpansion ? expandBraces(arg.text) : [arg.text])),
-    pathKind: (path) => classifyPath(path, context.paths),
+    // The path as written, and where it leads through symlinks (`rm -rf link/` with link → /).
+    pathKind: (path) =>
+      [path, ...reachedThroughLinks(path, context.paths).map((reached) => reached.absolute)]
+        .map((candidate) => classifyPath(candidate, context.paths))
+        .reduce(strictestPathKind),
   };
   reportMatches(context.policy.banned, 'banned', invocation, context);
   reportMatches(context.policy.highRisk, 'high-risk', invocation, context);
@@ -72,5 +78,9 @@ export function safeListProblem(
   const dynamic = args.find((arg) => !arg.exact && !(rule.inertArguments && arg.plainExpansionsOnly));
   if (dynamic) return { rule: 'shell:expansion', reason: `an argument of ${program.name} is only known when it runs` };
   const problem = rule.check?.(args.map((arg) => arg.text));
-  return problem === undefined ? undefined : { rule: 'shell:unsafe-arguments', reason: problem };
+  if (problem === undefined) return undefined;
+  // An option that runs another program or writes files the rules cannot check asks in every mode (issue 24).
+  return typeof problem === 'string'
+    ? { rule: 'shell:unsafe-arguments', reason: problem }
+    : { rule: HIDDEN_EFFECT_RULE, reason: problem.reason };
 }

@@ -1,4 +1,5 @@
-import { protectedWrite } from '../protected-paths.js';
+import { protectedReach, protectedWrite } from '../protected-paths.js';
+import { reachedThroughLinks } from './reached-paths.js';
 import type { AnalysisContext } from './analysis-context.js';
 import { excerpt } from './excerpt.js';
 import type { ShellWord } from './shell-word.js';
@@ -46,9 +47,23 @@ function writtenBy(name: string, args: readonly ShellWord[]): string[] {
   });
 }
 
-/** Adds a finding for a write to a protected path: Interlock's store is banned, the rest high-risk (asks in every mode). */
+/**
+ * Adds a finding for a write to a protected path: Interlock's store is banned, the rest
+ * high-risk (asks in every mode). The path the write really reaches counts too: a symlink
+ * anywhere along it is followed (issue 24).
+ */
 export function reportProtectedWrite(path: string, how: string, context: AnalysisContext): void {
-  const found = protectedWrite(path);
+  const reached = reachedThroughLinks(path, context.paths);
+  const loop = reached.find((reading) => reading.problem !== undefined);
+  if (loop)
+    context.findings.add(
+      'high-risk',
+      'shell:high-risk:protected-path',
+      `${how} ${excerpt(path)}, which cannot be resolved: ${loop.problem ?? ''}`,
+    );
+  const found =
+    protectedWrite(path) ??
+    reached.map((reading) => protectedReach(path, reading.absolute)).find((reach) => reach !== undefined);
   if (!found) return;
   if (found.kind === 'interlock')
     context.findings.add('banned', 'shell:banned:interlock-store', `${how} ${excerpt(path)}: ${found.reason}`);

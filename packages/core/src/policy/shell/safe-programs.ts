@@ -2,6 +2,7 @@ import { hasFlag, operandsOf, optionValues } from './argument-predicates.js';
 import { checkAwkArguments } from './awk-safety.js';
 import { checkGitArguments } from './git-safety.js';
 import { checkSedArguments } from './sed-safety.js';
+import { unseen, type ArgumentProblem } from './hidden-effects.js';
 
 /**
  * A program that may run without asking, with a check of its arguments.
@@ -14,8 +15,12 @@ import { checkSedArguments } from './sed-safety.js';
 export interface SafeProgramRule {
   /** The program's base name. It must be run by bare name or from a system bin directory. */
   readonly program: string;
-  /** Why these arguments are not provably safe, or undefined when they are. Omitted: any arguments. */
-  readonly check?: (args: readonly string[]) => string | undefined;
+  /**
+   * Why these arguments are not provably safe, or undefined when they are. Omitted: any
+   * arguments. A string is a change the rules can see (it asks, but yolo runs it); an
+   * `unseen(reason)` hides what runs or what is written (`rg --pre`), and asks in every mode.
+   */
+  readonly check?: (args: readonly string[]) => ArgumentProblem | undefined;
   /** The arguments cannot change what the program does (`echo`), so plain `$VAR` expansions are allowed in them. */
   readonly inertArguments?: boolean;
   /**
@@ -26,13 +31,14 @@ export interface SafeProgramRule {
   readonly replaceable?: boolean;
 }
 
-/** A safe program whose listed flags make it unsafe. */
-function denyFlags(program: string, flags: readonly string[], why: string): SafeProgramRule {
+/** A safe program whose listed flags make it unsafe; `hidden` when what they run or write cannot be seen. */
+function denyFlags(program: string, flags: readonly string[], why: string, hidden = false): SafeProgramRule {
   return {
     program,
     check: (args) => {
       const flag = flags.find((candidate) => hasFlag(args, candidate));
-      return flag === undefined ? undefined : `${program} ${flag} ${why}`;
+      if (flag === undefined) return undefined;
+      return hidden ? unseen(`${program} ${flag} ${why}`) : `${program} ${flag} ${why}`;
     },
   };
 }
@@ -73,18 +79,23 @@ const TAR_UNSAFE_OPTIONS = [
   '--delete',
 ];
 
-/** tar is safe when it only lists an archive: `-t`, no writing mode, no program-running option, no remote archive. */
-function checkTarArguments(args: readonly string[]): string | undefined {
+/**
+ * tar is safe when it only lists an archive: `-t`, no writing mode, no program-running
+ * option, no remote archive. Anything else writes files named inside the archive or runs
+ * a program: the rules cannot see either (issue 24).
+ */
+function checkTarArguments(args: readonly string[]): ArgumentProblem | undefined {
   const first = args[0] ?? '';
   const oldStyle = first !== '' && !first.startsWith('-') ? first : '';
-  if (!hasFlag(args, '-t', '--list') && !oldStyle.includes('t')) return 'tar is only safe-listed for listing (-t)';
   const unsafe = TAR_UNSAFE_OPTIONS.find(
     (flag) => hasFlag(args, flag) || (flag.length === 2 && oldStyle.includes(flag.slice(1))),
   );
-  if (unsafe) return `tar ${unsafe} writes files or runs programs`;
+  if (unsafe) return unseen(`tar ${unsafe} writes files named inside the archive or runs programs`);
+  if (!hasFlag(args, '-t', '--list') && !oldStyle.includes('t'))
+    return unseen('tar is only safe-listed for listing (-t): other modes write files named inside the archive');
   const archives = [...optionValues(args, '--file'), ...args.filter((arg) => !arg.startsWith('-'))];
   if (archives.some((archive) => archive.includes(':'))) {
-    return 'tar with a host:archive runs a remote shell';
+    return unseen('tar with a host:archive runs a remote shell');
   }
   return undefined;
 }
@@ -164,14 +175,18 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
   ...READ_ONLY_PROGRAMS.map((program) => ({ program })),
   { program: 'echo', inertArguments: true },
   { program: 'printf', check: (args) => (hasFlag(args, '-v') ? 'printf -v assigns a shell variable' : undefined) },
-  denyFlags('rg', ['--pre', '--hostname-bin', '-z', '--search-zip'], 'runs another program'),
+  denyFlags('rg', ['--pre', '--hostname-bin', '-z', '--search-zip'], 'runs another program', true),
   {
     program: 'find',
     check: (args) => {
-      const action = args.find((arg) =>
-        ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls'].includes(arg),
-      );
-      return action === undefined ? undefined : `find ${action} runs commands, deletes or writes files`;
+      // The files -fprint and -fls write are not checked against the protected paths: unseen.
+      const writes = args.find((arg) => ['-fprint', '-fprint0', '-fprintf', '-fls'].includes(arg));
+      if (writes !== undefined) return unseen(`find ${writes} writes a file the rules do not check`);
+      // -exec runs its command on files only known when it runs, like xargs: unseen. The
+      // command itself is classified too (find-actions.ts); -delete is high-risk.
+      const exec = args.find((arg) => ['-exec', '-execdir', '-ok', '-okdir'].includes(arg));
+      if (exec !== undefined) return unseen(`find ${exec} runs a command on files only known when it runs`);
+      return args.includes('-delete') ? 'find -delete deletes files' : undefined;
     },
   },
   { program: 'sed', check: checkSedArguments },
@@ -179,12 +194,20 @@ export const DEFAULT_SAFE_PROGRAMS: readonly SafeProgramRule[] = [
   { program: 'gawk', check: checkAwkArguments },
   { program: 'mawk', check: checkAwkArguments },
   { program: 'git', check: checkGitArguments },
-  denyFlags('sort', ['-o', '--output', '--compress-program'], 'writes a file or runs a program'),
+  {
+    program: 'sort',
+    check: (args) =>
+      hasFlag(args, '--compress-program')
+        ? unseen('sort --compress-program runs another program')
+        : hasFlag(args, '-o', '--output')
+          ? 'sort -o writes a file'
+          : undefined,
+  },
   {
     program: 'uniq',
     check: (args) => (operandsOf(args).length > 1 ? 'uniq with two operands writes the output file' : undefined),
   },
-  denyFlags('tree', ['-o', '-R'], 'writes files'),
+  denyFlags('tree', ['-o', '-R'], 'writes files the rules do not check', true),
   {
     program: 'date',
     check: (args) =>

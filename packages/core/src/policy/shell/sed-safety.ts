@@ -4,6 +4,9 @@
  * The script scanner is conservative: anything it does not understand is unsafe.
  */
 
+import { unseen, type ArgumentProblem } from './hidden-effects.js';
+
+const IN_PLACE = 'sed -i edits files in place';
 const FLAGS_WITHOUT_VALUE = new Set(['n', 's', 'E', 'r', 'u', 'z']);
 const LONG_FLAGS = new Set([
   '--quiet',
@@ -46,6 +49,7 @@ const SUBSTITUTE_FLAGS = 'gpiImM0123456789';
 function collectScripts(args: readonly string[]): { scripts: string[]; problem?: string } {
   const scripts: string[] = [];
   const operands: string[] = [];
+  let inPlace = false;
   for (let index = 0; index < args.length; index += 1) {
     const arg = args[index] ?? '';
     if (arg === '--') {
@@ -56,6 +60,7 @@ function collectScripts(args: readonly string[]): { scripts: string[]; problem?:
       const [name = '', value] = arg.split(/=(.*)/s);
       if (name === '--expression') scripts.push(value ?? args[++index] ?? '');
       else if (name === '--line-length') index += value === undefined ? 1 : 0;
+      else if (name === '--in-place') inPlace = true;
       else if (!LONG_FLAGS.has(name)) return { scripts, problem: `sed ${name} is not known to be read-only` };
       continue;
     }
@@ -71,14 +76,16 @@ function collectScripts(args: readonly string[]): { scripts: string[]; problem?:
         if (flag === 'e') scripts.push(value);
         break;
       }
-      return {
-        scripts,
-        problem: flag === 'i' ? 'sed -i edits files in place' : `sed -${flag} is not known to be read-only`,
-      };
+      // -i[SUFFIX]: the rest of the word is the backup suffix. The scripts are still checked.
+      if (flag === 'i') {
+        inPlace = true;
+        break;
+      }
+      return { scripts, problem: `sed -${flag} is not known to be read-only` };
     }
   }
   if (scripts.length === 0 && operands[0] !== undefined) scripts.push(operands[0]);
-  return { scripts };
+  return inPlace ? { scripts, problem: IN_PLACE } : { scripts };
 }
 
 /** Skips a delimited section (regex or replacement) starting after its opening delimiter; returns the index after the closing one. */
@@ -157,13 +164,17 @@ function skipLabel(script: string, start: number): number {
   return index;
 }
 
-/** Why a sed invocation is not provably read-only, or undefined when it is. */
-export function checkSedArguments(args: readonly string[]): string | undefined {
+/**
+ * Why a sed invocation is not provably read-only, or undefined when it is. `-i` edits the
+ * files it names (a change the rules see); `e`, `w`, a script file and anything not
+ * understood run programs or write files they cannot see (issue 24).
+ */
+export function checkSedArguments(args: readonly string[]): ArgumentProblem | undefined {
   const { scripts, problem } = collectScripts(args);
-  if (problem) return problem;
+  if (problem !== undefined && problem !== IN_PLACE) return unseen(problem);
   for (const script of scripts) {
     const scriptProblem = checkSedScript(script);
-    if (scriptProblem) return scriptProblem;
+    if (scriptProblem) return unseen(scriptProblem);
   }
-  return undefined;
+  return problem;
 }

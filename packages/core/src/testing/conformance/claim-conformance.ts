@@ -84,6 +84,9 @@ export function describeLeaseConformance(
       expect(once.thread).toMatchObject({ epoch: 3 });
       expect(await store.getThread('thread-1')).toMatchObject({ status: 'completed', epoch: 3 });
       expect((await store.getThread('thread-1'))?.lease).toBeUndefined();
+      // Free for anyone at once.
+      const freed = present(await store.getThread('thread-1'));
+      await committed(store, { thread: save(freed, {}, { kind: 'take', owner: 'c', until: LATER, now: NOW }) });
     });
 
     it('renews and frees a claim only for its owner at its epoch, without moving the version', async () => {

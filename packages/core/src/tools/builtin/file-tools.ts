@@ -1,10 +1,13 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../define-tool.js';
-import { resolveInWorkspace } from './workspace-path.js';
+import { defineTool, type ToolContext } from '../define-tool.js';
+import { resolveInWorkspace, type PathUse } from './workspace-path.js';
 
 const MAX_READ_CHARACTERS = 100_000;
+
+/** How a write of this call resolves its path: a person's approval vouches for where it reaches. */
+const writing = (context: ToolContext): PathUse => ({ writes: true, approvedByPerson: context.approval !== undefined });
 
 /** Reads a text file inside the workspace. */
 export const readFileTool = defineTool({
@@ -47,7 +50,7 @@ export const writeFileTool = defineTool({
   tags: ['file'],
   writesPaths: ({ path }) => [path],
   async execute({ path, content }, context) {
-    const target = await resolveInWorkspace(context.workspaceRoot, path);
+    const target = await resolveInWorkspace(context.workspaceRoot, path, writing(context));
     await mkdir(dirname(target), { recursive: true });
     await writeFile(target, content);
     return `wrote ${content.length} characters to ${path}`;
@@ -64,7 +67,7 @@ export const editFileTool = defineTool({
   tags: ['file'],
   writesPaths: ({ path }) => [path],
   async execute({ path, find, replace }, context) {
-    const target = await resolveInWorkspace(context.workspaceRoot, path);
+    const target = await resolveInWorkspace(context.workspaceRoot, path, writing(context));
     const text = await readFile(target, 'utf8');
     const first = text.indexOf(find);
     if (first === -1) throw new Error(`"${find.slice(0, 80)}" does not occur in ${path}`);

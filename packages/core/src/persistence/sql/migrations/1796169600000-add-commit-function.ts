@@ -32,7 +32,7 @@ const FUNCTIONS = [
 ];
 
 /**
- * A unit of work in one statement (ADR 0006), PostgreSQL only: `interlock_commit(unit)`
+ * A unit of work in one statement (ADR 0008), PostgreSQL only: `interlock_commit(unit)`
  * applies every change of a unit, checks each precondition where it writes, and returns
  * `{ status: 'committed', thread?, audit, failed }`, or `{ status: 'conflict', conflict }`
  * with nothing of the unit written (a conflict raises inside a subtransaction that the

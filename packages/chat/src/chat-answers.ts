@@ -22,6 +22,7 @@ export class ChatAnswers {
     route: Extract<ReplyRoute, { kind: 'answer' }>,
     author: string,
     said: string,
+    via?: string,
   ): Promise<ReceiveResult> {
     if (route.after !== undefined) this.notes.move(memory, said, route.after);
     const approved = route.decision === 'approve';
@@ -37,7 +38,9 @@ export class ChatAnswers {
         continue;
       }
       const { request } = step;
-      const answer = await this.interlock.respond(request.interactionId, { approved }, { responder: author });
+      const answer = await this.interlock.respond(request.interactionId, approvalInput(approved, author, via), {
+        responder: author,
+      });
       if (answer.status === 'accepted' && request.toolApproval) {
         const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
         memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.notes.isoNow() } });
@@ -69,10 +72,13 @@ export class ChatAnswers {
     route: Extract<ReplyRoute, { kind: 'answer-late' }>,
     author: string,
     said: string,
+    via?: string,
   ): Promise<ReceiveResult> {
     const { interactionId, decision } = route;
     const approved = decision === 'approve';
-    const answer = await this.interlock.respond(interactionId, { approved }, { responder: author });
+    const answer = await this.interlock.respond(interactionId, approvalInput(approved, author, via), {
+      responder: author,
+    });
     if (answer.status !== 'accepted')
       return this.notes.tell(memory, said, lostAnswer(answer.status, route.call, { late: true }));
     this.notes.move(memory, said, route.entryId);
@@ -80,4 +86,13 @@ export class ChatAnswers {
     if (seen) seen.decision = { approved, answeredBy: author, at: this.notes.isoNow() };
     return { kind: 'approval', interactionId, decision, interactionIds: [interactionId] };
   }
+}
+
+/**
+ * The answer a yes or no stands for. A "no" that came through a messaging platform says so,
+ * and the model is told who refused where (F19: the reason reaches the model).
+ */
+export function approvalInput(approved: boolean, author: string, via: string | undefined) {
+  if (approved || via === undefined) return { approved };
+  return { approved, denyReason: `${author} said no in ${via}` };
 }

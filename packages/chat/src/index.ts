@@ -27,3 +27,25 @@ export {
   CHAT_DEMO_TODO,
   type ChatDemoWorkflowOptions,
 } from './chat-demo.js';
+export { ChatPlatformBridge, type ChatPlatformBridgeOptions } from './platform-bridge.js';
+export type {
+  ActionOutcome,
+  ApprovalCard,
+  ChatPlatform,
+  InboundAction,
+  InboundMessage,
+  PostedRef,
+} from './chat-platform.js';
+export type { ApprovalAction, DecideResult } from './chat-decisions.js';
+export { showInvisibles, argumentsForDisplay, clip } from './safe-text.js';
+export {
+  ReplayGuard,
+  hmacSha256Hex,
+  readRawBody,
+  MAX_PLATFORM_BODY,
+  sameDigest,
+  secretFromEnvironment,
+  sha256Hex,
+  type RefusedRequest,
+} from './request-verification.js';
+export { RateLimit } from './rate-limit.js';

@@ -10,6 +10,7 @@ import type {
 } from '@interlock/sdk-types';
 import { isApproval } from './approval-choice.js';
 import { ChatAnswers } from './chat-answers.js';
+import { ChatDecisions, type ApprovalAction, type DecideResult } from './chat-decisions.js';
 import { askingFor, ChatDelivery } from './chat-delivery.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
 import { anchorOf, ChatNotes } from './chat-notes.js';
@@ -73,6 +74,7 @@ export class ChatChannel {
   private readonly subscription: { unsubscribe(): void };
   private readonly notes: ChatNotes;
   private readonly answers: ChatAnswers;
+  private readonly decisions: ChatDecisions;
   private readonly delivery: ChatDelivery;
 
   constructor(options: ChatChannelOptions) {
@@ -84,17 +86,22 @@ export class ChatChannel {
     this.beforeOpen = options.beforeOpen ?? (() => Promise.resolve());
     this.notes = new ChatNotes(options.now ?? Date.now);
     this.answers = new ChatAnswers(this.interlock, this.notes);
+    this.decisions = new ChatDecisions(this.interlock, this.notes);
     this.delivery = new ChatDelivery(this.interlock, this.notes);
     this.updates$ = this.updates;
     this.handler = { handle: (request, context) => this.handle(request, context) };
     this.subscription = this.interlock.events$.subscribe({ next: (event) => this.observe(event) });
   }
 
-  /** Starts a chat: a thread of the chat workflow on this channel, with the chat's id as its id and in `session.chatId`. */
-  async open(author: string): Promise<{ chatId: string; threadId: string }> {
+  /**
+   * Starts a chat: a thread of the chat workflow on this channel, with the chat's id as its id
+   * and in `session.chatId`. A messaging platform gives the id (`options.chatId`, derived from
+   * its conversation) so that any process finds the chat of a conversation with one read.
+   */
+  async open(author: string, options: { chatId?: string } = {}): Promise<{ chatId: string; threadId: string }> {
     await this.beforeOpen();
     // The thread has the chat's id, so a process that has not met the chat finds it with one read.
-    const chatId = randomUUID();
+    const chatId = options.chatId ?? randomUUID();
     const threadId = chatId;
     this.memoryFor(chatId, threadId);
     await this.interlock.start(this.workflow, {
@@ -115,16 +122,70 @@ export class ChatChannel {
    * answers them (never reaching the agent); an unclear one gets a question back; anything
    * else goes to the agent: at once if it waits for a message, else queued until it asks.
    *
+   * `options.via` names the messaging platform it came through (a "no" tells the model so).
+   *
    * @throws InterlockError THREAD_NOT_FOUND for an unknown chat.
    */
-  async receive(chatId: string, text: string, author: string): Promise<ReceiveResult> {
+  async receive(chatId: string, text: string, author: string, options: { via?: string } = {}): Promise<ReceiveResult> {
     const memory = await this.memoryOf(chatId);
     await this.recover(memory);
     try {
-      return await this.lock.run(chatId, () => this.take(memory, text, author));
+      return await this.lock.run(chatId, () => this.take(memory, text, author, options.via));
     } finally {
       this.updates.emit({ chatId });
     }
+  }
+
+  /**
+   * Decides one named approval of the chat: a button, a card or a modal of a messaging
+   * platform (F57). The same checks as a yes or no (the approver list, separation of duties),
+   * every refused or losing attempt audited (F51), an edit checked against the tool's schema.
+   *
+   * @throws InterlockError THREAD_NOT_FOUND for an unknown chat.
+   */
+  async decide(
+    chatId: string,
+    interactionId: string,
+    choice: ApprovalAction,
+    author: string,
+    options: { via: string },
+  ): Promise<DecideResult> {
+    const memory = await this.memoryOf(chatId);
+    try {
+      return await this.lock.run(chatId, async () => {
+        const state = await this.load(memory);
+        const situation = {
+          status: state.thread.status,
+          approvals: state.approvals,
+          transcript: state.transcript,
+          mayApprove: this.canApprove(author, state.thread.workflowId),
+          mayAnswer: (request: UserInteractionRequest) => this.mayAnswer(author, request),
+        };
+        return this.decisions.decide(memory, situation, interactionId, choice, author, options.via);
+      });
+    } finally {
+      this.updates.emit({ chatId });
+    }
+  }
+
+  /** The chat's pending tool approvals, oldest first, read from the store. @throws InterlockError THREAD_NOT_FOUND for an unknown chat. */
+  async pendingApprovals(chatId: string): Promise<UserInteractionRequest[]> {
+    const memory = await this.memoryOf(chatId);
+    const waits = await readThreadWaits(this.interlock, memory.threadId);
+    return (waits?.pending ?? []).filter((request) => request.operationType === 'TOOL_APPROVAL');
+  }
+
+  /**
+   * Writes an attempt to answer `interactionId` that was refused before the chat read it (an
+   * unknown platform user, a rate limit) to the audit trail (F51). Unknown interactions are not recorded.
+   */
+  async recordAttempt(interactionId: string, responder: string, reason: string): Promise<void> {
+    await this.interlock.recordAttempt({ interactionId, responder, result: 'refused', reason });
+  }
+
+  /** Whether this process has met the chat (opened it, or seen its thread ask or speak). */
+  knows(chatId: string): boolean {
+    return this.memories.has(chatId);
   }
 
   /** The chat as people see it, oldest first. @throws InterlockError THREAD_NOT_FOUND for an unknown chat. */
@@ -164,7 +225,7 @@ export class ChatChannel {
     this.updates.complete();
   }
 
-  private async take(memory: ChatMemory, text: string, author: string): Promise<ReceiveResult> {
+  private async take(memory: ChatMemory, text: string, author: string, via?: string): Promise<ReceiveResult> {
     const state = await this.load(memory);
     const after = anchorOf(state.transcript);
     const said = this.notes.add(memory, after, { role: 'user', text, author, consumed: true });
@@ -189,9 +250,9 @@ export class ChatChannel {
         return { kind: 'clarify', text: route.text };
       case 'answer':
         memory.numbering = route.numbering;
-        return this.answers.answer(memory, route, author, said.id);
+        return this.answers.answer(memory, route, author, said.id, via);
       case 'answer-late':
-        return this.answers.answerLate(memory, route, author, said.id);
+        return this.answers.answerLate(memory, route, author, said.id, via);
       case 'agent': {
         this.notes.drop(memory, said.id);
         const delivered = await this.delivery.deliver(memory, state.pending, { text, author, at: said.at });

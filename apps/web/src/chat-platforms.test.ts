@@ -1,0 +1,61 @@
+import { createInterlock } from '@interlock/core';
+import { ChatChannel, chatDemoModel, chatDemoTools, chatDemoWorkflow } from '@interlock/chat';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startChatPlatforms } from './chat-platforms.js';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function demoChat() {
+  const interlock = await createInterlock({ models: { default: chatDemoModel() }, tools: chatDemoTools() });
+  const chat = new ChatChannel({ interlock, workflow: interlock.registerWorkflow(chatDemoWorkflow()).id });
+  closers.push(async () => {
+    chat.close();
+    await interlock.close();
+  });
+  return chat;
+}
+
+describe('the messaging platforms of interlock.toml (F57)', () => {
+  it('refuses to start a connector whose secret is not in the environment, naming the variable and no value', async () => {
+    const chat = await demoChat();
+    const config = {
+      slack: { transport: 'http' as const, botTokenEnv: 'SLACK_BOT', signingSecretEnv: 'SLACK_SIGNING', approvers: {} },
+    };
+
+    await expect(
+      startChatPlatforms(chat, config, { environment: { SLACK_BOT: 'xoxb-secret-value' } }),
+    ).rejects.toMatchObject({
+      code: 'CHAT_PLATFORM_SECRET_MISSING',
+      message: expect.stringContaining('SLACK_SIGNING'),
+    });
+    await expect(
+      startChatPlatforms(chat, config, { environment: { SLACK_BOT: 'xoxb-secret-value' } }),
+    ).rejects.not.toThrow(/xoxb-secret-value/);
+  });
+
+  it('starts the WhatsApp connector with the secrets the file names, and its webhook answers the handshake', async () => {
+    const chat = await demoChat();
+    const platforms = await startChatPlatforms(
+      chat,
+      {
+        whatsapp: {
+          phoneNumberId: '100',
+          accessTokenEnv: 'WA_TOKEN',
+          appSecretEnv: 'WA_SECRET',
+          verifyTokenEnv: 'WA_VERIFY',
+          approvers: { '15551230001': 'alice' },
+          port: 0,
+        },
+      },
+      { environment: { WA_TOKEN: 't', WA_SECRET: 's', WA_VERIFY: 'v' } },
+    );
+    closers.push(() => platforms.stop());
+    const url = (platforms.started[0] ?? '').replace(/^WhatsApp: /, '');
+
+    const response = await fetch(`${url}?hub.mode=subscribe&hub.verify_token=v&hub.challenge=ok`);
+    expect(await response.text()).toBe('ok');
+  });
+});

@@ -1,0 +1,199 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startFeishuConnector } from './feishu-connector.js';
+import { cardAction, FakeFeishu, messageEvent, postCallback, type FeishuCall } from './__fixtures__/fake-feishu.js';
+import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
+
+const KEY = 'encrypt-key-for-tests';
+const APP = 'cli_0123456789abcdef';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const cards = (calls: readonly FeishuCall[]) =>
+  calls.filter((call) => call.method === 'POST' && call.body['msg_type'] === 'interactive');
+const patches = (calls: readonly FeishuCall[]) => calls.filter((call) => call.method === 'PATCH');
+const texts = (calls: readonly FeishuCall[]) =>
+  calls
+    .filter((call) => call.body['msg_type'] === 'text')
+    .map((call) => String(JSON.parse(String(call.body['content'])).text));
+
+/** Every `tag` of a card, and every text it shows. */
+function cardParts(call: FeishuCall | undefined): { tags: string[]; text: string } {
+  const tags: string[] = [];
+  const shown: string[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) {
+      const record = value as Record<string, unknown>;
+      if (typeof record['tag'] === 'string') tags.push(record['tag']);
+      if (typeof record['content'] === 'string') shown.push(record['content']);
+      Object.values(record).forEach(visit);
+    }
+  };
+  visit(JSON.parse(String(call?.body['content'] ?? '{}')));
+  return { tags, text: shown.join('\n') };
+}
+
+async function setUp() {
+  const feishu = new FakeFeishu();
+  await feishu.start();
+  const agent = await createDeployChat();
+  const now = 1_800_000_000_000;
+  const connector = await startFeishuConnector({
+    chat: agent.chat,
+    appId: APP,
+    appSecret: 'app-secret',
+    transport: { type: 'http', encryptKey: KEY, port: 0 },
+    approvers: { ou_alice: 'alice' },
+    domain: feishu.domain,
+    now: () => now,
+  });
+  closers.push(
+    () => feishu.stop(),
+    agent.close,
+    () => connector.stop(),
+  );
+  const seconds = Math.floor(now / 1000);
+  const send = (body: unknown, options: { timestamp?: number; signature?: string; nonce?: string } = {}) =>
+    postCallback(connector.url as string, body, { key: KEY, timestamp: seconds, ...options });
+  const askToDeploy = async () => {
+    expect((await send(messageEvent('ou_alice', 'deploy api', { now }))).status).toBe(200);
+    await feishu.until((calls) => cards(calls).length === 1);
+    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
+      ?.interactionId as string;
+    return { card: cards(feishu.calls)[0] as FeishuCall, interactionId };
+  };
+  return { feishu, agent, now, seconds, send, askToDeploy };
+}
+
+describe('Feishu / Lark connector over callbacks (F57)', () => {
+  it('refuses to start without a verification key, where the SDK would check nothing (F57)', async () => {
+    const agent = await createDeployChat();
+    closers.push(agent.close);
+    await expect(
+      startFeishuConnector({
+        chat: agent.chat,
+        appId: APP,
+        appSecret: 's',
+        transport: { type: 'http', encryptKey: '' },
+        approvers: {},
+      }),
+    ).rejects.toMatchObject({ code: 'CHAT_PLATFORM_SECRET_MISSING' });
+  });
+
+  it('sends a card with the arguments as plain text, runs the call once on Approve, and updates the card (F31, F57)', async () => {
+    const { feishu, agent, now, send, askToDeploy } = await setUp();
+    const { card, interactionId } = await askToDeploy();
+    const parts = cardParts(card);
+    expect(parts.tags).not.toContain('lark_md');
+    expect(parts.tags).not.toContain('markdown');
+    expect(parts.text).toContain('<!channel> *now* <https://evil.example|docs> ok⟨U+202E⟩gnp.exe');
+    expect(parts.text).not.toContain('\u202E');
+    expect(card.token).toBe('t-test');
+
+    const pressed = await send(cardAction('ou_alice', { action: 'approve', interactionId }, { now }));
+    expect(pressed.status).toBe(200);
+    await feishu.until((calls) => patches(calls).length === 1);
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
+
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+    expect(patches(feishu.calls)[0]?.path).toContain(card.messageId as string);
+    const updated = cardParts(patches(feishu.calls)[0]);
+    expect(updated.tags).not.toContain('button');
+    expect(updated.text).toContain('Approved by alice');
+  });
+
+  it('edits through the card\'s form, refusing arguments that do not fit; "no" to the next card rejects it with the reason (F19, F57)', async () => {
+    const { feishu, agent, now, send, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    const wrong = await send(
+      cardAction('ou_alice', { action: 'edit', interactionId }, { now, form: { arguments: '{"service": 1}' } }),
+    );
+    expect(wrong.body).toMatchObject({ toast: { type: 'error' } });
+    const right = await send(
+      cardAction(
+        'ou_alice',
+        { action: 'edit', interactionId },
+        { now, form: { arguments: '{"service": "web", "note": "edited"}' } },
+      ),
+    );
+    expect(right.body).toMatchObject({ toast: { type: 'success' } });
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
+    expect(agent.runs).toEqual([{ service: 'web', note: 'edited' }]);
+
+    await send(messageEvent('ou_alice', 'deploy db', { now }));
+    await feishu.until((calls) => cards(calls).length === 2);
+    await send(messageEvent('ou_alice', 'no', { now, parentId: cards(feishu.calls)[1]?.messageId as string }));
+    await feishu.until((calls) => texts(calls).filter((text) => text.startsWith('Result:')).length === 2);
+    expect(agent.runs).toHaveLength(1);
+    expect(agent.model.requests.at(-1)?.messages.at(-1)?.content).toContain('alice said no in Feishu');
+  });
+
+  it('refuses a forged signature, a stale or future timestamp, a replay and an unknown user, and audits each (F51, F57)', async () => {
+    const { feishu, agent, now, seconds, send, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+    const press = (user: string, eventId?: string) =>
+      cardAction(user, { action: 'approve', interactionId }, { now, ...(eventId === undefined ? {} : { eventId }) });
+
+    const forged = await send(press('ou_alice'), { signature: '0'.repeat(64) });
+    const stale = await send(press('ou_alice'), { timestamp: seconds - 360 });
+    const future = await send(press('ou_alice'), { timestamp: seconds + 360 });
+    const first = await send(press('ou_mallory', 'ev-same'), { nonce: 'same' });
+    const replayed = await send(press('ou_mallory', 'ev-same'), { nonce: 'same' });
+    await feishu.until((calls) => calls.some((call) => call.path.includes('receive_id_type=open_id')));
+
+    expect([forged.status, stale.status, future.status, replayed.status]).toEqual([401, 401, 401, 401]);
+    expect(first.status).toBe(200);
+    const reasons = (await agent.interlock.audit())
+      .filter((entry) => entry.decidedBy === 'attempt')
+      .map((entry) => entry.reason);
+    expect(reasons).toEqual([
+      expect.stringContaining('bad signature'),
+      expect.stringContaining('stale'),
+      expect.stringContaining('stale'),
+      expect.stringContaining('not an approver'),
+      expect.stringContaining('replayed'),
+    ]);
+    expect(agent.runs).toEqual([]);
+  });
+});
+
+describe('Feishu / Lark connector over the long connection (F57)', () => {
+  it('takes a message and a card action over the WebSocket, answers the action on its frame, and refuses a repeated event (F57)', async () => {
+    const feishu = new FakeFeishu();
+    await feishu.start();
+    const agent = await createDeployChat();
+    const now = Date.now();
+    const connector = await startFeishuConnector({
+      chat: agent.chat,
+      appId: APP,
+      appSecret: 'app-secret',
+      transport: { type: 'long-connection' },
+      approvers: { ou_alice: 'alice' },
+      domain: feishu.domain,
+      now: () => now,
+    });
+    closers.push(
+      () => feishu.stop(),
+      agent.close,
+      () => connector.stop(),
+    );
+    await feishu.whenConnected();
+
+    await feishu.sendEvent(messageEvent('ou_alice', 'deploy api', { now }));
+    await feishu.until((calls) => cards(calls).length === 1);
+    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
+      ?.interactionId as string;
+    const action = cardAction('ou_alice', { action: 'approve', interactionId }, { now, eventId: 'ev-ws-1' });
+    const answer = await feishu.sendEvent(action);
+    const again = await feishu.sendEvent(action);
+    await feishu.until((calls) => patches(calls).length === 1);
+
+    expect(answer).toMatchObject({ toast: { type: 'info' } });
+    expect(again).toMatchObject({ toast: { type: 'error', content: expect.stringContaining('replayed') } });
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
+    expect(agent.runs).toHaveLength(1);
+  });
+});

@@ -1,0 +1,214 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSlackConnector, type SlackConnector } from './slack-connector.js';
+import {
+  buttonPayload,
+  editSubmission,
+  FakeSlack,
+  formPayload,
+  messageEvent,
+  postSigned,
+  type SlackCall,
+} from './testing/fake-slack.js';
+import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
+
+const SECRET = 'signing-secret-for-tests';
+const FORM = 'application/x-www-form-urlencoded';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function setUp() {
+  const slack = new FakeSlack();
+  await slack.start();
+  const agent = await createDeployChat();
+  const now = 1_800_000_000_000;
+  const connector: SlackConnector = await startSlackConnector({
+    chat: agent.chat,
+    botToken: 'xoxb-test',
+    transport: { type: 'http', signingSecret: SECRET, port: 0 },
+    approvers: { U1: 'alice', U2: 'bob', U3: 'mallory' },
+    apiUrl: slack.apiUrl,
+    now: () => now,
+  });
+  closers.push(
+    () => slack.stop(),
+    agent.close,
+    () => connector.stop(),
+  );
+  const url = connector.url as string;
+  const seconds = Math.floor(now / 1000);
+  const send = (body: string, options: { timestamp?: number; signature?: string; contentType?: string } = {}) =>
+    postSigned(url, body, { secret: SECRET, timestamp: options.timestamp ?? seconds, ...options });
+  const press = (user: string, action: string, value: string) =>
+    send(formPayload(buttonPayload(user, action, value)), { contentType: FORM });
+  /** Sends "deploy api" and resolves with the approval message once Slack has it. */
+  const askToDeploy = async () => {
+    expect((await send(messageEvent('U1', 'deploy api'))).status).toBe(200);
+    await slack.until((calls) => calls.some(isApproval));
+    const approval = slack.calls.find(isApproval) as SlackCall;
+    const interactionId = actionsOf(approval)[0]?.value as string;
+    return { approval, interactionId, ts: String(approval.answer['ts']) };
+  };
+  return { slack, agent, url, send, press, askToDeploy, seconds };
+}
+
+function isApproval(call: SlackCall): boolean {
+  return call.method === 'chat.postMessage' && actionsOf(call).length > 0;
+}
+
+function actionsOf(call: SlackCall): { action_id: string; value: string }[] {
+  const blocks = (call.body['blocks'] ?? []) as { type: string; elements?: { action_id: string; value: string }[] }[];
+  return blocks.filter((block) => block.type === 'actions').flatMap((block) => block.elements ?? []);
+}
+
+/** Every text object of a message's blocks. */
+function textObjects(call: SlackCall): { type: string; text: string }[] {
+  const found: { type: string; text: string }[] = [];
+  const visit = (value: unknown) => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) {
+      const record = value as Record<string, unknown>;
+      if (typeof record['type'] === 'string' && typeof record['text'] === 'string')
+        found.push({ type: record['type'], text: record['text'] });
+      Object.values(record).forEach(visit);
+    }
+  };
+  visit(call.body['blocks']);
+  return found;
+}
+
+describe('Slack connector over HTTP (F57)', () => {
+  it("refuses a button from an approver not on the workflow's list, audits it and says so to them alone (F51, F57)", async () => {
+    const { slack, agent, press, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    expect((await press('U3', 'interlock_approve', interactionId)).status).toBe(200);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.postEphemeral'));
+
+    expect(slack.of('chat.postEphemeral')[0]?.body).toMatchObject({
+      user: 'U3',
+      text: expect.stringContaining('mallory may not answer'),
+    });
+    expect((await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt')).toMatchObject([
+      { responder: 'mallory', rule: 'attempt:refused', reason: expect.stringContaining('not on the approver list') },
+    ]);
+    expect(agent.runs).toEqual([]);
+  });
+
+  it('posts a waiting call with its arguments shown safely, runs it once on Approve, and updates the message (F31, F57)', async () => {
+    const { slack, agent, press, askToDeploy } = await setUp();
+    const { approval, interactionId } = await askToDeploy();
+
+    expect(actionsOf(approval).map((action) => action.action_id)).toEqual([
+      'interlock_approve',
+      'interlock_reject',
+      'interlock_edit',
+    ]);
+    // No mention, no hidden link, no direction override: plain text only, the fallback escaped.
+    expect(textObjects(approval).every((text) => text.type === 'plain_text' || text.type === 'button')).toBe(true);
+    const shown = textObjects(approval)
+      .map((text) => text.text)
+      .join('\n');
+    expect(shown).toContain('<!channel> *now* <https://evil.example|docs> ok⟨U+202E⟩gnp.exe');
+    expect(shown).not.toContain('\u202E');
+    expect(String(approval.body['text'])).not.toMatch(/<!channel>|<https?:/);
+    expect(String(approval.body['mrkdwn'])).toBe('false');
+
+    expect((await press('U1', 'interlock_approve', interactionId)).status).toBe(200);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
+    await slack.until((calls) =>
+      calls.some((call) => call.method === 'chat.postMessage' && String(call.body['text']).startsWith('Result:')),
+    );
+
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+    const update = slack.of('chat.update')[0] as SlackCall;
+    expect(update.body['ts']).toBe(approval.answer['ts']);
+    expect(actionsOf(update)).toEqual([]);
+    expect(textObjects(update)[0]?.text).toBe('Approved by alice: deploy.');
+  });
+
+  it('rejects on "no" in the approval\'s thread: the model is told the reason and nothing runs (F32, F57)', async () => {
+    const { slack, agent, send, askToDeploy } = await setUp();
+    const { ts } = await askToDeploy();
+
+    expect((await send(messageEvent('U1', 'no', { threadTs: ts }))).status).toBe(200);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
+    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
+
+    expect(agent.runs).toEqual([]);
+    const told = agent.model.requests.at(-1)?.messages.at(-1)?.content ?? '';
+    expect(told).toContain('alice said no in Slack');
+    expect(textObjects(slack.of('chat.update')[0] as SlackCall)[0]?.text).toBe('Rejected by alice: deploy.');
+  });
+
+  it('edits through the modal: arguments that do not fit are refused in the form, then the call runs with the edit (F19, F57)', async () => {
+    const { slack, agent, send, press, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    await press('U1', 'interlock_edit', interactionId);
+    await slack.until((calls) => calls.some((call) => call.method === 'views.open'));
+    const view = slack.of('views.open')[0]?.body['view'] as { blocks: { element?: { initial_value?: string } }[] };
+    expect(view.blocks[1]?.element?.initial_value).toContain('"service": "api"');
+
+    const wrong = await send(formPayload(editSubmission('U1', interactionId, '{"service": 7}')), { contentType: FORM });
+    expect(JSON.parse(wrong.text)).toMatchObject({ response_action: 'errors' });
+    expect(agent.runs).toEqual([]);
+
+    const right = await send(formPayload(editSubmission('U1', interactionId, '{"service": "web", "note": "edited"}')), {
+      contentType: FORM,
+    });
+    expect(right).toEqual({ status: 200, text: '' });
+    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
+    expect(agent.runs).toEqual([{ service: 'web', note: 'edited' }]);
+  });
+
+  it('refuses a forged signature, a timestamp 6 minutes off either way, a replay and an unknown user, and audits each (F51, F57)', async () => {
+    const { slack, agent, send, press, askToDeploy, seconds } = await setUp();
+    const { interactionId } = await askToDeploy();
+    const body = formPayload(buttonPayload('U1', 'interlock_approve', interactionId));
+
+    const forged = await send(body, { contentType: FORM, signature: `v0=${'0'.repeat(64)}` });
+    const stale = await send(body, { contentType: FORM, timestamp: seconds - 360 });
+    const future = await send(body, { contentType: FORM, timestamp: seconds + 360 });
+    const unknown = await press('U9', 'interlock_approve', interactionId);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.postEphemeral'));
+    const replayBody = formPayload(buttonPayload('U2', 'interlock_reject', 'not-an-interaction'));
+    const first = await send(replayBody, { contentType: FORM, timestamp: seconds - 1 });
+    const replayed = await send(replayBody, { contentType: FORM, timestamp: seconds - 1 });
+
+    expect([forged.status, stale.status, future.status, replayed.status]).toEqual([401, 401, 401, 401]);
+    expect(JSON.parse(replayed.text)).toEqual({ error: 'replayed' });
+    expect([unknown.status, first.status]).toEqual([200, 200]);
+    expect(slack.of('chat.postEphemeral')[0]?.body).toMatchObject({
+      user: 'U9',
+      text: expect.stringContaining('not an approver'),
+    });
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => entry.reason)).toEqual([
+      expect.stringContaining('bad signature'),
+      expect.stringContaining('stale'),
+      expect.stringContaining('stale'),
+      expect.stringContaining('not an approver'),
+    ]);
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).map((request) => request.interactionId)).toContain(interactionId);
+  });
+
+  it('passes messages that are not approval replies to the agent, in order, while a call waits (F32)', async () => {
+    const { slack, agent, send, press, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+    const threadId = (await agent.interlock.pending())[0]?.threadId as string;
+
+    await send(messageEvent('U1', 'first'));
+    await send(messageEvent('U2', 'second'));
+    await press('U1', 'interlock_approve', interactionId);
+    await slack.until((calls) => calls.some((call) => String(call.body['text']).includes('You said: "second"')));
+
+    const said = (await agent.interlock.thread(threadId))?.conversation
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(said).toEqual(['deploy api', 'first', 'second']);
+    expect(agent.runs).toHaveLength(1);
+  });
+});

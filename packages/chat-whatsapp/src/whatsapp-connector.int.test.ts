@@ -1,0 +1,158 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startWhatsAppConnector } from './whatsapp-connector.js';
+import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './__fixtures__/fake-whatsapp.js';
+import { createDeployChat } from '@interlock/chat/testing';
+
+const SECRET = 'app-secret-for-tests';
+const ALICE = '15551230001';
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function setUp(options: { template?: boolean } = {}) {
+  const whatsapp = new FakeWhatsApp();
+  await whatsapp.start();
+  const agent = await createDeployChat();
+  let now = 1_800_000_000_000;
+  const connector = await startWhatsAppConnector({
+    chat: agent.chat,
+    phoneNumberId: 'PN1',
+    accessToken: 'access-token',
+    appSecret: SECRET,
+    verifyToken: 'verify-me',
+    approvers: { [ALICE]: 'alice' },
+    apiUrl: whatsapp.apiUrl,
+    port: 0,
+    now: () => now,
+    ...(options.template === true ? { approvalTemplate: { name: 'approval_request', language: 'en' } } : {}),
+  });
+  closers.push(
+    () => whatsapp.stop(),
+    agent.close,
+    () => connector.stop(),
+  );
+  const seconds = () => Math.floor(now / 1000);
+  const say = (
+    from: string,
+    content: { text: string } | { button: string },
+    extra: { id?: string; context?: string } = {},
+  ) => postWebhook(connector.url, webhookOf(from, content, { timestamp: seconds(), ...extra }), SECRET);
+  return { whatsapp, agent, connector, say, seconds, advance: (ms: number) => (now += ms) };
+}
+
+const interactive = (sent: readonly SentMessage[]) => sent.filter((message) => message.body['type'] === 'interactive');
+
+describe('WhatsApp connector (F57)', () => {
+  it('answers the verify-token handshake only to the one who knows the token (F57)', async () => {
+    const { connector } = await setUp();
+    const ask = (token: string) =>
+      fetch(`${connector.url}?hub.mode=subscribe&hub.verify_token=${token}&hub.challenge=12345`).then(
+        async (response) => [response.status, await response.text()],
+      );
+    expect(await ask('verify-me')).toEqual([200, '12345']);
+    expect((await ask('guess'))[0]).toBe(403);
+  });
+
+  it('sends a waiting call as reply buttons, runs it once on Approve, says how it ended, and "no" rejects the next with the reason (F31, F57)', async () => {
+    const { whatsapp, agent, say } = await setUp();
+    expect(await say(ALICE, { text: 'deploy api' })).toBe(200);
+    await whatsapp.until((sent) => interactive(sent).length === 1);
+    const approval = interactive(whatsapp.sent)[0] as SentMessage;
+    const body = approval.body['interactive'] as {
+      body: { text: string };
+      action: { buttons: { reply: { id: string } }[] };
+    };
+    expect(body.body.text).toContain('ok⟨U+202E⟩gnp.exe');
+    expect(body.body.text).not.toContain('\u202E');
+    expect(approval.token).toBe('access-token');
+    const approve = body.action.buttons[0]?.reply.id as string;
+
+    await say(ALICE, { button: approve });
+    await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('Result:')));
+    expect(agent.runs).toHaveLength(1);
+    const ended = whatsapp.sent.find(
+      (message) => (message.body['context'] as { message_id?: string } | undefined)?.message_id === approval.id,
+    );
+    expect(JSON.stringify(ended?.body)).toContain('Approved by alice');
+
+    await say(ALICE, { text: 'deploy web' });
+    await whatsapp.until((sent) => interactive(sent).length === 2);
+    await say(ALICE, { text: 'no' });
+    await whatsapp.until(
+      (sent) => sent.filter((message) => JSON.stringify(message.body).includes('Result:')).length === 2,
+    );
+    expect(agent.runs).toHaveLength(1);
+    expect(agent.model.requests.at(-1)?.messages.at(-1)?.content).toContain('alice said no in WhatsApp');
+  });
+
+  it('refuses a forged signature, a replayed or stale message and an unknown number, and audits each (F51, F57)', async () => {
+    const { whatsapp, agent, connector, say, seconds } = await setUp();
+    await say(ALICE, { text: 'deploy api' });
+    await whatsapp.until((sent) => interactive(sent).length === 1);
+    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
+      ?.interactionId as string;
+    const approve = `approve:${interactionId}`;
+
+    const forged = await postWebhook(
+      connector.url,
+      webhookOf(ALICE, { button: approve }, { timestamp: seconds() }),
+      SECRET,
+      `sha256=${'0'.repeat(64)}`,
+    );
+    expect(await say(ALICE, { button: approve })).toBe(200); // the one valid press: it approves
+    await postWebhook(
+      connector.url,
+      webhookOf(ALICE, { button: approve }, { timestamp: seconds() - 600, id: 'wamid.old' }),
+      SECRET,
+    );
+    await say('15559999999', { button: approve });
+    await whatsapp.until((sent) => sent.some((message) => message.body['to'] === '15559999999'));
+
+    expect(forged).toBe(401);
+    const reasons = async () =>
+      (await agent.interlock.audit())
+        .filter((entry) => entry.decidedBy === 'attempt')
+        .map((entry) => entry.reason ?? '');
+    expect(await reasons()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('bad signature'),
+        expect.stringContaining('stale'),
+        expect.stringContaining('not an approver'),
+      ]),
+    );
+    // The one valid press approved it; the same message again is a replay.
+    await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('Result:')));
+    await postWebhook(
+      connector.url,
+      webhookOf(ALICE, { button: approve }, { timestamp: seconds(), id: 'wamid.again' }),
+      SECRET,
+    );
+    await postWebhook(
+      connector.url,
+      webhookOf(ALICE, { button: approve }, { timestamp: seconds(), id: 'wamid.again' }),
+      SECRET,
+    );
+    await whatsapp.until(
+      (sent) =>
+        sent.filter(
+          (message) => message.body['to'] === ALICE && JSON.stringify(message.body).includes('already answered'),
+        ).length >= 1,
+    );
+    expect(await reasons()).toEqual(expect.arrayContaining([expect.stringContaining('replayed')]));
+    expect(agent.runs).toHaveLength(1);
+  });
+
+  it('outside the 24-hour window sends the configured template, and without one leaves the approval to the inbox (F57)', async () => {
+    const { whatsapp, agent, say, advance } = await setUp({ template: true });
+    await say(ALICE, { text: 'hello' });
+    await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('You said')));
+    advance(25 * 60 * 60_000);
+    // A message older than the window is stale; the agent asks on its own after a day (here: the queued message).
+    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+    await agent.chat.receive(threadId, 'deploy api', 'alice');
+    await whatsapp.until((sent) => sent.some((message) => message.body['type'] === 'template'));
+    const template = whatsapp.sent.find((message) => message.body['type'] === 'template');
+    expect(template?.body['template']).toMatchObject({ name: 'approval_request', language: { code: 'en' } });
+  });
+});
