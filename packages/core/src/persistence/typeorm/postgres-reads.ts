@@ -3,7 +3,8 @@
  * columns under the property names of the row types (../sql/row-types.ts), so rows map to
  * records with the SQLite store's functions. A thread comes with its conversation, and
  * `loadThread` with its interactions and tool calls too, aggregated as JSON in the same
- * statement. Ids and timestamps sort byte-wise (COLLATE "C"), as on SQLite.
+ * statement. Ids and timestamps sort byte-wise (COLLATE "C"), as on SQLite; interactions of
+ * one moment in the order they were stored (SQLite: rowid; here `stored_order`).
  */
 
 const THREAD_COLUMNS =
@@ -14,7 +15,8 @@ const INTERACTION_COLUMNS =
   '"interaction_id" AS "interactionId", "thread_id" AS "threadId", "node_id" AS "nodeId", "status", "deadline", "request", "response", ' +
   '"failure_reason" AS "failureReason", "failure_message" AS "failureMessage", "created_at" AS "createdAt", "updated_at" AS "updatedAt"';
 
-const INTERACTION_ORDER = '"created_at" COLLATE "C", "interaction_id" COLLATE "C"';
+/** Oldest first; those of one moment (a batch) in the order they were stored. */
+const INTERACTION_ORDER = '"created_at" COLLATE "C", "stored_order"';
 
 const TOOL_EXECUTION_COLUMNS =
   '"thread_id" AS "threadId", "tool_call_id" AS "toolCallId", "tool_name" AS "toolName", "arguments_hash" AS "argumentsHash", "arguments", "status", ' +
@@ -38,8 +40,8 @@ export function readStatements(table: (name: string) => string) {
     thread: `${threads} WHERE t."thread_id" = $1`,
     /** The thread, its conversation, its interactions (oldest first) and its tool calls, in one statement. */
     loadThread: `SELECT ${THREAD_COLUMNS}, ${messages},
-      (SELECT coalesce(json_agg(i ORDER BY i."createdAt" COLLATE "C", i."interactionId" COLLATE "C"), '[]')
-        FROM (SELECT ${INTERACTION_COLUMNS} FROM ${table('interactions')} WHERE "thread_id" = t."thread_id") i) AS "interactions",
+      (SELECT coalesce(json_agg(i ORDER BY i."createdAt" COLLATE "C", i."storedOrder"), '[]')
+        FROM (SELECT ${INTERACTION_COLUMNS}, "stored_order" AS "storedOrder" FROM ${table('interactions')} WHERE "thread_id" = t."thread_id") i) AS "interactions",
       (SELECT coalesce(json_agg(x ORDER BY x."createdAt" COLLATE "C", x."toolCallId" COLLATE "C"), '[]')
         FROM (SELECT ${TOOL_EXECUTION_COLUMNS} FROM ${table('tool_executions')} WHERE "thread_id" = t."thread_id") x) AS "toolCalls"
       FROM ${table('threads')} t WHERE t."thread_id" = $1`,

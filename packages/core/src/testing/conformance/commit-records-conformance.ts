@@ -51,6 +51,28 @@ export function describeRecordCommits(store: () => ICheckpointStore): void {
       expect(await store().getGlobalVariables('workflow-a')).toEqual({});
     });
 
+    it('lists the questions of one moment in the order they were stored, a question asked again in its place', async () => {
+      const ids = ['c', 'a', 'b'];
+      await committed(store(), {
+        interactions: ids.map((interactionId) => ({
+          kind: 'open' as const,
+          interaction: interactionRecord({ interactionId }),
+        })),
+      });
+      await committed(store(), {
+        interactions: [
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'a', nodeId: 'again' }) },
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'z', createdAt: LATER }) },
+          { kind: 'open', interaction: interactionRecord({ interactionId: 'y' }) },
+        ],
+      });
+      const order = ['c', 'a', 'b', 'y', 'z'];
+      expect((await store().listInteractions({ threadId: 'thread-1' })).map((i) => i.interactionId)).toEqual(order);
+      expect((await store().listInteractions({ status: 'pending' })).map((i) => i.interactionId)).toEqual(order);
+      await createThread(store(), threadRecord());
+      expect((await store().loadThread('thread-1'))?.interactions.map((i) => i.interactionId)).toEqual(order);
+    });
+
     it('marks an answer processed, leaves other statuses alone, and answers and consumes in one unit', async () => {
       await committed(store(), {
         interactions: [

@@ -40,14 +40,15 @@ const FUNCTIONS = [
  * (persistence/typeorm/postgres-unit.ts); the semantics are the in-memory store's
  * (persistence/memory/memory-transaction.ts). SQLite applies units in TypeScript and skips this.
  */
-export class AddCommitFunction1796169600000 implements MigrationInterface {
-  name = 'AddCommitFunction1796169600000';
+export class AddCommitFunction1796256000000 implements MigrationInterface {
+  name = 'AddCommitFunction1796256000000';
 
   async up(queryRunner: MigrationRunner): Promise<void> {
     if (queryRunner.connection.driver.options?.type !== 'postgres') return;
     const t = (name: string) => qualified(queryRunner, name);
     const f = (name: string) => qualified(queryRunner, name);
     const sequence = qualified(queryRunner, 'audit_entries_sequence').replaceAll('"', '');
+    const storedOrder = qualified(queryRunner, 'interactions_stored_order').replaceAll('"', '');
 
     await queryRunner.query(`CREATE FUNCTION ${f('interlock_refuse')}(conflict jsonb) RETURNS void LANGUAGE plpgsql AS $$
       BEGIN
@@ -140,9 +141,10 @@ export class AddCommitFunction1796169600000 implements MigrationInterface {
       BEGIN
         CASE c->>'kind'
           WHEN 'open' THEN
-            INSERT INTO ${t('interactions')} ("interaction_id", "thread_id", "node_id", "status", "deadline", "request", "response", "failure_reason", "failure_message", "created_at", "updated_at")
+            -- A question asked again keeps its place among those of its moment (stored_order).
+            INSERT INTO ${t('interactions')} ("interaction_id", "thread_id", "node_id", "status", "deadline", "request", "response", "failure_reason", "failure_message", "created_at", "updated_at", "stored_order")
               VALUES (v_id, v_row->>'threadId', v_row->>'nodeId', v_row->>'status', v_row->>'deadline', v_row->>'request', v_row->>'response',
-                v_row->>'failureReason', v_row->>'failureMessage', v_row->>'createdAt', v_row->>'updatedAt')
+                v_row->>'failureReason', v_row->>'failureMessage', v_row->>'createdAt', v_row->>'updatedAt', nextval('${storedOrder}'))
               ON CONFLICT ("interaction_id") DO UPDATE SET "thread_id" = excluded."thread_id", "node_id" = excluded."node_id", "status" = excluded."status",
                 "deadline" = excluded."deadline", "request" = excluded."request", "response" = excluded."response", "failure_reason" = excluded."failure_reason",
                 "failure_message" = excluded."failure_message", "created_at" = excluded."created_at", "updated_at" = excluded."updated_at";
