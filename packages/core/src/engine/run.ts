@@ -370,6 +370,11 @@ export class Run {
     }
   }
 
+  /** The run stopped on an error: whoever waits for its first commit is told, if it never came. */
+  abandon(error: unknown): void {
+    this.markFailed(error);
+  }
+
   private fail(error: unknown): void {
     this.broken ??= error;
     this.cancelLazyCommit();

@@ -116,14 +116,19 @@ export class ThreadRunner {
       throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
     const controller = new AbortController();
     const run = this.runs.fresh(record, controller);
-    // Should the process running it die, a worker recovers it (stored with the run's first commit).
-    if (this.jobs.enabled) await run.apply({ next: record, effects: { jobs: this.jobs.forStart(record) } });
+    // The thread is stored by the run's first commit: at its first durability point, or at the
+    // end of this event-loop turn if none comes first. Should the process running it die, a
+    // worker recovers it (its job goes with that commit).
+    await run.apply({ next: record, effects: { jobs: this.jobs.forStart(record), durable: 'soon' } });
     const { input, channel } = record;
-    return this.runs.launch(
+    const handle = this.runs.launch(
       run,
       () => this.coordinator.emit(record, { type: 'THREAD_STARTED', input, channel }),
       controller,
     );
+    // start() resolves once the thread exists in the store (or says why it does not).
+    await run.firstCommit;
+    return handle;
   }
 
   /**

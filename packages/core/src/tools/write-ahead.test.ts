@@ -171,7 +171,7 @@ describe('write-ahead tool executions (F40)', () => {
     });
   });
 
-  it('a database failure before the first durability point leaves no thread: nothing was promised (F54)', async () => {
+  it('start() fails when the thread cannot be stored, and leaves no thread (F54)', async () => {
     const store = new InMemoryCheckpointStore();
     const down = new Proxy(store, {
       get(target, property, receiver) {
@@ -194,9 +194,10 @@ describe('write-ahead tool executions (F40)', () => {
     const definition = linearWorkflow([{ id: 'agent', type: 'LLM', config: { outputVariable: 'output' } }], {
       id: 'never-stored',
     });
-    const thread = await first.start(first.registerWorkflow(definition));
-    await expect(thread.done()).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
-    expect(await store.getThread(thread.threadId)).toBeUndefined();
+    await expect(first.start(first.registerWorkflow(definition), { threadId: 'never' })).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+    expect(await store.getThread('never')).toBeUndefined();
   });
 
   it('a stale process cannot commit over the one that took the thread over', async () => {
