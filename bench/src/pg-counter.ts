@@ -10,9 +10,21 @@ import { requireFromCore } from './scenario.js';
 export interface PgCounts {
   statements: number;
   roundTrips: number;
+  /** graphile-worker's job fetches sent, and those that found no job. */
+  jobFetches: number;
+  emptyJobFetches: number;
 }
 
-const counts: PgCounts = { statements: 0, roundTrips: 0 };
+const counts: PgCounts = { statements: 0, roundTrips: 0, jobFetches: 0, emptyJobFetches: 0 };
+
+/** What only graphile-worker's job fetch sends (its getJob: the lock it takes on a job). */
+const JOB_FETCH = 'attempts = jobs.attempts + 1';
+
+function textOf(config: unknown): string | undefined {
+  if (typeof config === 'string') return config;
+  const text = typeof config === 'object' && config !== null ? (config as { text?: unknown }).text : undefined;
+  return typeof text === 'string' ? text : undefined;
+}
 const unanswered = new WeakMap<object, number>();
 
 /** Installs the counter once per process. */
@@ -24,6 +36,15 @@ export function countPgStatements(): void {
     const result = original.apply(this, args);
     if (!(result instanceof Promise)) return result;
     counts.statements += 1;
+    if (textOf(args[0])?.includes(JOB_FETCH) === true) {
+      counts.jobFetches += 1;
+      result.then(
+        (answer: unknown) => {
+          if ((answer as { rowCount?: number | null }).rowCount === 0) counts.emptyJobFetches += 1;
+        },
+        () => undefined,
+      );
+    }
     const waiting = unanswered.get(this) ?? 0;
     if (waiting === 0) counts.roundTrips += 1;
     unanswered.set(this, waiting + 1);
@@ -40,5 +61,7 @@ export function takePgCounts(): PgCounts {
   const taken = { ...counts };
   counts.statements = 0;
   counts.roundTrips = 0;
+  counts.jobFetches = 0;
+  counts.emptyJobFetches = 0;
   return taken;
 }

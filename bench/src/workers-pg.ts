@@ -185,6 +185,8 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
       for (const [thread, count] of Object.entries(counted)) effects.set(thread, (effects.get(thread) ?? 0) + count);
       sent.statements += pg.statements;
       sent.roundTrips += pg.roundTrips;
+      sent.jobFetches += pg.jobFetches;
+      sent.emptyJobFetches += pg.emptyJobFetches;
     }
     const perRoundTrip = (count: number) => Math.round((count / options.n) * 10) / 10;
     const total = options.warmup + options.n;
@@ -203,6 +205,9 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
       statements_per_round_trip: perRoundTrip(sent.statements),
       network_round_trips_per_round_trip: perRoundTrip(sent.roundTrips),
       answerer_statements_per_round_trip: perRoundTrip(answerer.statements),
+      // graphile-worker's job fetches the workers sent, and those that found no job.
+      job_fetches_per_round_trip: perRoundTrip(sent.jobFetches),
+      empty_job_fetches_per_round_trip: perRoundTrip(sent.emptyJobFetches),
       tool_executions: [...effects.values()].reduce((sum, count) => sum + count, 0),
       completed,
       every_effect_once: once,

@@ -7,7 +7,7 @@ export type { InterlockOptions } from './interlock-options.js';
 export { openStore, DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
 export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
-export type { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
+export type { PostgresCheckpointStore } from './persistence/typeorm/postgres-checkpoint-store.js';
 export { openSqliteStore, type SqliteStoreOptions } from './persistence/sqlite/open-sqlite-store.js';
 export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoint-store.js';
 export type { ThreadHandle } from './engine/thread-handle.js';

@@ -15,11 +15,15 @@ import type { PostgresTimeouts } from './typeorm/create-typeorm-store.js';
  * commits the writes of one event-loop turn together, and at once where the engine needs
  * them durable; with `groupCommit`, those commits wait for the end of the turn too, so
  * threads running at the same time share them.
+ *
+ * PostgreSQL: a unit of work is one statement, so a connection is held for one network
+ * round trip at a time; `poolSize` (default 4) bounds the store's connections. A worker
+ * sizes it from its concurrency (see `createWorker`).
  */
 export type StoreOptions =
   | { type: 'memory' }
   | { type: 'sqlite'; path?: string; synchronous?: 'full' | 'normal'; groupCommit?: boolean }
-  | { type: 'postgres'; url: string; schema?: string; timeouts?: PostgresTimeouts }
+  | { type: 'postgres'; url: string; schema?: string; timeouts?: PostgresTimeouts; poolSize?: number }
   | { type: 'custom'; store: ICheckpointStore };
 
 /**
@@ -37,13 +41,13 @@ export async function openStore(options: StoreOptions): Promise<ICheckpointStore
         ...(options.groupCommit === undefined ? {} : { groupCommit: options.groupCommit }),
       });
     case 'postgres':
-      // The PostgreSQL store moves to the unit-of-work port in its own change.
-      return (await createTypeormStore({
+      return createTypeormStore({
         type: 'postgres',
         url: options.url,
         ...(options.schema === undefined ? {} : { schema: options.schema }),
         ...(options.timeouts === undefined ? {} : { timeouts: options.timeouts }),
-      })) as unknown as ICheckpointStore;
+        ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
+      });
     case 'custom':
       return options.store;
     default:

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { JobOutcome } from './job-runner.js';
+import { guardedPool } from './guarded-pool.js';
+import { JobNudges } from './job-nudges.js';
 import { taskIdentifier, type ThreadJob } from './thread-jobs.js';
 
 /** Runs a job and says what became of it. */
@@ -106,15 +108,17 @@ export class StoreJobConsumer implements JobConsumer {
 
 /**
  * PostgreSQL: the jobs are graphile-worker's, in its schema beside the store's tables; it
- * hands out due jobs (LISTEN/NOTIFY for new ones, its own poll for scheduled ones) to the
- * task of each workflow this worker serves. A job to run again later is added anew under
- * its key. A runner that stops by itself (its database failed for good, or it heard of a
+ * hands out due jobs to the task of each workflow this worker serves. A new due job wakes
+ * one worker process, the one it is routed to, and a process polls for jobs that came due
+ * once per `pollMs` ({@link JobNudges}). A job to run again later is added anew under its
+ * key. A runner that stops by itself (its database failed for good, or it heard of a
  * breaking migration of its own schema) is reported and started again, backing off to 30 s
  * while it cannot start; see {@link guardedPool} for the migrations of other schemas.
  */
 export class GraphileJobConsumer implements JobConsumer {
   private runner: { stop(): Promise<void>; promise: Promise<void> } | undefined;
-  private pool: import('pg').Pool | undefined;
+  private pool: (import('pg').Pool & { listening: Promise<void> }) | undefined;
+  private nudges: JobNudges | undefined;
   private stopping = false;
   private readonly exitCodeBefore = process.exitCode;
   private restart: ReturnType<typeof setTimeout> | undefined;
@@ -131,14 +135,37 @@ export class GraphileJobConsumer implements JobConsumer {
     private readonly connection: { url: string; schema: string },
     private readonly workflowIds: readonly string[],
     private readonly runJob: RunJob,
-    private readonly options: { concurrency: number; pollMs: number; onFailure: ReportFailure },
+    private readonly options: {
+      concurrency: number;
+      pollMs: number;
+      /** Connections of graphile-worker's pool: one per job fetched or completed at once, and one to listen. */
+      poolSize: number;
+      onFailure: ReportFailure;
+    },
   ) {}
 
   async start(): Promise<void> {
-    const pool = await guardedPool(this.connection.url, this.options.concurrency, () => this.ownSchemaMigrated());
+    const nudges = new JobNudges(
+      this.connection.schema,
+      new Set(this.workflowIds.map(taskIdentifier)),
+      this.options.pollMs,
+      async (pattern) =>
+        (
+          (await this.pool?.query<{ name: string }>(
+            'SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE starts_with(application_name, $1)',
+            [pattern],
+          )) ?? { rows: [] }
+        ).rows.map((row) => row.name),
+    );
+    const pool = await guardedPool(this.connection.url, this.options.poolSize, nudges, () => this.ownSchemaMigrated());
     this.pool = pool;
+    this.nudges = nudges;
     try {
       await this.startRunner(pool);
+      // Once it listens, it learns who serves the queue, and tells them it joins.
+      await pool.listening;
+      await nudges.readPeersNow();
+      await pool.query(`SELECT pg_notify('jobs:insert', $1)`, [nudges.joining]);
       this.knownBreaking = await this.newestBreakingMigration();
     } catch (error) {
       await this.stop();
@@ -151,6 +178,9 @@ export class GraphileJobConsumer implements JobConsumer {
   }
 
   async stop(): Promise<void> {
+    // Jobs routed to this process from now on go to the others (or wait for a poll if this fails).
+    if (!this.stopping && this.nudges !== undefined)
+      await this.pool?.query(`SELECT pg_notify('jobs:insert', $1)`, [this.nudges.leaving]).catch(() => undefined);
     this.stopping = true;
     clearTimeout(this.restart);
     // A restart under way stops its runner itself (see startRunner); wait for it.
@@ -271,45 +301,6 @@ export function isQueueJob(job: ThreadJob): boolean {
 }
 
 const QUEUE = '-';
-
-/**
- * graphile-worker's pool, with one change. graphile-worker announces a breaking migration of
- * its schema on a channel of the whole database (`worker:migrate`, without the schema's
- * name), and every runner that hears it shuts down: installing the queue in a new schema (a
- * second deployment on the same database, a test) would stop the workers of every other
- * schema for good. The clients of this pool pass the announcement on only when
- * `ownSchemaMigrated` says this worker's own schema was migrated.
- */
-async function guardedPool(
-  url: string,
-  concurrency: number,
-  ownSchemaMigrated: () => Promise<boolean>,
-): Promise<import('pg').Pool> {
-  const { default: pg } = await import('pg');
-  class GuardedClient extends pg.Client {
-    override emit(event: string | symbol, ...args: unknown[]): boolean {
-      if (event !== 'notification' || (args[0] as { channel?: string } | undefined)?.channel !== 'worker:migrate')
-        return super.emit(event, ...args);
-      ownSchemaMigrated().then(
-        (own) => own && super.emit(event, ...args),
-        // Unknown (the database is unreachable): the runner goes on; a real migration shows at its next start.
-        () => undefined,
-      );
-      return true;
-    }
-  }
-  // graphile-worker's default size (10), or a connection per job and one to listen when more
-  // jobs run at once; the pool passes its options to each client it makes.
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: Math.max(10, concurrency + 1),
-    Client: GuardedClient as unknown as new () => import('pg').ClientBase,
-  });
-  // An idle client the database dropped (a restart, a proxy) while no runner listens on the
-  // pool, between a runner's stop and the next start: the pool replaces it on demand.
-  pool.on('error', () => undefined);
-  return pool;
-}
 
 function iso(at: number): string {
   return new Date(at).toISOString();

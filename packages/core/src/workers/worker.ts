@@ -69,7 +69,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
   const interlock = await createInterlock({
     ...interlockOptions,
-    store: options.store,
+    store: sizedStore(options.store, concurrency),
     continueIn: 'workers',
     recoverOnStart: false,
   });
@@ -100,6 +100,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
         {
           concurrency,
           pollMs: pollMs ?? 500,
+          poolSize: queuePoolSize(concurrency),
           onFailure,
         },
       );
@@ -140,6 +141,25 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     await interlock.close();
     throw error;
   }
+}
+
+/**
+ * The connections a worker of `concurrency` opens on PostgreSQL at most (docs/persistence.md):
+ * the store's, a statement of each job under way plus the offers and a spare
+ * (`concurrency + 2`, unless `store.poolSize` says otherwise), and the job queue's, a fetch or
+ * completion of each job at once plus the connection it listens on (`concurrency + 1`).
+ */
+export function storePoolSize(concurrency: number): number {
+  return concurrency + 2;
+}
+
+/** See {@link storePoolSize}. */
+export function queuePoolSize(concurrency: number): number {
+  return concurrency + 1;
+}
+
+function sizedStore(store: WorkerOptions['store'], concurrency: number): WorkerOptions['store'] {
+  return store.type === 'postgres' ? { ...store, poolSize: store.poolSize ?? storePoolSize(concurrency) } : store;
 }
 
 /**

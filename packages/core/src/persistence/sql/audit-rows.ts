@@ -6,26 +6,12 @@ import type { AuditEntryRow } from './row-types.js';
 import type { AuditHead } from '../checkpoint-store.js';
 
 /*
- * Audit-log rows and driver error codes, shared by the SQLite and TypeORM stores (no
+ * Audit-log rows, shared by the SQLite and PostgreSQL stores (no
  * database code here, so the SQLite store never loads TypeORM).
  */
 
 /** An `audit_entries` row with its position in its thread's chain (NULL for an entry of the older global chain). */
 export type AuditEntryRowWithChain = AuditEntryRow & { threadSequence: number | null };
-
-/** True for a primary-key or unique violation from PostgreSQL (23505) or SQLite. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = driverErrorCode(error);
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-/** The error code of a driver error (TypeORM wraps it in `driverError`). */
-export function driverErrorCode(error: unknown): unknown {
-  const driverError = typeof error === 'object' && error !== null && 'driverError' in error ? error.driverError : error;
-  return typeof driverError === 'object' && driverError !== null && 'code' in driverError
-    ? driverError.code
-    : undefined;
-}
 
 /** `value` if it is a whole number of milliseconds that can be stored exactly. */
 export function wholeMilliseconds(value: number, what: string): number {
@@ -68,7 +54,9 @@ export function toAuditEntry(row: AuditEntryRow & { threadSequence?: number | nu
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as above
     ...(row.interactionId === null || row.interactionId === undefined ? {} : { interactionId: row.interactionId }),
     sequence: Number(sequence),
-    ...(row.threadSequence === null || row.threadSequence === undefined ? {} : { threadSequence: Number(row.threadSequence) }),
+    ...(row.threadSequence === null || row.threadSequence === undefined
+      ? {}
+      : { threadSequence: Number(row.threadSequence) }),
     at: row.at,
     previousHash: row.previousHash,
     hash: row.hash,

@@ -2,8 +2,10 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, it } from 'vitest';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { until } from '../../__fixtures__/until.js';
+import { createThread } from '../../testing/conformance/commit-helpers.js';
 import { threadRecord } from '../../testing/conformance/store-records.js';
 import type { StoreChange } from '../checkpoint-store.js';
+import { testPostgresUrl } from './__fixtures__/postgres-harness.js';
 import { listenForChanges } from './change-listener.js';
 import { createTypeormStore } from './create-typeorm-store.js';
 
@@ -14,7 +16,7 @@ import { createTypeormStore } from './create-typeorm-store.js';
  * PostgreSQL is reached through a TCP proxy of this test that can swallow what is under way.
  */
 
-const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
+const url = testPostgresUrl('listening for changes over a connection that goes silent');
 const schema = `interlock_listen_${process.pid}_${Date.now().toString(36)}`;
 const closers: (() => Promise<unknown>)[] = [];
 
@@ -59,42 +61,43 @@ async function silencingProxy(target: URL): Promise<{ url: string; silence(): vo
   };
 }
 
-describe.runIf(url !== undefined)('listening for changes over a connection that goes silent', () => {
-  it('finds the silent connection with its heartbeat, connects again, and reports a resync', async () => {
-    const store = await createTypeormStore({ type: 'postgres', url: url ?? '', schema });
-    closers.push(() => store.close());
-    const proxy = await silencingProxy(new URL(url ?? ''));
-    closers.push(() => proxy.close());
-    const heard: StoreChange[] = [];
-    const listening = await listenForChanges(proxy.url, schema, (change) => heard.push(change), {
-      heartbeatMs: 500,
-    });
-    closers.push(() => listening.stop());
+if (url !== undefined)
+  describe('listening for changes over a connection that goes silent', () => {
+    it('finds the silent connection with its heartbeat, connects again, and reports a resync', async () => {
+      const store = await createTypeormStore({ type: 'postgres', url, schema });
+      closers.push(() => store.close());
+      const proxy = await silencingProxy(new URL(url));
+      closers.push(() => proxy.close());
+      const heard: StoreChange[] = [];
+      const listening = await listenForChanges(proxy.url, schema, (change) => heard.push(change), {
+        heartbeatMs: 500,
+      });
+      closers.push(() => listening.stop());
 
-    await store.createThread(threadRecord({ threadId: 'before' }));
-    await until(
-      'the first change',
-      async () => heard,
-      (seen) => seen.some((change) => change.table === 'threads'),
-      5_000,
-    );
+      await createThread(store, threadRecord({ threadId: 'before' }));
+      await until(
+        'the first change',
+        async () => heard,
+        (seen) => seen.some((change) => change.table === 'threads'),
+        5_000,
+      );
 
-    proxy.silence();
-    await store.createThread(threadRecord({ threadId: 'during' }));
-    // The change was made while the old connection was silent: it is not heard as such, but
-    // the listener finds the connection dead, listens on a new one, and says to read again.
-    await until(
-      'a resync',
-      async () => heard,
-      (seen) => seen.some((change) => change.table === '*'),
-      10_000,
-    );
-    await store.createThread(threadRecord({ threadId: 'after' }));
-    await until(
-      'a change on the new connection',
-      async () => heard,
-      (seen) => seen.some((change) => change.table === 'threads' && change.threadId === 'after'),
-      5_000,
-    );
-  }, 30_000);
-});
+      proxy.silence();
+      await createThread(store, threadRecord({ threadId: 'during' }));
+      // The change was made while the old connection was silent: it is not heard as such, but
+      // the listener finds the connection dead, listens on a new one, and says to read again.
+      await until(
+        'a resync',
+        async () => heard,
+        (seen) => seen.some((change) => change.table === '*'),
+        10_000,
+      );
+      await createThread(store, threadRecord({ threadId: 'after' }));
+      await until(
+        'a change on the new connection',
+        async () => heard,
+        (seen) => seen.some((change) => change.table === 'threads' && change.threadId === 'after'),
+        5_000,
+      );
+    }, 30_000);
+  });

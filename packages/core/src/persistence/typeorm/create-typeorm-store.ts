@@ -3,7 +3,6 @@ import { InterlockError } from '../../errors/interlock-error.js';
 import { MIGRATIONS_TABLE } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
-import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
 import { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
 import { jobsSchemaOf } from '../../workers/thread-jobs.js';
 
@@ -19,7 +18,16 @@ export interface TypeormStoreOptions {
   schema?: string;
   /** Bounds on every wait for the server (see {@link PostgresTimeouts}). */
   timeouts?: PostgresTimeouts;
+  /**
+   * How many connections the store opens at most, from 2 to 1000. Default 4: a commit and
+   * a read are one statement each, so a connection is held for one network round trip at a
+   * time. A worker sizes it from its concurrency (`concurrency + 2`, see `createWorker`).
+   */
+  poolSize?: number;
 }
+
+/** The store's pool size unless told otherwise. */
+export const DEFAULT_POSTGRES_POOL_SIZE = 4;
 
 /**
  * How long the PostgreSQL store waits for the server, in milliseconds: nothing blocks for
@@ -59,7 +67,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * `openStore({ type: 'sqlite' })`), for a schema name that is not a plain identifier, or
  * when the database cannot be opened or migrated (the driver's error is the cause).
  */
-export async function createTypeormStore(options: TypeormStoreOptions): Promise<TypeormCheckpointStore> {
+export async function createTypeormStore(options: TypeormStoreOptions): Promise<PostgresCheckpointStore> {
   // Checked at run time too: a JavaScript caller (or an old config) may still pass 'sqlite'.
   if ((options.type as string) !== 'postgres') {
     throw new InterlockError(
@@ -73,8 +81,16 @@ export async function createTypeormStore(options: TypeormStoreOptions): Promise<
       `store schema ${JSON.stringify(options.schema)} is not a plain identifier: use letters, digits and _ (at most 63)`,
     );
   }
+  const poolSize = options.poolSize ?? DEFAULT_POSTGRES_POOL_SIZE;
+  // The migrations hold one connection for their lock and run on another: at least two.
+  if (!Number.isSafeInteger(poolSize) || poolSize < 2 || poolSize > 1_000) {
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `store.poolSize must be a whole number of connections from 2 to 1000, not ${String(poolSize)}`,
+    );
+  }
   try {
-    return await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts));
+    return await openPostgres(options.url, options.schema, timeoutsOf(options.timeouts), poolSize);
   } catch (error) {
     if (InterlockError.is(error)) throw error;
     const reason = error instanceof Error ? error.message : String(error);
@@ -116,7 +132,8 @@ async function openPostgres(
   url: string,
   schema: string | undefined,
   timeouts: Required<PostgresTimeouts>,
-): Promise<TypeormCheckpointStore> {
+  poolSize: number,
+): Promise<PostgresCheckpointStore> {
   const { default: pg } = await import('pg');
   const dataSource = new DataSource({
     type: 'postgres',
@@ -125,9 +142,8 @@ async function openPostgres(
     ...(schema === undefined ? {} : { schema }),
     applicationName: 'interlock',
     connectTimeoutMS: timeouts.connectMs,
+    poolSize,
     extra: {
-      // A write's BEGIN goes out with its statement (postgres-connection.ts).
-      pipeline: true,
       statement_timeout: timeouts.statementMs,
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
       // The client's own bound, for a server that does not answer at all (frozen, cut off).
@@ -147,7 +163,7 @@ async function openPostgres(
     await dataSource.destroy();
     throw error;
   }
-  return new PostgresCheckpointStore(dataSource, jobsSchema);
+  return new PostgresCheckpointStore(dataSource, { url, ...(schema === undefined ? {} : { schema }) });
 }
 
 /**

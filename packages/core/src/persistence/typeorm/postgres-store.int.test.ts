@@ -1,97 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { threadRecord, interactionRecord } from '../../testing/conformance/store-records.js';
-import type { ICheckpointStore } from '../checkpoint-store.js';
-import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
 import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
 import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
+import { describeCommitConformance } from '../../testing/conformance/commit-conformance.js';
+import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
+import type { ICheckpointStore } from '../checkpoint-store.js';
+import { describeTypeormStoreBehaviour } from '../__fixtures__/store-behaviour.js';
+import { committed, createThread, refused, saveOf } from '../../testing/conformance/commit-helpers.js';
+import { interactionRecord, threadRecord, userMessage } from '../../testing/conformance/store-records.js';
+import { continueJob, recoverJob, taskIdentifier } from '../../workers/thread-jobs.js';
+import { openSqliteStore } from '../sqlite/open-sqlite-store.js';
+import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
+import { postgresSchemas, testPostgresUrl } from './__fixtures__/postgres-harness.js';
 import { createTypeormStore } from './create-typeorm-store.js';
+import type { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
 import { STORE_ENTITIES } from './store-entities.js';
-import type { TypeormCheckpointStore } from './typeorm-checkpoint-store.js';
-import { MIGRATION_NAMES, describeTypeormStoreBehaviour } from '../__fixtures__/store-behaviour.js';
 
-const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
-
-if (url === undefined || url === '') {
-  describe('PostgreSQL store', () => {
-    it('needs a PostgreSQL to test against', () => {
-      expect.fail(
-        'INTERLOCK_TEST_POSTGRES_URL is not set. Start a local PostgreSQL with `bash scripts/start-postgres.sh` and export the URL it prints, e.g. `eval "$(bash scripts/start-postgres.sh)"`.',
-      );
-    });
-  });
-} else {
-  describePostgresStore(url);
-}
+const url = testPostgresUrl('PostgreSQL store');
+if (url !== undefined) describePostgresStore(url);
 
 function describePostgresStore(url: string): void {
-  /** Every schema of this run starts with this prefix, so the run cleans up after itself. */
-  const run = `interlock_test_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: url });
-  let schemas = 0;
-  const freshSchema = () => `${run}_${(schemas += 1)}`;
-  const dropSchema = (schema: string) => admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  const schemas = postgresSchemas(url);
+  afterAll(() => schemas.dropAll());
 
-  beforeAll(async () => {
-    await admin.connect();
-  });
-
-  afterAll(async () => {
-    const leftovers = await admin.query<{ name: string }>(
-      'SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)',
-      [`${run}_`],
-    );
-    for (const { name } of leftovers.rows) await dropSchema(name);
-    await admin.end();
-  });
-
-  // The conformance tests start from emptied tables, not from new schemas: a schema a test is
-  // done with is emptied (as its migrations left it) and used again, which spares the
-  // migrations, most of a test's time.
-  const storeSchemas = new WeakMap<ICheckpointStore, string>();
-  const emptied: string[] = [];
-  const makeStore = async () => {
-    const schema = emptied.pop() ?? freshSchema();
-    const store = await createTypeormStore({ type: 'postgres', url, schema });
-    storeSchemas.set(store, schema);
-    return store;
-  };
-  const disposeStore = async (store: ICheckpointStore) => {
-    const schema = storeSchemas.get(store);
-    if (schema === undefined) return;
-    const tables = await admin.query<{ name: string }>(
-      `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables
-        WHERE (schemaname = $1 AND tablename <> 'interlock_migrations')
-           OR (schemaname = $2 AND tablename IN ('_private_jobs', '_private_job_queues'))`,
-      [schema, `${schema}_jobs`],
-    );
-    await admin.query(`TRUNCATE ${tables.rows.map((table) => table.name).join(', ')} RESTART IDENTITY CASCADE`);
-    // The one row a migration puts in: the audit chain's head before its first entry.
-    await admin.query(`INSERT INTO "${schema}"."audit_head" ("id", "sequence", "hash") VALUES (1, 0, '')`);
-    emptied.push(schema);
-  };
-  describeStoreConformance('PostgreSQL store', makeStore, disposeStore);
-  describeAuditAndMemoryConformance('PostgreSQL store', makeStore, disposeStore);
-  describeLeaseConformance('PostgreSQL store', makeStore, disposeStore);
+  const openStore = () => schemas.open();
+  const recycle = (store: ICheckpointStore) => schemas.recycle(store);
+  describeCommitConformance('PostgreSQL store', openStore, recycle);
+  describeStoreConformance('PostgreSQL store', openStore, recycle);
+  describeAuditAndMemoryConformance('PostgreSQL store', openStore, recycle);
+  describeLeaseConformance('PostgreSQL store', openStore, recycle);
 
   let schema = '';
   describeTypeormStoreBehaviour('PostgreSQL store', {
     async prepare() {
-      schema = freshSchema();
+      schema = schemas.fresh();
     },
     open: () => createTypeormStore({ type: 'postgres', url, schema }),
-    async inspect() {
-      const dataSource = new DataSource({
+    inspect: () =>
+      new DataSource({
         type: 'postgres',
         url,
         schema,
         entities: STORE_ENTITIES,
         extra: { options: `-c search_path=${schema}` },
-      });
-      return dataSource.initialize();
-    },
+      }).initialize(),
     logMessageWritesSql: () => [
       `CREATE TABLE "${schema}"."message_writes" ("position" integer, "operation" text)`,
       `CREATE FUNCTION "${schema}"."log_message_write"() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -108,64 +65,144 @@ function describePostgresStore(url: string): void {
     ],
     table: (name) => `"${schema}"."${name}"`,
     async cleanup() {
-      await dropSchema(schema);
+      await schemas.admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await schemas.admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
     },
   });
 
-  describe('PostgreSQL store across connections', () => {
-    const opened: TypeormCheckpointStore[] = [];
-    const open = async (schemaName: string) => {
-      const store = await createTypeormStore({ type: 'postgres', url, schema: schemaName });
+  describe('PostgreSQL store', () => {
+    const opened: PostgresCheckpointStore[] = [];
+    const open = async (schema = schemas.fresh(), poolSize?: number) => {
+      const store = await createTypeormStore({ type: 'postgres', url, schema, ...(poolSize ? { poolSize } : {}) });
       opened.push(store);
       return store;
     };
-
     afterAll(async () => {
       for (const store of opened) await store.close();
     });
 
-    it("lets several stores open a new schema at once: the migrations (and the job queue's) run once", async () => {
-      const shared = freshSchema();
-      const stores = await Promise.all(Array.from({ length: 6 }, () => open(shared)));
-      await stores[0]?.createThread(threadRecord());
-      for (const store of stores) expect((await store.getThread('thread-1'))?.version).toBe(1);
-      const migrations = await admin.query<{ name: string }>(
-        `SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`,
-      );
-      expect(migrations.rows.map((row) => row.name)).toEqual(MIGRATION_NAMES);
-      const queue = await admin.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`${shared}_jobs`]);
-      expect(queue.rowCount).toBe(1);
+    it('commits a unit in one statement: one network round trip on a connection of its pool', async () => {
+      const store = await open();
+      await createThread(store, threadRecord());
+      const pool = (store as unknown as { pool: pg.Pool }).pool;
+      const connections = pool.totalCount;
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        sent.push(String(typeof args[0] === 'string' ? args[0] : (args[0] as { text?: string }).text));
+        return (query as (...parameters: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      try {
+        const thread = (await store.getThread('thread-1'))!;
+        sent.length = 0;
+        await committed(store, {
+          ...saveOf(thread, { status: 'waiting', conversation: [userMessage('a'), userMessage('b')] }),
+          interactions: [{ kind: 'open', interaction: interactionRecord() }],
+          globals: [{ kind: 'compare-and-set', scope: 'workflow-a', name: 'n', expected: undefined, value: 1 }],
+          jobs: [continueJob(thread, Date.now())],
+        });
+        expect(sent).toHaveLength(1);
+        expect(sent[0]).toMatch(/^SELECT "[^"]+"\."interlock_commit"\(\$1::jsonb\)/);
+        sent.length = 0;
+        expect((await store.loadThread('thread-1'))?.interactions).toHaveLength(1);
+        expect(sent).toHaveLength(1);
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      expect(pool.totalCount).toBe(connections);
     });
 
-    it('lets exactly one of two stores commit the same version, and one of their answers', async () => {
-      const shared = freshSchema();
+    it('adds the jobs of a unit to the job queue, a job replacing a waiting one with its key', async () => {
+      const store = await open();
+      const schema = `${(store as unknown as { connection: { schema: string } }).connection.schema}_jobs`;
+      const thread = { threadId: 'thread-1', workflowId: 'workflow-a' };
+      await committed(store, {
+        jobs: [continueJob(thread, Date.parse('2030-01-01T00:00:00Z')), recoverJob(thread, 0)],
+      });
+      await committed(store, { jobs: [continueJob(thread, Date.parse('2031-01-01T00:00:00Z'))] });
+      const jobs = await schemas.admin.query<{ key: string; task: string; payload: unknown; run_at: Date }>(
+        `SELECT j.key, t.identifier AS task, j.payload, j.run_at FROM "${schema}"._private_jobs j
+          JOIN "${schema}"._private_tasks t ON t.id = j.task_id ORDER BY j.key`,
+      );
+      expect(jobs.rows).toEqual([
+        {
+          key: 'continue:thread-1',
+          task: taskIdentifier('workflow-a'),
+          payload: { kind: 'continue', threadId: 'thread-1', workflowId: 'workflow-a', key: 'continue:thread-1' },
+          run_at: new Date('2031-01-01T00:00:00Z'),
+        },
+        expect.objectContaining({ key: 'recover:thread-1', run_at: new Date(0) }),
+      ]);
+    });
+
+    it('lets exactly one of two stores commit a thread at one version, and takes one answer', async () => {
+      const shared = schemas.fresh();
       const [first, second] = await Promise.all([open(shared), open(shared)]);
-      if (first === undefined || second === undefined) throw new Error('expected two stores');
-      const created = await first.createThread(threadRecord());
-      await first.createInteraction(interactionRecord());
+      await createThread(first!, threadRecord());
+      await committed(first!, { interactions: [{ kind: 'open', interaction: interactionRecord() }] });
       for (let round = 0; round < 10; round += 1) {
-        const current = await first.getThread('thread-1');
-        if (current === undefined) throw new Error('the thread disappeared');
-        const results = await Promise.allSettled([
-          first.saveThread({ ...current, steps: current.steps + 1 }),
-          second.saveThread({ ...current, steps: current.steps + 100 }),
+        const current = (await first!.getThread('thread-1'))!;
+        const results = await Promise.all([
+          first!.commit(saveOf(current, { steps: current.steps + 1 })),
+          second!.commit(saveOf(current, { steps: current.steps + 100 })),
         ]);
-        expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
-        expect(results.find((result) => result.status === 'rejected')?.reason).toMatchObject({
-          code: 'STORE_CONFLICT',
-        });
+        expect(results.filter((result) => result.status === 'committed')).toHaveLength(1);
       }
-      expect((await second.getThread('thread-1'))?.version).toBe(created.version + 10);
+      expect((await second!.getThread('thread-1'))?.version).toBe(11);
       const answers = await Promise.all(
-        [first, second, first, second].map((store, index) =>
-          store.recordResponse('interaction-1', {
-            input: { approved: true },
-            responder: `approver-${index}`,
-            respondedAt: '2026-01-02T03:04:30.000Z',
+        [first!, second!, first!, second!].map((store, index) =>
+          store.commit({
+            interactions: [
+              {
+                kind: 'answer',
+                interactionId: 'interaction-1',
+                response: { input: index, responder: `approver-${index}`, respondedAt: '2026-01-02T03:04:30.000Z' },
+              },
+            ],
           }),
         ),
       );
-      expect(answers.filter((answer) => answer.status === 'recorded')).toHaveLength(1);
+      expect(answers.filter((answer) => answer.status === 'committed')).toHaveLength(1);
+      expect(await refused(first!, saveOf(threadRecord({ version: 1 })))).toMatchObject({ storedVersion: 11 });
+    });
+
+    it('lets several stores open a new schema at once: the migrations (and the job queue’s) run once', async () => {
+      const shared = schemas.fresh();
+      const stores = await Promise.all(Array.from({ length: 6 }, () => open(shared, 2)));
+      await createThread(stores[0]!, threadRecord());
+      for (const store of stores) expect((await store.getThread('thread-1'))?.version).toBe(1);
+      const migrations = await schemas.admin.query<{ name: string }>(
+        `SELECT name FROM "${shared}"."interlock_migrations" ORDER BY id`,
+      );
+      expect(migrations.rows.map((row) => row.name)).toEqual(STORE_MIGRATIONS.map((migration) => new migration().name));
+      expect(
+        (await schemas.admin.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [`${shared}_jobs`])).rowCount,
+      ).toBe(1);
+    });
+
+    it('leaves the commit function out of SQLite, whose store applies units itself', async () => {
+      const directory = mkdtempSync(join(tmpdir(), 'interlock-sqlite-'));
+      try {
+        const store = await openSqliteStore({ path: join(directory, 'interlock.db') });
+        await createThread(store, threadRecord());
+        expect((await store.getThread('thread-1'))?.version).toBe(1);
+        await store.close();
+      } finally {
+        rmSync(directory, { recursive: true, force: true });
+      }
+    });
+
+    it('bounds its pool: poolSize connections at most, and refuses a size it cannot work with', async () => {
+      const store = await open(schemas.fresh(), 3);
+      await createThread(store, threadRecord());
+      await Promise.all(Array.from({ length: 30 }, () => store.loadThread('thread-1')));
+      expect((store as unknown as { pool: pg.Pool }).pool.totalCount).toBeLessThanOrEqual(3);
+      for (const poolSize of [1, 0, 2.5, 1_001]) {
+        await expect(createTypeormStore({ type: 'postgres', url, poolSize })).rejects.toMatchObject({
+          code: 'INVALID_OPTIONS',
+          message: expect.stringContaining('poolSize'),
+        });
+      }
     });
 
     it('says which database it cannot reach, without the password', async () => {
@@ -180,15 +217,12 @@ function describePostgresStore(url: string): void {
       expect(InterlockError.is(error) && error.message).not.toContain('s3cret');
     });
 
-    it('refuses a schema name that is not a plain identifier', async () => {
+    it('refuses a schema name that is not a plain identifier, and points a SQLite caller to openStore', async () => {
       await expect(
         createTypeormStore({ type: 'postgres', url, schema: 'bad"; DROP TABLE x; --' }),
       ).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',
       });
-    });
-
-    it('opens PostgreSQL only, and points a SQLite caller to openStore', async () => {
       const options = { type: 'sqlite', path: ':memory:' } as unknown as Parameters<typeof createTypeormStore>[0];
       await expect(createTypeormStore(options)).rejects.toMatchObject({
         code: 'INVALID_OPTIONS',

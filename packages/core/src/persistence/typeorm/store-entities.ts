@@ -73,7 +73,7 @@ export const MessageEntity = new EntitySchema<MessageRow>({
 });
 
 /** The `interactions` table. */
-export const InteractionEntity = new EntitySchema<InteractionRow>({
+export const InteractionEntity = new EntitySchema<InteractionRow & { storedOrder: string | null }>({
   name: 'InterlockInteraction',
   tableName: 'interactions',
   columns: {
@@ -88,6 +88,8 @@ export const InteractionEntity = new EntitySchema<InteractionRow>({
     failureMessage: text('failure_message', { nullable: true }),
     createdAt: text('created_at'),
     updatedAt: text('updated_at'),
+    /** PostgreSQL: the order interactions were stored in (SQLite keeps it in the rowid and leaves this NULL). */
+    storedOrder: { name: 'stored_order', type: 'bigint', nullable: true },
   },
   indices: [
     { name: 'idx_interactions_thread_id', columns: ['threadId'] },

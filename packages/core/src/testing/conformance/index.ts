@@ -8,8 +8,10 @@
  * describeStoreConformance('my store', () => openMyStore());
  * describeAuditAndMemoryConformance('my store', () => openMyStore());
  * describeLeaseConformance('my store', () => openMyStore());
+ * describeCommitConformance('my store', () => openMyStore());
  * ```
  */
 export { describeStoreConformance } from './store-conformance.js';
 export { describeAuditAndMemoryConformance } from './audit-conformance.js';
 export { describeLeaseConformance } from './claim-conformance.js';
+export { describeCommitConformance } from './commit-conformance.js';

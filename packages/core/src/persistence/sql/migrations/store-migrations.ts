@@ -8,6 +8,8 @@ import { NotifyChanges1795824000000 } from './1795824000000-notify-changes.js';
 import { AddAuditToolDefinitionHash1795910400000 } from './1795910400000-add-audit-tool-definition-hash.js';
 import { AddAuditInteractionId1795996800000 } from './1795996800000-add-audit-interaction-id.js';
 import { AddThreadAuditChains1796083200000 } from './1796083200000-add-thread-audit-chains.js';
+import { AddInteractionOrder1796169600000 } from './1796169600000-add-interaction-order.js';
+import { AddCommitFunction1796256000000 } from './1796256000000-add-commit-function.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -21,4 +23,6 @@ export const STORE_MIGRATIONS = [
   AddAuditToolDefinitionHash1795910400000,
   AddAuditInteractionId1795996800000,
   AddThreadAuditChains1796083200000,
+  AddInteractionOrder1796169600000,
+  AddCommitFunction1796256000000,
 ];

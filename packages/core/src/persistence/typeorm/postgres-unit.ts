@@ -1,0 +1,283 @@
+import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
+import { toAuditEntry, wholeMilliseconds, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
+import { encodeConversationFrom } from '../sql/conversation-rows.js';
+import {
+  toInteractionRecord,
+  toInteractionRow,
+  toThreadRow,
+  toToolExecutionRecord,
+  toWorkflowDefinitionRow,
+} from '../sql/record-mapping.js';
+import type { InteractionRow, ToolExecutionRow } from '../sql/row-types.js';
+import { encodeJson, encodeOptionalJson, storableText } from '../sql/stored-text.js';
+import type {
+  AuditDraft,
+  CommitResult,
+  Conflict,
+  GlobalChange,
+  InteractionChange,
+  ThreadChange,
+  ToolCallChange,
+  UnitOfWork,
+} from '../unit-of-work.js';
+
+/*
+ * A unit of work as the database function `interlock_commit` takes it (see the
+ * AddCommitFunction migration), and its answer back as a CommitResult. Every value is
+ * encoded here exactly as the SQLite store encodes its rows (../sql/record-mapping.ts):
+ * ids and names checked storable, values as JSON text. The unit travels as one jsonb
+ * parameter, which holds no NUL: JSON text escapes it.
+ */
+
+/** What `interlock_commit` answers. */
+type Answer =
+  | { status: 'committed'; thread: ThreadAnswer | null; audit: AuditEntryRowWithChain[]; failed: string[] }
+  | { status: 'conflict'; conflict: WireConflict };
+
+interface ThreadAnswer {
+  version: number;
+  epoch: number;
+  updatedAt: string;
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+}
+
+/** A conflict as the function reports it: stored records as rows. */
+type WireConflict =
+  | Exclude<Conflict, { kind: 'interaction-not-pending' } | { kind: 'tool-call' }>
+  | { kind: 'interaction-not-pending'; interaction: InteractionRow }
+  | { kind: 'tool-call'; threadId: string; toolCallId: string; stored: ToolExecutionRow | null };
+
+/** The unit as the JSON text of `interlock_commit`'s parameter. `now` dates the definitions it keeps. */
+export function encodeUnit(unit: UnitOfWork, now: string): string {
+  return JSON.stringify({
+    ...(unit.thread === undefined ? {} : { thread: encodeThread(unit.thread) }),
+    ...(unit.interactions?.length ? { interactions: unit.interactions.map(encodeInteraction) } : {}),
+    ...(unit.toolCalls?.length ? { toolCalls: unit.toolCalls.map(encodeToolCall) } : {}),
+    ...(unit.audit?.length ? { audit: unit.audit.map(encodeAudit) } : {}),
+    ...(unit.globals?.length ? { globals: unit.globals.map(encodeGlobal) } : {}),
+    ...(unit.remember?.length
+      ? {
+          remember: unit.remember.map(({ key, expiresAt }) => ({
+            key: storableText(key, 'remembered approval key'),
+            expiresAt: wholeMilliseconds(expiresAt, 'expiresAt'),
+          })),
+        }
+      : {}),
+    ...(unit.definitions?.length
+      ? { definitions: unit.definitions.map((definition) => toWorkflowDefinitionRow(definition, now)) }
+      : {}),
+    ...(unit.jobs?.length ? { jobs: unit.jobs.map(encodeJob) } : {}),
+    ...(unit.anchor === undefined ? {} : { anchor: unit.anchor }),
+  });
+}
+
+function encodeThread(change: ThreadChange): object {
+  switch (change.kind) {
+    case 'create':
+      return {
+        kind: 'create',
+        row: toThreadRow(change.thread, 1),
+        messagesFrom: 0,
+        messages: encodeConversationFrom(change.thread.threadId, change.thread.conversation, 0),
+      };
+    case 'save': {
+      const { thread, claim } = change;
+      return {
+        kind: 'save',
+        row: toThreadRow(thread, change.expectedVersion + 1),
+        expectedVersion: change.expectedVersion,
+        claim:
+          claim.kind === 'take'
+            ? {
+                kind: 'take',
+                owner: storableText(claim.owner, 'lease owner'),
+                until: storableText(claim.until, 'lease until'),
+                now: storableText(claim.now, 'now'),
+                release: claim.release === true,
+              }
+            : { kind: claim.kind },
+        messagesFrom: change.messagesFrom,
+        storedMessages: change.storedMessages,
+        messages: encodeConversationFrom(thread.threadId, thread.conversation, change.messagesFrom),
+      };
+    }
+    case 'renew':
+      return {
+        kind: 'renew',
+        threadId: storableText(change.threadId, 'thread id'),
+        epoch: change.epoch,
+        owner: storableText(change.owner, 'lease owner'),
+        until: storableText(change.until, 'lease until'),
+      };
+    case 'release':
+      return {
+        kind: 'release',
+        threadId: storableText(change.threadId, 'thread id'),
+        epoch: change.epoch,
+        owner: storableText(change.owner, 'lease owner'),
+      };
+  }
+}
+
+function encodeInteraction(change: InteractionChange): object {
+  switch (change.kind) {
+    case 'open':
+      return { kind: 'open', row: toInteractionRow(change.interaction) };
+    case 'answer': {
+      const { interactionId, response } = change;
+      return {
+        kind: 'answer',
+        interactionId: storableText(interactionId, 'interaction id'),
+        response: encodeJson(response, `the response to interaction ${interactionId}`),
+        at: storableText(response.respondedAt, 'respondedAt'),
+      };
+    }
+    case 'consume':
+      return {
+        kind: 'consume',
+        interactionId: storableText(change.interactionId, 'interaction id'),
+        at: storableText(change.at, 'at'),
+      };
+    case 'fail':
+      return {
+        kind: 'fail',
+        interactionId: storableText(change.interactionId, 'interaction id'),
+        reason: storableText(change.reason, 'failure reason'),
+        message: encodeJson(change.message, `the failure message of interaction ${change.interactionId}`),
+        at: storableText(change.at, 'at'),
+      };
+  }
+}
+
+function encodeToolCall(change: ToolCallChange): object {
+  const at = storableText(change.at, 'at');
+  switch (change.kind) {
+    case 'start': {
+      const { call } = change;
+      return {
+        kind: 'start',
+        call: {
+          threadId: storableText(call.threadId, 'thread id'),
+          toolCallId: storableText(call.toolCallId, 'tool call id'),
+          toolName: storableText(call.toolName, 'tool name'),
+          argumentsHash: storableText(call.argumentsHash, 'arguments hash'),
+          arguments: encodeJson(call.arguments, `the arguments of tool call ${call.toolCallId}`),
+          approvedBy: storableText(call.approvedBy, 'approvedBy'),
+          idempotent: call.idempotent,
+          createdAt: storableText(call.createdAt, 'createdAt'),
+        },
+        from: change.from,
+        at,
+      };
+    }
+    case 'finish':
+      return {
+        kind: 'finish',
+        threadId: storableText(change.threadId, 'thread id'),
+        toolCallId: storableText(change.toolCallId, 'tool call id'),
+        outcome: encodeJson(change.outcome, `the outcome of tool call ${change.toolCallId}`),
+        at,
+      };
+    case 'status':
+      return {
+        kind: 'status',
+        threadId: storableText(change.threadId, 'thread id'),
+        toolCallId: storableText(change.toolCallId, 'tool call id'),
+        from: change.from,
+        to: change.to,
+        at,
+      };
+  }
+}
+
+function encodeAudit({ entry, digest }: AuditDraft): object {
+  const what = `the audit entry of thread ${entry.threadId}`;
+  return {
+    digest,
+    entry: {
+      threadId: storableText(entry.threadId, 'thread id'),
+      toolCallId: storableText(entry.toolCallId, 'tool call id'),
+      toolName: storableText(entry.toolName, 'tool name'),
+      outcome: entry.outcome,
+      decidedBy: storableText(entry.decidedBy, 'decidedBy'),
+      rule: storableText(entry.rule, 'rule'),
+      reason: encodeJson(entry.reason, `the reason of ${what}`),
+      responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
+      stage: entry.stage,
+      originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
+      editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
+      toolDefinitionHash: entry.toolDefinitionHash ?? null,
+      interactionId: entry.interactionId ?? null,
+      at: storableText(entry.at, 'at'),
+    },
+  };
+}
+
+function encodeGlobal(change: GlobalChange): object {
+  const scope = storableText(change.scope, 'global variable scope');
+  const name = storableText(change.name, 'global variable name');
+  const what = `global variable ${name} of ${scope}`;
+  switch (change.kind) {
+    case 'delete':
+      return { kind: 'delete', scope, name };
+    case 'compare-and-set':
+      return {
+        kind: 'compare-and-set',
+        scope,
+        name,
+        value: encodeOptionalJson(change.value, what),
+        // As the value read was stored, so the texts are equal when it did not change; the
+        // function compares them as JSON values otherwise (interlock_same_json).
+        expected: encodeOptionalJson(change.expected, what),
+      };
+    default:
+      return { kind: change.kind, scope, name, value: encodeOptionalJson(change.value, what) };
+  }
+}
+
+function encodeJob(job: ThreadJob): object {
+  const { key, runAt, workflowId, ...payload } = job;
+  return {
+    identifier: taskIdentifier(workflowId),
+    payload: JSON.stringify({ ...payload, workflowId, key }),
+    runAt: storableText(runAt, 'runAt'),
+    key: storableText(key, 'job key'),
+  };
+}
+
+/** The CommitResult of `interlock_commit`'s answer. */
+export function decodeAnswer(answer: Answer): CommitResult {
+  if (answer.status === 'conflict') return { status: 'conflict', conflict: decodeConflict(answer.conflict) };
+  const { thread } = answer;
+  return {
+    status: 'committed',
+    ...(thread === null
+      ? {}
+      : {
+          thread: {
+            version: thread.version,
+            epoch: thread.epoch,
+            updatedAt: thread.updatedAt,
+            ...(thread.leaseOwner === null || thread.leaseUntil === null
+              ? {}
+              : { lease: { owner: thread.leaseOwner, until: thread.leaseUntil } }),
+          },
+        }),
+    audit: answer.audit.map(toAuditEntry),
+    failed: answer.failed,
+  };
+}
+
+function decodeConflict(conflict: WireConflict): Conflict {
+  switch (conflict.kind) {
+    case 'interaction-not-pending':
+      return { kind: conflict.kind, interaction: toInteractionRecord(conflict.interaction) };
+    case 'tool-call': {
+      const { stored, ...rest } = conflict;
+      return { ...rest, ...(stored === null ? {} : { stored: toToolExecutionRecord(stored) }) };
+    }
+    default:
+      return conflict;
+  }
+}
