@@ -30,6 +30,8 @@ export function manualClock(start = Date.now()): ManualClock {
 export interface HarnessOptions {
   /** Approver names; each gets a random token. Default alice and bob. */
   approvers?: string[];
+  /** Groups the approvers file gives some of them. */
+  groups?: Record<string, string[]>;
   workflowApprovers?: WorkflowApprovers;
   approvalTimeout?: string | number;
   clock?: ManualClock;
@@ -66,7 +68,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
   const tokens = Object.fromEntries(names.map((name) => [name, createToken()]));
   const approversFile = join(directory, 'approvers.json');
   const fixed = {
-    approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
+    approvers: names.map((name) => ({
+      name,
+      tokenSha256: hashToken(tokens[name] ?? ''),
+      ...(options.groups?.[name] === undefined ? {} : { groups: options.groups[name] }),
+    })),
     workflowApprovers: options.workflowApprovers ?? {},
     separationOfDuties: options.separationOfDuties ?? {},
   };

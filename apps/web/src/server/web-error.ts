@@ -1,6 +1,8 @@
 /** The stable codes of the web API's error bodies (docs/web.md lists them). */
 export type WebErrorCode =
   | 'UNAUTHENTICATED'
+  | 'SIGN_IN_FAILED'
+  | 'SIGN_IN_UNAVAILABLE'
   | 'CSRF_REJECTED'
   | 'NOT_AN_APPROVER'
   | 'BAD_REQUEST'
