@@ -13,7 +13,7 @@ import {
   type WorkflowApprovers,
 } from '../src/server/auth/approvers.js';
 import { loadApprovers } from '../src/server/auth/approvers-file.js';
-import { createWebServer, WEB_CHANNEL, type RateLimits } from '../src/server/create-web-server.js';
+import { createWebServer, WEB_CHANNEL, type RateLimits, type WebAuthOptions } from '../src/server/create-web-server.js';
 import { createWebInterlock, type WebInterlock } from '../src/web-composition-root.js';
 
 /** A clock the test moves by hand. */
@@ -43,6 +43,8 @@ export interface HarnessOptions {
   logStream?: NodeJS.WritableStream;
   separationOfDuties?: SeparationOfDuties;
   rateLimits?: Partial<RateLimits>;
+  /** Sign-in and sessions, as `[auth]` gives them. */
+  auth?: WebAuthOptions;
   /** Keep the approvers in `approvers.json` of the directory and follow the file (polled every 100 ms). */
   approversFile?: boolean;
 }
@@ -100,6 +102,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     store: web.store,
     approvers: access,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
     workflows: web.workflows,
     chat: web.chat,
     pollInterval: options.pollInterval ?? 200,

@@ -10,7 +10,7 @@ import {
 } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ChatChannel } from '@interlock/chat';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApproverDirectory } from './auth/approver-directory.js';
 import type { Approver, SeparationOfDuties, WorkflowApprovers } from './auth/approvers.js';
 import { OidcSignIn, type OidcOptions } from './auth/oidc/oidc-sign-in.js';
@@ -315,9 +315,21 @@ function toWebError(error: unknown): WebError {
   return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
 }
 
+/** A request as logged: the query of a sign-in callback (its code and state) never reaches the log. */
+function loggedRequest(request: FastifyRequest) {
+  const [path = '', query] = request.url.split('?');
+  return {
+    method: request.method,
+    url: query !== undefined && path.startsWith('/api/auth/') ? `${path}?[redacted]` : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+  };
+}
+
 /** Fastify's logger, with every header that carries a secret redacted. */
 const REDACTED_LOGGER = {
   level: 'info',
+  serializers: { req: loggedRequest },
   redact: {
     paths: [
       'req.headers.authorization',

@@ -96,13 +96,18 @@ export class OidcSignIn {
   private async discover(): Promise<client.Configuration> {
     const issuer = new URL(this.options.issuer);
     const secret = this.options.clientSecret;
-    return client.discovery(
+    const configuration = await client.discovery(
       issuer,
       this.options.clientId,
       secret === undefined ? { token_endpoint_auth_method: 'none' } : secret,
       secret === undefined ? client.None() : client.ClientSecretPost(secret),
       { timeout: 10, ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}) },
     );
+    // The ID token's signature is checked against the provider's published keys too: an ID
+    // token from the token endpoint is not trusted for coming over TLS alone (a proxy, a
+    // compromised route, a provider's misconfigured endpoint could hand over a forged one).
+    client.enableNonRepudiationChecks(configuration);
+    return configuration;
   }
 
   /** Where to send the browser to sign in, and the transaction to keep until it comes back. */
