@@ -31,13 +31,14 @@ export async function checkReadiness(
   timeoutMs = READINESS_TIMEOUT_MS,
 ): Promise<ReadinessReport> {
   const outcomes = await Promise.all(
-    checks.map(async ({ name, check }) => {
+    checks.map(async (readiness) => {
+      const { name } = readiness;
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
       });
       try {
-        await Promise.race([check(), late]);
+        await Promise.race([readiness.check(), late]);
         return { name, ok: true };
       } catch (error) {
         return {

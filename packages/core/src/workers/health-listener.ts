@@ -59,11 +59,13 @@ async function answer(request: IncomingMessage, response: ServerResponse, checks
     response.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' });
     response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
   };
-  if (request.method !== 'GET' && request.method !== 'HEAD') return send(405, { status: 'method not allowed' });
-  if (path === '/healthz') return send(200, { status: 'ok' });
-  if (path !== '/readyz') return send(404, { status: 'not found: /healthz or /readyz' });
-  const { statusCode, body } = readinessAnswer(await checkReadiness(checks));
-  send(statusCode, body);
+  if (request.method !== 'GET' && request.method !== 'HEAD') send(405, { status: 'method not allowed' });
+  else if (path === '/healthz') send(200, { status: 'ok' });
+  else if (path !== '/readyz') send(404, { status: 'not found: /healthz or /readyz' });
+  else {
+    const { statusCode, body } = readinessAnswer(await checkReadiness(checks));
+    send(statusCode, body);
+  }
 }
 
 /** A worker's health port: its store, the migrations, and its job queue taking jobs (its own pool answering). */

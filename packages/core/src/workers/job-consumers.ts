@@ -34,7 +34,7 @@ export class StoreJobConsumer implements JobConsumer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   /** Why the last take failed, until one succeeds. */
-  private takeFailure: unknown;
+  private takeFailure: string | undefined;
 
   constructor(
     private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob'>> & ICheckpointStore,
@@ -59,10 +59,7 @@ export class StoreJobConsumer implements JobConsumer {
 
   async probe(): Promise<void> {
     if (this.stopped) throw new Error('the job queue is stopped');
-    if (this.takeFailure !== undefined)
-      throw new Error(
-        `the last take of jobs failed: ${this.takeFailure instanceof Error ? this.takeFailure.message : String(this.takeFailure)}`,
-      );
+    if (this.takeFailure !== undefined) throw new Error(`the last take of jobs failed: ${this.takeFailure}`);
   }
 
   async stop(): Promise<void> {
@@ -86,7 +83,7 @@ export class StoreJobConsumer implements JobConsumer {
         jobs = await this.store.takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free);
         this.takeFailure = undefined;
       } catch (error) {
-        this.takeFailure = error;
+        this.takeFailure = error instanceof Error ? error.message : String(error);
         // A take that was not committed holds no lock: run nothing, look again at the next poll.
         this.options.onFailure(queueJob('take'), error);
         jobs = [];
