@@ -199,7 +199,7 @@ async function main(argv: string[]): Promise<void> {
   const stop = async () => {
     await platforms?.stop();
     await app.close();
-    await readiness?.close();
+    await readiness.close();
     await web.close();
     process.exit(0);
   };

@@ -252,7 +252,12 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   });
   app.get('/api/openapi.json', { config: { public: true } }, async () => document);
   registerHealthRoutes(app, [
-    { name: 'store', check: async () => void (await options.store.getGlobalVariables('interlock:health')) },
+    {
+      name: 'store',
+      check: async () => {
+        await options.store.getGlobalVariables('interlock:health');
+      },
+    },
     ...(options.readiness ?? []).filter((check) => check.name !== 'store'),
   ]);
   registerSessionRoutes(app, access, sessions, recheck, limits.signInPerMinute, oidc);

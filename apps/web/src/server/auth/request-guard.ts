@@ -32,7 +32,7 @@ export function sessionIdOf(request: FastifyRequest): string | undefined {
   const raw = request.cookies[SESSION_COOKIE];
   if (raw === undefined) return undefined;
   const unsigned = request.unsignCookie(raw);
-  return unsigned.valid && unsigned.value !== null ? unsigned.value : undefined;
+  return unsigned.valid ? unsigned.value : undefined;
 }
 
 /** Sets the session cookie: signed, HttpOnly, SameSite=Strict, Secure over https. */

@@ -78,7 +78,7 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRouteOptio
       request.log.info(
         `sign-in: ${principal.name} signed in through the identity provider (groups: ${principal.groups.join(', ') || 'none'})`,
       );
-      return reply.redirect('/', 303);
+      return await reply.redirect('/', 303);
     } catch (error) {
       return refuse(request, reply, error);
     }
@@ -89,7 +89,7 @@ function transactionOf(request: FastifyRequest, keys: SessionKeys, now: number):
   const raw = request.cookies[SIGN_IN_COOKIE];
   if (raw === undefined) return undefined;
   const unsigned = request.unsignCookie(raw);
-  const text = unsigned.valid && unsigned.value !== null ? keys.unseal(unsigned.value) : undefined;
+  const text = unsigned.valid ? keys.unseal(unsigned.value) : undefined;
   if (text === undefined) return undefined;
   try {
     const transaction = JSON.parse(text) as LoginTransaction;

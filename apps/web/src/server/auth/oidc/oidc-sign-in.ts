@@ -101,6 +101,8 @@ export class OidcSignIn {
       this.options.clientId,
       secret === undefined ? { token_endpoint_auth_method: 'none' } : secret,
       secret === undefined ? client.None() : client.ClientSecretPost(secret),
+      // http is allowed for a provider on a loopback address only (checked in the constructor).
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- deprecated only to stand out; used on loopback only
       { timeout: 10, ...(issuer.protocol === 'http:' ? { execute: [client.allowInsecureRequests] } : {}) },
     );
     // The ID token's signature is checked against the provider's published keys too: an ID
