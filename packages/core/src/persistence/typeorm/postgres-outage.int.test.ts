@@ -90,6 +90,27 @@ async function storedStatus(store: Parameters<typeof openStore>[0], interactionI
   }
 }
 
+/** Sets the claim on a thread as another process would hold it. */
+async function setLease(
+  store: { url: string; schema: string },
+  threadId: string,
+  owner: string,
+  until: Date,
+): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: store.url });
+  await client.connect();
+  try {
+    await client.query(`UPDATE "${store.schema}".threads SET lease_owner = $1, lease_until = $2 WHERE thread_id = $3`, [
+      owner,
+      until.toISOString(),
+      threadId,
+    ]);
+  } finally {
+    await client.end();
+  }
+}
+
 const opened: Interlock[] = [];
 
 beforeAll(() => {
@@ -135,6 +156,32 @@ describe('respond() on a PostgreSQL that dies or freezes (issue 11)', () => {
     expect(await storedStatus(store, interactionId)).toBe('processed');
     expect(await interlock.respond(interactionId, 'yes')).toMatchObject({ status: 'accepted', repeated: true });
     expect(await interlock.respond(interactionId, 'no')).toEqual({ status: 'already_answered', threadId });
+  }, 60_000);
+
+  it('reports an answer stored beside the claim of another process as stored and stalled when the server dies before the thread could go on, and a retry goes on', async () => {
+    const { store, interlock, threadId, interactionId } = await waitingThread({
+      after: () => pgCtl('stop', '-m', 'immediate'),
+    });
+    opened.push(interlock);
+    // Another process holds the thread: the answer is stored on its own, for that process to take.
+    const claimedUntil = (ms: number) => setLease(store, threadId, 'another-process', new Date(Date.now() + ms));
+    await claimedUntil(60_000);
+    const result = await interlock.respond(interactionId, 'yes');
+    expect(result).toMatchObject({
+      status: 'accepted',
+      continuation: { status: 'stalled', code: 'STORE_UNAVAILABLE' },
+    });
+
+    startServer();
+    expect(await storedStatus(store, interactionId)).toBe('responded');
+    await claimedUntil(-1_000);
+    const retried = await interlock.respond(interactionId, 'yes');
+    expect(retried).toMatchObject({ status: 'accepted', repeated: true, continuation: { status: 'continued' } });
+    expect(await (retried.status === 'accepted' ? retried.thread?.done() : undefined)).toMatchObject({
+      threadId,
+      status: 'completed',
+      output: 'yes',
+    });
   }, 60_000);
 
   it('gives up within the timeout while the server is frozen with the answer sent, and says its outcome is unknown', async () => {
