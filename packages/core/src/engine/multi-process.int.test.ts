@@ -94,7 +94,10 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
       const taker = await startWorker(scenario, { mode: 'resume', threadId: 'frozen-2', leaseMs: 500 }).exit;
       expect(taker.result?.outcome, taker.stderr).toMatchObject({ status: 'waiting' });
       [interactionId] = taker.result?.outcome?.pendingInteractionIds ?? [];
-      question = await withStore(scenario, async (store) => (await store.getInteraction(interactionId!))?.request.prompt);
+      question = await withStore(
+        scenario,
+        async (store) => (await store.getInteraction(interactionId!))?.request.prompt,
+      );
     } finally {
       frozen.child.kill('SIGCONT');
     }
