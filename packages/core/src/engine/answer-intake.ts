@@ -1,7 +1,7 @@
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { canonicalJson } from '../policy/canonical-arguments.js';
+import { isRepeatedAnswer } from '../interaction/answer-checks.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { Clock } from './clock.js';
 import { durable, failpointAfterCommit } from './durability.js';
@@ -60,7 +60,7 @@ export class AnswerIntake {
       );
     }
     const { threadId } = interaction;
-    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input);
+    if (interaction.status !== 'pending') return this.answeredBefore(interaction, input, responder);
     // A question stored just before a crash, before its thread was checkpointed as waiting
     // on it, is an orphan nobody may answer: the thread asks again when it resumes. While a
     // live claim holds the thread, its run is about to checkpoint the wait (an answerer
@@ -76,10 +76,11 @@ export class AnswerIntake {
       await this.hooks.expire(interaction);
       return { kind: 'answered', status: 'expired', threadId };
     }
-    this.definitions.check(thread);
-    const value = this.interpreter.interpret(interaction, input);
     // With workers, the answer and the job that continues the thread are stored together.
     const scheduled = this.jobs.enabled && !this.hooks.isRunningHere(threadId);
+    // A worker serving the thread's version checks its definitions; this process does only if it goes on with it.
+    if (!scheduled) this.definitions.check(thread);
+    const value = this.interpreter.interpret(interaction, input);
     const recorded = await this.store.recordResponse(
       interactionId,
       {
@@ -91,7 +92,7 @@ export class AnswerIntake {
     );
     if (recorded.status === 'not_found')
       throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} was removed from the store`);
-    if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input);
+    if (recorded.status !== 'recorded') return this.answeredBefore(recorded.interaction, input, responder);
     await failpointAfterCommit('interaction:answer-stored', this.store);
     if (!scheduled) return { kind: 'stored', interaction, thread, repeated: false };
     await durable(this.store);
@@ -99,11 +100,15 @@ export class AnswerIntake {
   }
 
   /** An answer to an interaction answered before: the same answer again is accepted (a retry), another is refused. */
-  private async answeredBefore(interaction: InteractionRecord, input: unknown): Promise<Intake> {
+  private async answeredBefore(
+    interaction: InteractionRecord,
+    input: unknown,
+    responder: string | undefined,
+  ): Promise<Intake> {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
       return { kind: 'answered', status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input))
+    if (!isRepeatedAnswer(interaction.response, () => this.interpreter.interpret(interaction, input), responder))
       return { kind: 'answered', status: 'already_answered', threadId };
     if (interaction.status !== 'responded') return { kind: 'answered', status: 'applied', threadId, repeated: true };
     // Stored and not applied (the first call's continuation stalled): go on now, or make sure a worker will.
@@ -112,15 +117,5 @@ export class AnswerIntake {
     if (!this.jobs.enabled) return { kind: 'stored', interaction, thread, repeated: true };
     await this.store.scheduleJobs?.(this.jobs.forAnswer(thread, interaction.interactionId));
     return { kind: 'answered', status: 'scheduled', threadId, repeated: true };
-  }
-
-  private sameAnswer(interaction: InteractionRecord, input: unknown): boolean {
-    try {
-      return (
-        canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input)
-      );
-    } catch {
-      return false;
-    }
   }
 }

@@ -159,7 +159,7 @@ describe('AnswerIntake (the first half of respond)', () => {
     const expired: string[] = [];
     const retired: string[] = [];
     // An UPDATE_VARIABLES answer is interpreted without consulting the approval policy.
-    const interpreter = new ResponseInterpreter(new ToolRegistry(), undefined as unknown as ApprovalPolicy);
+    const interpreter = new ResponseInterpreter(new ToolRegistry(), undefined as unknown as ApprovalPolicy, '/');
     const intake = new AnswerIntake(store, interpreter, definitions, new JobPlanner(continueIn, clock, 30_000), clock, {
       isRunningHere: () => false,
       isHeldByLiveRun: () => false,
@@ -236,7 +236,7 @@ describe('AnswerIntake (the first half of respond)', () => {
       threadId: 'thread-1',
     });
     const later = (ms: number) => new Date(NOW + ms).toISOString();
-    const jobs = await store.takeJobs!(['intake'], 'worker', later(3_600_000), later(3_601_000), 10);
+    const jobs = await store.takeJobs!(['intake@1'], 'worker', later(3_600_000), later(3_601_000), 10);
     expect(jobs.map((job) => job.kind).sort()).toEqual(['continue', 'recover']);
   });
 

@@ -10,7 +10,7 @@ import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } f
 import { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
-import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, jobQueue, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
@@ -82,6 +82,8 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     const workflowIds = definitions.map((definition) => definition.id);
+    // Jobs are routed by version: this worker takes the threads of the versions it serves only.
+    const queues = definitions.map((definition) => jobQueue(definition.id, definition.version));
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
     const leaseMs = options.leaseMs ?? 15_000;
@@ -92,7 +94,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     if (options.store.type === 'postgres') {
       consumer = new GraphileJobConsumer(
         { url: options.store.url, schema: jobsSchemaOf(options.store.schema) },
-        workflowIds,
+        queues,
         (job) => runner.run(job),
         {
           concurrency,
@@ -109,7 +111,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       }
       consumer = new StoreJobConsumer(
         store as ConstructorParameters<typeof StoreJobConsumer>[0],
-        workflowIds,
+        queues,
         (job) => runner.run(job),
         {
           clock,
@@ -121,9 +123,11 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     await consumer.start();
-    await sweep(store, workflowIds, planner, clock.now());
+    await sweep(store, queues, planner, clock.now());
     const offers = offerWhileRunning(store, definitions, clock, leaseMs, () => consumer.taking());
     await offers.first;
+    // Ready means offered: an answerer reading the store now sees this worker's versions.
+    await store.flush?.('now');
     return {
       interlock,
       workflowIds,
@@ -140,7 +144,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
 }
 
 /**
- * Threads of these workflows that no job looks after yet (started or asked by a process
+ * Threads of these workflow versions (`queues`) that no job looks after yet (started or asked by a process
  * whose threads continue in itself, `interlock run --detach`, before this worker ran):
  * each pending question with a deadline gets its deadline job, each answered or timed-out
  * question its thread still waits on a continue job, and each thread left `running` a
@@ -148,14 +152,14 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
  */
 async function sweep(
   store: ICheckpointStore,
-  workflowIds: readonly string[],
+  queues: readonly string[],
   planner: JobPlanner,
   now: number,
 ): Promise<void> {
   const jobs: ThreadJob[] = [];
   // What the sweep needs of each thread, not the thread: with 100,000 suspended threads the
   // records (conversations included) would all be held at once.
-  type Waits = Pick<ThreadRecord, 'threadId' | 'workflowId' | 'pendingInteractionIds'>;
+  type Waits = Pick<ThreadRecord, 'threadId' | 'workflowId' | 'workflowVersion' | 'pendingInteractionIds'>;
   const threads = new Map<string, Promise<Waits | undefined>>();
   const threadOf = (threadId: string) => {
     if (!threads.has(threadId))
@@ -167,6 +171,7 @@ async function sweep(
             : {
                 threadId: thread.threadId,
                 workflowId: thread.workflowId,
+                workflowVersion: thread.workflowVersion,
                 pendingInteractionIds: thread.pendingInteractionIds,
               },
         ),
@@ -179,7 +184,7 @@ async function sweep(
       const thread = await threadOf(interaction.threadId);
       if (
         thread === undefined ||
-        !workflowIds.includes(thread.workflowId) ||
+        !queues.includes(jobQueue(thread.workflowId, thread.workflowVersion)) ||
         !thread.pendingInteractionIds.includes(interaction.interactionId)
       )
         continue;
@@ -197,7 +202,7 @@ async function sweep(
     }
   }
   for (const thread of await store.listThreads({ status: 'running' })) {
-    if (workflowIds.includes(thread.workflowId))
+    if (queues.includes(jobQueue(thread.workflowId, thread.workflowVersion)))
       jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
   }
   if (jobs.length > 0) await store.scheduleJobs?.(jobs);
