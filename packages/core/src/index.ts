@@ -141,5 +141,5 @@ export { renderTemplate, evaluateExpression } from './expressions/expressions.js
 export type { WorkflowIssue } from './workflow/workflow-issues.js';
 export { createWorker, type InterlockWorker, type WorkerOptions } from './workers/worker.js';
 export type { ContinueIn } from './workers/job-planner.js';
-export { servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
+export { servedVersions, servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';

@@ -19,6 +19,10 @@ export type WebErrorCode =
   | 'THREAD_NOT_WAITING'
   | 'WORKFLOW_NOT_FOUND'
   | 'CHAT_NOT_FOUND'
+  | 'WORKFLOW_VERSION_MISMATCH'
+  | 'WORKFLOW_CHANGED'
+  | 'STORE_UNAVAILABLE'
+  | 'STORE_OUTCOME_UNKNOWN'
   | 'INTERNAL';
 
 /** What every error response carries: a stable code and a message that says what to do. */
