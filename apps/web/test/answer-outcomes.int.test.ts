@@ -2,9 +2,9 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProjectConfig, openStore, servedVersions } from '@interlock/core';
+import { startCommitCutter } from '@interlock/core/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { api, dropDeploymentSchemas, newDeployment, until } from './deployment/deployment-harness.js';
-import { startCommitCutter } from './answer-outcomes/commit-cutter.js';
 import { agentWorkflow, startWebServer, startWorker, TOKENS, type Store } from './answer-outcomes/deployment-parts.js';
 
 /*

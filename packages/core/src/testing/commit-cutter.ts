@@ -1,7 +1,8 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /**
- * A TCP proxy in front of PostgreSQL that, once armed, cuts the connection that stores an
+ * A TCP proxy in front of PostgreSQL for tests of what an answerer is told (issue 28): once
+ * armed, it cuts the connection that stores an
  * answer: at its `COMMIT` (passed on to the server, which commits it, with both connections
  * closed before the server's reply can come back: the client cannot know whether its write is
  * stored), or at the write itself (never passed on: nothing is stored). What a network cut,
@@ -15,6 +16,14 @@ export interface CommitCutter {
   close(): Promise<void>;
 }
 
+/**
+ * Starts the proxy on 127.0.0.1 for the server at `serverUrl`; connect with `url`.
+ *
+ * @example
+ * const cutter = await startCommitCutter(process.env.DATABASE_URL!);
+ * const web = await createDeploymentInterlock({ store: { type: 'postgres', url: cutter.url } });
+ * const cut = cutter.arm('commit'); // the next answer's COMMIT reaches the server, its reply never comes back
+ */
 export async function startCommitCutter(serverUrl: string): Promise<CommitCutter> {
   const target = new URL(serverUrl);
   const sockets = new Set<Socket>();
