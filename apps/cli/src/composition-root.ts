@@ -56,6 +56,11 @@ export interface CliInterlockOptions {
    * interaction is reported as expired rather than as already answered.
    */
   recoverOnStart?: boolean;
+  /**
+   * `workers-only`: an answerer of a deployment, like the web inbox: answers are stored with
+   * the job that hands their thread to a live worker serving its version; no thread runs here.
+   */
+  continueIn?: 'workers-only';
 }
 
 /**
@@ -80,6 +85,7 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
+    ...(options.continueIn === undefined ? {} : { continueIn: options.continueIn }),
     ...(options.readsOnly === true ? { connectMcp: false, shellClassifier: SHELL_NOT_ANALYSED } : {}),
   });
 }

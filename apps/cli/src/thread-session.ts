@@ -22,6 +22,8 @@ export interface ThreadSessionOptions {
   commandLine: string;
   /** Time out overdue interactions when the store opens (see `CliInterlockOptions`). Default true. */
   recoverOnStart?: boolean;
+  /** `workers-only`: answer as a deployment's answerer; live workers take the threads forward. */
+  continueIn?: 'workers-only';
 }
 
 /** How following a thread in this process ended. */
@@ -96,6 +98,7 @@ export class ThreadSession {
       handlerChannels: options.answerOn,
       ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
       ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
+      ...(options.continueIn === undefined ? {} : { continueIn: options.continueIn }),
     });
     built.interlock = interlock;
     return new ThreadSession(interlock, handler, stopper);
