@@ -264,6 +264,11 @@ Options:
                              outside it are refused)
   --progress-interval MS     serve: how often a waiting call reports progress
                              (default 10000)
+  --answer-timeout DURATION  serve: how long a person has to answer (10m, 2h);
+                             a call not approved in time is denied. Default: no
+                             deadline — the question waits as long as the agent
+                             waits for it (its own timeout, or closing the
+                             connection, cancels it)
   -h, --help                 show this help
 
 Exit codes:

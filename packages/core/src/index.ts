@@ -65,11 +65,13 @@ export { mapMcpTool, type McpToolPolicy, type McpAnnotations } from './mcp/mcp-p
 export {
   createApprovalMcpServer,
   approvalServerWorkflows,
+  DEFAULT_AGENT_ANSWER_TIMEOUT_MS,
   holdUntilAnsweredElsewhere,
   MCP_CHANNEL,
   MCP_PERMISSION_WORKFLOW_ID,
   MCP_QUESTION_WORKFLOW_ID,
   type ApprovalServerOptions,
+  type ApprovalServerWorkflowOptions,
 } from './mcp/approval-server.js';
 export { agentTool, CLAUDE_CODE_TOOLS } from './mcp/agent-tools.js';
 export { ToolPins, pinState, lineDiff, TOOL_PINS_SCOPE, type ToolPin, type PinState } from './tools/tool-pins.js';

@@ -14,6 +14,7 @@ import {
   ToolPins,
   type Interlock,
 } from '@interlock/core';
+import { Duration } from '@interlock/sdk-types';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { ExitCode } from '../exit-code.js';
 import { MCP_HELP } from '../help-text.js';
@@ -44,6 +45,7 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
         mode: { type: 'string' },
         workspace: { type: 'string' },
         'progress-interval': { type: 'string' },
+        'answer-timeout': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -64,6 +66,7 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
       mode: parseApprovalMode(values.mode, 'mcp'),
       workspaceRoot: await resolveWorkspace(values.workspace, 'mcp'),
       progressIntervalMs: parseMilliseconds(values['progress-interval']),
+      answerTimeoutMs: parseAnswerTimeout(values['answer-timeout']),
     });
   }
   throw new UsageError(
@@ -136,6 +139,7 @@ interface ServeOptions {
   mode: 'default' | 'autoEdit' | 'yolo';
   workspaceRoot: string;
   progressIntervalMs: number | undefined;
+  answerTimeoutMs: number | undefined;
 }
 
 /**
@@ -158,7 +162,9 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   const worker = await createWorker({
     ...(project === undefined ? {} : { config: project }),
     store: store.options,
-    workflows: approvalServerWorkflows(),
+    workflows: approvalServerWorkflows(
+      options.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: options.answerTimeoutMs },
+    ),
     tools: [],
     toolFallback: (name) => agentTool(name, options.workspaceRoot),
     handlers: { [MCP_CHANNEL]: holdUntilAnsweredElsewhere },
@@ -251,6 +257,18 @@ async function serveHttp(
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
   };
+}
+
+/** `--answer-timeout`: how long a person has to answer (`10m`, `2h`; `0`: until the agent stops waiting). */
+function parseAnswerTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Duration.safeParse(/^\d+$/.test(value) ? Number(value) : value);
+  if (!parsed.success)
+    throw new UsageError(
+      `--answer-timeout ${JSON.stringify(value)} is not a duration: give one such as 10m or 2h (0: until the agent stops waiting)`,
+      'mcp',
+    );
+  return parsed.data;
 }
 
 function parseMilliseconds(value: string | undefined): number | undefined {
