@@ -4,7 +4,8 @@
  */
 export { createInterlock, Interlock } from './interlock.js';
 export type { InterlockOptions } from './interlock-options.js';
-export { openStore, DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
+export { DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
+export { openStore, resolveStoreOptions } from './interlock-store.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
 export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
 export type { TypeormCheckpointStore } from './persistence/typeorm/typeorm-checkpoint-store.js';
@@ -38,7 +39,14 @@ export {
   type ApprovalLayer,
   type ConfigIssue,
 } from './config/project-config.js';
-export { optionsFromProjectConfig, mcpServersOf, type ProjectOptions } from './config/project-options.js';
+export {
+  optionsFromProjectConfig,
+  mcpServersOf,
+  modelFromProjectConfig,
+  storeFromProjectConfig,
+  type ProjectOptions,
+} from './config/project-options.js';
+export { checkProjectConfig, checkProjectConfigFile, type ProjectConfigCheck } from './config/check-project-config.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';

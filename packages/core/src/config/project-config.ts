@@ -24,8 +24,14 @@ export interface ConfigIssue {
   message: string;
 }
 
-/** The project file of `directory` (`interlock.toml`, then `interlock.json`), or undefined. */
+/**
+ * The project file of `directory` (`interlock.toml` or `interlock.json`), or undefined.
+ *
+ * @throws InterlockError INVALID_OPTIONS when both are there: which one counts would be a
+ *   guess, and every command must read the same file.
+ */
 export async function findProjectConfig(directory: string): Promise<string | undefined> {
+  const found: string[] = [];
   for (const name of PROJECT_CONFIG_FILES) {
     const candidate = join(directory, name);
     if (
@@ -34,9 +40,15 @@ export async function findProjectConfig(directory: string): Promise<string | und
         () => false,
       )
     )
-      return candidate;
+      found.push(candidate);
   }
-  return undefined;
+  if (found.length > 1)
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `both ${PROJECT_CONFIG_FILES.join(' and ')} are in ${directory}: keep one (or name the one to read with --config FILE)`,
+      { details: { files: found } },
+    );
+  return found[0];
 }
 
 /**

@@ -5,6 +5,7 @@ import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
+import { resolveStoreOptions } from '../interlock-store.js';
 import { openStore, type StoreOptions } from '../persistence/open-store.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import { JobPlanner } from './job-planner.js';
@@ -65,7 +66,9 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   if (workflows.length === 0)
     throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
   const clock = options.clock ?? steadyClock();
-  const store = await openStore(options.store);
+  // A URL's ?schema= is the schema, for the store and for the job queue beside it.
+  const storeOptions = resolveStoreOptions(options.store) as WorkerOptions['store'];
+  const store = await openStore(storeOptions);
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
   const interlock = await createInterlock({
     ...interlockOptions,
@@ -91,9 +94,9 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const runner = new JobRunner(interlock, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
-    if (options.store.type === 'postgres') {
+    if (storeOptions.type === 'postgres') {
       consumer = new GraphileJobConsumer(
-        { url: options.store.url, schema: jobsSchemaOf(options.store.schema) },
+        { url: storeOptions.url, schema: jobsSchemaOf(storeOptions.schema) },
         queues,
         (job) => runner.run(job),
         {
