@@ -81,7 +81,8 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     store: options.store ?? { type: 'memory' },
     models: options.model === undefined ? {} : { default: options.model },
     handlers: handler === undefined ? {} : Object.fromEntries(channels.map((channel) => [channel, handler])),
-    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
+    // With a project file, its [tools] builtins (all of them unless it lists some), as core reads it.
+    ...(project === undefined ? { tools: builtinTools } : {}),
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),

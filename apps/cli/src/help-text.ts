@@ -118,12 +118,16 @@ Options:
       --store SPEC        where the thread is kept (see Stores below; default
                           sqlite:.interlock/interlock.db)
       --mode MODE         default, autoEdit or yolo (default: default)
-      --model MODEL       scripted (the offline demo model, the default) or
-                          openai:<model>, e.g. openai:gpt-4o-mini
-      --base-url URL      the OpenAI-compatible server of --model openai:<model>
-                          (default https://api.openai.com/v1; e.g. Ollama:
-                          http://localhost:11434/v1). The key is read from
-                          OPENAI_API_KEY and never printed.
+      --model MODEL       scripted (the offline demo model), openai:<model>
+                          (e.g. openai:gpt-4o-mini) or anthropic:<model> (e.g.
+                          anthropic:claude-sonnet-4-5). Default: the project
+                          file's [models.default], else scripted
+      --base-url URL      the server of the model: an OpenAI-compatible one for
+                          openai:<model> (default https://api.openai.com/v1;
+                          e.g. Ollama: http://localhost:11434/v1), a proxy of
+                          Anthropic's for anthropic:<model>. The key is read
+                          from OPENAI_API_KEY / ANTHROPIC_API_KEY (or the
+                          file's apiKeyEnv) and never printed.
       --workspace DIR     the directory the file and shell tools are confined to
                           (default: the current directory)
   -i, --input key=value   set a declared thread variable to a string (repeatable)
@@ -219,8 +223,9 @@ Runs until Ctrl+C or SIGTERM.
 Options:
   --store SPEC         the shared store: sqlite:<path> or postgres://… (default
                        sqlite:.interlock/interlock.db, or INTERLOCK_STORE)
-  --model NAME         scripted (default) or openai:<model>
-  --base-url URL       the OpenAI-compatible server of --model openai:<model>
+  --model NAME         scripted, openai:<model> or anthropic:<model> (default:
+                       the project file's [models.default], else scripted)
+  --base-url URL       the server of the model (see interlock run --help)
   --mode MODE          default, autoEdit or yolo (see interlock run --help)
   --workspace DIR      the directory the file and shell tools are confined to
   --concurrency N      how many threads it takes forward at once (default 4)

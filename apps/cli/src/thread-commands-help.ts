@@ -17,9 +17,10 @@ export const STORE_HELP = `Stores (--store SPEC, or the ${STORE_ENVIRONMENT_VARI
   unless --workspace, --mode or --model say otherwise.`;
 
 const CONTINUE_OPTIONS = `      --store SPEC        the store (see Stores below)
-      --model MODEL       scripted or openai:<model> (default: as the thread was
-                          started, else scripted)
-      --base-url URL      the server of --model openai:<model>
+      --model MODEL       scripted, openai:<model> or anthropic:<model>
+                          (default: as the thread was started: the flag, else
+                          the project file's [models.default], else scripted)
+      --base-url URL      the server of the model
       --mode MODE         default, autoEdit or yolo (default: as started)
       --workspace DIR     where the tools work (default: as started)`;
 
