@@ -302,13 +302,16 @@ Exit codes:
 `;
 
 /** `interlock validate --help`. */
-export const VALIDATE_HELP = `Usage: interlock validate <workflow.toml|json>
+export const VALIDATE_HELP = `Usage: interlock validate <workflow.toml|json> [--tool NAME]…
 
 Checks a workflow file completely (schema, graph, variables, expressions, the
 tools its LLM nodes name, and the files its SUBGRAPH nodes name). Prints "valid",
-or every error with its path (e.g. nodes[3].config.variables[0].scope).
+or every error with its path (e.g. nodes[3].config.variables[0].scope). The tools
+it names must be built-ins (those of the project file), or named with --tool.
 
 Options:
+  --tool NAME  a tool your service registers (createWorker({ tools })), which the
+               CLI does not hold: a workflow naming it is valid (repeatable)
   -h, --help   show this help
 
 Exit codes:
