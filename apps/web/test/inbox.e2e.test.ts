@@ -156,6 +156,18 @@ describe('the inbox page', () => {
     await page.context().close();
   });
 
+  it('says in its notice what the answer came to, as the server said it (issue 28)', async () => {
+    const { approvals } = await harness.startReleaseAgent();
+    const page = await signedInPage(browser, harness.baseUrl, harness.tokens['alice']!);
+    await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
+    await page
+      .locator('.notice')
+      .filter({ hasText: 'Your answer is stored; the thread goes on now.' })
+      .first()
+      .waitFor();
+    await page.context().close();
+  });
+
   it('tells an approver whose answer lost the race that it was already answered, and by whom', async () => {
     const { approvals } = await harness.startReleaseAgent();
     const page = await signedInPage(browser, harness.baseUrl, harness.tokens['bob']!);
