@@ -67,6 +67,40 @@ headersEnv = { Authorization = "INTERLOCK_CHECK_UNSET_TOKEN" }
     expect(JSON.stringify(errors)).not.toContain('undefined');
   });
 
+  it('lists what the schema refuses and what the rest of the file would do wrong, in the same run', async () => {
+    const path = await projectFile(`colour = "blue"
+workflows = ["gone.toml"]
+
+[store]
+type = "postgres"
+urlEnv = "INTERLOCK_CHECK_UNSET_URL"
+
+[approval]
+mode = "YOLO"
+denyRules = ['tool ==']
+
+[approval.shell]
+safePrograms = ["sudo"]
+
+[[approval.shell.extraBanned]]
+id = "no-reason"
+programs = ["terraform"]
+`);
+    const { errors } = await checkProjectConfigFile(path, {});
+    expect(errors.map((error) => error.path).sort()).toEqual(
+      [
+        '(root)',
+        'approval.mode',
+        'approval.shell.extraBanned.0.reason',
+        'store.urlEnv',
+        'approval.denyRules[0]',
+        'approval.shell.safePrograms[0]',
+        'workflows[0]',
+      ].sort(),
+    );
+    expect(errors.find((error) => error.path === '(root)')?.message).toBe('unknown key colour');
+  });
+
   it('refuses a URL whose ?schema= contradicts the file’s schema, and warns of a model key not set here', async () => {
     const path = await projectFile(`[store]
 type = "postgres"

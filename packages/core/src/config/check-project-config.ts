@@ -1,4 +1,6 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ProjectConfig } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
 import { checkExpression } from '../expressions/expressions.js';
 import { resolveStoreOptions } from '../interlock-store.js';
@@ -8,8 +10,9 @@ import { safeListRefusal } from '../policy/shell/shell-policy-options.js';
 import { builtinTools } from '../tools/builtin/index.js';
 import {
   approvalLayerOf,
-  loadProjectConfig,
+  readProjectConfigData,
   resolveFromConfig,
+  schemaIssues,
   type ConfigIssue,
   type LoadedProjectConfig,
 } from './project-config.js';
@@ -40,13 +43,82 @@ export async function checkProjectConfigFile(
   path: string,
   environment: NodeJS.ProcessEnv = process.env,
 ): Promise<ProjectConfigCheck> {
-  let loaded: LoadedProjectConfig;
+  const absolute = resolve(path);
+  let data: unknown;
   try {
-    loaded = await loadProjectConfig(path);
+    data = readProjectConfigData(await readFile(absolute, 'utf8'), absolute);
   } catch (error) {
     return { errors: issuesOf(error), warnings: [] };
   }
-  return { ...(await checkProjectConfig(loaded, environment)), loaded };
+  // What the schema refuses, and — the refused entries set aside — what the rest would do.
+  const { config, issues } = readLeniently(data);
+  if (issues.length === 0 && config !== undefined) {
+    const loaded = { path: absolute, directory: dirname(absolute), config };
+    return { ...(await checkProjectConfig(loaded, environment)), loaded };
+  }
+  if (config === undefined) return { errors: issues, warnings: [] };
+  const rest = await checkProjectConfig({ path: absolute, directory: dirname(absolute), config }, environment);
+  return { errors: [...issues, ...rest.errors], warnings: rest.warnings };
+}
+
+/**
+ * The file's schema issues, and the config the file would be with the entries they are about
+ * taken out (unknown keys dropped, wrong values unset), so the other checks can look at the rest.
+ */
+function readLeniently(data: unknown): { config: ProjectConfig | undefined; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  let current: unknown = structuredClone(data);
+  for (let round = 0; round < 50; round += 1) {
+    const parsed = ProjectConfig.safeParse(current);
+    if (parsed.success) return { config: parsed.data, issues };
+    for (const issue of schemaIssues(parsed.error.issues))
+      if (!issues.some((seen) => seen.path === issue.path && seen.message === issue.message)) issues.push(issue);
+    const pruned = structuredClone(current);
+    for (const issue of parsed.error.issues) {
+      const keys = issue.code === 'unrecognized_keys' ? issue.keys : undefined;
+      prune(pruned, issue.path, keys);
+    }
+    dropPruned(pruned);
+    if (JSON.stringify(pruned) === JSON.stringify(current)) return { config: undefined, issues };
+    current = pruned;
+  }
+  return { config: undefined, issues };
+}
+
+const PRUNED = Symbol('pruned');
+
+/** Removes the array entries `prune` marked, everywhere in `data`. */
+function dropPruned(data: unknown): void {
+  if (typeof data !== 'object' || data === null) return;
+  if (Array.isArray(data)) {
+    for (let index = data.length - 1; index >= 0; index -= 1)
+      if (data[index] === PRUNED) data.splice(index, 1);
+      else dropPruned(data[index]);
+    return;
+  }
+  for (const value of Object.values(data)) dropPruned(value);
+}
+
+/** Takes out what an issue is about: the unknown `keys` of the object at `path`, else the value at `path` (or its parent's). */
+function prune(data: unknown, path: readonly PropertyKey[], keys: readonly string[] | undefined): void {
+  let at: unknown = data;
+  for (const segment of path.slice(0, keys === undefined ? -1 : path.length)) {
+    if (typeof at !== 'object' || at === null) return;
+    at = (at as Record<PropertyKey, unknown>)[segment];
+  }
+  if (typeof at !== 'object' || at === null) return;
+  const container = at as Record<PropertyKey, unknown>;
+  if (keys !== undefined) {
+    for (const key of keys) Reflect.deleteProperty(container, key);
+    return;
+  }
+  const last = path.at(-1);
+  if (last === undefined) return;
+  // An array keeps its indices until every issue of this round is pruned (see dropPruned).
+  if (Array.isArray(container) && typeof last === 'number') container[last] = PRUNED;
+  else if (Object.hasOwn(container, last)) Reflect.deleteProperty(container, last);
+  // A value that is missing (a required key): the entry that lacks it goes.
+  else if (path.length > 1) prune(data, path.slice(0, -1), undefined);
 }
 
 /** {@link checkProjectConfigFile} for a file already read. */

@@ -72,6 +72,32 @@ export async function loadProjectConfig(path: string): Promise<LoadedProjectConf
 
 /** Parses the text of a project file named `path` (its extension says TOML or JSON). */
 export function parseProjectConfig(text: string, path: string): ProjectConfig {
+  const data = readProjectConfigData(text, path);
+  const parsed = ProjectConfig.safeParse(data);
+  if (!parsed.success) throw invalid(path, schemaIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+/** The issues of the schema, each with its key: an unknown key says which. */
+export function schemaIssues(
+  issues: readonly { path: PropertyKey[]; message: string; code: string; keys?: string[] }[],
+): ConfigIssue[] {
+  return issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(root)',
+    message:
+      issue.code === 'unrecognized_keys' && issue.keys !== undefined
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
+        : issue.message,
+  }));
+}
+
+/**
+ * The data of a project file's text, before its schema: TOML or JSON by the extension of
+ * `path`, a key given twice (JSON) and prototype keys refused.
+ *
+ * @throws InterlockError INVALID_OPTIONS for text that does not parse, or a prototype key.
+ */
+export function readProjectConfigData(text: string, path: string): unknown {
   const extension = extname(path).toLowerCase();
   if (extension !== '.toml' && extension !== '.json')
     throw invalid(path, [{ path: '(file)', message: 'a project file ends in .toml or .json' }]);
@@ -88,20 +114,7 @@ export function parseProjectConfig(text: string, path: string): ProjectConfig {
     throw invalid(path, [
       { path: prototypeKey, message: 'a prototype key (__proto__, constructor, prototype) cannot name anything' },
     ]);
-  const parsed = ProjectConfig.safeParse(data);
-  if (!parsed.success) {
-    throw invalid(
-      path,
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.') || '(root)',
-        message:
-          issue.code === 'unrecognized_keys'
-            ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
-            : issue.message,
-      })),
-    );
-  }
-  return parsed.data;
+  return data;
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
