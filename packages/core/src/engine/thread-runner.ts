@@ -15,6 +15,7 @@ import type {
 } from '../persistence/checkpoint-store.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+import { continuationOfApplied } from '../interaction/answer-checks.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
@@ -258,8 +259,10 @@ export class ThreadRunner {
         const repeated = intake.repeated === true ? { repeated: true as const } : {};
         if (status === 'scheduled')
           return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-        if (status === 'applied')
-          return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+        if (status === 'applied') {
+          const continuation = continuationOfApplied(await this.store.getThread(threadId));
+          return { status: 'accepted', threadId, continuation, ...repeated };
+        }
         return { status, threadId };
       }
       case 'stored-before': {
