@@ -61,7 +61,11 @@ export class AnswerIntake {
   ) {}
 
   async take(interactionId: string, input: unknown, responder: string | undefined): Promise<Intake> {
-    const interaction = await this.store.getInteraction(interactionId);
+    // The interaction and its thread in one read where the store can.
+    const loaded = await this.store.loadThreadOf?.(interactionId);
+    const interaction =
+      loaded?.interactions.find((candidate) => candidate.interactionId === interactionId) ??
+      (await this.store.getInteraction(interactionId));
     if (!interaction) {
       throw new InterlockError(
         'INTERACTION_NOT_FOUND',
@@ -70,7 +74,7 @@ export class AnswerIntake {
     }
     const { threadId } = interaction;
     if (interaction.status !== 'pending') return this.answeredBefore(interaction, input, responder);
-    const stored = await this.store.loadThread(threadId);
+    const stored = loaded ?? (await this.store.loadThread(threadId));
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
     // A question its thread does not wait on is an orphan nobody may answer (a store of an
