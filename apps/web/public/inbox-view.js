@@ -12,6 +12,7 @@ import { checkAgainstSchema } from './json-schema-check.js';
 /** @typedef {import('./api.js').InteractionState} InteractionState */
 /** @typedef {import('./api.js').AnswerBody} AnswerBody */
 /** @typedef {import('./api.js').BatchResults} BatchResults */
+/** @typedef {import('./api.js').AnswerAccepted} AnswerAccepted */
 
 const SETTLED_KEPT = 12;
 
@@ -165,11 +166,13 @@ export class InboxView {
           })
         );
         const refused = results.filter((result) => result.result === 'refused');
+        const held = results.filter((result) => result.result === 'accepted' && !goesOn(result));
+        const said = [...new Set(results.map((result) => result.message))].join(' ');
         this.notify(
           refused.length === 0
-            ? `Approved ${results.length} calls.`
+            ? `Approved ${results.length} calls. ${said}`
             : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`,
-          refused.length === 0 ? 'ok' : 'warn',
+          refused.length === 0 && held.length === 0 ? 'ok' : 'warn',
         );
       } catch (error) {
         this.notify(messageOf(error), 'error');
@@ -488,11 +491,14 @@ export class InboxView {
     buttons.forEach((button) => (button.disabled = true));
     errorElement.textContent = '';
     try {
-      await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body });
+      const result = /** @type {AnswerAccepted} */ (
+        await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body })
+      );
       card.classList.add('answered');
+      // What the server did with it, as it says: going on, left to a worker (or to none yet), stalled.
       this.notify(
-        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}).`,
-        'ok',
+        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}). ${result.message}`,
+        goesOn(result) ? 'ok' : 'warn',
       );
       void this.refresh();
     } catch (error) {
@@ -574,6 +580,16 @@ function openEditor(editor, parameters) {
 function instructionOf(textarea) {
   const text = textarea.value.trim();
   return text === '' ? {} : { instruction: text };
+}
+
+/**
+ * Whether a stored answer moves its thread on: here, in the process that holds it, or in a live
+ * worker of its version. Stalled, or left to a worker none serves now, is said as a warning.
+ * @param {AnswerAccepted | { result: 'refused' }} result
+ */
+function goesOn(result) {
+  if (result.result !== 'accepted') return false;
+  return result.continuation === 'scheduled' ? result.served === true : result.continuation !== 'stalled';
 }
 
 /** @param {AnswerBody} body */

@@ -6,7 +6,8 @@ import {
   DEFAULT_SQLITE_PATH,
   findProjectConfig,
   loadProjectConfig,
-  resolveFromConfig,
+  resolveStoreOptions,
+  storeFromProjectConfig,
   storeReadiness,
   type Interlock,
   type LoadedProjectConfig,
@@ -212,29 +213,34 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', stopOrReport);
 }
 
+/**
+ * `--store`, else INTERLOCK_STORE, else the project file's `[store]` (read as every command
+ * reads it), else the SQLite default. A PostgreSQL URL's `?schema=` names the schema, for this
+ * server as for the workers (`createWorker({ store: { url } })` reads it the same way).
+ */
 function parseStore(spec: string | undefined, project: LoadedProjectConfig | undefined): WebStoreOptions {
-  const fromProject = project?.config.store;
-  if (spec === undefined && !process.env['INTERLOCK_STORE'] && project !== undefined && fromProject !== undefined) {
-    // The project file's [store], when neither --store nor INTERLOCK_STORE chose one.
-    if (fromProject.type === 'memory') return { type: 'memory' };
+  const fromProject = project === undefined ? undefined : storeFromProjectConfig(project);
+  if (spec === undefined && !process.env['INTERLOCK_STORE'] && fromProject !== undefined) {
     if (fromProject.type === 'sqlite')
-      return { type: 'sqlite', path: resolveFromConfig(project, fromProject.path ?? DEFAULT_SQLITE_PATH) };
-    const url = process.env[fromProject.urlEnv];
-    if (!url)
-      throw new Error(`${project.path}: [store] reads the PostgreSQL URL from ${fromProject.urlEnv}, which is not set`);
-    return { type: 'postgres', url, ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }) };
+      return { type: 'sqlite', path: fromProject.path ?? resolve(DEFAULT_SQLITE_PATH) };
+    if (fromProject.type === 'postgres')
+      return {
+        type: 'postgres',
+        url: fromProject.url,
+        ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }),
+      };
+    return { type: 'memory' };
   }
   const given = spec || process.env['INTERLOCK_STORE'] || `sqlite:${DEFAULT_SQLITE_PATH}`;
   if (given === 'memory') return { type: 'memory' };
   if (given === 'sqlite') return { type: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
   if (given.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(given.slice('sqlite:'.length)) };
   if (/^postgres(ql)?:\/\//i.test(given)) {
-    const url = new URL(given);
-    const schema = url.searchParams.get('schema');
-    url.searchParams.delete('schema');
-    return { type: 'postgres', url: url.toString(), ...(schema === null ? {} : { schema }) };
+    const store = resolveStoreOptions({ type: 'postgres', url: given });
+    if (store.type === 'postgres')
+      return { type: 'postgres', url: store.url, ...(store.schema === undefined ? {} : { schema: store.schema }) };
   }
-  throw new Error(`--store takes sqlite:<path>, postgres://… or memory`);
+  throw new Error(`--store takes sqlite:<path>, postgres://…[?schema=name] or memory`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

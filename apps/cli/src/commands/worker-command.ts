@@ -79,7 +79,7 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     ...(project === undefined ? {} : { config: project }),
     store: store.options,
     workflows: files,
-    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
+    ...(project === undefined ? { tools: builtinTools } : {}),
     models: { default: model },
     approval: { mode: parseApprovalMode(values.mode, 'worker') },
     workspaceRoot: await resolveWorkspace(values.workspace, 'worker'),

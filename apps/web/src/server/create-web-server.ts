@@ -288,6 +288,8 @@ function toWebError(error: unknown): WebError {
     if (error.code === 'THREAD_NOT_FOUND') return new WebError(404, 'THREAD_NOT_FOUND', error.message);
     if (error.code === 'INTERACTION_NOT_FOUND') return new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
     if (error.code === 'WORKFLOW_NOT_FOUND') return new WebError(404, 'WORKFLOW_NOT_FOUND', error.message);
+    if (error.code === 'STORE_UNAVAILABLE' || error.code === 'STORE_OUTCOME_UNKNOWN')
+      return new WebError(503, error.code, error.message);
     return new WebError(500, 'INTERNAL', `${error.code}: ${error.message}`);
   }
   if (!(error instanceof Error))

@@ -99,14 +99,17 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
         'The first answer wins. The responder is recorded as `web:<approver>` in the store and the audit trail.',
       body: respondBody,
       responses: {
-        '200': '{ result: "accepted", interactionId, threadId, continued }',
+        '200':
+          '{ result: "accepted", interactionId, threadId, continuation: "continued" | "scheduled" | "elsewhere" | "stalled" | "finished", continued, repeated?, served?, error?, message }: the answer is stored; continuation and message say what became of the thread.',
         ...STATE_ERRORS,
         '404': 'INTERACTION_NOT_FOUND.',
         '409':
-          'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled.',
+          'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled; WORKFLOW_VERSION_MISMATCH or WORKFLOW_CHANGED: not stored, the thread cannot go on here.',
         '410': 'INTERACTION_EXPIRED: the deadline passed; nothing ran.',
         '422':
-          "INTERACTION_INVALID_RESPONSE: e.g. edited arguments that do not match the tool's schema; still pending.",
+          "INTERACTION_INVALID_RESPONSE: e.g. edited arguments that do not match the tool's schema or that the rules deny; still pending.",
+        '503':
+          'STORE_UNAVAILABLE: not stored, send it again; STORE_OUTCOME_UNKNOWN: the commit was cut off, reload and send it again if it still waits.',
       },
     },
   },

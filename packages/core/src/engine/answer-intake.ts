@@ -7,7 +7,7 @@ import type {
   StoredThread,
   ThreadRecord,
 } from '../persistence/checkpoint-store.js';
-import { canonicalJson } from '../policy/canonical-arguments.js';
+import { isRepeatedAnswer } from '../interaction/answer-checks.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { Clock } from './clock.js';
 import { failpoint } from './failpoints.js';
@@ -61,7 +61,11 @@ export class AnswerIntake {
   ) {}
 
   async take(interactionId: string, input: unknown, responder: string | undefined): Promise<Intake> {
-    const interaction = await this.store.getInteraction(interactionId);
+    // The interaction and its thread in one read where the store can.
+    const loaded = await this.store.loadThreadOf?.(interactionId);
+    const interaction =
+      loaded?.interactions.find((candidate) => candidate.interactionId === interactionId) ??
+      (await this.store.getInteraction(interactionId));
     if (!interaction) {
       throw new InterlockError(
         'INTERACTION_NOT_FOUND',
@@ -70,7 +74,7 @@ export class AnswerIntake {
     }
     const { threadId } = interaction;
     if (interaction.status !== 'pending') return this.answeredBefore(interaction, input, responder);
-    const stored = await this.store.loadThread(threadId);
+    const stored = loaded ?? (await this.store.loadThread(threadId));
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
     // A question its thread does not wait on is an orphan nobody may answer (a store of an
@@ -85,15 +89,16 @@ export class AnswerIntake {
       await this.hooks.expire(interaction);
       return { kind: 'answered', status: 'expired', threadId };
     }
-    this.definitions.check(thread);
+    // With workers, the answer and the job that continues the thread are stored together.
+    const scheduled = this.jobs.enabled && !this.hooks.isRunningHere(threadId);
+    // A worker serving the thread's version checks its definitions; this process does only if it goes on with it.
+    if (!scheduled) this.definitions.check(thread);
     const response: InteractionResponseRecord = {
       input: this.interpreter.interpret(interaction, input),
       ...(responder === undefined ? {} : { responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     };
-    if (!this.jobs.enabled || this.hooks.isRunningHere(threadId))
-      return { kind: 'valid', interaction, stored, response };
-    // With workers, the answer and the job that continues the thread are stored together.
+    if (!scheduled) return { kind: 'valid', interaction, stored, response };
     const result = await this.store.commit({
       interactions: [{ kind: 'answer', interactionId, response }],
       jobs: this.jobs.forAnswer(thread, interactionId),
@@ -135,7 +140,10 @@ export class AnswerIntake {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
       return { kind: 'answered', status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input, responder))
+    if (
+      interaction.response === undefined ||
+      !isRepeatedAnswer(interaction.response, () => this.interpreter.interpret(interaction, input), responder)
+    )
       return { kind: 'answered', status: 'already_answered', threadId };
     if (interaction.status !== 'responded') return { kind: 'answered', status: 'applied', threadId, repeated: true };
     // Stored and not applied (the first call's continuation stalled): go on now, or make sure a worker will.
@@ -144,16 +152,5 @@ export class AnswerIntake {
     if (!this.jobs.enabled) return { kind: 'stored-before', interaction, thread };
     await this.store.commit({ jobs: this.jobs.forAnswer(thread, interaction.interactionId) });
     return { kind: 'answered', status: 'scheduled', threadId, repeated: true };
-  }
-
-  private sameAnswer(interaction: InteractionRecord, input: unknown, responder: string | undefined): boolean {
-    if (interaction.response?.responder !== responder) return false;
-    try {
-      return (
-        canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input)
-      );
-    } catch {
-      return false;
-    }
   }
 }

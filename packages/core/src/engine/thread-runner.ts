@@ -15,10 +15,12 @@ import type {
 } from '../persistence/checkpoint-store.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+import { continuationOfApplied } from '../interaction/answer-checks.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
+import { finishThread } from './transitions.js';
 import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
 import type { ThreadClaims } from './thread-claims.js';
@@ -35,6 +37,8 @@ export type { Continuation, RespondResult } from './respond-result.js';
 
 type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 
+/** Why a process cannot run a thread's definitions (another version of them is loaded here). */
+const DEFINITION_ERRORS = new Set(['WORKFLOW_VERSION_MISMATCH', 'WORKFLOW_CHANGED', 'WORKFLOW_NOT_FOUND']);
 /**
  * Starts, resumes, answers and cancels threads (the facade of the run loop): a new thread
  * is built by `newThreadRecord` and run by `ThreadRuns` (stored by the run's first commit);
@@ -258,8 +262,10 @@ export class ThreadRunner {
         const repeated = intake.repeated === true ? { repeated: true as const } : {};
         if (status === 'scheduled')
           return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-        if (status === 'applied')
-          return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+        if (status === 'applied') {
+          const continuation = continuationOfApplied(await this.store.getThread(threadId));
+          return { status: 'accepted', threadId, continuation, ...repeated };
+        }
         return { status, threadId };
       }
       case 'stored-before': {
@@ -371,26 +377,38 @@ export class ThreadRunner {
     const { thread } = stored;
     if (thread.status !== 'waiting' && thread.status !== 'running') return;
     this.assertNotHeldElsewhere(thread);
-    await this.definitions.load(thread);
+    // A thread of a version this process does not run (a deployment's inbox after a rollout)
+    // is cancelled without its nodes: nothing of it runs, its questions are called off.
+    const runsHere = await this.definitions.load(thread).then(
+      () => true,
+      (error: unknown) => {
+        if (InterlockError.is(error) && DEFINITION_ERRORS.has(error.code)) return false;
+        throw error;
+      },
+    );
     const controller = new AbortController();
     controller.abort(reason);
     const run = this.runs.stored(stored, controller);
     const at = this.claims.nowIso();
     for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
-    if (thread.pendingInteractionIds.length > 0) {
+    const callOff = {
+      interactions: thread.pendingInteractionIds.map((interactionId) => ({
+        kind: 'fail' as const,
+        interactionId,
+        reason: 'cancelled' as const,
+        message: reason,
+        at,
+      })),
+    };
+    if (!runsHere) {
       await run.apply({
-        next: thread,
-        effects: {
-          interactions: thread.pendingInteractionIds.map((interactionId) => ({
-            kind: 'fail' as const,
-            interactionId,
-            reason: 'cancelled' as const,
-            message: reason,
-            at,
-          })),
-        },
+        next: finishThread(thread, 'cancelled'),
+        effects: { ...callOff, events: [{ type: 'THREAD_CANCELLED', reason }], announceAfterCommit: true },
       });
+      await run.commit({ release: true });
+      return;
     }
+    if (thread.pendingInteractionIds.length > 0) await run.apply({ next: thread, effects: callOff });
     await this.runs.launch(run, () => undefined, controller).done();
   }
 

@@ -3,6 +3,7 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
+import { acceptedAnswer, answerNotStored, type AnswerAccepted } from '../answer-outcome.js';
 import { levelRequests } from '../auth/approver-directory.js';
 import { levelOf, type Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
@@ -16,14 +17,7 @@ interface PendingFilter {
   risk?: 'LOW' | 'MEDIUM' | 'HIGH';
 }
 
-/** What an accepted answer returns. */
-export interface AnswerAccepted {
-  result: 'accepted';
-  interactionId: string;
-  threadId: string;
-  /** False when the answer is stored but this process could not take the thread on (another process will). */
-  continued: boolean;
-}
+export type { AnswerAccepted } from '../answer-outcome.js';
 
 /** The inbox: pending interactions, one interaction's state, answers (one, or a turn's calls at once). */
 export function registerInteractionRoutes(app: FastifyInstance, context: WebContext): void {
@@ -109,8 +103,9 @@ export async function answerInteraction(
   try {
     return await decide(context, interactionId, body, approver);
   } catch (error) {
-    // Every answer that did not count goes to the audit trail: who, what, why (issue 14).
-    if (error instanceof WebError && approver !== undefined && error.statusCode !== 401) {
+    // Every answer that did not count goes to the audit trail: who, what, why (issue 14). (A
+    // database failure is no refusal: the answer may even be stored, and the store is down.)
+    if (error instanceof WebError && approver !== undefined && error.statusCode !== 401 && error.statusCode < 500) {
       const lost = error.code === 'INTERACTION_ALREADY_ANSWERED' || error.code === 'INTERACTION_EXPIRED';
       await context.interlock.recordAttempt({
         interactionId,
@@ -132,39 +127,30 @@ async function decide(
   // Authorization with the lookup, and again at decision time: the approvers file may have changed.
   const record = await findInteraction(context, interactionId, approver);
   const name = (approver as Principal).name;
-  if (record.status !== 'pending') throw notPending(record);
+  // An answer of this approver's own stored before goes on to respond(): sent again (its
+  // first reply was lost, or said the commit was cut off) it is taken as the retry it is.
+  const mine = record.response?.responder === responderOf(name);
+  if (record.status !== 'pending' && !mine) throw notPending(record);
   assertOnLevelList(context, record, approver as Principal);
   assertSeparateDuties(context, record, name);
   // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
-  const overdue = record.deadline !== null && Date.parse(record.deadline) <= context.now();
+  const overdue =
+    record.status === 'pending' && record.deadline !== null && Date.parse(record.deadline) <= context.now();
   const input = overdue ? { approved: false } : toInteractionInput(body, record.request);
   const check = overdue ? { ok: true as const } : await context.interlock.checkResponse(interactionId, input);
   if (!check.ok) throw invalidAnswer(check.message);
+  let result;
   try {
-    const result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
-    switch (result.status) {
-      case 'accepted':
-        return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
-      case 'already_answered':
-      case 'expired':
-        throw notPending(await findInteraction(context, interactionId, approver));
-    }
+    result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
   } catch (error) {
     if (!InterlockError.is(error)) throw error;
-    switch (error.code) {
-      case 'INTERACTION_INVALID_RESPONSE':
-        throw invalidAnswer(error.message);
-      case 'INTERACTION_NOT_FOUND':
-        throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
-      case 'WORKFLOW_NOT_FOUND':
-      case 'WORKFLOW_VERSION_MISMATCH':
-      case 'THREAD_BUSY':
-        // The answer is stored; the thread goes on in the process that has its workflow.
-        return { result: 'accepted', interactionId, threadId: record.threadId, continued: false };
-      default:
-        throw error;
-    }
+    if (error.code === 'INTERACTION_INVALID_RESPONSE') throw invalidAnswer(error.message);
+    if (error.code === 'INTERACTION_NOT_FOUND') throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+    throw answerNotStored(error) ?? error;
   }
+  if (result.status === 'accepted') return acceptedAnswer(context, interactionId, result);
+  // Someone answered first (named, with when), or the deadline passed: nothing of this answer counts.
+  throw notPending(await findInteraction(context, interactionId, approver));
 }
 
 /**
