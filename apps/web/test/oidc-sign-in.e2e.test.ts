@@ -131,6 +131,15 @@ describe('sign-in with the identity provider (F58)', () => {
       'web:bob@example.com',
     ]);
     await screenshot(alice.page, 'oidc-signed-in');
+    // Sign-out ends the session in the store: a copy of its cookie opens nothing afterwards.
+    const cookie = (await alice.context.cookies()).find((candidate) => candidate.name === 'interlock_session');
+    expect(cookie?.httpOnly).toBe(true);
+    await alice.page.getByRole('button', { name: 'Sign out' }).click();
+    await alice.page.getByRole('link', { name: 'Sign in with Example SSO' }).waitFor();
+    const copied = await fetch(`${harness.baseUrl}/api/session`, {
+      headers: { cookie: `interlock_session=${cookie?.value ?? ''}` },
+    });
+    expect(copied.status).toBe(401);
     await Promise.all([alice.context.close(), bob.context.close()]);
   });
 
