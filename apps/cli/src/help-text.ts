@@ -229,6 +229,10 @@ Options:
   --mode MODE          default, autoEdit or yolo (see interlock run --help)
   --workspace DIR      the directory the file and shell tools are confined to
   --concurrency N      how many threads it takes forward at once (default 4)
+  --health-port N      answer GET /healthz (the process lives) and GET /readyz (store,
+                       migrations, job queue: 200, or 503 naming the failing check) on
+                       this port, for an orchestrator's probes; 0 picks a free one
+  --health-host HOST   where the health port listens (default 127.0.0.1)
   -h, --help           show this help
 
 Exit codes:

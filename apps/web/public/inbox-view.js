@@ -184,9 +184,24 @@ export class InboxView {
     return bar;
   }
 
-  /** @param {UserInteractionRequest} request */
+  /** @param {UserInteractionRequest & { mayAnswer?: boolean }} request */
   card(request) {
-    return request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
+    const card = request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
+    if (request.mayAnswer === false) {
+      // The workflow's list for this level does not name this approver (F51): shown, not answerable.
+      card.classList.add('not-yours');
+      card.querySelectorAll('button, input, textarea').forEach((control) => control.setAttribute('disabled', ''));
+      card
+        .querySelector('header')
+        ?.after(
+          h(
+            'p',
+            { class: 'not-yours-note' },
+            'Your approver list does not cover this level: someone on its list answers it.',
+          ),
+        );
+    }
+    return card;
   }
 
   /** @param {UserInteractionRequest} request */

@@ -8,6 +8,7 @@ import {
   loadProjectConfig,
   resolveStoreOptions,
   storeFromProjectConfig,
+  storeReadiness,
   type Interlock,
   type LoadedProjectConfig,
 } from '@interlock/core';
@@ -18,6 +19,7 @@ import { createDeploymentInterlock } from './deployment/deployment-interlock.js'
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { ApproverDirectory } from './server/auth/approver-directory.js';
 import { DEFAULT_APPROVERS_PATH, loadApprovers } from './server/auth/approvers-file.js';
+import { authOptionsFrom } from './server/auth/auth-options.js';
 import { createWebServer, DEFAULT_RATE_LIMITS, WEB_CHANNEL } from './server/create-web-server.js';
 import { createWebInterlock, type WebStoreOptions } from './web-composition-root.js';
 
@@ -47,6 +49,7 @@ in your service, or interlock worker); the page starts only workflows some worke
                      and [chat.whatsapp] there show the chats on those platforms too
   --config FILE      the project file (default interlock.toml or interlock.json here):
                      its store, [approvers] lists and approval rules; --no-config reads none
+                     [auth] there: sessions, and sign-in with the identity provider ([auth.oidc])
   --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
   --log              log requests (tokens and cookies are redacted)
   --help
@@ -101,6 +104,9 @@ async function main(argv: string[]): Promise<void> {
   );
   const workflowApprovers = approvers;
   const rateLimits = { perMinute };
+  // The identity provider's secret and the session key come from the variables the file names.
+  const auth = authOptionsFrom(project?.config.auth, process.env);
+  let readiness: ReturnType<typeof storeReadiness> | undefined;
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;
   let chatOfServer: ChatChannel | undefined;
@@ -109,7 +115,18 @@ async function main(argv: string[]): Promise<void> {
     const { interlock, store, workflows, chat } = demo;
     chatOfServer = chat;
     web = demo;
-    app = await createWebServer({ interlock, store, chat, approvers, workflows, rateLimits, logger: values.log });
+    readiness = storeReadiness(store, storeOptions);
+    app = await createWebServer({
+      interlock,
+      store,
+      chat,
+      approvers,
+      workflows,
+      rateLimits,
+      logger: values.log,
+      auth,
+      readiness: readiness.checks,
+    });
   } else {
     if (storeOptions.type === 'memory')
       throw new Error(
@@ -125,7 +142,11 @@ async function main(argv: string[]): Promise<void> {
     const { interlock, store, workflows, chat } = deployment;
     chatOfServer = chat;
     web = deployment;
+    // An answer is stored with the job that hands its thread to a worker: the queue must take it.
+    readiness = storeReadiness(store, storeOptions, { jobQueue: true });
     app = await createWebServer({
+      auth,
+      readiness: readiness.checks,
       interlock,
       store,
       approvers,
@@ -161,6 +182,7 @@ async function main(argv: string[]): Promise<void> {
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
+  process.stdout.write(`Health: ${url}/healthz and ${url}/readyz\n`);
   if (access.newToken !== undefined) {
     process.stdout.write(
       `Sign in as "admin" with this token (shown once; only its hash is kept in ${values.approvers}):\n\n  ${access.newToken}\n\n`,
@@ -178,6 +200,7 @@ async function main(argv: string[]): Promise<void> {
   const stop = async () => {
     await platforms?.stop();
     await app.close();
+    await readiness.close();
     await web.close();
     process.exit(0);
   };

@@ -51,6 +51,16 @@ export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
 export { steadyClock, type Clock } from './engine/clock.js';
+export {
+  checkReadiness,
+  readinessAnswer,
+  storeReadiness,
+  READINESS_TIMEOUT_MS,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type StoreReadiness,
+} from './health/readiness.js';
+export { listenForHealth, type HealthListener } from './workers/health-listener.js';
 export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
 export {
   defineTool,

@@ -37,6 +37,13 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
   '/api/openapi.json': {
     get: { summary: 'This document.', public: true, responses: { '200': 'The OpenAPI 3.1 document.' } },
   },
+  '/api/auth/methods': {
+    get: {
+      summary: 'How people sign in here: tokens, and single sign-on when it is configured.',
+      public: true,
+      responses: { '200': '{ token: true, oidc?: { loginUrl, label } }' },
+    },
+  },
   '/api/session': {
     post: {
       summary: 'Sign in: exchange a token for an HttpOnly session cookie.',
@@ -51,7 +58,11 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
     },
     get: {
       summary: "Who is signed in, and the session's CSRF token.",
-      responses: { '200': '{ approver, csrfToken? }', ...AUTH_ERRORS },
+      responses: {
+        '200': '{ approver, groups, csrfToken? }',
+        ...AUTH_ERRORS,
+        '503': 'SIGN_IN_UNAVAILABLE: the identity provider could not confirm the session; try again.',
+      },
     },
     delete: { summary: 'Sign out.', responses: { '200': '{ signedOut: true }', ...STATE_ERRORS } },
   },
@@ -168,6 +179,30 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
 };
 
 /** The chat routes, registered when the server is given a chat channel. */
+/** The routes of sign-in with the identity provider (F58), when `[auth.oidc]` is configured. */
+export const OIDC_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
+  '/api/auth/login': {
+    get: {
+      summary: 'Sign in with the identity provider: a redirect to it (authorization code flow with PKCE).',
+      public: true,
+      responses: { '303': 'To the provider.', '503': 'SIGN_IN_UNAVAILABLE: the provider could not be reached.' },
+    },
+  },
+  '/api/auth/callback': {
+    get: {
+      summary: 'Where the provider sends the browser back: a session cookie, then a redirect to the page.',
+      public: true,
+      responses: {
+        '303': 'Signed in: to the page, with the session cookie.',
+        '401':
+          'SIGN_IN_FAILED: no sign-in under way here, a wrong state, a code refused, an ID token that does not verify.',
+        '403': 'NOT_AN_APPROVER: the person may not sign in here.',
+        '503': 'SIGN_IN_UNAVAILABLE: the provider could not be reached.',
+      },
+    },
+  },
+};
+
 export const CHAT_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/chats': {
     get: {

@@ -1,6 +1,8 @@
 /** The stable codes of the web API's error bodies; docs/web.md lists each (web-error.test.ts checks). */
 export const WEB_ERROR_CODES = [
   'UNAUTHENTICATED',
+  'SIGN_IN_FAILED',
+  'SIGN_IN_UNAVAILABLE',
   'CSRF_REJECTED',
   'NOT_AN_APPROVER',
   'BAD_REQUEST',

@@ -16,6 +16,8 @@ export interface JobConsumer {
   taking(): boolean;
   /** Stops taking jobs and waits for the ones under way. */
   stop(): Promise<void>;
+  /** Resolves when the queue takes jobs and its database answers; rejects saying what is wrong (health, F60). */
+  probe(): Promise<void>;
 }
 
 /** Reports a job that failed unexpectedly (it is run again later). */
@@ -31,6 +33,8 @@ export class StoreJobConsumer implements JobConsumer {
   private readonly running = new Set<Promise<void>>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  /** Why the last take failed, until one succeeds. */
+  private takeFailure: string | undefined;
 
   constructor(
     private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob'>> & ICheckpointStore,
@@ -54,6 +58,11 @@ export class StoreJobConsumer implements JobConsumer {
     return !this.stopped;
   }
 
+  async probe(): Promise<void> {
+    if (this.stopped) throw new Error('the job queue is stopped');
+    if (this.takeFailure !== undefined) throw new Error(`the last take of jobs failed: ${this.takeFailure}`);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
@@ -73,7 +82,9 @@ export class StoreJobConsumer implements JobConsumer {
       let jobs: ThreadJob[];
       try {
         jobs = await this.store.takeJobs(this.queues, this.owner, iso(now), iso(now + this.options.lockMs), free);
+        this.takeFailure = undefined;
       } catch (error) {
+        this.takeFailure = error instanceof Error ? error.message : String(error);
         // A take that was not committed holds no lock: run nothing, look again at the next poll.
         this.options.onFailure(queueJob('take'), error);
         jobs = [];
@@ -177,6 +188,13 @@ export class GraphileJobConsumer implements JobConsumer {
 
   taking(): boolean {
     return this.runner !== undefined;
+  }
+
+  async probe(): Promise<void> {
+    if (this.runner === undefined)
+      throw new Error('the job queue is not running (it is started again with a back-off)');
+    // Through the queue's own pool: the connections its runner fetches and completes jobs on.
+    await this.pool?.query(`SELECT 1 FROM "${this.connection.schema}"._private_jobs LIMIT 1`);
   }
 
   async stop(): Promise<void> {

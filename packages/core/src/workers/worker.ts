@@ -9,6 +9,7 @@ import { containerOf, createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
 import { resolveStoreOptions } from '../interlock-store.js';
 import type { StoreOptions } from '../persistence/open-store.js';
+import { listenForWorkerHealth } from './health-listener.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
@@ -31,6 +32,10 @@ export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continu
    * tried again). Default: a line on stderr.
    */
   onJobFailure?: (job: ThreadJob, error: unknown) => void;
+  /** Answer `/healthz` and `/readyz` (store, migrations, jobQueue) on this port (F60); 0 picks a free one. Default none. */
+  healthPort?: number;
+  /** Where the health port listens. Default 127.0.0.1. */
+  healthHost?: string;
 }
 
 /** A process that holds the tools and models of some workflows and takes their threads forward (issue 12). */
@@ -39,6 +44,8 @@ export interface InterlockWorker {
   readonly interlock: Interlock;
   /** The workflows it serves. */
   readonly workflowIds: readonly string[];
+  /** Where `/healthz` and `/readyz` answer, with `healthPort`. */
+  readonly healthUrl?: string;
   /** Stops taking jobs, waits for the threads under way to stop, and closes the store. */
   stop(): Promise<void>;
 }
@@ -58,7 +65,7 @@ export interface InterlockWorker {
  * });
  */
 export async function createWorker(options: WorkerOptions): Promise<InterlockWorker> {
-  const { workflows, concurrency = 4, pollMs, onJobFailure, ...interlockOptions } = options;
+  const { workflows, concurrency = 4, pollMs, onJobFailure, healthPort, healthHost, ...interlockOptions } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
     throw new InterlockError(
       'INVALID_OPTIONS',
@@ -133,10 +140,16 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     await sweep(store, queues, planner, clock.now());
     const offers = offerWhileRunning(store, definitions, clock, leaseMs, () => consumer.taking());
     await offers.first;
+    const health =
+      healthPort === undefined
+        ? undefined
+        : await listenForWorkerHealth(store, options.store, consumer, healthPort, healthHost);
     return {
       interlock,
       workflowIds,
+      ...(health === undefined ? {} : { healthUrl: health.url }),
       async stop() {
+        await health?.close();
         offers.stop();
         await consumer.stop();
         await interlock.close();

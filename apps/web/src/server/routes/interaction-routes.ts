@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
 import { acceptedAnswer, answerNotStored, type AnswerAccepted } from '../answer-outcome.js';
+import { levelRequests } from '../auth/approver-directory.js';
+import { levelOf, type Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
@@ -23,18 +25,22 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     '/api/interactions',
     { schema: { querystring: pendingQuery } },
     async (request) => {
-      // Only what this approver may answer: someone on no workflow's list sees nothing, arguments included.
+      // Only the workflows this approver is on a list of: someone on none sees nothing, arguments included.
+      // Within them, `mayAnswer` says whether the list of the request's level names them (F51).
       const pending = (await context.interlock.pending())
         .filter(
           (interaction) =>
-            mayApprove(context, interaction.workflowId, request.approver) &&
+            mayApprove(context, interaction.workflowId, request.principal) &&
             matches(interaction, request.query) &&
             !isChatMessage(context, interaction),
         )
         .sort(byRiskThenAge);
       return {
         serverTime: new Date(context.now()).toISOString(),
-        interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: true })),
+        interactions: pending.map((interaction) => ({
+          ...interaction,
+          mayAnswer: mayApprove(context, interaction.workflowId, request.principal, levelOf(interaction)),
+        })),
       };
     },
   );
@@ -43,7 +49,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     '/api/interactions/:interactionId',
     { schema: { params: idParams('interactionId') } },
     async (request) => {
-      const record = await findInteraction(context, request.params.interactionId, request.approver);
+      const record = await findInteraction(context, request.params.interactionId, request.principal);
       return {
         request: record.request,
         status: record.status,
@@ -58,7 +64,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
   app.post<{ Params: { interactionId: string }; Body: AnswerBody }>(
     '/api/interactions/:interactionId/respond',
     { schema: { params: idParams('interactionId'), body: respondBody } },
-    async (request) => answerInteraction(context, request.params.interactionId, request.body, request.approver),
+    async (request) => answerInteraction(context, request.params.interactionId, request.body, request.principal),
   );
 
   app.post<{ Body: { interactionIds: string[] } }>(
@@ -70,7 +76,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
       > = [];
       for (const interactionId of request.body.interactionIds) {
         try {
-          results.push(await answerInteraction(context, interactionId, { action: 'approve' }, request.approver));
+          results.push(await answerInteraction(context, interactionId, { action: 'approve' }, request.principal));
         } catch (error) {
           if (!(error instanceof WebError)) throw error;
           results.push({ result: 'refused', interactionId, code: error.code, message: error.message });
@@ -82,8 +88,9 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
 }
 
 /**
- * Answers one interaction for a signed-in approver: refused when they are not on the
- * workflow's list (403), when it is no longer pending (409 already answered, 410 expired),
+ * Answers one interaction for a signed-in approver: refused when they are on none of the
+ * workflow's lists (404, as for an id that does not exist), when the list of the request's
+ * level does not name them (403 NOT_AN_APPROVER, F51), when it is no longer pending (409 already answered, 410 expired),
  * or when the answer does not fit (422, with the engine's reason); the responder is recorded
  * as `web:<name>`.
  */
@@ -91,7 +98,7 @@ export async function answerInteraction(
   context: WebContext,
   interactionId: string,
   body: AnswerBody,
-  approver: string | undefined,
+  approver: Principal | undefined,
 ): Promise<AnswerAccepted> {
   try {
     return await decide(context, interactionId, body, approver);
@@ -102,7 +109,7 @@ export async function answerInteraction(
       const lost = error.code === 'INTERACTION_ALREADY_ANSWERED' || error.code === 'INTERACTION_EXPIRED';
       await context.interlock.recordAttempt({
         interactionId,
-        responder: responderOf(approver),
+        responder: responderOf(approver.name),
         result: lost ? 'lost' : 'refused',
         reason: `${body.action}: ${error.code}: ${error.message}`,
       });
@@ -115,15 +122,16 @@ async function decide(
   context: WebContext,
   interactionId: string,
   body: AnswerBody,
-  approver: string | undefined,
+  approver: Principal | undefined,
 ): Promise<AnswerAccepted> {
   // Authorization with the lookup, and again at decision time: the approvers file may have changed.
   const record = await findInteraction(context, interactionId, approver);
-  const name = approver as string;
+  const name = (approver as Principal).name;
   // An answer of this approver's own stored before goes on to respond(): sent again (its
   // first reply was lost, or said the commit was cut off) it is taken as the retry it is.
   const mine = record.response?.responder === responderOf(name);
   if (record.status !== 'pending' && !mine) throw notPending(record);
+  assertOnLevelList(context, record, approver as Principal);
   assertSeparateDuties(context, record, name);
   // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
   const overdue =
@@ -147,13 +155,14 @@ async function decide(
 
 /**
  * The interaction, if `approver` may see it: one that does not exist and one of a workflow
- * they are not on the list of get the same 404, so an id tells an outsider nothing.
+ * they are on no list of get the same 404, so an id tells an outsider nothing. `listedUnder`
+ * is the workflow whose lists decide (its thread's).
  */
 async function findInteraction(
   context: WebContext,
   interactionId: string,
-  approver: string | undefined,
-): Promise<InteractionRecord> {
+  approver: Principal | undefined,
+): Promise<InteractionRecord & { listedUnder: string }> {
   const record = await context.store.getInteraction(interactionId);
   const workflowId =
     record === undefined
@@ -166,7 +175,25 @@ async function findInteraction(
       `no interaction ${interactionId} that you may answer: reload the inbox (GET /api/interactions lists what waits for you)`,
     );
   }
-  return record;
+  return { ...record, listedUnder: workflowId };
+}
+
+/**
+ * Refuses an approver who may see the workflow but is not on the list of this request's level
+ * (a MEDIUM approver answering a HIGH call): 403 with the reason, naming no one (F51).
+ */
+function assertOnLevelList(
+  context: WebContext,
+  record: InteractionRecord & { listedUnder: string },
+  approver: Principal,
+): void {
+  const level = levelOf(record.request);
+  if (context.access.mayApprove(record.listedUnder, approver, level)) return;
+  throw new WebError(
+    403,
+    'NOT_AN_APPROVER',
+    `${approver.name} is not on the approver list for ${levelRequests(level)} of workflow "${record.listedUnder}": ask someone on that list, or the server's operator`,
+  );
 }
 
 /** Refuses the thread's own requester where the approvers file separates duties for this workflow and level. */
@@ -174,12 +201,12 @@ function assertSeparateDuties(context: WebContext, record: InteractionRecord, na
   const { request } = record;
   const requester = request.session.requestedBy;
   if (requester === undefined || (requester !== name && requester !== responderOf(name))) return;
-  const level = request.toolApproval?.riskLevel ?? 'QUESTION';
+  const level = levelOf(request);
   if (!context.access.separatesDuties(request.workflowId, level)) return;
   throw new WebError(
     403,
     'SEPARATION_OF_DUTIES',
-    `you started this thread, so another approver must answer its ${level === 'QUESTION' ? 'questions' : `${level}-risk calls`}: ask a colleague on the workflow's approver list`,
+    `you started this thread, so another approver must answer its ${levelRequests(level)}: ask a colleague on the workflow's approver list`,
   );
 }
 
