@@ -431,6 +431,7 @@ export class Run {
   }
 
   private assertUsable(): void {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure, rethrown as it was
     if (this.broken !== undefined) throw this.broken;
   }
 }

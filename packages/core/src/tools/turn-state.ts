@@ -155,7 +155,7 @@ export function withArguments<Call extends CallBase>(call: Call, args: Record<st
   const { finalArguments: _previous, ...rest } = call;
   return args === call.arguments || canonicalJson(args) === canonicalJson(call.arguments)
     ? (rest as Call)
-    : { ...rest, finalArguments: args } as Call;
+    : ({ ...rest, finalArguments: args } as Call);
 }
 
 /** A person was asked about the call at `stage`, in interaction `interactionId`. */

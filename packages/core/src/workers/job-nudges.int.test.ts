@@ -117,7 +117,9 @@ function describeNudges(url: string): void {
         ran.push(job);
         if (ran.length === 31) allRan();
       });
-      await store.commit({ jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 300)] });
+      await store.commit({
+        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 300)],
+      });
       // Added by something else than a unit of work: graphile-worker's own announcement only.
       await schemas.admin.query(
         `SELECT "${schema}".add_job('interlock:workflow-a@1', json_build_object('kind', 'continue', 'threadId', 'other-' || i, 'workflowId', 'workflow-a@1', 'key', 'k' || i))

@@ -33,6 +33,8 @@ export interface MemoryTables {
   lastSequence: { value: number };
 }
 
+/* eslint-disable @typescript-eslint/only-throw-error -- Refused is a signal caught within the commit (no stack to capture), never an error a caller sees */
+
 /** Thrown inside a transaction to refuse the unit; caught by `run`. */
 class Refused {
   constructor(readonly conflict: Conflict) {}
@@ -98,7 +100,9 @@ export class MemoryTransaction {
     if (change.kind === 'renew' || change.kind === 'release') {
       if (stored.epoch !== change.epoch || stored.lease?.owner !== change.owner) throw changed();
       const { lease: _lease, ...rest } = stored;
-      return this.stage(change.kind === 'renew' ? { ...rest, lease: { owner: change.owner, until: change.until } } : rest);
+      return this.stage(
+        change.kind === 'renew' ? { ...rest, lease: { owner: change.owner, until: change.until } } : rest,
+      );
     }
     if (stored.version !== change.expectedVersion || stored.epoch !== change.thread.epoch) throw changed();
     const { claim } = change;
