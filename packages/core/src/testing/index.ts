@@ -7,3 +7,4 @@ export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scr
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
 export { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 export { startCommitCutter, type CommitCutter } from './commit-cutter.js';
+export { until, type UntilOptions } from './until.js';
