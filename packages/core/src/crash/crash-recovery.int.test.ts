@@ -6,6 +6,7 @@ import {
   expectFinishedOnce,
   person,
   positiveInteger,
+  SOAK,
   stepsOf,
   STORES,
 } from './__fixtures__/crash-checks.js';
@@ -33,8 +34,8 @@ import {
 // The named points are here; the races, the kills after a store call and the random kills
 // are in crash-recovery-more-kills.int.test.ts.
 
-/** How many times each named point is crashed, per database. */
-const REPEAT = positiveInteger('CRASH_REPEAT', 3);
+/** How many times each named point is crashed, per database: each case once, more in the soak (`pnpm test:soak`). */
+const REPEAT = positiveInteger('CRASH_REPEAT', SOAK ? 10 : 1);
 
 beforeAll(assertBuilt);
 afterAll(dropRunSchemas);

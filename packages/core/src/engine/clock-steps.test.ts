@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, steadyClock, type Interlock, type ShellClassifierPort } from '../index.js';
@@ -13,6 +13,7 @@ const TWO_HOURS = 2 * 60 * 60 * 1000;
 const opened: Interlock[] = [];
 afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close();
+  vi.useRealTimers();
 });
 
 /** A wall clock an operator can set back, and the engine's clock on top of it. */
@@ -21,7 +22,8 @@ function settableClock() {
   return { clock: steadyClock(() => Date.now() - shift), stepBack: (ms: number) => (shift += ms) };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Time passes on vitest's fake clock (wall, monotonic and timers), not in real time. */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('steadyClock', () => {
   it('never steps back: after a backward step it counts on from its last reading, and follows a forward step at once', () => {
@@ -45,6 +47,10 @@ describe('steadyClock', () => {
 });
 
 describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+  });
+
   it('does not extend a deadline: the question times out on time, and a late answer is refused as expired', async () => {
     const { clock, stepBack } = settableClock();
     const interlock = await createInterlock({ clock });
@@ -55,7 +61,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     const waiting = await (await interlock.start(workflow, { channel: 'inbox' })).done();
     const [question] = await interlock.pending();
     stepBack(TWO_HOURS);
-    await sleep(1_300);
+    await pass(1_300);
     expect(await interlock.respond(question!.interactionId, 'too late')).toEqual({
       status: 'expired',
       threadId: waiting.threadId,
@@ -95,7 +101,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     const session = { chatId: 'chat-1' };
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     stepBack(TWO_HOURS);
-    await sleep(1_300);
+    await pass(1_300);
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     expect(handler.requests).toHaveLength(2);
     expect((await interlock.audit()).map((entry) => entry.decidedBy)).toEqual(['person', 'person']);
