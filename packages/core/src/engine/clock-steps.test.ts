@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, steadyClock, type Interlock, type ShellClassifierPort } from '../index.js';
+import { createInterlock, defineTool, steadyClock, type Interlock } from '../index.js';
 import { scriptedHandler, scriptedModel } from '../testing/index.js';
+import { safeShellClassifier } from '../testing/index.js';
 
 /* The wall clock steps back two hours mid-run (issue 11): deadlines and remembered approvals still end on time. */
 
@@ -84,7 +85,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     });
     const call = { text: '', toolCalls: [{ id: 'c1', name: 'note', arguments: { text: 'same' } }] };
     const handler = scriptedHandler([{ input: { approved: true, remember: true } }, { input: { approved: true } }]);
-    const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+    const safeShell = safeShellClassifier();
     const interlock = await createInterlock({
       clock,
       models: { default: scriptedModel([call, 'done', call, 'done']) },
