@@ -59,7 +59,7 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
       ).toMatchObject({ status: 'finished' });
       expect((await store.getThread('slow-1'))?.lease).toBeUndefined();
     });
-  }, 30_000);
+  }, 120_000);
 
   it('fences off a process frozen mid-tool past its lease: once another took the thread over, the woken process writes nothing', async () => {
     const scenario = await newScenario(storeName);
@@ -90,7 +90,7 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     expect(after).toEqual(before);
     expect(after.thread?.lease).toBeUndefined();
     expect(ledgerLines(scenario)).toEqual(['deployed frozen-1 deploy-1 production']);
-  }, 30_000);
+  }, 120_000);
 
   it('aborts the signal of a process that thaws after losing its claim: its tool, checking the signal before its effect, never applies it; the person says retry and the effect happens once (issue 27)', async () => {
     const scenario = await newScenario(storeName);
@@ -134,7 +134,7 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     const lines = ledgerLines(scenario);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^deployed frozen-2 deploy-1 production fence=\d+$/);
-  }, 30_000);
+  }, 120_000);
 
   it('refuses an answer before storing it when the workflow file was edited without a version bump, and runs nothing', async () => {
     const scenario = await newScenario(storeName);
@@ -158,7 +158,7 @@ describe.each(STORES)('a run and its claim across processes on %s (issue 11)', (
     });
     expect(ledgerLines(scenario)).toEqual([]);
     expect(JSON.parse(await readFile(scenario.workflow, 'utf8'))).toMatchObject({ id: 'deploy' });
-  }, 30_000);
+  }, 120_000);
 });
 
 /** The thread's claim as the store has it (the thread is claimed). */
