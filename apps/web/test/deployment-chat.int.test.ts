@@ -210,6 +210,8 @@ describe('the chat of a deployment (issue 12)', () => {
     const { baseUrl, token, untilAgentSays, web } = await chatDeployment({
       listenWhen: new Promise<void>((resolve) => (listen = resolve)),
     });
+    // Closing waits for the listening to have begun.
+    closers.push(async () => listen());
     const opened = await api(baseUrl, token, '/api/chats', {});
     expect(opened, JSON.stringify(opened.body)).toMatchObject({ status: 201 });
     const { chatId } = opened.body as { chatId: string };
