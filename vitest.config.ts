@@ -50,6 +50,9 @@ export default defineConfig({
     // vitest 3.2, `poolOptions.forks.singleFork` is.
     maxWorkers: 2,
     hookTimeout: 60_000,
+    // Every test has an assertion that can fail: one that only waits (for a condition, for a
+    // process) passes whatever it waited for.
+    expect: { requireAssertions: true },
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       // These run many processes against one PostgreSQL and take both cores: beside anything
