@@ -46,10 +46,9 @@ if [ -z "$found" ]; then
 fi
 home="$(dirname "$found")"
 if [ ! -f "${home}/better_sqlite3.node" ]; then
-  # Compiled in a copy kept for every version, so that the repository's own binary stays as it
-  # is meanwhile. The headers are reached through one path for every version (a link to this
-  # version's), so that the SQLite object, which does not depend on Node, is compiled once and
-  # reused: only better-sqlite3's own file is compiled again for the next version.
+  # Compiled in a copy kept under the cache, so that the repository's own binary stays as it
+  # is meanwhile. (SQLite itself is compiled again for each version: better-sqlite3's build
+  # copies its sources anew every time; about two minutes a version on an idle machine.)
   build="${nodes}/better-sqlite3"
   if [ ! -f "${build}/binding.gyp" ]; then
     mkdir -p "$build"
