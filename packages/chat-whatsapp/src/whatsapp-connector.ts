@@ -134,8 +134,12 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
     const expected = `sha256=${hmacSha256Hex(options.appSecret, raw ?? Buffer.alloc(0))}`;
     const messages = raw === undefined ? [] : readWebhook(raw);
     if (raw === undefined || !sameDigest(expected, given)) {
+      // Audited before the answer: once the sender hears 401, the attempt is on the trail.
+      for (const message of messages)
+        await audit(message, 'WhatsApp webhook refused: bad signature').catch((error: unknown) =>
+          warn(`WhatsApp: a refused webhook could not be audited: ${String(error)}`),
+        );
       response.writeHead(401).end();
-      for (const message of messages) await audit(message, 'WhatsApp webhook refused: bad signature');
       return;
     }
     // Acknowledged at once; carried out afterwards, one conversation's messages in order.
