@@ -1,7 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWhatsAppConnector } from './whatsapp-connector.js';
 import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './__fixtures__/fake-whatsapp.js';
-import { createDeployChat } from '@interlock/chat/testing';
+import type { ApprovalCard } from '@interlock/chat';
+import { createDeployChat, HOSTILE_NOTE, nextEvent } from '@interlock/chat/testing';
+import { InterlockError } from '@interlock/core';
+import { SERVICE_WINDOW_MS, WhatsAppPlatform } from './whatsapp-platform.js';
 
 const SECRET = 'app-secret-for-tests';
 const ALICE = '15551230001';
@@ -15,6 +18,11 @@ async function setUp(options: { template?: boolean } = {}) {
   await whatsapp.start();
   const agent = await createDeployChat();
   let now = 1_800_000_000_000;
+  const warnings: string[] = [];
+  let warned: (() => void) | undefined;
+  /** Resolves once the connector has warned of something it could not show. */
+  const untilWarned = () =>
+    warnings.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => (warned = resolve));
   const connector = await startWhatsAppConnector({
     chat: agent.chat,
     phoneNumberId: 'PN1',
@@ -25,6 +33,10 @@ async function setUp(options: { template?: boolean } = {}) {
     apiUrl: whatsapp.apiUrl,
     port: 0,
     now: () => now,
+    warn: (message) => {
+      warnings.push(message);
+      warned?.();
+    },
     ...(options.template === true ? { approvalTemplate: { name: 'approval_request', language: 'en' } } : {}),
   });
   closers.push(
@@ -38,7 +50,17 @@ async function setUp(options: { template?: boolean } = {}) {
     content: { text: string } | { button: string },
     extra: { id?: string; context?: string } = {},
   ) => postWebhook(connector.url, webhookOf(from, content, { timestamp: seconds(), ...extra }), SECRET);
-  return { whatsapp, agent, connector, say, seconds, advance: (ms: number) => (now += ms) };
+  return {
+    whatsapp,
+    agent,
+    connector,
+    say,
+    seconds,
+    advance: (ms: number) => (now += ms),
+    now: () => now,
+    warnings,
+    untilWarned,
+  };
 }
 
 const interactive = (sent: readonly SentMessage[]) => sent.filter((message) => message.body['type'] === 'interactive');
@@ -143,16 +165,96 @@ describe('WhatsApp connector (F57)', () => {
     expect(agent.runs).toHaveLength(1);
   });
 
-  it('outside the 24-hour window sends the configured template, and without one leaves the approval to the inbox (F57)', async () => {
-    const { whatsapp, agent, say, advance } = await setUp({ template: true });
+  it('outside the 24-hour window sends the approval as the configured template, with the tool and its arguments (F57)', async () => {
+    const { whatsapp, agent, say, advance, warnings } = await setUp({ template: true });
     await say(ALICE, { text: 'hello' });
     await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('You said')));
     advance(25 * 60 * 60_000);
-    // A message older than the window is stale; the agent asks on its own after a day (here: the queued message).
+    // Alice last wrote 25 hours ago (a message of hers sent now would be stale, so it comes another way).
     const threadId = (await agent.interlock.threads())[0]?.threadId as string;
     await agent.chat.receive(threadId, 'deploy api', 'alice');
     await whatsapp.until((sent) => sent.some((message) => message.body['type'] === 'template'));
+
     const template = whatsapp.sent.find((message) => message.body['type'] === 'template');
-    expect(template?.body['template']).toMatchObject({ name: 'approval_request', language: { code: 'en' } });
+    expect(template?.body['to']).toBe(ALICE);
+    expect(template?.body['template']).toMatchObject({
+      name: 'approval_request',
+      language: { code: 'en' },
+      components: [
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'deploy' },
+            { type: 'text', text: expect.stringContaining('"service": "api"') },
+          ],
+        },
+      ],
+    });
+    expect(interactive(whatsapp.sent)).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
+  it('outside the 24-hour window with no template, refuses to send the approval (CHAT_PLATFORM_WINDOW_CLOSED); it waits in the inbox and runs once answered there (F57)', async () => {
+    const { whatsapp, agent, say, advance, warnings, untilWarned } = await setUp();
+    await say(ALICE, { text: 'hello' });
+    await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('You said')));
+    advance(25 * 60 * 60_000);
+    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+    await agent.chat.receive(threadId, 'deploy api', 'alice');
+    await untilWarned();
+
+    expect(warnings[0]).toContain('CHAT_PLATFORM_WINDOW_CLOSED');
+    expect(warnings[0]).toContain(`${ALICE} last wrote more than 24 hours ago`);
+    const asked = whatsapp.sent.filter((message) => ['interactive', 'template'].includes(String(message.body['type'])));
+    expect(asked).toEqual([]);
+    const waiting = (await agent.interlock.pending()).filter((request) => request.operationType === 'TOOL_APPROVAL');
+    expect(waiting.map((request) => request.toolApproval?.toolName)).toEqual(['deploy']);
+
+    const ran = nextEvent(agent.interlock, (event) => event.type === 'TOOL_CALL_COMPLETED');
+    await agent.interlock.respond(waiting[0]?.interactionId as string, { approved: true }, { responder: 'alice' });
+    await ran;
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+  });
+});
+
+describe('WhatsAppPlatform and the 24-hour window (F57)', () => {
+  const card: ApprovalCard = {
+    interactionId: 'interaction-1',
+    entryId: 'entry-1',
+    toolName: 'deploy',
+    stage: 'execution',
+    riskLevel: 'HIGH',
+    arguments: { service: 'api' },
+    argumentsText: '{\n  "service": "api"\n}',
+    status: 'pending',
+    answeredBy: undefined,
+    summary: 'The agent wants to run deploy (HIGH risk).',
+    actions: ['approve', 'reject', 'edit'],
+  };
+
+  it('throws CHAT_PLATFORM_WINDOW_CLOSED, sending nothing, for a person who last wrote more than 24 hours ago or never (F57)', async () => {
+    const whatsapp = new FakeWhatsApp();
+    await whatsapp.start();
+    closers.push(() => whatsapp.stop());
+    const now = 1_800_000_000_000;
+    const lastWrote: Record<string, number> = { [ALICE]: now - SERVICE_WINDOW_MS - 1, '15551230002': now - 60_000 };
+    const platform = new WhatsAppPlatform({
+      apiUrl: whatsapp.apiUrl,
+      phoneNumberId: 'PN1',
+      accessToken: 'access-token',
+      lastInbound: (user) => lastWrote[user],
+      now: () => now,
+    });
+
+    const late = await platform.postApproval(ALICE, card).catch((error: unknown) => error);
+    const never = await platform.postApproval('15559999999', card).catch((error: unknown) => error);
+    expect(InterlockError.is(late) && late.code).toBe('CHAT_PLATFORM_WINDOW_CLOSED');
+    expect(late).toMatchObject({ details: { platform: 'whatsapp', interactionId: 'interaction-1' } });
+    expect(InterlockError.is(never) && never.code).toBe('CHAT_PLATFORM_WINDOW_CLOSED');
+    expect(whatsapp.sent).toEqual([]);
+
+    // Within the window the same card goes out as reply buttons.
+    expect(await platform.postApproval('15551230002', card)).toMatch(/^wamid\./);
+    expect(interactive(whatsapp.sent)).toHaveLength(1);
   });
 });
