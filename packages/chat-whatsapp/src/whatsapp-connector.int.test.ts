@@ -16,8 +16,9 @@ afterEach(async () => {
 async function setUp(options: { template?: boolean } = {}) {
   const whatsapp = new FakeWhatsApp();
   await whatsapp.start();
-  const agent = await createDeployChat();
+  // One clock for the engine (the approval's 10-minute deadline) and the connector (the 5-minute window, the 24-hour one).
   let now = 1_800_000_000_000;
+  const agent = await createDeployChat({ clock: { now: () => now } });
   const warnings: string[] = [];
   let warned: (() => void) | undefined;
   /** Resolves once the connector has warned of something it could not show. */
@@ -64,6 +65,11 @@ async function setUp(options: { template?: boolean } = {}) {
 }
 
 const interactive = (sent: readonly SentMessage[]) => sent.filter((message) => message.body['type'] === 'interactive');
+/** A text message's body ('' for other kinds). */
+const textOf = (message: SentMessage) => String((message.body['text'] as { body?: unknown } | undefined)?.body ?? '');
+/** Whether `message` was sent as a reply to `approval`. */
+const repliesTo = (message: SentMessage, approval: SentMessage) =>
+  (message.body['context'] as { message_id?: string } | undefined)?.message_id === approval.id;
 
 describe('WhatsApp connector (F57)', () => {
   it('answers the verify-token handshake only to the one who knows the token (F57)', async () => {
@@ -108,6 +114,51 @@ describe('WhatsApp connector (F57)', () => {
     expect(agent.model.requests.at(-1)?.messages.at(-1)?.content).toContain('alice said no in WhatsApp');
   });
 
+  it('approves on "yes" as a reply to the approval message: the call runs once, a reply says so, and the agent never sees the yes (F31, F32, F57)', async () => {
+    const { whatsapp, agent, say } = await setUp();
+    await say(ALICE, { text: 'deploy api' });
+    await whatsapp.until((sent) => interactive(sent).length === 1);
+    const approval = interactive(whatsapp.sent)[0] as SentMessage;
+
+    expect(await say(ALICE, { text: 'yes' }, { context: approval.id })).toBe(200);
+    await whatsapp.until((sent) => sent.some((message) => repliesTo(message, approval)));
+    await whatsapp.until((sent) => sent.some((message) => textOf(message).startsWith('Result:')));
+
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+    const ended = whatsapp.sent.filter((message) => repliesTo(message, approval));
+    expect(ended.map(textOf)).toEqual(['Approved by alice: deploy. The buttons above no longer decide anything.']);
+    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+    const said = (await agent.interlock.thread(threadId))?.conversation
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(said).toEqual(['deploy api']);
+  });
+
+  it('says how the approval ended in a reply to it when nobody answers in time (WhatsApp cannot edit a message) (F28, F57)', async () => {
+    const { whatsapp, agent, say, advance } = await setUp();
+    await say(ALICE, { text: 'deploy api' });
+    await whatsapp.until((sent) => interactive(sent).length === 1);
+    const approval = interactive(whatsapp.sent)[0] as SentMessage;
+
+    // The 10-minute deadline passes on the injected clock, and the question is timed out as
+    // the engine's deadline timer does it: failed in the store, then the thread goes on.
+    const threadId = (await agent.interlock.pending())[0]?.threadId as string;
+    advance(11 * 60_000);
+    expect(await agent.interlock.expireOverdue()).toBe(1);
+    await agent.interlock.resume(threadId);
+    await whatsapp.until((sent) => sent.some((message) => repliesTo(message, approval)));
+
+    const ended = whatsapp.sent.filter((message) => repliesTo(message, approval));
+    expect(ended.map((message) => [message.body['to'], textOf(message)])).toEqual([
+      [ALICE, 'Nobody answered in time: deploy did not run. The buttons above no longer decide anything.'],
+    ]);
+    await whatsapp.until((sent) => sent.some((message) => textOf(message).startsWith('Result:')));
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).filter((request) => request.operationType === 'TOOL_APPROVAL')).toEqual(
+      [],
+    );
+  });
+
   it('refuses a forged signature, a replayed or stale message and an unknown number, and audits each (F51, F57)', async () => {
     const { whatsapp, agent, connector, say, seconds } = await setUp();
     await say(ALICE, { text: 'deploy api' });
@@ -132,36 +183,31 @@ describe('WhatsApp connector (F57)', () => {
     await whatsapp.until((sent) => sent.some((message) => message.body['to'] === '15559999999'));
 
     expect(forged).toBe(401);
-    const reasons = async () =>
-      (await agent.interlock.audit())
-        .filter((entry) => entry.decidedBy === 'attempt')
-        .map((entry) => entry.reason ?? '');
-    expect(await reasons()).toEqual(
-      expect.arrayContaining([
-        expect.stringContaining('bad signature'),
-        expect.stringContaining('stale'),
-        expect.stringContaining('not an approver'),
-      ]),
-    );
     // The one valid press approved it; the same message again is a replay.
     await whatsapp.until((sent) => sent.some((message) => JSON.stringify(message.body).includes('Result:')));
-    await postWebhook(
-      connector.url,
-      webhookOf(ALICE, { button: approve }, { timestamp: seconds(), id: 'wamid.again' }),
-      SECRET,
+    const again = webhookOf(ALICE, { button: approve }, { timestamp: seconds(), id: 'wamid.again' });
+    expect([await postWebhook(connector.url, again, SECRET), await postWebhook(connector.url, again, SECRET)]).toEqual([
+      200, 200,
+    ]);
+    await whatsapp.until((sent) =>
+      sent.some((message) => message.body['to'] === ALICE && textOf(message).includes('already answered')),
     );
-    await postWebhook(
-      connector.url,
-      webhookOf(ALICE, { button: approve }, { timestamp: seconds(), id: 'wamid.again' }),
-      SECRET,
-    );
-    await whatsapp.until(
-      (sent) =>
-        sent.filter(
-          (message) => message.body['to'] === ALICE && JSON.stringify(message.body).includes('already answered'),
-        ).length >= 1,
-    );
-    expect(await reasons()).toEqual(expect.arrayContaining([expect.stringContaining('replayed')]));
+    // Alice's messages are taken in order: once her next one is answered, the replay before it was dealt with.
+    await say(ALICE, { text: 'hello' });
+    await whatsapp.until((sent) => sent.some((message) => textOf(message) === 'You said: "hello"'));
+
+    const attempts = (await agent.interlock.audit())
+      .filter((entry) => entry.decidedBy === 'attempt')
+      .map((entry) => `${entry.responder ?? ''} | ${entry.reason ?? ''}`)
+      .sort();
+    expect(attempts).toEqual([
+      // The first of the two same messages was taken: a press on an approval already answered.
+      expect.stringMatching(/^alice \| approve .* was already answered\.$/),
+      `whatsapp:${ALICE} (unverified) | WhatsApp message refused: replayed`,
+      `whatsapp:${ALICE} (unverified) | WhatsApp message refused: stale`,
+      `whatsapp:${ALICE} (unverified) | WhatsApp webhook refused: bad signature`,
+      expect.stringMatching(/^whatsapp:15559999999 \| .*not an approver/),
+    ]);
     expect(agent.runs).toHaveLength(1);
   });
 
