@@ -71,7 +71,9 @@ export async function startSlackConnector(options: SlackConnectorOptions): Promi
           ...(options.now === undefined ? {} : { now: options.now }),
           onRefused: (reason, body) =>
             auditRefused(options.chat, made.bridge, reason, body).catch((error: unknown) =>
-              warn(`Slack: a refused request could not be audited: ${error instanceof Error ? error.message : String(error)}`),
+              warn(
+                `Slack: a refused request could not be audited: ${error instanceof Error ? error.message : String(error)}`,
+              ),
             ),
         })
       : new SlackSocketReceiver({
