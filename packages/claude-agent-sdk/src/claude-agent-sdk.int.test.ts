@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
 import { ofType } from '@interlock/core';
+import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startJsonLineChild } from './__fixtures__/child-process.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
@@ -77,6 +78,19 @@ function toolResults(): string {
   );
 }
 
+/** The next event of `type` of the gate's Interlock. */
+function nextEvent<TYPE extends InterlockEventType>(
+  of: InterlockPermissions,
+  ...types: TYPE[]
+): Promise<EventOfType<TYPE>> {
+  return new Promise((resolve) => {
+    const subscription = of.gate.interlock.events$.pipe(ofType(...types)).subscribe((event) => {
+      subscription.unsubscribe();
+      resolve(event);
+    });
+  });
+}
+
 // Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
 describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () => {
   it('canUseTool: a read runs, a write runs with the edit approved in another process, a banned command and a rejected write do not run (F56, F14, F19, F25, F45)', async () => {
@@ -142,5 +156,37 @@ describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () =
     expect((await permissions.gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome])).toEqual([
       ['Bash', 'deny'],
     ]);
+  });
+
+  it('canUseTool: aborting the query aborts the SDK’s signal, which cancels the question; the write never runs (F56, F10)', async () => {
+    permissions = await interlockPermissions({ workspaceRoot: dir });
+    server.enqueue({
+      toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'notes.md'), content: 'draft' } }],
+    });
+    const { interlock } = permissions.gate;
+    const asked = nextEvent(permissions, 'USER_INTERACTION_REQUESTED');
+    const ended = nextEvent(permissions, 'THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED');
+    const abortController = new AbortController();
+    const running = runToEnd(claudeOptions({ canUseTool: permissions.canUseTool, abortController })).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const question = await asked;
+    expect(question.request.toolApproval?.toolName).toBe('Write');
+    expect(await interlock.pending()).toHaveLength(1);
+    abortController.abort();
+    expect((await ended).threadId).toBe(question.threadId);
+    await running;
+    expect(await interlock.pending()).toEqual([]);
+    const [interaction] = await interlock.interactions({ threadId: question.threadId });
+    expect(interaction).toMatchObject({ status: 'failed', failureReason: 'cancelled' });
+    expect(
+      (await interlock.audit({ threadId: question.threadId })).map((entry) => [
+        entry.toolName,
+        entry.outcome,
+        entry.decidedBy,
+      ]),
+    ).toEqual([['Write', 'deny', 'interaction:cancelled']]);
+    await expect(access(join(dir, 'notes.md'))).rejects.toThrow();
   });
 });
