@@ -189,4 +189,48 @@ describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () =
     ).toEqual([['Write', 'deny', 'interaction:cancelled']]);
     await expect(access(join(dir, 'notes.md'))).rejects.toThrow();
   });
+
+  it('canUseTool: an approval given hours later runs the write; with approvalTimeoutMs a late one is refused and the model is told (F56, F17)', async () => {
+    let now = Date.parse('2026-11-26T09:00:00Z');
+    const clock = { now: () => now };
+    const answerLate = (given: InterlockPermissions, after: number) => {
+      const results: unknown[] = [];
+      const subscription = given.gate.interlock.events$
+        .pipe(ofType('USER_INTERACTION_REQUESTED'))
+        .subscribe((event) => {
+          now += after;
+          void given.gate.interlock
+            .respond(event.request.interactionId, { approved: true }, { responder: 'ada' })
+            .then((result) => results.push(result.status));
+        });
+      return { results, stop: () => subscription.unsubscribe() };
+    };
+    const write = (file: string) => ({
+      toolUses: [{ id: `toolu_${file}`, name: 'Write', input: { file_path: join(dir, file), content: 'late' } }],
+    });
+
+    permissions = await interlockPermissions({ workspaceRoot: dir, clock });
+    server.enqueue(write('patient.md'), { text: 'Written, hours later.' });
+    let answering = answerLate(permissions, 3 * 60 * 60 * 1_000);
+    try {
+      expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('Written, hours later.');
+    } finally {
+      answering.stop();
+    }
+    expect(answering.results).toEqual(['accepted']);
+    expect(await readFile(join(dir, 'patient.md'), 'utf8')).toBe('late');
+    await permissions.close();
+
+    permissions = await interlockPermissions({ workspaceRoot: dir, clock, approvalTimeoutMs: 60_000 });
+    server.enqueue(write('hurried.md'), { text: 'Nobody approved it.' });
+    answering = answerLate(permissions, 61_000);
+    try {
+      expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('Nobody approved it.');
+    } finally {
+      answering.stop();
+    }
+    expect(answering.results).toEqual(['expired']);
+    await expect(access(join(dir, 'hurried.md'))).rejects.toThrow();
+    expect(toolResults()).toContain('nobody answered in time');
+  });
 });
