@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { loadProjectConfig } from '@interlock/core';
 import { generateText, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -241,6 +242,41 @@ describe('the Vercel AI SDK under Interlock (F56)', { timeout: 60_000 }, () => {
     expect(second.text).toBe('Nobody approved it.');
     expect(await ledgerLines()).toEqual([]);
     expect(JSON.stringify(server.requests[1])).toContain('nobody answered in time');
+  });
+  it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+    const configPath = join(dir, 'interlock.toml');
+    await writeFile(
+      configPath,
+      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+    );
+    const config = await loadProjectConfig(configPath);
+    const toolSet = appTools();
+    approvals = await interlockApprovals({ config, tools: POLICIES, toolSet, workspaceRoot: dir });
+    const tools = approvals.tools(toolSet, { sessionId: 'chat-config' });
+    server.enqueue(
+      {
+        toolCalls: [
+          { id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } },
+          { id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } },
+        ],
+      },
+      { text: 'The changelog is written.' },
+    );
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Write the changelog and the secrets' }];
+    const first = await generateText({ model: model(), tools, messages, stopWhen: stepCountIs(5) });
+    expect(await ledgerLines()).toEqual([{ tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } }]);
+    expect(await approvals.gate.interlock.pending()).toEqual([]);
+    const answer = await approvals.respond([...messages, ...first.response.messages], { sessionId: 'chat-config' });
+    if (answer.status !== 'ready') throw new Error('a rule should have decided every call');
+    expect(answer.decisions).toMatchObject([{ status: 'rejected', decidedBy: 'deny-rule:0' }]);
+    const second = await generateText({ model: model(), tools, messages: answer.messages, stopWhen: stepCountIs(5) });
+    expect(second.text).toBe('The changelog is written.');
+    expect(await ledgerLines()).toHaveLength(1);
+    expect(JSON.stringify(server.requests[1])).toContain('deny-rule:0');
+    expect((await approvals.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
+      ['allow', 'allow-rule:0'],
+      ['deny', 'deny-rule:0'],
+    ]);
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
-import { ofType } from '@interlock/core';
+import { loadProjectConfig, ofType } from '@interlock/core';
 import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startJsonLineChild } from './__fixtures__/child-process.js';
@@ -232,5 +232,38 @@ describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () =
     expect(answering.results).toEqual(['expired']);
     await expect(access(join(dir, 'hurried.md'))).rejects.toThrow();
     expect(toolResults()).toContain('nobody answered in time');
+  });
+
+  it('canUseTool decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+    const configPath = join(dir, 'interlock.toml');
+    await writeFile(
+      configPath,
+      `[approval]\ndenyRules = ['tool == "Write" && args.file_path.endsWith("secrets.env")']\nallowRules = ['tool == "Write" && args.file_path.endsWith("CHANGELOG.md")']\n`,
+    );
+    permissions = await interlockPermissions({ config: await loadProjectConfig(configPath), workspaceRoot: dir });
+    server.enqueue(
+      {
+        toolUses: [
+          { id: 'toolu_log', name: 'Write', input: { file_path: join(dir, 'CHANGELOG.md'), content: 'entry' } },
+        ],
+      },
+      {
+        toolUses: [
+          { id: 'toolu_secret', name: 'Write', input: { file_path: join(dir, 'secrets.env'), content: 'KEY=1' } },
+        ],
+      },
+      { text: 'The changelog is written.' },
+    );
+    expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('The changelog is written.');
+    expect(await readFile(join(dir, 'CHANGELOG.md'), 'utf8')).toBe('entry');
+    await expect(access(join(dir, 'secrets.env'))).rejects.toThrow();
+    expect(await permissions.gate.interlock.pending()).toEqual([]);
+    expect(toolResults()).toContain('deny-rule:0');
+    expect(
+      (await permissions.gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome, entry.rule]),
+    ).toEqual([
+      ['Write', 'allow', 'allow-rule:0'],
+      ['Write', 'deny', 'deny-rule:0'],
+    ]);
   });
 });

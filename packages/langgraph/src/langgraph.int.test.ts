@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterlock } from '@interlock/core';
+import { createInterlock, loadProjectConfig } from '@interlock/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- the tests' agent is plain JavaScript, shared with the child processes
 import { testAgent, TOOL_POLICIES } from '../test/test-agent.mjs';
@@ -133,6 +133,43 @@ describe(
       expect(JSON.stringify(messagesOf(server.requests[1]))).toContain('shell:banned');
       expect(JSON.stringify(messagesOf(server.requests[2]))).toContain('not today');
       expect(await guarded.gate.interlock.verifyAudit()).toMatchObject({ valid: true });
+    });
+
+    it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+      const configPath = join(dir, 'interlock.toml');
+      await writeFile(
+        configPath,
+        `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+      );
+      const config = await loadProjectConfig(configPath);
+      // One call per turn: LangChain's middleware runs none of a turn's calls when one of them is rejected.
+      server.enqueue(
+        { toolCalls: [{ id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } }] },
+        {
+          toolCalls: [{ id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } }],
+        },
+        { text: 'The changelog is written.' },
+      );
+      const { graph, checkpointer } = testAgent({ baseURL: server.baseURL, ledger });
+      const guarded = await interlockGraph({ graph, checkpointer, config, tools: TOOL_POLICIES, workspaceRoot: dir });
+      closers.push(() => guarded.close());
+      const outcome = await guarded.invoke(
+        { messages: [{ role: 'user', content: 'Write the changelog and the secrets' }] },
+        { threadId: 'config' },
+      );
+      expect(outcome.status).toBe('completed');
+      expect(
+        outcome.status === 'completed' &&
+          (outcome.result as { messages: { content: unknown }[] }).messages.at(-1)?.content,
+      ).toBe('The changelog is written.');
+      expect((await ledgerLines()).map(({ tool, args }) => ({ tool, args }))).toEqual([
+        { tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } },
+      ]);
+      expect(JSON.stringify(messagesOf(server.requests[2]))).toContain('deny-rule:0');
+      expect((await guarded.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
+        ['allow', 'allow-rule:0'],
+        ['deny', 'deny-rule:0'],
+      ]);
     });
 
     it('streams the model’s tokens: a write waits in the inbox, is approved, runs once and the resumed stream ends with the model’s text (F56)', async () => {

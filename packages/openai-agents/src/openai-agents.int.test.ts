@@ -2,7 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterlock } from '@interlock/core';
+import { createInterlock, loadProjectConfig } from '@interlock/core';
 import type { RunStreamEvent } from '@openai/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- the tests' agent is plain JavaScript, shared with the child processes
@@ -123,6 +123,43 @@ describe('the OpenAI Agents SDK under Interlock (F56)', { timeout: 60_000 }, () 
     expect(JSON.stringify(messagesOf(server.requests[1]))).toContain('shell:banned');
     expect(JSON.stringify(messagesOf(server.requests[2]))).toContain('not today');
     expect(await guarded.gate.interlock.verifyAudit()).toMatchObject({ valid: true });
+  });
+
+  it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+    const configPath = join(dir, 'interlock.toml');
+    await writeFile(
+      configPath,
+      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+    );
+    const config = await loadProjectConfig(configPath);
+    server.enqueue(
+      {
+        toolCalls: [
+          { id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } },
+          { id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } },
+        ],
+      },
+      { text: 'The changelog is written.' },
+    );
+    const guarded = await interlockAgent({
+      agent: testAgent({ baseURL: server.baseURL, ledger }),
+      config,
+      tools: TOOL_POLICIES,
+      workspaceRoot: dir,
+    });
+    closers.push(() => guarded.close());
+    expect(await guarded.run('Write the changelog and the secrets')).toMatchObject({
+      status: 'completed',
+      finalOutput: 'The changelog is written.',
+    });
+    expect((await ledgerLines()).map(({ tool, args }) => ({ tool, args }))).toEqual([
+      { tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } },
+    ]);
+    expect(JSON.stringify(messagesOf(server.requests[1]))).toContain('deny-rule:0');
+    expect((await guarded.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
+      ['allow', 'allow-rule:0'],
+      ['deny', 'deny-rule:0'],
+    ]);
   });
 
   it('streams: a write waits in the inbox, is approved, runs once and the continued stream ends with the model’s text (F56)', async () => {
