@@ -247,7 +247,7 @@ describe('the Vercel AI SDK under Interlock (F56)', { timeout: 60_000 }, () => {
     const configPath = join(dir, 'interlock.toml');
     await writeFile(
       configPath,
-      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith("secrets")']\nallowRules = ['tool == "write_file" && args.path == "CHANGELOG.md"']\n`,
     );
     const config = await loadProjectConfig(configPath);
     const toolSet = appTools();

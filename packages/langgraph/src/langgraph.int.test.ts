@@ -139,7 +139,7 @@ describe(
       const configPath = join(dir, 'interlock.toml');
       await writeFile(
         configPath,
-        `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+        `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith("secrets")']\nallowRules = ['tool == "write_file" && args.path == "CHANGELOG.md"']\n`,
       );
       const config = await loadProjectConfig(configPath);
       // One call per turn: LangChain's middleware runs none of a turn's calls when one of them is rejected.

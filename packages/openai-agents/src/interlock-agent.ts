@@ -139,7 +139,9 @@ export class InterlockAgent<TAgent extends AnyAgent> {
     const streamed = await run(this.agent, input, { ...runOptions, stream: true });
     for await (const event of streamed) await onStreamEvent(event);
     await streamed.completed;
-    if (streamed.error !== undefined && streamed.error !== null) throw streamed.error;
+    const failure: unknown = streamed.error;
+    if (failure !== undefined && failure !== null)
+      throw failure instanceof Error ? failure : new Error(`the streamed run failed: ${JSON.stringify(failure)}`);
     return streamed;
   }
 

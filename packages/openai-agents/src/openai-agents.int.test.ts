@@ -129,7 +129,7 @@ describe('the OpenAI Agents SDK under Interlock (F56)', { timeout: 60_000 }, () 
     const configPath = join(dir, 'interlock.toml');
     await writeFile(
       configPath,
-      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith(\"secrets\")']\nallowRules = ['tool == "write_file" && args.path == \"CHANGELOG.md\"']\n`,
+      `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith("secrets")']\nallowRules = ['tool == "write_file" && args.path == "CHANGELOG.md"']\n`,
     );
     const config = await loadProjectConfig(configPath);
     server.enqueue(

@@ -177,12 +177,19 @@ export class ApprovalGate {
             resolve({ outcome: 'deferred' });
             return;
           }
-          const release = () => this.holding.delete(threadId);
           // Cancelled here, the question fails as `cancelled` and the decision thread audits it (`interaction:cancelled`).
-          this.holding.set(threadId, (reason) => (release(), resolve({ outcome: 'cancelled', reason })));
-          context.signal.addEventListener('abort', () => (release(), resolve({ outcome: 'deferred' })), {
-            once: true,
+          this.holding.set(threadId, (reason) => {
+            this.holding.delete(threadId);
+            resolve({ outcome: 'cancelled', reason });
           });
+          context.signal.addEventListener(
+            'abort',
+            () => {
+              this.holding.delete(threadId);
+              resolve({ outcome: 'deferred' });
+            },
+            { once: true },
+          );
         }),
     };
   }
