@@ -276,13 +276,15 @@ const TABLE: Setting[] = [
       worker: async (directory) => {
         const started = startProcess(directory, ['worker', 'write-notes.toml']);
         running.push(started);
-        await started.printed(new RegExp(`on sqlite:${join(directory, 'data', 'team.db').replaceAll('/', '\\/')}`));
+        const [, path] = await started.printed(/ on sqlite:(\S+?\.db)/);
+        expect(path).toBe(join(directory, 'data', 'team.db'));
       },
       explain: { notApplicable: 'explain reads no store' },
       'mcp serve': async (directory) => {
         const served = startProcess(directory, ['mcp', 'serve', '--http', '0']);
         running.push(served);
-        await served.printed(new RegExp(`store sqlite:${join(directory, 'data', 'team.db').replaceAll('/', '\\/')}`));
+        const [, path] = await served.printed(/store sqlite:(\S+?\.db)/);
+        expect(path).toBe(join(directory, 'data', 'team.db'));
       },
       'interlock-web': async (directory) => {
         const detached = jsonOf<{ threadId: string }>(
