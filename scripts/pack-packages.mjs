@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Packs the packages a deployment installs (sdk-types, core, the CLI, the web app) into one
+// Packs the packages a deployment installs (sdk-types, core, the chat and its platforms, the
+// CLI, the web app) into one
 // directory, as tarballs npm can install anywhere: `workspace:*` links become the packages'
 // real versions. Usage: node scripts/pack-packages.mjs [DIRECTORY] (default dist-packages/).
 // Build first (pnpm build): the tarballs hold dist/.
@@ -11,7 +12,18 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const destination = resolve(process.argv[2] ?? resolve(root, 'dist-packages'));
 mkdirSync(destination, { recursive: true });
-for (const directory of ['packages/sdk-types', 'packages/core', 'apps/cli', 'apps/web']) {
+const PACKAGES = [
+  'packages/sdk-types',
+  'packages/core',
+  // The web app's chat and its platforms.
+  'packages/chat',
+  'packages/chat-feishu',
+  'packages/chat-slack',
+  'packages/chat-whatsapp',
+  'apps/cli',
+  'apps/web',
+];
+for (const directory of PACKAGES) {
   execFileSync('pnpm', ['pack', '--pack-destination', destination], {
     cwd: resolve(root, directory),
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -159,6 +159,10 @@ describe("the README's Deploying, with the packed packages installed outside the
     );
     const tarballs = packed.split('\n').filter((line) => line.endsWith('.tgz'));
     expect(tarballs.map((file) => file.slice(file.lastIndexOf('/') + 1)).sort()).toEqual([
+      'interlock-chat-0.1.0.tgz',
+      'interlock-chat-feishu-0.1.0.tgz',
+      'interlock-chat-slack-0.1.0.tgz',
+      'interlock-chat-whatsapp-0.1.0.tgz',
       'interlock-cli-0.1.0.tgz',
       'interlock-core-0.1.0.tgz',
       'interlock-sdk-types-0.1.0.tgz',
