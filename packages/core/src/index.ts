@@ -78,6 +78,7 @@ export {
   type McpTransportOptions,
   type McpToolDefinition,
   type McpListedTool,
+  type McpServerDown,
 } from './mcp/mcp-client.js';
 export { mapMcpTool, type McpToolPolicy, type McpAnnotations } from './mcp/mcp-policy.js';
 export {

@@ -73,7 +73,7 @@ export class ToolCallPipeline {
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
     @inject(TYPES.CheckpointStore) store: ICheckpointStore,
     @inject(TYPES.AuditLog) audit: AuditLog,
-    @inject(TYPES.WorkspaceRoot) workspaceRoot: string,
+    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) bus: MessageBus,
     @inject(TYPES.Clock) clock: Clock,
   ) {
@@ -171,6 +171,7 @@ export class ToolCallPipeline {
       nodeId: options.nodeId,
       timeout: context.thread.toolApproval.approvalTimeout,
       toolOf,
+      workspaceRoot: this.workspaceRoot,
       ...(changes ? { changes } : {}),
     });
     await this.gateway.open(specs, context, (thread, records) => {
