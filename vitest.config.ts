@@ -40,14 +40,19 @@ export default defineConfig({
   },
   test: {
     globalSetup: ['./vitest.global-setup.ts'],
-    testTimeout: 20_000,
+    // Limits that only a hang reaches: a test waits on what it awaits (events, `until`), so a
+    // busy machine makes it slower, never wrong; a limit it hits on a busy machine cries wolf.
+    testTimeout: 60_000,
     // vitest's default on 2 cores is one file at a time (CPUs − 1); most files wait on
     // processes, servers and timers, so two at a time use the machine better. The two
     // many-process groups below still run one file at a time, in a single fork:
     // `fileParallelism: false` on a project is not honoured beside a root maxWorkers in
     // vitest 3.2, `poolOptions.forks.singleFork` is.
     maxWorkers: 2,
-    hookTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Every test has an assertion that can fail: one that only waits (for a condition, for a
+    // process) passes whatever it waited for.
+    expect: { requireAssertions: true },
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
       // These run many processes against one PostgreSQL and take both cores: beside anything
@@ -79,7 +84,7 @@ export default defineConfig({
           name: 'e2e',
           include: E2E,
           exclude: [...configDefaults.exclude, ...DEPLOYMENT, ...PACKAGING],
-          testTimeout: 60_000,
+          testTimeout: 120_000,
           sequence: { groupOrder: 1 },
         },
       },

@@ -5,6 +5,7 @@ import {
   TerminalUserInteractionHandler,
   type TerminalUserInteractionHandlerOptions,
 } from './terminal-user-interaction-handler.js';
+import { until } from '@interlock/core/testing';
 
 function requestOf(overrides: Partial<UserInteractionRequest> = {}): UserInteractionRequest {
   return {
@@ -112,7 +113,9 @@ describe('TerminalUserInteractionHandler without a terminal', () => {
       requestOf({ timeout: 30_000, deadline: '2025-01-01T00:00:30.000Z' }),
       contextOf(engine.signal),
     );
-    setTimeout(() => engine.abort('timeout'), 100);
+    // The handler had its turn (it would have shown the question by now), then the engine times it out.
+    await new Promise((resolve) => setImmediate(resolve));
+    engine.abort('timeout');
     expect(await result).toEqual({ outcome: 'deferred' });
     handler.close();
     expect(written.output).not.toContain('answer within 30 s');
@@ -205,9 +208,13 @@ describe('TerminalUserInteractionHandler answering tool approvals from a pipe', 
       interactive: false,
     });
     const first = handler.handle(approvalOf('i-1'), contextOf());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(
+      'the first question to be shown',
+      () => text,
+      (shown) => shown.length > 0,
+    );
     const second = handler.handle(approvalOf('i-2', writeNotes), contextOf());
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(text).not.toContain('write_file');
     input.write('n\n');
     await first;

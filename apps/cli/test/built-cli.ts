@@ -36,7 +36,7 @@ export interface CliRun {
 export function runBuiltCli(
   args: string[],
   stdin = '',
-  timeoutMilliseconds = 15_000,
+  timeoutMilliseconds = 60_000,
   environment: NodeJS.ProcessEnv = {},
   directory = REPOSITORY_ROOT,
 ): Promise<CliRun> {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt } from './built-cli.js';
 import { cliIn, createWorkingDirectory, EXAMPLES, jsonOf, pendingIn, type Detached } from './cross-process.js';
+import { until } from '@interlock/core/testing';
 
 beforeAll(assertBuilt);
 
@@ -164,8 +165,10 @@ describe('a thread started with run --detach is answered by other processes (def
     const [request] = await pendingIn(directory);
     expect(request?.deadline).not.toBeNull();
     // Cross-process deadlines are wall-clock times in the store: wait until this one has passed.
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, Date.parse(request?.deadline ?? '') - Date.now() + 200)),
+    await until(
+      'the deadline to pass',
+      () => Date.now(),
+      (now) => now > Date.parse(request?.deadline ?? ''),
     );
 
     const late = await cliIn(directory, ['respond', detached.pendingInteractionIds[0]!, 'answer', 'too late']);

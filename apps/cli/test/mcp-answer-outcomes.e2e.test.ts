@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, jsonOf } from './cross-process.js';
+import { until } from '@interlock/core/testing';
 
 /*
  * What an agent asking `interlock mcp serve` gets for each outcome of a person's answer
@@ -86,14 +87,16 @@ async function permission(client: Client, toolName: string, input: Record<string
 async function waitingRequest(options: StoreOptions, toolName: string): Promise<UserInteractionRequest> {
   const store = await openStore(options);
   try {
-    for (const started = Date.now(); Date.now() - started < 30_000;) {
-      const found = (await store.listInteractions({ status: 'pending' })).find(
-        (interaction) => interaction.request.toolApproval?.toolName === toolName,
-      );
-      if (found !== undefined) return found.request;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`no call of ${toolName} waits`);
+    const found = await until(
+      `a call of ${toolName} to wait`,
+      async () =>
+        (await store.listInteractions({ status: 'pending' })).find(
+          (interaction) => interaction.request.toolApproval?.toolName === toolName,
+        ),
+      (interaction) => interaction !== undefined,
+      30_000,
+    );
+    return found!.request;
   } finally {
     await store.close();
   }

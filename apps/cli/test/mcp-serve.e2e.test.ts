@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
+import { until } from '@interlock/core/testing';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, jsonOf } from './cross-process.js';
 
@@ -56,14 +57,17 @@ async function startWeb(): Promise<{ child: ChildProcess; baseUrl: string; token
   let printed = '';
   child.stdout?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-  const started = Date.now();
-  for (;;) {
-    const baseUrl = /Interlock web inbox: (http:\/\/\S+?)\/\n/.exec(printed)?.[1];
-    const token = /\n\n {2}(\S+)\n\n/.exec(printed)?.[1];
-    if (baseUrl !== undefined && token !== undefined) return { child, baseUrl, token };
-    if (Date.now() - started > 30_000) throw new Error(`the web inbox did not start: ${printed}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { baseUrl, token } = await until(
+    'the web inbox to start',
+    () => ({
+      baseUrl: /Interlock web inbox: (http:\/\/\S+?)\/\n/.exec(printed)?.[1],
+      token: /\n\n {2}(\S+)\n\n/.exec(printed)?.[1],
+      printed,
+    }),
+    (found) => found.baseUrl !== undefined && found.token !== undefined,
+    30_000,
+  );
+  return { child, baseUrl: baseUrl ?? '', token: token ?? '' };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever JSON came back
@@ -87,15 +91,16 @@ async function cardFor(match: (card: { prompt: string; toolApproval?: { toolName
   prompt: string;
   toolApproval?: { toolName: string; toolParameters: Record<string, unknown> };
 }> {
-  const started = Date.now();
-  for (;;) {
-    const { body } = await api('/api/interactions');
-    const card = (body?.interactions ?? []).find(match);
-    if (card !== undefined) return card;
-    if (Date.now() - started > 20_000)
-      throw new Error(`no such card in the inbox: ${JSON.stringify(body).slice(0, 400)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const { card } = await until(
+    'the card in the inbox',
+    async () => {
+      const { body } = await api('/api/interactions');
+      return { card: (body?.interactions ?? []).find(match), body };
+    },
+    (found) => found.card !== undefined,
+    30_000,
+  );
+  return card;
 }
 
 /** An MCP client talking to `interlock mcp serve` over stdio, as Claude Code would start it. */
@@ -215,8 +220,14 @@ describe('interlock mcp serve (stdio)', () => {
         onprogress: (update) => progress.push(update.message ?? ''),
       },
     );
+    const sent = Date.now();
     const card = await cardFor((entry) => entry.toolApproval?.toolName === 'Edit');
-    await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the client's timeout
+    // Progress kept the request alive for twice the client's timeout.
+    await until(
+      "progress past the client's timeout",
+      () => ({ progress: progress.length, waited: Date.now() - sent }),
+      ({ progress: updates, waited }) => updates >= 2 && waited > 2_000,
+    );
     await api(`/api/interactions/${card.interactionId}/respond`, { action: 'approve' });
     expect(await waiting).toMatchObject({ behavior: 'allow' });
     expect(
@@ -235,6 +246,7 @@ describe('interlock mcp serve (stdio)', () => {
     const card = await cardFor((entry) => entry.toolApproval?.toolName === 'NotebookEdit');
     await expect(gaveUp).rejects.toThrow(/timed out/i);
     const thread = await until(
+      'the thread to be cancelled',
       async () => (await api(`/api/threads/${card.threadId}`)).body?.thread,
       (value) => value?.status === 'cancelled',
     );
@@ -255,6 +267,7 @@ describe('interlock mcp serve --http (Streamable HTTP)', () => {
     let printed = '';
     server.stderr?.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     const url = await until(
+      'the server to listen',
       async () => /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(printed)?.[1],
       (value) => value !== undefined,
       30_000,
@@ -271,6 +284,7 @@ describe('interlock mcp serve --http (Streamable HTTP)', () => {
     await client.close();
     await expect(abandoned).rejects.toThrow();
     const thread = await until(
+      'the thread to be cancelled',
       async () => (await api(`/api/threads/${card.threadId}`)).body?.thread,
       (value) => value?.status === 'cancelled',
     );
@@ -330,13 +344,3 @@ describe('interlock mcp list and explain, with server-filesystem declared in int
     expect(run.stdout).toContain('unreachable: MCP server "gone" failed while connecting');
   }, 30_000);
 });
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out: ${JSON.stringify(value)?.slice(0, 300)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -15,6 +15,7 @@ import {
   type ModelServer,
   type Running,
 } from './project-file/parts.js';
+import { until } from '@interlock/core/testing';
 
 /*
  * One project file, read the same way by every command (issue 28, F49): a table of
@@ -81,13 +82,13 @@ async function worker(directory: string, files: string[], storePath = '.interloc
   return { started, answerer };
 }
 
-async function ended(interlock: Interlock, threadId: string) {
-  for (const started = Date.now(); Date.now() - started < 30_000;) {
-    const thread = await interlock.thread(threadId);
-    if (thread?.status === 'completed' || thread?.status === 'failed') return thread;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`thread ${threadId} did not end`);
+function ended(interlock: Interlock, threadId: string) {
+  return until(
+    `thread ${threadId} to end`,
+    () => interlock.thread(threadId),
+    (thread) => thread?.status === 'completed' || thread?.status === 'failed',
+    30_000,
+  );
 }
 
 /** The built interlock-web of a deployment, started in the directory (its project file, its store). */
@@ -238,11 +239,14 @@ const TABLE: Setting[] = [
         const { answerer } = await worker(directory, ['write-notes.toml']);
         const handle = await answerer.start(await answerer.loadWorkflow(join(directory, 'write-notes.toml')));
         const inbox = await web(directory);
-        let waiting: { interactionId: string } | undefined;
-        for (const started = Date.now(); waiting === undefined && Date.now() - started < 30_000;) {
-          waiting = (await inbox.api(`/api/interactions?threadId=${handle.threadId}`)).body.interactions[0];
-          if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        const waiting = await until(
+          'the question in the inbox',
+          async () =>
+            (await inbox.api(`/api/interactions?threadId=${handle.threadId}`)).body.interactions[0] as
+              { interactionId: string } | undefined,
+          (found) => found !== undefined,
+          30_000,
+        );
         const edited = await inbox.api(`/api/interactions/${waiting?.interactionId}/respond`, {
           action: 'edit',
           arguments: { path: 'secrets/b.txt', content: 'x' },
@@ -272,13 +276,15 @@ const TABLE: Setting[] = [
       worker: async (directory) => {
         const started = startProcess(directory, ['worker', 'write-notes.toml']);
         running.push(started);
-        await started.printed(new RegExp(`on sqlite:${join(directory, 'data', 'team.db').replaceAll('/', '\\/')}`));
+        const [, path] = await started.printed(/ on sqlite:(\S+?\.db)/);
+        expect(path).toBe(join(directory, 'data', 'team.db'));
       },
       explain: { notApplicable: 'explain reads no store' },
       'mcp serve': async (directory) => {
         const served = startProcess(directory, ['mcp', 'serve', '--http', '0']);
         running.push(served);
-        await served.printed(new RegExp(`store sqlite:${join(directory, 'data', 'team.db').replaceAll('/', '\\/')}`));
+        const [, path] = await served.printed(/store sqlite:(\S+?\.db)/);
+        expect(path).toBe(join(directory, 'data', 'team.db'));
       },
       'interlock-web': async (directory) => {
         const detached = jsonOf<{ threadId: string }>(

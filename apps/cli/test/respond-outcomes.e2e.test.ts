@@ -17,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { assertBuilt } from './built-cli.js';
 import { cliIn, createWorkingDirectory, jsonOf } from './cross-process.js';
+import { until } from '@interlock/core/testing';
 
 /*
  * What `interlock respond` says an answer came to (issue 28; docs/cli.md, "What an answer
@@ -100,15 +101,16 @@ async function deployment(options: Extract<StoreOptions, { type: 'postgres' }>) 
   return { threadId: outcome.threadId, interactionId: outcome.pendingInteractionIds[0]! };
 }
 
-async function storedThread(options: StoreOptions, threadId: string, until: (status: string) => boolean) {
+async function storedThread(options: StoreOptions, threadId: string, reached: (status: string) => boolean) {
   const store = await openStore(options);
   try {
-    for (const started = Date.now(); Date.now() - started < 30_000;) {
-      const thread = await store.getThread(threadId);
-      if (thread !== undefined && until(thread.status)) return thread;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`thread ${threadId} did not get there`);
+    const thread = await until(
+      `thread ${threadId} to get there`,
+      () => store.getThread(threadId),
+      (found) => found !== undefined && reached(found.status),
+      30_000,
+    );
+    return thread!;
   } finally {
     await store.close();
   }

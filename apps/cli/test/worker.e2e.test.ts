@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, createWorkingDirectory, EXAMPLES, jsonOf, type Detached } from './cross-process.js';
+import { until } from '@interlock/core/testing';
 
 beforeAll(assertBuilt);
 
@@ -38,10 +39,12 @@ describe('interlock worker (issue 12)', () => {
     worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
     try {
-      for (let waited = 0; !output.includes(`thread ${threadId}: completed`); waited += 100) {
-        if (waited > 20_000) throw new Error(`the worker did not complete the thread; it printed:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await until(
+        'the worker to complete the thread',
+        () => output,
+        (printed) => printed.includes(`thread ${threadId}: completed`),
+        60_000,
+      );
     } finally {
       worker.kill('SIGTERM');
     }

@@ -95,9 +95,13 @@ interface Entry {
 
 /**
  * A deployment with a chat: a worker that runs the chat's agent, and a web server that
- * answers. `listenAfterMs` holds back the server's listening for store changes that long.
+ * answers. `listenWhen` holds back the server's listening for store changes until it settles.
  */
-async function chatDeployment({ listenAfterMs = 0, worker = true, on = 'PostgreSQL' as StoreName } = {}) {
+async function chatDeployment({
+  listenWhen,
+  worker = true,
+  on = 'PostgreSQL' as StoreName,
+}: { listenWhen?: Promise<unknown>; worker?: boolean; on?: StoreName } = {}) {
   const shared =
     on === 'PostgreSQL'
       ? (await newDeployment()).store
@@ -118,9 +122,9 @@ async function chatDeployment({ listenAfterMs = 0, worker = true, on = 'PostgreS
   const web = await createDeploymentInterlock({ store: shared, chatWorkflow: 'support-chat' });
   const store: ICheckpointStore = new Proxy(web.store, {
     get(target, property, receiver) {
-      if (property !== 'watchChanges' || listenAfterMs === 0) return Reflect.get(target, property, receiver);
+      if (property !== 'watchChanges' || listenWhen === undefined) return Reflect.get(target, property, receiver);
       return async (...args: Parameters<NonNullable<ICheckpointStore['watchChanges']>>) => {
-        await new Promise((resolve) => setTimeout(resolve, listenAfterMs));
+        await listenWhen;
         return target.watchChanges?.(...args);
       };
     },
@@ -200,9 +204,14 @@ describe('the chat of a deployment (issue 12)', () => {
   });
 
   it('gives a queued message to the agent even when the worker asked before the server listened for changes', async () => {
-    // The server serves at once; its listening for store changes comes up 3 s later. The
-    // worker asks for the chat's next message in that gap: a resync must catch it.
-    const { baseUrl, token, untilAgentSays } = await chatDeployment({ listenAfterMs: 3_000 });
+    // The server serves at once; its listening for store changes comes up only once the worker
+    // asked for the chat's next message: a resync must catch it.
+    let listen: () => void = () => undefined;
+    const { baseUrl, token, untilAgentSays, web } = await chatDeployment({
+      listenWhen: new Promise<void>((resolve) => (listen = resolve)),
+    });
+    // Closing waits for the listening to have begun.
+    closers.push(async () => listen());
     const opened = await api(baseUrl, token, '/api/chats', {});
     expect(opened, JSON.stringify(opened.body)).toMatchObject({ status: 201 });
     const { chatId } = opened.body as { chatId: string };
@@ -210,6 +219,13 @@ describe('the chat of a deployment (issue 12)', () => {
       kind: 'agent',
       queued: true,
     });
+    await until(
+      "the worker to ask for the chat's next message",
+      () => web.store.listInteractions({}),
+      (asked) => asked.length > 0,
+      15_000,
+    );
+    listen();
     await untilAgentSays(chatId, /You said: hello/);
   }, 60_000);
 
@@ -229,7 +245,13 @@ describe('the chat of a deployment (issue 12)', () => {
       (seen) => seen.some((warning) => warning.includes('connection refused')),
       15_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Tried again (the chat looks again now and then), and failed again: the message stays queued.
+    await until(
+      'the delivery to be tried again',
+      async () => warnings,
+      (seen) => seen.filter((warning) => warning.includes('connection refused')).length >= 2,
+      15_000,
+    );
     expect(said(await transcript(chatId), 'user', /hello/)).toBe(true);
     reachable = true;
     await untilAgentSays(chatId, /You said: hello/);

@@ -171,12 +171,17 @@ describe('the inbox page', () => {
       .getByRole('button', { name: 'Approve', exact: true })
       .click({ timeout: 2000 })
       .catch(() => undefined);
-    await page
+    const notice = page
       .locator('.notice')
       .filter({ hasText: /already answered by web:alice|web:alice answered/ })
-      .first()
-      .waitFor();
-    await settled(page, approvals[0]!.interactionId).filter({ hasText: 'rejected by web:alice (script)' }).waitFor();
+      .first();
+    await notice.waitFor();
+    expect(await notice.textContent()).toMatch(/already answered by web:alice|web:alice answered/);
+    const settledCard = settled(page, approvals[0]!.interactionId).filter({
+      hasText: 'rejected by web:alice (script)',
+    });
+    await settledCard.waitFor();
+    expect(await settledCard.textContent()).toContain('rejected by web:alice (script)');
     await page.context().close();
   });
 
@@ -237,11 +242,12 @@ describe('what the page says an answer came to (issue 28)', () => {
     const { approvals } = await own.startReleaseAgent();
     const page = await signedInPage(browser, own.baseUrl, own.tokens['alice']!);
     await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
-    await page
+    const notice = page
       .locator('.notice')
       .filter({ hasText: 'Your answer is stored; the thread goes on now.' })
-      .first()
-      .waitFor();
+      .first();
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain('Your answer is stored; the thread goes on now.');
     await page.context().close();
   });
 });

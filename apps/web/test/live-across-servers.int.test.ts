@@ -47,36 +47,40 @@ async function webServer(
   return { web, app, baseUrl };
 }
 
-/** Reads a server's event stream until a change matches, or fails after `timeoutMs`. */
-async function heard(
+/**
+ * Opens a server's event stream; `change` resolves with the first change that matches, or
+ * fails after `timeoutMs`; `connected` once the server answered the request for the stream.
+ */
+function heard(
   baseUrl: string,
   token: string,
   matches: (change: Record<string, unknown>) => boolean,
   timeoutMs: number,
-): Promise<Record<string, unknown>> {
+): { connected: Promise<void>; change: Promise<Record<string, unknown>> } {
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  try {
-    const response = await fetch(`${baseUrl}/api/events`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: controller.signal,
-    });
-    const reader = (response.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
-    let text = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) throw new Error('the event stream ended');
-      text += value;
-      for (const line of text.split('\n')) {
-        if (!line.startsWith('data: ')) continue;
-        const change = JSON.parse(line.slice('data: '.length)) as Record<string, unknown>;
-        if (matches(change)) return change;
+  const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)]);
+  const response = fetch(`${baseUrl}/api/events`, { headers: { authorization: `Bearer ${token}` }, signal });
+  const change = (async () => {
+    try {
+      const reader = ((await response).body as ReadableStream<Uint8Array>)
+        .pipeThrough(new TextDecoderStream())
+        .getReader();
+      let text = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the event stream ended');
+        text += value;
+        for (const line of text.split('\n')) {
+          if (!line.startsWith('data: ')) continue;
+          const found = JSON.parse(line.slice('data: '.length)) as Record<string, unknown>;
+          if (matches(found)) return found;
+        }
       }
+    } finally {
+      controller.abort();
     }
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
+  })();
+  return { connected: response.then(() => undefined), change };
 }
 
 describe('web servers behind one PostgreSQL (issue 12)', () => {
@@ -114,14 +118,14 @@ describe('web servers behind one PostgreSQL (issue 12)', () => {
       second.baseUrl,
       token,
       (change) => change['interactionId'] === interactionId && change['reason'] === 'answered',
-      3_000,
+      15_000,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await answeredElsewhere.connected;
     expect(
       (await api(first.baseUrl, token, `/api/interactions/${interactionId}/respond`, { action: 'approve' })).status,
     ).toBe(200);
     // A deployment's server never looks at the store by itself: only the notification can tell it.
-    expect(await answeredElsewhere).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId });
+    expect(await answeredElsewhere.change).toMatchObject({ kind: 'interaction', reason: 'answered', interactionId });
     expect((await api(second.baseUrl, token, '/api/interactions')).body.interactions).toEqual([]);
   }, 30_000);
 });

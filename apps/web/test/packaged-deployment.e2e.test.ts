@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '@interlock/core/testing';
 
 /*
  * The README's "Deploying", followed as a team would (issue 28): the packages packed here
@@ -146,15 +147,6 @@ function start(
     child.stderr.on('data', heard);
     child.on('close', (code) => reject(new Error(`${line} exited (${code}) before printing ${pattern}:\n${printed}`)));
   });
-}
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (const started = Date.now(); Date.now() - started < 60_000;) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe("the README's Deploying, with the packed packages installed outside the repository (issue 28)", () => {

@@ -4,6 +4,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { openStore } from '@interlock/core';
+import { until } from '@interlock/core/testing';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import pg from 'pg';
 
@@ -180,18 +182,32 @@ export async function api(
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
 
-export async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 500)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+export { until } from '@interlock/core/testing';
+
+/**
+ * Waits until every claim on a thread held when it is called has run out, or was renewed,
+ * released or taken over: a worker frozen just before has then lost all its claims. The wait
+ * is on the claims' ends as stored, not on a time the machine's speed could outrun.
+ */
+export async function claimsHeldNowRunOut(deployment: Deployment, timeoutMs = 60_000): Promise<void> {
+  const store = await openStore(deployment.store);
+  try {
+    const held = (await store.listThreads()).flatMap((thread) =>
+      thread.lease === undefined ? [] : [{ threadId: thread.threadId, lease: thread.lease }],
+    );
+    await until(
+      'the claims held at the freeze to run out',
+      () => store.listThreads(),
+      (threads) => {
+        const now = Date.now();
+        return held.every(({ threadId, lease }) => {
+          const current = threads.find((thread) => thread.threadId === threadId)?.lease;
+          return current?.owner !== lease.owner || current.until !== lease.until || Date.parse(lease.until) < now;
+        });
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+  } finally {
+    await store.close();
   }
 }

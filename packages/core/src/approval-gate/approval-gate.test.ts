@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createInterlock } from '../interlock.js';
+import { until } from '../testing/until.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { continuationThreadId, type ApprovalGate, type GatePause } from './approval-gate.js';
 import { createApprovalGate } from './create-approval-gate.js';
@@ -167,12 +168,12 @@ describe('approval gate (F56)', () => {
   it('waits for the answer when no state is given, and cancels the question when the agent gives up (F56, F10)', async () => {
     const { gate } = await gateWithContinuation();
     const waiting = gate.decide([{ toolCallId: 'c1', toolName: 'write_file', arguments: { path: 'x', content: 'y' } }]);
-    const question = await new Promise<string>((resolve) => {
-      const look = () =>
-        void gate.interlock.pending().then(([first]) => (first ? resolve(first.interactionId) : setTimeout(look, 20)));
-      look();
-    });
-    await gate.interlock.respond(question, 'yes');
+    const [question] = await until(
+      'the question to be asked',
+      () => gate.interlock.pending(),
+      (list) => list.length > 0,
+    );
+    await gate.interlock.respond(question!.interactionId, 'yes');
     expect(await waiting).toMatchObject({
       status: 'decided',
       decisions: [{ status: 'approved', decidedBy: 'person' }],
@@ -183,11 +184,11 @@ describe('approval gate (F56)', () => {
       [{ toolCallId: 'c2', toolName: 'write_file', arguments: { path: 'x', content: 'z' } }],
       { signal: controller.signal },
     );
-    await new Promise<void>((resolve) => {
-      const look = () =>
-        void gate.interlock.pending().then((list) => (list.length > 0 ? resolve() : setTimeout(look, 20)));
-      look();
-    });
+    await until(
+      'the question to be asked',
+      () => gate.interlock.pending(),
+      (list) => list.length > 0,
+    );
     controller.abort();
     const given = await abandoned;
     expect(given).toMatchObject({

@@ -8,6 +8,7 @@ import {
   expectNoLostAnswer,
   person,
   positiveInteger,
+  SOAK,
   stepsOf,
   STORES,
 } from './__fixtures__/crash-checks.js';
@@ -29,8 +30,8 @@ import {
 // processes resuming one thread, a kill right after a store call, and kills at random
 // moments of a server working through a queue. CRASH_RANDOM_RUNS sets how many.
 
-/** How many random kills per database. */
-const RANDOM_RUNS = positiveInteger('CRASH_RANDOM_RUNS', 10);
+/** How many random kills per database: a few, many more in the soak (`pnpm test:soak`). */
+const RANDOM_RUNS = positiveInteger('CRASH_RANDOM_RUNS', SOAK ? 40 : 4);
 /** The jobs (threads) each server process of the random-kill loop adds to its queue. */
 const QUEUE = ['job-1', 'job-2', 'job-3', 'job-4', 'job-5'];
 

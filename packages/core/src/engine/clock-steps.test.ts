@@ -1,11 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, steadyClock, type Interlock, type ShellClassifierPort } from '../index.js';
+import { createInterlock, defineTool, steadyClock, type Interlock } from '../index.js';
 import { scriptedHandler, scriptedModel } from '../testing/index.js';
+import { safeShellClassifier } from '../testing/index.js';
 
 /* The wall clock steps back two hours mid-run (issue 11): deadlines and remembered approvals still end on time. */
 
@@ -13,6 +14,7 @@ const TWO_HOURS = 2 * 60 * 60 * 1000;
 const opened: Interlock[] = [];
 afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close();
+  vi.useRealTimers();
 });
 
 /** A wall clock an operator can set back, and the engine's clock on top of it. */
@@ -21,7 +23,8 @@ function settableClock() {
   return { clock: steadyClock(() => Date.now() - shift), stepBack: (ms: number) => (shift += ms) };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Time passes on vitest's fake clock (wall, monotonic and timers), not in real time. */
+const pass = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('steadyClock', () => {
   it('never steps back: after a backward step it counts on from its last reading, and follows a forward step at once', () => {
@@ -45,6 +48,10 @@ describe('steadyClock', () => {
 });
 
 describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+  });
+
   it('does not extend a deadline: the question times out on time, and a late answer is refused as expired', async () => {
     const { clock, stepBack } = settableClock();
     const interlock = await createInterlock({ clock });
@@ -55,7 +62,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     const waiting = await (await interlock.start(workflow, { channel: 'inbox' })).done();
     const [question] = await interlock.pending();
     stepBack(TWO_HOURS);
-    await sleep(1_300);
+    await pass(1_300);
     expect(await interlock.respond(question!.interactionId, 'too late')).toEqual({
       status: 'expired',
       threadId: waiting.threadId,
@@ -78,7 +85,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     });
     const call = { text: '', toolCalls: [{ id: 'c1', name: 'note', arguments: { text: 'same' } }] };
     const handler = scriptedHandler([{ input: { approved: true, remember: true } }, { input: { approved: true } }]);
-    const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+    const safeShell = safeShellClassifier();
     const interlock = await createInterlock({
       clock,
       models: { default: scriptedModel([call, 'done', call, 'done']) },
@@ -95,7 +102,7 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     const session = { chatId: 'chat-1' };
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     stepBack(TWO_HOURS);
-    await sleep(1_300);
+    await pass(1_300);
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     expect(handler.requests).toHaveLength(2);
     expect((await interlock.audit()).map((entry) => entry.decidedBy)).toEqual(['person', 'person']);

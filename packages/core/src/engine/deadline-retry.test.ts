@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
+import { until } from '../testing/until.js';
 import { createInterlock, InterlockError, openStore, type ICheckpointStore, type Interlock } from '../index.js';
 
 /*
@@ -9,8 +10,12 @@ import { createInterlock, InterlockError, openStore, type ICheckpointStore, type
  */
 
 const opened: Interlock[] = [];
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+});
 afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close();
+  vi.useRealTimers();
 });
 
 type Method = 'failInteraction' | 'getThread';
@@ -30,22 +35,13 @@ async function storeFailing(method: Method, down: () => boolean): Promise<ICheck
   });
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() - started > timeoutMs) return value;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('a deadline while the database is unreachable', () => {
   it.each([
     ['before the question was timed out', 'failInteraction'],
     ['after the question was timed out, before the thread went on', 'getThread'],
   ] as const)('times the question out and takes the thread on once it is back: failing %s', async (_, method) => {
-    let downUntil = 0;
-    const store = await storeFailing(method, () => Date.now() < downUntil);
+    let down = false;
+    const store = await storeFailing(method, () => down);
     const interlock = await createInterlock({ store: { type: 'custom', store } });
     opened.push(interlock);
     const workflow = interlock.registerWorkflow(
@@ -54,17 +50,19 @@ describe('a deadline while the database is unreachable', () => {
     const { threadId } = await (await interlock.start(workflow, { channel: 'inbox' })).done();
     expect((await interlock.thread(threadId))?.status).toBe('waiting');
 
-    // Down from just before the deadline until 1.5 s after it.
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    downUntil = Date.now() + 1_600;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    expect(Date.now()).toBeLessThan(downUntil);
+    // Down from just before the deadline until well after it (time passes on the fake clock).
+    await vi.advanceTimersByTimeAsync(400);
+    down = true;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(await interlock.thread(threadId).catch(() => undefined)).not.toMatchObject({ status: 'completed' });
+    down = false;
 
     // A read the store fails is no answer yet.
     const thread = await until(
+      'the thread to go on',
       () => interlock.thread(threadId).catch(() => undefined),
       (found) => found !== undefined && found.status !== 'waiting',
-      10_000,
+      { timeoutMs: 60_000, intervalMs: 100, advance: (ms) => vi.advanceTimersByTimeAsync(ms) },
     );
     expect(thread?.status).not.toBe('waiting');
     expect((await interlock.interactions({ threadId }))[0]).toMatchObject({

@@ -3,9 +3,10 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 /**
  * A TCP proxy in front of PostgreSQL for tests of what an answerer is told (issue 28): once
  * armed, it cuts the connection that stores an
- * answer: at its `COMMIT` (passed on to the server, which commits it, with both connections
- * closed before the server's reply can come back: the client cannot know whether its write is
- * stored), or at the write itself (never passed on: nothing is stored). What a network cut,
+ * answer: at its commit (the statement that stores it passed on to the server, which commits
+ * it, with both connections closed before the server's reply can come back: the client cannot
+ * know whether its write is stored), or at the write itself (never passed on: the server's
+ * refusal comes back, as from a server just demoted to a standby; nothing is stored). What a network cut,
  * a failover or a proxy timeout at that instant does.
  */
 export interface CommitCutter {
@@ -14,6 +15,26 @@ export interface CommitCutter {
   /** Cuts the next answer's connection at its commit, or at its write; resolves once it did. */
   arm(at?: 'commit' | 'write'): Promise<void>;
   close(): Promise<void>;
+}
+
+/** PostgreSQL's ReadyForQuery, outside a transaction. */
+const READY_FOR_QUERY = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+
+/** PostgreSQL's ErrorResponse for a statement refused by a read-only server (SQLSTATE 25006): nothing ran. */
+function refusal(): Buffer {
+  const fields = [
+    ['S', 'ERROR'],
+    ['V', 'ERROR'],
+    ['C', '25006'],
+    ['M', 'cannot execute SELECT in a read-only transaction'],
+  ]
+    .map(([code, value]) => `${code}${value}\0`)
+    .join('');
+  const body = Buffer.from(`${fields}\0`, 'utf8');
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
 }
 
 /**
@@ -38,6 +59,8 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
     let buffered = Buffer.alloc(0);
     let startup = true;
     let answering = false;
+    // Passing on the rest of an answer's statement (up to its Sync), then cutting.
+    let cutAtSync: (() => void) | undefined;
     client.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       for (;;) {
@@ -55,6 +78,36 @@ export async function startCommitCutter(serverUrl: string): Promise<CommitCutter
         }
         const type = String.fromCharCode(frame[0] ?? 0);
         const text = frame.subarray(5).toString('utf8');
+        if (cutAtSync !== undefined) {
+          if (type !== 'S') {
+            upstream.write(frame);
+            continue;
+          }
+          const done = cutAtSync;
+          cutAtSync = undefined;
+          upstream.end(frame);
+          client.destroy();
+          done();
+          return;
+        }
+        // The store commits a unit of work as one statement, `SELECT interlock_commit($1::jsonb)`,
+        // whose parameter (in the Bind message) holds the answer: committed once its Sync arrives.
+        if (type === 'B' && armed && /"kind":"answer"/.test(text)) {
+          const { at, done } = armed;
+          armed = undefined;
+          if (at === 'write') {
+            // One statement cannot be cut half-way: the server refuses it, as one just demoted
+            // to a standby does, and the connection goes. The client knows nothing was stored.
+            upstream.destroy();
+            client.end(Buffer.concat([refusal(), READY_FOR_QUERY]));
+            done();
+            return;
+          }
+          cutAtSync = done;
+          upstream.write(frame);
+          continue;
+        }
+        // A store that writes the answer with its own statements in a transaction.
         if ((type === 'P' || type === 'Q') && /UPDATE[\s\S]*'responded'/.test(text)) {
           answering = true;
           if (armed?.at === 'write') {

@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { ToolApprovalDetails, type InteractionFailureReason } from '@interlock/sdk-types';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { interactionRecord } from '../testing/conformance/store-records.js';
 import { approvalSpecs, readAnswer } from './approval-requests.js';
-import { defineTool } from './define-tool.js';
 import { approve, awaitAnswer, awaitRecovery, awaitResult, newTurnCall, type AwaitingCall } from './turn-state.js';
+import { noteTool } from '../testing/index.js';
 
-const note = defineTool({
-  name: 'note',
-  description: 'Writes a note',
-  category: 'write',
-  riskLevel: 'MEDIUM',
-  parameters: z.object({ text: z.string() }),
-  execute: async ({ text }) => `noted ${text}`,
-});
+const note = noteTool();
 const toolOf = (name: string) => (name === note.name ? note : undefined);
 
 /** A call a rule left to a person; MEDIUM risk, so "remember for this session" may be offered. */

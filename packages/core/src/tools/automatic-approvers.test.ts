@@ -9,7 +9,6 @@ import {
   type ToolUse,
 } from '../policy/approval-options.js';
 import { ApprovalPolicy } from '../policy/approval-policy.js';
-import type { ShellClassifierPort } from '../policy/decide-approval.js';
 import { MessageBus, type ToolApprovalBusRequest } from '../policy/message-bus.js';
 import {
   askAutomatically,
@@ -20,6 +19,7 @@ import {
 } from './automatic-approvers.js';
 import { defineTool } from './define-tool.js';
 import { ToolRegistry } from './tool-registry.js';
+import { safeShellClassifier } from '../testing/index.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -47,7 +47,7 @@ const toolUse: ToolUse = {
 
 /** The clock the engine would inject, read from the (possibly fake) system time. */
 const systemClock: Clock = { now: () => Date.now() };
-const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+const safeShell = safeShellClassifier();
 
 function policyWith(options: ApprovalOptions): ApprovalPolicy {
   return new ApprovalPolicy(

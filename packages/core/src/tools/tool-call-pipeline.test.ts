@@ -5,14 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
-import {
-  createInterlock,
-  defineTool,
-  type ApprovalOptions,
-  type Interlock,
-  type ShellClassifierPort,
-} from '../index.js';
+import { createInterlock, defineTool, type ApprovalOptions, type Interlock } from '../index.js';
 import { scriptedHandler, scriptedModel } from '../testing/index.js';
+import { safeShellClassifier } from '../testing/index.js';
 
 let interlock: Interlock | undefined;
 afterEach(async () => {
@@ -21,7 +16,7 @@ afterEach(async () => {
   interlock = undefined;
 });
 
-const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+const safeShell = safeShellClassifier();
 const effects: string[] = [];
 const note = defineTool({
   name: 'note',

@@ -2,10 +2,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, InterlockError, type Interlock, type ShellClassifierPort } from '../index.js';
+import { createInterlock, defineTool, InterlockError, type Interlock } from '../index.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
+import { safeShellClassifier } from '../testing/index.js';
 
-const safeShell: ShellClassifierPort = { classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }) };
+const safeShell = safeShellClassifier();
 const opened: Interlock[] = [];
 afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close().catch(() => undefined);

@@ -11,6 +11,7 @@ import {
   type Interlock,
   type InterlockWorker,
 } from '../index.js';
+import { until } from '../testing/until.js';
 
 /*
  * Edited arguments in a deployment (issue 12): the answerer does not hold the tool, so it
@@ -89,14 +90,9 @@ async function deployment() {
   return { answerer, approval, refunded, outcome };
 }
 
-async function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() - started > timeoutMs) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Reads until `read` gives something; a hang reaches the limit. */
+function eventually<T>(read: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  return until('the thread to complete', read, (value) => value !== undefined, timeoutMs) as Promise<T>;
 }
 
 describe('edited arguments answered where the tool is not (issue 12)', () => {

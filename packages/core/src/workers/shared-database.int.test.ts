@@ -1,8 +1,9 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../__fixtures__/postgres-schemas.js';
-import { until } from '../__fixtures__/until.js';
 import { createInterlock, createWorker, openStore, servedWorkflows, type Interlock } from '../index.js';
+import { testPostgresUrl } from '../persistence/typeorm/__fixtures__/postgres-harness.js';
+import { until } from '../testing/until.js';
 import type { ThreadJob } from './thread-jobs.js';
 
 /*
@@ -11,7 +12,7 @@ import type { ThreadJob } from './thread-jobs.js';
  * beside a running one must not stop the running one's workers.
  */
 
-const url = process.env['INTERLOCK_TEST_POSTGRES_URL'];
+const url = testPostgresUrl('deployments sharing one PostgreSQL database (issue 12)');
 const run = `interlock_shared_${process.pid}_${Date.now().toString(36)}`;
 const schemas: string[] = [];
 const closers: (() => Promise<unknown>)[] = [];
@@ -94,68 +95,84 @@ async function roundTrip(answerer: Interlock, said: string): Promise<unknown> {
   return thread?.output;
 }
 
-describe.runIf(url !== undefined)('deployments sharing one PostgreSQL database (issue 12)', () => {
-  it('keeps a worker taking jobs after another deployment installs its queue in a new schema', async () => {
-    const { answerer, failures } = await echoDeployment(`${run}_a`);
-    expect(await roundTrip(answerer, 'before')).toBe('before');
+if (url !== undefined)
+  describe('deployments sharing one PostgreSQL database (issue 12)', () => {
+    it('keeps a worker taking jobs after another deployment installs its queue in a new schema', async () => {
+      const { answerer, failures } = await echoDeployment(`${run}_a`);
+      expect(await roundTrip(answerer, 'before')).toBe('before');
 
-    // A second deployment on the same database: installing its queue announces breaking migrations.
-    const other = await openStore(storeIn(`${run}_b`));
-    await other.close();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+      // A second deployment on the same database: installing its queue announces breaking migrations.
+      // The round trip below starts once the announcement went out (the worker hears the same one).
+      const listener = new pg.Client({ connectionString: url });
+      await listener.connect();
+      const announced: string[] = [];
+      listener.on('notification', (message) => announced.push(message.payload ?? ''));
+      try {
+        await listener.query('LISTEN "worker:migrate"');
+        const other = await openStore(storeIn(`${run}_b`));
+        await other.close();
+        await until(
+          'the migration to be announced',
+          async () => announced,
+          (heard) => heard.length > 0,
+          15_000,
+        );
+      } finally {
+        await listener.end();
+      }
 
-    expect(await roundTrip(answerer, 'after')).toBe('after');
-    expect(failures).toEqual([]);
-    expect(process.exitCode).not.toBe(57);
-  }, 60_000);
+      expect(await roundTrip(answerer, 'after')).toBe('after');
+      expect(failures).toEqual([]);
+      expect(process.exitCode).not.toBe(57);
+    }, 60_000);
 
-  it("stops taking jobs and offering its workflows when its own queue's schema is migrated past its version, says so, and goes on once it is compatible again", async () => {
-    const schema = `${run}_c`;
-    const { answerer, failures, store } = await echoDeployment(schema);
-    expect(await roundTrip(answerer, 'before')).toBe('before');
-    expect((await servedWorkflows(store, Date.now())).map((served) => served.workflowId)).toEqual(['echo']);
+    it("stops taking jobs and offering its workflows when its own queue's schema is migrated past its version, says so, and goes on once it is compatible again", async () => {
+      const schema = `${run}_c`;
+      const { answerer, failures, store } = await echoDeployment(schema);
+      expect(await roundTrip(answerer, 'before')).toBe('before');
+      expect((await servedWorkflows(store, Date.now())).map((served) => served.workflowId)).toEqual(['echo']);
 
-    // What a newer version's breaking migration of this very schema looks like to the running worker.
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    try {
-      await admin.query(`INSERT INTO "${schema}_jobs".migrations (id, breaking) VALUES (999999, true)`);
-      await admin.query(`SELECT pg_notify('worker:migrate', '{"migrationNumber":999999,"breaking":true}')`);
-      await until(
-        'the worker to refuse the newer schema',
-        async () => failures,
-        (seen) => seen.some((failure) => failure.includes('unsafe to continue')),
-        15_000,
-      );
-      const handle = await answerer.start('echo');
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      expect((await answerer.thread(handle.threadId))?.pendingInteractionIds).toEqual([]);
-      // It no longer offers the workflow once its offer ran out: answerers do not count on it.
-      await until(
-        'the offer to run out',
-        () => servedWorkflows(store, Date.now()),
-        (served) => served.length === 0,
-        30_000,
-      );
+      // What a newer version's breaking migration of this very schema looks like to the running worker.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`INSERT INTO "${schema}_jobs".migrations (id, breaking) VALUES (999999, true)`);
+        await admin.query(`SELECT pg_notify('worker:migrate', '{"migrationNumber":999999,"breaking":true}')`);
+        await until(
+          'the worker to refuse the newer schema',
+          async () => failures,
+          (seen) => seen.some((failure) => failure.includes('unsafe to continue')),
+          15_000,
+        );
+        const handle = await answerer.start('echo');
+        // It no longer offers the workflow once its offer ran out: answerers do not count on it.
+        await until(
+          'the offer to run out',
+          () => servedWorkflows(store, Date.now()),
+          (served) => served.length === 0,
+          30_000,
+        );
+        // All that while (the rest of its offer, seconds), it took no job: the thread was never taken to its question.
+        expect((await answerer.thread(handle.threadId))?.pendingInteractionIds).toEqual([]);
 
-      // Compatible again (the newer version rolled back): the worker takes jobs, and offers, by itself.
-      await admin.query(`DELETE FROM "${schema}_jobs".migrations WHERE id = 999999`);
-      await until(
-        'the worker to take the waiting thread',
-        async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
-        (pending) => pending.length > 0,
-        30_000,
-      );
-      await until(
-        'the workflow to be offered again',
-        async () => (await servedWorkflows(store, Date.now())).map((served) => served.workflowId),
-        (served) => served.includes('echo'),
-        15_000,
-      );
-    } finally {
-      await admin.end();
-    }
-    expect(await roundTrip(answerer, 'after')).toBe('after');
-    expect(process.exitCode).not.toBe(57);
-  }, 90_000);
-});
+        // Compatible again (the newer version rolled back): the worker takes jobs, and offers, by itself.
+        await admin.query(`DELETE FROM "${schema}_jobs".migrations WHERE id = 999999`);
+        await until(
+          'the worker to take the waiting thread',
+          async () => (await answerer.pending()).filter((request) => request.threadId === handle.threadId),
+          (pending) => pending.length > 0,
+          30_000,
+        );
+        await until(
+          'the workflow to be offered again',
+          async () => (await servedWorkflows(store, Date.now())).map((served) => served.workflowId),
+          (served) => served.includes('echo'),
+          15_000,
+        );
+      } finally {
+        await admin.end();
+      }
+      expect(await roundTrip(answerer, 'after')).toBe('after');
+      expect(process.exitCode).not.toBe(57);
+    }, 90_000);
+  });

@@ -13,6 +13,8 @@ import { tcpGate, type TcpGate } from './__fixtures__/tcp-gate.js';
  */
 
 const url = process.env['INTERLOCK_TEST_POSTGRES_URL'] ?? '';
+if (url === '')
+  throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
 const run = `interlock_health_${process.pid}_${Date.now().toString(36)}`;
 const schemas: string[] = [];
 const closers: (() => Promise<unknown>)[] = [];

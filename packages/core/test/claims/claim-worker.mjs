@@ -14,6 +14,8 @@
 //               the ids of the threads it took forward as the result
 //   threadId    the thread to start, resume or answer in
 //   toolMs      how long `deploy` works after its side effect (default 0)
+//   holdUntil   a file: `deploy` works, after toolMs, until the test creates it (a tool that
+//               ends when the test says, not after a time the machine's speed may outrun)
 //   effectLast  `deploy` works toolMs first, then, as a careful tool author does, checks its
 //               signal and applies its effect last, writing its claim's fence into the ledger
 //   leaseMs     the claim's lease (default 15 000)
@@ -21,7 +23,7 @@
 //   interactionId, answer   (respond)
 //   count       (roundTrips) how many threads to take through an approval round trip
 //   giveUpMs    (answerLoop) stops answering after this long and reports the threads still open
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
 import { createInterlock, createWorker, defineTool, scriptedModel } from '../../dist/index.js';
 
@@ -46,6 +48,8 @@ const deploy = defineTool({
     appendFileSync(config.ledger, `deployed ${context.threadId} ${context.toolCallId} ${target}\n`);
     process.stdout.write(`TOOL-STARTED ${context.threadId}\n`);
     await new Promise((resolve) => setTimeout(resolve, config.toolMs ?? 0));
+    while (config.holdUntil !== undefined && !existsSync(config.holdUntil))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     return `deployed ${target}`;
   },
 });

@@ -21,6 +21,9 @@ import {
 
 export const STORES: StoreName[] = ['SQLite', 'PostgreSQL'];
 
+/** `pnpm test:soak`: the heavy scenarios at a larger scale (more kills, threads, processes). */
+export const SOAK = process.env['INTERLOCK_SOAK'] === '1';
+
 export function positiveInteger(name: string, fallback: number): number {
   const value = Number(process.env[name] ?? fallback);
   if (!Number.isInteger(value) || value < 1)

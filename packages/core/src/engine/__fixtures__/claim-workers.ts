@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type ICheckpointStore, type StoreOptions } from '../../index.js';
+import { until } from '../../testing/until.js';
 
 /*
  * The harness of the multi-process tests (issue 11): a fresh database and ledger per
@@ -161,6 +162,31 @@ export async function withStore<T>(scenario: Scenario, work: (store: ICheckpoint
   } finally {
     await store.close();
   }
+}
+
+/**
+ * Waits until every claim on a thread held when it is called has run out, or was renewed,
+ * released or taken over: a process frozen just before has then lost all its claims. The
+ * wait is on the claims' ends as stored, not on a time the machine's speed could outrun.
+ */
+export async function claimsHeldNowRunOut(scenario: Scenario, timeoutMs = 60_000): Promise<void> {
+  await withStore(scenario, async (store) => {
+    const held = (await store.listThreads()).flatMap((thread) =>
+      thread.lease === undefined ? [] : [{ threadId: thread.threadId, lease: thread.lease }],
+    );
+    await until(
+      'the claims held at the freeze to run out',
+      () => store.listThreads(),
+      (threads) => {
+        const now = Date.now();
+        return held.every(({ threadId, lease }) => {
+          const current = threads.find((thread) => thread.threadId === threadId)?.lease;
+          return current?.owner !== lease.owner || current.until !== lease.until || Date.parse(lease.until) < now;
+        });
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
+  });
 }
 
 export function ledgerLines(scenario: Scenario): string[] {

@@ -1,9 +1,9 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, describe, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
-import { until } from '../../__fixtures__/until.js';
 import { createThread } from '../../testing/conformance/commit-helpers.js';
 import { threadRecord } from '../../testing/conformance/store-records.js';
+import { until } from '../../testing/until.js';
 import type { StoreChange } from '../checkpoint-store.js';
 import { testPostgresUrl } from './__fixtures__/postgres-harness.js';
 import { listenForChanges } from './change-listener.js';
@@ -99,5 +99,13 @@ if (url !== undefined)
         (seen) => seen.some((change) => change.table === 'threads' && change.threadId === 'after'),
         5_000,
       );
+      // In order: the change before the silence, the resync, then the change on the new connection.
+      const order = (found: (change: StoreChange) => boolean) => heard.findIndex(found);
+      const before = order((change) => change.table === 'threads' && change.threadId === 'before');
+      const resync = order((change) => change.table === '*');
+      const after = order((change) => change.table === 'threads' && change.threadId === 'after');
+      expect(before).toBeGreaterThanOrEqual(0);
+      expect(resync).toBeGreaterThan(before);
+      expect(after).toBeGreaterThan(resync);
     }, 30_000);
   });

@@ -35,6 +35,7 @@ import { ToolPins } from '../tool-pins.js';
 import { ToolRegistry } from '../tool-registry.js';
 import { TurnRecorder } from '../turn-recorder.js';
 import { describeCall, type ReadyCall, type TurnCall, type TurnState } from '../turn-state.js';
+import { safeShellClassifier } from '../../testing/test-tools.js';
 
 /*
  * The parts a turn's stages are built from, by hand, over a real run: an in-memory store
@@ -52,9 +53,7 @@ export const OWNER = 'this-process';
 export const NODE_ID = 'agent';
 
 /** Shell rules that find every command safe. */
-export const safeShell: ShellClassifierPort = {
-  classify: () => ({ verdict: 'safe', rule: 'shell:safe', reasons: [] }),
-};
+export const safeShell: ShellClassifierPort = safeShellClassifier();
 
 /** A MEDIUM-risk write (asks by default), its runs recorded. */
 export function noteTool(runs: string[] = []) {
