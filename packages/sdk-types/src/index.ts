@@ -18,6 +18,7 @@ export {
   ProjectWhatsAppConfig,
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
+  ProjectTelemetryConfig,
 } from './config/project-config.js';
 export { VariableScope, VariableName, VariableDeclaration, VariableAssignment } from './workflow/variables.js';
 export { ToolApprovalConfig, WorkflowConfig } from './workflow/workflow-config.js';
@@ -39,6 +40,7 @@ export {
 } from './nodes/node-configs.js';
 export { MessageRole, ToolCall, Message } from './conversation/message.js';
 export { ToolCategory, RiskLevel, ToolCallStatus, ApprovalStage } from './tools/tool-types.js';
+export { QuorumConfig, QuorumEscalation, ApprovalQuorum, type QuorumConfigInput } from './tools/approval-quorum.js';
 export { InputKind } from './interaction/input-kind.js';
 export {
   UserInteractionOperationType,
