@@ -3,6 +3,7 @@ import { GENESIS, auditLink, type AuditAnchor, type AuditThreadHead } from '../.
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
+import { applyQuorumChange } from '../quorum-change.js';
 import type { InteractionRecord, ThreadRecord, ToolExecutionRecord } from '../records.js';
 import type {
   CommitResult,
@@ -98,7 +99,9 @@ export class MemoryTransaction {
     if (change.kind === 'renew' || change.kind === 'release') {
       if (stored.epoch !== change.epoch || stored.lease?.owner !== change.owner) throw changed();
       const { lease: _lease, ...rest } = stored;
-      return this.stage(change.kind === 'renew' ? { ...rest, lease: { owner: change.owner, until: change.until } } : rest);
+      return this.stage(
+        change.kind === 'renew' ? { ...rest, lease: { owner: change.owner, until: change.until } } : rest,
+      );
     }
     if (stored.version !== change.expectedVersion || stored.epoch !== change.thread.epoch) throw changed();
     const { claim } = change;
@@ -168,6 +171,14 @@ export class MemoryTransaction {
         });
         this.failed.push(interactionId);
         return;
+      case 'approve-partially':
+      case 'escalate': {
+        const applied = applyQuorumChange(stored, change);
+        if (applied === 'unchanged') return;
+        if ('conflict' in applied) throw new Refused(applied.conflict);
+        this.interactions.set(interactionId, applied.next);
+        return;
+      }
     }
   }
 
