@@ -196,6 +196,17 @@ export class Interlock {
     return this.runner.respond(interactionId, input, options);
   }
 
+  /**
+   * Offers an approval that waited past its escalation time to its escalation approvers (F51):
+   * recorded on the interaction, audited (`decidedBy: "escalation"`), and published as
+   * USER_INTERACTION_ESCALATED. Threads this process runs do it on time by themselves, and a
+   * worker's job does it in a deployment; returns whether this call did (false when it is not
+   * due yet, was escalated already, or no longer waits).
+   */
+  escalate(interactionId: string): Promise<boolean> {
+    return this.runner.escalate(interactionId);
+  }
+
   /** Cancels a thread; its pending interaction fails with reason `cancelled`. */
   cancel(threadId: string, reason?: string): Promise<void> {
     return this.runner.cancel(threadId, reason);

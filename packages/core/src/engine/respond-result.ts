@@ -6,6 +6,8 @@ import type { ThreadHandle } from './thread-handle.js';
  * - `continued`: this process took it forward (`thread` is the run's handle);
  * - `elsewhere`: another process holds the thread and applies the answer (or applied it already);
  * - `scheduled`: a worker will take it forward (the answer and its job were stored together);
+ * - `awaiting-approvals`: the call needs several approvers (F51); this approval is stored
+ *   and counted (`given` of `required`), and the question stays pending for the others;
  * - `stalled`: the answer is stored but the thread did not go on, for the reason given
  *   (the database failed after the answer's commit, the definitions changed…): it goes on
  *   with `resume(threadId)` once the reason is gone.
@@ -15,6 +17,7 @@ export type Continuation =
   | { status: 'elsewhere' }
   /** Threads continue in workers (`continueIn: 'workers'`): a worker serving the workflow takes it forward. */
   | { status: 'scheduled' }
+  | { status: 'awaiting-approvals'; given: number; required: number }
   | { status: 'stalled'; code: ErrorCode; message: string };
 
 /**

@@ -13,11 +13,13 @@ import type {
   InteractionResponseRecord,
   StoredThread,
 } from '../persistence/checkpoint-store.js';
+import { requestWithProgress } from '../policy/approval-quorum.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
+import { escalationOf, Escalations } from './escalations.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
 import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
@@ -51,6 +53,9 @@ export class ThreadRunner {
   private readonly responding = new Map<string, Promise<RespondResult>>();
   private readonly definitions: ThreadDefinitions;
   private readonly timers: DeadlineTimers;
+  /** The escalation times of approvals this process asked (F51), on the same kind of timer as deadlines. */
+  private readonly escalationTimers: DeadlineTimers;
+  private readonly escalations: Escalations;
   private readonly intake: AnswerIntake;
   private readonly runs: ThreadRuns;
   private closed = false;
@@ -68,6 +73,10 @@ export class ThreadRunner {
   ) {
     this.definitions = new ThreadDefinitions(workflows, store);
     this.timers = new DeadlineTimers(clock, (interaction, attempt) => this.expireOnTime(interaction, attempt));
+    this.escalations = new Escalations(store, clock, (thread, event) => coordinator.emit(thread, event));
+    this.escalationTimers = new DeadlineTimers(clock, (interaction) => {
+      this.escalations.escalate(interaction.interactionId).catch(() => undefined);
+    });
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
@@ -85,14 +94,15 @@ export class ThreadRunner {
       // A question's deadline is armed as soon as the question is announced (it is stored by
       // then), before its thread's suspension is: whoever hears the thread wait finds it armed.
       (event) => {
-        if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.deadline !== null && !this.closed)
-          this.timers.arm({
-            interactionId: event.interactionId,
-            threadId: event.request.threadId,
-            deadline: event.request.deadline,
-          });
-        else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED')
+        if (event.type === 'USER_INTERACTION_REQUESTED' && !this.closed) {
+          const { interactionId, request } = event;
+          if (request.deadline !== null)
+            this.timers.arm({ interactionId, threadId: request.threadId, deadline: request.deadline });
+          this.armEscalation({ interactionId, request });
+        } else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED') {
           this.timers.disarm(event.interactionId);
+          this.escalationTimers.disarm(event.interactionId);
+        }
       },
     );
   }
@@ -254,8 +264,17 @@ export class ThreadRunner {
   private async settleIntake(intake: Intake, input: unknown): Promise<RespondResult> {
     switch (intake.kind) {
       case 'answered': {
-        const { status, threadId } = intake;
         const repeated = intake.repeated === true ? { repeated: true as const } : {};
+        if (intake.status === 'awaiting-approvals') {
+          const { given, required, threadId } = intake;
+          return {
+            status: 'accepted',
+            threadId,
+            continuation: { status: 'awaiting-approvals', given, required },
+            ...repeated,
+          };
+        }
+        const { status, threadId } = intake;
         if (status === 'scheduled')
           return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
         if (status === 'applied')
@@ -281,7 +300,9 @@ export class ThreadRunner {
     const { interaction, stored, response } = intake;
     const { threadId, interactionId } = interaction;
     const running = this.runs.get(threadId);
-    if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
+    // The last approval of a call that needs several (F51) is stored with its count, then the thread goes on.
+    const counted = intake.before !== undefined;
+    if (counted || running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
       const alone = await this.intake.storeAlone(intake, input);
       if (alone !== 'stored') return this.settleIntake(alone, input);
       // A run of this process may be about to stop: it looks for answers given here before it does.
@@ -431,9 +452,7 @@ export class ThreadRunner {
     }
     // Oldest first; the questions of one batch (one model turn) in the order of its calls.
     const place = (interaction: InteractionRecord) => interaction.request.toolApproval?.batch?.index ?? 0;
-    return asked
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b))
-      .map((interaction) => interaction.request);
+    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b)).map(requestWithProgress);
   }
 
   /** Stops every run of this process without cancelling threads: they stay resumable. */
@@ -441,6 +460,7 @@ export class ThreadRunner {
     if (this.closed) return;
     this.closed = true;
     this.timers.disarmAll();
+    this.escalationTimers.disarmAll();
     await this.runs.stopAll();
   }
 
@@ -482,8 +502,28 @@ export class ThreadRunner {
       if (known?.status === 'pending') interactions.push(known);
       else if (known) return this.continueAnswered(outcome.threadId);
     }
-    for (const interaction of interactions) this.timers.arm(interaction);
+    for (const interaction of interactions) {
+      this.timers.arm(interaction);
+      if (interaction.quorum?.escalatedAt === undefined) this.armEscalation(interaction);
+    }
     return undefined;
+  }
+
+  /** Arms the escalation of an approval that has one (F51). */
+  private armEscalation(interaction: Pick<InteractionRecord, 'interactionId' | 'request'>): void {
+    const escalation = escalationOf(interaction.request);
+    if (escalation === undefined) return;
+    const { interactionId, request } = interaction;
+    this.escalationTimers.arm({ interactionId, threadId: request.threadId, deadline: escalation.at });
+  }
+
+  /**
+   * Offers an approval that waited past its escalation time to its escalation approvers
+   * (F51): recorded, audited, USER_INTERACTION_ESCALATED. Returns whether this call did it
+   * (false when it is not due, was escalated already, or no longer waits).
+   */
+  escalate(interactionId: string): Promise<boolean> {
+    return this.escalations.escalate(interactionId);
   }
 
   /**

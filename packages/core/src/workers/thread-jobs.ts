@@ -5,10 +5,11 @@ import { createHash } from 'node:crypto';
  * - `continue`: take the thread forward after an answer was stored;
  * - `deadline`: time out an interaction whose deadline passed (then continue the thread);
  * - `recover`: look at a thread a worker claimed, once its claim should have ended: a
- *   thread left `running` by a worker that died, or answered and not taken forward, goes on.
+ *   thread left `running` by a worker that died, or answered and not taken forward, goes on;
+ * - `escalate`: offer an approval that still waits to its escalation approvers (F51).
  * Jobs are routed by workflow: a worker takes only jobs of the workflows it registered.
  */
-export type ThreadJobKind = 'continue' | 'deadline' | 'recover';
+export type ThreadJobKind = 'continue' | 'deadline' | 'recover' | 'escalate';
 
 export interface ThreadJob {
   kind: ThreadJobKind;
@@ -43,6 +44,21 @@ export function deadlineJob(
     interactionId,
     runAt: deadline,
     key: `deadline:${interactionId}`,
+  };
+}
+
+export function escalateJob(
+  thread: { threadId: string; workflowId: string },
+  interactionId: string,
+  at: string,
+): ThreadJob {
+  return {
+    kind: 'escalate',
+    threadId: thread.threadId,
+    workflowId: thread.workflowId,
+    interactionId,
+    runAt: at,
+    key: `escalate:${interactionId}`,
   };
 }
 

@@ -156,7 +156,8 @@ export function toInteractionRecord(row: InteractionRow): InteractionRecord {
   }
   const failureReason = row.failureReason === null ? undefined : InteractionFailureReason.safeParse(row.failureReason);
   if (failureReason?.success === false) throw damaged(`failure reason of interaction ${id}`, row.failureReason);
-  const quorum = row.quorum === null || row.quorum === undefined ? undefined : decodeQuorum(row.quorum, id);
+  // A row read before the column existed (a conflict reported by an older commit function) has none.
+  const quorum = typeof row.quorum === 'string' ? decodeQuorum(row.quorum, id) : undefined;
   return {
     interactionId: id,
     threadId: row.threadId,
@@ -225,8 +226,8 @@ export function decodeQuorum(text: string, interactionId: string): QuorumProgres
     )
       throw damaged(what, row);
     const edited = row['editedParameters'];
-    const editedParameters =
-      edited === undefined || edited === null ? undefined : decodeJson(String(edited), `arguments of ${what}`);
+    if (edited !== undefined && edited !== null && typeof edited !== 'string') throw damaged(what, row);
+    const editedParameters = typeof edited === 'string' ? decodeJson(edited, `arguments of ${what}`) : undefined;
     if (editedParameters !== undefined && !isObject(editedParameters)) throw damaged(what, row);
     return {
       responder: row['responder'],
