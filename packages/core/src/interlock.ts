@@ -35,6 +35,7 @@ import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
 import type { MessageBus } from './policy/message-bus.js';
 import type { ApprovalDecision } from './policy/decide-approval.js';
+import { RunTelemetry } from './telemetry/run-telemetry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { CONTINUE_IN, JobPlanner } from './workers/job-planner.js';
 import { connectMcpServersOrFail } from './mcp/mcp-client.js';
@@ -67,6 +68,7 @@ export class Interlock {
     private readonly interpreter: ResponseInterpreter,
     bus: EventBus,
     messageBus: MessageBus,
+    private readonly telemetry: RunTelemetry,
     private readonly resources: readonly { close(): Promise<void> }[] = [],
   ) {
     this.events$ = bus.events$;
@@ -180,10 +182,15 @@ export class Interlock {
     return this.registry.register(definition);
   }
 
-  /** Starts a thread of a loaded workflow. */
-  start(workflow: WorkflowDefinition | string, options?: StartOptions): Promise<ThreadHandle> {
+  /**
+   * Starts a thread of a loaded workflow. Traced as `interlock.start` (F59): the thread's spans,
+   * in every process, join its trace (`options.traceparent`, else the caller's active span).
+   */
+  start(workflow: WorkflowDefinition | string, options: StartOptions = {}): Promise<ThreadHandle> {
     const definition = typeof workflow === 'string' ? this.registry.get(workflow) : workflow;
-    return this.runner.start(definition, options);
+    return this.telemetry.traceStart(definition.id, options.traceparent, (traceparent) =>
+      this.runner.start(definition, { ...options, ...(traceparent === undefined ? {} : { traceparent }) }),
+    );
   }
 
   /** Continues a waiting or interrupted thread from the store. */
@@ -193,7 +200,7 @@ export class Interlock {
 
   /** Answers a pending interaction; see {@link RespondResult}. */
   respond(interactionId: string, input: unknown, options?: { responder?: string }): Promise<RespondResult> {
-    return this.runner.respond(interactionId, input, options);
+    return this.telemetry.traceRespond(interactionId, () => this.runner.respond(interactionId, input, options));
   }
 
   /**
@@ -253,6 +260,7 @@ export class Interlock {
   async close(): Promise<void> {
     this.stopAnchoring?.();
     await this.runner.close();
+    this.telemetry.close();
     await Promise.all(this.resources.map((resource) => resource.close()));
     await this.store.close();
   }
@@ -320,6 +328,10 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
       (context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs),
     )
     .inSingletonScope();
+  container
+    .bind(TYPES.RunTelemetry)
+    .toDynamicValue((context) => new RunTelemetry(context.get(TYPES.CheckpointStore), context.get(TYPES.ToolRegistry)))
+    .inSingletonScope();
   options.configureContainer?.(container);
   const interlock = new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
@@ -331,6 +343,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     container.get<ResponseInterpreter>(TYPES.ResponseInterpreter),
     container.get(TYPES.EventBus),
     container.get(TYPES.MessageBus),
+    container.get(TYPES.RunTelemetry),
     mcp === undefined ? [] : [mcp],
   );
   containers.set(interlock, container);

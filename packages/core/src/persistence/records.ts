@@ -58,6 +58,8 @@ export interface ThreadRecord {
   toolApproval: ToolApprovalConfig;
   /** Who the thread belongs to; approval requests carry it (F27). */
   session: ThreadSession;
+  /** The W3C trace context its spans join, in whichever process takes it forward (F59). */
+  traceparent?: string;
   /** Interactions this thread waits on. */
   pendingInteractionIds: string[];
   /** The node that started and has not completed, with its resumable state. */
