@@ -106,7 +106,8 @@ export class InboxView {
         order.push(this.batchBar(batchId, members));
       }
       let card = this.cards.get(request.interactionId);
-      if (card === undefined) {
+      // A call that needs several approvers is drawn again when its approvals change (F51).
+      if (card === undefined || quorumOf(card.request) !== quorumOf(request)) {
         card = { request, element: this.card(request) };
         this.cards.set(request.interactionId, card);
       }
@@ -227,6 +228,9 @@ export class InboxView {
         h('span', { class: `risk risk-${approval.riskLevel}` }, approval.riskLevel),
         h('span', { class: 'category' }, approval.category),
         approval.stage === 'execution' ? null : h('span', { class: 'stage' }, `${approval.stage} stage`),
+        approval.quorum
+          ? h('span', { class: 'quorum' }, `${approval.quorum.given} of ${approval.quorum.required} approvals`)
+          : null,
         countdown(request),
       ),
       revealed('p', { class: 'prompt' }, request.prompt),
@@ -261,6 +265,7 @@ export class InboxView {
             `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`,
           )
         : null,
+      approval.quorum ? quorumBlock(approval.quorum) : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
       argumentsBlock,
       approval.stage === 'result' ? resultBlock(approval.result) : null,
@@ -315,9 +320,15 @@ export class InboxView {
                 type: 'button',
                 class: 'approve primary',
                 onclick: () =>
-                  this.send(card, { action: 'approve', ...instructionOf(instruction), ...rememberOf() }, error),
+                  this.send(
+                    card,
+                    approval.quorum?.arguments
+                      ? { action: 'edit', arguments: approval.quorum.arguments, ...instructionOf(instruction) }
+                      : { action: 'approve', ...instructionOf(instruction), ...rememberOf() },
+                    error,
+                  ),
               },
-              'Approve',
+              approval.quorum?.arguments ? 'Approve the edited arguments' : 'Approve',
             ),
             approval.stage === 'execution'
               ? h(
@@ -473,10 +484,16 @@ export class InboxView {
     buttons.forEach((button) => (button.disabled = true));
     errorElement.textContent = '';
     try {
-      await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body });
-      card.classList.add('answered');
+      const answer = /** @type {{ approvals?: { given: number, required: number } }} */ (
+        await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body })
+      );
+      // A call that needs several approvers waits for the others: its card stays, with the new count.
+      if (answer.approvals === undefined) card.classList.add('answered');
+      const waits = answer.approvals
+        ? ` — approval ${answer.approvals.given} of ${answer.approvals.required}: it runs once ${answer.approvals.required - answer.approvals.given} more approve`
+        : '';
       this.notify(
-        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}).`,
+        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')})${waits}.`,
         'ok',
       );
       void this.refresh();
@@ -535,6 +552,49 @@ function countdown(request) {
     dataset: { deadline: request.deadline },
     title: `deadline ${request.deadline}`,
   });
+}
+
+/**
+ * A call's approvals so far, as text to compare (empty for a call that needs one).
+ * @param {UserInteractionRequest} request
+ */
+function quorumOf(request) {
+  return JSON.stringify(request.toolApproval?.quorum ?? null);
+}
+
+/**
+ * Where a call that needs several approvers stands (F51): who approved, the edited arguments
+ * their approvals are for, and its escalation.
+ * @param {NonNullable<NonNullable<UserInteractionRequest['toolApproval']>['quorum']>} quorum
+ */
+function quorumBlock(quorum) {
+  const block = h(
+    'div',
+    { class: 'quorum-detail' },
+    h(
+      'p',
+      null,
+      `Runs once ${quorum.required} different approvers approve the same arguments (the requester does not count): ${quorum.given} so far`,
+      quorum.approvedBy.length > 0 ? ` — ${quorum.approvedBy.join(', ')}` : '',
+      '.',
+    ),
+  );
+  if (quorum.arguments) {
+    const edited = h('pre', { class: 'arguments quorum-arguments' });
+    renderRevealed(edited, JSON.stringify(quorum.arguments, null, 2));
+    block.append(h('h3', null, 'Edited arguments the approvals so far are for'), edited);
+  }
+  if (quorum.escalation)
+    block.append(
+      h(
+        'p',
+        { class: 'escalation' },
+        quorum.escalation.escalated
+          ? `Escalated: ${quorum.escalation.approvers.join(', ')} may approve too.`
+          : `Escalates at ${new Date(quorum.escalation.at).toLocaleString()} to ${quorum.escalation.approvers.join(', ')}.`,
+      ),
+    );
+  return block;
 }
 
 /** @param {unknown} result */

@@ -88,8 +88,10 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
         'The first answer wins. The responder is recorded as `web:<approver>` in the store and the audit trail.',
       body: respondBody,
       responses: {
-        '200': '{ result: "accepted", interactionId, threadId, continued }',
+        '200':
+          '{ result: "accepted", interactionId, threadId, continued, approvals? }: `approvals: { given, required }` when the call needs several approvers and waits for the rest (F51).',
         ...STATE_ERRORS,
+        '403': `${STATE_ERRORS['403']} SEPARATION_OF_DUTIES: the requester answering a level the approvers file separates. APPROVAL_NOT_ALLOWED: the requester approving a call that needs several approvers, or an escalation approver before the escalation (F51).`,
         '404': 'INTERACTION_NOT_FOUND.',
         '409':
           'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled.',

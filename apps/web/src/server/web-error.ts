@@ -7,6 +7,7 @@ export type WebErrorCode =
   | 'BAD_JSON'
   | 'RATE_LIMITED'
   | 'SEPARATION_OF_DUTIES'
+  | 'APPROVAL_NOT_ALLOWED'
   | 'BODY_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'NOT_FOUND'

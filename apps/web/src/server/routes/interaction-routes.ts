@@ -1,4 +1,4 @@
-import { InterlockError, type InteractionRecord } from '@interlock/core';
+import { InterlockError, personOf, requestWithProgress, type InteractionRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
@@ -19,8 +19,10 @@ export interface AnswerAccepted {
   result: 'accepted';
   interactionId: string;
   threadId: string;
-  /** False when the answer is stored but this process could not take the thread on (another process will). */
+  /** False when the answer is stored but this process could not take the thread on (another process will), or the call waits for more approvals. */
   continued: boolean;
+  /** For a call that needs several approvers (F51): this approval is `given` of `required`; the call waits for the rest. */
+  approvals?: { given: number; required: number };
 }
 
 /** The inbox: pending interactions, one interaction's state, answers (one, or a turn's calls at once). */
@@ -34,6 +36,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
         .filter(
           (interaction) =>
             mayApprove(context, interaction.workflowId, request.approver) &&
+            !waitsForEscalation(interaction, request.approver, context.now()) &&
             matches(interaction, request.query) &&
             !isChatMessage(context, interaction),
         )
@@ -51,7 +54,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     async (request) => {
       const record = await findInteraction(context, request.params.interactionId, request.approver);
       return {
-        request: record.request,
+        request: requestWithProgress(record),
         status: record.status,
         ...(record.response === undefined ? {} : { response: record.response }),
         ...(record.failureReason === undefined
@@ -135,8 +138,19 @@ async function decide(
   try {
     const result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
     switch (result.status) {
-      case 'accepted':
-        return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
+      case 'accepted': {
+        const { continuation } = result;
+        if (continuation.status !== 'awaiting-approvals')
+          return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
+        const { given, required } = continuation;
+        return {
+          result: 'accepted',
+          interactionId,
+          threadId: result.threadId,
+          continued: false,
+          approvals: { given, required },
+        };
+      }
       case 'already_answered':
       case 'expired':
         throw notPending(await findInteraction(context, interactionId, approver));
@@ -148,6 +162,9 @@ async function decide(
         throw invalidAnswer(error.message);
       case 'INTERACTION_NOT_FOUND':
         throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+      case 'APPROVAL_NOT_ALLOWED':
+        // The requester's approval, or an escalation approver's before the escalation (F51).
+        throw new WebError(403, 'APPROVAL_NOT_ALLOWED', error.message);
       case 'WORKFLOW_NOT_FOUND':
       case 'WORKFLOW_VERSION_MISMATCH':
       case 'THREAD_BUSY':
@@ -247,6 +264,16 @@ function invalidAnswer(message: string): WebError {
     'INTERACTION_INVALID_RESPONSE',
     `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`,
   );
+}
+
+/**
+ * A call offered to `approver` only from its escalation on (F51): not in their inbox before
+ * (their approval would not count yet).
+ */
+function waitsForEscalation(interaction: UserInteractionRequest, approver: string, now: number): boolean {
+  const escalation = interaction.toolApproval?.quorum?.escalation;
+  if (escalation === undefined || escalation.escalated || Date.parse(escalation.at) <= now) return false;
+  return escalation.approvers.some((listed) => personOf(listed) === approver);
 }
 
 /** A chat thread waiting for the next message: answered by sending one in the chat, so not an inbox card. Its approvals are. */
