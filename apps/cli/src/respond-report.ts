@@ -20,6 +20,8 @@ export interface RespondJson {
   error?: { code: string; message: string };
   /** Why the answer was refused. */
   message?: string;
+  /** For a call that needs several approvers (F51): this approval is `given` of `required`; the call waits for the rest. */
+  approvals?: { given: number; required: number };
   exitCode: ExitCode;
 }
 

@@ -100,7 +100,7 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
           interactionId,
           `no interaction ${interactionId} in ${store.label}: list what waits with interlock pending${store.flag}`,
         );
-      if (error.code === 'INTERACTION_INVALID_RESPONSE')
+      if (error.code === 'INTERACTION_INVALID_RESPONSE' || error.code === 'APPROVAL_NOT_ALLOWED')
         return refuse(json, interactionId, `the answer was refused: ${error.message}`);
       throw error;
     }
@@ -167,6 +167,14 @@ async function report(
       break;
   }
   const thread: ThreadHandle | undefined = result.thread;
+  if (result.continuation.status === 'awaiting-approvals') {
+    const { given, required } = result.continuation;
+    return printRespondResult(
+      json,
+      { result: 'accepted', interactionId, threadId, approvals: { given, required }, exitCode: ExitCode.waiting },
+      `✓ ${describeAnswer(options.answer)}: approval ${given} of ${required} for interaction ${interactionId}; the call runs once ${required - given} more approver${required - given === 1 ? '' : 's'} approve the same arguments (thread ${threadId}).`,
+    );
+  }
   if (result.continuation.status === 'stalled') {
     const { code, message } = result.continuation;
     return printRespondResult(
