@@ -14,6 +14,9 @@ const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/w
 // End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
 // Chromium: with two test files at once they get a longer timeout than unit tests.
 const E2E = ['apps/*/test/**/*.e2e.test.ts'];
+// Packs the packages and installs them with npm outside the repository (about a minute with a
+// warm npm cache): run on its own, `pnpm exec vitest run --project packaging`.
+const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
@@ -66,7 +69,7 @@ export default defineConfig({
         test: {
           name: 'tests',
           include: ALL,
-          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT, ...E2E],
+          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT, ...E2E, ...PACKAGING],
           sequence: { groupOrder: 1 },
         },
       },
@@ -75,9 +78,19 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
-          exclude: [...configDefaults.exclude, ...DEPLOYMENT],
+          exclude: [...configDefaults.exclude, ...DEPLOYMENT, ...PACKAGING],
           testTimeout: 60_000,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'packaging',
+          include: PACKAGING,
+          testTimeout: 900_000,
+          poolOptions: { forks: { singleFork: true } },
+          sequence: { groupOrder: 3 },
         },
       },
       {

@@ -1,4 +1,5 @@
 import {
+  agentTool,
   builtinTools,
   createInterlock,
   type ApprovalMode,
@@ -6,6 +7,7 @@ import {
   type ModelProvider,
   type ShellClassifierPort,
   type StoreOptions,
+  type Tool,
 } from '@interlock/core';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import { projectConfig } from './project-config-option.js';
@@ -61,6 +63,16 @@ export interface CliInterlockOptions {
    * interaction is reported as expired rather than as already answered.
    */
   recoverOnStart?: boolean;
+  /**
+   * `workers-only`: an answerer of a deployment, like the web inbox: answers are stored with
+   * the job that hands their thread to a live worker serving its version; no thread runs here.
+   */
+  continueIn?: 'workers-only';
+  /**
+   * Names of tools a team's service registers (`interlock validate --tool`): known by name, so
+   * a workflow naming them validates; decided about as tools of unknown kind, never run here.
+   */
+  serviceTools?: readonly string[];
 }
 
 /**
@@ -81,11 +93,21 @@ export function createCliInterlock(options: CliInterlockOptions = {}): Promise<I
     store: options.store ?? { type: 'memory' },
     models: options.model === undefined ? {} : { default: options.model },
     handlers: handler === undefined ? {} : Object.fromEntries(channels.map((channel) => [channel, handler])),
-    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
+    // With a project file, its [tools] builtins (all of them unless it lists some), as core reads it.
+    ...(project === undefined ? { tools: builtinTools } : {}),
     approval: { mode: options.mode ?? project?.config.approval?.mode ?? 'default' },
     ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
     ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
     ...(options.mcpServers === undefined ? {} : { connectMcp: options.mcpServers }),
+    ...(options.continueIn === undefined ? {} : { continueIn: options.continueIn }),
+    ...(options.serviceTools === undefined || options.serviceTools.length === 0
+      ? {}
+      : { toolFallback: serviceToolsNamed(options.serviceTools, options.workspaceRoot ?? process.cwd()) }),
     ...(options.readsOnly === true ? { connectMcp: false, shellClassifier: SHELL_NOT_ANALYSED } : {}),
   });
+}
+
+/** Stand-ins for tools only a service holds: known by name (a person decides about them), never run by the CLI. */
+function serviceToolsNamed(names: readonly string[], workspaceRoot: string): (name: string) => Tool | undefined {
+  return (name) => (names.includes(name) ? agentTool(name, workspaceRoot, {}) : undefined);
 }

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { ApprovalMode, ModelProvider } from '@interlock/core';
 import { parseApprovalMode } from './approval-mode-option.js';
 import { createModel } from './model-option.js';
-import type { ThreadNote } from './thread-notes.js';
+import { PROJECT_MODEL, type ThreadNote } from './thread-notes.js';
 import { UsageError } from './usage-error.js';
 import { resolveWorkspace } from './workspace-option.js';
 
@@ -40,7 +40,10 @@ export async function resolveContinueSettings(
           ...(flags.model === undefined ? {} : { model: flags.model }),
           ...(flags['base-url'] === undefined ? {} : { baseUrl: flags['base-url'] }),
         }
-      : { model: note.model, ...(note.baseUrl === undefined ? {} : { baseUrl: note.baseUrl }) };
+      : {
+          ...(note.model === PROJECT_MODEL ? {} : { model: note.model }),
+          ...(note.baseUrl === undefined ? {} : { baseUrl: note.baseUrl }),
+        };
   return {
     model: createModel(modelSpec, command),
     mode: flags.mode === undefined && note !== undefined ? note.mode : parseApprovalMode(flags.mode, command),

@@ -17,6 +17,8 @@ export const ExitCode = {
   alreadyAnswered: 4,
   /** `interlock respond`: the interaction's deadline had passed; the answer was refused and nothing ran. */
   expired: 5,
+  /** `interlock respond`: the store failed during the commit: the answer may or may not be stored. */
+  outcomeUnknown: 6,
   /** The run was interrupted (Ctrl+C; at a tool approval that call is rejected) or the thread was cancelled. */
   interrupted: 130,
 } as const;

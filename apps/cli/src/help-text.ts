@@ -118,12 +118,16 @@ Options:
       --store SPEC        where the thread is kept (see Stores below; default
                           sqlite:.interlock/interlock.db)
       --mode MODE         default, autoEdit or yolo (default: default)
-      --model MODEL       scripted (the offline demo model, the default) or
-                          openai:<model>, e.g. openai:gpt-4o-mini
-      --base-url URL      the OpenAI-compatible server of --model openai:<model>
-                          (default https://api.openai.com/v1; e.g. Ollama:
-                          http://localhost:11434/v1). The key is read from
-                          OPENAI_API_KEY and never printed.
+      --model MODEL       scripted (the offline demo model), openai:<model>
+                          (e.g. openai:gpt-4o-mini) or anthropic:<model> (e.g.
+                          anthropic:claude-sonnet-4-5). Default: the project
+                          file's [models.default], else scripted
+      --base-url URL      the server of the model: an OpenAI-compatible one for
+                          openai:<model> (default https://api.openai.com/v1;
+                          e.g. Ollama: http://localhost:11434/v1), a proxy of
+                          Anthropic's for anthropic:<model>. The key is read
+                          from OPENAI_API_KEY / ANTHROPIC_API_KEY (or the
+                          file's apiKeyEnv) and never printed.
       --workspace DIR     the directory the file and shell tools are confined to
                           (default: the current directory)
   -i, --input key=value   set a declared thread variable to a string (repeatable)
@@ -219,11 +223,16 @@ Runs until Ctrl+C or SIGTERM.
 Options:
   --store SPEC         the shared store: sqlite:<path> or postgres://… (default
                        sqlite:.interlock/interlock.db, or INTERLOCK_STORE)
-  --model NAME         scripted (default) or openai:<model>
-  --base-url URL       the OpenAI-compatible server of --model openai:<model>
+  --model NAME         scripted, openai:<model> or anthropic:<model> (default:
+                       the project file's [models.default], else scripted)
+  --base-url URL       the server of the model (see interlock run --help)
   --mode MODE          default, autoEdit or yolo (see interlock run --help)
   --workspace DIR      the directory the file and shell tools are confined to
   --concurrency N      how many threads it takes forward at once (default 4)
+  --health-port N      answer GET /healthz (the process lives) and GET /readyz (store,
+                       migrations, job queue: 200, or 503 naming the failing check) on
+                       this port, for an orchestrator's probes; 0 picks a free one
+  --health-host HOST   where the health port listens (default 127.0.0.1)
   -h, --help           show this help
 
 Exit codes:
@@ -276,6 +285,11 @@ Options:
                              outside it are refused)
   --progress-interval MS     serve: how often a waiting call reports progress
                              (default 10000)
+  --answer-timeout DURATION  serve: how long a person has to answer (10m, 2h);
+                             a call not approved in time is denied. Default: no
+                             deadline — the question waits as long as the agent
+                             waits for it (its own timeout, or closing the
+                             connection, cancels it)
   -h, --help                 show this help
 
 Exit codes:
@@ -304,13 +318,16 @@ Exit codes:
 `;
 
 /** `interlock validate --help`. */
-export const VALIDATE_HELP = `Usage: interlock validate <workflow.toml|json>
+export const VALIDATE_HELP = `Usage: interlock validate <workflow.toml|json> [--tool NAME]…
 
 Checks a workflow file completely (schema, graph, variables, expressions, the
 tools its LLM nodes name, and the files its SUBGRAPH nodes name). Prints "valid",
-or every error with its path (e.g. nodes[3].config.variables[0].scope).
+or every error with its path (e.g. nodes[3].config.variables[0].scope). The tools
+it names must be built-ins (those of the project file), or named with --tool.
 
 Options:
+  --tool NAME  a tool your service registers (createWorker({ tools })), which the
+               CLI does not hold: a workflow naming it is valid (repeatable)
   -h, --help   show this help
 
 Exit codes:

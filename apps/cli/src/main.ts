@@ -11,6 +11,15 @@ import { setFlagsFromString } from 'node:v8';
 // counts against the classifier's per-command budget. A command's few short parses run as
 // fast on the baseline tier alone. Set before the grammar is loaded.
 setFlagsFromString('--liftoff-only');
+
+// A reader that stops early (`interlock explain … | head`) closes the pipe: what is left to
+// print has nowhere to go, which is no failure of the command.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
 const { runCli } = await import('./run-cli.js');
 
 process.exitCode = await runCli(process.argv.slice(2));

@@ -23,7 +23,7 @@ describe('createModel', () => {
     expect(() => createModel({ model: 'openai:' }, 'run', {})).toThrow('needs the model name');
     expect(() => createModel({ model: 'openai:gpt-4o-mini' }, 'run', {})).toThrow('needs OPENAI_API_KEY');
     expect(() => createModel({ baseUrl: 'http://localhost:1234/v1' }, 'run', {})).toThrow(
-      '--base-url applies to --model openai:<model> only',
+      '--base-url applies to --model openai:<model> or anthropic:<model> only',
     );
     expect(() =>
       createModel({ model: 'openai:m', baseUrl: 'ftp://host' }, 'run', { OPENAI_API_KEY: 'sk-secret' }),

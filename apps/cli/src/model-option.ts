@@ -1,4 +1,4 @@
-import { anthropic, openAICompatible, type ModelProvider } from '@interlock/core';
+import { anthropic, modelFromProjectConfig, openAICompatible, type ModelProvider } from '@interlock/core';
 import { projectConfig } from './project-config-option.js';
 import { createDemoModel } from './demo-model.js';
 import { UsageError } from './usage-error.js';
@@ -13,11 +13,12 @@ export interface ModelOptions {
 }
 
 /**
- * Creates the model of `--model`: `scripted` (the default) is the offline demo model;
- * `openai:<model>` talks to an OpenAI-compatible server at `--base-url` (default
- * https://api.openai.com/v1) with the key from `OPENAI_API_KEY`; `anthropic:<model>` to
- * Anthropic's Messages API (or `--base-url`) with `ANTHROPIC_API_KEY`. Keys are never
- * printed. Without `--model`, the project file's `[models.default]`.
+ * Creates the model of `--model`: `scripted` is the offline demo model; `openai:<model>`
+ * talks to an OpenAI-compatible server at `--base-url` (default https://api.openai.com/v1)
+ * with the key from `OPENAI_API_KEY`; `anthropic:<model>` to Anthropic's Messages API (or
+ * `--base-url`) with `ANTHROPIC_API_KEY`. Keys are never printed. Without `--model`, the
+ * project file's `[models.default]` as core reads it (its key from `apiKeyEnv`; `--base-url`
+ * replaces its `baseUrl`), else the demo model.
  *
  * @throws UsageError for an unknown model, an empty model name, `--base-url` without an
  *   openai model, or OpenAI's own server without `OPENAI_API_KEY`.
@@ -27,16 +28,24 @@ export function createModel(
   command: string,
   environment: NodeJS.ProcessEnv = process.env,
 ): ModelProvider {
-  const spec = options.model ?? projectModelSpec() ?? 'scripted';
-  if (options.model === undefined && options.baseUrl === undefined) {
-    const configured = projectConfig()?.config.models?.['default'];
-    if (configured?.baseUrl !== undefined) options = { ...options, baseUrl: configured.baseUrl };
+  const project = projectConfig();
+  const configured = project?.config.models?.['default'];
+  // Without --model, the project file's [models.default], read as core reads it (apiKeyEnv, baseUrl).
+  if (options.model === undefined && project !== undefined && configured !== undefined) {
+    if (configured.provider === 'scripted') return scripted(options, command);
+    try {
+      return modelFromProjectConfig(
+        project,
+        'default',
+        { ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }), requireKey: true },
+        environment,
+      );
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error), command);
+    }
   }
-  if (spec === 'scripted') {
-    if (options.baseUrl !== undefined)
-      throw new UsageError('--base-url applies to --model openai:<model> only', command);
-    return createDemoModel();
-  }
+  const spec = options.model ?? 'scripted';
+  if (spec === 'scripted') return scripted(options, command);
   if (spec.startsWith('anthropic:')) return anthropicModel(spec, options, command, environment);
   if (!spec.startsWith('openai:')) {
     throw new UsageError(
@@ -65,11 +74,11 @@ export function createModel(
   }
 }
 
-/** `[models.default]` of the project file as a `--model` value, if it names one. */
-function projectModelSpec(): string | undefined {
-  const configured = projectConfig()?.config.models?.['default'];
-  if (configured === undefined) return undefined;
-  return configured.provider === 'scripted' ? 'scripted' : `${configured.provider}:${configured.model ?? ''}`;
+/** The offline demo model (`scripted`), which has no server. */
+function scripted(options: ModelOptions, command: string): ModelProvider {
+  if (options.baseUrl !== undefined)
+    throw new UsageError('--base-url applies to --model openai:<model> or anthropic:<model> only', command);
+  return createDemoModel();
 }
 
 /** `anthropic:<model>`, with ANTHROPIC_API_KEY (required for Anthropic's own server). */

@@ -8,11 +8,20 @@ import { colourWanted, createTerminalStyle } from './terminal-style.js';
 
 /** What `interlock respond` did, as `--json` prints it (one line). */
 export interface RespondJson {
-  /** `accepted`: the answer was stored; `already_answered` and `expired`: it changed nothing; `refused`: it was not valid. */
-  result: 'accepted' | 'already_answered' | 'expired' | 'refused';
+  /**
+   * `accepted`: the answer was stored; `already_answered` and `expired`: it changed nothing;
+   * `refused`: it was not valid (the question still waits); `not_stored`: the store failed
+   * first; `unknown`: the commit was cut off, it may or may not be stored.
+   */
+  result: 'accepted' | 'already_answered' | 'expired' | 'refused' | 'not_stored' | 'unknown';
   interactionId: string;
   threadId?: string;
-  /** Where the thread stands after this process took it forward; absent when another process is taking it forward. */
+  /** What became of the thread after an accepted answer (see `Continuation` in @interlock/core). */
+  continuation?: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished' | 'awaiting-approvals';
+  /** Who answered first, and when (`already_answered`). */
+  answeredBy?: string;
+  answeredAt?: string;
+  /** Where the thread stands after this process took it forward (or, `finished`, where it ended). */
   status?: ThreadOutcome['status'];
   /** What the thread waits for now (status `waiting`). */
   pendingInteractionIds?: string[];
@@ -38,6 +47,7 @@ export function acceptedJson(interactionId: string, outcome: ThreadOutcome, exit
     result: 'accepted',
     interactionId,
     threadId: outcome.threadId,
+    continuation: 'continued',
     status: outcome.status,
     ...(outcome.status === 'waiting' ? { pendingInteractionIds: outcome.pendingInteractionIds } : {}),
     ...(outcome.status === 'completed' ? { output: outcome.output } : {}),

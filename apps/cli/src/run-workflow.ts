@@ -17,7 +17,7 @@ import { ExitCode, exitCodeOf } from './exit-code.js';
 import { reportOutcome } from './outcome-report.js';
 import type { StoreChoice } from './store-option.js';
 import { colourWanted, createTerminalStyle } from './terminal-style.js';
-import { ThreadNotes } from './thread-notes.js';
+import { PROJECT_MODEL, ThreadNotes } from './thread-notes.js';
 import { ThreadSession } from './thread-session.js';
 import { UsageError } from './usage-error.js';
 
@@ -32,7 +32,8 @@ export interface RunWorkflowOptions {
   /** The model LLM nodes call. */
   model: ModelProvider;
   /** `--model` and `--base-url` as given, kept with the thread so another process can continue it with the same model. */
-  modelSpec: { model: string; baseUrl?: string };
+  /** `--model` and `--base-url` as given (no `model`: the project file's, else the demo model). */
+  modelSpec: { model?: string; baseUrl?: string };
   /** Where the thread is kept (`--store`). */
   store: StoreChoice;
   /**
@@ -103,7 +104,7 @@ export async function runWorkflow(options: RunWorkflowOptions): Promise<ExitCode
       workflowPath: resolve(options.workflowPath),
       workspaceRoot,
       mode,
-      model: options.modelSpec.model,
+      model: options.modelSpec.model ?? PROJECT_MODEL,
       ...(options.modelSpec.baseUrl === undefined ? {} : { baseUrl: options.modelSpec.baseUrl }),
     });
     if (detached && options.json) return await followDetachedJson(session, thread);

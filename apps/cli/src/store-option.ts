@@ -1,5 +1,5 @@
 import { dirname, resolve } from 'node:path';
-import { DEFAULT_SQLITE_PATH, resolveFromConfig, type StoreOptions } from '@interlock/core';
+import { DEFAULT_SQLITE_PATH, resolveFromConfig, storeFromProjectConfig, type StoreOptions } from '@interlock/core';
 import { projectConfig } from './project-config-option.js';
 import { UsageError } from './usage-error.js';
 
@@ -47,7 +47,7 @@ export function parseStoreOption(
 ): StoreChoice {
   const fromEnvironment = environment[STORE_ENVIRONMENT_VARIABLE];
   const given = value ?? (fromEnvironment === undefined || fromEnvironment === '' ? undefined : fromEnvironment);
-  const project = given === undefined ? projectStore(command, environment) : undefined;
+  const project = given === undefined ? projectStore(command) : undefined;
   if (project !== undefined) return project;
   const spec = (given ?? `sqlite:${DEFAULT_SQLITE_PATH}`).trim();
   const choice = readSpec(
@@ -58,28 +58,32 @@ export function parseStoreOption(
   return { ...choice, isDefault: given === undefined, flag: value === undefined ? '' : ` --store '${choice.label}'` };
 }
 
-/** The project file's `[store]`, when neither `--store` nor INTERLOCK_STORE chose one. */
-function projectStore(command: string, environment: NodeJS.ProcessEnv): StoreChoice | undefined {
+/** The project file's `[store]`, read as core reads it, when neither `--store` nor INTERLOCK_STORE chose one. */
+function projectStore(command: string): StoreChoice | undefined {
   const project = projectConfig();
-  const store = project?.config.store;
-  if (project === undefined || store === undefined) return undefined;
-  if (store.type === 'postgres') {
-    const url = environment[store.urlEnv];
-    if (url === undefined || url === '')
-      throw new UsageError(
-        `${project.path}: [store] reads the PostgreSQL URL from ${store.urlEnv}, which is not set`,
-        command,
-      );
-    const choice = readSpec(
-      store.schema === undefined ? url : `${url}${url.includes('?') ? '&' : '?'}schema=${store.schema}`,
-      store.urlEnv,
-      command,
-    );
-    return { ...choice, isDefault: false, flag: '' };
+  if (project === undefined) return undefined;
+  let options: StoreOptions | undefined;
+  try {
+    options = storeFromProjectConfig(project);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
   }
-  const spec =
-    store.type === 'memory' ? 'memory' : `sqlite:${resolveFromConfig(project, store.path ?? DEFAULT_SQLITE_PATH)}`;
-  return { ...readSpec(spec, project.path, command), isDefault: false, flag: '' };
+  if (options === undefined) return undefined;
+  switch (options.type) {
+    case 'postgres': {
+      const url = new URL(options.url);
+      if (options.schema !== undefined) url.searchParams.set(SCHEMA_PARAMETER, options.schema);
+      return { ...readSpec(url.toString(), project.path, command), isDefault: false, flag: '' };
+    }
+    case 'sqlite':
+      return {
+        ...readSpec(`sqlite:${options.path ?? resolveFromConfig(project, DEFAULT_SQLITE_PATH)}`, project.path, command),
+        isDefault: false,
+        flag: '',
+      };
+    default:
+      return { ...readSpec('memory', project.path, command), isDefault: false, flag: '' };
+  }
 }
 
 function readSpec(spec: string, source: string, command: string): Omit<StoreChoice, 'isDefault' | 'flag'> {

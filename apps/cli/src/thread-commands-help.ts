@@ -17,9 +17,10 @@ export const STORE_HELP = `Stores (--store SPEC, or the ${STORE_ENVIRONMENT_VARI
   unless --workspace, --mode or --model say otherwise.`;
 
 const CONTINUE_OPTIONS = `      --store SPEC        the store (see Stores below)
-      --model MODEL       scripted or openai:<model> (default: as the thread was
-                          started, else scripted)
-      --base-url URL      the server of --model openai:<model>
+      --model MODEL       scripted, openai:<model> or anthropic:<model>
+                          (default: as the thread was started: the flag, else
+                          the project file's [models.default], else scripted)
+      --base-url URL      the server of the model
       --mode MODE         default, autoEdit or yolo (default: as started)
       --workspace DIR     where the tools work (default: as started)`;
 
@@ -34,13 +35,18 @@ const RUN_EXIT_CODES = `Exit codes:
 export const RESPOND_HELP = `Usage: interlock respond <interactionId> <answer> [options]
 
 Answers an interaction that waits (see interlock pending), from any process on the
-same store. The answer is checked first; once stored, the thread continues in
+same store. The answer is checked first, an edit as the rules will check it (a
+deny rule, a banned command, a path outside the workspace: refused with the
+reason, and the question still waits); once stored, the thread continues in
 this process and its outcome is printed. When standard input is a terminal,
 further questions of the thread are asked here; otherwise they stay pending.
 When another terminal is asking this very question right now (interlock run or
 resume), the answer is stored and that terminal takes the thread forward: it
 shows the answer and the thread finishing. If that process died, its claim
 runs out after 15 s and this command takes the thread forward itself.
+In a deployment (a live worker serves the thread's workflow version), the
+answer is stored with the job that hands the thread to that worker, as the web
+inbox does, and this command says so and exits 0.
 
 Answers:
   approve [--instruction I] [--remember]   approve a tool call (--remember: for
@@ -55,21 +61,26 @@ Answers:
 
 Options:
       --json              print one line: {"result","interactionId","threadId",
-                          "status","pendingInteractionIds","output","exitCode"}
+                          "continuation","status","pendingInteractionIds",
+                          "output","answeredBy","error","exitCode"}
 ${CONTINUE_OPTIONS}
   -h, --help              show this help
 
 ${STORE_HELP}
 
 Exit codes:
-  0    the answer was accepted and the thread completed (or another process
-       that holds the thread applies it)
-  1    the thread failed, or the answer was refused (invalid, wrong kind of
-       answer, unknown interaction)
+  0    the answer was accepted and the thread completed (or a worker, or another
+       process that holds the thread, takes it forward; or it had ended)
+  1    the thread failed, the answer was refused (invalid, an edit the rules
+       refuse, wrong kind of answer, unknown interaction: the question still
+       waits), or the store failed before anything was stored
   2    usage error: unknown answer or option, bad JSON for edit, bad --store
   3    the thread waits again (the new pending interaction ids are printed)
   4    the interaction was already answered: nothing changed
   5    the interaction expired (its deadline passed): nothing ran
+  6    the store failed while the answer was being committed: it may or may
+       not be stored (interlock pending shows whether it still waits; the same
+       answer again is safe)
   130  interrupted with Ctrl+C (the thread is left waiting)
 
 Examples:

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { ApprovalMode } from '@interlock/core';
 import { APPROVAL_MODES } from './approval-mode-option.js';
 
+/** The model noted for a thread started without `--model`: the project file's `[models.default]`, else the demo model. */
+export const PROJECT_MODEL = 'project';
+
 /** Thread ids become file names: anything else is not looked up. */
 const SAFE_ID = /^[A-Za-z0-9_-]+$/;
 
@@ -18,7 +21,7 @@ export interface ThreadNote {
   /** The absolute path of the workspace. */
   workspaceRoot: string;
   mode: ApprovalMode;
-  /** `--model`, e.g. `scripted` or `openai:gpt-4o-mini`. */
+  /** `--model`, e.g. `scripted` or `openai:gpt-4o-mini`; {@link PROJECT_MODEL} when none was given. */
   model: string;
   /** `--base-url`, when given. */
   baseUrl?: string;

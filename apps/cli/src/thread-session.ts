@@ -24,6 +24,8 @@ export interface ThreadSessionOptions {
   recoverOnStart?: boolean;
   /** The project file's MCP servers to start (see `CliInterlockOptions`). Default all. */
   mcpServers?: boolean;
+  /** `workers-only`: answer as a deployment's answerer; live workers take the threads forward. */
+  continueIn?: 'workers-only';
 }
 
 /** How following a thread in this process ended. */
@@ -99,6 +101,7 @@ export class ThreadSession {
       ...(options.workspaceRoot === undefined ? {} : { workspaceRoot: options.workspaceRoot }),
       ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
       ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
+      ...(options.continueIn === undefined ? {} : { continueIn: options.continueIn }),
     });
     built.interlock = interlock;
     return new ThreadSession(interlock, handler, stopper);

@@ -34,6 +34,16 @@ export function waitingAdvice(options: {
   const [first] = options.pending;
   const verb = first === undefined ? 'approve|reject|answer …' : answerHint(first);
   const storeFlag = store.flag;
+  if (ids.length === 0) {
+    // Stopped between two questions (Ctrl+C mid-run): nothing to answer, the run goes on with resume.
+    lines.push(
+      style.dim(
+        `Nothing waits for an answer: the run stopped between steps. Kept in ${store.label}; continue it with:`,
+      ),
+      style.dim(`  interlock resume ${options.threadId}${storeFlag}`),
+    );
+    return `${lines.join('\n')}\n`;
+  }
   lines.push(
     style.dim(`Kept in ${store.label}. From any terminal in this directory:`),
     style.dim(`  interlock pending${storeFlag}`),

@@ -56,6 +56,8 @@ describe('a thread started with run --detach is answered by other processes (def
       result: 'already_answered',
       interactionId,
       threadId: detached.threadId,
+      answeredBy: expect.stringMatching(/^cli:/),
+      answeredAt: expect.any(String),
       exitCode: 4,
     });
 

@@ -55,4 +55,44 @@ describe('interlock worker (issue 12)', () => {
       'interaction:timeout',
     );
   }, 60_000);
+
+  it('answers /healthz and /readyz on --health-port while it serves (F60)', async () => {
+    const directory = await createWorkingDirectory('interlock-worker-health-');
+    directories.push(directory);
+    await mkdir(join(directory, 'workspace'));
+    await writeFile(join(directory, 'agent.toml'), await readFile(EXAMPLES.codingAgent, 'utf8'));
+    const worker = spawn(
+      process.execPath,
+      [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace', '--health-port', '0'],
+      { cwd: directory, env: { ...process.env, INTERLOCK_STORE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    try {
+      const health = await new Promise<string>((resolve, reject) => {
+        const printed = () => {
+          const url = /Health: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(output)?.[1];
+          if (url !== undefined) resolve(url);
+        };
+        worker.stdout.on('data', printed);
+        worker.on('close', () => reject(new Error(`the worker exited; it printed:\n${output}`)));
+      });
+      expect((await fetch(`${health}/healthz`)).status).toBe(200);
+      const ready = await fetch(`${health}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toMatchObject({
+        status: 'ready',
+        checks: [
+          { name: 'store', ok: true },
+          { name: 'migrations', ok: true },
+          { name: 'jobQueue', ok: true },
+        ],
+      });
+    } finally {
+      worker.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  }, 60_000);
 });

@@ -27,7 +27,12 @@
  */
 /**
  * POST /api/interactions/approve-batch: one result per interaction.
- * @typedef {{ results: Array<{ result: 'accepted', interactionId: string, threadId: string, continued: boolean } | { result: 'refused', interactionId: string, code: string, message: string }> }} BatchResults
+ * What an answer the server stored came to (AnswerAccepted in src/server/answer-outcome.ts).
+ * @typedef {{ result: 'accepted', interactionId: string, threadId: string, continuation: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished' | 'awaiting-approvals', continued: boolean, repeated?: true, served?: boolean, error?: { code: string, message: string }, approvals?: { given: number, required: number }, message: string }} AnswerAccepted
+ */
+
+/**
+ * @typedef {{ results: Array<AnswerAccepted | { result: 'refused', interactionId: string, code: string, message: string }> }} BatchResults
  */
 
 /** @typedef {'running' | 'waiting' | 'completed' | 'failed' | 'cancelled'} ThreadStatus */

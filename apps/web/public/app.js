@@ -10,6 +10,7 @@ import { ThreadsView, TimelineView } from './threads-view.js';
 
 /** @typedef {import('./api.js').LiveChange} LiveChange */
 /** @typedef {import('./api.js').Session} Session */
+/** @typedef {{ token: boolean, oidc?: { loginUrl: string, label: string } }} AuthMethods GET /api/auth/methods. */
 /** @typedef {InboxView | ThreadsView | TimelineView | AuditView | ChatView} View */
 
 /**
@@ -73,7 +74,7 @@ function scheduleRefresh() {
 
 /** @param {unknown} error */
 function handleError(error) {
-  if (error instanceof ApiError && error.status === 401) return showSignIn();
+  if (error instanceof ApiError && error.status === 401) return void showSignIn(error.message);
   notify(messageOf(error), 'error');
 }
 
@@ -108,8 +109,18 @@ function connectLive() {
 }
 
 /** @param {string} [message] */
-function showSignIn(message = '') {
+async function showSignIn(message = '') {
   whoami.textContent = '';
+  const methods = /** @type {AuthMethods} */ (await api('/api/auth/methods').catch(() => ({ token: true })));
+  const sso = methods.oidc
+    ? h(
+        'p',
+        null,
+        h('a', { class: 'button primary sso', href: methods.oidc.loginUrl }, methods.oidc.label),
+        h('br'),
+        'Or, with an approver token:',
+      )
+    : null;
   const token = h('input', {
     type: 'password',
     name: 'token',
@@ -124,6 +135,7 @@ function showSignIn(message = '') {
       'section',
       { class: 'view sign-in' },
       h('h1', null, 'Sign in'),
+      sso,
       h(
         'p',
         null,
@@ -184,5 +196,5 @@ async function start(session) {
 }
 
 /** @type {Promise<Session>} */ (api('/api/session')).then(start, (error) =>
-  error instanceof ApiError && error.status === 401 ? showSignIn() : notify(messageOf(error), 'error'),
+  error instanceof ApiError && error.status === 401 ? void showSignIn() : notify(messageOf(error), 'error'),
 );

@@ -12,6 +12,7 @@ import { checkAgainstSchema } from './json-schema-check.js';
 /** @typedef {import('./api.js').InteractionState} InteractionState */
 /** @typedef {import('./api.js').AnswerBody} AnswerBody */
 /** @typedef {import('./api.js').BatchResults} BatchResults */
+/** @typedef {import('./api.js').AnswerAccepted} AnswerAccepted */
 
 const SETTLED_KEPT = 12;
 
@@ -166,11 +167,13 @@ export class InboxView {
           })
         );
         const refused = results.filter((result) => result.result === 'refused');
+        const held = results.filter((result) => result.result === 'accepted' && !goesOn(result));
+        const said = [...new Set(results.map((result) => result.message))].join(' ');
         this.notify(
           refused.length === 0
-            ? `Approved ${results.length} calls.`
+            ? `Approved ${results.length} calls. ${said}`
             : `Approved ${results.length - refused.length}; refused: ${refused.map((result) => result.message).join(' ')}`,
-          refused.length === 0 ? 'ok' : 'warn',
+          refused.length === 0 && held.length === 0 ? 'ok' : 'warn',
         );
       } catch (error) {
         this.notify(messageOf(error), 'error');
@@ -182,9 +185,24 @@ export class InboxView {
     return bar;
   }
 
-  /** @param {UserInteractionRequest} request */
+  /** @param {UserInteractionRequest & { mayAnswer?: boolean }} request */
   card(request) {
-    return request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
+    const card = request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
+    if (request.mayAnswer === false) {
+      // The workflow's list for this level does not name this approver (F51): shown, not answerable.
+      card.classList.add('not-yours');
+      card.querySelectorAll('button, input, textarea').forEach((control) => control.setAttribute('disabled', ''));
+      card
+        .querySelector('header')
+        ?.after(
+          h(
+            'p',
+            { class: 'not-yours-note' },
+            'Your approver list does not cover this level: someone on its list answers it.',
+          ),
+        );
+    }
+    return card;
   }
 
   /** @param {UserInteractionRequest} request */
@@ -484,17 +502,15 @@ export class InboxView {
     buttons.forEach((button) => (button.disabled = true));
     errorElement.textContent = '';
     try {
-      const answer = /** @type {{ approvals?: { given: number, required: number } }} */ (
+      const result = /** @type {AnswerAccepted} */ (
         await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body })
       );
-      // A call that needs several approvers waits for the others: its card stays, with the new count.
-      if (answer.approvals === undefined) card.classList.add('answered');
-      const waits = answer.approvals
-        ? ` — approval ${answer.approvals.given} of ${answer.approvals.required}: it runs once ${answer.approvals.required - answer.approvals.given} more approve`
-        : '';
+      // A call that needs several approvers waits for the others: its card stays, with the new count (F51).
+      if (result.continuation !== 'awaiting-approvals') card.classList.add('answered');
+      // What the server did with it, as it says: going on, left to a worker (or to none yet), stalled, or counted.
       this.notify(
-        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')})${waits}.`,
-        'ok',
+        `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}). ${result.message}`,
+        goesOn(result) ? 'ok' : 'warn',
       );
       void this.refresh();
     } catch (error) {
@@ -619,6 +635,16 @@ function openEditor(editor, parameters) {
 function instructionOf(textarea) {
   const text = textarea.value.trim();
   return text === '' ? {} : { instruction: text };
+}
+
+/**
+ * Whether a stored answer moves its thread on: here, in the process that holds it, or in a live
+ * worker of its version. Stalled, or left to a worker none serves now, is said as a warning.
+ * @param {AnswerAccepted | { result: 'refused' }} result
+ */
+function goesOn(result) {
+  if (result.result !== 'accepted') return false;
+  return result.continuation === 'scheduled' ? result.served === true : result.continuation !== 'stalled';
 }
 
 /** @param {AnswerBody} body */

@@ -6,7 +6,9 @@ import {
   DEFAULT_SQLITE_PATH,
   findProjectConfig,
   loadProjectConfig,
-  resolveFromConfig,
+  resolveStoreOptions,
+  storeFromProjectConfig,
+  storeReadiness,
   type Interlock,
   type LoadedProjectConfig,
 } from '@interlock/core';
@@ -18,6 +20,7 @@ import { createDeploymentInterlock } from './deployment/deployment-interlock.js'
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { ApproverDirectory } from './server/auth/approver-directory.js';
 import { DEFAULT_APPROVERS_PATH, loadApprovers } from './server/auth/approvers-file.js';
+import { authOptionsFrom } from './server/auth/auth-options.js';
 import { createWebServer, DEFAULT_RATE_LIMITS, WEB_CHANNEL } from './server/create-web-server.js';
 import { createWebInterlock, type WebStoreOptions } from './web-composition-root.js';
 
@@ -47,6 +50,7 @@ in your service, or interlock worker); the page starts only workflows some worke
                      and [chat.whatsapp] there show the chats on those platforms too
   --config FILE      the project file (default interlock.toml or interlock.json here):
                      its store, [approvers] lists and approval rules; --no-config reads none
+                     [auth] there: sessions, and sign-in with the identity provider ([auth.oidc])
   --rate-limit N     API requests per minute from one client (default ${DEFAULT_RATE_LIMITS.perMinute}; sign-in ${DEFAULT_RATE_LIMITS.signInPerMinute})
   --log              log requests (tokens and cookies are redacted)
   --help
@@ -105,6 +109,9 @@ async function main(argv: string[]): Promise<void> {
   );
   const workflowApprovers = approvers;
   const rateLimits = { perMinute };
+  // The identity provider's secret and the session key come from the variables the file names.
+  const auth = authOptionsFrom(project?.config.auth, process.env);
+  let readiness: ReturnType<typeof storeReadiness> | undefined;
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;
   let chatOfServer: ChatChannel | undefined;
@@ -113,7 +120,18 @@ async function main(argv: string[]): Promise<void> {
     const { interlock, store, workflows, chat } = demo;
     chatOfServer = chat;
     web = demo;
-    app = await createWebServer({ interlock, store, chat, approvers, workflows, rateLimits, logger: values.log });
+    readiness = storeReadiness(store, storeOptions);
+    app = await createWebServer({
+      interlock,
+      store,
+      chat,
+      approvers,
+      workflows,
+      rateLimits,
+      logger: values.log,
+      auth,
+      readiness: readiness.checks,
+    });
   } else {
     if (storeOptions.type === 'memory')
       throw new Error(
@@ -129,7 +147,11 @@ async function main(argv: string[]): Promise<void> {
     const { interlock, store, workflows, chat } = deployment;
     chatOfServer = chat;
     web = deployment;
+    // An answer is stored with the job that hands its thread to a worker: the queue must take it.
+    readiness = storeReadiness(store, storeOptions, { jobQueue: true });
     app = await createWebServer({
+      auth,
+      readiness: readiness.checks,
       interlock,
       store,
       approvers,
@@ -165,6 +187,7 @@ async function main(argv: string[]): Promise<void> {
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
+  process.stdout.write(`Health: ${url}/healthz and ${url}/readyz\n`);
   if (access.newToken !== undefined) {
     process.stdout.write(
       `Sign in as "admin" with this token (shown once; only its hash is kept in ${values.approvers}):\n\n  ${access.newToken}\n\n`,
@@ -182,6 +205,7 @@ async function main(argv: string[]): Promise<void> {
   const stop = async () => {
     await platforms?.stop();
     await app.close();
+    await readiness.close();
     await web.close();
     await telemetry?.shutdown();
     process.exit(0);
@@ -195,29 +219,34 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', stopOrReport);
 }
 
+/**
+ * `--store`, else INTERLOCK_STORE, else the project file's `[store]` (read as every command
+ * reads it), else the SQLite default. A PostgreSQL URL's `?schema=` names the schema, for this
+ * server as for the workers (`createWorker({ store: { url } })` reads it the same way).
+ */
 function parseStore(spec: string | undefined, project: LoadedProjectConfig | undefined): WebStoreOptions {
-  const fromProject = project?.config.store;
-  if (spec === undefined && !process.env['INTERLOCK_STORE'] && project !== undefined && fromProject !== undefined) {
-    // The project file's [store], when neither --store nor INTERLOCK_STORE chose one.
-    if (fromProject.type === 'memory') return { type: 'memory' };
+  const fromProject = project === undefined ? undefined : storeFromProjectConfig(project);
+  if (spec === undefined && !process.env['INTERLOCK_STORE'] && fromProject !== undefined) {
     if (fromProject.type === 'sqlite')
-      return { type: 'sqlite', path: resolveFromConfig(project, fromProject.path ?? DEFAULT_SQLITE_PATH) };
-    const url = process.env[fromProject.urlEnv];
-    if (!url)
-      throw new Error(`${project.path}: [store] reads the PostgreSQL URL from ${fromProject.urlEnv}, which is not set`);
-    return { type: 'postgres', url, ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }) };
+      return { type: 'sqlite', path: fromProject.path ?? resolve(DEFAULT_SQLITE_PATH) };
+    if (fromProject.type === 'postgres')
+      return {
+        type: 'postgres',
+        url: fromProject.url,
+        ...(fromProject.schema === undefined ? {} : { schema: fromProject.schema }),
+      };
+    return { type: 'memory' };
   }
   const given = spec || process.env['INTERLOCK_STORE'] || `sqlite:${DEFAULT_SQLITE_PATH}`;
   if (given === 'memory') return { type: 'memory' };
   if (given === 'sqlite') return { type: 'sqlite', path: resolve(DEFAULT_SQLITE_PATH) };
   if (given.startsWith('sqlite:')) return { type: 'sqlite', path: resolve(given.slice('sqlite:'.length)) };
   if (/^postgres(ql)?:\/\//i.test(given)) {
-    const url = new URL(given);
-    const schema = url.searchParams.get('schema');
-    url.searchParams.delete('schema');
-    return { type: 'postgres', url: url.toString(), ...(schema === null ? {} : { schema }) };
+    const store = resolveStoreOptions({ type: 'postgres', url: given });
+    if (store.type === 'postgres')
+      return { type: 'postgres', url: store.url, ...(store.schema === undefined ? {} : { schema: store.schema }) };
   }
-  throw new Error(`--store takes sqlite:<path>, postgres://… or memory`);
+  throw new Error(`--store takes sqlite:<path>, postgres://…[?schema=name] or memory`);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -329,6 +329,7 @@ describe('controls approval systems are expected to have (class 5)', () => {
     harnesses.push(second);
     expect((await request(second, '/api/session', { cookie: session.cookie })).body).toEqual({
       approver: 'alice',
+      groups: [],
       csrfToken: session.csrf,
     });
     expect(

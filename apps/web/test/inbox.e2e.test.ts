@@ -225,6 +225,27 @@ describe('the inbox page', () => {
   });
 });
 
+describe('what the page says an answer came to (issue 28)', () => {
+  // A server of its own: each page load spends requests from the per-client rate limit.
+  let own: WebHarness;
+  beforeAll(async () => {
+    own = await startHarness();
+  });
+  afterAll(() => own?.close());
+
+  it('says in its notice what the answer came to, as the server said it', async () => {
+    const { approvals } = await own.startReleaseAgent();
+    const page = await signedInPage(browser, own.baseUrl, own.tokens['alice']!);
+    await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
+    await page
+      .locator('.notice')
+      .filter({ hasText: 'Your answer is stored; the thread goes on now.' })
+      .first()
+      .waitFor();
+    await page.context().close();
+  });
+});
+
 describe('deadlines on the page', () => {
   const clock = manualClock();
   let timed: WebHarness;

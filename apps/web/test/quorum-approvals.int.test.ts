@@ -51,13 +51,15 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
       body: { action: 'approve' },
     });
     expect(first.status).toBe(200);
-    expect(first.body).toEqual({
+    expect(first.body).toMatchObject({
       result: 'accepted',
       interactionId: deploy.interactionId,
       threadId: thread.threadId,
+      continuation: 'awaiting-approvals',
       continued: false,
       approvals: { given: 1, required: 2 },
     });
+    expect(first.body.message).toContain('1 of 2');
     const one = await request(harness, `/api/interactions/${deploy.interactionId}`, as('bob'));
     expect(one.body).toMatchObject({
       status: 'pending',
@@ -81,11 +83,13 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
     expect(
       (await request(harness, respond(deploy.interactionId), { ...as('alice'), body: { action: 'approve' } })).body,
     ).toMatchObject({
+      continuation: 'awaiting-approvals',
+      repeated: true,
       approvals: { given: 1, required: 2 },
     });
 
     const second = await request(harness, respond(deploy.interactionId), { ...as('bob'), body: { action: 'approve' } });
-    expect(second.body).toMatchObject({ result: 'accepted', continued: true });
+    expect(second.body).toMatchObject({ result: 'accepted', continuation: 'continued', continued: true });
     expect(second.body.approvals).toBeUndefined();
     const timeline = await eventually(async () => {
       const response = await request(harness, `/api/threads/${thread.threadId}`, as('alice'));

@@ -51,7 +51,7 @@ describe('the web API over HTTP', () => {
       expect(session.setCookie).toMatch(/SameSite=Strict/);
       expect(session.setCookie).not.toContain(harness.tokens['alice']);
       const me = await request(harness, '/api/session', { cookie: session.cookie });
-      expect(me.body).toEqual({ approver: 'alice', csrfToken: session.csrf });
+      expect(me.body).toEqual({ approver: 'alice', groups: [], csrfToken: session.csrf });
     });
   });
 

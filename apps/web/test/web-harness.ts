@@ -13,7 +13,7 @@ import {
   type WorkflowApprovers,
 } from '../src/server/auth/approvers.js';
 import { loadApprovers } from '../src/server/auth/approvers-file.js';
-import { createWebServer, WEB_CHANNEL, type RateLimits } from '../src/server/create-web-server.js';
+import { createWebServer, WEB_CHANNEL, type RateLimits, type WebAuthOptions } from '../src/server/create-web-server.js';
 import { createWebInterlock, type WebInterlock, type WebInterlockOptions } from '../src/web-composition-root.js';
 
 /** A clock the test moves by hand. */
@@ -30,6 +30,8 @@ export function manualClock(start = Date.now()): ManualClock {
 export interface HarnessOptions {
   /** Approver names; each gets a random token. Default alice and bob. */
   approvers?: string[];
+  /** Groups the approvers file gives some of them. */
+  groups?: Record<string, string[]>;
   workflowApprovers?: WorkflowApprovers;
   approvalTimeout?: string | number;
   clock?: ManualClock;
@@ -41,6 +43,8 @@ export interface HarnessOptions {
   logStream?: NodeJS.WritableStream;
   separationOfDuties?: SeparationOfDuties;
   rateLimits?: Partial<RateLimits>;
+  /** Sign-in and sessions, as `[auth]` gives them. */
+  auth?: WebAuthOptions;
   /** Keep the approvers in `approvers.json` of the directory and follow the file (polled every 100 ms). */
   approversFile?: boolean;
   /** The engine's approval options (a quorum, F51). */
@@ -68,7 +72,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
   const tokens = Object.fromEntries(names.map((name) => [name, createToken()]));
   const approversFile = join(directory, 'approvers.json');
   const fixed = {
-    approvers: names.map((name) => ({ name, tokenSha256: hashToken(tokens[name] ?? '') })),
+    approvers: names.map((name) => ({
+      name,
+      tokenSha256: hashToken(tokens[name] ?? ''),
+      ...(options.groups?.[name] === undefined ? {} : { groups: options.groups[name] }),
+    })),
     workflowApprovers: options.workflowApprovers ?? {},
     separationOfDuties: options.separationOfDuties ?? {},
   };
@@ -97,6 +105,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     store: web.store,
     approvers: access,
     ...(options.rateLimits === undefined ? {} : { rateLimits: options.rateLimits }),
+    ...(options.auth === undefined ? {} : { auth: options.auth }),
     workflows: web.workflows,
     chat: web.chat,
     pollInterval: options.pollInterval ?? 200,

@@ -4,7 +4,8 @@
  */
 export { createInterlock, Interlock } from './interlock.js';
 export type { InterlockOptions } from './interlock-options.js';
-export { openStore, DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
+export { DEFAULT_SQLITE_PATH, type StoreOptions } from './persistence/open-store.js';
+export { openStore, resolveStoreOptions } from './interlock-store.js';
 export { createTypeormStore } from './persistence/typeorm-on-demand.js';
 export type { PostgresTimeouts, TypeormStoreOptions } from './persistence/typeorm/create-typeorm-store.js';
 export type { PostgresCheckpointStore } from './persistence/typeorm/postgres-checkpoint-store.js';
@@ -38,11 +39,28 @@ export {
   type ApprovalLayer,
   type ConfigIssue,
 } from './config/project-config.js';
-export { optionsFromProjectConfig, mcpServersOf, type ProjectOptions } from './config/project-options.js';
+export {
+  optionsFromProjectConfig,
+  mcpServersOf,
+  modelFromProjectConfig,
+  storeFromProjectConfig,
+  type ProjectOptions,
+} from './config/project-options.js';
+export { checkProjectConfig, checkProjectConfigFile, type ProjectConfigCheck } from './config/check-project-config.js';
 export { ofType, forThread, forInteraction } from './events/event-operators.js';
 export { TYPES } from './di/tokens.js';
 export type { INodeExecutor, NodeExecutionContext, NodeOutcome } from './engine/node-executor.js';
 export { steadyClock, type Clock } from './engine/clock.js';
+export {
+  checkReadiness,
+  readinessAnswer,
+  storeReadiness,
+  READINESS_TIMEOUT_MS,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type StoreReadiness,
+} from './health/readiness.js';
+export { listenForHealth, type HealthListener } from './workers/health-listener.js';
 export type { ModelProvider, ModelRequest, ModelResponse, ModelToolCall, ToolSpec } from './llm/model-provider.js';
 export {
   defineTool,
@@ -65,11 +83,13 @@ export { mapMcpTool, type McpToolPolicy, type McpAnnotations } from './mcp/mcp-p
 export {
   createApprovalMcpServer,
   approvalServerWorkflows,
+  DEFAULT_AGENT_ANSWER_TIMEOUT_MS,
   holdUntilAnsweredElsewhere,
   MCP_CHANNEL,
   MCP_PERMISSION_WORKFLOW_ID,
   MCP_QUESTION_WORKFLOW_ID,
   type ApprovalServerOptions,
+  type ApprovalServerWorkflowOptions,
 } from './mcp/approval-server.js';
 export { agentTool, CLAUDE_CODE_TOOLS } from './mcp/agent-tools.js';
 export { createApprovalService, type ApprovalServiceOptions } from './mcp/approval-service.js';
@@ -168,7 +188,7 @@ export { renderTemplate, evaluateExpression } from './expressions/expressions.js
 export type { WorkflowIssue } from './workflow/workflow-issues.js';
 export { createWorker, type InterlockWorker, type WorkerOptions } from './workers/worker.js';
 export type { ContinueIn } from './workers/job-planner.js';
-export { servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
+export { servedVersions, servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';
 export { createApprovalGate } from './approval-gate/create-approval-gate.js';
 export {

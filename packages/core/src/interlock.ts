@@ -26,7 +26,7 @@ import type {
   ThreadStatus,
 } from './persistence/checkpoint-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
-import { openStore } from './persistence/open-store.js';
+import { openStore } from './interlock-store.js';
 import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
 import { loadProjectConfig } from './config/project-config.js';
 import { optionsFromProjectConfig } from './config/project-options.js';

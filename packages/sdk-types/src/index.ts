@@ -20,6 +20,13 @@ export {
   ProjectMcpToolPolicy,
   ProjectTelemetryConfig,
 } from './config/project-config.js';
+export {
+  ApproverLevel,
+  ApproverName,
+  ProjectAuthConfig,
+  ProjectOidcConfig,
+  WorkflowApproverRule,
+} from './config/auth-config.js';
 export { VariableScope, VariableName, VariableDeclaration, VariableAssignment } from './workflow/variables.js';
 export { ToolApprovalConfig, WorkflowConfig } from './workflow/workflow-config.js';
 export { WorkflowEdge, WorkflowDefinition, type WorkflowDefinitionInput } from './workflow/workflow-definition.js';

@@ -1,14 +1,5 @@
 import { parseArgs } from 'node:util';
-import {
-  builtinTools,
-  createInterlock,
-  findProjectConfig,
-  InterlockError,
-  loadProjectConfig,
-  mcpServersOf,
-  type ConfigIssue,
-  type LoadedProjectConfig,
-} from '@interlock/core';
+import { checkProjectConfigFile, findProjectConfig, type ConfigIssue, type LoadedProjectConfig } from '@interlock/core';
 import { ExitCode } from '../exit-code.js';
 import { CONFIG_HELP } from '../help-text.js';
 import { colourWanted, createTerminalStyle } from '../terminal-style.js';
@@ -64,44 +55,13 @@ export async function configCommand(argv: string[]): Promise<ExitCode> {
   return ExitCode.completed;
 }
 
-/** Every error of a project file (its schema, then what `createInterlock` would refuse) and its risky entries. */
+/**
+ * Every error of a project file in one run (its schema, the variables it names, its rules,
+ * tools and workflows: `checkProjectConfigFile`) and its risky entries. Nothing is started.
+ */
 export async function checkProjectFile(path: string): Promise<{ errors: ConfigIssue[]; warnings: ConfigIssue[] }> {
-  let loaded: LoadedProjectConfig;
-  try {
-    loaded = await loadProjectConfig(path);
-  } catch (error) {
-    return { errors: issuesOf(error), warnings: [] };
-  }
-  try {
-    // The options as createInterlock reads them: tool names, rules, the safe list (in memory: nothing is opened).
-    // Reading a file runs none of it: no MCP server is started, only its variables are read (issue 24).
-    mcpServersOf(loaded);
-    const interlock = await createInterlock({
-      config: loaded,
-      store: { type: 'memory' },
-      connectMcp: false,
-      ...(loaded.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
-    });
-    await interlock.close();
-  } catch (error) {
-    return { errors: issuesOf(error), warnings: warningsOf(loaded) };
-  }
-  return { errors: [], warnings: warningsOf(loaded) };
-}
-
-function issuesOf(error: unknown): ConfigIssue[] {
-  if (InterlockError.is(error)) {
-    const problems = error.details['problems'];
-    if (Array.isArray(problems) && problems.length > 0) {
-      return problems.map((problem: unknown) =>
-        typeof problem === 'string'
-          ? { path: problem.split(':')[0] ?? '(file)', message: problem.slice(problem.indexOf(':') + 1).trim() }
-          : (problem as ConfigIssue),
-      );
-    }
-    return [{ path: '(file)', message: error.message }];
-  }
-  return [{ path: '(file)', message: error instanceof Error ? error.message : String(error) }];
+  const { errors, warnings, loaded } = await checkProjectConfigFile(path);
+  return { errors, warnings: [...warnings, ...(loaded === undefined ? [] : warningsOf(loaded))] };
 }
 
 function warningsOf(loaded: LoadedProjectConfig): ConfigIssue[] {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +15,20 @@ import { colourWanted, createTerminalStyle } from '../terminal-style.js';
 import { UsageError } from '../usage-error.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
-/** The demos' workflows, found relative to this file (apps/cli/{src,dist}/commands/ → examples/). */
+/**
+ * A demo's workflow: beside the built CLI (`dist/workflows/`, copied there by the build, so an
+ * installed package has it), else in the repository's examples/ (running from the sources).
+ */
+function demoWorkflow(name: string): string {
+  const packaged = fileURLToPath(new URL(`../workflows/${name}.toml`, import.meta.url));
+  return existsSync(packaged)
+    ? packaged
+    : fileURLToPath(new URL(`../../../../examples/workflows/${name}.toml`, import.meta.url));
+}
+
 const DEMOS = {
-  'plan-approval': fileURLToPath(new URL('../../../../examples/workflows/plan-approval.toml', import.meta.url)),
-  'coding-agent': fileURLToPath(new URL('../../../../examples/workflows/coding-agent.toml', import.meta.url)),
+  'plan-approval': demoWorkflow('plan-approval'),
+  'coding-agent': demoWorkflow('coding-agent'),
 } as const;
 
 type DemoName = keyof typeof DEMOS;

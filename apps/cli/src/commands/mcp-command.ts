@@ -5,6 +5,7 @@ import {
   createApprovalService,
   isLoopbackHost,
 } from '@interlock/core';
+import { Duration } from '@interlock/sdk-types';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { ExitCode } from '../exit-code.js';
 import { MCP_HELP } from '../help-text.js';
@@ -36,6 +37,7 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
         mode: { type: 'string' },
         workspace: { type: 'string' },
         'progress-interval': { type: 'string' },
+        'answer-timeout': { type: 'string' },
         'token-env': { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
@@ -62,6 +64,7 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
       mode: parseApprovalMode(values.mode, 'mcp'),
       workspaceRoot: await resolveWorkspace(values.workspace, 'mcp'),
       progressIntervalMs: parseMilliseconds(values['progress-interval']),
+      answerTimeoutMs: parseAnswerTimeout(values['answer-timeout']),
     });
   }
   throw new UsageError(
@@ -80,6 +83,7 @@ interface ServeOptions {
   mode: 'default' | 'autoEdit' | 'yolo';
   workspaceRoot: string;
   progressIntervalMs: number | undefined;
+  answerTimeoutMs: number | undefined;
 }
 
 /**
@@ -111,6 +115,7 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
     store: store.options,
     mode: options.mode,
     workspaceRoot: options.workspaceRoot,
+    ...(options.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: options.answerTimeoutMs }),
   });
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const serverOptions = {
@@ -146,6 +151,18 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
   await stop();
   await worker.stop();
   return ExitCode.completed;
+}
+
+/** `--answer-timeout`: how long a person has to answer (`10m`, `2h`; `0`: until the agent stops waiting). */
+function parseAnswerTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Duration.safeParse(/^\d+$/.test(value) ? Number(value) : value);
+  if (!parsed.success)
+    throw new UsageError(
+      `--answer-timeout ${JSON.stringify(value)} is not a duration: give one such as 10m or 2h (0: until the agent stops waiting)`,
+      'mcp',
+    );
+  return parsed.data;
 }
 
 function parseMilliseconds(value: string | undefined): number | undefined {

@@ -46,8 +46,9 @@ export async function runCommand(argv: string[]): Promise<ExitCode> {
     throw new UsageError('interlock run needs a workflow file: interlock run <workflow.toml|json>', 'run');
   if (extra.length > 0)
     throw new UsageError(`interlock run takes one workflow file, not also ${extra.join(' ')}`, 'run');
+  // Without --model: the project file's [models.default], else the scripted demo model.
   const modelSpec = {
-    model: values.model ?? 'scripted',
+    ...(values.model === undefined ? {} : { model: values.model }),
     ...(values['base-url'] === undefined ? {} : { baseUrl: values['base-url'] }),
   };
   const model = createModel(modelSpec, 'run');

@@ -9,14 +9,21 @@ import { UsageError } from '../usage-error.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
 /**
- * `interlock validate <workflow.toml|json>`: prints `valid`, or every error with its path.
+ * `interlock validate <workflow.toml|json> [--tool NAME]…`: prints `valid`, or every error
+ * with its path. The tools a workflow names must be the CLI's built-ins (or the project
+ * file's) or be named with `--tool`: tools a team's service registers with `createWorker`,
+ * which the CLI does not hold.
  *
  * @returns 0 when valid, 1 when invalid or unreadable.
  * @throws UsageError for a wrong command line.
  */
 export async function validateCommand(argv: string[]): Promise<ExitCode> {
   const { values, positionals } = withUsageErrors('validate', () =>
-    parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } }),
+    parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { tool: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } },
+    }),
   );
   if (values.help) {
     process.stdout.write(VALIDATE_HELP);
@@ -31,7 +38,8 @@ export async function validateCommand(argv: string[]): Promise<ExitCode> {
   if (extra.length > 0)
     throw new UsageError(`interlock validate takes one workflow file, not also ${extra.join(' ')}`, 'validate');
   // Checking a file runs none of its MCP servers' commands: their tools' names are taken on trust.
-  const interlock = await createCliInterlock({ mcpServers: false });
+  const serviceTools = values.tool ?? [];
+  const interlock = await createCliInterlock({ mcpServers: false, serviceTools });
   try {
     const workflow = await interlock.loadWorkflow(resolve(path));
     const style = createTerminalStyle(colourWanted(process.stdout));
@@ -41,7 +49,12 @@ export async function validateCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   } catch (error) {
     const style = createTerminalStyle(colourWanted(process.stderr));
-    process.stderr.write(`${style.red(describeLoadError(path, error))}\n`);
+    const described = describeLoadError(path, error);
+    process.stderr.write(`${style.red(described)}\n`);
+    if (/no tool "[^"]+" is registered/.test(described))
+      process.stderr.write(
+        `${style.dim('A tool your service registers (createWorker({ tools })) is not one the CLI holds: name it with --tool NAME.')}\n`,
+      );
     return ExitCode.failed;
   } finally {
     await interlock.close();

@@ -13,10 +13,11 @@ import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
 /**
- * `interlock worker <workflow.toml|json>… [--store SPEC] [--model …] [--mode …] [--workspace DIR] [--concurrency N]`:
+ * `interlock worker <workflow.toml|json>… [--store SPEC] [--model …] [--mode …] [--workspace DIR] [--concurrency N] [--health-port N]`:
  * takes forward the threads of these workflows, with the built-in tools, after answers
  * given anywhere (issue 12); times out their questions at their deadlines and takes over
- * threads whose process died. Runs until Ctrl+C or SIGTERM, then lets the threads under
+ * threads whose process died. With `--health-port`, answers `/healthz` and `/readyz` there
+ * (F60). Runs until Ctrl+C or SIGTERM, then lets the threads under
  * way stop and exits 0.
  *
  * @throws UsageError for a wrong command line.
@@ -33,6 +34,8 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
         mode: { type: 'string' },
         workspace: { type: 'string' },
         concurrency: { type: 'string' },
+        'health-port': { type: 'string' },
+        'health-host': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }),
@@ -54,6 +57,9 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
       'worker',
     );
   }
+  const healthPort = values['health-port'] === undefined ? undefined : Number(values['health-port']);
+  if (healthPort !== undefined && (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65_535))
+    throw new UsageError(`--health-port ${JSON.stringify(values['health-port'])} is not a port number`, 'worker');
   const store = parseStoreOption(values.store, 'worker');
   if (store.options.type !== 'sqlite' && store.options.type !== 'postgres') {
     throw new UsageError(
@@ -78,11 +84,13 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     ...(project === undefined ? {} : { config: project }),
     store: store.options,
     workflows: files,
-    ...(project?.config.tools?.builtins === undefined ? { tools: builtinTools } : {}),
+    ...(project === undefined ? { tools: builtinTools } : {}),
     models: { default: model },
     approval: { mode: parseApprovalMode(values.mode, 'worker') },
     workspaceRoot: await resolveWorkspace(values.workspace, 'worker'),
     concurrency,
+    ...(healthPort === undefined ? {} : { healthPort }),
+    ...(values['health-host'] === undefined ? {} : { healthHost: values['health-host'] }),
   });
   const style = createTerminalStyle(colourWanted(process.stdout));
   worker.interlock.events$.subscribe((event) => {
@@ -95,6 +103,8 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     else if (event.type === 'THREAD_SUSPENDED')
       process.stdout.write(`${style.dim(`thread ${event.threadId}: waits for a person`)}\n`);
   });
+  if (worker.healthUrl !== undefined)
+    process.stdout.write(`Health: ${worker.healthUrl}/healthz and ${worker.healthUrl}/readyz\n`);
   process.stdout.write(
     `Worker ready: serving ${worker.workflowIds.join(', ')} on ${store.label}, ${concurrency} at a time. Ctrl+C stops it.\n`,
   );

@@ -1,16 +1,27 @@
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
 import fastifyRateLimit from '@fastify/rate-limit';
-import { InterlockError, parseJsonStrictly, type ICheckpointStore, type Interlock } from '@interlock/core';
+import {
+  InterlockError,
+  parseJsonStrictly,
+  type ICheckpointStore,
+  type Interlock,
+  type ReadinessCheck,
+} from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ChatChannel } from '@interlock/chat';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ApproverDirectory } from './auth/approver-directory.js';
 import type { Approver, SeparationOfDuties, WorkflowApprovers } from './auth/approvers.js';
-import { createRequestGuard, SESSION_COOKIE } from './auth/request-guard.js';
-import { SessionStore } from './auth/sessions.js';
+import { OidcSignIn, type OidcOptions } from './auth/oidc/oidc-sign-in.js';
+import { registerOidcRoutes } from './auth/oidc/oidc-routes.js';
+import { SessionRecheck } from './auth/oidc/session-recheck.js';
+import { createRequestGuard, sessionIdOf } from './auth/request-guard.js';
+import { SessionKeys } from './auth/session-keys.js';
+import { SESSION_LIFETIME_MS, SessionStore } from './auth/sessions.js';
+import { registerHealthRoutes } from './health-routes.js';
 import { LiveUpdates } from './live-updates.js';
-import { CHAT_OPERATIONS, createOpenApiDocument } from './openapi.js';
+import { CHAT_OPERATIONS, createOpenApiDocument, OIDC_OPERATIONS } from './openapi.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
 import { registerChatRoutes } from './routes/chat-routes.js';
 import { registerEventRoutes } from './routes/event-routes.js';
@@ -78,6 +89,23 @@ export interface WebServerOptions {
   logStream?: NodeJS.WritableStream;
   /** Where the page's files are. Default the package's public/. */
   publicDirectory?: string;
+  /** Sign-in and sessions (`[auth]` of the project file). Default: tokens only, 12-hour sessions, a key kept in the store. */
+  auth?: WebAuthOptions;
+  /**
+   * What `/readyz` checks besides a read of `store` (F60): core's `storeReadiness` gives the
+   * migrations and the job queue. Default: the store read only.
+   */
+  readiness?: readonly ReadinessCheck[];
+}
+
+/** How people sign in to the web app. */
+export interface WebAuthOptions {
+  /** How long a session lasts. Default 12 hours. */
+  sessionLifetimeMs?: number;
+  /** The secret session cookies are signed with (at least 32 characters). Default: a random one kept in the store. */
+  sessionSecret?: string;
+  /** Sign-in with the organisation's identity provider (F58). */
+  oidc?: OidcOptions;
 }
 
 /** A route the server answers (HEAD routes fastify adds are left out). */
@@ -121,7 +149,9 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       void (reply as FastifyReply).code(web.statusCode).send(web.toJSON());
     },
   });
-  const sessions = new SessionStore(options.store, now);
+  const sessions = new SessionStore(options.store, now, options.auth?.sessionLifetimeMs ?? SESSION_LIFETIME_MS);
+  const keys = await SessionKeys.resolve(options.store, options.auth?.sessionSecret);
+  const oidc = options.auth?.oidc === undefined ? undefined : new OidcSignIn(options.auth.oidc, keys, now);
   const access =
     options.approvers instanceof ApproverDirectory
       ? options.approvers
@@ -171,7 +201,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       );
     }
   });
-  await app.register(fastifyCookie);
+  // Cookies are signed: one this server's key did not sign is refused before the store is read.
+  await app.register(fastifyCookie, { secret: keys.cookieSecret });
   const limits = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits };
   // Before the sign-in check, so probing ids or tokens is slowed down whatever the answer.
   await app.register(fastifyRateLimit, {
@@ -181,7 +212,14 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       new WebError(429, 'RATE_LIMITED', `too many requests from this client: wait ${limit.after} and slow down`),
   });
   app.decorateRequest('approver', undefined);
-  app.addHook('onRequest', createRequestGuard(access, sessions));
+  app.decorateRequest('principal', undefined);
+  app.decorateRequest('session', undefined);
+  access.now = now;
+  const recheck = new SessionRecheck(oidc, sessions, access, now, {
+    info: (message) => app.log.info(message),
+    warn: (message) => app.log.warn(message),
+  });
+  app.addHook('onRequest', createRequestGuard(access, sessions, recheck));
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('x-frame-options', 'DENY');
@@ -208,9 +246,23 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       ),
   );
 
-  const document = createOpenApiDocument(options.chat === undefined ? {} : CHAT_OPERATIONS);
+  const document = createOpenApiDocument({
+    ...(options.chat === undefined ? {} : CHAT_OPERATIONS),
+    ...(oidc === undefined ? {} : OIDC_OPERATIONS),
+  });
   app.get('/api/openapi.json', { config: { public: true } }, async () => document);
-  registerSessionRoutes(app, access, sessions, limits.signInPerMinute);
+  registerHealthRoutes(app, [
+    {
+      name: 'store',
+      check: async () => {
+        await options.store.getGlobalVariables('interlock:health');
+      },
+    },
+    ...(options.readiness ?? []).filter((check) => check.name !== 'store'),
+  ]);
+  registerSessionRoutes(app, access, sessions, recheck, limits.signInPerMinute, oidc);
+  if (oidc !== undefined)
+    registerOidcRoutes(app, { oidc, sessions, access, keys, signInPerMinute: limits.signInPerMinute, now });
   registerInteractionRoutes(app, context);
   registerThreadRoutes(app, context);
   registerAuditRoutes(app, context);
@@ -219,8 +271,8 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
   registerEventRoutes(app, live, (request) => {
     if (request.headers.authorization !== undefined)
       return request.approver !== undefined && access.has(request.approver);
-    const session = sessions.peek(request.cookies[SESSION_COOKIE]);
-    return session !== undefined && access.has(session.approver);
+    const session = sessions.peek(sessionIdOf(request));
+    return session !== undefined && (session.oidc !== undefined || access.has(session.approver));
   });
   await registerStaticRoutes(app, options.publicDirectory ?? DEFAULT_PUBLIC_DIRECTORY);
 
@@ -236,6 +288,8 @@ function toWebError(error: unknown): WebError {
     if (error.code === 'THREAD_NOT_FOUND') return new WebError(404, 'THREAD_NOT_FOUND', error.message);
     if (error.code === 'INTERACTION_NOT_FOUND') return new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
     if (error.code === 'WORKFLOW_NOT_FOUND') return new WebError(404, 'WORKFLOW_NOT_FOUND', error.message);
+    if (error.code === 'STORE_UNAVAILABLE' || error.code === 'STORE_OUTCOME_UNKNOWN')
+      return new WebError(503, error.code, error.message);
     return new WebError(500, 'INTERNAL', `${error.code}: ${error.message}`);
   }
   if (!(error instanceof Error))
@@ -268,9 +322,21 @@ function toWebError(error: unknown): WebError {
   return new WebError(500, 'INTERNAL', 'the server failed to handle the request: see its log');
 }
 
+/** A request as logged: the query of a sign-in callback (its code and state) never reaches the log. */
+function loggedRequest(request: FastifyRequest) {
+  const [path = '', query] = request.url.split('?');
+  return {
+    method: request.method,
+    url: query !== undefined && path.startsWith('/api/auth/') ? `${path}?[redacted]` : request.url,
+    host: request.host,
+    remoteAddress: request.ip,
+  };
+}
+
 /** Fastify's logger, with every header that carries a secret redacted. */
 const REDACTED_LOGGER = {
   level: 'info',
+  serializers: { req: loggedRequest },
   redact: {
     paths: [
       'req.headers.authorization',

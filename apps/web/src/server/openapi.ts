@@ -37,6 +37,13 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
   '/api/openapi.json': {
     get: { summary: 'This document.', public: true, responses: { '200': 'The OpenAPI 3.1 document.' } },
   },
+  '/api/auth/methods': {
+    get: {
+      summary: 'How people sign in here: tokens, and single sign-on when it is configured.',
+      public: true,
+      responses: { '200': '{ token: true, oidc?: { loginUrl, label } }' },
+    },
+  },
   '/api/session': {
     post: {
       summary: 'Sign in: exchange a token for an HttpOnly session cookie.',
@@ -51,7 +58,11 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
     },
     get: {
       summary: "Who is signed in, and the session's CSRF token.",
-      responses: { '200': '{ approver, csrfToken? }', ...AUTH_ERRORS },
+      responses: {
+        '200': '{ approver, groups, csrfToken? }',
+        ...AUTH_ERRORS,
+        '503': 'SIGN_IN_UNAVAILABLE: the identity provider could not confirm the session; try again.',
+      },
     },
     delete: { summary: 'Sign out.', responses: { '200': '{ signedOut: true }', ...STATE_ERRORS } },
   },
@@ -89,15 +100,17 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
       body: respondBody,
       responses: {
         '200':
-          '{ result: "accepted", interactionId, threadId, continued, approvals? }: `approvals: { given, required }` when the call needs several approvers and waits for the rest (F51).',
+          '{ result: "accepted", interactionId, threadId, continuation: "continued" | "scheduled" | "elsewhere" | "stalled" | "finished" | "awaiting-approvals", continued, repeated?, served?, approvals?, error?, message }: the answer is stored; continuation and message say what became of the thread. `approvals: { given, required }` when the call needs several approvers and waits for the rest (F51).',
         ...STATE_ERRORS,
         '403': `${STATE_ERRORS['403']} SEPARATION_OF_DUTIES: the requester answering a level the approvers file separates. APPROVAL_NOT_ALLOWED: the requester approving a call that needs several approvers, or an escalation approver before the escalation (F51).`,
         '404': 'INTERACTION_NOT_FOUND.',
         '409':
-          'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled.',
+          'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled; WORKFLOW_VERSION_MISMATCH or WORKFLOW_CHANGED: not stored, the thread cannot go on here.',
         '410': 'INTERACTION_EXPIRED: the deadline passed; nothing ran.',
         '422':
-          "INTERACTION_INVALID_RESPONSE: e.g. edited arguments that do not match the tool's schema; still pending.",
+          "INTERACTION_INVALID_RESPONSE: e.g. edited arguments that do not match the tool's schema or that the rules deny; still pending.",
+        '503':
+          'STORE_UNAVAILABLE: not stored, send it again; STORE_OUTCOME_UNKNOWN: the commit was cut off, reload and send it again if it still waits.',
       },
     },
   },
@@ -167,6 +180,30 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
 };
 
 /** The chat routes, registered when the server is given a chat channel. */
+/** The routes of sign-in with the identity provider (F58), when `[auth.oidc]` is configured. */
+export const OIDC_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
+  '/api/auth/login': {
+    get: {
+      summary: 'Sign in with the identity provider: a redirect to it (authorization code flow with PKCE).',
+      public: true,
+      responses: { '303': 'To the provider.', '503': 'SIGN_IN_UNAVAILABLE: the provider could not be reached.' },
+    },
+  },
+  '/api/auth/callback': {
+    get: {
+      summary: 'Where the provider sends the browser back: a session cookie, then a redirect to the page.',
+      public: true,
+      responses: {
+        '303': 'Signed in: to the page, with the session cookie.',
+        '401':
+          'SIGN_IN_FAILED: no sign-in under way here, a wrong state, a code refused, an ID token that does not verify.',
+        '403': 'NOT_AN_APPROVER: the person may not sign in here.',
+        '503': 'SIGN_IN_UNAVAILABLE: the provider could not be reached.',
+      },
+    },
+  },
+};
+
 export const CHAT_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> = {
   '/api/chats': {
     get: {

@@ -1,6 +1,7 @@
 import type { ICheckpointStore, Interlock } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
 import type { ApproverDirectory } from './auth/approver-directory.js';
+import type { DutyLevel, Principal } from './auth/approvers.js';
 import type { SessionStore } from './auth/sessions.js';
 import type { LiveUpdates } from './live-updates.js';
 import { WebError } from './web-error.js';
@@ -30,21 +31,26 @@ export interface WebContext {
  * approver. For a thread or an interaction looked up by id, use {@link mayApprove} and
  * answer "not found" instead, so an id says nothing to someone who may not see it.
  */
-export function assertMayApprove(context: WebContext, workflowId: string, approver: string | undefined): string {
+export function assertMayApprove(context: WebContext, workflowId: string, approver: Principal | undefined): string {
   if (approver === undefined) throw new WebError(401, 'UNAUTHENTICATED', 'sign in first');
   if (!context.access.mayApprove(workflowId, approver)) {
     throw new WebError(
       403,
       'NOT_AN_APPROVER',
-      `${approver} is not on the approver list of workflow "${workflowId}": ask the server's operator to add you to the approvers file`,
+      `${approver.name} is not on the approver list of workflow "${workflowId}": ask the server's operator to add you (or a group of yours) to its list`,
     );
   }
-  return approver;
+  return approver.name;
 }
 
-/** Whether the signed-in `approver` may see and answer threads of `workflowId`. */
-export function mayApprove(context: WebContext, workflowId: string, approver: string | undefined): approver is string {
-  return approver !== undefined && context.access.mayApprove(workflowId, approver);
+/** Whether the signed-in `approver` may see threads of `workflowId` (and answer `level` requests of it, given a level). */
+export function mayApprove(
+  context: WebContext,
+  workflowId: string,
+  approver: Principal | undefined,
+  level?: DutyLevel,
+): approver is Principal {
+  return approver !== undefined && context.access.mayApprove(workflowId, approver, level);
 }
 
 /** The name an answer is recorded under in the store and the audit trail. */

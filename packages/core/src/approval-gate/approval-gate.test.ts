@@ -61,7 +61,12 @@ describe('approval gate (F56)', () => {
       { toolCallId: 'c2', status: 'rejected', decidedBy: expect.stringMatching(/^shell:banned/) },
     ]);
     expect(await gate.interlock.pending()).toEqual([]);
-    expect((await gate.interlock.audit()).map((entry) => entry.outcome)).toEqual(['allow', 'deny']);
+    // Each call is decided in its own thread, concurrently: the log holds them in the order they were decided.
+    const audited = await gate.interlock.audit();
+    expect(audited.map((entry) => [entry.toolName, entry.outcome]).sort()).toEqual([
+      ['bash', 'deny'],
+      ['read_file', 'allow'],
+    ]);
     expect(await gate.interlock.verifyAudit()).toMatchObject({ valid: true });
   });
 

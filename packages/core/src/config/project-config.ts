@@ -26,8 +26,14 @@ export interface ConfigIssue {
   message: string;
 }
 
-/** The project file of `directory` (`interlock.toml`, then `interlock.json`), or undefined. */
+/**
+ * The project file of `directory` (`interlock.toml` or `interlock.json`), or undefined.
+ *
+ * @throws InterlockError INVALID_OPTIONS when both are there: which one counts would be a
+ *   guess, and every command must read the same file.
+ */
 export async function findProjectConfig(directory: string): Promise<string | undefined> {
+  const found: string[] = [];
   for (const name of PROJECT_CONFIG_FILES) {
     const candidate = join(directory, name);
     if (
@@ -36,9 +42,15 @@ export async function findProjectConfig(directory: string): Promise<string | und
         () => false,
       )
     )
-      return candidate;
+      found.push(candidate);
   }
-  return undefined;
+  if (found.length > 1)
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `both ${PROJECT_CONFIG_FILES.join(' and ')} are in ${directory}: keep one (or name the one to read with --config FILE)`,
+      { details: { files: found } },
+    );
+  return found[0];
 }
 
 /**
@@ -62,6 +74,34 @@ export async function loadProjectConfig(path: string): Promise<LoadedProjectConf
 
 /** Parses the text of a project file named `path` (its extension says TOML or JSON). */
 export function parseProjectConfig(text: string, path: string): ProjectConfig {
+  const data = readProjectConfigData(text, path);
+  const parsed = ProjectConfig.safeParse(data);
+  if (!parsed.success) throw invalid(path, schemaIssues(parsed.error.issues));
+  const secrets = secretsInFile(parsed.data);
+  if (secrets.length > 0) throw invalid(path, secrets);
+  return parsed.data;
+}
+
+/** The issues of the schema, each with its key: an unknown key says which. */
+export function schemaIssues(
+  issues: readonly { path: PropertyKey[]; message: string; code: string; keys?: string[] }[],
+): ConfigIssue[] {
+  return issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(root)',
+    message:
+      issue.code === 'unrecognized_keys' && issue.keys !== undefined
+        ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
+        : issue.message,
+  }));
+}
+
+/**
+ * The data of a project file's text, before its schema: TOML or JSON by the extension of
+ * `path`, a key given twice (JSON) and prototype keys refused.
+ *
+ * @throws InterlockError INVALID_OPTIONS for text that does not parse, or a prototype key.
+ */
+export function readProjectConfigData(text: string, path: string): unknown {
   const extension = extname(path).toLowerCase();
   if (extension !== '.toml' && extension !== '.json')
     throw invalid(path, [{ path: '(file)', message: 'a project file ends in .toml or .json' }]);
@@ -78,22 +118,7 @@ export function parseProjectConfig(text: string, path: string): ProjectConfig {
     throw invalid(path, [
       { path: prototypeKey, message: 'a prototype key (__proto__, constructor, prototype) cannot name anything' },
     ]);
-  const parsed = ProjectConfig.safeParse(data);
-  if (!parsed.success) {
-    throw invalid(
-      path,
-      parsed.error.issues.map((issue) => ({
-        path: issue.path.join('.') || '(root)',
-        message:
-          issue.code === 'unrecognized_keys'
-            ? `unknown key${issue.keys.length === 1 ? '' : 's'} ${issue.keys.join(', ')}`
-            : issue.message,
-      })),
-    );
-  }
-  const secrets = secretsInFile(parsed.data);
-  if (secrets.length > 0) throw invalid(path, secrets);
-  return parsed.data;
+  return data;
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);

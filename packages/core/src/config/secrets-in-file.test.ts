@@ -53,6 +53,11 @@ describe('secrets in the project file (issue 24)', () => {
       `[mcp.servers.x]\ncommand = "server"\nargs = ["--api-key", "${PASSWORD}"]`,
       'mcp.servers.x.args[0]',
     ],
+    [
+      'an identity provider issuer with ?client_secret=',
+      `[auth.oidc]\nissuer = "https://login.example.com/?client_secret=${PASSWORD}"\nclientId = "interlock"\nallowed = ["group:approvers"]`,
+      'auth.oidc.issuer',
+    ],
   ])('refuses %s, naming the key and never the secret (F49)', (_name, toml, path) => {
     const error = refusal(toml);
     expect(error.code).toBe('INVALID_OPTIONS');

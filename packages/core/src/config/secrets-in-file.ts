@@ -30,6 +30,12 @@ export function secretsInFile(config: ProjectConfig): ConfigIssue[] {
         });
     });
   }
+  const oidc = config.auth?.oidc;
+  if (oidc !== undefined) {
+    problems.push(...urlProblems(oidc.issuer, 'auth.oidc.issuer', 'clientSecretEnv'));
+    if (oidc.redirectUrl !== undefined)
+      problems.push(...urlProblems(oidc.redirectUrl, 'auth.oidc.redirectUrl', 'clientSecretEnv'));
+  }
   return problems;
 }
 

@@ -8,7 +8,7 @@ import type { ModelProvider, ModelResponse } from '../llm/model-provider.js';
 import { appendMessages, withNodeState } from '../engine/transitions.js';
 import type { ToolCallPipeline, TurnLens } from '../tools/tool-call-pipeline.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import { newTurnCall, type TurnState } from '../tools/turn-state.js';
+import { argumentsOf, newTurnCall, type TurnState } from '../tools/turn-state.js';
 
 type LlmTurn = TurnState & { text: string };
 
@@ -174,7 +174,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
       {
         role: 'assistant',
         content: turn.text,
-        toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.finalArguments })),
+        toolCalls: turn.calls.map((call) => ({ id: call.id, name: call.name, arguments: argumentsOf(call) })),
         nodeId,
       },
     ];

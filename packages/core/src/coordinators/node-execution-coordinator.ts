@@ -226,6 +226,7 @@ export class NodeExecutionCoordinator {
   ): Promise<void> {
     const before = run.thread;
     const pending = run.pendingEffects;
+    const mark = scopes.mark();
     for (let attempt = 1; ; attempt += 1) {
       const { next, effects, cursor } = compute(scopes);
       const written = scopes.writeTo(next, workflow.id);
@@ -236,7 +237,7 @@ export class NodeExecutionCoordinator {
       } catch (error) {
         if (conflictOf(error)?.kind !== 'global-changed' || attempt >= MAX_GLOBAL_RETRIES) throw error;
         run.reset(before, pending);
-        scopes.refresh(await this.globalsOf(workflow));
+        scopes.refresh(await this.globalsOf(workflow), mark);
       }
     }
   }

@@ -8,7 +8,7 @@ import type {
   ThreadRecord,
 } from '../persistence/checkpoint-store.js';
 import type { InteractionChange } from '../persistence/unit-of-work.js';
-import { canonicalJson } from '../policy/canonical-arguments.js';
+import { isRepeatedAnswer } from '../interaction/answer-checks.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { Clock } from './clock.js';
 import { failpoint } from './failpoints.js';
@@ -89,7 +89,11 @@ export class AnswerIntake {
 
   /** `recount`: how many times the approvals of the call changed under this answer (F51). */
   async take(interactionId: string, input: unknown, responder: string | undefined, recount = 0): Promise<Intake> {
-    const interaction = await this.store.getInteraction(interactionId);
+    // The interaction and its thread in one read where the store can.
+    const loaded = await this.store.loadThreadOf?.(interactionId);
+    const interaction =
+      loaded?.interactions.find((candidate) => candidate.interactionId === interactionId) ??
+      (await this.store.getInteraction(interactionId));
     if (!interaction) {
       throw new InterlockError(
         'INTERACTION_NOT_FOUND',
@@ -98,7 +102,7 @@ export class AnswerIntake {
     }
     const { threadId } = interaction;
     if (interaction.status !== 'pending') return this.answeredBefore(interaction, input, responder);
-    const stored = await this.store.loadThread(threadId);
+    const stored = loaded ?? (await this.store.loadThread(threadId));
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
     // A question its thread does not wait on is an orphan nobody may answer (a store of an
@@ -113,7 +117,10 @@ export class AnswerIntake {
       await this.hooks.expire(interaction);
       return { kind: 'answered', status: 'expired', threadId };
     }
-    this.definitions.check(thread);
+    // With workers, the answer and the job that continues the thread are stored together.
+    const scheduled = this.jobs.enabled && !this.hooks.isRunningHere(threadId);
+    // A worker serving the thread's version checks its definitions; this process does only if it goes on with it.
+    if (!scheduled) this.definitions.check(thread);
     const response: InteractionResponseRecord = {
       input: this.interpreter.interpret(interaction, input),
       ...(responder === undefined ? {} : { responder }),
@@ -128,9 +135,7 @@ export class AnswerIntake {
     }
     if (counted.kind === 'refused') return this.refused(counted.conflict, input, responder, threadId, recount);
     const before = counted.kind === 'last' ? { before: counted.change } : {};
-    if (!this.jobs.enabled || this.hooks.isRunningHere(threadId))
-      return { kind: 'valid', interaction, stored, response, ...before };
-    // With workers, the answer and the job that continues the thread are stored together.
+    if (!scheduled) return { kind: 'valid', interaction, stored, response, ...before };
     const result = await this.store.commit({
       interactions: [
         ...(before.before === undefined ? [] : [before.before]),
@@ -184,7 +189,10 @@ export class AnswerIntake {
     const { threadId } = interaction;
     if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
       return { kind: 'answered', status: 'expired', threadId };
-    if (interaction.response === undefined || !this.sameAnswer(interaction, input, responder))
+    if (
+      interaction.response === undefined ||
+      !isRepeatedAnswer(interaction.response, () => this.interpreter.interpret(interaction, input), responder)
+    )
       return { kind: 'answered', status: 'already_answered', threadId };
     if (interaction.status !== 'responded') return { kind: 'answered', status: 'applied', threadId, repeated: true };
     // Stored and not applied (the first call's continuation stalled): go on now, or make sure a worker will.
@@ -193,16 +201,5 @@ export class AnswerIntake {
     if (!this.jobs.enabled) return { kind: 'stored-before', interaction, thread };
     await this.store.commit({ jobs: this.jobs.forAnswer(thread, interaction.interactionId) });
     return { kind: 'answered', status: 'scheduled', threadId, repeated: true };
-  }
-
-  private sameAnswer(interaction: InteractionRecord, input: unknown, responder: string | undefined): boolean {
-    if (interaction.response?.responder !== responder) return false;
-    try {
-      return (
-        canonicalJson(this.interpreter.interpret(interaction, input)) === canonicalJson(interaction.response?.input)
-      );
-    } catch {
-      return false;
-    }
   }
 }

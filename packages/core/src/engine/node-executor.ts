@@ -45,10 +45,13 @@ export interface NodeExecutionContext {
  * completes at a durability point; if another thread changed that global meanwhile, the
  * completion is computed again from the values read again (never the whole node).
  */
-export type NodeCompletion = (scopes: VariableScopes) => {
-  update?: (thread: ThreadRecord) => ThreadRecord;
-  effects?: Effects;
-} | void;
+export type NodeCompletion = (scopes: VariableScopes) =>
+  | {
+      update?: (thread: ThreadRecord) => ThreadRecord;
+      effects?: Effects;
+    }
+  // eslint-disable-next-line @typescript-eslint/no-invalid-void-type -- a completion that only sets variables returns nothing
+  | void;
 
 /** What running one node led to. */
 export type NodeOutcome =

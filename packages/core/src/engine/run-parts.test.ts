@@ -180,6 +180,7 @@ describe('AnswerIntake (the first half of respond)', () => {
     const interpreter = new ResponseInterpreter(
       tools,
       new ApprovalPolicy(tools, resolveApprovalOptions({}), safeShell, store, clock),
+      '/',
     );
     const intake = new AnswerIntake(store, interpreter, definitions, new JobPlanner(continueIn, clock, 30_000), clock, {
       isRunningHere: () => false,
@@ -309,7 +310,7 @@ describe('AnswerIntake (the first half of respond)', () => {
     });
     expect(await store.getInteraction('i-1')).toMatchObject({ status: 'responded', response: { input: true } });
     const later = (ms: number) => new Date(NOW + ms).toISOString();
-    const jobs = await store.takeJobs(['intake'], 'worker', later(3_600_000), later(3_601_000), 10);
+    const jobs = await store.takeJobs(['intake@1'], 'worker', later(3_600_000), later(3_601_000), 10);
     expect(jobs.map((job) => job.kind).sort()).toEqual(['continue', 'recover']);
   });
 

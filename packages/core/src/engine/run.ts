@@ -11,11 +11,13 @@ import type {
 } from '../persistence/checkpoint-store.js';
 import type {
   ClaimChange,
+  CommitResult,
   Conflict,
   InteractionChange,
   ThreadChange,
   UnitOfWork,
 } from '../persistence/unit-of-work.js';
+import { applyQuorumChange } from '../persistence/quorum-change.js';
 import type { EmittedEvent } from './node-executor.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
@@ -181,9 +183,15 @@ export class Run {
     // What is pending first: the interaction is stored (and the claim held) before it is settled.
     await this.commit();
     const settle = this.committing.then(async () => {
-      const result = await this.context.store.commit({ interactions: [change] });
+      // Its outcome unknown, the change is read back below: settled by it or by another, or committed again.
+      const unit = { interactions: [change] };
+      const result = await this.context.store.commit(unit).catch(async (error: unknown) => {
+        if (!outcomeUnknown(error)) throw error;
+        const stored = await this.context.store.getInteraction(interactionId);
+        return stored?.status === 'pending' ? this.context.store.commit(unit) : undefined;
+      });
       const committed =
-        result.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
+        result?.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
       if (committed) this.see({ interactions: [change] });
       const known = committed ? this.interactions.get(interactionId) : undefined;
       const stored = known ?? (await this.context.store.getInteraction(interactionId));
@@ -235,7 +243,7 @@ export class Run {
     const thread = this.state;
     let result;
     try {
-      result = await this.context.store.commit(unit);
+      result = await this.commitOrReadBack(unit);
     } catch (error) {
       this.pending = combineEffects(pending, this.pending);
       this.fail(error);
@@ -272,6 +280,36 @@ export class Run {
     const held = this.held;
     this.held = [];
     for (const event of held) this.context.publish(this.state, event);
+  }
+
+  /**
+   * Commits `unit`. When its outcome is unknown (the connection failed while committing),
+   * reads the thread back (ADR 0002): stored as this unit left it, the run goes on; not, the
+   * unit is committed again (its fence makes that safe: a thread another process changed
+   * meanwhile is a conflict, as it would have been).
+   */
+  private async commitOrReadBack(unit: UnitOfWork): Promise<CommitResult> {
+    try {
+      return await this.context.store.commit(unit);
+    } catch (error) {
+      const change = unit.thread;
+      if (!outcomeUnknown(error) || change === undefined || (change.kind !== 'create' && change.kind !== 'save'))
+        throw error;
+      const stored = await this.context.store.getThread(change.thread.threadId).catch(() => {
+        throw error;
+      });
+      const version = change.kind === 'create' ? 1 : change.expectedVersion + 1;
+      if (stored?.version === version && stored.updatedAt === change.thread.updatedAt) {
+        const { epoch, updatedAt, lease } = stored;
+        return {
+          status: 'committed',
+          thread: { version, epoch, updatedAt, ...(lease ? { lease } : {}) },
+          audit: [],
+          failed: [],
+        };
+      }
+      return this.context.store.commit(unit);
+    }
   }
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
@@ -357,6 +395,11 @@ export class Run {
           failureReason: change.reason,
           failureMessage: change.message,
         });
+      else if (change.kind === 'approve-partially' || change.kind === 'escalate') {
+        // The last approval of a call that needs several (F51), folded into this run's first commit.
+        const applied = applyQuorumChange(known, change);
+        if (typeof applied === 'object' && 'next' in applied) this.interactions.set(change.interactionId, applied.next);
+      }
     }
     for (const change of effects.toolCalls ?? []) {
       const id = change.kind === 'start' ? change.call.toolCallId : change.toolCallId;
@@ -368,6 +411,18 @@ export class Run {
       else if (known !== undefined && change.kind === 'status')
         this.toolCalls.set(id, { ...known, status: change.to, updatedAt: change.at });
     }
+  }
+
+  /**
+   * Frees the claim of a run that stopped on an error, writing nothing else: the thread stays
+   * as last committed, and another process may take it forward at once.
+   */
+  async freeClaim(): Promise<void> {
+    if (!this.holdsClaim) return;
+    await this.committing;
+    const { threadId, epoch } = this.state;
+    await this.context.store.commit({ thread: { kind: 'release', threadId, epoch, owner: this.context.owner } });
+    this.released = true;
   }
 
   /** The run stopped on an error: whoever waits for its first commit is told, if it never came. */
@@ -382,6 +437,7 @@ export class Run {
   }
 
   private assertUsable(): void {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the first failure, rethrown as it was
     if (this.broken !== undefined) throw this.broken;
   }
 }
@@ -427,4 +483,8 @@ export function conflictOf(error: unknown): Conflict | undefined {
   if (!InterlockError.is(error) || error.code !== 'STORE_CONFLICT') return undefined;
   const details = error.details as { conflict?: Conflict } | undefined;
   return details?.conflict;
+}
+
+function outcomeUnknown(error: unknown): boolean {
+  return InterlockError.is(error) && error.code === 'STORE_OUTCOME_UNKNOWN';
 }

@@ -13,14 +13,17 @@ import type {
   InteractionResponseRecord,
   StoredThread,
 } from '../persistence/checkpoint-store.js';
+import type { InteractionChange } from '../persistence/unit-of-work.js';
 import { requestWithProgress } from '../policy/approval-quorum.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
+import { continuationOfApplied } from '../interaction/answer-checks.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
 import { escalationOf, Escalations } from './escalations.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
+import { finishThread } from './transitions.js';
 import { isArmed } from './failpoints.js';
 import { conflictOf, type Run } from './run.js';
 import type { ThreadClaims } from './thread-claims.js';
@@ -37,6 +40,16 @@ export type { Continuation, RespondResult } from './respond-result.js';
 
 type Accepted = Extract<RespondResult, { status: 'accepted' }>;
 
+/** What a run of a stored thread starts from: the thread as read, and an answer its first commit stores. */
+interface ResumeFrom {
+  stored?: StoredThread;
+  answer?: InteractionResponseRecord & { interactionId: string };
+  /** The count of the last approval of a call that needs several (F51), stored before the answer. */
+  before?: InteractionChange;
+}
+
+/** Why a process cannot run a thread's definitions (another version of them is loaded here). */
+const DEFINITION_ERRORS = new Set(['WORKFLOW_VERSION_MISMATCH', 'WORKFLOW_CHANGED', 'WORKFLOW_NOT_FOUND']);
 /**
  * Starts, resumes, answers and cancels threads (the facade of the run loop): a new thread
  * is built by `newThreadRecord` and run by `ThreadRuns` (stored by the run's first commit);
@@ -156,13 +169,11 @@ export class ThreadRunner {
   }
 
   /**
-   * Runs a stored thread in this process; `answer` is stored with the run's first commit.
+   * Runs a stored thread in this process; `answer` (and `before` it, the count of the last
+   * approval of a call that needs several) is stored with the run's first commit.
    * Two callers of this process (an answer and a deadline, say) share one run.
    */
-  private resumeFrom(
-    threadId: string,
-    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } } = {},
-  ): Promise<ThreadHandle> {
+  private resumeFrom(threadId: string, from: ResumeFrom = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.runs.get(threadId);
     if (running && from.answer === undefined) return Promise.resolve(running.handle);
@@ -175,10 +186,7 @@ export class ThreadRunner {
     return launched;
   }
 
-  private async launchStored(
-    threadId: string,
-    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } },
-  ): Promise<ThreadHandle> {
+  private async launchStored(threadId: string, from: ResumeFrom): Promise<ThreadHandle> {
     const stored = from.stored ?? (await this.store.loadThread(threadId));
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
@@ -187,7 +195,7 @@ export class ThreadRunner {
     await this.definitions.load(thread);
     const controller = new AbortController();
     const run = this.runs.stored(stored, controller);
-    const { answer } = from;
+    const { answer, before } = from;
     // Questions stored before a crash that the thread never waited on (an older store) are let go.
     const orphans = stored.interactions.filter(
       (interaction) =>
@@ -206,6 +214,7 @@ export class ThreadRunner {
               message: SUPERSEDED,
               at,
             })),
+            ...(before === undefined ? [] : [before]),
             ...(answer === undefined
               ? []
               : [
@@ -277,8 +286,10 @@ export class ThreadRunner {
         const { status, threadId } = intake;
         if (status === 'scheduled')
           return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-        if (status === 'applied')
-          return { status: 'accepted', threadId, continuation: { status: 'elsewhere' }, ...repeated };
+        if (status === 'applied') {
+          const continuation = continuationOfApplied(await this.store.getThread(threadId));
+          return { status: 'accepted', threadId, continuation, ...repeated };
+        }
         return { status, threadId };
       }
       case 'stored-before': {
@@ -297,12 +308,10 @@ export class ThreadRunner {
    * picks the answer up). Never throws once the answer is stored.
    */
   private async storeAndContinue(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<RespondResult> {
-    const { interaction, stored, response } = intake;
+    const { interaction, stored, response, before } = intake;
     const { threadId, interactionId } = interaction;
     const running = this.runs.get(threadId);
-    // The last approval of a call that needs several (F51) is stored with its count, then the thread goes on.
-    const counted = intake.before !== undefined;
-    if (counted || running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
+    if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
       const alone = await this.intake.storeAlone(intake, input);
       if (alone !== 'stored') return this.settleIntake(alone, input);
       // A run of this process may be about to stop: it looks for answers given here before it does.
@@ -318,7 +327,12 @@ export class ThreadRunner {
     }
     let handle: ThreadHandle;
     try {
-      handle = await this.resumeFrom(threadId, { stored, answer: { interactionId, ...response } });
+      // The last approval of a call that needs several (F51) goes with it, counted in the same unit.
+      handle = await this.resumeFrom(threadId, {
+        stored,
+        answer: { interactionId, ...response },
+        ...(before === undefined ? {} : { before }),
+      });
     } catch (error) {
       // Nothing ran, so nothing was stored: a run of this process came first; it takes the answer.
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
@@ -337,6 +351,12 @@ export class ThreadRunner {
           await this.intake.answeredBefore(conflict.interaction, input, response.responder),
           input,
         );
+      // Another approval of the call was counted between the read and the commit (F51): once
+      // the run that stored nothing has stopped, this one is counted again.
+      if (conflict?.kind === 'quorum-changed') {
+        await handle.done().catch(() => undefined);
+        return this.settleIntake(await this.intake.refused(conflict, input, response.responder, threadId), input);
+      }
       if (conflict?.kind === 'thread-changed' || conflict?.kind === 'thread-busy') {
         // Another process took the thread between the read and the commit: the answer goes alone.
         const alone = await this.intake.storeAlone(intake, input);
@@ -392,26 +412,38 @@ export class ThreadRunner {
     const { thread } = stored;
     if (thread.status !== 'waiting' && thread.status !== 'running') return;
     this.assertNotHeldElsewhere(thread);
-    await this.definitions.load(thread);
+    // A thread of a version this process does not run (a deployment's inbox after a rollout)
+    // is cancelled without its nodes: nothing of it runs, its questions are called off.
+    const runsHere = await this.definitions.load(thread).then(
+      () => true,
+      (error: unknown) => {
+        if (InterlockError.is(error) && DEFINITION_ERRORS.has(error.code)) return false;
+        throw error;
+      },
+    );
     const controller = new AbortController();
     controller.abort(reason);
     const run = this.runs.stored(stored, controller);
     const at = this.claims.nowIso();
     for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
-    if (thread.pendingInteractionIds.length > 0) {
+    const callOff = {
+      interactions: thread.pendingInteractionIds.map((interactionId) => ({
+        kind: 'fail' as const,
+        interactionId,
+        reason: 'cancelled' as const,
+        message: reason,
+        at,
+      })),
+    };
+    if (!runsHere) {
       await run.apply({
-        next: thread,
-        effects: {
-          interactions: thread.pendingInteractionIds.map((interactionId) => ({
-            kind: 'fail' as const,
-            interactionId,
-            reason: 'cancelled' as const,
-            message: reason,
-            at,
-          })),
-        },
+        next: finishThread(thread, 'cancelled'),
+        effects: { ...callOff, events: [{ type: 'THREAD_CANCELLED', reason }], announceAfterCommit: true },
       });
+      await run.commit({ release: true });
+      return;
     }
+    if (thread.pendingInteractionIds.length > 0) await run.apply({ next: thread, effects: callOff });
     await this.runs.launch(run, () => undefined, controller).done();
   }
 

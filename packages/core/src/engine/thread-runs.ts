@@ -107,7 +107,7 @@ export class ThreadRuns {
         async (error: unknown) => {
           run.abandon(error);
           // A run that stops on an error frees its claim if it can (a store that failed may not let it).
-          if (run.holdsClaim) await run.commit({ release: true }).catch(() => undefined);
+          await run.freeClaim().catch(() => undefined);
           end();
           events.complete();
           throw error;

@@ -84,9 +84,23 @@ export class VariableScopes {
     return this.writes.size > 0;
   }
 
-  /** The global variables as read again (after a compare-and-set failed): the node recomputes its writes. */
-  refresh(globals: Readonly<Record<string, unknown>>): void {
+  /** The writes so far, to go back to (see {@link refresh}). */
+  mark(): ReadonlyMap<string, { scope: VariableScope; value: unknown; blind: boolean }> {
+    return new Map(this.writes);
+  }
+
+  /**
+   * The global variables as read again, after a compare-and-set failed: the writes go back
+   * to `mark` (those made before the node's completion), and the completion computes its
+   * own again from the new values.
+   */
+  refresh(
+    globals: Readonly<Record<string, unknown>>,
+    mark: ReadonlyMap<string, { scope: VariableScope; value: unknown; blind: boolean }>,
+  ): void {
     this.globals = globals;
+    this.writes.clear();
+    for (const [name, write] of mark) this.writes.set(name, write);
   }
 
   /**

@@ -1,6 +1,5 @@
 import { inject, injectable } from 'inversify';
 import { ToolApprovalResponse } from '@interlock/sdk-types';
-import { z } from 'zod';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
@@ -8,6 +7,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { parseStrictly } from '../tools/strict-arguments.js';
 import { interpretInput } from './interpret-input.js';
+import { standInTool } from './stand-in-tool.js';
 
 const RESOLUTIONS = new Set(['done', 'retry', 'fail']);
 const YES = new Set(['y', 'yes', 'approve', 'approved', 'allow', 'true']);
@@ -23,6 +23,7 @@ export class ResponseInterpreter {
   constructor(
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
     @inject(TYPES.ApprovalPolicy) private readonly policy: ApprovalPolicy,
+    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
   ) {}
 
   interpret(interaction: InteractionRecord, raw: unknown): unknown {
@@ -59,47 +60,22 @@ export class ResponseInterpreter {
     if (response.editedParameters === undefined) return response;
     if (!response.approved) throw invalid('editedParameters only make sense with approved: true');
     if (details.stage === 'result') throw invalid('a result cannot be edited: approve or reject it');
-    const tool = this.tools.find(details.toolName);
-    if (!tool)
-      return { ...response, editedParameters: checkEditAgainstSchema(details, response.editedParameters, invalid) };
+    // A process that does not hold the tool (a deployment's inbox, `interlock respond`) checks
+    // what the request says of it; the worker that holds it checks again before it runs.
+    const held = this.tools.find(details.toolName);
+    const tool = held ?? standInTool(details, this.workspaceRoot);
+    if ('problem' in tool) throw invalid(tool.problem);
     const edited = parseStrictly(tool.parameters, response.editedParameters);
     if (!edited.ok) throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.problem}`);
     const editedParameters = edited.value;
-    const decision = this.policy.decide(
-      { toolName: tool.name, arguments: editedParameters },
-      { channel: interaction.request.session.channel },
-    );
+    const call = { toolName: tool.name, arguments: editedParameters };
+    const scope = { channel: interaction.request.session.channel };
+    const decision = held ? this.policy.decide(call, scope) : this.policy.decideAbout(tool, call, scope);
     if (decision.outcome === 'deny') {
       throw invalid(`the edited arguments are denied (${decision.rule}): ${decision.reason}`);
     }
     return { ...response, editedParameters };
   }
-}
-
-/**
- * Edited arguments answered in a process that does not hold the tool (the inbox of a
- * deployment): checked against the JSON Schema the request carries. The worker that holds
- * the tool checks them again, with its schema and rules, before they can run.
- */
-function checkEditAgainstSchema(
-  details: NonNullable<InteractionRecord['request']['toolApproval']>,
-  edited: Record<string, unknown>,
-  invalid: (message: string) => InterlockError,
-): Record<string, unknown> {
-  if (details.parametersSchema === undefined)
-    throw invalid(
-      `tool ${details.toolName} is not available here, and its request carries no schema to check the edit against`,
-    );
-  let schema: z.ZodType;
-  try {
-    schema = z.fromJSONSchema(details.parametersSchema);
-  } catch {
-    throw invalid(`the schema of ${details.toolName} cannot be read here: approve or reject the call as proposed`);
-  }
-  const parsed = parseStrictly(schema, edited);
-  if (!parsed.ok)
-    throw invalid(`the edited arguments do not match the schema of ${details.toolName}: ${parsed.problem}`);
-  return parsed.value;
 }
 
 /** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`. */

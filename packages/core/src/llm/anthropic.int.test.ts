@@ -176,6 +176,27 @@ describe('anthropic — the Messages API', () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it('says what to check of Anthropic, never of OpenAI, when a call fails (issue 28)', async () => {
+    server.enqueue({
+      kind: 'json',
+      status: 404,
+      body: { type: 'error', error: { type: 'not_found_error', message: 'model: claude-test' } },
+    });
+    const missing = await provider({ maxRetries: 0 })
+      .complete(modelRequest())
+      .catch((failure: unknown) => failure);
+    expect(String((missing as Error).message)).toContain('check that Anthropic has a model named "claude-test"');
+    const closed = await startMessagesServer();
+    await closed.close();
+    const unreachable = await provider({ baseURL: closed.baseURL, maxRetries: 0 })
+      .complete(modelRequest())
+      .catch((failure: unknown) => failure);
+    for (const failure of [missing, unreachable]) {
+      expect(String((failure as Error).message)).not.toMatch(/OpenAI|chat-completions|\/v1|Ollama/);
+    }
+    expect(String((unreachable as Error).message)).toContain('https://api.anthropic.com, or your proxy of it');
+  });
+
   it('takes a whole answer without streaming', async () => {
     server.enqueue({
       kind: 'json',

@@ -18,6 +18,8 @@ export interface FailureContext {
   model: string;
   attempts: number;
   timeoutMs: number;
+  /** Which API the server should speak (`anthropic`: Anthropic's Messages API); the advice says what to check of it. Default OpenAI's. */
+  kind?: string;
 }
 
 /** The error classes of a Stainless-generated SDK (`openai`, `@anthropic-ai/sdk`): the same names and shape. */
@@ -108,17 +110,26 @@ function adviceFor(failure: AttemptFailure, context: FailureContext): string {
     case 'timeout':
       return "raise timeoutMs, use a smaller model, or check the server's load";
     case 'connection':
-      return 'check that it is running and that baseURL is right (it usually ends in /v1)';
+      return context.kind === 'anthropic'
+        ? 'check that it is running and that baseURL is right (https://api.anthropic.com, or your proxy of it)'
+        : 'check that it is running and that baseURL is right (it usually ends in /v1)';
     case 'reported':
       return "check the server's logs, then run again";
     case 'other':
-      return 'check that the server speaks the OpenAI chat-completions API';
+      return context.kind === 'anthropic'
+        ? "check that the server speaks Anthropic's Messages API"
+        : 'check that the server speaks the OpenAI chat-completions API';
     case 'status':
       return statusAdvice(failure.status, context);
   }
 }
 
 function statusAdvice(status: number, context: FailureContext): string {
+  if (context.kind === 'anthropic') {
+    if (status === 401 || status === 403) return 'check apiKey (ANTHROPIC_API_KEY): Anthropic did not accept it';
+    if (status === 404)
+      return `check that Anthropic has a model named "${context.model}" (e.g. claude-sonnet-4-5) and that baseURL is https://api.anthropic.com or your proxy of it`;
+  }
   if (status === 401 || status === 403)
     return 'check apiKey: the server did not accept it (local servers usually need none)';
   if (status === 404) {

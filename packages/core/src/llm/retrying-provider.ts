@@ -61,7 +61,7 @@ export function retryingProvider(transport: ProviderTransport): ModelProvider {
   const failed = (failure: AttemptFailure, attempts: number, error: unknown, advice?: string): InterlockError =>
     new InterlockError(
       'MODEL_FAILED',
-      `${where} failed: ${describeFailure(failure, { model, attempts, timeoutMs: settings.timeoutMs }, advice)}`,
+      `${where} failed: ${describeFailure(failure, { model, attempts, timeoutMs: settings.timeoutMs, kind: transport.kind }, advice)}`,
       {
         details: {
           model,

@@ -27,15 +27,41 @@ export const MCP_QUESTION_WORKFLOW_ID = 'interlock-mcp-question';
 /** The channel the MCP server's threads ask on. */
 export const MCP_CHANNEL = 'mcp';
 
-/** The two workflows behind the MCP tools; a process serving them needs them registered (`createWorker({ workflows })`). */
-export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
+/**
+ * How long a person has to answer an agent's question by default: no deadline. The agent
+ * waits (kept alive by progress notifications) for as long as it chooses to; giving up —
+ * its own timeout, a cancellation, closing the connection — cancels the question. A
+ * deadline of 30 s (a workflow's default) refused every call an inbox approver took longer over.
+ */
+export const DEFAULT_AGENT_ANSWER_TIMEOUT_MS = 0;
+
+/** What {@link approvalServerWorkflows} builds. */
+export interface ApprovalServerWorkflowOptions {
+  /**
+   * How long a person has to answer (ms; `0`: until the agent stops waiting). Default
+   * {@link DEFAULT_AGENT_ANSWER_TIMEOUT_MS}. A call not approved in time is denied; a
+   * question not answered in time ends without an answer.
+   */
+  answerTimeoutMs?: number;
+}
+
+/**
+ * The two workflows behind the MCP tools; a process serving them needs them registered
+ * (`createWorker({ workflows })`). A deadline other than the default is part of each
+ * workflow's version (`3-answer-within-600000ms`), so servers with different deadlines on
+ * one store each serve their own.
+ */
+export function approvalServerWorkflows(options: ApprovalServerWorkflowOptions = {}): WorkflowDefinitionInput[] {
+  const timeout = options.answerTimeoutMs ?? DEFAULT_AGENT_ANSWER_TIMEOUT_MS;
+  const within = timeout === DEFAULT_AGENT_ANSWER_TIMEOUT_MS ? '' : `-answer-within-${timeout}ms`;
   const end = (output: string) => ({ id: 'end', type: 'END' as const, config: { output } });
   return [
     {
       id: MCP_PERMISSION_WORKFLOW_ID,
       name: "An agent's tool call, decided by Interlock",
-      // 2: the call is decided only, never run (decideOnly).
-      version: '2',
+      // 2: the call is decided only, never run (decideOnly). 3: a person has until the agent stops waiting.
+      version: `3${within}`,
+      config: { toolApproval: { autoApprovedTools: [], approvalTimeout: timeout } },
       variables: [
         { name: 'toolName', scope: 'thread' },
         { name: 'toolInput', scope: 'thread' },
@@ -64,7 +90,8 @@ export function approvalServerWorkflows(): WorkflowDefinitionInput[] {
     {
       id: MCP_QUESTION_WORKFLOW_ID,
       name: "An agent's question for a person",
-      version: '1',
+      version: `1${within}`,
+      ...(timeout === 0 ? {} : { config: { timeout } }),
       variables: [
         { name: 'question', scope: 'thread' },
         { name: 'answer', scope: 'thread' },
@@ -255,12 +282,18 @@ async function permissionAnswer(interlock: Interlock, outcome: ThreadOutcome): P
   const denial = (await interlock.audit({ threadId: outcome.threadId }))
     .filter((entry) => entry.outcome === 'deny')
     .at(-1);
-  if (denial !== undefined) {
-    const who =
-      denial.decidedBy === 'person' ? `${denial.responder ?? 'a person'} rejected it` : `denied by ${denial.rule}`;
-    return { behavior: 'deny', message: `${who}: ${denial.reason}` };
-  }
+  if (denial !== undefined) return { behavior: 'deny', message: `${whoDenied(denial)}: ${denial.reason}` };
   return { behavior: 'deny', message: describeEnd(outcome) };
+}
+
+/** Who or what refused the call, as the agent is told: a person, an edit the rules refused, no answer in time, a rule. */
+function whoDenied(denial: { decidedBy: string; rule: string; responder?: string }): string {
+  const person = denial.responder ?? 'a person';
+  if (denial.decidedBy === 'person' && denial.rule === 'edit:refused') return `the edit ${person} gave was refused`;
+  if (denial.decidedBy === 'person') return `${person} rejected it`;
+  if (denial.decidedBy.startsWith('interaction:'))
+    return `no person approved it (${denial.decidedBy.slice('interaction:'.length)})`;
+  return `denied by ${denial.rule}`;
 }
 
 function describeEnd(outcome: ThreadOutcome): string {

@@ -14,6 +14,8 @@ export interface ApprovalServiceOptions {
   mode?: ApprovalMode;
   /** The directory the agent works in: its file writes are decided against it (absolute paths inside it, symlinks resolved). */
   workspaceRoot: string;
+  /** How long a person has to answer (ms); default: no deadline, the agent's own wait decides. */
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -30,7 +32,9 @@ export function createApprovalService(options: ApprovalServiceOptions): Promise<
   return createWorker({
     ...(options.config === undefined ? {} : { config: options.config }),
     store: options.store,
-    workflows: approvalServerWorkflows(),
+    workflows: approvalServerWorkflows(
+      options.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: options.answerTimeoutMs },
+    ),
     tools: [],
     connectMcp: false,
     toolFallback: (name) => agentTool(name, options.workspaceRoot),

@@ -56,6 +56,12 @@ export interface ICheckpointStore {
   listThreads(filter?: { status?: ThreadStatus }): Promise<ThreadRecord[]>;
 
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
+  /**
+   * Optional: the thread an interaction belongs to, loaded as `loadThread` loads it (its
+   * interactions include this one), in one read where the store can (PostgreSQL: one
+   * network round trip for an answer's checks). Undefined when either is missing.
+   */
+  loadThreadOf?(interactionId: string): Promise<StoredThread | undefined>;
   /** Oldest first. */
   listInteractions(filter?: { status?: InteractionStatus; threadId?: string }): Promise<InteractionRecord[]>;
 

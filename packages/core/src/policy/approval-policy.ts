@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { TYPES } from '../di/tokens.js';
 import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { Tool } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
 import {
@@ -48,6 +49,23 @@ export class ApprovalPolicy {
       ...(this.workspaceRoot === undefined
         ? {}
         : { workspace: { write: (path: string) => workspaceWrite(this.workspaceRoot as string, path) } }),
+    });
+  }
+
+  /**
+   * Runs the pipeline about a tool this process does not hold (`standInTool`: an answerer
+   * checking an edit with what the request says of the tool), with this instance's options
+   * and shell rules. Nothing is remembered.
+   */
+  decideAbout(tool: Tool, call: ApprovalCall, scope: DecisionScope): ApprovalDecision {
+    return decideApproval(call, {
+      tools: { find: (name) => (name === tool.name ? tool : undefined) },
+      options: this.options,
+      autoApprovedTools: scope.autoApprovedTools ?? [],
+      shell: this.shell,
+      memory: { has: () => false },
+      scope: { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) },
+      now: this.clock.now(),
     });
   }
 

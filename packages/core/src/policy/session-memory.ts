@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { hashArguments } from './canonical-arguments.js';
 
 /** Who a remembered approval belongs to. */
@@ -7,16 +8,17 @@ export interface MemoryScope {
 }
 
 /**
- * "Remember for this session" for MEDIUM-risk tools (F30): the key is
+ * "Remember for this session" for MEDIUM-risk tools (F30): the key is the SHA-256 of
  * channel:chatId:toolName:hash(tool definition):hash(arguments), so an approval of one
- * argument set never covers another, nor the same name redefined. Entries expire after the window and are dropped when seen expired.
+ * argument set never covers another, nor the same name redefined (43 characters stored). Entries expire after the window and are dropped when seen expired.
  */
 export class SessionMemory {
   private readonly entries = new Map<string, number>();
 
   /** The key of an approval of `args` for the tool of this definition (a redefined tool is another key). */
   static key(scope: MemoryScope, tool: { name: string; definitionHash: string }, args: unknown): string {
-    return `${scope.channel}:${scope.chatId ?? ''}:${tool.name}:${tool.definitionHash}:${hashArguments(args)}`;
+    const parts = [scope.channel, scope.chatId ?? '', tool.name, tool.definitionHash, hashArguments(args)];
+    return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
   }
 
   remember(key: string, now: number, windowMs: number): void {

@@ -2,7 +2,7 @@ import type { ToolCallStatus } from '@interlock/sdk-types';
 import type { ApprovalDecision } from '../policy/decide-approval.js';
 import type { Tool } from './define-tool.js';
 import { parseStrictly } from './strict-arguments.js';
-import type { NewCall } from './turn-state.js';
+import { argumentsOf, type NewCall } from './turn-state.js';
 
 /** What a new call is before the rules see it: refused outright, or admitted with the arguments that run. */
 export type Admission =
@@ -30,7 +30,7 @@ export function admit(call: NewCall, tool: Tool | undefined, offered: readonly s
       audited: { rule: 'tool:not-offered', reason: `not among this node's tools (${names})` },
     };
   }
-  if (!tool) return { kind: 'admitted', finalArguments: call.finalArguments };
+  if (!tool) return { kind: 'admitted', finalArguments: argumentsOf(call) };
   if (call.argumentsError !== undefined) {
     return {
       kind: 'refused',

@@ -9,7 +9,7 @@ import type { CallDecider, Decided } from './call-decider.js';
 import type { ToolExecution } from './tool-execution.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { scopeOf, type TurnRecorder } from './turn-recorder.js';
-import { describeCall, type AwaitingCall } from './turn-state.js';
+import { argumentsOf, describeCall, type AwaitingCall } from './turn-state.js';
 
 /**
  * Applies a person's answer to the call that waited on it (F17–F19, F44): reads it
@@ -97,7 +97,7 @@ export class AnswerApplier {
       rule: 'person',
     });
     const memory = reading.remember
-      ? this.policy.memoryEntry({ toolName: call.name, arguments: reading.next.finalArguments }, scopeOf(context))
+      ? this.policy.memoryEntry({ toolName: call.name, arguments: argumentsOf(reading.next) }, scopeOf(context))
       : undefined;
     let next: Decided = { call: reading.next, effects: {} };
     if (reading.resolution)

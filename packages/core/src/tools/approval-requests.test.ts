@@ -261,7 +261,7 @@ describe('readAnswer (how an answer moves its call)', () => {
         next: {
           phase: 'done',
           status: 'EXECUTION_REJECTED',
-          finalArguments: { text: 'hello' },
+          arguments: { text: 'hello' },
           content: expect.stringContaining('no secrets'),
         },
       });
@@ -272,8 +272,9 @@ describe('readAnswer (how an answer moves its call)', () => {
       const reading = read(askedToRun(), answered({ approved: false, editedParameters: { text: 'x' } }), false, refuse);
       expect(reading).toMatchObject({
         kind: 'answered',
-        next: { status: 'EXECUTION_REJECTED', finalArguments: { text: 'hello' } },
+        next: { status: 'EXECUTION_REJECTED', arguments: { text: 'hello' } },
       });
+      expect(reading.next).not.toHaveProperty('finalArguments');
       expect(reading.audit).not.toHaveProperty('editedArguments');
     });
 

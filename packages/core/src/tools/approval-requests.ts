@@ -8,7 +8,16 @@ import type { InteractionSpec } from '../interaction/interaction-gateway.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { requestQuorum } from '../policy/approval-quorum.js';
 import type { Tool } from './define-tool.js';
-import { abandon, approve, finish, stageOf, type AwaitingCall, type TurnCall } from './turn-state.js';
+import {
+  abandon,
+  approve,
+  argumentsOf,
+  finish,
+  stageOf,
+  withArguments,
+  type AwaitingCall,
+  type TurnCall,
+} from './turn-state.js';
 
 /** How a pinned tool's definition changed since it was approved. */
 export interface DefinitionChange {
@@ -78,7 +87,7 @@ export function approvalSpecs(
         toolCallId: call.id,
         toolName: call.name,
         toolDescription: tool?.description ?? '',
-        toolParameters: call.finalArguments,
+        toolParameters: argumentsOf(call),
         ...(tool ? { parametersSchema: tool.jsonSchema } : {}),
         category: tool?.category ?? 'command',
         riskLevel,
@@ -156,8 +165,7 @@ export function readAnswer(
     return { kind: 'refused-edit', response, ...by, audit, next: finish(call, 'EXECUTION_REJECTED', refused) };
   }
   const answered: TurnCall = {
-    ...call,
-    ...(edited ? { finalArguments: edited } : {}),
+    ...(edited ? withArguments(call, edited) : call),
     ...(response.userInstruction ? { userInstruction: response.userInstruction } : {}),
     ...by,
   };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalOptions } from '../policy/approval-options.js';
 import { committed, present } from '../testing/conformance/store-records.js';
 import type { TurnOptions } from './turn-state.js';
-import { newTurnCall, type NewCall } from './turn-state.js';
+import { argumentsOf, newTurnCall, type NewCall } from './turn-state.js';
 import { TOOL_PINS_SCOPE } from './tool-pins.js';
 import { threadWithTurn, turnOf, turnParts } from './__fixtures__/turn-parts.js';
 
@@ -41,7 +41,8 @@ describe('CallDecider (a new call: admission, the rules, an automatic approver)'
     const { call, store, audit, eventTypes } = await decide(
       newTurnCall({ id: 'c1', name: 'lookup', arguments: { word: 'ox' } }),
     );
-    expect(call).toMatchObject({ phase: 'ready', finalArguments: { word: 'ox' } });
+    expect(call).toMatchObject({ phase: 'ready', arguments: { word: 'ox' } });
+    expect(argumentsOf(call)).toEqual({ word: 'ox' });
     expect(await audit()).toEqual([{ decidedBy: call.rule, outcome: 'allow', rule: call.rule }]);
     expect(eventTypes()).toEqual(['TOOL_CALL_REQUESTED', 'TOOL_CALL_DECIDED']);
     expect(await store.getGlobalVariables(TOOL_PINS_SCOPE)).toEqual({});

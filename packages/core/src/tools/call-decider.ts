@@ -10,7 +10,16 @@ import type { Tool } from './define-tool.js';
 import type { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
 import { scopeOf, type TurnRecorder } from './turn-recorder.js';
-import { approve, describeCall, finish, type NewCall, type TurnCall, type TurnOptions } from './turn-state.js';
+import {
+  approve,
+  argumentsOf,
+  describeCall,
+  finish,
+  withArguments,
+  type NewCall,
+  type TurnCall,
+  type TurnOptions,
+} from './turn-state.js';
 
 /** A call as decided, and what deciding it writes and says. */
 export interface Decided {
@@ -61,8 +70,7 @@ export class CallDecider {
       this.policy.decide(proposed, { ...scope, autoApprovedTools }, remembered),
     );
     const decided: NewCall = {
-      ...call,
-      finalArguments: admission.finalArguments,
+      ...withArguments(call, admission.finalArguments),
       rule: decision.rule,
       rememberable: decision.rememberable,
     };
@@ -107,7 +115,7 @@ export class CallDecider {
   ): Promise<Decided> {
     const { thread } = context;
     const rule = call.rule ?? 'ask';
-    const verdict = await askAutomatically(approver, toolUseOf(call.finalArguments, tool, rule, thread), tool, {
+    const verdict = await askAutomatically(approver, toolUseOf(argumentsOf(call), tool, rule, thread), tool, {
       timeoutMs: thread.toolApproval.approvalTimeout,
       clock: this.clock,
       denies: (edited) =>
@@ -123,7 +131,7 @@ export class CallDecider {
         stage: 'execution',
       }),
     ];
-    const next = verdict.approved ? { ...call, finalArguments: verdict.finalArguments } : call;
+    const next = verdict.approved ? withArguments(call, verdict.finalArguments) : call;
     events.push({
       type: 'TOOL_CALL_DECIDED',
       ...describeCall(next, nodeId),

@@ -21,6 +21,7 @@ import type { ToolRegistry } from './tool-registry.js';
 import { TurnRecorder } from './turn-recorder.js';
 import {
   abandon,
+  argumentsOf,
   awaitAnswer,
   describeCall,
   finish,
@@ -201,7 +202,7 @@ export class ToolCallPipeline {
     for (const index of ready) {
       const call = turn.calls[index] as ReadyCall;
       if (options.decideOnly === true) {
-        await this.update(context, lens, index, { call: finish(call, 'SUCCESS', call.finalArguments), effects: {} });
+        await this.update(context, lens, index, { call: finish(call, 'SUCCESS', argumentsOf(call)), effects: {} });
         continue;
       }
       const plan = this.execution.plan(call, this.tools.find(call.name), context, nodeId);

@@ -4,7 +4,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
 import { CREATED_AT, committed, present } from '../testing/conformance/store-records.js';
 import { defineTool, type ToolContext } from './define-tool.js';
-import { approve, newTurnCall, type ReadyCall } from './turn-state.js';
+import { approve, argumentsOf, newTurnCall, type ReadyCall } from './turn-state.js';
 import {
   OWNER,
   threadWithTurn,
@@ -62,8 +62,8 @@ function diedWhileRunning(call: ReadyCall, idempotent: boolean) {
             threadId: 'thread-1',
             toolCallId: call.id,
             toolName: call.name,
-            argumentsHash: hashArguments(call.finalArguments),
-            arguments: call.finalArguments,
+            argumentsHash: hashArguments(argumentsOf(call)),
+            arguments: argumentsOf(call),
             approvedBy: 'person:ada',
             idempotent,
             createdAt: CREATED_AT,
@@ -384,7 +384,8 @@ describe('ToolExecution.resolve (what a person said about an unknown outcome, F4
   it('retry puts the call back to ready, by the same approver, and it then runs once', async () => {
     const { store, context, execution, settle, run, runReady, tool, runs, waiting } = await unknownCall();
     const ready = execution.resolve(waiting, 'retry', undefined, context);
-    expect(ready.call).toMatchObject({ phase: 'ready', approvedBy: 'person:ada', finalArguments: { amount: 42 } });
+    expect(ready.call).toMatchObject({ phase: 'ready', approvedBy: 'person:ada' });
+    expect(argumentsOf(ready.call)).toEqual({ amount: 42 });
     await settle(ready);
     await run.commit();
     expect(await store.toolCall('pay-1')).toMatchObject({ status: 'approved' });

@@ -11,6 +11,7 @@ import type { Tool } from './define-tool.js';
 import { toolMessage } from './tool-messages.js';
 import {
   approve,
+  argumentsOf,
   awaitRecovery,
   awaitResult,
   describeCall,
@@ -39,7 +40,7 @@ export class ToolExecution {
   plan(call: ReadyCall, tool: Tool | undefined, context: NodeExecutionContext, nodeId: string): StartPlan {
     if (!tool)
       return { kind: 'settled', call: finish(call, 'NOT_FOUND', `No tool named "${call.name}".`), effects: {} };
-    const argumentsHash = hashArguments(call.finalArguments);
+    const argumentsHash = hashArguments(argumentsOf(call));
     const stored = context.run.toolCall(call.id);
     const startable =
       stored === undefined ||
@@ -56,7 +57,7 @@ export class ToolExecution {
             toolCallId: call.id,
             toolName: tool.name,
             argumentsHash,
-            arguments: call.finalArguments,
+            arguments: argumentsOf(call),
             approvedBy: call.approvedBy ?? call.rule ?? 'unknown',
             idempotent: tool.idempotent === true,
             createdAt: this.now(),
@@ -101,7 +102,7 @@ export class ToolExecution {
   async execute(call: ReadyCall, tool: Tool, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
     const { threadId } = context.thread;
     try {
-      const result = await tool.execute(tool.parameters.parse(call.finalArguments), {
+      const result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
         threadId,
         nodeId,
         toolCallId: call.id,

@@ -3,6 +3,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import {
   abandon,
   approve,
+  argumentsOf,
   awaitAnswer,
   awaitRecovery,
   awaitResult,
@@ -11,6 +12,7 @@ import {
   isAwaiting,
   newTurnCall,
   stageOf,
+  withArguments,
   type AwaitingCall,
   type TurnCall,
 } from './turn-state.js';
@@ -30,15 +32,26 @@ describe('newTurnCall (a call as the model proposed it)', () => {
       id: 'call-1',
       name: 'note',
       arguments: { text: 'hello' },
-      finalArguments: { text: 'hello' },
       phase: 'new',
     });
+    expect(argumentsOf(newTurnCall({ id: 'call-1', name: 'note', arguments: { text: 'hello' } }))).toEqual({
+      text: 'hello',
+    });
+  });
+
+  it('keeps the arguments that run apart only when they differ from the proposed ones (one copy in a stored turn)', () => {
+    const call = newTurnCall({ id: 'call-1', name: 'note', arguments: { text: 'hello', n: 1 } });
+    expect(withArguments(call, { n: 1, text: 'hello' })).not.toHaveProperty('finalArguments');
+    const edited = withArguments(call, { text: 'edited', n: 1 });
+    expect(argumentsOf(edited)).toEqual({ text: 'edited', n: 1 });
+    expect(edited.arguments).toEqual({ text: 'hello', n: 1 });
+    expect(withArguments(edited, { text: 'hello', n: 1 })).not.toHaveProperty('finalArguments');
   });
 
   it('replaces arguments that are not plain JSON by {} and says why, so only that call is refused (F19)', () => {
     const call = newTurnCall({ id: 'call-1', name: 'note', arguments: { count: Number.NaN } });
     expect(call.arguments).toEqual({});
-    expect(call.finalArguments).toEqual({});
+    expect(argumentsOf(call)).toEqual({});
     expect(call.argumentsError).toMatch(/^they are not plain JSON: NaN at .*count/);
   });
 

@@ -1,5 +1,5 @@
 import type { ApprovalStage, ToolCallStatus } from '@interlock/sdk-types';
-import { argumentsProblem } from '../policy/canonical-arguments.js';
+import { argumentsProblem, canonicalJson } from '../policy/canonical-arguments.js';
 import { toolMessage } from './tool-messages.js';
 
 /** What every phase of a call carries. */
@@ -8,8 +8,11 @@ interface CallBase {
   name: string;
   /** The arguments as the model proposed them. */
   arguments: Record<string, unknown>;
-  /** What runs: the proposed arguments, the schema's parse of them, or the approver's edit. */
-  finalArguments: Record<string, unknown>;
+  /**
+   * What runs when it differs from `arguments`: the schema's parse of them, or the
+   * approver's edit. Left out when they are the same (a stored turn keeps one copy).
+   */
+  finalArguments?: Record<string, unknown>;
   argumentsError?: string;
   /** The pipeline's decision (a rule name), once decided. */
   rule?: string;
@@ -101,7 +104,6 @@ export function newTurnCall(call: {
     id: call.id,
     name: call.name,
     arguments: args,
-    finalArguments: args,
     ...(argumentsError === undefined ? {} : { argumentsError }),
     phase: 'new',
   };
@@ -137,11 +139,23 @@ export function approve(
   finalArguments?: Record<string, unknown>,
 ): ReadyCall {
   return {
-    ...baseOf(call),
-    ...(finalArguments ? { finalArguments } : {}),
+    ...(finalArguments ? withArguments(baseOf(call), finalArguments) : baseOf(call)),
     ...(approvedBy === undefined ? {} : { approvedBy }),
     phase: 'ready',
   };
+}
+
+/** The arguments the call runs with. */
+export function argumentsOf(call: CallBase): Record<string, unknown> {
+  return call.finalArguments ?? call.arguments;
+}
+
+/** The call, to run with `args`: kept as `finalArguments` only when they differ from the proposed ones. */
+export function withArguments<Call extends CallBase>(call: Call, args: Record<string, unknown>): Call {
+  const { finalArguments: _previous, ...rest } = call;
+  return args === call.arguments || canonicalJson(args) === canonicalJson(call.arguments)
+    ? (rest as Call)
+    : ({ ...rest, finalArguments: args } as Call);
 }
 
 /** A person was asked about the call at `stage`, in interaction `interactionId`. */
@@ -205,7 +219,7 @@ export function abandon(call: TurnCall, why: string): DoneCall {
 
 /** The fields of a call that its events carry. */
 export function describeCall(call: TurnCall, nodeId: string) {
-  return { nodeId, toolCallId: call.id, toolName: call.name, arguments: call.finalArguments };
+  return { nodeId, toolCallId: call.id, toolName: call.name, arguments: argumentsOf(call) };
 }
 
 /** The node a turn's calls belong to. */

@@ -6,6 +6,7 @@ import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpo
 import { scriptedModel } from '../testing/index.js';
 import { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
+import { jobQueue } from './thread-jobs.js';
 
 /*
  * Escalation in a deployment (F51): the question is stored with an `escalate` job due at its
@@ -61,7 +62,13 @@ describe('an escalate job (F51)', () => {
     const interactionId = request!.interactionId;
 
     const due = (at: number) =>
-      store.takeJobs(['release'], 'worker-1', new Date(at).toISOString(), '9999-01-01T00:00:00.000Z', 10);
+      store.takeJobs(
+        [jobQueue(workflow.id, workflow.version)],
+        'worker-1',
+        new Date(at).toISOString(),
+        '9999-01-01T00:00:00.000Z',
+        10,
+      );
     expect((await due(now + 15 * 60_000 - 1)).map((job) => job.kind)).not.toContain('escalate');
     const [job] = (await due(now + 15 * 60_000)).filter((taken) => taken.kind === 'escalate');
     expect(job).toMatchObject({ interactionId, runAt: '2026-03-01T09:15:00.000Z' });

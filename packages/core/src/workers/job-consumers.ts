@@ -9,13 +9,15 @@ import { taskIdentifier, type ThreadJob } from './thread-jobs.js';
 /** Runs a job and says what became of it. */
 export type RunJob = (job: ThreadJob) => Promise<JobOutcome>;
 
-/** Takes jobs of some workflows from a queue and runs them, at most `concurrency` at once. */
+/** Takes the jobs of some queues (workflow versions, see `jobQueue`) and runs them, at most `concurrency` at once. */
 export interface JobConsumer {
   start(): Promise<void>;
   /** Whether it takes jobs now (a worker whose queue is down does not offer its workflows). */
   taking(): boolean;
   /** Stops taking jobs and waits for the ones under way. */
   stop(): Promise<void>;
+  /** Resolves when the queue takes jobs and its database answers; rejects saying what is wrong (health, F60). */
+  probe(): Promise<void>;
 }
 
 /** Reports a job that failed unexpectedly (it is run again later). */
@@ -31,10 +33,13 @@ export class StoreJobConsumer implements JobConsumer {
   private readonly running = new Set<Promise<void>>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
+  /** Why the last take failed, until one succeeds. */
+  private takeFailure: string | undefined;
 
   constructor(
     private readonly store: Required<Pick<ICheckpointStore, 'takeJobs' | 'finishJob'>> & ICheckpointStore,
-    private readonly workflowIds: readonly string[],
+    /** The queues whose jobs it takes: `<workflow id>@<version>`. */
+    private readonly queues: readonly string[],
     private readonly runJob: RunJob,
     private readonly options: {
       clock: Clock;
@@ -51,6 +56,11 @@ export class StoreJobConsumer implements JobConsumer {
 
   taking(): boolean {
     return !this.stopped;
+  }
+
+  async probe(): Promise<void> {
+    if (this.stopped) throw new Error('the job queue is stopped');
+    if (this.takeFailure !== undefined) throw new Error(`the last take of jobs failed: ${this.takeFailure}`);
   }
 
   async stop(): Promise<void> {
@@ -71,8 +81,10 @@ export class StoreJobConsumer implements JobConsumer {
       const now = this.options.clock.now();
       let jobs: ThreadJob[];
       try {
-        jobs = await this.store.takeJobs(this.workflowIds, this.owner, iso(now), iso(now + this.options.lockMs), free);
+        jobs = await this.store.takeJobs(this.queues, this.owner, iso(now), iso(now + this.options.lockMs), free);
+        this.takeFailure = undefined;
       } catch (error) {
+        this.takeFailure = error instanceof Error ? error.message : String(error);
         // A take that was not committed holds no lock: run nothing, look again at the next poll.
         this.options.onFailure(queueJob('take'), error);
         jobs = [];
@@ -108,9 +120,9 @@ export class StoreJobConsumer implements JobConsumer {
 
 /**
  * PostgreSQL: the jobs are graphile-worker's, in its schema beside the store's tables; it
- * hands out due jobs to the task of each workflow this worker serves. A new due job wakes
- * one worker process, the one it is routed to, and a process polls for jobs that came due
- * once per `pollMs` ({@link JobNudges}). A job to run again later is added anew under its
+ * hands out due jobs to the task of each workflow version this worker serves. A new due job
+ * wakes one worker process, the one it is routed to, and a process polls for jobs that came
+ * due once per `pollMs` ({@link JobNudges}). A job to run again later is added anew under its
  * key. A runner that stops by itself (its database failed for good, or it heard of a
  * breaking migration of its own schema) is reported and started again, backing off to 30 s
  * while it cannot start; see {@link guardedPool} for the migrations of other schemas.
@@ -133,7 +145,8 @@ export class GraphileJobConsumer implements JobConsumer {
 
   constructor(
     private readonly connection: { url: string; schema: string },
-    private readonly workflowIds: readonly string[],
+    /** The queues whose jobs it takes: `<workflow id>@<version>`. */
+    private readonly queues: readonly string[],
     private readonly runJob: RunJob,
     private readonly options: {
       concurrency: number;
@@ -147,7 +160,7 @@ export class GraphileJobConsumer implements JobConsumer {
   async start(): Promise<void> {
     const nudges = new JobNudges(
       this.connection.schema,
-      new Set(this.workflowIds.map(taskIdentifier)),
+      new Set(this.queues.map(taskIdentifier)),
       this.options.pollMs,
       async (pattern) =>
         (
@@ -175,6 +188,13 @@ export class GraphileJobConsumer implements JobConsumer {
 
   taking(): boolean {
     return this.runner !== undefined;
+  }
+
+  async probe(): Promise<void> {
+    if (this.runner === undefined)
+      throw new Error('the job queue is not running (it is started again with a back-off)');
+    // Through the queue's own pool: the connections its runner fetches and completes jobs on.
+    await this.pool?.query(`SELECT 1 FROM "${this.connection.schema}"._private_jobs LIMIT 1`);
   }
 
   async stop(): Promise<void> {
@@ -246,12 +266,12 @@ export class GraphileJobConsumer implements JobConsumer {
 
   private taskList(): TaskList {
     const taskList: TaskList = {};
-    for (const workflowId of this.workflowIds) {
-      taskList[taskIdentifier(workflowId)] = async (payload, helpers) => {
+    for (const queue of this.queues) {
+      taskList[taskIdentifier(queue)] = async (payload, helpers) => {
         const job = payload as ThreadJob;
         let outcome: JobOutcome;
         try {
-          outcome = await this.runJob({ ...job, workflowId });
+          outcome = await this.runJob({ ...job, workflowId: queue });
         } catch (error) {
           this.options.onFailure(job, error);
           throw error;
@@ -262,7 +282,7 @@ export class GraphileJobConsumer implements JobConsumer {
             payload: unknown,
             spec: { runAt: Date; jobKey: string },
           ) => Promise<unknown>;
-          await addJob(taskIdentifier(workflowId), job, { runAt: new Date(outcome.retryAt), jobKey: job.key });
+          await addJob(taskIdentifier(queue), job, { runAt: new Date(outcome.retryAt), jobKey: job.key });
         }
       };
     }

@@ -58,7 +58,7 @@ function describeNudges(url: string): void {
     for (let index = 0; index < count; index += 1) {
       const consumer = new GraphileJobConsumer(
         { url, schema },
-        ['workflow-a'],
+        ['workflow-a@1'],
         async (job) => (await work(job), { status: 'done' }),
         {
           concurrency: 8,
@@ -88,7 +88,7 @@ function describeNudges(url: string): void {
       const trips = 40;
       const started = performance.now();
       for (let trip = 0; trip < trips; trip += 1) {
-        const thread = { threadId: `thread-${trip}`, workflowId: 'workflow-a' };
+        const thread = { threadId: `thread-${trip}`, workflowId: 'workflow-a', workflowVersion: '1' };
         const done = new Promise<void>((resolve) => (next = resolve));
         await store.commit({ jobs: [continueJob(thread, Date.now()), recoverJob(thread, Date.now() + 3_600_000)] });
         await done;
@@ -117,10 +117,12 @@ function describeNudges(url: string): void {
         ran.push(job);
         if (ran.length === 31) allRan();
       });
-      await store.commit({ jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a' }, Date.now() + 300)] });
+      await store.commit({
+        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 300)],
+      });
       // Added by something else than a unit of work: graphile-worker's own announcement only.
       await schemas.admin.query(
-        `SELECT "${schema}".add_job('interlock:workflow-a', json_build_object('kind', 'continue', 'threadId', 'other-' || i, 'workflowId', 'workflow-a', 'key', 'k' || i))
+        `SELECT "${schema}".add_job('interlock:workflow-a@1', json_build_object('kind', 'continue', 'threadId', 'other-' || i, 'workflowId', 'workflow-a@1', 'key', 'k' || i))
           FROM generate_series(1, 30) AS i`,
       );
       await everyJob;

@@ -1,6 +1,6 @@
 import type { Clock } from '../engine/clock.js';
 import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { continueJob, deadlineJob, escalateJob, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, escalateJob, recoverJob, type JobThread, type ThreadJob } from './thread-jobs.js';
 
 /**
  * Where threads go on: in the process that answered (`this-process`, the embedded default),
@@ -62,7 +62,7 @@ export class JobPlanner {
    * With a thread handed to the workers (started or resumed by a process that runs none):
    * its continuation, and its recovery, should the worker that takes it die before it waits.
    */
-  forHandOver(thread: { threadId: string; workflowId: string }): ThreadJob[] {
+  forHandOver(thread: JobThread): ThreadJob[] {
     const now = this.clock.now();
     return [continueJob(thread, now), this.recovery(thread, `handover:${thread.threadId}`, now)];
   }
@@ -73,7 +73,7 @@ export class JobPlanner {
   }
 
   /** A look at the thread after the claim taken at `from` should have ended (two leases, plus a second). */
-  recovery(thread: { threadId: string; workflowId: string }, reason: string, from: number): ThreadJob {
+  recovery(thread: JobThread, reason: string, from: number): ThreadJob {
     return { ...recoverJob(thread, from + 2 * this.leaseMs + 1_000), key: `recover:${reason}` };
   }
 }

@@ -63,7 +63,7 @@ async function storeWith(waitsOn: string[], interactions: InteractionRecord[]) {
   return store;
 }
 
-const thread = { threadId: 'thread-1', workflowId: 'workflow-a' };
+const thread = { threadId: 'thread-1', workflowId: 'workflow-a', workflowVersion: '1.0.0' };
 const later = '2026-01-02T05:00:00.000Z';
 
 describe('JobRunner: a recover job', () => {
@@ -137,7 +137,7 @@ describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
     const store = new InMemoryCheckpointStore();
     await createThread(store, threadRecord({ status: 'running' }));
     await new JobRunner(driver(), store, clock, planner).run(recoverJob(thread, NOW));
-    expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
+    expect(await store.takeJobs(['workflow-a@1.0.0'], 'me', later, later, 10)).toEqual([
       expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 2 * LEASE_MS + 1_000).toISOString() }),
     ]);
   });
@@ -148,7 +148,7 @@ describe('JobRunner: recoveries of the jobs a dead worker would keep', () => {
       continueJob(thread, NOW),
     );
     expect(outcome).toMatchObject({ status: 'retry', retryAt: NOW + 1_000 });
-    expect(await store.takeJobs(['workflow-a'], 'me', later, later, 10)).toEqual([
+    expect(await store.takeJobs(['workflow-a@1.0.0'], 'me', later, later, 10)).toEqual([
       expect.objectContaining({ kind: 'recover', runAt: new Date(NOW + 1_000 + 2 * LEASE_MS + 1_000).toISOString() }),
     ]);
   });

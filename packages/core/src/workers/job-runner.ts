@@ -30,17 +30,19 @@ export class JobRunner {
   ) {}
 
   async run(job: ThreadJob): Promise<JobOutcome> {
-    const thread = await this.store.getThread(job.threadId);
-    if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
-      return { status: 'done', note: 'the thread ended' };
     switch (job.kind) {
       case 'deadline':
         await this.expire(job);
-        return this.resume(thread);
+        return this.resume(job.threadId);
+      // resume() reads the thread once, and says when it ended (THREAD_NOT_WAITING).
       case 'continue':
-        return this.resume(thread);
-      case 'recover':
+        return this.resume(job.threadId);
+      case 'recover': {
+        const thread = await this.store.getThread(job.threadId);
+        if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
+          return { status: 'done', note: 'the thread ended' };
         return this.recover(job, thread);
+      }
       case 'escalate': {
         // The thread stays as it is: only the question is offered to more people.
         const escalated = job.interactionId !== undefined && (await this.interlock.escalate(job.interactionId));
@@ -54,7 +56,7 @@ export class JobRunner {
     const until = thread.lease === undefined ? undefined : Date.parse(thread.lease.until);
     if (until !== undefined && until > this.clock.now())
       return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
-    if (thread.status === 'running') return this.resume(thread, 'with its own recovery');
+    if (thread.status === 'running') return this.resume(thread.threadId, thread);
     // What the thread's own record waits on decides: an answer it has not taken in yet
     // (whatever the interaction's status says) or a deadline that passed moves it on.
     const waitedOn = (await this.store.listInteractions({ threadId: thread.threadId })).filter((interaction) =>
@@ -69,7 +71,7 @@ export class JobRunner {
     );
     if (!settled && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
     if (overdue) await this.expire({ ...job, kind: 'deadline' });
-    return this.resume(thread, 'with its own recovery');
+    return this.resume(thread.threadId, thread);
   }
 
   /** Times out the job's interaction, or every overdue one of the thread, if still pending. */
@@ -98,14 +100,16 @@ export class JobRunner {
    * Takes the thread forward. A job a worker holds stays taken if the worker dies (on
    * PostgreSQL, for hours), so each such job has a recovery due once its claim should have
    * ended: continue and deadline jobs are scheduled with one (JobPlanner); a recover job
-   * that takes the thread forward schedules its own first, and a job to run again later
-   * gets one with it.
+   * that takes the thread forward (`withRecovery`: the thread it read) schedules its own
+   * first, and a job to run again later gets one with it.
    */
-  private async resume(thread: ThreadRecord, recovery?: 'with its own recovery'): Promise<JobOutcome> {
-    if (recovery !== undefined)
-      await this.store.commit({ jobs: [this.planner.recovery(thread, `job:${thread.threadId}`, this.clock.now())] });
+  private async resume(threadId: string, withRecovery?: ThreadRecord): Promise<JobOutcome> {
+    if (withRecovery !== undefined)
+      await this.store.commit({
+        jobs: [this.planner.recovery(withRecovery, `job:${threadId}`, this.clock.now())],
+      });
     try {
-      await (await this.interlock.resume(thread.threadId)).done();
+      await (await this.interlock.resume(threadId)).done();
       return { status: 'done' };
     } catch (error) {
       const failure = toInterlockError(error);
@@ -114,10 +118,11 @@ export class JobRunner {
         // claim): look again once that claim ends, for its holder may die before it goes on.
         case 'THREAD_BUSY':
         case 'STORE_CONFLICT': {
-          const current = await this.store.getThread(thread.threadId);
-          const until = current?.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
+          const current = await this.store.getThread(threadId);
+          if (current === undefined) return { status: 'done', note: failure.message };
+          const until = current.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
           const retryAt = Math.max(until, this.clock.now()) + 1_000;
-          await this.store.commit({ jobs: [this.planner.recovery(thread, `retry:${thread.threadId}`, retryAt)] });
+          await this.store.commit({ jobs: [this.planner.recovery(current, `retry:${threadId}`, retryAt)] });
           return { status: 'retry', retryAt, note: failure.message };
         }
         case 'THREAD_NOT_WAITING':

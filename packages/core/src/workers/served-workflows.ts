@@ -32,17 +32,37 @@ export async function offerWorkflows(
 }
 
 /**
- * The workflows some live worker serves at `now`, one version per workflow (the one renewed
- * last), by id. An answerer (the web inbox) starts only these: their definitions are kept in
- * the store (`store.getWorkflowDefinition`), and a worker will take the thread forward.
+ * Every workflow version some live worker serves at `now`, by id, then version. Threads of
+ * each of these go on in a worker serving their version (their jobs are routed by version).
  */
-export async function servedWorkflows(store: ICheckpointStore, now: number): Promise<ServedWorkflow[]> {
-  const latest = new Map<string, ServedWorkflow>();
+export async function servedVersions(store: ICheckpointStore, now: number): Promise<ServedWorkflow[]> {
+  const live = new Map<string, ServedWorkflow>();
   for (const value of Object.values(await store.getGlobalVariables(SCOPE))) {
     const served = value as ServedWorkflow;
     if (Date.parse(served.until) <= now) continue;
-    const seen = latest.get(served.workflowId);
-    if (seen === undefined || seen.until < served.until) latest.set(served.workflowId, served);
+    const key = `${served.workflowId}@${served.version}`;
+    const seen = live.get(key);
+    if (seen === undefined || seen.until < served.until) live.set(key, served);
   }
-  return [...latest.values()].sort((a, b) => a.workflowId.localeCompare(b.workflowId));
+  return [...live.values()].sort(
+    (a, b) => a.workflowId.localeCompare(b.workflowId) || compareVersions(a.version, b.version),
+  );
+}
+
+/**
+ * The workflows some live worker serves at `now`, one version per workflow: the newest (by
+ * the version's numbers, `10` after `9`), the one a new thread starts on. An answerer (the web
+ * inbox) starts only these: their definitions are kept in the store
+ * (`store.getWorkflowDefinition`), and a worker will take the thread forward. Threads of an
+ * older version still served stay answerable ({@link servedVersions}).
+ */
+export async function servedWorkflows(store: ICheckpointStore, now: number): Promise<ServedWorkflow[]> {
+  const newest = new Map<string, ServedWorkflow>();
+  for (const served of await servedVersions(store, now)) newest.set(served.workflowId, served);
+  return [...newest.values()];
+}
+
+/** Orders versions as people number them: `2` before `10`, `1.9` before `1.10`. */
+export function compareVersions(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { numeric: true });
 }

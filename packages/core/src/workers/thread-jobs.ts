@@ -7,13 +7,19 @@ import { createHash } from 'node:crypto';
  * - `recover`: look at a thread a worker claimed, once its claim should have ended: a
  *   thread left `running` by a worker that died, or answered and not taken forward, goes on;
  * - `escalate`: offer an approval that still waits to its escalation approvers (F51).
- * Jobs are routed by workflow: a worker takes only jobs of the workflows it registered.
+ * Jobs are routed by workflow version: a worker takes only the jobs of the workflow versions
+ * it serves, so during a rolling deploy a thread of version 1 goes on in a worker that still
+ * serves version 1, never in one that moved on to version 2.
  */
 export type ThreadJobKind = 'continue' | 'deadline' | 'recover' | 'escalate';
 
 export interface ThreadJob {
   kind: ThreadJobKind;
   threadId: string;
+  /**
+   * The queue the job is routed by: the thread's workflow id and version, `refund@2`
+   * ({@link jobQueue}). Workers take the jobs of the queues of the versions they serve.
+   */
   workflowId: string;
   interactionId?: string;
   /** When the job is due (ISO 8601). */
@@ -22,65 +28,67 @@ export interface ThreadJob {
   key: string;
 }
 
-export function continueJob(thread: { threadId: string; workflowId: string }, at: number): ThreadJob {
+/** What a job needs of its thread: its id, and the workflow and version it runs (the job's queue). */
+export interface JobThread {
+  threadId: string;
+  workflowId: string;
+  workflowVersion: string;
+}
+
+/** The queue of a workflow version's jobs: `<workflow id>@<version>` (an id has no `@`). */
+export function jobQueue(workflowId: string, version: string): string {
+  return `${workflowId}@${version}`;
+}
+
+export function continueJob(thread: JobThread, at: number): ThreadJob {
   return {
     kind: 'continue',
     threadId: thread.threadId,
-    workflowId: thread.workflowId,
+    workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     runAt: iso(at),
     key: `continue:${thread.threadId}`,
   };
 }
 
-export function deadlineJob(
-  thread: { threadId: string; workflowId: string },
-  interactionId: string,
-  deadline: string,
-): ThreadJob {
+export function deadlineJob(thread: JobThread, interactionId: string, deadline: string): ThreadJob {
   return {
     kind: 'deadline',
     threadId: thread.threadId,
-    workflowId: thread.workflowId,
+    workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     interactionId,
     runAt: deadline,
     key: `deadline:${interactionId}`,
   };
 }
 
-export function escalateJob(
-  thread: { threadId: string; workflowId: string },
-  interactionId: string,
-  at: string,
-): ThreadJob {
+export function escalateJob(thread: JobThread, interactionId: string, at: string): ThreadJob {
   return {
     kind: 'escalate',
     threadId: thread.threadId,
-    workflowId: thread.workflowId,
+    workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     interactionId,
     runAt: at,
     key: `escalate:${interactionId}`,
   };
 }
 
-export function recoverJob(thread: { threadId: string; workflowId: string }, at: number): ThreadJob {
+export function recoverJob(thread: JobThread, at: number): ThreadJob {
   return {
     kind: 'recover',
     threadId: thread.threadId,
-    workflowId: thread.workflowId,
+    workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     runAt: iso(at),
     key: `recover:${thread.threadId}`,
   };
 }
 
 /**
- * The queue's task name for the jobs of a workflow: `interlock:<workflow id>`, or a hash of
- * the id when it is long (a task name holds at most 128 characters).
+ * graphile-worker's task name for the jobs of a queue ({@link jobQueue}): `interlock:<id>@<version>`,
+ * or a hash of the queue when it is long (a task name holds at most 128 characters).
  */
-export function taskIdentifier(workflowId: string): string {
-  const plain = `interlock:${workflowId}`;
-  return plain.length <= 120
-    ? plain
-    : `interlock:#${createHash('sha256').update(workflowId).digest('hex').slice(0, 40)}`;
+export function taskIdentifier(queue: string): string {
+  const plain = `interlock:${queue}`;
+  return plain.length <= 120 ? plain : `interlock:#${createHash('sha256').update(queue).digest('hex').slice(0, 40)}`;
 }
 
 function iso(at: number): string {

@@ -7,12 +7,14 @@ import { keepDefinition } from '../engine/thread-definitions.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import { containerOf, createInterlock, type Interlock } from '../interlock.js';
 import type { InterlockOptions } from '../interlock-options.js';
+import { resolveStoreOptions } from '../interlock-store.js';
 import type { StoreOptions } from '../persistence/open-store.js';
+import { listenForWorkerHealth } from './health-listener.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
-import { continueJob, deadlineJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, jobQueue, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
@@ -30,6 +32,10 @@ export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continu
    * tried again). Default: a line on stderr.
    */
   onJobFailure?: (job: ThreadJob, error: unknown) => void;
+  /** Answer `/healthz` and `/readyz` (store, migrations, jobQueue) on this port (F60); 0 picks a free one. Default none. */
+  healthPort?: number;
+  /** Where the health port listens. Default 127.0.0.1. */
+  healthHost?: string;
 }
 
 /** A process that holds the tools and models of some workflows and takes their threads forward (issue 12). */
@@ -38,6 +44,8 @@ export interface InterlockWorker {
   readonly interlock: Interlock;
   /** The workflows it serves. */
   readonly workflowIds: readonly string[];
+  /** Where `/healthz` and `/readyz` answer, with `healthPort`. */
+  readonly healthUrl?: string;
   /** Stops taking jobs, waits for the threads under way to stop, and closes the store. */
   stop(): Promise<void>;
 }
@@ -57,7 +65,7 @@ export interface InterlockWorker {
  * });
  */
 export async function createWorker(options: WorkerOptions): Promise<InterlockWorker> {
-  const { workflows, concurrency = 4, pollMs, onJobFailure, ...interlockOptions } = options;
+  const { workflows, concurrency = 4, pollMs, onJobFailure, healthPort, healthHost, ...interlockOptions } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
     throw new InterlockError(
       'INVALID_OPTIONS',
@@ -66,10 +74,12 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
   }
   if (workflows.length === 0)
     throw new InterlockError('INVALID_OPTIONS', 'a worker serves at least one workflow: list them in `workflows`');
+  // A URL's ?schema= is the schema, for the store and for the job queue beside it.
+  const storeOptions = resolveStoreOptions(options.store) as WorkerOptions['store'];
   // Overdue questions are timed out by deadline jobs (see sweep), which also take their threads on.
   const interlock = await createInterlock({
     ...interlockOptions,
-    store: sizedStore(options.store, concurrency),
+    store: sizedStore(storeOptions, concurrency),
     continueIn: 'workers',
     recoverOnStart: false,
   });
@@ -87,15 +97,17 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     const workflowIds = definitions.map((definition) => definition.id);
+    // Jobs are routed by version: this worker takes the threads of the versions it serves only.
+    const queues = definitions.map((definition) => jobQueue(definition.id, definition.version));
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
     const runner = new JobRunner(interlock, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
-    if (options.store.type === 'postgres') {
+    if (storeOptions.type === 'postgres') {
       consumer = new GraphileJobConsumer(
-        { url: options.store.url, schema: jobsSchemaOf(options.store.schema) },
-        workflowIds,
+        { url: storeOptions.url, schema: jobsSchemaOf(storeOptions.schema) },
+        queues,
         (job) => runner.run(job),
         {
           concurrency,
@@ -113,7 +125,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       }
       consumer = new StoreJobConsumer(
         store as ConstructorParameters<typeof StoreJobConsumer>[0],
-        workflowIds,
+        queues,
         (job) => runner.run(job),
         {
           clock,
@@ -125,13 +137,19 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       );
     }
     await consumer.start();
-    await sweep(store, workflowIds, planner, clock.now());
+    await sweep(store, queues, planner, clock.now());
     const offers = offerWhileRunning(store, definitions, clock, leaseMs, () => consumer.taking());
     await offers.first;
+    const health =
+      healthPort === undefined
+        ? undefined
+        : await listenForWorkerHealth(store, options.store, consumer, healthPort, healthHost);
     return {
       interlock,
       workflowIds,
+      ...(health === undefined ? {} : { healthUrl: health.url }),
       async stop() {
+        await health?.close();
         offers.stop();
         await consumer.stop();
         await interlock.close();
@@ -163,7 +181,7 @@ function sizedStore(store: WorkerOptions['store'], concurrency: number): WorkerO
 }
 
 /**
- * Threads of these workflows that no job looks after yet (started or asked by a process
+ * Threads of these workflow versions (`queues`) that no job looks after yet (started or asked by a process
  * whose threads continue in itself, `interlock run --detach`, before this worker ran):
  * each pending question with a deadline gets its deadline job, each answered or timed-out
  * question its thread still waits on a continue job, and each thread left `running` a
@@ -171,14 +189,14 @@ function sizedStore(store: WorkerOptions['store'], concurrency: number): WorkerO
  */
 async function sweep(
   store: ICheckpointStore,
-  workflowIds: readonly string[],
+  queues: readonly string[],
   planner: JobPlanner,
   now: number,
 ): Promise<void> {
   const jobs: ThreadJob[] = [];
   // What the sweep needs of each thread, not the thread: with 100,000 suspended threads the
   // records (conversations included) would all be held at once.
-  type Waits = Pick<ThreadRecord, 'threadId' | 'workflowId' | 'pendingInteractionIds'>;
+  type Waits = Pick<ThreadRecord, 'threadId' | 'workflowId' | 'workflowVersion' | 'pendingInteractionIds'>;
   const threads = new Map<string, Promise<Waits | undefined>>();
   const threadOf = (threadId: string) => {
     if (!threads.has(threadId))
@@ -190,6 +208,7 @@ async function sweep(
             : {
                 threadId: thread.threadId,
                 workflowId: thread.workflowId,
+                workflowVersion: thread.workflowVersion,
                 pendingInteractionIds: thread.pendingInteractionIds,
               },
         ),
@@ -202,7 +221,7 @@ async function sweep(
       const thread = await threadOf(interaction.threadId);
       if (
         thread === undefined ||
-        !workflowIds.includes(thread.workflowId) ||
+        !queues.includes(jobQueue(thread.workflowId, thread.workflowVersion)) ||
         !thread.pendingInteractionIds.includes(interaction.interactionId)
       )
         continue;
@@ -220,7 +239,7 @@ async function sweep(
     }
   }
   for (const thread of await store.listThreads({ status: 'running' })) {
-    if (workflowIds.includes(thread.workflowId))
+    if (queues.includes(jobQueue(thread.workflowId, thread.workflowVersion)))
       jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
   }
   if (jobs.length > 0) await store.commit({ jobs });

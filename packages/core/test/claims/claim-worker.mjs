@@ -14,6 +14,8 @@
 //               the ids of the threads it took forward as the result
 //   threadId    the thread to start, resume or answer in
 //   toolMs      how long `deploy` works after its side effect (default 0)
+//   effectLast  `deploy` works toolMs first, then, as a careful tool author does, checks its
+//               signal and applies its effect last, writing its claim's fence into the ledger
 //   leaseMs     the claim's lease (default 15 000)
 //   approve     (start, roundTrips) a handler approves every call at once; otherwise the thread waits
 //   interactionId, answer   (respond)
@@ -33,6 +35,14 @@ const deploy = defineTool({
   riskLevel: 'HIGH',
   parameters: z.object({ target: z.string() }),
   execute: async ({ target }, context) => {
+    if (config.effectLast) {
+      process.stdout.write(`TOOL-STARTED ${context.threadId}\n`);
+      await new Promise((resolve) => setTimeout(resolve, config.toolMs ?? 0));
+      context.signal.throwIfAborted();
+      const { threadId, epoch } = context.fence;
+      appendFileSync(config.ledger, `deployed ${threadId} ${context.toolCallId} ${target} fence=${epoch}\n`);
+      return `deployed ${target}`;
+    }
     appendFileSync(config.ledger, `deployed ${context.threadId} ${context.toolCallId} ${target}\n`);
     process.stdout.write(`TOOL-STARTED ${context.threadId}\n`);
     await new Promise((resolve) => setTimeout(resolve, config.toolMs ?? 0));

@@ -305,7 +305,8 @@ async function openStore() {
   if (config.killAfterStoreCall === undefined) return config.store;
   const [name, nth = '1'] = config.killAfterStoreCall.split(':');
   const [method, only] = name.split('.');
-  const counts = only !== 'opens' ? () => true : (unit) => (unit?.interactions ?? []).some((change) => change.kind === 'open');
+  const counts =
+    only !== 'opens' ? () => true : (unit) => (unit?.interactions ?? []).some((change) => change.kind === 'open');
   const store = await openCoreStore(config.store);
   let calls = 0;
   const wrapped = new Proxy(store, {

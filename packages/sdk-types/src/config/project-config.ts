@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { Duration } from '../workflow/duration.js';
 import { QuorumConfig } from '../tools/approval-quorum.js';
 import { RiskLevel, ToolCategory } from '../tools/tool-types.js';
+import { EnvName, ProjectAuthConfig, WorkflowApproverRule } from './auth-config.js';
 
 /** Keys no record may have: they would reach an object's prototype. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -15,9 +16,6 @@ function namedRecord<T extends z.ZodType>(value: T, what: string) {
     }
   });
 }
-
-/** The name of an environment variable (the config names where a secret is, never the secret). */
-const EnvName = z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name, in capitals (OPENAI_API_KEY)');
 
 /** `[store]`: where threads are kept. A PostgreSQL URL with a password comes from the environment. */
 export const ProjectStoreConfig = z.discriminatedUnion('type', [
@@ -85,8 +83,11 @@ export const ProjectApprovalConfig = z.strictObject({
 
 /** `[approvers]`: who may answer which workflows (the web app), and separation of duties. */
 export const ProjectApproversConfig = z.strictObject({
-  /** Workflow id → approver names; a workflow not listed is open to every approver. */
-  workflows: namedRecord(z.array(z.string().min(1)), 'a workflow').optional(),
+  /**
+   * Workflow id → who may answer it: approver names and `group:<name>`, for every level or per
+   * level (F51); a workflow not listed is open to every approver.
+   */
+  workflows: namedRecord(WorkflowApproverRule, 'a workflow').optional(),
   /** Workflow id (or `*`) → the levels whose requests the thread's requester may not answer. */
   separationOfDuties: namedRecord(z.array(z.enum(['LOW', 'MEDIUM', 'HIGH', 'QUESTION'])), 'a workflow').optional(),
 });
@@ -261,6 +262,7 @@ export const ProjectConfig = z.strictObject({
     .optional(),
   approval: ProjectApprovalConfig.optional(),
   approvers: ProjectApproversConfig.optional(),
+  auth: ProjectAuthConfig.optional(),
   chat: ProjectChatConfig.optional(),
   mcp: z
     .strictObject({

@@ -3,9 +3,11 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import {
   dutiesSeparated,
   findApprover,
+  levelOf,
   mayApprove,
   type Approver,
   type DutyLevel,
+  type Principal,
   type SeparationOfDuties,
   type WorkflowApprovers,
 } from './approvers.js';
@@ -26,6 +28,10 @@ export interface ApproverSet {
  */
 export class ApproverDirectory {
   private stopWatching: (() => void) | undefined;
+  /** People the identity provider vouched for, with the groups it said, until their session ends. */
+  private readonly people = new Map<string, { groups: readonly string[]; until: number }>();
+  /** The time, for how long a person vouched for is remembered. */
+  now: () => number = Date.now;
 
   constructor(private current: ApproverSet) {}
 
@@ -80,19 +86,45 @@ export class ApproverDirectory {
     };
   }
 
-  /** The approver a token belongs to now (compared in constant time). */
-  find(token: string): Approver | undefined {
-    return findApprover(this.current.approvers, token);
+  /** The approver a token belongs to now (compared in constant time), with the groups the file gives them. */
+  find(token: string): Principal | undefined {
+    const approver = findApprover(this.current.approvers, token);
+    return approver === undefined ? undefined : { name: approver.name, groups: approver.groups ?? [] };
   }
 
-  /** Whether `name` is still an approver. */
+  /** Whether `name` is still an approver of the approvers file (a machine, or a person with a token). */
   has(name: string): boolean {
     return this.current.approvers.some((approver) => approver.name === name);
   }
 
-  /** Whether `name` may see, answer, start and cancel threads of `workflowId` now. */
-  mayApprove(workflowId: string, name: string): boolean {
-    return this.has(name) && mayApprove(this.current.workflowApprovers, workflowId, name);
+  /** Notes a person signed in through the identity provider, with their groups now, until `until` (their session's end). */
+  vouch(principal: Principal, until: number): void {
+    this.people.set(principal.name, { groups: principal.groups, until });
+  }
+
+  /** Forgets a person whose session ended (signed out, refused by the identity provider). */
+  forget(name: string): void {
+    this.people.delete(name);
+  }
+
+  /**
+   * Who `name` is now, for a surface that knows only the name (a chat message): an approver of
+   * the file, or a person signed in through the identity provider (with the groups last read).
+   */
+  principalOf(name: string): Principal | undefined {
+    const approver = this.current.approvers.find((candidate) => candidate.name === name);
+    if (approver !== undefined) return { name, groups: approver.groups ?? [] };
+    const person = this.people.get(name);
+    if (person === undefined || person.until <= this.now()) return undefined;
+    return { name, groups: person.groups };
+  }
+
+  /**
+   * Whether `principal` may answer `level` requests of `workflowId` now — or, without a level,
+   * see its threads, start and cancel them. The caller vouches that `principal` is current.
+   */
+  mayApprove(workflowId: string, principal: Principal, level?: DutyLevel): boolean {
+    return mayApprove(this.current.workflowApprovers, workflowId, principal, level);
   }
 
   /** Whether requests of `level` in `workflowId` must be answered by someone other than who started the thread. */
@@ -105,24 +137,37 @@ export class ApproverDirectory {
   }
 }
 
-/** A chat's checks of who may answer: the approver lists, and separation of duties from a directory. */
+/** A chat's checks of who may answer: the approver lists (per level), and separation of duties from a directory. */
 export function chatChecks(source: WorkflowApprovers | ApproverDirectory | undefined): {
   canApprove: (author: string, workflowId: string) => boolean;
-  mayAnswer?: (author: string, request: UserInteractionRequest) => string | undefined;
+  mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
 } {
-  const duties = dutyCheck(source);
-  return { canApprove: approvalCheck(source), ...(duties === undefined ? {} : { mayAnswer: duties }) };
+  return { canApprove: approvalCheck(source), mayAnswer: answerCheck(source) };
 }
 
-/** The chat's `mayAnswer`: separation of duties, as the directory says now (none for a fixed list). */
-function dutyCheck(
+/** What to call the requests of a level in a reason. */
+export function levelRequests(level: DutyLevel): string {
+  return level === 'QUESTION' ? 'questions' : `${level}-risk calls`;
+}
+
+/** The chat's `mayAnswer`: the list of the request's level, and separation of duties, as the directory says now. */
+function answerCheck(
   source: WorkflowApprovers | ApproverDirectory | undefined,
-): ((author: string, request: UserInteractionRequest) => string | undefined) | undefined {
-  if (!(source instanceof ApproverDirectory)) return undefined;
+): (author: string, request: UserInteractionRequest) => string | undefined {
+  if (!(source instanceof ApproverDirectory)) {
+    const fixed = source ?? {};
+    return (author, request) =>
+      mayApprove(fixed, request.workflowId, { name: author, groups: [] }, levelOf(request))
+        ? undefined
+        : `${author} is not on the approver list for ${levelRequests(levelOf(request))} of this workflow`;
+  }
   return (author, request) => {
-    const level = request.toolApproval?.riskLevel ?? 'QUESTION';
+    const level = levelOf(request);
+    const principal = source.principalOf(author);
+    if (principal === undefined || !source.mayApprove(request.workflowId, principal, level))
+      return `${author} is not on the approver list for ${levelRequests(level)} of this workflow`;
     if (request.session.requestedBy !== author || !source.separatesDuties(request.workflowId, level)) return undefined;
-    return `${author} opened this chat, so another approver must answer its ${level === 'QUESTION' ? 'questions' : `${level}-risk calls`}`;
+    return `${author} opened this chat, so another approver must answer its ${levelRequests(level)}`;
   };
 }
 
@@ -130,7 +175,11 @@ function dutyCheck(
 function approvalCheck(
   source: WorkflowApprovers | ApproverDirectory | undefined,
 ): (author: string, workflowId: string) => boolean {
-  if (source instanceof ApproverDirectory) return (author, workflowId) => source.mayApprove(workflowId, author);
+  if (source instanceof ApproverDirectory)
+    return (author, workflowId) => {
+      const principal = source.principalOf(author);
+      return principal !== undefined && source.mayApprove(workflowId, principal);
+    };
   const fixed = source ?? {};
-  return (author, workflowId) => mayApprove(fixed, workflowId, author);
+  return (author, workflowId) => mayApprove(fixed, workflowId, { name: author, groups: [] });
 }

@@ -46,9 +46,29 @@ describe('loadApprovers', () => {
     );
     const config = await loadApprovers(path);
     expect(findApprover(config.approvers, 'alice-token-of-some-length')?.name).toBe('alice');
-    expect(mayApprove(config.workflowApprovers, 'deploy', 'alice')).toBe(true);
-    expect(mayApprove(config.workflowApprovers, 'deploy', 'bob')).toBe(false);
-    expect(mayApprove(config.workflowApprovers, 'anything-else', 'bob')).toBe(true);
+    const alice = { name: 'alice', groups: [] };
+    const bob = { name: 'bob', groups: [] };
+    expect(mayApprove(config.workflowApprovers, 'deploy', alice)).toBe(true);
+    expect(mayApprove(config.workflowApprovers, 'deploy', bob)).toBe(false);
+    expect(mayApprove(config.workflowApprovers, 'anything-else', bob)).toBe(true);
+  });
+
+  it('reads groups of machine approvers and lists per risk level (F51)', async () => {
+    const path = join(directory, 'web-approvers.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        approvers: [{ name: 'ci', token: 'ci-token-of-some-length', groups: ['deployers'] }],
+        workflows: { deploy: { HIGH: ['group:release-managers'], default: ['group:deployers'] } },
+      }),
+    );
+    const config = await loadApprovers(path);
+    expect(config.approvers[0]?.groups).toEqual(['deployers']);
+    const ci = { name: 'ci', groups: config.approvers[0]?.groups ?? [] };
+    expect(mayApprove(config.workflowApprovers, 'deploy', ci, 'MEDIUM')).toBe(true);
+    expect(mayApprove(config.workflowApprovers, 'deploy', ci, 'HIGH')).toBe(false);
+    await writeFile(path, JSON.stringify({ approvers: [], workflows: { deploy: { CRITICAL: ['ci'] } } }));
+    await expect(loadApprovers(path)).rejects.toThrow('workflows.deploy must be a list of approver names');
   });
 
   it('refuses a file it cannot trust, saying what is wrong', async () => {

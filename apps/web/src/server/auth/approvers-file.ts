@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { parseJsonStrictly } from '@interlock/core';
+import { WorkflowApproverRule } from '@interlock/sdk-types';
 import { dirname } from 'node:path';
 import {
   createToken,
@@ -30,8 +31,8 @@ export interface ApproversConfig {
  * token is returned once as `newToken`; only its SHA-256 is written. With `rotate`, the
  * first approver gets a new token.
  *
- * File format: `{ "approvers": [{ "name": "alice", "tokenSha256": "<hex>" } | { "name": "bob", "token": "<plain>" }],
- * "workflows": { "<workflowId>": ["alice"] } }`.
+ * File format: `{ "approvers": [{ "name": "ci", "tokenSha256": "<hex>", "groups"?: ["deployers"] } | { "name": "bob", "token": "<plain>" }],
+ * "workflows": { "<workflowId>": ["alice", "group:deployers"] | { "HIGH": [...], "default": [...] } } }`.
  *
  * @throws Error naming the file and what is wrong with it.
  */
@@ -94,21 +95,28 @@ export function parseApproversFile(text: string, path: string): ApproversConfig 
   const approvers = data['approvers'].map((entry: unknown, index): Approver => {
     if (!isRecord(entry) || typeof entry['name'] !== 'string' || entry['name'] === '')
       throw new Error(`${path}: approvers[${index}] needs a "name"`);
+    const groups = entry['groups'] ?? [];
+    if (!Array.isArray(groups) || !groups.every((group) => typeof group === 'string' && group !== ''))
+      throw new Error(`${path}: approvers[${index}].groups must be a list of group names`);
+    const named = { name: entry['name'], ...(groups.length === 0 ? {} : { groups: groups as string[] }) };
     if (typeof entry['tokenSha256'] === 'string' && /^[0-9a-f]{64}$/i.test(entry['tokenSha256']))
-      return { name: entry['name'], tokenSha256: entry['tokenSha256'].toLowerCase() };
+      return { ...named, tokenSha256: entry['tokenSha256'].toLowerCase() };
     if (typeof entry['token'] === 'string' && entry['token'].length >= 16)
-      return { name: entry['name'], tokenSha256: hashToken(entry['token']) };
+      return { ...named, tokenSha256: hashToken(entry['token']) };
     throw new Error(
       `${path}: approvers[${index}] needs "tokenSha256" (64 hex digits) or a "token" of at least 16 characters`,
     );
   });
   const workflows = data['workflows'] ?? {};
   if (!isRecord(workflows)) throw new Error(`${path}: "workflows" maps workflow ids to lists of approver names`);
-  const workflowApprovers: Record<string, string[]> = {};
+  const workflowApprovers: Record<string, WorkflowApproverRule> = {};
   for (const [workflowId, names] of Object.entries(workflows)) {
-    if (!Array.isArray(names) || !names.every((name) => typeof name === 'string'))
-      throw new Error(`${path}: workflows.${workflowId} must be a list of approver names`);
-    workflowApprovers[workflowId] = names;
+    const rule = WorkflowApproverRule.safeParse(names);
+    if (!rule.success)
+      throw new Error(
+        `${path}: workflows.${workflowId} must be a list of approver names and "group:<name>", or lists per level ({ "HIGH": [...], "default": [...] })`,
+      );
+    workflowApprovers[workflowId] = rule.data;
   }
   return { approvers, workflowApprovers, separationOfDuties: parseDuties(data['separationOfDuties'] ?? {}, path) };
 }

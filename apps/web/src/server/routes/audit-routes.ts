@@ -11,7 +11,7 @@ export function registerAuditRoutes(app: FastifyInstance, context: WebContext): 
       // Only the entries of threads this approver may see.
       const visible = new Set(
         (await context.interlock.threads())
-          .filter((thread) => mayApprove(context, thread.workflowId, request.approver))
+          .filter((thread) => mayApprove(context, thread.workflowId, request.principal))
           .map((thread) => thread.threadId),
       );
       const entries = await context.interlock.audit(

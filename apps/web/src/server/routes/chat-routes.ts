@@ -17,7 +17,7 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
   app.addHook('onClose', async () => subscription.unsubscribe());
 
   app.get('/api/chats', async (request) => {
-    if (!mayApprove(context, chat.workflowId, request.approver)) return { chats: [] };
+    if (!mayApprove(context, chat.workflowId, request.principal)) return { chats: [] };
     const threads = await context.interlock.threads();
     const chats = threads
       .filter((thread) => thread.channel === chat.channel && thread.session.chatId !== undefined)
@@ -32,7 +32,7 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
   });
 
   app.post('/api/chats', async (request, reply) => {
-    const opened = await chat.open(assertMayApprove(context, chat.workflowId, request.approver));
+    const opened = await chat.open(assertMayApprove(context, chat.workflowId, request.principal));
     reply.code(201);
     return opened;
   });
@@ -42,7 +42,7 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     { schema: { params: idParams('chatId') } },
     async (request) => {
       // Someone who may not use the chat gets the answer a missing chat gets.
-      if (!mayApprove(context, chat.workflowId, request.approver)) throw chatNotFound(request.params.chatId);
+      if (!mayApprove(context, chat.workflowId, request.principal)) throw chatNotFound(request.params.chatId);
       return { entries: await withChat(request.params.chatId, () => chat.transcript(request.params.chatId)) };
     },
   );
@@ -52,7 +52,7 @@ export function registerChatRoutes(app: FastifyInstance, chat: ChatChannel, cont
     { schema: { params: idParams('chatId'), body: chatMessageBody } },
     async (request) => {
       const { chatId } = request.params;
-      const author = assertMayApprove(context, chat.workflowId, request.approver);
+      const author = assertMayApprove(context, chat.workflowId, request.principal);
       const result = await withChat(chatId, () => chat.receive(chatId, request.body.text, author));
       return { result, entries: await chat.transcript(chatId) };
     },

@@ -3,6 +3,9 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
+import { acceptedAnswer, answerNotStored, type AnswerAccepted } from '../answer-outcome.js';
+import { levelRequests } from '../auth/approver-directory.js';
+import { levelOf, type Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
@@ -14,16 +17,7 @@ interface PendingFilter {
   risk?: 'LOW' | 'MEDIUM' | 'HIGH';
 }
 
-/** What an accepted answer returns. */
-export interface AnswerAccepted {
-  result: 'accepted';
-  interactionId: string;
-  threadId: string;
-  /** False when the answer is stored but this process could not take the thread on (another process will), or the call waits for more approvals. */
-  continued: boolean;
-  /** For a call that needs several approvers (F51): this approval is `given` of `required`; the call waits for the rest. */
-  approvals?: { given: number; required: number };
-}
+export type { AnswerAccepted } from '../answer-outcome.js';
 
 /** The inbox: pending interactions, one interaction's state, answers (one, or a turn's calls at once). */
 export function registerInteractionRoutes(app: FastifyInstance, context: WebContext): void {
@@ -31,19 +25,23 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     '/api/interactions',
     { schema: { querystring: pendingQuery } },
     async (request) => {
-      // Only what this approver may answer: someone on no workflow's list sees nothing, arguments included.
+      // Only the workflows this approver is on a list of: someone on none sees nothing, arguments included.
+      // Within them, `mayAnswer` says whether the list of the request's level names them (F51).
       const pending = (await context.interlock.pending())
         .filter(
           (interaction) =>
-            mayApprove(context, interaction.workflowId, request.approver) &&
-            !waitsForEscalation(interaction, request.approver, context.now()) &&
+            mayApprove(context, interaction.workflowId, request.principal) &&
+            !waitsForEscalation(interaction, request.principal, context.now()) &&
             matches(interaction, request.query) &&
             !isChatMessage(context, interaction),
         )
         .sort(byRiskThenAge);
       return {
         serverTime: new Date(context.now()).toISOString(),
-        interactions: pending.map((interaction) => ({ ...interaction, mayAnswer: true })),
+        interactions: pending.map((interaction) => ({
+          ...interaction,
+          mayAnswer: mayApprove(context, interaction.workflowId, request.principal, levelOf(interaction)),
+        })),
       };
     },
   );
@@ -52,7 +50,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     '/api/interactions/:interactionId',
     { schema: { params: idParams('interactionId') } },
     async (request) => {
-      const record = await findInteraction(context, request.params.interactionId, request.approver);
+      const record = await findInteraction(context, request.params.interactionId, request.principal);
       return {
         request: requestWithProgress(record),
         status: record.status,
@@ -67,7 +65,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
   app.post<{ Params: { interactionId: string }; Body: AnswerBody }>(
     '/api/interactions/:interactionId/respond',
     { schema: { params: idParams('interactionId'), body: respondBody } },
-    async (request) => answerInteraction(context, request.params.interactionId, request.body, request.approver),
+    async (request) => answerInteraction(context, request.params.interactionId, request.body, request.principal),
   );
 
   app.post<{ Body: { interactionIds: string[] } }>(
@@ -79,7 +77,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
       > = [];
       for (const interactionId of request.body.interactionIds) {
         try {
-          results.push(await answerInteraction(context, interactionId, { action: 'approve' }, request.approver));
+          results.push(await answerInteraction(context, interactionId, { action: 'approve' }, request.principal));
         } catch (error) {
           if (!(error instanceof WebError)) throw error;
           results.push({ result: 'refused', interactionId, code: error.code, message: error.message });
@@ -91,8 +89,9 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
 }
 
 /**
- * Answers one interaction for a signed-in approver: refused when they are not on the
- * workflow's list (403), when it is no longer pending (409 already answered, 410 expired),
+ * Answers one interaction for a signed-in approver: refused when they are on none of the
+ * workflow's lists (404, as for an id that does not exist), when the list of the request's
+ * level does not name them (403 NOT_AN_APPROVER, F51), when it is no longer pending (409 already answered, 410 expired),
  * or when the answer does not fit (422, with the engine's reason); the responder is recorded
  * as `web:<name>`.
  */
@@ -100,17 +99,18 @@ export async function answerInteraction(
   context: WebContext,
   interactionId: string,
   body: AnswerBody,
-  approver: string | undefined,
+  approver: Principal | undefined,
 ): Promise<AnswerAccepted> {
   try {
     return await decide(context, interactionId, body, approver);
   } catch (error) {
-    // Every answer that did not count goes to the audit trail: who, what, why (issue 14).
-    if (error instanceof WebError && approver !== undefined && error.statusCode !== 401) {
+    // Every answer that did not count goes to the audit trail: who, what, why (issue 14). (A
+    // database failure is no refusal: the answer may even be stored, and the store is down.)
+    if (error instanceof WebError && approver !== undefined && error.statusCode !== 401 && error.statusCode < 500) {
       const lost = error.code === 'INTERACTION_ALREADY_ANSWERED' || error.code === 'INTERACTION_EXPIRED';
       await context.interlock.recordAttempt({
         interactionId,
-        responder: responderOf(approver),
+        responder: responderOf(approver.name),
         result: lost ? 'lost' : 'refused',
         reason: `${body.action}: ${error.code}: ${error.message}`,
       });
@@ -123,68 +123,49 @@ async function decide(
   context: WebContext,
   interactionId: string,
   body: AnswerBody,
-  approver: string | undefined,
+  approver: Principal | undefined,
 ): Promise<AnswerAccepted> {
   // Authorization with the lookup, and again at decision time: the approvers file may have changed.
   const record = await findInteraction(context, interactionId, approver);
-  const name = approver as string;
-  if (record.status !== 'pending') throw notPending(record);
+  const name = (approver as Principal).name;
+  // An answer of this approver's own stored before goes on to respond(): sent again (its
+  // first reply was lost, or said the commit was cut off) it is taken as the retry it is.
+  const mine = record.response?.responder === responderOf(name);
+  if (record.status !== 'pending' && !mine) throw notPending(record);
+  assertOnLevelList(context, record, approver as Principal);
   assertSeparateDuties(context, record, name);
   // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
-  const overdue = record.deadline !== null && Date.parse(record.deadline) <= context.now();
+  const overdue =
+    record.status === 'pending' && record.deadline !== null && Date.parse(record.deadline) <= context.now();
   const input = overdue ? { approved: false } : toInteractionInput(body, record.request);
   const check = overdue ? { ok: true as const } : await context.interlock.checkResponse(interactionId, input);
   if (!check.ok) throw invalidAnswer(check.message);
+  let result;
   try {
-    const result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
-    switch (result.status) {
-      case 'accepted': {
-        const { continuation } = result;
-        if (continuation.status !== 'awaiting-approvals')
-          return { result: 'accepted', interactionId, threadId: result.threadId, continued: true };
-        const { given, required } = continuation;
-        return {
-          result: 'accepted',
-          interactionId,
-          threadId: result.threadId,
-          continued: false,
-          approvals: { given, required },
-        };
-      }
-      case 'already_answered':
-      case 'expired':
-        throw notPending(await findInteraction(context, interactionId, approver));
-    }
+    result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
   } catch (error) {
     if (!InterlockError.is(error)) throw error;
-    switch (error.code) {
-      case 'INTERACTION_INVALID_RESPONSE':
-        throw invalidAnswer(error.message);
-      case 'INTERACTION_NOT_FOUND':
-        throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
-      case 'APPROVAL_NOT_ALLOWED':
-        // The requester's approval, or an escalation approver's before the escalation (F51).
-        throw new WebError(403, 'APPROVAL_NOT_ALLOWED', error.message);
-      case 'WORKFLOW_NOT_FOUND':
-      case 'WORKFLOW_VERSION_MISMATCH':
-      case 'THREAD_BUSY':
-        // The answer is stored; the thread goes on in the process that has its workflow.
-        return { result: 'accepted', interactionId, threadId: record.threadId, continued: false };
-      default:
-        throw error;
-    }
+    if (error.code === 'INTERACTION_INVALID_RESPONSE') throw invalidAnswer(error.message);
+    if (error.code === 'INTERACTION_NOT_FOUND') throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+    // The requester's approval, or an escalation approver's before the escalation (F51): not stored.
+    if (error.code === 'APPROVAL_NOT_ALLOWED') throw new WebError(403, 'APPROVAL_NOT_ALLOWED', error.message);
+    throw answerNotStored(error) ?? error;
   }
+  if (result.status === 'accepted') return acceptedAnswer(context, interactionId, result);
+  // Someone answered first (named, with when), or the deadline passed: nothing of this answer counts.
+  throw notPending(await findInteraction(context, interactionId, approver));
 }
 
 /**
  * The interaction, if `approver` may see it: one that does not exist and one of a workflow
- * they are not on the list of get the same 404, so an id tells an outsider nothing.
+ * they are on no list of get the same 404, so an id tells an outsider nothing. `listedUnder`
+ * is the workflow whose lists decide (its thread's).
  */
 async function findInteraction(
   context: WebContext,
   interactionId: string,
-  approver: string | undefined,
-): Promise<InteractionRecord> {
+  approver: Principal | undefined,
+): Promise<InteractionRecord & { listedUnder: string }> {
   const record = await context.store.getInteraction(interactionId);
   const workflowId =
     record === undefined
@@ -197,7 +178,25 @@ async function findInteraction(
       `no interaction ${interactionId} that you may answer: reload the inbox (GET /api/interactions lists what waits for you)`,
     );
   }
-  return record;
+  return { ...record, listedUnder: workflowId };
+}
+
+/**
+ * Refuses an approver who may see the workflow but is not on the list of this request's level
+ * (a MEDIUM approver answering a HIGH call): 403 with the reason, naming no one (F51).
+ */
+function assertOnLevelList(
+  context: WebContext,
+  record: InteractionRecord & { listedUnder: string },
+  approver: Principal,
+): void {
+  const level = levelOf(record.request);
+  if (context.access.mayApprove(record.listedUnder, approver, level)) return;
+  throw new WebError(
+    403,
+    'NOT_AN_APPROVER',
+    `${approver.name} is not on the approver list for ${levelRequests(level)} of workflow "${record.listedUnder}": ask someone on that list, or the server's operator`,
+  );
 }
 
 /** Refuses the thread's own requester where the approvers file separates duties for this workflow and level. */
@@ -205,12 +204,12 @@ function assertSeparateDuties(context: WebContext, record: InteractionRecord, na
   const { request } = record;
   const requester = request.session.requestedBy;
   if (requester === undefined || (requester !== name && requester !== responderOf(name))) return;
-  const level = request.toolApproval?.riskLevel ?? 'QUESTION';
+  const level = levelOf(request);
   if (!context.access.separatesDuties(request.workflowId, level)) return;
   throw new WebError(
     403,
     'SEPARATION_OF_DUTIES',
-    `you started this thread, so another approver must answer its ${level === 'QUESTION' ? 'questions' : `${level}-risk calls`}: ask a colleague on the workflow's approver list`,
+    `you started this thread, so another approver must answer its ${levelRequests(level)}: ask a colleague on the workflow's approver list`,
   );
 }
 
@@ -270,10 +269,15 @@ function invalidAnswer(message: string): WebError {
  * A call offered to `approver` only from its escalation on (F51): not in their inbox before
  * (their approval would not count yet).
  */
-function waitsForEscalation(interaction: UserInteractionRequest, approver: string, now: number): boolean {
+function waitsForEscalation(
+  interaction: UserInteractionRequest,
+  approver: Principal | undefined,
+  now: number,
+): boolean {
   const escalation = interaction.toolApproval?.quorum?.escalation;
-  if (escalation === undefined || escalation.escalated || Date.parse(escalation.at) <= now) return false;
-  return escalation.approvers.some((listed) => personOf(listed) === approver);
+  if (approver === undefined || escalation === undefined || escalation.escalated || Date.parse(escalation.at) <= now)
+    return false;
+  return escalation.approvers.some((listed) => personOf(listed) === approver.name);
 }
 
 /** A chat thread waiting for the next message: answered by sending one in the chat, so not an inbox card. Its approvals are. */

@@ -1,17 +1,31 @@
 import type { FastifyInstance } from 'fastify';
 import { signInBody } from '../api-schemas.js';
 import type { ApproverDirectory } from '../auth/approver-directory.js';
-import { SESSION_COOKIE } from '../auth/request-guard.js';
-import { SESSION_LIFETIME_MS, type SessionStore } from '../auth/sessions.js';
+import type { OidcSignIn } from '../auth/oidc/oidc-sign-in.js';
+import type { SessionRecheck } from '../auth/oidc/session-recheck.js';
+import { SESSION_COOKIE, sessionIdOf, setSessionCookie } from '../auth/request-guard.js';
+import type { SessionStore } from '../auth/sessions.js';
 import { WebError } from '../web-error.js';
 
-/** Sign in (a token for an HttpOnly session cookie), who am I (and my CSRF token), sign out. */
+/**
+ * How people sign in (the page asks), sign in with a token (for an HttpOnly session cookie),
+ * who am I (and my CSRF token), sign out.
+ */
 export function registerSessionRoutes(
   app: FastifyInstance,
   approvers: ApproverDirectory,
   sessions: SessionStore,
+  recheck: SessionRecheck,
   signInPerMinute: number,
+  oidc: OidcSignIn | undefined,
 ): void {
+  app.get('/api/auth/methods', { config: { public: true } }, async () => ({
+    token: true,
+    ...(oidc === undefined
+      ? {}
+      : { oidc: { loginUrl: '/api/auth/login', label: oidc.options.label ?? 'Sign in with single sign-on' } }),
+  }));
+
   const config = { public: true, rateLimit: { max: signInPerMinute, timeWindow: 60_000 } };
   app.post<{ Body: { token: string } }>(
     '/api/session',
@@ -24,26 +38,25 @@ export function registerSessionRoutes(
           'UNAUTHENTICATED',
           "that token is not an approver's token: use the token printed at first start, or one from the approvers file",
         );
-      const session = await sessions.create(approver.name);
-      reply.setCookie(SESSION_COOKIE, session.sessionId, {
-        httpOnly: true,
-        sameSite: 'strict',
-        path: '/',
-        maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
-        secure: request.protocol === 'https',
-      });
+      const session = await sessions.create(approver);
+      setSessionCookie(reply, request, session.sessionId, sessions.lifetimeMs);
       return { approver: session.approver, csrfToken: session.csrfToken };
     },
   );
 
-  app.get('/api/session', async (request) => {
-    const session = await sessions.get(request.cookies[SESSION_COOKIE]);
-    return { approver: request.approver, ...(session === undefined ? {} : { csrfToken: session.csrfToken }) };
-  });
+  app.get('/api/session', async (request) => ({
+    approver: request.approver,
+    groups: request.principal?.groups ?? [],
+    ...(request.session === undefined ? {} : { csrfToken: request.session.csrfToken }),
+  }));
 
   app.delete('/api/session', async (request, reply) => {
-    const sessionId = request.cookies[SESSION_COOKIE];
-    if (sessionId !== undefined) await sessions.delete(sessionId);
+    const session = request.session;
+    if (session !== undefined) await recheck.signOut(session);
+    else {
+      const sessionId = sessionIdOf(request);
+      if (sessionId !== undefined) await sessions.delete(sessionId);
+    }
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
     return { signedOut: true };
   });

@@ -2,13 +2,14 @@ import { InterlockError, type ThreadStatus } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import { cancelThreadBody, idParams, startThreadBody, threadsQuery } from '../api-schemas.js';
 import { buildTimeline, summarizeThread } from '../timeline.js';
+import type { Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
 
 /** Threads: the list, one thread's timeline, starting a workflow, cancelling a thread. */
 export function registerThreadRoutes(app: FastifyInstance, context: WebContext): void {
   app.get('/api/workflows', async (request) => ({
-    workflows: (await startableBy(context, request.approver)).map((workflow) => ({
+    workflows: (await startableBy(context, request.principal)).map((workflow) => ({
       id: workflow.id,
       name: workflow.name,
       version: workflow.version,
@@ -22,7 +23,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     async (request) => {
       const threads = (
         await context.interlock.threads(request.query.status === undefined ? {} : { status: request.query.status })
-      ).filter((thread) => mayApprove(context, thread.workflowId, request.approver));
+      ).filter((thread) => mayApprove(context, thread.workflowId, request.principal));
       return { threads: threads.map(summarizeThread).sort((a, b) => b.updatedAt.localeCompare(a.updatedAt)) };
     },
   );
@@ -31,7 +32,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     '/api/threads/:threadId',
     { schema: { params: idParams('threadId') } },
     async (request) => {
-      const thread = await findThread(context, request.params.threadId, request.approver);
+      const thread = await findThread(context, request.params.threadId, request.principal);
       return buildTimeline(context.store, thread, await context.interlock.audit({ threadId: thread.threadId }));
     },
   );
@@ -41,7 +42,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     { schema: { body: startThreadBody } },
     async (request, reply) => {
       const { workflowId, input } = request.body;
-      const startable = await startableBy(context, request.approver);
+      const startable = await startableBy(context, request.principal);
       const workflow = startable.find((candidate) => candidate.id === workflowId);
       if (workflow === undefined) {
         throw new WebError(
@@ -72,7 +73,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
     { schema: { params: idParams('threadId'), body: cancelThreadBody } },
     async (request) => {
       const { threadId } = request.params;
-      const thread = await findThread(context, threadId, request.approver);
+      const thread = await findThread(context, threadId, request.principal);
       const name = request.approver as string;
       if (thread.status !== 'waiting' && thread.status !== 'running') {
         throw new WebError(
@@ -90,7 +91,7 @@ export function registerThreadRoutes(app: FastifyInstance, context: WebContext):
 }
 
 /** The thread, if `approver` may see it; a missing thread and one that is not theirs get the same 404. */
-async function findThread(context: WebContext, threadId: string, approver: string | undefined) {
+async function findThread(context: WebContext, threadId: string, approver: Principal | undefined) {
   const thread = await context.store.getThread(threadId);
   if (thread === undefined || !mayApprove(context, thread.workflowId, approver)) {
     throw new WebError(404, 'THREAD_NOT_FOUND', `no thread ${threadId} that you may see: GET /api/threads lists them`);
@@ -98,6 +99,6 @@ async function findThread(context: WebContext, threadId: string, approver: strin
   return thread;
 }
 
-async function startableBy(context: WebContext, approver: string | undefined) {
+async function startableBy(context: WebContext, approver: Principal | undefined) {
   return (await context.startable()).filter((workflow) => mayApprove(context, workflow.id, approver));
 }

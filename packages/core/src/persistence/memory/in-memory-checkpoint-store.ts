@@ -74,10 +74,12 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
       filter.threadId === undefined
         ? [...interactions.values()]
         : [...(interactionsOfThread.get(filter.threadId) ?? [])].flatMap((id) => interactions.get(id) ?? []);
-    return candidates
-      .filter((interaction) => filter.status === undefined || interaction.status === filter.status)
-      // Oldest first; those stored together (a batch) in the order they were stored.
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return (
+      candidates
+        .filter((interaction) => filter.status === undefined || interaction.status === filter.status)
+        // Oldest first; those stored together (a batch) in the order they were stored.
+        .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    );
   }
 
   async listToolExecutions(
@@ -92,7 +94,8 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
   }
 
   async listAuditEntries(filter: { threadId?: string; after?: number } = {}): Promise<AuditEntry[]> {
-    const entries = filter.threadId === undefined ? this.tables.audit : (this.tables.auditOfThread.get(filter.threadId) ?? []);
+    const entries =
+      filter.threadId === undefined ? this.tables.audit : (this.tables.auditOfThread.get(filter.threadId) ?? []);
     const after = filter.after;
     return after === undefined ? [...entries] : entries.filter((entry) => entry.sequence > after);
   }

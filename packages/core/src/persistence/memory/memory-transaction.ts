@@ -34,6 +34,8 @@ export interface MemoryTables {
   lastSequence: { value: number };
 }
 
+/* eslint-disable @typescript-eslint/only-throw-error -- Refused is a signal caught within the commit (no stack to capture), never an error a caller sees */
+
 /** Thrown inside a transaction to refuse the unit; caught by `run`. */
 class Refused {
   constructor(readonly conflict: Conflict) {}

@@ -1,9 +1,8 @@
 import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from './stored-text.js';
+import { decodeJson, decodeOptionalJson } from './stored-text.js';
 import type { AuditEntryRow } from './row-types.js';
-import type { AuditHead } from '../checkpoint-store.js';
 
 /*
  * Audit-log rows, shared by the SQLite and PostgreSQL stores (no
@@ -53,10 +52,13 @@ export function toAuditEntry(row: AuditEntryRow & { threadSequence?: number | nu
       : { toolDefinitionHash: row.toolDefinitionHash }),
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- as above
     ...(row.interactionId === null || row.interactionId === undefined ? {} : { interactionId: row.interactionId }),
+    // PostgreSQL returns a bigint column as a string.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion
     sequence: Number(sequence),
     ...(row.threadSequence === null || row.threadSequence === undefined
       ? {}
-      : { threadSequence: Number(row.threadSequence) }),
+      : // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- as above
+        { threadSequence: Number(row.threadSequence) }),
     at: row.at,
     previousHash: row.previousHash,
     hash: row.hash,

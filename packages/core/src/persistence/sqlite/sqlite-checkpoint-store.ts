@@ -26,7 +26,7 @@ import { decodeOptionalJson, isStorableText } from '../sql/stored-text.js';
 import type { CommitResult, UnitOfWork } from '../unit-of-work.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
-import { applyUnit, Refused } from './sqlite-unit.js';
+import { applyUnit, Refused, sqliteBoolean } from './sqlite-unit.js';
 
 /** How a {@link SqliteCheckpointStore} commits. */
 export interface SqliteCheckpointStoreOptions {
@@ -207,7 +207,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       `WHERE workflow_id IN (${workflowIds.map(() => '?').join(', ')}) AND run_at <= ? AND (locked_until IS NULL OR locked_until <= ?) ` +
       'ORDER BY run_at ASC LIMIT ?';
     return this.connection.write(() => {
-      const rows = this.statement(sql).all(...workflowIds, now, now, limit) as (ThreadJob & {
+      const rows = this.statement(sql).all(...workflowIds, now, now, limit) as (Omit<ThreadJob, 'interactionId'> & {
         interactionId: string | null;
       })[];
       for (const row of rows) this.statement(SQL.lockJob).run(owner, lockedUntil, row.key);
@@ -241,5 +241,5 @@ function threadsOf(rows: readonly ThreadMessageRow[]): ThreadRecord[] {
 }
 
 function toolCallOf(row: ToolExecutionRow): ToolExecutionRecord {
-  return toToolExecutionRecord({ ...row, idempotent: Boolean(row.idempotent) });
+  return toToolExecutionRecord({ ...row, idempotent: sqliteBoolean(row.idempotent) });
 }

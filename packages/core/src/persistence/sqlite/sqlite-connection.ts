@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 // The commit timer and the lock wait use Node's own timers and clock, not the globals: a
 // test's fake clock must not hold a commit (and the database's write lock) back.
 import { performance } from 'node:perf_hooks';
@@ -208,7 +209,7 @@ export class SqliteConnection {
   }
 
   private failure(what: string, cause: unknown): InterlockError {
-    const reason = cause === undefined ? '' : ` (${cause instanceof Error ? cause.message : String(cause)})`;
+    const reason = cause === undefined ? '' : ` (${cause instanceof Error ? cause.message : inspect(cause)})`;
     return new InterlockError('STORE_UNAVAILABLE', `${what}${reason}`, { ...(cause === undefined ? {} : { cause }) });
   }
 

@@ -27,12 +27,19 @@ import type {
 } from '../unit-of-work.js';
 import { insertMessages, SQL } from './sqlite-statements.js';
 
+/* eslint-disable @typescript-eslint/only-throw-error -- Refused is a signal caught within the commit (no stack to capture), never an error a caller sees */
+
 /** Thrown inside a unit to refuse it; the transaction is rolled back. */
 export class Refused {
   constructor(readonly conflict: Conflict) {}
 }
 
 type Statement = (sql: string) => BetterSqlite3.Statement;
+
+/** SQLite stores a boolean as 0 or 1, whatever the row's type says. */
+export function sqliteBoolean(value: unknown): boolean {
+  return value === true || value === 1;
+}
 type Committed = Extract<CommitResult, { status: 'committed' }>;
 
 /**
@@ -140,13 +147,7 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
     saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as
       ClaimRow | undefined;
   if (saved === undefined) throw refusedThread(statement, thread.threadId, claim.kind === 'take' ? claim : undefined);
-  writeMessages(
-    statement,
-    thread.threadId,
-    thread.conversation,
-    change.messagesFrom,
-    change.storedMessages ?? change.messagesFrom,
-  );
+  writeMessages(statement, thread.threadId, thread.conversation, change.messagesFrom, change.storedMessages);
   const lease = leaseOf(saved);
   return {
     version: saved.version,
@@ -244,7 +245,7 @@ function applyToolCall(statement: Statement, change: ToolCallChange): void {
       toolCallId,
       ...(stored === undefined
         ? {}
-        : { stored: toToolExecutionRecord({ ...stored, idempotent: Boolean(stored.idempotent) }) }),
+        : { stored: toToolExecutionRecord({ ...stored, idempotent: sqliteBoolean(stored.idempotent) }) }),
     });
   };
   switch (change.kind) {

@@ -198,4 +198,28 @@ describe.each(stores)('a durable wait on %s (F21, F38, F40)', (_name, storeOptio
     await expect(second.resume(waiting.threadId)).rejects.toMatchObject({ code: 'WORKFLOW_VERSION_MISMATCH' });
     await second.close();
   });
+
+  it('cancels a thread of a version this process does not run, running none of it (issue 28)', async () => {
+    const store = await storeOptions();
+    const id = `rolled-out-${Date.now()}`;
+    const first = await createInterlock({ store });
+    const waiting = await (
+      await first.start(first.registerWorkflow(linearWorkflow([askNode()], { id, version: '1' })), { channel: 'inbox' })
+    ).done();
+    await first.close();
+
+    // The inbox of a deployment after a rollout: version 2 loaded, a person cancels a version 1 thread.
+    const inbox = await createInterlock({ store });
+    inbox.registerWorkflow(linearWorkflow([askNode('other')], { id, version: '2' }));
+    const events: string[] = [];
+    inbox.events$.subscribe((event) => events.push(event.type));
+    await inbox.cancel(waiting.threadId, 'rolled back by ops');
+    expect(await inbox.thread(waiting.threadId)).toMatchObject({ status: 'cancelled', pendingInteractionIds: [] });
+    expect(await inbox.thread(waiting.threadId)).not.toHaveProperty('lease');
+    expect(await inbox.interactions({ threadId: waiting.threadId })).toMatchObject([
+      { status: 'failed', failureReason: 'cancelled', failureMessage: 'rolled back by ops' },
+    ]);
+    expect(events).toEqual(['THREAD_CANCELLED']);
+    await inbox.close();
+  });
 });

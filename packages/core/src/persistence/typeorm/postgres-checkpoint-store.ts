@@ -82,11 +82,19 @@ export class PostgresCheckpointStore implements ICheckpointStore {
     return row === undefined ? undefined : threadOf(row);
   }
 
-  async loadThread(threadId: string): Promise<StoredThread | undefined> {
-    if (!isStorableText(threadId)) return undefined;
+  loadThread(threadId: string): Promise<StoredThread | undefined> {
+    return this.load(this.sql.loadThread, threadId);
+  }
+
+  loadThreadOf(interactionId: string): Promise<StoredThread | undefined> {
+    return this.load(this.sql.loadThreadOf, interactionId);
+  }
+
+  private async load(statement: string, id: string): Promise<StoredThread | undefined> {
+    if (!isStorableText(id)) return undefined;
     const [row] = await this.run<ThreadMessagesRow & { interactions: InteractionRow[]; toolCalls: ToolExecutionRow[] }>(
-      this.sql.loadThread,
-      [threadId],
+      statement,
+      [id],
     );
     if (row === undefined) return undefined;
     const { interactions, toolCalls, ...thread } = row;

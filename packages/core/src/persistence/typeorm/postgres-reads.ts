@@ -36,15 +36,18 @@ export function readStatements(table: (name: string) => string) {
     FROM ${table('messages')} m WHERE m."thread_id" = t."thread_id") AS "messages"`;
   const threads = `SELECT ${THREAD_COLUMNS}, ${messages} FROM ${table('threads')} t`;
   const threadOrder = 'ORDER BY t."created_at" COLLATE "C", t."thread_id" COLLATE "C"';
-  return {
-    thread: `${threads} WHERE t."thread_id" = $1`,
-    /** The thread, its conversation, its interactions (oldest first) and its tool calls, in one statement. */
-    loadThread: `SELECT ${THREAD_COLUMNS}, ${messages},
+  const loadThread = `SELECT ${THREAD_COLUMNS}, ${messages},
       (SELECT coalesce(json_agg(i ORDER BY i."createdAt" COLLATE "C", i."storedOrder"), '[]')
         FROM (SELECT ${INTERACTION_COLUMNS}, "stored_order" AS "storedOrder" FROM ${table('interactions')} WHERE "thread_id" = t."thread_id") i) AS "interactions",
       (SELECT coalesce(json_agg(x ORDER BY x."createdAt" COLLATE "C", x."toolCallId" COLLATE "C"), '[]')
         FROM (SELECT ${TOOL_EXECUTION_COLUMNS} FROM ${table('tool_executions')} WHERE "thread_id" = t."thread_id") x) AS "toolCalls"
-      FROM ${table('threads')} t WHERE t."thread_id" = $1`,
+      FROM ${table('threads')} t WHERE t."thread_id" = `;
+  return {
+    thread: `${threads} WHERE t."thread_id" = $1`,
+    /** The thread, its conversation, its interactions (oldest first) and its tool calls, in one statement. */
+    loadThread: `${loadThread}$1`,
+    /** `loadThread` of the thread interaction `$1` belongs to. */
+    loadThreadOf: `${loadThread}(SELECT "thread_id" FROM ${table('interactions')} WHERE "interaction_id" = $1)`,
     threads: `${threads} ${threadOrder}`,
     threadsByStatus: `${threads} WHERE t."status" = $1 ${threadOrder}`,
     interaction: `SELECT ${INTERACTION_COLUMNS} FROM ${table('interactions')} WHERE "interaction_id" = $1`,

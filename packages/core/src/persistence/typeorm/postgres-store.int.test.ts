@@ -115,7 +115,7 @@ function describePostgresStore(url: string): void {
     it('adds the jobs of a unit to the job queue, a job replacing a waiting one with its key', async () => {
       const store = await open();
       const schema = `${(store as unknown as { connection: { schema: string } }).connection.schema}_jobs`;
-      const thread = { threadId: 'thread-1', workflowId: 'workflow-a' };
+      const thread = { threadId: 'thread-1', workflowId: 'workflow-a', workflowVersion: '1' };
       await committed(store, {
         jobs: [continueJob(thread, Date.parse('2030-01-01T00:00:00Z')), recoverJob(thread, 0)],
       });
@@ -127,8 +127,8 @@ function describePostgresStore(url: string): void {
       expect(jobs.rows).toEqual([
         {
           key: 'continue:thread-1',
-          task: taskIdentifier('workflow-a'),
-          payload: { kind: 'continue', threadId: 'thread-1', workflowId: 'workflow-a', key: 'continue:thread-1' },
+          task: taskIdentifier('workflow-a@1'),
+          payload: { kind: 'continue', threadId: 'thread-1', workflowId: 'workflow-a@1', key: 'continue:thread-1' },
           run_at: new Date('2031-01-01T00:00:00Z'),
         },
         expect.objectContaining({ key: 'recover:thread-1', run_at: new Date(0) }),

@@ -142,7 +142,7 @@ export function compileShellPolicy(options: ShellPolicyOptions = {}): CompiledPo
     if (refusal !== undefined) {
       throw new InterlockError(
         'INVALID_OPTIONS',
-        `shell.safePrograms[${index}]: ${refusal}; it cannot be on the safe list (list the exact commands in allowRules instead)`,
+        `shell.safePrograms[${index}]: ${refusal}; it cannot be on the safe list: remove the entry (a command through it asks a person, and no allow rule opens it)`,
       );
     }
     safePrograms.set(rule.program, combine(builtins.get(rule.program), rule));

@@ -158,6 +158,12 @@ export function describeThreadsAndInteractions(store: () => ICheckpointStore): v
         'interaction-2',
       ]);
       expect(await store().getInteraction('interaction-1')).toEqual(interactionRecord());
+      // A store that loads an interaction's thread in one read loads it as loadThread does.
+      const loadThreadOf = store().loadThreadOf?.bind(store());
+      if (loadThreadOf !== undefined) {
+        expect(await loadThreadOf('interaction-2')).toEqual(await store().loadThread('thread-1'));
+        expect(await loadThreadOf('no-such-interaction')).toBeUndefined();
+      }
     });
 
     it('keeps the first answer: a second is refused with the interaction as stored', async () => {

@@ -70,8 +70,12 @@ export class AddThreadAuditChains1796083200000 implements MigrationInterface {
     if (queryRunner.connection.driver.options?.type === 'postgres') {
       const schema = queryRunner.connection.driver.schema;
       await queryRunner.query(`DROP TRIGGER "audit_thread_head" ON ${entries}`);
-      await queryRunner.query(`DROP FUNCTION ${schema === undefined ? '"audit_thread_head"' : `"${schema}"."audit_thread_head"`}()`);
-      await queryRunner.query(`DROP SEQUENCE ${schema === undefined ? '"audit_entries_sequence"' : `"${schema}"."audit_entries_sequence"`}`);
+      await queryRunner.query(
+        `DROP FUNCTION ${schema === undefined ? '"audit_thread_head"' : `"${schema}"."audit_thread_head"`}()`,
+      );
+      await queryRunner.query(
+        `DROP SEQUENCE ${schema === undefined ? '"audit_entries_sequence"' : `"${schema}"."audit_entries_sequence"`}`,
+      );
     } else await queryRunner.query(`DROP TRIGGER "audit_thread_head"`);
     await queryRunner.query(`DROP TABLE ${tableName(queryRunner, 'audit_anchors')}`);
     await queryRunner.query(`DROP TABLE ${tableName(queryRunner, 'audit_thread_heads')}`);

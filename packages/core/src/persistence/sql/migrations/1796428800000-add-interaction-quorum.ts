@@ -19,8 +19,8 @@ function qualified(queryRunner: MigrationRunner, name: string): string {
  * (`approve-partially`, `escalate`), with the semantics of persistence/quorum-change.ts; its
  * other branches are those of AddCommitFunction1796256000000, with the column added.
  */
-export class AddInteractionQuorum1796342400000 implements MigrationInterface {
-  name = 'AddInteractionQuorum1796342400000';
+export class AddInteractionQuorum1796428800000 implements MigrationInterface {
+  name = 'AddInteractionQuorum1796428800000';
 
   async up(queryRunner: MigrationRunner): Promise<void> {
     const t = (name: string) => qualified(queryRunner, name);
