@@ -3,6 +3,8 @@ import { z } from 'zod';
 import type { InterlockEvent, QuorumConfigInput } from '@interlock/sdk-types';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, InterlockError, type Interlock } from '../index.js';
+import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
+import type { CommitResult, UnitOfWork } from '../persistence/unit-of-work.js';
 import { scriptedModel } from '../testing/index.js';
 
 /*
@@ -111,6 +113,94 @@ describe('N-of-M approvals (F51)', () => {
       ['web:alice', 'allow', expect.stringContaining('approval 1 of 2')],
       ['web:bob', 'allow', 'approved by 2 approvers: web:alice, web:bob'],
     ]);
+  });
+
+  it("stores the last approval with the answer in the run's first commit: one unit of work, not two", async () => {
+    const units: UnitOfWork[] = [];
+    class RecordingStore extends InMemoryCheckpointStore {
+      override commit(unit: UnitOfWork): Promise<CommitResult> {
+        units.push(unit);
+        return super.commit(unit);
+      }
+    }
+    runs.length = 0;
+    interlock = await createInterlock({
+      store: { type: 'custom', store: new RecordingStore() },
+      models: {
+        default: scriptedModel([
+          { text: '', toolCalls: [{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }] },
+          'done',
+        ]),
+      },
+      tools: [deploy],
+    });
+    const workflow = interlock.registerWorkflow({
+      ...linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['deploy'] } }], { id: 'release' }),
+      config: { toolApproval: { approvalTimeout: '1h', quorum: { required: 2 } } },
+    });
+    const thread = await interlock.start(workflow, { channel: 'inbox' });
+    await thread.done();
+    const [request] = await interlock.pending();
+    const interactionId = request!.interactionId;
+    await approve(interactionId, 'web:alice');
+    units.length = 0;
+    expect(await approve(interactionId, 'web:bob')).toMatchObject({ continuation: { status: 'continued' } });
+    // The count of bob's approval, his answer and the claim of the thread that applies it: one commit.
+    const [first] = units;
+    expect(first?.interactions?.map((change) => change.kind).slice(0, 2)).toEqual(['approve-partially', 'answer']);
+    expect(first?.thread).toMatchObject({ kind: 'save', claim: { kind: 'take' } });
+    await finished(thread.threadId);
+    expect(runs).toEqual([{ env: 'prod' }]);
+    expect(
+      units.filter((unit) => unit.interactions?.some((change) => change.kind === 'approve-partially')),
+    ).toHaveLength(1);
+  });
+
+  it('counts the last approval again when another approval was stored between its read and its commit', async () => {
+    let interleaved = false;
+    class InterleavingStore extends InMemoryCheckpointStore {
+      override async commit(unit: UnitOfWork): Promise<CommitResult> {
+        const last = unit.interactions?.find((change) => change.kind === 'approve-partially');
+        if (!interleaved && last !== undefined && unit.thread !== undefined) {
+          interleaved = true;
+          // carol's approval, given in another process, lands first.
+          const carol = { ...last.approval, responder: 'web:carol' };
+          await super.commit({ interactions: [{ ...last, approval: carol }] });
+        }
+        return super.commit(unit);
+      }
+    }
+    runs.length = 0;
+    interlock = await createInterlock({
+      store: { type: 'custom', store: new InterleavingStore() },
+      models: {
+        default: scriptedModel([
+          { text: '', toolCalls: [{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }] },
+          'done',
+        ]),
+      },
+      tools: [deploy],
+    });
+    const workflow = interlock.registerWorkflow({
+      ...linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['deploy'] } }], { id: 'release' }),
+      config: { toolApproval: { approvalTimeout: '1h', quorum: { required: 2 } } },
+    });
+    const thread = await interlock.start(workflow, { channel: 'inbox' });
+    await thread.done();
+    const [request] = await interlock.pending();
+    const interactionId = request!.interactionId;
+    await approve(interactionId, 'web:alice');
+    expect(await approve(interactionId, 'web:bob')).toMatchObject({ status: 'accepted' });
+    expect(interleaved).toBe(true);
+    await finished(thread.threadId);
+    expect(runs).toEqual([{ env: 'prod' }]);
+    const decisions = (await interlock.audit({ threadId: thread.threadId })).filter(
+      (entry) => entry.decidedBy === 'person',
+    );
+    expect(decisions.at(-1)).toMatchObject({
+      responder: 'web:bob',
+      reason: 'approved by 3 approvers: web:alice, web:carol, web:bob',
+    });
   });
 
   it('counts each person once, whatever surface they answer from', async () => {
