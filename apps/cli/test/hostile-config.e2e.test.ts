@@ -72,10 +72,15 @@ describe('reading a configuration runs none of it (issue 24)', () => {
     expect(jsonOf<{ outcome: string; rule: string }>(run)).toMatchObject({ outcome: 'allow', rule: 'category:read' });
     expect(run.stderr).toContain('starting MCP server fs to read mcp__fs__list_directory');
     expect(existsSync(pwned)).toBe(false);
-    // The tool of a server that is down is unavailable, naming that server.
-    const down = await cliIn(directory, ['explain', 'mcp__down__x', '{}']);
-    expect(down.exitCode).toBe(1);
-    expect(down.stderr).toContain('MCP server "down"');
+    // The tool of a server that is down is unavailable: explain says a call is refused, naming that server.
+    const down = await cliIn(directory, ['explain', 'mcp__down__x', '{}', '--json']);
+    expect(down.exitCode).toBe(0);
+    expect(jsonOf<{ outcome: string; rule: string; reason: string }>(down)).toMatchObject({
+      outcome: 'deny',
+      rule: 'tool:unavailable',
+      reason: expect.stringContaining('MCP server "down" is down'),
+    });
+    expect(down.stderr).toContain('[INTERLOCK_MCP_SERVER_DOWN] Warning: MCP server "down"');
   }, 30_000);
 
   it('mcp list starts the servers named, says which, and lists them (F47)', async () => {
@@ -159,4 +164,111 @@ describe('secrets and names in a hostile file (issue 24)', () => {
       await rm(project, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+/** START → a TOOL node calling `tool` with `arguments` (TOML inline table) → END with its result. */
+function toolWorkflow(id: string, tool: string, args: string): string {
+  return [
+    `id = "${id}"`,
+    `name = "${id}"`,
+    'version = "1"',
+    '[[variables]]',
+    'name = "result"',
+    'scope = "thread"',
+    '[[nodes]]',
+    'id = "start"',
+    'type = "START"',
+    '[[nodes]]',
+    'id = "call"',
+    'type = "TOOL"',
+    `config = { tool = "${tool}", arguments = ${args}, outputVariable = "result" }`,
+    '[[nodes]]',
+    'id = "end"',
+    'type = "END"',
+    'config = { output = "{{ result }}" }',
+    '[[edges]]',
+    'from = "start"',
+    'to = "call"',
+    '[[edges]]',
+    'from = "call"',
+    'to = "end"',
+  ].join('\n');
+}
+
+describe('a declared MCP server that is down takes only its own tools (issue 24)', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'interlock-server-down-'));
+    await writeFile(join(project, 'ask.toml'), ASK_WORKFLOW);
+    await writeFile(join(project, 'notes.txt'), 'kept');
+    await writeFile(join(project, 'list.toml'), toolWorkflow('list', 'mcp__fs__list_directory', '{ path = "." }'));
+    await writeFile(join(project, 'lookup.toml'), toolWorkflow('lookup', 'mcp__down__lookup', '{ word = "pin" }'));
+    await writeFile(
+      join(project, 'interlock.toml'),
+      [
+        '[mcp.servers.down]',
+        'command = "/nonexistent/mcp-server"',
+        '[mcp.servers.fs]',
+        `command = ${JSON.stringify(process.execPath)}`,
+        `args = [${JSON.stringify(FILESYSTEM_SERVER)}, "."]`,
+      ].join('\n'),
+    );
+  });
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  const warned = (stderr: string) =>
+    expect(stderr).toMatch(/\[INTERLOCK_MCP_SERVER_DOWN\] Warning: MCP server "down" failed while connecting/);
+
+  it("run of a workflow using another server's tool completes, and says on stderr which server is down", async () => {
+    const run = await cliIn(project, ['run', 'list.toml', '--json']);
+    warned(run.stderr);
+    expect(run.exitCode).toBe(0);
+    const outcome = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type: string; outcome?: { status: string; output: string } })
+      .find((event) => event.type === 'OUTCOME');
+    expect(outcome?.outcome).toMatchObject({
+      status: 'completed',
+      output: expect.stringContaining('[FILE] notes.txt'),
+    });
+  }, 60_000);
+
+  it('run of a workflow using no MCP tool completes', async () => {
+    const run = await cliIn(project, ['run', 'ask.toml'], 'yes\n');
+    warned(run.stderr);
+    expect(run.stdout).toContain('the answer was yes');
+    expect(run.exitCode).toBe(0);
+  }, 60_000);
+
+  it('run refuses a call to a tool of the server that is down, naming it, and asks nobody', async () => {
+    const run = await cliIn(project, ['run', 'lookup.toml', '--json']);
+    expect(run.exitCode).toBe(1);
+    const events = run.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type: string; rule?: string; status?: string; message?: string });
+    expect(events.map((event) => event.type)).not.toContain('USER_INTERACTION_REQUESTED');
+    expect(events.find((event) => event.type === 'TOOL_CALL_DECIDED')).toMatchObject({ rule: 'tool:unavailable' });
+    expect(events.find((event) => event.type === 'TOOL_CALL_FAILED')).toMatchObject({
+      status: 'EXECUTION_REJECTED',
+      message: expect.stringContaining('MCP server "down" is down, so mcp__down__lookup is unavailable'),
+    });
+  }, 60_000);
+
+  it('mcp list of all servers lists the others and names the one that is down', async () => {
+    const run = await cliIn(project, ['mcp', 'list']);
+    expect(run.stderr).toContain('starting MCP servers down, fs of');
+    expect(run.stdout).toMatch(/^down {2}unreachable: MCP server "down" failed while connecting/m);
+    expect(run.stdout).toMatch(/^fs$/m);
+    expect(run.stdout).toContain('mcp__fs__list_directory  read · LOW');
+    // A listing with a server missing is not a clean one.
+    expect(run.exitCode).toBe(1);
+    const json = jsonOf<{ servers: string[]; tools: { server: string }[]; problems: { server: string }[] }>(
+      await cliIn(project, ['mcp', 'list', '--json']),
+    );
+    expect(json.servers).toEqual(['down', 'fs']);
+    expect(json.problems.map((problem) => problem.server)).toEqual(['down']);
+    expect(new Set(json.tools.map((tool) => tool.server))).toEqual(new Set(['fs']));
+  }, 60_000);
 });

@@ -10,10 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /*
  * The README's "Deploying", followed as a team would (issue 28): the packages packed here
- * with scripts/pack-packages.mjs, installed with npm into an empty project outside the
- * repository, and that section's files and commands run as written there — the service
- * (`node service.mjs`, importing @interlock/core), `npx interlock-web` and `npx interlock
- * worker` — on PostgreSQL with the schema in the URL. A refund is approved in the page and
+ * with scripts/pack-packages.mjs (the commands and every workspace package they need),
+ * installed with the README's install line into an empty project outside the repository
+ * (every @interlock package from a tarball packed here, none from a registry), and that
+ * section's files and commands run as written there — the service (`node service.mjs`,
+ * importing @interlock/core), `npx interlock-web` and `npx interlock worker` — on PostgreSQL with the schema in the URL. A refund is approved in the page and
  * finished by the service's worker. Run it on its own: `pnpm exec vitest run --project packaging`.
  */
 
@@ -48,6 +49,17 @@ function readmeBlocks(): { files: Map<string, string>; commands: string[] } {
     .map((line) => line.replace(/\s{2,}#.*$/, '').trim())
     .filter((line) => line !== '' && !line.startsWith('export '));
   return { files, commands };
+}
+
+/** The README's install lines for the team's project (after the packing line), comments and the packing left out. */
+function readmeInstall(): string[] {
+  const readme = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+  const deploying = readme.slice(readme.indexOf('## Deploying'), readme.indexOf('## The public API'));
+  const block = /```sh\n(# in this repository[\s\S]*?)```/.exec(deploying)?.[1] ?? '';
+  return block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#') && !line.includes('scripts/pack-packages.mjs'));
 }
 
 /** A model server of OpenAI's API: it proposes `refund` for order A-1, then reports the tool's result. */
@@ -156,30 +168,54 @@ describe("the README's Deploying, with the packed packages installed outside the
     const root = await mkdtemp(join(tmpdir(), 'interlock-packaged-'));
     project = join(root, 'team');
     await mkdir(project);
-    // 1. Install: pack here, npm install the tarballs there. (Install scripts are skipped:
+    // 1. Install: pack here, then the README's install lines there. (Install scripts are skipped:
     // better-sqlite3 would build from source for a minute or two, and PostgreSQL never loads it.)
     const packed = execFileSync(
       process.execPath,
-      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'packages')],
-      {
-        encoding: 'utf8',
-      },
+      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages')],
+      { encoding: 'utf8' },
     );
     const tarballs = packed.split('\n').filter((line) => line.endsWith('.tgz'));
+    // The commands and every workspace package they need, followed through the dependency graph.
     expect(tarballs.map((file) => file.slice(file.lastIndexOf('/') + 1)).sort()).toEqual([
+      'interlock-chat-0.1.0.tgz',
+      'interlock-chat-feishu-0.1.0.tgz',
+      'interlock-chat-slack-0.1.0.tgz',
+      'interlock-chat-whatsapp-0.1.0.tgz',
       'interlock-cli-0.1.0.tgz',
       'interlock-core-0.1.0.tgz',
       'interlock-sdk-types-0.1.0.tgz',
       'interlock-web-0.1.0.tgz',
     ]);
     execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore' });
-    execFileSync('npm', ['install', ...tarballs, 'zod', '--ignore-scripts', '--no-audit', '--no-fund'], {
-      cwd: project,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 600_000,
-    });
+    const install = readmeInstall();
+    expect(install).toEqual(['npm install ../interlock-packages/*.tgz zod']);
+    for (const line of install)
+      execFileSync(
+        'bash',
+        ['-c', line.startsWith('npm install ') ? `${line} --ignore-scripts --no-audit --no-fund` : line],
+        { cwd: project, stdio: ['ignore', 'ignore', 'pipe'], timeout: 900_000 },
+      );
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/@interlock/core/package.json'), 'utf8'));
     expect(installed.dependencies['@interlock/sdk-types']).toBe('0.1.0');
+    // Every @interlock package came from a tarball packed here, none from a registry.
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { resolved?: string }>;
+    };
+    const fromLock = Object.entries(lock.packages).filter(([path]) => /node_modules\/@interlock\//.test(path));
+    expect(fromLock.map(([path]) => path.replace(/^.*node_modules\//, '')).sort()).toEqual(
+      tarballs
+        .map(
+          (file) =>
+            `@${file
+              .slice(file.lastIndexOf('/') + 1)
+              .replace(/-\d+\.\d+\.\d+.*\.tgz$/, '')
+              .replace('-', '/')}`,
+        )
+        .sort(),
+    );
+    for (const [, entry] of fromLock)
+      expect(entry.resolved).toMatch(/^file:\.\.\/interlock-packages\/interlock-.*\.tgz$/);
 
     // 2. The README's files, as written.
     const { files, commands } = readmeBlocks();

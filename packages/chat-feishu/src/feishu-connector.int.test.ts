@@ -38,8 +38,9 @@ function cardParts(call: FeishuCall | undefined): { tags: string[]; text: string
 async function setUp() {
   const feishu = new FakeFeishu();
   await feishu.start();
-  const agent = await createDeployChat();
-  const now = 1_800_000_000_000;
+  // One clock for the engine (the approval's 10-minute deadline) and the connector (the 5-minute window).
+  let now = 1_800_000_000_000;
+  const agent = await createDeployChat({ clock: { now: () => now } });
   const connector = await startFeishuConnector({
     chat: agent.chat,
     appId: APP,
@@ -64,7 +65,7 @@ async function setUp() {
       ?.interactionId as string;
     return { card: cards(feishu.calls)[0] as FeishuCall, interactionId };
   };
-  return { feishu, agent, now, seconds, send, askToDeploy };
+  return { feishu, agent, now, seconds, send, askToDeploy, advance: (ms: number) => (now += ms) };
 }
 
 describe('Feishu / Lark connector over callbacks (F57)', () => {
@@ -104,6 +105,50 @@ describe('Feishu / Lark connector over callbacks (F57)', () => {
     expect(updated.text).toContain('Approved by alice');
   });
 
+  it('approves on "yes" as a reply to the card: the call runs once, the card is updated, and the agent never sees the yes (F31, F32, F57)', async () => {
+    const { feishu, agent, now, send, askToDeploy } = await setUp();
+    const { card } = await askToDeploy();
+
+    expect((await send(messageEvent('ou_alice', 'yes', { now, parentId: card.messageId as string }))).status).toBe(200);
+    await feishu.until((calls) => patches(calls).length === 1);
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
+
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+    expect(patches(feishu.calls)[0]?.path).toContain(card.messageId as string);
+    const updated = cardParts(patches(feishu.calls)[0]);
+    expect(updated.tags).not.toContain('button');
+    expect(updated.text).toContain('Approved by alice: deploy.');
+    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+    const said = (await agent.interlock.thread(threadId))?.conversation
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(said).toEqual(['deploy api']);
+  });
+
+  it('updates the card when nobody answers in time: its buttons and form are gone and it says the call did not run (F28, F57)', async () => {
+    const { feishu, agent, askToDeploy, advance } = await setUp();
+    const { card } = await askToDeploy();
+
+    // The 10-minute deadline passes on the injected clock, and the question is timed out as
+    // the engine's deadline timer does it: failed in the store, then the thread goes on.
+    const threadId = (await agent.interlock.pending())[0]?.threadId as string;
+    advance(11 * 60_000);
+    expect(await agent.interlock.expireOverdue()).toBe(1);
+    await agent.interlock.resume(threadId);
+    await feishu.until((calls) => patches(calls).length === 1);
+
+    expect(patches(feishu.calls)[0]?.path).toContain(card.messageId as string);
+    const updated = cardParts(patches(feishu.calls)[0]);
+    expect(updated.tags).not.toContain('button');
+    expect(updated.tags).not.toContain('form');
+    expect(updated.text).toContain('Nobody answered in time: deploy did not run.');
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).filter((request) => request.operationType === 'TOOL_APPROVAL')).toEqual(
+      [],
+    );
+  });
+
   it('edits through the card\'s form, refusing arguments that do not fit; "no" to the next card rejects it with the reason (F19, F57)', async () => {
     const { feishu, agent, now, send, askToDeploy } = await setUp();
     const { interactionId } = await askToDeploy();
@@ -141,8 +186,9 @@ describe('Feishu / Lark connector over callbacks (F57)', () => {
     const stale = await send(press('ou_alice'), { timestamp: seconds - 360 });
     const future = await send(press('ou_alice'), { timestamp: seconds + 360 });
     const first = await send(press('ou_mallory', 'ev-same'), { nonce: 'same' });
-    const replayed = await send(press('ou_mallory', 'ev-same'), { nonce: 'same' });
+    // Mallory is told she may not answer (and that is audited) before the same callback comes again.
     await feishu.until((calls) => calls.some((call) => call.path.includes('receive_id_type=open_id')));
+    const replayed = await send(press('ou_mallory', 'ev-same'), { nonce: 'same' });
 
     expect([forged.status, stale.status, future.status, replayed.status]).toEqual([401, 401, 401, 401]);
     expect(first.status).toBe(200);

@@ -166,8 +166,9 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
         // Unreadable: refused below as unsigned, or answered 400.
       }
       if (refused !== undefined) {
+        // Audited before the answer: once the sender hears 401, the attempt is on the trail.
+        await auditRefused(body, refused).catch(report);
         response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: refused }));
-        await auditRefused(body, refused);
         return;
       }
       const plainBody = decrypt(transport.encryptKey, body);

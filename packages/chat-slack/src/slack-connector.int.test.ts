@@ -21,8 +21,9 @@ afterEach(async () => {
 async function setUp() {
   const slack = new FakeSlack();
   await slack.start();
-  const agent = await createDeployChat();
-  const now = 1_800_000_000_000;
+  // One clock for the engine (the approval's 10-minute deadline) and the connector (the signature window).
+  let now = 1_800_000_000_000;
+  const agent = await createDeployChat({ clock: { now: () => now } });
   const connector: SlackConnector = await startSlackConnector({
     chat: agent.chat,
     botToken: 'xoxb-test',
@@ -50,7 +51,7 @@ async function setUp() {
     const interactionId = actionsOf(approval)[0]?.value as string;
     return { approval, interactionId, ts: String(approval.answer['ts']) };
   };
-  return { slack, agent, url, send, press, askToDeploy, seconds };
+  return { slack, agent, url, send, press, askToDeploy, seconds, advance: (ms: number) => (now += ms) };
 }
 
 function isApproval(call: SlackCall): boolean {
@@ -142,6 +143,50 @@ describe('Slack connector over HTTP (F57)', () => {
     expect(textObjects(slack.of('chat.update')[0] as SlackCall)[0]?.text).toBe('Rejected by alice: deploy.');
   });
 
+  it('approves on "yes" in the approval\'s thread: the call runs once, the message is updated, and the agent never sees the yes (F31, F32, F57)', async () => {
+    const { slack, agent, send, askToDeploy } = await setUp();
+    const { ts } = await askToDeploy();
+
+    expect((await send(messageEvent('U1', 'yes', { threadTs: ts }))).status).toBe(200);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
+    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
+
+    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+    const update = slack.of('chat.update')[0] as SlackCall;
+    expect(update.body['ts']).toBe(ts);
+    expect(actionsOf(update)).toEqual([]);
+    expect(textObjects(update)[0]?.text).toBe('Approved by alice: deploy.');
+    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+    const said = (await agent.interlock.thread(threadId))?.conversation
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content);
+    expect(said).toEqual(['deploy api']);
+  });
+
+  it('updates the message when nobody answers in time: its buttons are gone and it says the call did not run (F28, F57)', async () => {
+    const { slack, agent, askToDeploy, advance } = await setUp();
+    const { ts } = await askToDeploy();
+
+    // The 10-minute deadline passes on the injected clock, and the question is timed out as
+    // the engine's deadline timer does it: failed in the store, then the thread goes on.
+    const threadId = (await agent.interlock.pending())[0]?.threadId as string;
+    advance(11 * 60_000);
+    expect(await agent.interlock.expireOverdue()).toBe(1);
+    await agent.interlock.resume(threadId);
+    await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
+
+    const update = slack.of('chat.update')[0] as SlackCall;
+    expect(update.body['ts']).toBe(ts);
+    expect(actionsOf(update)).toEqual([]);
+    expect(textObjects(update)[0]?.text).toBe('Nobody answered in time: deploy did not run.');
+    // The agent is told, and nothing of the call waits any more.
+    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).filter((request) => request.operationType === 'TOOL_APPROVAL')).toEqual(
+      [],
+    );
+  });
+
   it('edits through the modal: arguments that do not fit are refused in the form, then the call runs with the edit (F19, F57)', async () => {
     const { slack, agent, send, press, askToDeploy } = await setUp();
     const { interactionId } = await askToDeploy();
@@ -163,33 +208,35 @@ describe('Slack connector over HTTP (F57)', () => {
     expect(agent.runs).toEqual([{ service: 'web', note: 'edited' }]);
   });
 
-  it('refuses a forged signature, a timestamp 6 minutes off either way, a replay and an unknown user, and audits each (F51, F57)', async () => {
-    const { slack, agent, send, press, askToDeploy, seconds } = await setUp();
+  it('refuses a forged signature, a timestamp 6 minutes off either way, a replay and an unknown user, and audits each against the waiting call (F51, F57)', async () => {
+    const { slack, agent, send, askToDeploy, seconds } = await setUp();
     const { interactionId } = await askToDeploy();
     const body = formPayload(buttonPayload('U1', 'interlock_approve', interactionId));
 
     const forged = await send(body, { contentType: FORM, signature: `v0=${'0'.repeat(64)}` });
     const stale = await send(body, { contentType: FORM, timestamp: seconds - 360 });
     const future = await send(body, { contentType: FORM, timestamp: seconds + 360 });
-    const unknown = await press('U9', 'interlock_approve', interactionId);
+    // Someone Slack knows but Interlock does not presses Approve; the same signed request is then sent again.
+    const pressByStranger = formPayload(buttonPayload('U9', 'interlock_approve', interactionId));
+    const unknown = await send(pressByStranger, { contentType: FORM });
     await slack.until((calls) => calls.some((call) => call.method === 'chat.postEphemeral'));
-    const replayBody = formPayload(buttonPayload('U2', 'interlock_reject', 'not-an-interaction'));
-    const first = await send(replayBody, { contentType: FORM, timestamp: seconds - 1 });
-    const replayed = await send(replayBody, { contentType: FORM, timestamp: seconds - 1 });
+    const replayed = await send(pressByStranger, { contentType: FORM });
 
     expect([forged.status, stale.status, future.status, replayed.status]).toEqual([401, 401, 401, 401]);
     expect(JSON.parse(replayed.text)).toEqual({ error: 'replayed' });
-    expect([unknown.status, first.status]).toEqual([200, 200]);
+    expect(unknown.status).toBe(200);
+    expect(slack.of('chat.postEphemeral')).toHaveLength(1);
     expect(slack.of('chat.postEphemeral')[0]?.body).toMatchObject({
       user: 'U9',
       text: expect.stringContaining('not an approver'),
     });
     const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
-    expect(attempts.map((entry) => entry.reason)).toEqual([
-      expect.stringContaining('bad signature'),
-      expect.stringContaining('stale'),
-      expect.stringContaining('stale'),
-      expect.stringContaining('not an approver'),
+    expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([
+      ['deploy-1', 'slack:U1 (unverified)', 'Slack request refused: bad signature'],
+      ['deploy-1', 'slack:U1 (unverified)', 'Slack request refused: stale'],
+      ['deploy-1', 'slack:U1 (unverified)', 'Slack request refused: stale'],
+      ['deploy-1', 'slack:U9', expect.stringContaining('not an approver')],
+      ['deploy-1', 'slack:U9 (unverified)', 'Slack request refused: replayed'],
     ]);
     expect(agent.runs).toEqual([]);
     expect((await agent.interlock.pending()).map((request) => request.interactionId)).toContain(interactionId);

@@ -69,7 +69,12 @@ export async function startSlackConnector(options: SlackConnectorOptions): Promi
           ...(transport.port === undefined ? {} : { port: transport.port }),
           ...(transport.path === undefined ? {} : { path: transport.path }),
           ...(options.now === undefined ? {} : { now: options.now }),
-          onRefused: (reason, body) => auditRefused(options.chat, made.bridge, reason, body),
+          onRefused: (reason, body) =>
+            auditRefused(options.chat, made.bridge, reason, body).catch((error: unknown) =>
+              warn(
+                `Slack: a refused request could not be audited: ${error instanceof Error ? error.message : String(error)}`,
+              ),
+            ),
         })
       : new SlackSocketReceiver({
           appToken: transport.appToken,

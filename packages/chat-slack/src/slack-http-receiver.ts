@@ -14,7 +14,10 @@ export interface SlackHttpReceiverOptions {
   path?: string;
   /** The time, for the 5-minute window. Default `Date.now`. */
   now?: () => number;
-  /** Hears of every refused request, with the body as sent (unverified: read it only to audit). */
+  /**
+   * Hears of every refused request, with the body as sent (unverified: read it only to
+   * audit), before the 401 is sent. It should not throw: a throw answers 500 instead.
+   */
   onRefused: (reason: RefusedRequest, body: unknown) => Promise<void>;
 }
 
@@ -22,7 +25,7 @@ export interface SlackHttpReceiverOptions {
  * Slack's HTTP transport for Bolt, verifying every request before Bolt reads it: the v0
  * signature over the raw body in constant time, a timestamp within 5 minutes either way,
  * no replay (Bolt's own check lets a future timestamp and a replayed request through).
- * A refused request gets 401 and is reported to `onRefused`. Bolt acknowledges events at
+ * A refused request is reported to `onRefused`, then gets 401. Bolt acknowledges events at
  * once; the listeners acknowledge actions at once and answer asynchronously (3 s rule).
  */
 export class SlackHttpReceiver implements Receiver {
@@ -79,8 +82,9 @@ export class SlackHttpReceiver implements Receiver {
       );
       const body = parseBody(raw, header(request, 'content-type'));
       if (refused !== undefined) {
-        response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: refused }));
+        // Audited before the answer: once Slack (or whoever sent it) hears 401, the attempt is on the trail.
         await this.options.onRefused(refused, body);
+        response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: refused }));
         return;
       }
       if (isRecord(body) && body['type'] === 'url_verification') {

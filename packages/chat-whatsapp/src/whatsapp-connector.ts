@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   ChatPlatformBridge,
   hmacSha256Hex,
+  KeyedLock,
   readRawBody,
   ReplayGuard,
   sameDigest,
@@ -82,6 +83,8 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
     ...(options.perMinute === undefined ? {} : { perMinute: options.perMinute }),
   });
   const replay = new ReplayGuard(now);
+  // One sender's messages are taken one after another, refused ones (audited) included.
+  const inOrder = new KeyedLock();
   const path = options.path ?? '/whatsapp/webhook';
 
   const take = async (message: WebhookMessage): Promise<void> => {
@@ -134,13 +137,18 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
     const expected = `sha256=${hmacSha256Hex(options.appSecret, raw ?? Buffer.alloc(0))}`;
     const messages = raw === undefined ? [] : readWebhook(raw);
     if (raw === undefined || !sameDigest(expected, given)) {
+      // Audited before the answer: once the sender hears 401, the attempt is on the trail.
+      for (const message of messages)
+        await audit(message, 'WhatsApp webhook refused: bad signature').catch((error: unknown) =>
+          warn(`WhatsApp: a refused webhook could not be audited: ${String(error)}`),
+        );
       response.writeHead(401).end();
-      for (const message of messages) await audit(message, 'WhatsApp webhook refused: bad signature');
       return;
     }
     // Acknowledged at once; carried out afterwards, one conversation's messages in order.
     response.writeHead(200).end();
-    for (const message of messages) take(message).catch((error: unknown) => warn(`WhatsApp: ${String(error)}`));
+    for (const message of messages)
+      inOrder.run(message.from, () => take(message)).catch((error: unknown) => warn(`WhatsApp: ${String(error)}`));
   };
 
   const server: Server = createServer((request, response) => {

@@ -49,3 +49,4 @@ export {
   type RefusedRequest,
 } from './request-verification.js';
 export { RateLimit } from './rate-limit.js';
+export { KeyedLock } from './keyed-lock.js';

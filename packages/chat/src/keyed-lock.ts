@@ -1,4 +1,11 @@
-/** Runs tasks one at a time per key (in call order); tasks of different keys run freely. */
+/**
+ * Runs tasks one at a time per key (in call order); tasks of different keys run freely. A
+ * platform connector keeps one sender's messages in the order they arrived with it.
+ *
+ * @example
+ * const inOrder = new KeyedLock();
+ * void inOrder.run(message.from, () => take(message));
+ */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
 

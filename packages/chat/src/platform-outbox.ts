@@ -1,3 +1,4 @@
+import { InterlockError } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { ChatChannel } from './chat-channel.js';
 import type { ApprovalCard, ChatPlatform, PostedRef } from './chat-platform.js';
@@ -66,6 +67,8 @@ export class PlatformOutbox {
       try {
         await this.show(chatId, this.outboxOf(chatId, conversation));
       } catch (error) {
+        // A chat being opened announces itself before its thread is stored: nothing to show yet.
+        if (InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND') return;
         this.warn(`${this.platform.name}: chat ${chatId} could not be shown: ${messageOf(error)}`);
       }
     });
@@ -190,6 +193,8 @@ function summaryOf(card: ApprovalCard): string {
   }
 }
 
+/** An error as an operator reads it: an Interlock error with its code, which docs/errors.md explains. */
 function messageOf(error: unknown): string {
+  if (InterlockError.is(error)) return `${error.code}: ${error.message}`;
   return error instanceof Error ? error.message : String(error);
 }

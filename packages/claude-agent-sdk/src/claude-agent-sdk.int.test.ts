@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
-import { ofType } from '@interlock/core';
+import { loadProjectConfig, ofType } from '@interlock/core';
+import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startJsonLineChild } from './__fixtures__/child-process.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
@@ -77,6 +78,19 @@ function toolResults(): string {
   );
 }
 
+/** The next event of `type` of the gate's Interlock. */
+function nextEvent<TYPE extends InterlockEventType>(
+  of: InterlockPermissions,
+  ...types: TYPE[]
+): Promise<EventOfType<TYPE>> {
+  return new Promise((resolve) => {
+    const subscription = of.gate.interlock.events$.pipe(ofType(...types)).subscribe((event) => {
+      subscription.unsubscribe();
+      resolve(event);
+    });
+  });
+}
+
 // Real processes and the frameworks' runtimes: on a busy 2-core machine a run takes seconds.
 describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () => {
   it('canUseTool: a read runs, a write runs with the edit approved in another process, a banned command and a rejected write do not run (F56, F14, F19, F25, F45)', async () => {
@@ -141,6 +155,115 @@ describe('the Claude Agent SDK under Interlock (F56)', { timeout: 60_000 }, () =
     expect(toolResults()).toContain('shell:banned:terraform-destroy');
     expect((await permissions.gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome])).toEqual([
       ['Bash', 'deny'],
+    ]);
+  });
+
+  it('canUseTool: aborting the query aborts the SDK’s signal, which cancels the question; the write never runs (F56, F10)', async () => {
+    permissions = await interlockPermissions({ workspaceRoot: dir });
+    server.enqueue({
+      toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'notes.md'), content: 'draft' } }],
+    });
+    const { interlock } = permissions.gate;
+    const asked = nextEvent(permissions, 'USER_INTERACTION_REQUESTED');
+    const ended = nextEvent(permissions, 'THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED');
+    const abortController = new AbortController();
+    const running = runToEnd(claudeOptions({ canUseTool: permissions.canUseTool, abortController })).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    const question = await asked;
+    expect(question.request.toolApproval?.toolName).toBe('Write');
+    expect(await interlock.pending()).toHaveLength(1);
+    abortController.abort();
+    expect((await ended).threadId).toBe(question.threadId);
+    await running;
+    expect(await interlock.pending()).toEqual([]);
+    const [interaction] = await interlock.interactions({ threadId: question.threadId });
+    expect(interaction).toMatchObject({ status: 'failed', failureReason: 'cancelled' });
+    expect(
+      (await interlock.audit({ threadId: question.threadId })).map((entry) => [
+        entry.toolName,
+        entry.outcome,
+        entry.decidedBy,
+      ]),
+    ).toEqual([['Write', 'deny', 'interaction:cancelled']]);
+    await expect(access(join(dir, 'notes.md'))).rejects.toThrow();
+  });
+
+  it('canUseTool: an approval given hours later runs the write; with approvalTimeoutMs a late one is refused and the model is told (F56, F17)', async () => {
+    let now = Date.parse('2026-11-26T09:00:00Z');
+    const clock = { now: () => now };
+    const answerLate = (given: InterlockPermissions, after: number) => {
+      const results: unknown[] = [];
+      const subscription = given.gate.interlock.events$
+        .pipe(ofType('USER_INTERACTION_REQUESTED'))
+        .subscribe((event) => {
+          now += after;
+          void given.gate.interlock
+            .respond(event.request.interactionId, { approved: true }, { responder: 'ada' })
+            .then((result) => results.push(result.status));
+        });
+      return { results, stop: () => subscription.unsubscribe() };
+    };
+    const write = (file: string) => ({
+      toolUses: [{ id: `toolu_${file}`, name: 'Write', input: { file_path: join(dir, file), content: 'late' } }],
+    });
+
+    permissions = await interlockPermissions({ workspaceRoot: dir, clock });
+    server.enqueue(write('patient.md'), { text: 'Written, hours later.' });
+    let answering = answerLate(permissions, 3 * 60 * 60 * 1_000);
+    try {
+      expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('Written, hours later.');
+    } finally {
+      answering.stop();
+    }
+    expect(answering.results).toEqual(['accepted']);
+    expect(await readFile(join(dir, 'patient.md'), 'utf8')).toBe('late');
+    await permissions.close();
+
+    permissions = await interlockPermissions({ workspaceRoot: dir, clock, approvalTimeoutMs: 60_000 });
+    server.enqueue(write('hurried.md'), { text: 'Nobody approved it.' });
+    answering = answerLate(permissions, 61_000);
+    try {
+      expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('Nobody approved it.');
+    } finally {
+      answering.stop();
+    }
+    expect(answering.results).toEqual(['expired']);
+    await expect(access(join(dir, 'hurried.md'))).rejects.toThrow();
+    expect(toolResults()).toContain('nobody answered in time');
+  });
+
+  it('canUseTool decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+    const configPath = join(dir, 'interlock.toml');
+    await writeFile(
+      configPath,
+      `[approval]\ndenyRules = ['tool == "Write" && args.file_path.endsWith("secrets.env")']\nallowRules = ['tool == "Write" && args.file_path.endsWith("CHANGELOG.md")']\n`,
+    );
+    permissions = await interlockPermissions({ config: await loadProjectConfig(configPath), workspaceRoot: dir });
+    server.enqueue(
+      {
+        toolUses: [
+          { id: 'toolu_log', name: 'Write', input: { file_path: join(dir, 'CHANGELOG.md'), content: 'entry' } },
+        ],
+      },
+      {
+        toolUses: [
+          { id: 'toolu_secret', name: 'Write', input: { file_path: join(dir, 'secrets.env'), content: 'KEY=1' } },
+        ],
+      },
+      { text: 'The changelog is written.' },
+    );
+    expect(await runToEnd(claudeOptions({ canUseTool: permissions.canUseTool }))).toBe('The changelog is written.');
+    expect(await readFile(join(dir, 'CHANGELOG.md'), 'utf8')).toBe('entry');
+    await expect(access(join(dir, 'secrets.env'))).rejects.toThrow();
+    expect(await permissions.gate.interlock.pending()).toEqual([]);
+    expect(toolResults()).toContain('deny-rule:0');
+    expect(
+      (await permissions.gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome, entry.rule]),
+    ).toEqual([
+      ['Write', 'allow', 'allow-rule:0'],
+      ['Write', 'deny', 'deny-rule:0'],
     ]);
   });
 });

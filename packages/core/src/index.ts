@@ -78,6 +78,7 @@ export {
   type McpTransportOptions,
   type McpToolDefinition,
   type McpListedTool,
+  type McpServerDown,
 } from './mcp/mcp-client.js';
 export { mapMcpTool, type McpToolPolicy, type McpAnnotations } from './mcp/mcp-policy.js';
 export {
@@ -202,4 +203,9 @@ export {
 } from './approval-gate/approval-gate.js';
 export type { GateCall, GateDecision, GatePending } from './approval-gate/gate-decisions.js';
 export { UNKNOWN_GATE_TOOL, type GateToolPolicy } from './approval-gate/gate-tools.js';
-export { gateWorkflowIds, gateWorkflows, type GateWorkflowIds } from './approval-gate/gate-workflows.js';
+export {
+  DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
+  gateWorkflowIds,
+  gateWorkflows,
+  type GateWorkflowIds,
+} from './approval-gate/gate-workflows.js';

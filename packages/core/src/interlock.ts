@@ -38,7 +38,8 @@ import type { ApprovalDecision } from './policy/decide-approval.js';
 import { RunTelemetry } from './telemetry/run-telemetry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { CONTINUE_IN, JobPlanner } from './workers/job-planner.js';
-import { connectMcpServersOrFail } from './mcp/mcp-client.js';
+import { connectDeclaredMcpServers } from './mcp/mcp-client.js';
+import { unavailableServerTools } from './mcp/unavailable-server-tools.js';
 import { serversToStart } from './mcp/servers-to-start.js';
 import { builtinShellRules, checkRules, leaseMsOf, toolNamed, type InterlockOptions } from './interlock-options.js';
 
@@ -274,8 +275,12 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   const runsTools = options.continueIn !== 'workers-only';
   // Only the servers asked for are started (reading a configuration runs none of its commands).
   const servers = serversToStart(loaded, options.mcpServers ?? [], runsTools ? options.connectMcp : false);
-  const mcp = await connectMcpServersOrFail(servers.started);
-  const tools = new ToolRegistry([...(options.tools ?? []), ...(mcp?.tools ?? [])], options.toolFallback);
+  // A server that is down takes only its own tools away: they are refused, naming it (issue 24).
+  const mcp = await connectDeclaredMcpServers(servers.started);
+  const tools = new ToolRegistry(
+    [...(options.tools ?? []), ...(mcp?.tools ?? [])],
+    unavailableServerTools(mcp?.problems ?? [], options.toolFallback),
+  );
   const approval = resolveApprovalOptions(
     options.approval,
     runsTools ? (name) => toolNamed(tools, name, servers.notStarted) : undefined,

@@ -9,7 +9,7 @@ import {
   type GatePending,
   type GateToolPolicy,
 } from '@interlock/core';
-import { Command, type BaseCheckpointSaver } from '@langchain/langgraph';
+import { Command, type BaseCheckpointSaver, type StreamMode } from '@langchain/langgraph';
 import { exportThread, importThread } from './checkpoint-transfer.js';
 
 /** LangChain 1's human-in-the-loop request: what `humanInTheLoopMiddleware` interrupts with. */
@@ -27,7 +27,13 @@ export type HitlDecision =
 /** What the adapter needs of a compiled graph (a `StateGraph` compiled with a checkpointer, or `createAgent(…).graph`). */
 export interface InterruptibleGraph {
   invoke(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown>;
+  /** Needed for {@link InterlockGraphOptions.onStreamChunk}: the graph's `stream`. */
+  stream?(
+    input: unknown,
+    config: { configurable: { thread_id: string }; streamMode: StreamMode | StreamMode[] },
+  ): Promise<AsyncIterable<unknown>>;
   getState(config: { configurable: { thread_id: string } }): Promise<{
+    values?: unknown;
     tasks: readonly { interrupts?: readonly { id?: string; value?: unknown }[] }[];
   }>;
 }
@@ -43,6 +49,15 @@ export interface InterlockGraphOptions extends Omit<ApprovalGateOptions, 'contin
   tools?: Record<string, GateToolPolicy>;
   /** Told when a thread that was paused finishes, in whichever process continued it. */
   onFinished?: (result: unknown, pause: GatePause & { threadId: string }) => void | Promise<void>;
+  /**
+   * Given: the graph runs streamed (`graph.stream(input, { streamMode })`) — the first run
+   * and every resume, in whichever process resumes it — and each chunk is handed here as it
+   * comes (awaited, in order). A stream ends where the graph interrupts for a person; the
+   * resume's stream goes on from the decisions. The result is then the thread's state values.
+   */
+  onStreamChunk?: (chunk: unknown, context: { threadId: string }) => void | Promise<void>;
+  /** The stream mode(s) of {@link onStreamChunk}. Default `values`; `messages` streams the model's tokens. */
+  streamMode?: StreamMode | StreamMode[];
 }
 
 /** What an invocation came to: finished, or paused until people answer (it goes on in any process of the gate). */
@@ -97,7 +112,7 @@ export class InterlockGraph {
 
   private async runFrom(input: unknown, threadId: string, sessionId: string): Promise<InterlockGraphOutcome> {
     const config = { configurable: { thread_id: threadId } };
-    let result = await this.options.graph.invoke(input, config);
+    let result = await this.runOnce(input, config);
     for (;;) {
       const interrupts = (await this.options.graph.getState(config)).tasks.flatMap((task) => task.interrupts ?? []);
       if (interrupts.length === 0) return { status: 'completed', result };
@@ -120,8 +135,20 @@ export class InterlockGraph {
           decided: outcome.decisions.filter((decision): decision is GateDecision => decision.status !== 'pending'),
         };
       }
-      result = await this.options.graph.invoke(resumeCommand(interruptIds, outcome.decisions), config);
+      result = await this.runOnce(resumeCommand(interruptIds, outcome.decisions), config);
     }
+  }
+
+  /** One run of the graph: invoked, or streamed to `onStreamChunk` when it is given. */
+  private async runOnce(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown> {
+    const { graph, onStreamChunk, streamMode = 'values' } = this.options;
+    if (onStreamChunk === undefined) return graph.invoke(input, config);
+    if (graph.stream === undefined)
+      throw new InterlockError('INVALID_OPTIONS', 'onStreamChunk needs a graph with stream() (a compiled graph)');
+    const threadId = config.configurable.thread_id;
+    for await (const chunk of await graph.stream(input, { ...config, streamMode }))
+      await onStreamChunk(chunk, { threadId });
+    return (await graph.getState(config)).values;
   }
 }
 
@@ -188,7 +215,15 @@ function toHitlDecision(decision: GateDecision | GatePending): HitlDecision {
  * const outcome = await guarded.invoke({ messages: [{ role: 'user', content: 'Tidy the README' }] }, { threadId: 't1' });
  */
 export async function interlockGraph(options: InterlockGraphOptions): Promise<InterlockGraph> {
-  const { graph: _graph, checkpointer: _checkpointer, name, onFinished: _onFinished, ...gateOptions } = options;
+  const {
+    graph: _graph,
+    checkpointer: _checkpointer,
+    name,
+    onFinished: _onFinished,
+    onStreamChunk: _onStreamChunk,
+    streamMode: _streamMode,
+    ...gateOptions
+  } = options;
   const guarded = new InterlockGraph(options);
   guarded.attach(
     await createApprovalGate({

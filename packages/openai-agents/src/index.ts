@@ -5,6 +5,7 @@
 export {
   interlockAgent,
   InterlockAgent,
+  type AgentRunResult,
   type AgentToolPolicy,
   type InterlockAgentOptions,
   type InterlockRunOutcome,

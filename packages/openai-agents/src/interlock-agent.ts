@@ -8,12 +8,23 @@ import {
   type GatePending,
   type GateToolPolicy,
 } from '@interlock/core';
-import { run, RunState, type Agent, type RunResult, type RunToolApprovalItem } from '@openai/agents';
+import {
+  run,
+  RunState,
+  type Agent,
+  type RunResult,
+  type RunStreamEvent,
+  type RunToolApprovalItem,
+  type StreamedRunResult,
+} from '@openai/agents';
 import { approvalFor, interlockedTools, type ApprovedEdits } from './interlocked-tools.js';
 
 /** Any agent: the SDK's `Agent` is invariant in its context and output types. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type AnyAgent = Agent<any, any>;
+
+/** The result of one run of the agent: streamed when the agent runs with {@link InterlockAgentOptions.onStreamEvent}. */
+export type AgentRunResult<TAgent extends AnyAgent> = RunResult<unknown, TAgent> | StreamedRunResult<unknown, TAgent>;
 
 /** How Interlock sees a tool of the agent: its category and risk, and where its command or path is (the JSON Schema comes from the tool). */
 export type AgentToolPolicy = Omit<GateToolPolicy, 'jsonSchema'>;
@@ -31,12 +42,19 @@ export interface InterlockAgentOptions<TAgent extends AnyAgent> extends Omit<
   /** Most turns of one run (the SDK's `maxTurns`). */
   maxTurns?: number;
   /** Told when a run that was paused finishes, in whichever process continued it. */
-  onFinished?: (result: RunResult<unknown, TAgent>, pause: GatePause) => void | Promise<void>;
+  onFinished?: (result: AgentRunResult<TAgent>, pause: GatePause) => void | Promise<void>;
+  /**
+   * Given: the agent runs streamed (`run(agent, input, { stream: true })`) — the first run
+   * and every continuation, in whichever process continues it — and each event of the
+   * stream is handed here as it comes (awaited, in order). A stream ends where the run
+   * pauses for a person; the continuation's stream goes on from the approved calls.
+   */
+  onStreamEvent?: (event: RunStreamEvent) => void | Promise<void>;
 }
 
 /** What a run came to: finished, or paused until people answer (it goes on in any process of the gate). */
 export type InterlockRunOutcome<TAgent extends AnyAgent> =
-  | { status: 'completed'; finalOutput: RunResult<unknown, TAgent>['finalOutput']; result: RunResult<unknown, TAgent> }
+  | { status: 'completed'; finalOutput: AgentRunResult<TAgent>['finalOutput']; result: AgentRunResult<TAgent> }
   | { status: 'paused'; pauseId: string; pending: GatePending[]; decided: GateDecision[] };
 
 /**
@@ -91,8 +109,7 @@ export class InterlockAgent<TAgent extends AnyAgent> {
     input: string | RunState<unknown, TAgent>,
     session: { sessionId?: string; chatId?: string },
   ): Promise<InterlockRunOutcome<TAgent>> {
-    const runOptions = this.options.maxTurns === undefined ? {} : { maxTurns: this.options.maxTurns };
-    let result: RunResult<unknown, TAgent> = await run(this.agent, input, runOptions);
+    let result = await this.runOnce(input);
     for (;;) {
       const items = result.interruptions;
       if (items.length === 0) return { status: 'completed', finalOutput: result.finalOutput, result };
@@ -110,8 +127,22 @@ export class InterlockAgent<TAgent extends AnyAgent> {
         };
       }
       this.apply(state, items, outcome.decisions);
-      result = await run(this.agent, state, runOptions);
+      result = await this.runOnce(state);
     }
+  }
+
+  /** One run of the SDK, streamed to `onStreamEvent` when it is given. */
+  private async runOnce(input: string | RunState<unknown, TAgent>): Promise<AgentRunResult<TAgent>> {
+    const runOptions = this.options.maxTurns === undefined ? {} : { maxTurns: this.options.maxTurns };
+    const onStreamEvent = this.options.onStreamEvent;
+    if (onStreamEvent === undefined) return run(this.agent, input, runOptions);
+    const streamed = await run(this.agent, input, { ...runOptions, stream: true });
+    for await (const event of streamed) await onStreamEvent(event);
+    await streamed.completed;
+    const failure: unknown = streamed.error;
+    if (failure !== undefined && failure !== null)
+      throw failure instanceof Error ? failure : new Error(`the streamed run failed: ${JSON.stringify(failure)}`);
+    return streamed;
   }
 
   /** Approves or rejects each interruption as decided; an edit or an instruction is kept for the tool's call. */
@@ -181,7 +212,15 @@ function toJson(value: unknown): unknown {
 export async function interlockAgent<TAgent extends AnyAgent>(
   options: InterlockAgentOptions<TAgent>,
 ): Promise<InterlockAgent<TAgent>> {
-  const { agent, name, tools = {}, maxTurns: _maxTurns, onFinished: _onFinished, ...gateOptions } = options;
+  const {
+    agent,
+    name,
+    tools = {},
+    maxTurns: _maxTurns,
+    onFinished: _onFinished,
+    onStreamEvent: _onStreamEvent,
+    ...gateOptions
+  } = options;
   const edits: ApprovedEdits = new Map();
   const wrapped = agent.clone({ tools: interlockedTools(agent.tools, edits) }) as TAgent;
   const guarded: InterlockAgent<TAgent> = new InterlockAgent(wrapped, options, edits);

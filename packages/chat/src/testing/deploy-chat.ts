@@ -1,5 +1,12 @@
 import { ChatChannel } from '../chat-channel.js';
-import { createInterlock, defineTool, scriptedModel, type Interlock, type ModelRequest } from '@interlock/core';
+import {
+  createInterlock,
+  defineTool,
+  scriptedModel,
+  type Clock,
+  type Interlock,
+  type ModelRequest,
+} from '@interlock/core';
 import type { InterlockEvent, WorkflowDefinitionInput } from '@interlock/sdk-types';
 import { z } from 'zod';
 
@@ -39,10 +46,18 @@ export function deployChatParts() {
   return { runs, tool: deploy, model, workflow: DEPLOY_CHAT };
 }
 
-/** A real Interlock (in memory) with the deploy chat and its chat channel; `mallory` may not approve. */
-export async function createDeployChat() {
+/**
+ * A real Interlock (in memory) with the deploy chat and its chat channel; `mallory` may not
+ * approve. A call waits 10 minutes for its approval, measured on `options.clock` (default:
+ * the wall clock): move a test's clock on and call `interlock.expireOverdue()` to time it out.
+ */
+export async function createDeployChat(options: { clock?: Clock } = {}) {
   const { runs, tool, model } = deployChatParts();
-  const interlock = await createInterlock({ models: { default: model }, tools: [tool] });
+  const interlock = await createInterlock({
+    models: { default: model },
+    tools: [tool],
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+  });
   interlock.registerWorkflow(DEPLOY_CHAT);
   const chat = new ChatChannel({ interlock, workflow: DEPLOY_CHAT.id, canApprove: (author) => author !== 'mallory' });
   interlock.setHandler(chat.channel, chat.handler);

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createInterlock } from '../interlock.js';
 import { firstValueFrom, filter } from 'rxjs';
 import { continuationThreadId, type ApprovalGate, type GatePause } from './approval-gate.js';
@@ -25,9 +25,32 @@ const tools = {
 
 let gate: ApprovalGate | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await gate?.close();
   gate = undefined;
 });
+
+/** A clock the test moves: the gate's deadlines and the answers' times are read from it. */
+function movableClock(start = Date.parse('2026-11-26T09:00:00Z')) {
+  let now = start;
+  return { clock: { now: () => now }, advance: (ms: number) => (now += ms) };
+}
+
+/** A gate whose continuation reports each pause it continues. */
+async function timedGate(options: { clock: { now(): number }; approvalTimeoutMs?: number }) {
+  let continued: (pause: GatePause) => void = () => undefined;
+  const continuation = new Promise<GatePause>((resolve) => (continued = resolve));
+  gate = await createApprovalGate({
+    name: 'timed-agent',
+    tools,
+    clock: options.clock,
+    ...(options.approvalTimeoutMs === undefined ? {} : { approvalTimeoutMs: options.approvalTimeoutMs }),
+    continuation: async (pause) => continued(pause),
+  });
+  return { gate, continuation };
+}
+
+const WRITE = [{ toolCallId: 'c1', toolName: 'write_file', arguments: { path: 'notes.md', content: 'draft' } }];
 
 async function gateWithContinuation() {
   const continued: GatePause[] = [];
@@ -166,11 +189,74 @@ describe('approval gate (F56)', () => {
       look();
     });
     controller.abort();
-    expect(await abandoned).toMatchObject({
+    const given = await abandoned;
+    expect(given).toMatchObject({
       status: 'decided',
-      decisions: [{ status: 'rejected', decidedBy: 'cancelled' }],
+      decisions: [{ status: 'rejected', decidedBy: 'cancelled', reason: expect.stringContaining('stopped waiting') }],
     });
     expect(await gate.interlock.pending()).toEqual([]);
+    expect(
+      (await gate.interlock.audit({ threadId: given.decisions[0]!.threadId })).map((entry) => [
+        entry.toolName,
+        entry.outcome,
+        entry.decidedBy,
+      ]),
+    ).toEqual([['write_file', 'deny', 'interaction:cancelled']]);
+  });
+});
+
+describe('approval gate deadlines (F56, F17)', () => {
+  it('applies an answer given hours after the question: by default a question waits until answered', async () => {
+    const { clock, advance } = movableClock();
+    const { gate, continuation } = await timedGate({ clock });
+    const outcome = await gate.decide(WRITE, { state: () => 'saved' });
+    expect(outcome.status).toBe('paused');
+    const [question] = await gate.interlock.pending();
+    expect(question?.timeout ?? 0).toBe(0);
+    advance(3 * 60 * 60 * 1_000);
+    expect(await gate.interlock.respond(question!.interactionId, 'yes', { responder: 'ada' })).toMatchObject({
+      status: 'accepted',
+    });
+    expect(await continuation).toMatchObject({
+      decisions: [{ status: 'approved', decidedBy: 'person', responder: 'ada', arguments: { content: 'draft' } }],
+    });
+  });
+
+  it('refuses an answer given after a configured deadline and rejects the call as timed out', async () => {
+    const { clock, advance } = movableClock();
+    const { gate, continuation } = await timedGate({ clock, approvalTimeoutMs: 60_000 });
+    await gate.decide(WRITE, { state: () => 'saved' });
+    const [question] = await gate.interlock.pending();
+    expect(question?.timeout).toBe(60_000);
+    advance(61_000);
+    expect(await gate.interlock.respond(question!.interactionId, 'yes')).toMatchObject({ status: 'expired' });
+    expect(await continuation).toMatchObject({
+      decisions: [
+        { status: 'rejected', decidedBy: 'timeout', reason: expect.stringMatching(/^nobody answered in time/) },
+      ],
+    });
+    expect(await gate.interlock.pending()).toEqual([]);
+    expect(
+      (await gate.interlock.audit()).map((entry) => [entry.toolName, entry.outcome, entry.decidedBy]),
+    ).toContainEqual(['write_file', 'deny', 'interaction:timeout']);
+  });
+
+  it('times a question out at a configured deadline nobody answered before', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const { gate, continuation } = await timedGate({ clock: { now: () => Date.now() }, approvalTimeoutMs: 60_000 });
+    await gate.decide(WRITE, { state: () => 'saved' });
+    expect(await gate.interlock.pending()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(59_000);
+    expect(await gate.interlock.pending()).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(2_000);
+    expect(await continuation).toMatchObject({ decisions: [{ status: 'rejected', decidedBy: 'timeout' }] });
+    expect(await gate.interlock.pending()).toEqual([]);
+  });
+
+  it('refuses a deadline that is not a whole number of milliseconds', async () => {
+    await expect(createApprovalGate({ name: 'bad', approvalTimeoutMs: -1 })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    });
   });
 });
 

@@ -60,6 +60,14 @@ export interface ApprovalGateOptions extends Omit<
   /** The gate's name: its workflows are `interlock-gate.<name>.*`. Letters, digits, `_`, `.` and `-`. */
   name: string;
   /**
+   * How long (ms) a call waits for a person before it is rejected as timed out (the
+   * decision's `decidedBy` is `timeout`; an answer given later is refused as expired).
+   * Default 0: the question waits until it is answered, or until the agent stops waiting
+   * (`decide({ signal })`). Gates on one store with different deadlines serve their own
+   * threads (the deadline is part of the workflows' version).
+   */
+  approvalTimeoutMs?: number;
+  /**
    * Where decisions, pauses and the audit live. SQLite or PostgreSQL make the gate a worker:
    * answers given anywhere (the web inbox, the chat, `interlock respond`) come back to it.
    * Default `{ type: 'memory' }` (one process).
@@ -86,6 +94,8 @@ export interface ApprovalGateOptions extends Omit<
   watchMs?: number;
 }
 
+const STOPPED_WAITING = 'the agent stopped waiting for the decision';
+
 const ENDED = new Set(['THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED']);
 
 /**
@@ -107,6 +117,10 @@ const ENDED = new Set(['THREAD_COMPLETED', 'THREAD_FAILED', 'THREAD_CANCELLED'])
 export class ApprovalGate {
   private readonly ids: GateWorkflowIds;
   private readonly held = new Set<string>();
+  /** Held questions the handler is holding now: settles one as cancelled when its agent stops waiting. */
+  private readonly holding = new Map<string, (reason: string) => void>();
+  /** Held decisions whose agent stopped waiting: a question they ask later is cancelled at once. */
+  private readonly abandoned = new Map<string, string>();
   private readonly settling = new Map<string, Promise<void>>();
   private subscription: Subscription | undefined;
   /** Decision threads seen waiting for a person: looked at until they end (see watch). */
@@ -153,11 +167,29 @@ export class ApprovalGate {
     return {
       handle: (request, context) =>
         new Promise((resolve) => {
-          if (!this.held.has(request.threadId) || context.signal.aborted) {
+          const { threadId } = request;
+          const gaveUp = this.abandoned.get(threadId);
+          if (gaveUp !== undefined) {
+            resolve({ outcome: 'cancelled', reason: gaveUp });
+            return;
+          }
+          if (!this.held.has(threadId) || context.signal.aborted) {
             resolve({ outcome: 'deferred' });
             return;
           }
-          context.signal.addEventListener('abort', () => resolve({ outcome: 'deferred' }), { once: true });
+          // Cancelled here, the question fails as `cancelled` and the decision thread audits it (`interaction:cancelled`).
+          this.holding.set(threadId, (reason) => {
+            this.holding.delete(threadId);
+            resolve({ outcome: 'cancelled', reason });
+          });
+          context.signal.addEventListener(
+            'abort',
+            () => {
+              this.holding.delete(threadId);
+              resolve({ outcome: 'deferred' });
+            },
+            { once: true },
+          );
         }),
     };
   }
@@ -181,8 +213,15 @@ export class ApprovalGate {
     const threadIds = calls.map((call) => call.threadId ?? randomUUID());
     if (!durable) for (const threadId of threadIds) this.held.add(threadId);
     const onAbort = () => {
-      for (const threadId of threadIds)
-        void this.interlock.cancel(threadId, 'the agent stopped waiting for the decision').catch(() => undefined);
+      for (const threadId of threadIds) {
+        if (durable) {
+          void this.interlock.cancel(threadId, STOPPED_WAITING).catch(() => undefined);
+          continue;
+        }
+        // A held question is cancelled through the handler holding it, so the cancellation is audited.
+        this.abandoned.set(threadId, STOPPED_WAITING);
+        this.holding.get(threadId)?.(STOPPED_WAITING);
+      }
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -216,7 +255,10 @@ export class ApprovalGate {
       return { status: 'paused', pauseId, decisions: await this.readAll(threadIds) };
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      for (const threadId of threadIds) this.held.delete(threadId);
+      for (const threadId of threadIds) {
+        this.held.delete(threadId);
+        this.abandoned.delete(threadId);
+      }
     }
   }
 

@@ -7,9 +7,11 @@ import { defineTool } from '../tools/define-tool.js';
 import { createWorker, type InterlockWorker } from '../workers/worker.js';
 import { ApprovalGate, type ApprovalGateOptions } from './approval-gate.js';
 import { gateTool, loadJsonSchemaCheck, UNKNOWN_GATE_TOOL, type GateToolPolicy } from './gate-tools.js';
-import { continuationToolName, gateWorkflows } from './gate-workflows.js';
+import { continuationToolName, DEFAULT_GATE_APPROVAL_TIMEOUT_MS, gateWorkflows } from './gate-workflows.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
+/** A workflow's longest duration (sdk-types' Duration): 366 days. */
+const LONGEST_TIMEOUT_MS = 366 * 24 * 60 * 60 * 1_000;
 
 /**
  * Builds an {@link ApprovalGate}: an Interlock with the gate's workflows, its tools as
@@ -30,10 +32,16 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     concurrency,
     pollMs,
     watchMs,
+    approvalTimeoutMs = DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
     ...interlockOptions
   } = options;
   if (!NAME.test(name))
     throw new InterlockError('INVALID_OPTIONS', `an approval gate's name is letters, digits, _, . or -, not "${name}"`);
+  if (!Number.isInteger(approvalTimeoutMs) || approvalTimeoutMs < 0 || approvalTimeoutMs > LONGEST_TIMEOUT_MS)
+    throw new InterlockError(
+      'INVALID_OPTIONS',
+      `approvalTimeoutMs is a whole number of milliseconds from 0 (wait until answered) to 366 days, not ${String(approvalTimeoutMs)}`,
+    );
   const check = await loadJsonSchemaCheck();
   const workspaceRoot = resolvePath(options.workspaceRoot ?? process.cwd());
   const toolFallback = (toolName: string) =>
@@ -73,14 +81,14 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     worker = await createWorker({
       ...common,
       store,
-      workflows: gateWorkflows(name),
+      workflows: gateWorkflows(name, approvalTimeoutMs),
       ...(concurrency === undefined ? {} : { concurrency }),
       ...(pollMs === undefined ? {} : { pollMs }),
     });
     interlock = worker.interlock;
   } else {
     interlock = await createInterlock({ ...common, store });
-    for (const workflow of gateWorkflows(name)) interlock.registerWorkflow(workflow);
+    for (const workflow of gateWorkflows(name, approvalTimeoutMs)) interlock.registerWorkflow(workflow);
   }
   const gate = new ApprovalGate(
     interlock,

@@ -95,7 +95,16 @@ export async function readDecision(interlock: Interlock, thread: ThreadRecord): 
       ...instruction,
     };
   }
-  const timedOut = denial.rule.includes('timeout');
+  // A question nobody answered in time is audited as decided by `interaction:timeout` (its rule is the one that asked).
+  const timedOut = denial.decidedBy === 'interaction:timeout' || denial.rule.includes('timeout');
+  if (denial.decidedBy === 'interaction:cancelled') {
+    return {
+      ...base,
+      status: 'rejected',
+      reason: `the request was cancelled: ${denial.reason}`,
+      decidedBy: 'cancelled',
+    };
+  }
   const byPerson = denial.decidedBy === 'person';
   const who = byPerson
     ? `${denial.responder ?? 'a person'} rejected it`

@@ -30,14 +30,35 @@ const end = (output?: string) => ({
   config: output === undefined ? {} : { output },
 });
 
-/** The three workflows of gate `name`. */
-export function gateWorkflows(name: string): WorkflowDefinitionInput[] {
+/**
+ * How long a person has to answer a gate's question by default: no deadline. Answering
+ * hours later, from the inbox or the chat, is what the gate is for; an agent that stops
+ * waiting cancels its question (`decide({ signal })`). A workflow's default of 30 s
+ * refused every call a person took longer over.
+ */
+export const DEFAULT_GATE_APPROVAL_TIMEOUT_MS = 0;
+
+/**
+ * The three workflows of gate `name`. `approvalTimeoutMs` is how long a call waits for a
+ * person (0: until answered); a deadline other than the default is part of each workflow's
+ * version (`2-answer-within-600000ms`), so gates with different deadlines on one store each
+ * serve their own threads.
+ */
+export function gateWorkflows(
+  name: string,
+  approvalTimeoutMs: number = DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
+): WorkflowDefinitionInput[] {
   const ids = gateWorkflowIds(name);
+  // 2: a question waits until answered unless a deadline is given (1 had a workflow's 30 s).
+  const version =
+    approvalTimeoutMs === DEFAULT_GATE_APPROVAL_TIMEOUT_MS ? '2' : `2-answer-within-${approvalTimeoutMs}ms`;
+  const config = { toolApproval: { autoApprovedTools: [], approvalTimeout: approvalTimeoutMs } };
   return [
     {
       id: ids.decision,
       name: "An agent's tool call, decided by Interlock",
-      version: '1',
+      version,
+      config,
       variables: [
         { name: 'toolName', scope: 'thread' },
         { name: 'toolInput', scope: 'thread' },
@@ -67,7 +88,7 @@ export function gateWorkflows(name: string): WorkflowDefinitionInput[] {
     {
       id: ids.pause,
       name: "An agent's state, kept while people decide its tool calls",
-      version: '1',
+      version,
       variables: [
         { name: 'state', scope: 'thread' },
         { name: 'decisionThreadIds', scope: 'thread' },
@@ -78,7 +99,9 @@ export function gateWorkflows(name: string): WorkflowDefinitionInput[] {
     {
       id: ids.continuation,
       name: 'The agent, continued once its tool calls are decided',
-      version: '1',
+      version,
+      // A continuation that died mid-run asks a person about it: that question waits as long.
+      config,
       variables: [
         { name: 'pauseId', scope: 'thread' },
         { name: 'result', scope: 'thread' },

@@ -7,7 +7,7 @@ import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import { parseStrictly } from '../tools/strict-arguments.js';
 import { interpretInput } from './interpret-input.js';
-import { standInTool } from './stand-in-tool.js';
+import { standInTool, workspaceOfRequest } from './stand-in-tool.js';
 
 const RESOLUTIONS = new Set(['done', 'retry', 'fail']);
 const YES = new Set(['y', 'yes', 'approve', 'approved', 'allow', 'true']);
@@ -63,7 +63,7 @@ export class ResponseInterpreter {
     // A process that does not hold the tool (a deployment's inbox, `interlock respond`) checks
     // what the request says of it; the worker that holds it checks again before it runs.
     const held = this.tools.find(details.toolName);
-    const tool = held ?? standInTool(details, this.workspaceRoot);
+    const tool = held ?? standInTool(details, workspaceOfRequest(interaction.request, this.workspaceRoot));
     if ('problem' in tool) throw invalid(tool.problem);
     const edited = parseStrictly(tool.parameters, response.editedParameters);
     if (!edited.ok) throw invalid(`the edited arguments do not match the schema of ${tool.name}: ${edited.problem}`);

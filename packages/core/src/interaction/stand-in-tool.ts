@@ -1,4 +1,5 @@
-import type { ToolApprovalDetails } from '@interlock/sdk-types';
+import { isAbsolute } from 'node:path';
+import type { ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk-types';
 import { z } from 'zod';
 import { agentTool, CLAUDE_CODE_TOOLS } from '../mcp/agent-tools.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
@@ -16,7 +17,8 @@ const AGENT_SCHEMA = canonicalJson(agentTool('Write', '/').jsonSchema);
  * through `interlock mcp serve` — the rules also see what it runs and writes (the shell rules,
  * the workspace and the protected paths), as the worker that holds it will.
  *
- * @param workspaceRoot - the workspace an agent's absolute paths are read against.
+ * @param workspaceRoot - the workspace an agent's absolute paths are read against: the one the
+ *   question was asked in ({@link workspaceOfRequest}), never merely the answerer's own.
  * @returns the tool, or why an edit cannot be checked here.
  */
 export function standInTool(details: ToolApprovalDetails, workspaceRoot: string): Tool | { problem: string } {
@@ -44,6 +46,17 @@ export function standInTool(details: ToolApprovalDetails, workspaceRoot: string)
     ...(known?.writesPaths === undefined ? {} : { writesPaths: known.writesPaths }),
     execute: () => Promise.reject(new Error(`${toolName} is not held by this process: a worker runs it`)),
   };
+}
+
+/**
+ * The workspace a stored approval request was asked in: `metadata.workspaceRoot`, which the
+ * asking process records (an absolute path), or `fallback` (this process's own) for a
+ * request stored before it was recorded. An agent's absolute paths are read against it, so
+ * an answerer whose working directory differs judges the path as the asking process will.
+ */
+export function workspaceOfRequest(request: UserInteractionRequest, fallback: string): string {
+  const recorded = request.metadata['workspaceRoot'];
+  return typeof recorded === 'string' && isAbsolute(recorded) ? recorded : fallback;
 }
 
 function knownTool(name: string, schema: string, workspaceRoot: string): Tool | undefined {

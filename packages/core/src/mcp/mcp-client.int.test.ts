@@ -191,15 +191,74 @@ describe('MCP client: server-filesystem over stdio', () => {
     expect(run.toolMessages[0]).not.toContain('launch code');
   });
 
-  it('refuses to start when a server cannot be reached, naming it', async () => {
-    await expect(
-      createInterlock({
-        mcpServers: [{ name: 'gone', transport: { type: 'stdio', command: join(directory, 'no-such-server') } }],
-      }),
-    ).rejects.toMatchObject({
-      code: 'MCP_UNAVAILABLE',
-      message: expect.stringContaining('MCP server "gone"'),
+  it('takes only the tools of a server that cannot be reached: its calls are refused naming it, a warning names it, the rest runs (issue 24)', async () => {
+    await writeFile(join(directory, 'up.txt'), 'the other server works');
+    const warnings: Error[] = [];
+    const heard = (warning: Error) => warnings.push(warning);
+    process.on('warning', heard);
+    try {
+      const run = await runTurn({
+        servers: [
+          filesystem(),
+          { name: 'gone', transport: { type: 'stdio', command: join(directory, 'no-such-server') } },
+        ],
+        tools: ['mcp__fs__read_text_file', 'mcp__gone__lookup'],
+        calls: [
+          { name: 'mcp__fs__read_text_file', arguments: { path: join(directory, 'up.txt') } },
+          { name: 'mcp__gone__lookup', arguments: { word: 'pin' } },
+        ],
+      });
+      expect(run.result).toMatchObject({ status: 'completed' });
+      // Nobody is asked about a call that cannot run.
+      expect(run.asked).toEqual([]);
+      expect(run.toolMessages[0]).toContain('the other server works');
+      expect(run.toolMessages[1]).toContain('tool:unavailable');
+      expect(run.toolMessages[1]).toContain('MCP server "gone" is down, so mcp__gone__lookup is unavailable');
+      expect(run.toolMessages[1]).toContain('(MCP_UNAVAILABLE)');
+      expect(run.audit.map((entry) => [entry.toolName, entry.outcome, entry.decidedBy])).toEqual([
+        ['mcp__fs__read_text_file', 'allow', 'category:read'],
+        ['mcp__gone__lookup', 'deny', 'tool:unavailable'],
+      ]);
+    } finally {
+      process.off('warning', heard);
+    }
+    const down = warnings.filter((warning) => (warning as { code?: string }).code === 'INTERLOCK_MCP_SERVER_DOWN');
+    expect(down.map((warning) => warning.message)).toEqual([expect.stringContaining('MCP server "gone"')]);
+    expect(down[0]?.message).toContain('mcp__gone__…');
+  });
+
+  it('fails a call to a server that is down as an ERROR naming it when approval is switched off', async () => {
+    const model = scriptedModel([
+      { text: '', toolCalls: [{ id: 'c0', name: 'mcp__gone__lookup', arguments: { word: 'pin' } }] },
+      'Done.',
+    ]);
+    const interlock = await createInterlock({
+      models: { default: model },
+      mcpServers: [{ name: 'gone', transport: { type: 'stdio', command: join(directory, 'no-such-server') } }],
+      approval: { enabled: false },
+      workspaceRoot: directory,
     });
+    try {
+      const workflow = interlock.registerWorkflow(
+        linearWorkflow(
+          [
+            {
+              id: 'agent',
+              type: 'LLM',
+              config: { prompt: 'Work', tools: ['mcp__gone__lookup'], outputVariable: 'output' },
+            },
+          ],
+          { id: `mcp-agent-${++runs}` },
+        ),
+      );
+      expect(await (await interlock.start(workflow, { channel: 'cli' })).done()).toMatchObject({ status: 'completed' });
+      const told = (model.requests.at(-1)?.messages ?? []).filter((message) => message.role === 'tool');
+      expect(told.map((message) => String(message.content))).toEqual([
+        expect.stringMatching(/^\[ERROR\] MCP server "gone" is down, so mcp__gone__lookup is unavailable/),
+      ]);
+    } finally {
+      await interlock.close();
+    }
   });
 });
 

@@ -280,7 +280,8 @@ export class McpServerConnection {
 export async function connectMcpServers(servers: readonly McpServerOptions[]): Promise<{
   tools: Tool[];
   listed: McpListedTool[];
-  problems: { server: string; message: string }[];
+  /** The servers that could not be started or reached: their tools are not listed. */
+  problems: McpServerDown[];
   /** Per-tool floors that name no tool the server offers (issue 24): the tool they meant is decided without them. */
   warnings: { server: string; tool: string; message: string }[];
   close(): Promise<void>;
@@ -288,7 +289,7 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
   const connections = servers.map((server) => new McpServerConnection(server));
   const results = await Promise.allSettled(connections.map((connection) => connection.listTools()));
   const listed: McpListedTool[] = [];
-  const problems: { server: string; message: string }[] = [];
+  const problems: McpServerDown[] = [];
   const warnings: { server: string; tool: string; message: string }[] = [];
   results.forEach((result, index) => {
     const server = servers[index]?.name ?? '';
@@ -317,11 +318,20 @@ export async function connectMcpServers(servers: readonly McpServerOptions[]): P
   };
 }
 
+/** A declared server that could not be started or reached, and why. */
+export interface McpServerDown {
+  server: string;
+  message: string;
+}
+
 /**
- * Every server's tools, or undefined when no server is given.
- * @throws InterlockError INVALID_OPTIONS for two servers of one name; MCP_UNAVAILABLE naming every server that could not be reached (a workflow never runs without the tools it was given).
+ * Every server's tools, or undefined when no server is given. A server that cannot be
+ * reached takes only its own tools away (issue 24): it is reported in `problems`, warned
+ * about on stderr (a process warning, code `INTERLOCK_MCP_SERVER_DOWN`, naming it), and the
+ * others are connected.
+ * @throws InterlockError INVALID_OPTIONS for two servers of one name.
  */
-export async function connectMcpServersOrFail(
+export async function connectDeclaredMcpServers(
   servers: readonly McpServerOptions[],
 ): Promise<Awaited<ReturnType<typeof connectMcpServers>> | undefined> {
   if (servers.length === 0) return undefined;
@@ -336,12 +346,11 @@ export async function connectMcpServersOrFail(
   }
   const mcp = await connectMcpServers(servers);
   for (const warning of mcp.warnings) process.emitWarning(warning.message, { code: 'INTERLOCK_MCP_FLOOR_UNMATCHED' });
-  if (mcp.problems.length > 0) {
-    await mcp.close();
-    throw new InterlockError('MCP_UNAVAILABLE', mcp.problems.map((problem) => problem.message).join('; '), {
-      details: { problems: mcp.problems },
-    });
-  }
+  for (const problem of mcp.problems)
+    process.emitWarning(
+      `${problem.message}. Its tools (${mcpToolName(problem.server, '…')}) are unavailable here: a call to one is refused with MCP_UNAVAILABLE; everything else works.`,
+      { code: 'INTERLOCK_MCP_SERVER_DOWN' },
+    );
   return mcp;
 }
 

@@ -91,6 +91,8 @@ export function decideApproval(call: ApprovalCall, context: ApprovalContext): Ap
 
   // 2. Unknown tool: never executed.
   if (!tool) return decide('deny', 'tool:not-found', `no tool named "${call.toolName}"`, { notFound: true });
+  // 2b. A tool that cannot be called here (its MCP server is down): nobody is asked about it.
+  if (tool.unavailable !== undefined) return decide('deny', 'tool:unavailable', tool.unavailable);
 
   // 3. Deny rules and banned shell commands.
   const ruleVariables = { tool: tool.name, args: call.arguments, category: tool.category, risk: tool.riskLevel };

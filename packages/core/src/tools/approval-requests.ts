@@ -48,7 +48,8 @@ export interface AuditDraft {
 /**
  * The questions for a batch of calls at one stage (pure): one interaction per call, sharing a
  * batch id so a surface can show them together. `changes[i]` is how the definition of call
- * i's tool changed since it was approved, if it did.
+ * i's tool changed since it was approved, if it did; `workspaceRoot` is where the asking
+ * process reads the call's relative and absolute paths.
  */
 export function approvalSpecs(
   calls: readonly TurnCall[],
@@ -61,6 +62,8 @@ export function approvalSpecs(
     /** The thread's quorum (F51), and the time its escalation counts from. */
     quorum?: QuorumConfig;
     now?: number;
+    /** The workspace the asking process decides against (stored in `metadata.workspaceRoot`). */
+    workspaceRoot?: string;
   },
 ): InteractionSpec[] {
   const batchId = `${on.nodeId}:${calls[0]?.id ?? ''}`;
@@ -82,7 +85,9 @@ export function approvalSpecs(
       operationType: 'TOOL_APPROVAL',
       prompt: `${prompt}${holder}`,
       timeout: on.timeout,
-      metadata: {},
+      // An answerer elsewhere (a deployment's inbox, `interlock respond`) checks an edit's
+      // paths against the workspace the call was asked in, not its own (issue 28).
+      metadata: on.workspaceRoot === undefined ? {} : { workspaceRoot: on.workspaceRoot },
       toolApproval: {
         toolCallId: call.id,
         toolName: call.name,

@@ -85,6 +85,11 @@ export interface Tool<Parameters extends z.ZodType = z.ZodType> extends Omit<Too
    * change shown (`definition` is what the approver is shown and compared).
    */
   pinned?: { definition: Record<string, unknown> };
+  /**
+   * Set when the tool cannot be called in this process (its MCP server is down, issue 24):
+   * why. Every call is refused with it before anyone is asked (`tool:unavailable`).
+   */
+  unavailable?: string;
 }
 
 /**

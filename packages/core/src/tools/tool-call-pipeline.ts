@@ -74,7 +74,7 @@ export class ToolCallPipeline {
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
     @inject(TYPES.CheckpointStore) store: ICheckpointStore,
     @inject(TYPES.AuditLog) audit: AuditLog,
-    @inject(TYPES.WorkspaceRoot) workspaceRoot: string,
+    @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) bus: MessageBus,
     @inject(TYPES.Clock) private readonly clock: Clock,
   ) {
@@ -173,6 +173,7 @@ export class ToolCallPipeline {
       nodeId: options.nodeId,
       timeout: context.thread.toolApproval.approvalTimeout,
       toolOf,
+      workspaceRoot: this.workspaceRoot,
       ...(changes ? { changes } : {}),
       ...(quorum === undefined ? {} : { quorum, now: this.clock.now() }),
     });
