@@ -191,14 +191,29 @@ export default defineConfig(
     rules: restrict(
       {
         regex:
-          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk|telemetry)$)',
         message:
-          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types', a chat package or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
+          "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types', '@interlock/telemetry', a chat package or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
       {
         regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web']),
         message:
           "apps may not reach into another package by a relative path: import '@interlock/core' or '@interlock/sdk-types'.",
+      },
+    ),
+  },
+
+  {
+    // The OpenTelemetry SDK set up for Interlock's processes (F59): beside core, on sdk-types' config only.
+    files: ['packages/telemetry/**'],
+    rules: restrict(
+      {
+        regex: '^@interlock/(?!sdk-types$)',
+        message: "@interlock/telemetry may import '@interlock/sdk-types' only (layer rule, docs/architecture.md).",
+      },
+      {
+        regex: relativeInto(['core', 'sdk-types', 'cli', 'web', 'packages', 'apps']),
+        message: 'the telemetry package may not reach into another package by a relative path.',
       },
     ),
   },

@@ -23,6 +23,7 @@ export const SCOPES = [
   'openai-agents',
   'langgraph',
   'claude-agent-sdk',
+  'telemetry',
   'cli',
   'web',
   'examples',

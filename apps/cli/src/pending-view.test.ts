@@ -69,4 +69,28 @@ describe('the pending view', () => {
     expect(answerHint({ ...QUESTION, input: { kind: 'json' } })).toBe("answer '<json>'");
     expect(answerHint(APPROVAL)).toBe('approve');
   });
+
+  it('shows how far a call that needs several approvers got, the edit they approved, and its escalation (F51)', () => {
+    const details = APPROVAL.toolApproval!;
+    const waiting: UserInteractionRequest = {
+      ...APPROVAL,
+      toolApproval: {
+        ...details,
+        quorum: {
+          required: 2,
+          given: 1,
+          approvedBy: ['web:alice'],
+          arguments: { command: 'ls' },
+          escalation: { at: '2026-01-01T00:10:00.000Z', approvers: ['web:erin'], escalated: false },
+        },
+      },
+    };
+    expect(summariseRequest(waiting)).toBe(
+      'node "agent" · TOOL_APPROVAL · bash(ls⟨U+200B⟩ -la) · risk HIGH · rule ask:risk:HIGH · 1 of 2 approvals',
+    );
+    const text = describePendingRequest(waiting, plain).join('\n');
+    expect(text).toContain('approvals: 1 of 2 (web:alice)');
+    expect(text).toContain('approved so far with edited arguments: {"command":"ls"}');
+    expect(text).toContain('escalates at 2026-01-01T00:10:00.000Z to web:erin');
+  });
 });

@@ -1,4 +1,4 @@
-import type { InputKind, UserInteractionRequest } from '@interlock/sdk-types';
+import type { InputKind, ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk-types';
 import { callLabel, describeToolCall } from './approval/tool-call-view.js';
 import { makeVisible } from './approval/visible-text.js';
 import type { TerminalStyle } from './terminal-style.js';
@@ -14,7 +14,9 @@ export function summariseRequest(request: UserInteractionRequest): string {
   const where = `node "${request.nodeId}" · ${request.operationType}`;
   const details = request.toolApproval;
   if (details) {
-    return `${where} · ${callLabel(details.toolName, details.toolParameters)} · risk ${details.riskLevel} · rule ${details.rule}`;
+    const quorum =
+      details.quorum === undefined ? '' : ` · ${details.quorum.given} of ${details.quorum.required} approvals`;
+    return `${where} · ${callLabel(details.toolName, details.toolParameters)} · risk ${details.riskLevel} · rule ${details.rule}${quorum}`;
   }
   const [firstLine = ''] = makeVisible(request.prompt).split('\n');
   const question = firstLine.length > LONGEST_SUMMARY ? `${firstLine.slice(0, LONGEST_SUMMARY - 1)}…` : firstLine;
@@ -40,6 +42,8 @@ export function describePendingRequest(
   const details = request.toolApproval;
   if (details) {
     lines.push(...describeToolCall(details, style).map((line) => `${INDENT}${line}`));
+    if (details.quorum !== undefined)
+      lines.push(...describeQuorum(details.quorum, style).map((line) => `${INDENT}${line}`));
     const answers =
       details.stage === 'result' ? 'approve | reject [--reason R]' : "approve | reject [--reason R] | edit '<json>'";
     lines.push(`${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answers}${storeFlag}`)}`);
@@ -54,6 +58,32 @@ export function describePendingRequest(
   lines.push(
     `${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answerHint(request)}${storeFlag}`)}`,
   );
+  return lines;
+}
+
+/**
+ * Where a call that needs several approvers stands (F51): `approvals: 1 of 2 (web:alice)`,
+ * the edited arguments those approvals are for, and its escalation.
+ */
+export function describeQuorum(quorum: NonNullable<ToolApprovalDetails['quorum']>, style: TerminalStyle): string[] {
+  const by =
+    quorum.approvedBy.length === 0 ? '' : ` (${quorum.approvedBy.map((name) => makeVisible(name)).join(', ')})`;
+  const lines = [
+    style.bold(
+      `approvals: ${quorum.given} of ${quorum.required}${by}: the call runs once ${quorum.required} different approvers approve the same arguments; the requester's approval does not count`,
+    ),
+  ];
+  if (quorum.arguments !== undefined)
+    lines.push(
+      `approved so far with edited arguments: ${makeVisible(JSON.stringify(quorum.arguments))} (approve them with edit '<json>'; a plain approve approves the proposal and starts over)`,
+    );
+  const { escalation } = quorum;
+  if (escalation !== undefined)
+    lines.push(
+      escalation.escalated
+        ? `escalated: ${escalation.approvers.map((name) => makeVisible(name)).join(', ')} may approve too`
+        : `escalates at ${escalation.at} to ${escalation.approvers.map((name) => makeVisible(name)).join(', ')}`,
+    );
   return lines;
 }
 

@@ -75,6 +75,16 @@ export async function reportRespond(
         { ...accepted, status: result.continuation.threadStatus, exitCode: ExitCode.completed },
         `${said} and applied; thread ${threadId} has ${result.continuation.threadStatus} since: nothing more to do.`,
       );
+    case 'awaiting-approvals': {
+      // A call that needs several approvers (F51): this approval is counted; the call waits for the rest.
+      const { given, required } = result.continuation;
+      const more = required - given;
+      return printRespondResult(
+        json,
+        { ...accepted, approvals: { given, required }, exitCode: ExitCode.waiting },
+        `✓ ${describeAnswer(context.answer)}: approval ${given} of ${required}${result.repeated === true ? ' (counted before)' : ''} for interaction ${interactionId}; the call runs once ${more} more approver${more === 1 ? '' : 's'} approve the same arguments (thread ${threadId}).`,
+      );
+    }
     case 'stalled': {
       const { code, message } = result.continuation;
       return printRespondResult(

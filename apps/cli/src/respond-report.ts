@@ -17,7 +17,7 @@ export interface RespondJson {
   interactionId: string;
   threadId?: string;
   /** What became of the thread after an accepted answer (see `Continuation` in @interlock/core). */
-  continuation?: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished';
+  continuation?: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished' | 'awaiting-approvals';
   /** Who answered first, and when (`already_answered`). */
   answeredBy?: string;
   answeredAt?: string;
@@ -29,6 +29,8 @@ export interface RespondJson {
   error?: { code: string; message: string };
   /** Why the answer was refused. */
   message?: string;
+  /** For a call that needs several approvers (F51): this approval is `given` of `required`; the call waits for the rest. */
+  approvals?: { given: number; required: number };
   exitCode: ExitCode;
 }
 

@@ -28,7 +28,7 @@
 /**
  * POST /api/interactions/approve-batch: one result per interaction.
  * What an answer the server stored came to (AnswerAccepted in src/server/answer-outcome.ts).
- * @typedef {{ result: 'accepted', interactionId: string, threadId: string, continuation: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished', continued: boolean, repeated?: true, served?: boolean, error?: { code: string, message: string }, message: string }} AnswerAccepted
+ * @typedef {{ result: 'accepted', interactionId: string, threadId: string, continuation: 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished' | 'awaiting-approvals', continued: boolean, repeated?: true, served?: boolean, error?: { code: string, message: string }, approvals?: { given: number, required: number }, message: string }} AnswerAccepted
  */
 
 /**

@@ -107,7 +107,8 @@ export class InboxView {
         order.push(this.batchBar(batchId, members));
       }
       let card = this.cards.get(request.interactionId);
-      if (card === undefined) {
+      // A call that needs several approvers is drawn again when its approvals change (F51).
+      if (card === undefined || quorumOf(card.request) !== quorumOf(request)) {
         card = { request, element: this.card(request) };
         this.cards.set(request.interactionId, card);
       }
@@ -245,6 +246,9 @@ export class InboxView {
         h('span', { class: `risk risk-${approval.riskLevel}` }, approval.riskLevel),
         h('span', { class: 'category' }, approval.category),
         approval.stage === 'execution' ? null : h('span', { class: 'stage' }, `${approval.stage} stage`),
+        approval.quorum
+          ? h('span', { class: 'quorum' }, `${approval.quorum.given} of ${approval.quorum.required} approvals`)
+          : null,
         countdown(request),
       ),
       revealed('p', { class: 'prompt' }, request.prompt),
@@ -279,6 +283,7 @@ export class InboxView {
             `⚠ The arguments hold ${blankRuns} long run${blankRuns === 1 ? '' : 's'} of blanks, shown counted in red.`,
           )
         : null,
+      approval.quorum ? quorumBlock(approval.quorum) : null,
       h('h3', null, approval.stage === 'result' ? 'Arguments it ran with' : 'Exact arguments'),
       argumentsBlock,
       approval.stage === 'result' ? resultBlock(approval.result) : null,
@@ -333,9 +338,15 @@ export class InboxView {
                 type: 'button',
                 class: 'approve primary',
                 onclick: () =>
-                  this.send(card, { action: 'approve', ...instructionOf(instruction), ...rememberOf() }, error),
+                  this.send(
+                    card,
+                    approval.quorum?.arguments
+                      ? { action: 'edit', arguments: approval.quorum.arguments, ...instructionOf(instruction) }
+                      : { action: 'approve', ...instructionOf(instruction), ...rememberOf() },
+                    error,
+                  ),
               },
-              'Approve',
+              approval.quorum?.arguments ? 'Approve the edited arguments' : 'Approve',
             ),
             approval.stage === 'execution'
               ? h(
@@ -494,8 +505,9 @@ export class InboxView {
       const result = /** @type {AnswerAccepted} */ (
         await api(`/api/interactions/${card.dataset.interactionId}/respond`, { method: 'POST', body })
       );
-      card.classList.add('answered');
-      // What the server did with it, as it says: going on, left to a worker (or to none yet), stalled.
+      // A call that needs several approvers waits for the others: its card stays, with the new count (F51).
+      if (result.continuation !== 'awaiting-approvals') card.classList.add('answered');
+      // What the server did with it, as it says: going on, left to a worker (or to none yet), stalled, or counted.
       this.notify(
         `${describeBody(body)}: ${card.dataset.tool ?? 'the question'} (${shortId(card.dataset.interactionId ?? '')}). ${result.message}`,
         goesOn(result) ? 'ok' : 'warn',
@@ -556,6 +568,49 @@ function countdown(request) {
     dataset: { deadline: request.deadline },
     title: `deadline ${request.deadline}`,
   });
+}
+
+/**
+ * A call's approvals so far, as text to compare (empty for a call that needs one).
+ * @param {UserInteractionRequest} request
+ */
+function quorumOf(request) {
+  return JSON.stringify(request.toolApproval?.quorum ?? null);
+}
+
+/**
+ * Where a call that needs several approvers stands (F51): who approved, the edited arguments
+ * their approvals are for, and its escalation.
+ * @param {NonNullable<NonNullable<UserInteractionRequest['toolApproval']>['quorum']>} quorum
+ */
+function quorumBlock(quorum) {
+  const block = h(
+    'div',
+    { class: 'quorum-detail' },
+    h(
+      'p',
+      null,
+      `Runs once ${quorum.required} different approvers approve the same arguments (the requester does not count): ${quorum.given} so far`,
+      quorum.approvedBy.length > 0 ? ` — ${quorum.approvedBy.join(', ')}` : '',
+      '.',
+    ),
+  );
+  if (quorum.arguments) {
+    const edited = h('pre', { class: 'arguments quorum-arguments' });
+    renderRevealed(edited, JSON.stringify(quorum.arguments, null, 2));
+    block.append(h('h3', null, 'Edited arguments the approvals so far are for'), edited);
+  }
+  if (quorum.escalation)
+    block.append(
+      h(
+        'p',
+        { class: 'escalation' },
+        quorum.escalation.escalated
+          ? `Escalated: ${quorum.escalation.approvers.join(', ')} may approve too.`
+          : `Escalates at ${new Date(quorum.escalation.at).toLocaleString()} to ${quorum.escalation.approvers.join(', ')}.`,
+      ),
+    );
+  return block;
 }
 
 /** @param {unknown} result */

@@ -14,6 +14,7 @@ import {
 } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '@interlock/chat';
+import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
 import { startChatPlatforms } from './chat-platforms.js';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
@@ -90,6 +91,10 @@ async function main(argv: string[]): Promise<void> {
   const access = await loadApprovers(values.approvers, { rotate: values['new-token'] || values.demo });
   const projectPath = values['no-config'] ? undefined : (values.config ?? (await findProjectConfig(process.cwd())));
   const project = projectPath === undefined ? undefined : await loadProjectConfig(projectPath);
+  // Before createInterlock, so core's metrics are recorded (F59).
+  const telemetryConfig = project?.config.telemetry;
+  const telemetry =
+    telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-web'));
   const storeOptions = parseStore(values.store, project);
   // The file is followed: an approver added or removed takes effect without a restart.
   const approvers = ApproverDirectory.watch(
@@ -202,6 +207,7 @@ async function main(argv: string[]): Promise<void> {
     await app.close();
     await readiness.close();
     await web.close();
+    await telemetry?.shutdown();
     process.exit(0);
   };
   const stopOrReport = () =>

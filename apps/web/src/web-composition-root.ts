@@ -5,6 +5,7 @@ import {
   type Clock,
   type ICheckpointStore,
   type Interlock,
+  type ApprovalOptions,
   type ModelProvider,
 } from '@interlock/core';
 import type { WorkflowDefinition } from '@interlock/sdk-types';
@@ -37,6 +38,8 @@ export interface WebInterlockOptions {
   workflowApprovers?: WorkflowApprovers | ApproverDirectory;
   /** How long a tool call of the release agent waits for an approver. Default `"10m"`. */
   approvalTimeout?: string | number;
+  /** How tool calls are decided, e.g. `{ quorum: { required: 2 } }` for two approvers of HIGH-risk calls (F51). */
+  approval?: ApprovalOptions;
   clock?: Clock;
 }
 
@@ -70,6 +73,7 @@ export async function createWebInterlock(options: WebInterlockOptions): Promise<
     tools: builtinTools,
     handlers: { [WEB_CHANNEL]: handler },
     workspaceRoot: options.workspaceRoot,
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const workflows = [

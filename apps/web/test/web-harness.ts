@@ -14,7 +14,7 @@ import {
 } from '../src/server/auth/approvers.js';
 import { loadApprovers } from '../src/server/auth/approvers-file.js';
 import { createWebServer, WEB_CHANNEL, type RateLimits, type WebAuthOptions } from '../src/server/create-web-server.js';
-import { createWebInterlock, type WebInterlock } from '../src/web-composition-root.js';
+import { createWebInterlock, type WebInterlock, type WebInterlockOptions } from '../src/web-composition-root.js';
 
 /** A clock the test moves by hand. */
 export interface ManualClock {
@@ -47,6 +47,8 @@ export interface HarnessOptions {
   auth?: WebAuthOptions;
   /** Keep the approvers in `approvers.json` of the directory and follow the file (polled every 100 ms). */
   approversFile?: boolean;
+  /** The engine's approval options (a quorum, F51). */
+  approval?: WebInterlockOptions['approval'];
 }
 
 /** A web server on 127.0.0.1 over a SQLite file in a temporary directory, with the demo workflows. */
@@ -95,6 +97,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<WebHar
     workspaceRoot: directory,
     approvalTimeout: options.approvalTimeout ?? 0,
     workflowApprovers: access,
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const app = await createWebServer({

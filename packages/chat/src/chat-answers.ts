@@ -1,7 +1,7 @@
 import type { Interlock } from '@interlock/core';
 import type { ChatMemory } from './chat-memory.js';
 import type { ChatNotes } from './chat-notes.js';
-import { attemptReason, lostAnswer, type ReplyRoute } from './chat-reply-router.js';
+import { attemptReason, lostAnswer, notAllowedAsError, type ReplyRoute } from './chat-reply-router.js';
 import { approvalKey } from './chat-transcript.js';
 import type { ReceiveResult } from './chat-types.js';
 
@@ -38,9 +38,21 @@ export class ChatAnswers {
         continue;
       }
       const { request } = step;
-      const answer = await this.interlock.respond(request.interactionId, approvalInput(approved, author, via), {
-        responder: author,
-      });
+      const answer = await notAllowedAsError(
+        this.interlock.respond(request.interactionId, approvalInput(approved, author, via), { responder: author }),
+      );
+      // An approval that cannot count toward a call that needs several (F51): the requester's, say.
+      if (answer instanceof Error) {
+        const { interactionId } = request;
+        await this.interlock.recordAttempt({
+          interactionId,
+          responder: author,
+          result: 'refused',
+          reason: answer.message,
+        });
+        refusal ??= this.notes.tell(memory, said, { reason: 'not_allowed', text: answer.message });
+        continue;
+      }
       if (answer.status === 'accepted' && request.toolApproval) {
         const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
         memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.notes.isoNow() } });
@@ -76,9 +88,18 @@ export class ChatAnswers {
   ): Promise<ReceiveResult> {
     const { interactionId, decision } = route;
     const approved = decision === 'approve';
-    const answer = await this.interlock.respond(interactionId, approvalInput(approved, author, via), {
-      responder: author,
-    });
+    const answer = await notAllowedAsError(
+      this.interlock.respond(interactionId, approvalInput(approved, author, via), { responder: author }),
+    );
+    if (answer instanceof Error) {
+      await this.interlock.recordAttempt({
+        interactionId,
+        responder: author,
+        result: 'refused',
+        reason: answer.message,
+      });
+      return this.notes.tell(memory, said, { reason: 'not_allowed', text: answer.message });
+    }
     if (answer.status !== 'accepted')
       return this.notes.tell(memory, said, lostAnswer(answer.status, route.call, { late: true }));
     this.notes.move(memory, said, route.entryId);

@@ -186,6 +186,29 @@ describe('ChatChannel', () => {
     expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
   });
 
+  it('counts a yes toward a call that needs two approvers, never the requester’s, and runs it at the second (F51)', async () => {
+    const { interlock, chat, chatId, threadId, workspace } = await setUp({
+      approval: { quorum: { required: 2, minRisk: 'MEDIUM' } },
+    });
+    await untilSettled(interlock, () => chat.receive(chatId, 'write the notes', 'alice'));
+
+    // alice opened the chat: she asked for the thread, so her yes does not count.
+    const refused = await chat.receive(chatId, 'yes', 'alice');
+    expect(refused).toMatchObject({ kind: 'notice', reason: 'not_allowed' });
+    expect(await interlock.audit({ threadId })).toContainEqual(
+      expect.objectContaining({ decidedBy: 'attempt', rule: 'attempt:refused', responder: 'alice' }),
+    );
+
+    // The first approval only counts: the thread goes on waiting.
+    expect(await chat.receive(chatId, 'yes', 'bob')).toMatchObject({ kind: 'approval', decision: 'approve' });
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBeUndefined();
+    const [waiting] = approvalsOf(await chat.transcript(chatId));
+    expect(waiting?.text).toContain('It needs 2 approvals (1 of 2 so far)');
+
+    await untilSettled(interlock, () => chat.receive(chatId, 'yes', 'carol'));
+    expect(await readWorkspaceFile(workspace, 'NOTES.md')).toBe(CHAT_DEMO_NOTES);
+  });
+
   it('says "expired" to a yes that comes after the deadline, and the call does not run', async () => {
     let now = Date.parse('2026-11-22T10:00:00Z');
     const clock = { now: () => now };

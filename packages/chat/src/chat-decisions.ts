@@ -3,7 +3,7 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { approvalInput } from './chat-answers.js';
 import type { ChatMemory } from './chat-memory.js';
 import type { ChatNotes } from './chat-notes.js';
-import { attemptReason, describeCall, lostAnswer, type ChatNotice } from './chat-reply-router.js';
+import { attemptReason, describeCall, lostAnswer, notAllowedAsError, type ChatNotice } from './chat-reply-router.js';
 import { approvalKey } from './chat-transcript.js';
 import type { ChatEntry } from './chat-types.js';
 
@@ -98,7 +98,8 @@ export class ChatDecisions {
       }
     }
     const call = describeCall(request.toolApproval?.toolName, request.toolApproval?.toolParameters);
-    const answer = await this.interlock.respond(interactionId, input, { responder: author });
+    const answer = await notAllowedAsError(this.interlock.respond(interactionId, input, { responder: author }));
+    if (answer instanceof Error) return refuse(answer.message, { reason: 'not_allowed', text: answer.message });
     if (answer.status !== 'accepted') {
       const lost = lostAnswer(answer.status === 'expired' ? 'expired' : 'already_answered', call);
       return refuse(lost.text, lost, 'lost');

@@ -1,4 +1,4 @@
-import type { Interlock, ThreadRecord } from '@interlock/core';
+import { requestWithProgress, type Interlock, type ThreadRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 
 /**
@@ -35,7 +35,8 @@ export async function readThreadWaits(reader: ChatReader, threadId: string): Pro
   const pending = interactions
     .filter((interaction) => waitedOn.has(interaction.interactionId))
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
-    .map((interaction) => interaction.request);
+    // With how many approvals a call that needs several has so far (F51).
+    .map(requestWithProgress);
   return { thread, pending };
 }
 

@@ -1,4 +1,4 @@
-import type { ThreadStatus } from '@interlock/core';
+import { InterlockError, type ThreadStatus } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { askWhich, lastApproval, numberApprovals } from './approval-choice.js';
 import { parseApprovalReply, type ApprovalTargets } from './approval-reply.js';
@@ -34,6 +34,20 @@ export interface ChatSituation {
 }
 
 /** What the chat tells the sender instead of acting. */
+/**
+ * An answer, or the error of an approval that cannot count toward a call that needs several
+ * approvers (`APPROVAL_NOT_ALLOWED`, F51: the requester's, or an escalation approver's too
+ * early), to tell the sender and audit; other errors are thrown.
+ */
+export async function notAllowedAsError<T>(answer: Promise<T>): Promise<T | InterlockError> {
+  try {
+    return await answer;
+  } catch (error) {
+    if (InterlockError.is(error) && error.code === 'APPROVAL_NOT_ALLOWED') return error;
+    throw error;
+  }
+}
+
 export interface ChatNotice {
   reason: ChatNoticeReason;
   text: string;

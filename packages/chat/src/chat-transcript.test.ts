@@ -136,6 +136,19 @@ describe('buildTranscript', () => {
     });
   });
 
+  it('says how many approvals a call that needs several has (F51)', () => {
+    const request = approvalRequest('c1', 'NOTES.md');
+    const waiting = {
+      ...request,
+      toolApproval: { ...request.toolApproval!, quorum: { required: 2, given: 1, approvedBy: ['alice'] } },
+    };
+    const [entry] = buildTranscript(sources({ pending: [waiting] }));
+
+    expect(entry?.text).toBe(
+      'The agent wants to run write_file with {"path":"NOTES.md"}. It needs 2 approvals (1 of 2 so far). Reply "yes" to approve it or "no" to refuse it.',
+    );
+  });
+
   it('asks about the result, not the run, for a result approval', () => {
     const [entry] = buildTranscript(sources({ pending: [approvalRequest('c1', 'NOTES.md', 'result')] }));
 

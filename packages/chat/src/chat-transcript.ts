@@ -49,6 +49,8 @@ interface ApprovalLine {
   at: string;
   interactionId?: string;
   answeredBy?: string;
+  /** A call that needs several approvers (F51): how many it has of how many. */
+  approvals?: { given: number; required: number };
 }
 
 /**
@@ -109,6 +111,8 @@ export interface ApprovalTextInput {
   /** `execution` (may it run?), `result` (may the agent see its result?) or `recovery` (it may have run before a restart). Default `execution`. */
   stage?: string;
   answeredBy?: string | undefined;
+  /** While it waits, for a call that needs several approvers (F51): `given` of `required`. */
+  approvals?: { given: number; required: number } | undefined;
 }
 
 /** The text of a tool approval, by its stage and status. */
@@ -121,6 +125,8 @@ export function approvalText(input: ApprovalTextInput): string {
         return `${call} has run. Reply "yes" to give its result to the agent or "no" to withhold it.`;
       if (input.stage === 'recovery')
         return `${call} started before a restart and may or may not have finished. Reply "yes" to run it again or "no" to report it failed.`;
+      if (input.approvals !== undefined)
+        return `The agent wants to run ${call}. It needs ${input.approvals.required} approvals (${input.approvals.given} of ${input.approvals.required} so far). Reply "yes" to approve it or "no" to refuse it.`;
       return `The agent wants to run ${call}. Reply "yes" to allow it or "no" to refuse it.`;
     case 'approved':
       if (input.stage === 'result') return `Gave the result of ${call} to the agent (approved${by}).`;
@@ -215,6 +221,9 @@ function lineOfRequest(request: UserInteractionRequest): ApprovalLine | undefine
     status: 'pending',
     at: request.requestedAt,
     interactionId: request.interactionId,
+    ...(details.quorum === undefined
+      ? {}
+      : { approvals: { given: details.quorum.given, required: details.quorum.required } }),
   };
 }
 

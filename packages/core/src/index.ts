@@ -160,6 +160,8 @@ export type {
   ThreadStatus,
   InteractionRecord,
   InteractionResponseRecord,
+  GivenApproval,
+  QuorumProgress,
   StoreChange,
   Frame,
   LoopState,
@@ -180,6 +182,7 @@ export type {
   AuditDraft,
 } from './persistence/checkpoint-store.js';
 export { isEmptyUnit } from './persistence/unit-of-work.js';
+export { requestWithProgress, personOf } from './policy/approval-quorum.js';
 export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
 export { interpretInput } from './interaction/interpret-input.js';
 export { renderTemplate, evaluateExpression } from './expressions/expressions.js';

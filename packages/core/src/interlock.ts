@@ -35,6 +35,7 @@ import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
 import type { MessageBus } from './policy/message-bus.js';
 import type { ApprovalDecision } from './policy/decide-approval.js';
+import { RunTelemetry } from './telemetry/run-telemetry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { CONTINUE_IN, JobPlanner } from './workers/job-planner.js';
 import { connectDeclaredMcpServers } from './mcp/mcp-client.js';
@@ -68,6 +69,7 @@ export class Interlock {
     private readonly interpreter: ResponseInterpreter,
     bus: EventBus,
     messageBus: MessageBus,
+    private readonly telemetry: RunTelemetry,
     private readonly resources: readonly { close(): Promise<void> }[] = [],
   ) {
     this.events$ = bus.events$;
@@ -181,10 +183,15 @@ export class Interlock {
     return this.registry.register(definition);
   }
 
-  /** Starts a thread of a loaded workflow. */
-  start(workflow: WorkflowDefinition | string, options?: StartOptions): Promise<ThreadHandle> {
+  /**
+   * Starts a thread of a loaded workflow. Traced as `interlock.start` (F59): the thread's spans,
+   * in every process, join its trace (`options.traceparent`, else the caller's active span).
+   */
+  start(workflow: WorkflowDefinition | string, options: StartOptions = {}): Promise<ThreadHandle> {
     const definition = typeof workflow === 'string' ? this.registry.get(workflow) : workflow;
-    return this.runner.start(definition, options);
+    return this.telemetry.traceStart(definition.id, options.traceparent, (traceparent) =>
+      this.runner.start(definition, { ...options, ...(traceparent === undefined ? {} : { traceparent }) }),
+    );
   }
 
   /** Continues a waiting or interrupted thread from the store. */
@@ -194,7 +201,18 @@ export class Interlock {
 
   /** Answers a pending interaction; see {@link RespondResult}. */
   respond(interactionId: string, input: unknown, options?: { responder?: string }): Promise<RespondResult> {
-    return this.runner.respond(interactionId, input, options);
+    return this.telemetry.traceRespond(interactionId, () => this.runner.respond(interactionId, input, options));
+  }
+
+  /**
+   * Offers an approval that waited past its escalation time to its escalation approvers (F51):
+   * recorded on the interaction, audited (`decidedBy: "escalation"`), and published as
+   * USER_INTERACTION_ESCALATED. Threads this process runs do it on time by themselves, and a
+   * worker's job does it in a deployment; returns whether this call did (false when it is not
+   * due yet, was escalated already, or no longer waits).
+   */
+  escalate(interactionId: string): Promise<boolean> {
+    return this.runner.escalate(interactionId);
   }
 
   /** Cancels a thread; its pending interaction fails with reason `cancelled`. */
@@ -243,6 +261,7 @@ export class Interlock {
   async close(): Promise<void> {
     this.stopAnchoring?.();
     await this.runner.close();
+    this.telemetry.close();
     await Promise.all(this.resources.map((resource) => resource.close()));
     await this.store.close();
   }
@@ -314,6 +333,10 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
       (context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs),
     )
     .inSingletonScope();
+  container
+    .bind(TYPES.RunTelemetry)
+    .toDynamicValue((context) => new RunTelemetry(context.get(TYPES.CheckpointStore), context.get(TYPES.ToolRegistry)))
+    .inSingletonScope();
   options.configureContainer?.(container);
   const interlock = new Interlock(
     container.get<ThreadRunner>(TYPES.ThreadRunner),
@@ -325,6 +348,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     container.get<ResponseInterpreter>(TYPES.ResponseInterpreter),
     container.get(TYPES.EventBus),
     container.get(TYPES.MessageBus),
+    container.get(TYPES.RunTelemetry),
     mcp === undefined ? [] : [mcp],
   );
   containers.set(interlock, container);

@@ -18,6 +18,7 @@ export {
   ProjectWhatsAppConfig,
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
+  ProjectTelemetryConfig,
 } from './config/project-config.js';
 export {
   ApproverLevel,
@@ -46,6 +47,7 @@ export {
 } from './nodes/node-configs.js';
 export { MessageRole, ToolCall, Message } from './conversation/message.js';
 export { ToolCategory, RiskLevel, ToolCallStatus, ApprovalStage } from './tools/tool-types.js';
+export { QuorumConfig, QuorumEscalation, ApprovalQuorum, type QuorumConfigInput } from './tools/approval-quorum.js';
 export { InputKind } from './interaction/input-kind.js';
 export {
   UserInteractionOperationType,

@@ -112,6 +112,11 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
         );
       if (error.code === 'INTERACTION_INVALID_RESPONSE')
         return refuse(json, interactionId, `the answer was refused: ${error.message}. The question still waits`);
+      // The requester's approval of a call that needs several, or an escalation approver's too early (F51).
+      if (error.code === 'APPROVAL_NOT_ALLOWED') {
+        await audited(session, interactionId, responder, 'refused', `${answer.verb}: ${error.message}`);
+        return refuse(json, interactionId, `the answer was refused: ${error.message}. The question still waits`);
+      }
       const failed = storeFailure(error, { interactionId, json, store });
       if (failed !== undefined) return failed;
       throw error;

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { builtinTools, createWorker } from '@interlock/core';
+import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { projectConfig, projectWorkflowFiles } from '../project-config-option.js';
 import { ExitCode } from '../exit-code.js';
@@ -74,6 +75,10 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     'worker',
   );
   const project = projectConfig();
+  // [telemetry]: traces and metrics over OTLP/HTTP (F59), set up before the worker's Interlock.
+  const telemetryConfig = project?.config.telemetry;
+  const telemetry =
+    telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-worker'));
   const worker = await createWorker({
     // The project file's rules, tools and workspace; the flags are a later layer.
     ...(project === undefined ? {} : { config: project }),
@@ -109,5 +114,6 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
   });
   process.stdout.write('Stopping: the threads under way stop at their next wait…\n');
   await worker.stop();
+  await telemetry?.shutdown();
   return ExitCode.completed;
 }

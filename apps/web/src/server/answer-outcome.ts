@@ -3,7 +3,8 @@ import type { WebContext } from './web-context.js';
 import { WebError } from './web-error.js';
 
 /** What became of a stored answer, as the inbox says it (docs/web.md, "What an answer came to"). */
-export type AnswerContinuation = 'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished';
+export type AnswerContinuation =
+  'continued' | 'scheduled' | 'elsewhere' | 'stalled' | 'finished' | 'awaiting-approvals';
 
 /** What an accepted answer returns: it is stored; `continuation` and `message` say what happens next. */
 export interface AnswerAccepted {
@@ -19,6 +20,8 @@ export interface AnswerAccepted {
   served?: boolean;
   /** For `stalled`: why the thread did not go on. */
   error?: { code: string; message: string };
+  /** For `awaiting-approvals` (a call that needs several approvers, F51): this approval is `given` of `required`; the call waits for the rest. */
+  approvals?: { given: number; required: number };
   /** What happened, in a sentence the page shows. */
   message: string;
 }
@@ -50,6 +53,15 @@ export async function acceptedAnswer(
       return { ...base, message: `${stored}; the process running the thread applies it.` };
     case 'finished':
       return { ...base, message: `${stored} and was applied; the thread has ${continuation.threadStatus} since.` };
+    case 'awaiting-approvals': {
+      const { given, required } = continuation;
+      const more = required - given;
+      return {
+        ...base,
+        approvals: { given, required },
+        message: `${result.repeated === true ? 'Your approval was counted before' : 'Your approval is counted'}: ${given} of ${required}. The call runs once ${more} more approver${more === 1 ? '' : 's'} approve the same arguments.`,
+      };
+    }
     case 'stalled':
       return {
         ...base,

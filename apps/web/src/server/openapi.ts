@@ -100,8 +100,9 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
       body: respondBody,
       responses: {
         '200':
-          '{ result: "accepted", interactionId, threadId, continuation: "continued" | "scheduled" | "elsewhere" | "stalled" | "finished", continued, repeated?, served?, error?, message }: the answer is stored; continuation and message say what became of the thread.',
+          '{ result: "accepted", interactionId, threadId, continuation: "continued" | "scheduled" | "elsewhere" | "stalled" | "finished" | "awaiting-approvals", continued, repeated?, served?, approvals?, error?, message }: the answer is stored; continuation and message say what became of the thread. `approvals: { given, required }` when the call needs several approvers and waits for the rest (F51).',
         ...STATE_ERRORS,
+        '403': `${STATE_ERRORS['403']} SEPARATION_OF_DUTIES: the requester answering a level the approvers file separates. APPROVAL_NOT_ALLOWED: the requester approving a call that needs several approvers, or an escalation approver before the escalation (F51).`,
         '404': 'INTERACTION_NOT_FOUND.',
         '409':
           'INTERACTION_ALREADY_ANSWERED: somebody answered first (details.answeredBy), or the thread was cancelled; WORKFLOW_VERSION_MISMATCH or WORKFLOW_CHANGED: not stored, the thread cannot go on here.',

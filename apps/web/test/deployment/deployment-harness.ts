@@ -81,7 +81,7 @@ export interface Child {
   exit: Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
-function watch(child: ChildProcess): Child {
+export function watch(child: ChildProcess): Child {
   let stdout = '';
   let stderr = '';
   const waiting: { pattern: RegExp; resolve: (match: RegExpExecArray) => void }[] = [];

@@ -1,7 +1,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterlock, type Clock, type Interlock, type ScriptedModel, type StoreOptions } from '@interlock/core';
+import {
+  createInterlock,
+  type ApprovalOptions,
+  type Clock,
+  type Interlock,
+  type ScriptedModel,
+  type StoreOptions,
+} from '@interlock/core';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { ChatChannel } from '../chat-channel.js';
 import { chatDemoModel, chatDemoTools, chatDemoWorkflow, type ChatDemoWorkflowOptions } from '../chat-demo.js';
@@ -24,6 +31,8 @@ export interface ChatFixtureOptions {
   canApprove?: ChatChannelOptions['canApprove'];
   /** Default: the chat demo model. */
   model?: ScriptedModel;
+  /** The engine's approval options (a quorum, F51). */
+  approval?: ApprovalOptions;
 }
 
 export async function createChatFixture(options: ChatFixtureOptions = {}): Promise<ChatFixture> {
@@ -34,6 +43,7 @@ export async function createChatFixture(options: ChatFixtureOptions = {}): Promi
     models: { default: model },
     tools: chatDemoTools(),
     workspaceRoot: workspace,
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   const workflow = interlock.registerWorkflow(chatDemoWorkflow(options.workflow));

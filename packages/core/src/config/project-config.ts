@@ -6,6 +6,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import { secretsInFile, withoutUrlCredentials } from './secrets-in-file.js';
 import { parseJsonStrictly } from '../json/parse-json-strictly.js';
 import type { ApprovalOptions } from '../policy/approval-options.js';
+import { parseQuorum, stricterQuorum } from '../policy/approval-quorum.js';
 import type { ShellPolicyOptions } from '../policy/shell/index.js';
 import type { ShellRule } from '../policy/shell/shell-rule.js';
 
@@ -186,6 +187,12 @@ export function mergeApprovalLayers(layers: readonly ApprovalLayer[]): {
     }
     for (const key of ['denyRules', 'allowRules', 'approvalTools'] as const) {
       if (given[key] !== undefined) approval[key] = [...(approval[key] ?? []), ...given[key]];
+    }
+    // A later layer may ask for more approvers, never fewer (F51). One that does not read is kept as given, to be refused.
+    if (given.quorum !== undefined) {
+      const [earlier, later] = [parseQuorum(approval.quorum), parseQuorum(given.quorum)];
+      approval.quorum =
+        later === undefined || earlier === undefined ? given.quorum : (stricterQuorum(earlier, later) ?? given.quorum);
     }
     for (const [tool, override] of Object.entries(given.toolOverrides ?? {})) {
       const earlier = denied.get(tool);

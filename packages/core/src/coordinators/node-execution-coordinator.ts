@@ -15,6 +15,7 @@ import { currentFrame, finishThread, moveCursor, popFrame, startNode, suspend } 
 import { VariableScopes } from '../engine/variable-scopes.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { RunTelemetry } from '../telemetry/run-telemetry.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 
 /** How often a completion is computed again after other threads changed the globals it writes. */
@@ -36,6 +37,7 @@ export class NodeExecutionCoordinator {
     @inject(TYPES.CheckpointStore) private readonly store: ICheckpointStore,
     @inject(TYPES.EventBus) private readonly bus: EventBus,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.RunTelemetry) private readonly telemetry: RunTelemetry,
   ) {
     this.executors = new Map(executors.map((executor) => [executor.type, executor]));
   }
@@ -49,16 +51,31 @@ export class NodeExecutionCoordinator {
 
   /** Publishes an event of this thread. */
   emit(thread: ThreadRecord, event: EmittedEvent): void {
-    this.bus.publish({
+    const published = {
       ...event,
       threadId: thread.threadId,
       workflowId: thread.workflowId,
       timestamp: new Date(this.clock.now()).toISOString(),
-    });
+    };
+    // Spans and metrics hang off the run's events (F59).
+    this.telemetry.observe(thread, published);
+    this.bus.publish(published);
   }
 
-  /** Runs the thread until it ends or waits; the run's last commit releases its claim. */
+  /** Runs the thread until it ends or waits; the run's last commit releases its claim. Traced as one span (F59). */
   async run(run: Run, signal: AbortSignal): Promise<ThreadRecord> {
+    const traced = this.telemetry.runStarted(run);
+    try {
+      const final = await this.runToStop(run, signal);
+      traced.end(final);
+      return final;
+    } catch (error) {
+      traced.end(undefined, error);
+      throw error;
+    }
+  }
+
+  private async runToStop(run: Run, signal: AbortSignal): Promise<ThreadRecord> {
     const root = this.workflows.get(run.thread.workflowId);
     for (;;) {
       if (signal.aborted && run.thread.pendingInteractionIds.length === 0) return this.stopped(run, signal);

@@ -7,11 +7,16 @@ import type {
   StoredThread,
   ThreadRecord,
 } from '../persistence/checkpoint-store.js';
+import type { InteractionChange } from '../persistence/unit-of-work.js';
 import { isRepeatedAnswer } from '../interaction/answer-checks.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { Clock } from './clock.js';
 import { failpoint } from './failpoints.js';
+import { QuorumIntake } from './quorum-intake.js';
 import type { ThreadDefinitions } from './thread-definitions.js';
+
+/** How often the last approval of a call is counted again when other approvals came first (F51). */
+const MAX_RECOUNTS = 20;
 
 /** What taking an answer in came to. */
 export type Intake =
@@ -25,8 +30,26 @@ export type Intake =
       threadId: string;
       repeated?: true;
     }
-  /** Valid and not stored yet: the runner stores it (with the thread's run, or alone). */
-  | { kind: 'valid'; interaction: InteractionRecord; stored: StoredThread; response: InteractionResponseRecord }
+  /** An approval stored toward a call that needs several (F51): it waits for more. */
+  | {
+      kind: 'answered';
+      status: 'awaiting-approvals';
+      threadId: string;
+      given: number;
+      required: number;
+      repeated?: true;
+    }
+  /**
+   * Valid and not stored yet: the runner stores it (with the thread's run, or alone).
+   * `before`: the last approval of a call that needs several, stored in the same unit.
+   */
+  | {
+      kind: 'valid';
+      interaction: InteractionRecord;
+      stored: StoredThread;
+      response: InteractionResponseRecord;
+      before?: InteractionChange;
+    }
   /** The same answer stored before and not applied yet (the first call's continuation stalled): take the thread on. */
   | { kind: 'stored-before'; interaction: InteractionRecord; thread: ThreadRecord };
 
@@ -51,6 +74,8 @@ export interface IntakeHooks {
  * wins; the same answer again, from the same responder, is taken as a retry of the same call.
  */
 export class AnswerIntake {
+  private readonly quorum: QuorumIntake;
+
   constructor(
     private readonly store: ICheckpointStore,
     private readonly interpreter: ResponseInterpreter,
@@ -58,9 +83,12 @@ export class AnswerIntake {
     private readonly jobs: JobPlanner,
     private readonly clock: Clock,
     private readonly hooks: IntakeHooks,
-  ) {}
+  ) {
+    this.quorum = new QuorumIntake(store, clock);
+  }
 
-  async take(interactionId: string, input: unknown, responder: string | undefined): Promise<Intake> {
+  /** `recount`: how many times the approvals of the call changed under this answer (F51). */
+  async take(interactionId: string, input: unknown, responder: string | undefined, recount = 0): Promise<Intake> {
     // The interaction and its thread in one read where the store can.
     const loaded = await this.store.loadThreadOf?.(interactionId);
     const interaction =
@@ -98,21 +126,36 @@ export class AnswerIntake {
       ...(responder === undefined ? {} : { responder }),
       respondedAt: new Date(this.clock.now()).toISOString(),
     };
-    if (!scheduled) return { kind: 'valid', interaction, stored, response };
+    // A call that needs several approvers (F51): an approval that is not the last is stored on its own.
+    const counted = await this.quorum.count(interaction, thread, response);
+    if (counted.kind === 'waiting') {
+      const { given, required } = counted;
+      const repeated = counted.repeated === true ? { repeated: true as const } : {};
+      return { kind: 'answered', status: 'awaiting-approvals', threadId, given, required, ...repeated };
+    }
+    if (counted.kind === 'refused') return this.refused(counted.conflict, input, responder, threadId, recount);
+    const before = counted.kind === 'last' ? { before: counted.change } : {};
+    if (!scheduled) return { kind: 'valid', interaction, stored, response, ...before };
     const result = await this.store.commit({
-      interactions: [{ kind: 'answer', interactionId, response }],
+      interactions: [
+        ...(before.before === undefined ? [] : [before.before]),
+        { kind: 'answer', interactionId, response },
+      ],
       jobs: this.jobs.forAnswer(thread, interactionId),
     });
-    if (result.status === 'conflict') return this.refused(result.conflict, input, responder, threadId);
+    if (result.status === 'conflict') return this.refused(result.conflict, input, responder, threadId, recount);
     failpoint('interaction:answer-stored');
     return { kind: 'answered', status: 'scheduled', threadId };
   }
 
   /** Stores a valid answer on its own (the thread's run is elsewhere); what came of it. */
   async storeAlone(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<Intake | 'stored'> {
-    const { interaction, response } = intake;
+    const { interaction, response, before } = intake;
     const result = await this.store.commit({
-      interactions: [{ kind: 'answer', interactionId: interaction.interactionId, response }],
+      interactions: [
+        ...(before === undefined ? [] : [before]),
+        { kind: 'answer', interactionId: interaction.interactionId, response },
+      ],
     });
     if (result.status === 'conflict')
       return this.refused(result.conflict, input, response.responder, interaction.threadId);
@@ -120,15 +163,21 @@ export class AnswerIntake {
     return 'stored';
   }
 
-  /** An answer the store refused: another came first, or the interaction is gone. */
+  /**
+   * An answer the store refused: another came first, or the interaction is gone; or, for the
+   * last approval of a call that needs several, the approvals changed meanwhile: counted again.
+   */
   refused(
     conflict: { kind: string; interaction?: InteractionRecord },
     input: unknown,
     responder: string | undefined,
     threadId: string,
+    recount = 0,
   ): Promise<Intake> {
     if (conflict.kind === 'interaction-not-pending' && conflict.interaction !== undefined)
       return this.answeredBefore(conflict.interaction, input, responder);
+    if (conflict.kind === 'quorum-changed' && conflict.interaction !== undefined && recount < MAX_RECOUNTS)
+      return this.take(conflict.interaction.interactionId, input, responder, recount + 1);
     throw new InterlockError(
       'INTERACTION_NOT_FOUND',
       `the interaction of thread ${threadId} was removed from the store`,

@@ -14,6 +14,12 @@ export interface StartOptions {
   threadId?: string;
   /** The session the thread belongs to (defaults: sessionId = threadId); approval requests carry it (F27). */
   session?: { sessionId?: string; chatId?: string; parentThreadId?: string; requestedBy?: string };
+  /**
+   * The W3C trace context (`00-<trace id>-<span id>-<flags>`) the thread's spans join, in
+   * every process that takes it forward (F59). Default: the span of this `start()` call,
+   * under the caller's active span when there is one.
+   */
+  traceparent?: string;
 }
 
 /**
@@ -73,6 +79,7 @@ export function newThreadRecord(
     pendingInteractionIds: [],
     activeNode: null,
     steps: 0,
+    ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
     ...claim,
     version: 0,
     createdAt: at,

@@ -7,6 +7,8 @@ import type { ThreadHandle } from './thread-handle.js';
  * - `elsewhere`: another process holds the thread and applies the answer (or applied it already);
  * - `scheduled`: a worker will take it forward (the answer and its job were stored together);
  * - `finished`: (a repeat) the answer was applied and the thread has ended since;
+ * - `awaiting-approvals`: the call needs several approvers (F51); this approval is stored
+ *   and counted (`given` of `required`), and the question stays pending for the others;
  * - `stalled`: the answer is stored but the thread did not go on, for the reason given
  *   (the database failed after the answer's commit, the definitions changed…): it goes on
  *   with `resume(threadId)` once the reason is gone.
@@ -17,6 +19,7 @@ export type Continuation =
   /** Threads continue in workers (`continueIn: 'workers'`): a worker serving the workflow takes it forward. */
   | { status: 'scheduled' }
   | { status: 'finished'; threadStatus: 'completed' | 'failed' | 'cancelled' }
+  | { status: 'awaiting-approvals'; given: number; required: number }
   | { status: 'stalled'; code: ErrorCode; message: string };
 
 /**

@@ -17,6 +17,7 @@ import type {
   ThreadChange,
   UnitOfWork,
 } from '../persistence/unit-of-work.js';
+import { applyQuorumChange } from '../persistence/quorum-change.js';
 import type { EmittedEvent } from './node-executor.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
@@ -394,6 +395,11 @@ export class Run {
           failureReason: change.reason,
           failureMessage: change.message,
         });
+      else if (change.kind === 'approve-partially' || change.kind === 'escalate') {
+        // The last approval of a call that needs several (F51), folded into this run's first commit.
+        const applied = applyQuorumChange(known, change);
+        if (typeof applied === 'object' && 'next' in applied) this.interactions.set(change.interactionId, applied.next);
+      }
     }
     for (const change of effects.toolCalls ?? []) {
       const id = change.kind === 'start' ? change.call.toolCallId : change.toolCallId;

@@ -13,12 +13,15 @@ import type {
   InteractionResponseRecord,
   StoredThread,
 } from '../persistence/checkpoint-store.js';
+import type { InteractionChange } from '../persistence/unit-of-work.js';
+import { requestWithProgress } from '../policy/approval-quorum.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
 import { continuationOfApplied } from '../interaction/answer-checks.js';
 import { AnswerIntake, type Intake } from './answer-intake.js';
 import type { Clock } from './clock.js';
 import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
+import { escalationOf, Escalations } from './escalations.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
 import { finishThread } from './transitions.js';
 import { isArmed } from './failpoints.js';
@@ -36,6 +39,14 @@ import type { Continuation, RespondResult } from './respond-result.js';
 export type { Continuation, RespondResult } from './respond-result.js';
 
 type Accepted = Extract<RespondResult, { status: 'accepted' }>;
+
+/** What a run of a stored thread starts from: the thread as read, and an answer its first commit stores. */
+interface ResumeFrom {
+  stored?: StoredThread;
+  answer?: InteractionResponseRecord & { interactionId: string };
+  /** The count of the last approval of a call that needs several (F51), stored before the answer. */
+  before?: InteractionChange;
+}
 
 /** Why a process cannot run a thread's definitions (another version of them is loaded here). */
 const DEFINITION_ERRORS = new Set(['WORKFLOW_VERSION_MISMATCH', 'WORKFLOW_CHANGED', 'WORKFLOW_NOT_FOUND']);
@@ -55,6 +66,9 @@ export class ThreadRunner {
   private readonly responding = new Map<string, Promise<RespondResult>>();
   private readonly definitions: ThreadDefinitions;
   private readonly timers: DeadlineTimers;
+  /** The escalation times of approvals this process asked (F51), on the same kind of timer as deadlines. */
+  private readonly escalationTimers: DeadlineTimers;
+  private readonly escalations: Escalations;
   private readonly intake: AnswerIntake;
   private readonly runs: ThreadRuns;
   private closed = false;
@@ -72,6 +86,10 @@ export class ThreadRunner {
   ) {
     this.definitions = new ThreadDefinitions(workflows, store);
     this.timers = new DeadlineTimers(clock, (interaction, attempt) => this.expireOnTime(interaction, attempt));
+    this.escalations = new Escalations(store, clock, (thread, event) => coordinator.emit(thread, event));
+    this.escalationTimers = new DeadlineTimers(clock, (interaction) => {
+      this.escalations.escalate(interaction.interactionId).catch(() => undefined);
+    });
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
@@ -89,14 +107,15 @@ export class ThreadRunner {
       // A question's deadline is armed as soon as the question is announced (it is stored by
       // then), before its thread's suspension is: whoever hears the thread wait finds it armed.
       (event) => {
-        if (event.type === 'USER_INTERACTION_REQUESTED' && event.request.deadline !== null && !this.closed)
-          this.timers.arm({
-            interactionId: event.interactionId,
-            threadId: event.request.threadId,
-            deadline: event.request.deadline,
-          });
-        else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED')
+        if (event.type === 'USER_INTERACTION_REQUESTED' && !this.closed) {
+          const { interactionId, request } = event;
+          if (request.deadline !== null)
+            this.timers.arm({ interactionId, threadId: request.threadId, deadline: request.deadline });
+          this.armEscalation({ interactionId, request });
+        } else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED') {
           this.timers.disarm(event.interactionId);
+          this.escalationTimers.disarm(event.interactionId);
+        }
       },
     );
   }
@@ -150,13 +169,11 @@ export class ThreadRunner {
   }
 
   /**
-   * Runs a stored thread in this process; `answer` is stored with the run's first commit.
+   * Runs a stored thread in this process; `answer` (and `before` it, the count of the last
+   * approval of a call that needs several) is stored with the run's first commit.
    * Two callers of this process (an answer and a deadline, say) share one run.
    */
-  private resumeFrom(
-    threadId: string,
-    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } } = {},
-  ): Promise<ThreadHandle> {
+  private resumeFrom(threadId: string, from: ResumeFrom = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.runs.get(threadId);
     if (running && from.answer === undefined) return Promise.resolve(running.handle);
@@ -169,10 +186,7 @@ export class ThreadRunner {
     return launched;
   }
 
-  private async launchStored(
-    threadId: string,
-    from: { stored?: StoredThread; answer?: InteractionResponseRecord & { interactionId: string } },
-  ): Promise<ThreadHandle> {
+  private async launchStored(threadId: string, from: ResumeFrom): Promise<ThreadHandle> {
     const stored = from.stored ?? (await this.store.loadThread(threadId));
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
@@ -181,7 +195,7 @@ export class ThreadRunner {
     await this.definitions.load(thread);
     const controller = new AbortController();
     const run = this.runs.stored(stored, controller);
-    const { answer } = from;
+    const { answer, before } = from;
     // Questions stored before a crash that the thread never waited on (an older store) are let go.
     const orphans = stored.interactions.filter(
       (interaction) =>
@@ -200,6 +214,7 @@ export class ThreadRunner {
               message: SUPERSEDED,
               at,
             })),
+            ...(before === undefined ? [] : [before]),
             ...(answer === undefined
               ? []
               : [
@@ -258,8 +273,17 @@ export class ThreadRunner {
   private async settleIntake(intake: Intake, input: unknown): Promise<RespondResult> {
     switch (intake.kind) {
       case 'answered': {
-        const { status, threadId } = intake;
         const repeated = intake.repeated === true ? { repeated: true as const } : {};
+        if (intake.status === 'awaiting-approvals') {
+          const { given, required, threadId } = intake;
+          return {
+            status: 'accepted',
+            threadId,
+            continuation: { status: 'awaiting-approvals', given, required },
+            ...repeated,
+          };
+        }
+        const { status, threadId } = intake;
         if (status === 'scheduled')
           return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
         if (status === 'applied') {
@@ -284,7 +308,7 @@ export class ThreadRunner {
    * picks the answer up). Never throws once the answer is stored.
    */
   private async storeAndContinue(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<RespondResult> {
-    const { interaction, stored, response } = intake;
+    const { interaction, stored, response, before } = intake;
     const { threadId, interactionId } = interaction;
     const running = this.runs.get(threadId);
     if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
@@ -303,7 +327,12 @@ export class ThreadRunner {
     }
     let handle: ThreadHandle;
     try {
-      handle = await this.resumeFrom(threadId, { stored, answer: { interactionId, ...response } });
+      // The last approval of a call that needs several (F51) goes with it, counted in the same unit.
+      handle = await this.resumeFrom(threadId, {
+        stored,
+        answer: { interactionId, ...response },
+        ...(before === undefined ? {} : { before }),
+      });
     } catch (error) {
       // Nothing ran, so nothing was stored: a run of this process came first; it takes the answer.
       if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
@@ -322,6 +351,12 @@ export class ThreadRunner {
           await this.intake.answeredBefore(conflict.interaction, input, response.responder),
           input,
         );
+      // Another approval of the call was counted between the read and the commit (F51): once
+      // the run that stored nothing has stopped, this one is counted again.
+      if (conflict?.kind === 'quorum-changed') {
+        await handle.done().catch(() => undefined);
+        return this.settleIntake(await this.intake.refused(conflict, input, response.responder, threadId), input);
+      }
       if (conflict?.kind === 'thread-changed' || conflict?.kind === 'thread-busy') {
         // Another process took the thread between the read and the commit: the answer goes alone.
         const alone = await this.intake.storeAlone(intake, input);
@@ -449,9 +484,7 @@ export class ThreadRunner {
     }
     // Oldest first; the questions of one batch (one model turn) in the order of its calls.
     const place = (interaction: InteractionRecord) => interaction.request.toolApproval?.batch?.index ?? 0;
-    return asked
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b))
-      .map((interaction) => interaction.request);
+    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b)).map(requestWithProgress);
   }
 
   /** Stops every run of this process without cancelling threads: they stay resumable. */
@@ -459,6 +492,7 @@ export class ThreadRunner {
     if (this.closed) return;
     this.closed = true;
     this.timers.disarmAll();
+    this.escalationTimers.disarmAll();
     await this.runs.stopAll();
   }
 
@@ -500,8 +534,28 @@ export class ThreadRunner {
       if (known?.status === 'pending') interactions.push(known);
       else if (known) return this.continueAnswered(outcome.threadId);
     }
-    for (const interaction of interactions) this.timers.arm(interaction);
+    for (const interaction of interactions) {
+      this.timers.arm(interaction);
+      if (interaction.quorum?.escalatedAt === undefined) this.armEscalation(interaction);
+    }
     return undefined;
+  }
+
+  /** Arms the escalation of an approval that has one (F51). */
+  private armEscalation(interaction: Pick<InteractionRecord, 'interactionId' | 'request'>): void {
+    const escalation = escalationOf(interaction.request);
+    if (escalation === undefined) return;
+    const { interactionId, request } = interaction;
+    this.escalationTimers.arm({ interactionId, threadId: request.threadId, deadline: escalation.at });
+  }
+
+  /**
+   * Offers an approval that waited past its escalation time to its escalation approvers
+   * (F51): recorded, audited, USER_INTERACTION_ESCALATED. Returns whether this call did it
+   * (false when it is not due, was escalated already, or no longer waits).
+   */
+  escalate(interactionId: string): Promise<boolean> {
+    return this.escalations.escalate(interactionId);
   }
 
   /**

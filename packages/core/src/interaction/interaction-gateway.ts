@@ -191,7 +191,8 @@ export class InteractionGateway {
       );
     }
     const handler = this.handlers.get(context.thread.channel);
-    if (!handler) return 'suspend';
+    // A call that needs several approvers (F51) waits for them durably: each answers with respond().
+    if (!handler || interaction.request.toolApproval?.quorum !== undefined) return 'suspend';
 
     const abort = new AbortController();
     const settled = await firstValueFrom(

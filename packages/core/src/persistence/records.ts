@@ -58,6 +58,8 @@ export interface ThreadRecord {
   toolApproval: ToolApprovalConfig;
   /** Who the thread belongs to; approval requests carry it (F27). */
   session: ThreadSession;
+  /** The W3C trace context its spans join, in whichever process takes it forward (F59). */
+  traceparent?: string;
   /** Interactions this thread waits on. */
   pendingInteractionIds: string[];
   /** The node that started and has not completed, with its resumable state. */
@@ -98,6 +100,25 @@ export interface InteractionResponseRecord {
   respondedAt: string;
 }
 
+/** One approval of a call that needs several (F51), stored while the call waits for the others. */
+export interface GivenApproval {
+  /** Who approved (`web:alice`): each approver counts once. */
+  responder: string;
+  /** SHA-256 of the canonical JSON of the arguments approved: only approvals of the same arguments add up. */
+  argumentsHash: string;
+  /** The arguments approved, when the approver edited them (otherwise the request's `toolParameters`). */
+  editedParameters?: Record<string, unknown>;
+  approvedAt: string;
+}
+
+/** Where a call that needs several approvals stands. */
+export interface QuorumProgress {
+  /** The approvals that stand, all for the same arguments (an approval of other arguments replaced the others). */
+  approvals: GivenApproval[];
+  /** When the call was offered to the escalation approvers. */
+  escalatedAt?: string;
+}
+
 /** A change some process made to the store (see `watchChanges`). */
 export type StoreChange =
   | { table: 'threads' | 'interactions'; id: string; threadId: string; status: string }
@@ -113,6 +134,8 @@ export interface InteractionRecord {
   /** Absolute deadline (ISO 8601) or null. */
   deadline: string | null;
   response?: InteractionResponseRecord;
+  /** The approvals given so far to a call that needs several (F51), and its escalation. */
+  quorum?: QuorumProgress;
   failureReason?: InteractionFailureReason;
   failureMessage?: string;
   createdAt: string;

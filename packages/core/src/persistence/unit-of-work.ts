@@ -10,6 +10,7 @@ import type { AuditAnchor } from '../audit/audit-chain.js';
 import type { AuditEntry, AuditEntryInput } from '../audit/audit-log.js';
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type {
+  GivenApproval,
   InteractionRecord,
   InteractionResponseRecord,
   ThreadLease,
@@ -63,7 +64,17 @@ export type InteractionChange =
   /** Marks an answer processed: applied by the thread in this same unit. Nothing if it is not `responded`. */
   | { kind: 'consume'; interactionId: string; at: string }
   /** Fails the interaction if it is still pending; nothing otherwise (`CommitResult.failed` says which were). */
-  | { kind: 'fail'; interactionId: string; reason: InteractionFailureReason; message: string; at: string };
+  | { kind: 'fail'; interactionId: string; reason: InteractionFailureReason; message: string; at: string }
+  /**
+   * One approval of a call that needs several (F51), the interaction staying pending: stored
+   * if the interaction is still pending (`interaction-not-pending` otherwise) and still holds
+   * exactly `seen` approvals of the same arguments hash (`quorum-changed` otherwise: read
+   * again). Approvals of other arguments are dropped (an edit resets the others); a
+   * responder who approved these arguments already keeps their first approval.
+   */
+  | { kind: 'approve-partially'; interactionId: string; approval: GivenApproval; seen: number }
+  /** Records that a pending call was offered to its escalation approvers (`quorum-changed` if it was already). */
+  | { kind: 'escalate'; interactionId: string; at: string };
 
 /** What a tool-call record (the write-ahead log, F40) is written with. */
 export type ToolCallDraft = Omit<ToolExecutionRecord, 'status' | 'outcome' | 'updatedAt'>;
@@ -141,8 +152,10 @@ export type Conflict =
   /** `take`: another live claim holds it. */
   | { kind: 'thread-busy'; threadId: string; lease: ThreadLease }
   | { kind: 'interaction-not-found'; interactionId: string }
-  /** `answer`: answered, failed or processed before. */
+  /** `answer`, `approve-partially`, `escalate`: answered, failed or processed before. */
   | { kind: 'interaction-not-pending'; interaction: InteractionRecord }
+  /** `approve-partially`: the approvals changed since they were read; `escalate`: escalated before. */
+  | { kind: 'quorum-changed'; interaction: InteractionRecord }
   /** `start` or `status`: the call's stored record does not allow it. */
   | { kind: 'tool-call'; threadId: string; toolCallId: string; stored?: ToolExecutionRecord }
   /** `compare-and-set`: the value changed since it was read. */

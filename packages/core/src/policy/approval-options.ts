@@ -1,4 +1,4 @@
-import { Duration } from '@interlock/sdk-types';
+import { Duration, QuorumConfig, type QuorumConfigInput } from '@interlock/sdk-types';
 import { z } from 'zod';
 import { InterlockError } from '../errors/interlock-error.js';
 import { evaluateExpression } from '../expressions/expressions.js';
@@ -45,8 +45,15 @@ export interface ApprovalOptions {
    * `remember: true`.
    */
   sessionMemory?: 'automatic' | 'explicit';
-  /** Called when the pipeline did not decide, before any channel handler (F26). */
+  /** Called when the pipeline did not decide, before any channel handler (F26). Not for calls that need a quorum. */
   onToolApprove?: (toolUse: ToolUse) => ToolApproveResult | Promise<ToolApproveResult>;
+  /**
+   * N-of-M approvals (F51): calls at or above `minRisk` (default HIGH) run only once `required`
+   * (default 2) different people approved the same arguments; with a workflow's own
+   * `toolApproval.quorum`, the stricter of both. `escalation: { after, approvers }` offers a
+   * call that still waits after `after` to a second list of approvers.
+   */
+  quorum?: QuorumConfigInput;
 }
 
 export interface ResolvedApprovalOptions {
@@ -60,6 +67,7 @@ export interface ResolvedApprovalOptions {
   memoryWindow: number;
   sessionMemory: 'automatic' | 'explicit';
   onToolApprove?: ApprovalOptions['onToolApprove'];
+  quorum?: QuorumConfig;
 }
 
 /** The longest "remember for this session": a day. */
@@ -91,6 +99,7 @@ const ApprovalOptionsSchema = z.strictObject({
   onToolApprove: z
     .custom<NonNullable<ApprovalOptions['onToolApprove']>>((value) => typeof value === 'function', 'must be a function')
     .optional(),
+  quorum: QuorumConfig.optional(),
 });
 
 /**
@@ -148,6 +157,7 @@ export function resolveApprovalOptions(
     memoryWindow: data.memoryWindow ?? 300_000,
     sessionMemory: data.sessionMemory ?? 'automatic',
     ...(data.onToolApprove === undefined ? {} : { onToolApprove: data.onToolApprove }),
+    ...(data.quorum === undefined ? {} : { quorum: data.quorum }),
   };
 }
 

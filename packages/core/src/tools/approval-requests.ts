@@ -1,6 +1,12 @@
-import { ToolApprovalResponse, type ApprovalStage, type InteractionFailureReason } from '@interlock/sdk-types';
+import {
+  ToolApprovalResponse,
+  type ApprovalStage,
+  type InteractionFailureReason,
+  type QuorumConfig,
+} from '@interlock/sdk-types';
 import type { InteractionSpec } from '../interaction/interaction-gateway.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
+import { requestQuorum } from '../policy/approval-quorum.js';
 import type { Tool } from './define-tool.js';
 import {
   abandon,
@@ -53,6 +59,9 @@ export function approvalSpecs(
     timeout: number;
     toolOf: (name: string) => Tool | undefined;
     changes?: readonly (DefinitionChange | undefined)[];
+    /** The thread's quorum (F51), and the time its escalation counts from. */
+    quorum?: QuorumConfig;
+    now?: number;
     /** The workspace the asking process decides against (stored in `metadata.workspaceRoot`). */
     workspaceRoot?: string;
   },
@@ -69,6 +78,8 @@ export function approvalSpecs(
       call.phase === 'awaiting-recovery' && call.claimEndedAt !== undefined
         ? ` The process that ran it may still be running: its claim on the thread ended at ${call.claimEndedAt}, and it cannot write any more, but its call may still take effect.`
         : '';
+    const riskLevel = tool?.riskLevel ?? 'HIGH';
+    const quorum = requestQuorum(on.quorum, { riskLevel, stage }, { now: on.now ?? 0, timeout: on.timeout });
     return {
       nodeId: on.nodeId,
       operationType: 'TOOL_APPROVAL',
@@ -84,13 +95,14 @@ export function approvalSpecs(
         toolParameters: argumentsOf(call),
         ...(tool ? { parametersSchema: tool.jsonSchema } : {}),
         category: tool?.category ?? 'command',
-        riskLevel: tool?.riskLevel ?? 'HIGH',
+        riskLevel,
         rule: call.rule ?? 'ask',
         stage,
         ...(stage === 'result' && call.phase === 'awaiting-result' ? { result: call.result } : {}),
         rememberable: stage === 'execution' && call.rememberable === true,
         ...(definitionChange ? { definitionChange } : {}),
         batch: { id: batchId, index, size: calls.length },
+        ...(quorum === undefined ? {} : { quorum }),
       },
     };
   });
@@ -162,11 +174,16 @@ export function readAnswer(
     ...(response.userInstruction ? { userInstruction: response.userInstruction } : {}),
     ...by,
   };
+  const approvers = record.quorum?.approvals.map((approval) => approval.responder) ?? [];
+  const approvedBy =
+    record.request.toolApproval?.quorum !== undefined && approvers.length > 0
+      ? `approved by ${approvers.length} approvers: ${approvers.join(', ')}`
+      : 'approved by a person';
   const audit: AuditDraft = {
     outcome: response.approved ? 'allow' : 'deny',
     decidedBy: 'person',
     rule,
-    reason: response.approved ? 'approved by a person' : (response.denyReason ?? 'rejected by a person'),
+    reason: response.approved ? approvedBy : (response.denyReason ?? 'rejected by a person'),
     stage,
     ...by,
     ...(edited ? { editedArguments: edited } : {}),

@@ -2,6 +2,7 @@ import type { Clock } from '../engine/clock.js';
 import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
 import type { Effects } from '../engine/step.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
+import { needsQuorum, quorumOf } from '../policy/approval-quorum.js';
 import type { MessageBus } from '../policy/message-bus.js';
 import { admit, ruling } from './admission.js';
 import { askAutomatically, automaticApprover, toolUseOf, type AutomaticApprover } from './automatic-approvers.js';
@@ -80,7 +81,9 @@ export class CallDecider {
       rule: decision.rule,
     });
     if (decision.outcome === 'ask') {
-      const approver = automaticApprover(this.policy, this.bus);
+      // A call that needs several people goes to people (F51): an automatic approver is one voice, not N.
+      const people = needsQuorum(quorumOf(context.thread, this.policy.options), tool?.riskLevel ?? 'HIGH');
+      const approver = people ? undefined : automaticApprover(this.policy, this.bus);
       if (approver && tool) return this.askApprover(decided, tool, approver, context, nodeId, events);
       return { call: decided, effects: { events } };
     }

@@ -10,6 +10,7 @@ import type { InteractionGateway } from '../interaction/interaction-gateway.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
+import { quorumOf } from '../policy/approval-quorum.js';
 import type { MessageBus } from '../policy/message-bus.js';
 import { AnswerApplier } from './answer-applier.js';
 import { approvalSpecs } from './approval-requests.js';
@@ -69,13 +70,13 @@ export class ToolCallPipeline {
 
   constructor(
     @inject(TYPES.ToolRegistry) private readonly tools: ToolRegistry,
-    @inject(TYPES.ApprovalPolicy) policy: ApprovalPolicy,
+    @inject(TYPES.ApprovalPolicy) private readonly policy: ApprovalPolicy,
     @inject(TYPES.InteractionGateway) private readonly gateway: InteractionGateway,
     @inject(TYPES.CheckpointStore) store: ICheckpointStore,
     @inject(TYPES.AuditLog) audit: AuditLog,
     @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) bus: MessageBus,
-    @inject(TYPES.Clock) clock: Clock,
+    @inject(TYPES.Clock) private readonly clock: Clock,
   ) {
     this.pins = new ToolPins(store);
     this.execution = new ToolExecution(clock, workspaceRoot);
@@ -167,12 +168,14 @@ export class ToolCallPipeline {
             }),
           )
         : undefined;
+    const quorum = quorumOf(context.thread, this.policy.options);
     const specs = approvalSpecs(calls, stage, {
       nodeId: options.nodeId,
       timeout: context.thread.toolApproval.approvalTimeout,
       toolOf,
       workspaceRoot: this.workspaceRoot,
       ...(changes ? { changes } : {}),
+      ...(quorum === undefined ? {} : { quorum, now: this.clock.now() }),
     });
     await this.gateway.open(specs, context, (thread, records) => {
       const current = lens.get(thread);

@@ -1,6 +1,6 @@
 import type { Clock } from '../engine/clock.js';
 import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { continueJob, deadlineJob, recoverJob, type JobThread, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, escalateJob, recoverJob, type JobThread, type ThreadJob } from './thread-jobs.js';
 
 /**
  * Where threads go on: in the process that answered (`this-process`, the embedded default),
@@ -34,17 +34,21 @@ export class JobPlanner {
     return this.continueIn !== 'workers-only';
   }
 
-  /** With new interactions: their deadlines, each with its recovery. */
+  /** With new interactions: their deadlines, each with its recovery, and their escalations (F51). */
   forInteractions(thread: ThreadRecord, interactions: readonly InteractionRecord[]): ThreadJob[] {
     if (!this.enabled) return [];
-    return interactions.flatMap((interaction) =>
-      interaction.deadline === null
-        ? []
-        : [
-            deadlineJob(thread, interaction.interactionId, interaction.deadline),
-            this.recovery(thread, `deadline:${interaction.interactionId}`, Date.parse(interaction.deadline)),
-          ],
-    );
+    return interactions.flatMap((interaction) => {
+      const escalation = interaction.request.toolApproval?.quorum?.escalation;
+      return [
+        ...(interaction.deadline === null
+          ? []
+          : [
+              deadlineJob(thread, interaction.interactionId, interaction.deadline),
+              this.recovery(thread, `deadline:${interaction.interactionId}`, Date.parse(interaction.deadline)),
+            ]),
+        ...(escalation === undefined ? [] : [escalateJob(thread, interaction.interactionId, escalation.at)]),
+      ];
+    });
   }
 
   /** With an answer: the thread's continuation, and its recovery. */

@@ -36,6 +36,7 @@ function driver(failure?: InterlockError): ThreadDriver & { resumed: string[] } 
       if (failure) throw failure;
       return { done: async () => undefined };
     },
+    escalate: async () => false,
   };
 }
 

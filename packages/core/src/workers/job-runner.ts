@@ -10,6 +10,8 @@ export type JobOutcome = { status: 'done'; note?: string } | { status: 'retry'; 
 /** The part of Interlock a job runner drives. */
 export interface ThreadDriver {
   resume(threadId: string): Promise<{ done(): Promise<unknown> }>;
+  /** Offers a waiting approval to its escalation approvers (F51); whether it did. */
+  escalate(interactionId: string): Promise<boolean>;
 }
 
 /**
@@ -40,6 +42,11 @@ export class JobRunner {
         if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
           return { status: 'done', note: 'the thread ended' };
         return this.recover(job, thread);
+      }
+      case 'escalate': {
+        // The thread stays as it is: only the question is offered to more people.
+        const escalated = job.interactionId !== undefined && (await this.interlock.escalate(job.interactionId));
+        return { status: 'done', note: escalated ? 'escalated' : 'nothing to escalate' };
       }
     }
   }

@@ -5,12 +5,13 @@ import { createHash } from 'node:crypto';
  * - `continue`: take the thread forward after an answer was stored;
  * - `deadline`: time out an interaction whose deadline passed (then continue the thread);
  * - `recover`: look at a thread a worker claimed, once its claim should have ended: a
- *   thread left `running` by a worker that died, or answered and not taken forward, goes on.
+ *   thread left `running` by a worker that died, or answered and not taken forward, goes on;
+ * - `escalate`: offer an approval that still waits to its escalation approvers (F51).
  * Jobs are routed by workflow version: a worker takes only the jobs of the workflow versions
  * it serves, so during a rolling deploy a thread of version 1 goes on in a worker that still
  * serves version 1, never in one that moved on to version 2.
  */
-export type ThreadJobKind = 'continue' | 'deadline' | 'recover';
+export type ThreadJobKind = 'continue' | 'deadline' | 'recover' | 'escalate';
 
 export interface ThreadJob {
   kind: ThreadJobKind;
@@ -57,6 +58,17 @@ export function deadlineJob(thread: JobThread, interactionId: string, deadline: 
     interactionId,
     runAt: deadline,
     key: `deadline:${interactionId}`,
+  };
+}
+
+export function escalateJob(thread: JobThread, interactionId: string, at: string): ThreadJob {
+  return {
+    kind: 'escalate',
+    threadId: thread.threadId,
+    workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
+    interactionId,
+    runAt: at,
+    key: `escalate:${interactionId}`,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Duration } from '../workflow/duration.js';
+import { QuorumConfig } from '../tools/approval-quorum.js';
 import { RiskLevel, ToolCategory } from '../tools/tool-types.js';
 import { EnvName, ProjectAuthConfig, WorkflowApproverRule } from './auth-config.js';
 
@@ -76,6 +77,8 @@ export const ProjectApprovalConfig = z.strictObject({
   allowRules: z.array(z.string().min(1)).optional(),
   approvalTools: z.array(z.string().min(1)).optional(),
   shell: ProjectShellConfig.optional(),
+  /** `[approval.quorum]`: N-of-M approvals for risky calls (F51). */
+  quorum: QuorumConfig.optional(),
 });
 
 /** `[approvers]`: who may answer which workflows (the web app), and separation of duties. */
@@ -222,6 +225,21 @@ export const ProjectMcpServerConfig = z
     }
   });
 
+/**
+ * `[telemetry]`: OpenTelemetry traces and metrics exported over OTLP/HTTP by `interlock-web`
+ * and `interlock worker` (F59). Headers (an API key) come from the environment.
+ */
+export const ProjectTelemetryConfig = z.strictObject({
+  /** The collector's base URL: `http://127.0.0.1:4318` (traces go to `/v1/traces`, metrics to `/v1/metrics`). */
+  endpoint: z.url(),
+  /** `service.name` of the process's spans and metrics. Default: `interlock-web`, `interlock-worker`. */
+  serviceName: z.string().min(1).max(200).optional(),
+  /** A header → the variable holding its value (`{ authorization = "OTLP_TOKEN" }`). */
+  headersEnv: namedRecord(EnvName, 'a header').optional(),
+  /** How often metrics are exported. Default 60s. */
+  metricsInterval: Duration.refine((ms) => ms >= 100, 'at least 100ms').optional(),
+});
+
 /** An MCP server name: lower case, no `__` (it separates the parts of `mcp__<server>__<tool>`). */
 const McpServerName = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
 
@@ -266,6 +284,7 @@ export const ProjectConfig = z.strictObject({
     .optional(),
   /** Workflow files or directories of them, relative to the file. */
   workflows: z.array(z.string().min(1)).optional(),
+  telemetry: ProjectTelemetryConfig.optional(),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
 export type ProjectChatConfig = z.infer<typeof ProjectChatConfig>;
@@ -275,3 +294,4 @@ export type ProjectFeishuConfig = z.infer<typeof ProjectFeishuConfig>;
 export type ProjectShellRule = z.infer<typeof ProjectShellRule>;
 export type ProjectMcpServerConfig = z.infer<typeof ProjectMcpServerConfig>;
 export type ProjectMcpToolPolicy = z.infer<typeof ProjectMcpToolPolicy>;
+export type ProjectTelemetryConfig = z.infer<typeof ProjectTelemetryConfig>;

@@ -59,6 +59,8 @@ export const InterlockEvent = z.discriminatedUnion('type', [
     appendedMessage: z.string().optional(),
   }),
   event('USER_INTERACTION_FAILED', { ...interaction, reason: InteractionFailureReason, message: z.string() }),
+  /** An approval that waited past its escalation time is offered to the escalation approvers too (F51). */
+  event('USER_INTERACTION_ESCALATED', { ...interaction, approvers: z.array(z.string()) }),
 
   event('LLM_CALL_STARTED', { nodeId: z.string(), model: z.string(), round: z.number().int() }),
   event('LLM_TEXT_DELTA', { nodeId: z.string(), delta: z.string() }),

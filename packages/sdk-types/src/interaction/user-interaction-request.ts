@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ApprovalQuorum } from '../tools/approval-quorum.js';
 import { ApprovalStage, RiskLevel, ToolCategory } from '../tools/tool-types.js';
 import { InputKind } from './input-kind.js';
 import { UserInteractionOperationType } from './operation-type.js';
@@ -38,6 +39,8 @@ export const ToolApprovalDetails = z.strictObject({
   definitionChange: z.strictObject({ previousHash: z.string(), hash: z.string(), diff: z.string() }).optional(),
   /** The calls of one model turn asked about together: same `id`, `index` of `size`. */
   batch: z.strictObject({ id: z.string(), index: z.number().int(), size: z.number().int() }).optional(),
+  /** Set when the call needs several approvers (F51): how many, and how many it has. */
+  quorum: ApprovalQuorum.optional(),
 });
 export type ToolApprovalDetails = z.infer<typeof ToolApprovalDetails>;
 

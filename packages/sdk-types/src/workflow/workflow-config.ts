@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { QuorumConfig } from '../tools/approval-quorum.js';
 import { Duration } from './duration.js';
 
 /** The tool-approval block of a workflow (F17). Fixed for the life of a run. */
@@ -7,6 +8,8 @@ export const ToolApprovalConfig = z.strictObject({
   autoApprovedTools: z.array(z.string()).default([]),
   /** How long to wait for an approver; `0` waits until answered. */
   approvalTimeout: Duration.default(30_000),
+  /** N-of-M approvals for risky calls (F51); with the instance's `approval.quorum`, the stricter of both. */
+  quorum: QuorumConfig.optional(),
 });
 export type ToolApprovalConfig = z.infer<typeof ToolApprovalConfig>;
 

@@ -1,4 +1,4 @@
-import { InterlockError, type InteractionRecord } from '@interlock/core';
+import { InterlockError, personOf, requestWithProgress, type InteractionRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
@@ -31,6 +31,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
         .filter(
           (interaction) =>
             mayApprove(context, interaction.workflowId, request.principal) &&
+            !waitsForEscalation(interaction, request.principal, context.now()) &&
             matches(interaction, request.query) &&
             !isChatMessage(context, interaction),
         )
@@ -51,7 +52,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
     async (request) => {
       const record = await findInteraction(context, request.params.interactionId, request.principal);
       return {
-        request: record.request,
+        request: requestWithProgress(record),
         status: record.status,
         ...(record.response === undefined ? {} : { response: record.response }),
         ...(record.failureReason === undefined
@@ -146,6 +147,8 @@ async function decide(
     if (!InterlockError.is(error)) throw error;
     if (error.code === 'INTERACTION_INVALID_RESPONSE') throw invalidAnswer(error.message);
     if (error.code === 'INTERACTION_NOT_FOUND') throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
+    // The requester's approval, or an escalation approver's before the escalation (F51): not stored.
+    if (error.code === 'APPROVAL_NOT_ALLOWED') throw new WebError(403, 'APPROVAL_NOT_ALLOWED', error.message);
     throw answerNotStored(error) ?? error;
   }
   if (result.status === 'accepted') return acceptedAnswer(context, interactionId, result);
@@ -260,6 +263,21 @@ function invalidAnswer(message: string): WebError {
     'INTERACTION_INVALID_RESPONSE',
     `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`,
   );
+}
+
+/**
+ * A call offered to `approver` only from its escalation on (F51): not in their inbox before
+ * (their approval would not count yet).
+ */
+function waitsForEscalation(
+  interaction: UserInteractionRequest,
+  approver: Principal | undefined,
+  now: number,
+): boolean {
+  const escalation = interaction.toolApproval?.quorum?.escalation;
+  if (approver === undefined || escalation === undefined || escalation.escalated || Date.parse(escalation.at) <= now)
+    return false;
+  return escalation.approvers.some((listed) => personOf(listed) === approver.name);
 }
 
 /** A chat thread waiting for the next message: answered by sending one in the chat, so not an inbox card. Its approvals are. */

@@ -3,6 +3,7 @@ import { GENESIS, auditLink, type AuditAnchor, type AuditThreadHead } from '../.
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
 import type { ThreadJob } from '../../workers/thread-jobs.js';
+import { applyQuorumChange } from '../quorum-change.js';
 import type { InteractionRecord, ThreadRecord, ToolExecutionRecord } from '../records.js';
 import type {
   CommitResult,
@@ -172,6 +173,14 @@ export class MemoryTransaction {
         });
         this.failed.push(interactionId);
         return;
+      case 'approve-partially':
+      case 'escalate': {
+        const applied = applyQuorumChange(stored, change);
+        if (applied === 'unchanged') return;
+        if ('conflict' in applied) throw new Refused(applied.conflict);
+        this.interactions.set(interactionId, applied.next);
+        return;
+      }
     }
   }
 

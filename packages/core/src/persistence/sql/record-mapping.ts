@@ -8,8 +8,10 @@ import {
 } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
+  GivenApproval,
   InteractionRecord,
   InteractionResponseRecord,
+  QuorumProgress,
   ThreadRecord,
   ThreadStatus,
   ToolExecutionRecord,
@@ -130,6 +132,7 @@ export function toInteractionRow(interaction: InteractionRecord): InteractionRow
     deadline: interaction.deadline === null ? null : storableText(interaction.deadline, 'deadline'),
     request: encodeJson(interaction.request, `the request of interaction ${id}`),
     response: encodeOptionalJson(interaction.response, `the response to interaction ${id}`),
+    quorum: interaction.quorum === undefined ? null : encodeQuorum(interaction.quorum, id),
     failureReason:
       interaction.failureReason === undefined ? null : storableText(interaction.failureReason, 'failure reason'),
     failureMessage: encodeOptionalJson(interaction.failureMessage, `the failure message of interaction ${id}`),
@@ -153,6 +156,8 @@ export function toInteractionRecord(row: InteractionRow): InteractionRecord {
   }
   const failureReason = row.failureReason === null ? undefined : InteractionFailureReason.safeParse(row.failureReason);
   if (failureReason?.success === false) throw damaged(`failure reason of interaction ${id}`, row.failureReason);
+  // A row read before the column existed (a conflict reported by an older commit function) has none.
+  const quorum = typeof row.quorum === 'string' ? decodeQuorum(row.quorum, id) : undefined;
   return {
     interactionId: id,
     threadId: row.threadId,
@@ -161,11 +166,77 @@ export function toInteractionRecord(row: InteractionRow): InteractionRecord {
     status: status.data,
     deadline: row.deadline,
     ...(response === undefined ? {} : { response: response as unknown as InteractionResponseRecord }),
+    ...(quorum === undefined ? {} : { quorum }),
     ...(failureReason === undefined ? {} : { failureReason: failureReason.data }),
     ...(failureMessage === undefined ? {} : { failureMessage }),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** One approval as the `quorum` column holds it: plain text fields only, edited arguments as JSON text. */
+export interface GivenApprovalRow {
+  responder: string;
+  argumentsHash: string;
+  approvedAt: string;
+  editedParameters?: string;
+}
+
+/** An approval as stored in the `quorum` column (and sent to PostgreSQL's commit function). */
+export function toGivenApprovalRow(approval: GivenApproval, interactionId: string): GivenApprovalRow {
+  return {
+    responder: storableText(approval.responder, 'responder'),
+    argumentsHash: storableText(approval.argumentsHash, 'arguments hash'),
+    approvedAt: storableText(approval.approvedAt, 'approvedAt'),
+    ...(approval.editedParameters === undefined
+      ? {}
+      : {
+          editedParameters: encodeJson(
+            approval.editedParameters,
+            `the arguments approved for interaction ${interactionId}`,
+          ),
+        }),
+  };
+}
+
+/** The `quorum` column of an interaction's progress. */
+export function encodeQuorum(progress: QuorumProgress, interactionId: string): string {
+  return encodeJson(
+    {
+      approvals: progress.approvals.map((approval) => toGivenApprovalRow(approval, interactionId)),
+      ...(progress.escalatedAt === undefined ? {} : { escalatedAt: storableText(progress.escalatedAt, 'escalatedAt') }),
+    },
+    `the approvals of interaction ${interactionId}`,
+  );
+}
+
+/** The progress of an interaction's `quorum` column. */
+export function decodeQuorum(text: string, interactionId: string): QuorumProgress {
+  const what = `approvals of interaction ${interactionId}`;
+  const value = decodeJson(text, what);
+  if (!isObject(value) || !Array.isArray(value['approvals'])) throw damaged(what, value);
+  const escalatedAt = value['escalatedAt'];
+  if (escalatedAt !== undefined && escalatedAt !== null && typeof escalatedAt !== 'string') throw damaged(what, value);
+  const approvals = value['approvals'].map((row: unknown): GivenApproval => {
+    if (
+      !isObject(row) ||
+      typeof row['responder'] !== 'string' ||
+      typeof row['argumentsHash'] !== 'string' ||
+      typeof row['approvedAt'] !== 'string'
+    )
+      throw damaged(what, row);
+    const edited = row['editedParameters'];
+    if (edited !== undefined && edited !== null && typeof edited !== 'string') throw damaged(what, row);
+    const editedParameters = typeof edited === 'string' ? decodeJson(edited, `arguments of ${what}`) : undefined;
+    if (editedParameters !== undefined && !isObject(editedParameters)) throw damaged(what, row);
+    return {
+      responder: row['responder'],
+      argumentsHash: row['argumentsHash'],
+      ...(editedParameters === undefined ? {} : { editedParameters }),
+      approvedAt: row['approvedAt'],
+    };
+  });
+  return { approvals, ...(typeof escalatedAt === 'string' ? { escalatedAt } : {}) };
 }
 
 /** What `recordToolApproval` receives: a tool execution before it has a status. */

@@ -47,6 +47,11 @@ export interface InteractionRow {
   request: string;
   /** The InteractionResponseRecord as JSON. */
   response: string | null;
+  /**
+   * The QuorumProgress as JSON, each approval's edited arguments as JSON text inside it (see
+   * encodeQuorum in record-mapping.ts), so PostgreSQL can read it as jsonb whatever they hold.
+   */
+  quorum: string | null;
   failureReason: string | null;
   /** The failure message as a JSON string (free text may hold NUL). */
   failureMessage: string | null;

@@ -9,7 +9,7 @@ export const THREAD_COLUMNS =
   't.lease_owner AS leaseOwner, t.lease_until AS leaseUntil, t.state, t.created_at AS createdAt, t.updated_at AS updatedAt';
 
 export const INTERACTION_COLUMNS =
-  'interaction_id AS interactionId, thread_id AS threadId, node_id AS nodeId, status, deadline, request, response, ' +
+  'interaction_id AS interactionId, thread_id AS threadId, node_id AS nodeId, status, deadline, request, response, quorum, ' +
   'failure_reason AS failureReason, failure_message AS failureMessage, created_at AS createdAt, updated_at AS updatedAt';
 
 export const TOOL_EXECUTION_COLUMNS =
@@ -57,11 +57,11 @@ export const SQL = {
   deleteMessagesFrom: 'DELETE FROM messages WHERE thread_id = ? AND position >= ?',
 
   upsertInteraction:
-    'INSERT INTO interactions (interaction_id, thread_id, node_id, status, deadline, request, response, failure_reason, failure_message, created_at, updated_at) ' +
-    'VALUES (@interactionId, @threadId, @nodeId, @status, @deadline, @request, @response, @failureReason, @failureMessage, @createdAt, @updatedAt) ' +
+    'INSERT INTO interactions (interaction_id, thread_id, node_id, status, deadline, request, response, quorum, failure_reason, failure_message, created_at, updated_at) ' +
+    'VALUES (@interactionId, @threadId, @nodeId, @status, @deadline, @request, @response, @quorum, @failureReason, @failureMessage, @createdAt, @updatedAt) ' +
     'ON CONFLICT (interaction_id) DO UPDATE SET thread_id = excluded.thread_id, node_id = excluded.node_id, status = excluded.status, ' +
     'deadline = excluded.deadline, request = excluded.request, response = excluded.response, failure_reason = excluded.failure_reason, ' +
-    'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at',
+    'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at, quorum = excluded.quorum',
   selectInteraction: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE interaction_id = ?`,
   interactionsOfThread: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE thread_id = ? ORDER BY created_at ASC, rowid ASC`,
   /** An answer, or an answer consumed in the same unit (`@status` processed). */
@@ -69,6 +69,9 @@ export const SQL = {
     "UPDATE interactions SET status = @status, response = @response, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",
   failInteraction:
     "UPDATE interactions SET status = 'failed', failure_reason = @reason, failure_message = @message, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",
+  /** The approvals of a pending call (F51), written as the unit computed them under the write lock. */
+  setInteractionQuorum:
+    "UPDATE interactions SET quorum = @quorum, updated_at = @at WHERE interaction_id = @interactionId AND status = 'pending'",
   consumeInteraction:
     "UPDATE interactions SET status = 'processed', updated_at = @at WHERE interaction_id = @interactionId AND status = 'responded'",
 

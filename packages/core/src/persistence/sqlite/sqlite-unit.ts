@@ -4,7 +4,9 @@ import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
 import { toAuditEntry, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import { encodeConversationFrom } from '../sql/conversation-rows.js';
+import { applyQuorumChange } from '../quorum-change.js';
 import {
+  encodeQuorum,
   toInteractionRecord,
   toInteractionRow,
   toThreadRow,
@@ -215,6 +217,20 @@ function applyInteraction(statement: Statement, change: InteractionChange, consu
           at: change.at,
         }).changes === 1
       );
+    case 'approve-partially':
+    case 'escalate': {
+      const row = statement(SQL.selectInteraction).get(change.interactionId) as InteractionRow | undefined;
+      const applied = applyQuorumChange(row === undefined ? undefined : toInteractionRecord(row), change);
+      if (applied === 'unchanged') return false;
+      if ('conflict' in applied) throw new Refused(applied.conflict);
+      const { next } = applied;
+      statement(SQL.setInteractionQuorum).run({
+        interactionId: change.interactionId,
+        quorum: next.quorum === undefined ? null : encodeQuorum(next.quorum, change.interactionId),
+        at: storableText(next.updatedAt, 'at'),
+      });
+      return false;
+    }
   }
 }
 

@@ -12,7 +12,7 @@ const THREAD_COLUMNS =
   't."version", t."epoch", t."lease_owner" AS "leaseOwner", t."lease_until" AS "leaseUntil", t."state", t."created_at" AS "createdAt", t."updated_at" AS "updatedAt"';
 
 const INTERACTION_COLUMNS =
-  '"interaction_id" AS "interactionId", "thread_id" AS "threadId", "node_id" AS "nodeId", "status", "deadline", "request", "response", ' +
+  '"interaction_id" AS "interactionId", "thread_id" AS "threadId", "node_id" AS "nodeId", "status", "deadline", "request", "response", "quorum", ' +
   '"failure_reason" AS "failureReason", "failure_message" AS "failureMessage", "created_at" AS "createdAt", "updated_at" AS "updatedAt"';
 
 /** Oldest first; those of one moment (a batch) in the order they were stored. */

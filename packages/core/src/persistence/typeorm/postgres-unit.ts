@@ -2,6 +2,7 @@ import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
 import { toAuditEntry, wholeMilliseconds, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import { encodeConversationFrom } from '../sql/conversation-rows.js';
 import {
+  toGivenApprovalRow,
   toInteractionRecord,
   toInteractionRow,
   toThreadRow,
@@ -44,8 +45,8 @@ interface ThreadAnswer {
 
 /** A conflict as the function reports it: stored records as rows. */
 type WireConflict =
-  | Exclude<Conflict, { kind: 'interaction-not-pending' } | { kind: 'tool-call' }>
-  | { kind: 'interaction-not-pending'; interaction: InteractionRow }
+  | Exclude<Conflict, { kind: 'interaction-not-pending' | 'quorum-changed' } | { kind: 'tool-call' }>
+  | { kind: 'interaction-not-pending' | 'quorum-changed'; interaction: InteractionRow }
   | { kind: 'tool-call'; threadId: string; toolCallId: string; stored: ToolExecutionRow | null };
 
 /** The unit as the JSON text of `interlock_commit`'s parameter. `now` dates the definitions it keeps. */
@@ -145,6 +146,19 @@ function encodeInteraction(change: InteractionChange): object {
         interactionId: storableText(change.interactionId, 'interaction id'),
         reason: storableText(change.reason, 'failure reason'),
         message: encodeJson(change.message, `the failure message of interaction ${change.interactionId}`),
+        at: storableText(change.at, 'at'),
+      };
+    case 'approve-partially':
+      return {
+        kind: 'approve-partially',
+        interactionId: storableText(change.interactionId, 'interaction id'),
+        approval: toGivenApprovalRow(change.approval, change.interactionId),
+        seen: change.seen,
+      };
+    case 'escalate':
+      return {
+        kind: 'escalate',
+        interactionId: storableText(change.interactionId, 'interaction id'),
         at: storableText(change.at, 'at'),
       };
   }
@@ -272,6 +286,7 @@ export function decodeAnswer(answer: Answer): CommitResult {
 function decodeConflict(conflict: WireConflict): Conflict {
   switch (conflict.kind) {
     case 'interaction-not-pending':
+    case 'quorum-changed':
       return { kind: conflict.kind, interaction: toInteractionRecord(conflict.interaction) };
     case 'tool-call': {
       const { stored, ...rest } = conflict;

@@ -84,6 +84,8 @@ export const InteractionEntity = new EntitySchema<InteractionRow & { storedOrder
     deadline: text('deadline', { nullable: true }),
     request: text('request'),
     response: text('response', { nullable: true }),
+    /** The approvals of a call that needs several, and its escalation (F51). */
+    quorum: text('quorum', { nullable: true }),
     failureReason: text('failure_reason', { nullable: true }),
     failureMessage: text('failure_message', { nullable: true }),
     createdAt: text('created_at'),

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { ICheckpointStore } from '../../persistence/checkpoint-store.js';
 import { describeAuditCommits } from './commit-audit-conformance.js';
+import { describeQuorumCommits } from './commit-quorum-conformance.js';
 import { describeRecordCommits } from './commit-records-conformance.js';
 import { describeThreadCommits } from './commit-threads-conformance.js';
 
@@ -36,5 +37,6 @@ export function describeCommitConformance(
     describeThreadCommits(() => store);
     describeRecordCommits(() => store);
     describeAuditCommits(() => store);
+    describeQuorumCommits(() => store);
   });
 }

@@ -11,6 +11,7 @@ import { AddThreadAuditChains1796083200000 } from './1796083200000-add-thread-au
 import { AddInteractionOrder1796169600000 } from './1796169600000-add-interaction-order.js';
 import { AddCommitFunction1796256000000 } from './1796256000000-add-commit-function.js';
 import { CompactRememberedApprovals1796342400000 } from './1796342400000-compact-remembered-approvals.js';
+import { AddInteractionQuorum1796428800000 } from './1796428800000-add-interaction-quorum.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -27,4 +28,5 @@ export const STORE_MIGRATIONS = [
   AddInteractionOrder1796169600000,
   AddCommitFunction1796256000000,
   CompactRememberedApprovals1796342400000,
+  AddInteractionQuorum1796428800000,
 ];
