@@ -334,12 +334,21 @@ export class ThreadRunner {
         ...(before === undefined ? {} : { before }),
       });
     } catch (error) {
-      // Nothing ran, so nothing was stored: a run of this process came first; it takes the answer.
-      if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
+      // Nothing ran, so nothing was stored. A run of this process came first: it takes the answer.
+      // Otherwise the thread cannot go on here (a tool this process does not hold): the answer
+      // is stored all the same and the thread stalls, saying why (F43).
       const alone = await this.intake.storeAlone(intake, input);
       if (alone !== 'stored') return this.settleIntake(alone, input);
-      this.responses.notify(interactionId);
-      return this.continueStored(threadId, interactionId);
+      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') {
+        this.responses.notify(interactionId);
+        return this.continueStored(threadId, interactionId);
+      }
+      const failure = toInterlockError(error);
+      return {
+        status: 'accepted',
+        threadId,
+        continuation: { status: 'stalled', code: failure.code, message: failure.message },
+      };
     }
     // The answer is acknowledged once stored: with the run's first commit.
     try {
