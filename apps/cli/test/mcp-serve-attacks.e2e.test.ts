@@ -115,7 +115,9 @@ describe('interlock mcp serve never executes (issue 24)', () => {
     const hidden = permission(client, 'Bash', { command: "git -c core.pager='sh -c id' log" });
     const asked = await pendingFor('Bash');
     expect(asked.toolApproval.rule).toBe('shell:hidden-effect');
-    await cliIn(directory, ['respond', asked.interactionId, 'reject', 'no']);
+    const rejected = await cliIn(directory, ['respond', asked.interactionId, 'reject', '--reason', 'no']);
+    expect(rejected.stderr).toBe('');
+    expect(rejected.exitCode).toBe(0);
     expect(await hidden).toMatchObject({ behavior: 'deny' });
     expect(await permission(client, 'Bash', { command: "git -c alias.x='!rm -rf ~' x" })).toMatchObject({
       behavior: 'deny',
