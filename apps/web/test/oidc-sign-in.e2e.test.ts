@@ -38,6 +38,8 @@ beforeAll(async () => {
     // Every sign-in of this file comes from 127.0.0.1.
     rateLimits: { signInPerMinute: 100 },
     workflowApprovers: { 'release-agent': { HIGH: ['group:release-managers'], default: ['group:approvers'] } },
+    // A HIGH call runs only after two different approvers approved it (F51).
+    approval: { quorum: { required: 2, minRisk: 'HIGH' } },
     auth: {
       oidc: {
         issuer: provider.issuer,
@@ -94,11 +96,8 @@ function sessionOf(
 const card = (page: Page, interactionId: string) => page.locator(`.cards [data-interaction-id="${interactionId}"]`);
 
 describe('sign-in with the identity provider (F58)', () => {
-  it('signs two approvers of the HIGH list in through the provider, and each approves a HIGH-risk call', async () => {
-    // Two approvals of one HIGH call need N-of-M approvals (issue 30, the other half): until
-    // they land, each approver approves the HIGH call of a thread of their own.
-    const first = await harness.startReleaseAgent();
-    const second = await harness.startReleaseAgent();
+  it('signs two approvers of the HIGH list in through the provider; the HIGH call runs only after both approved it', async () => {
+    const { threadId, approvals } = await harness.startReleaseAgent();
     const alice = await freshBrowser();
     await signInThroughProvider(alice.page, 'alice');
     await alice.page.locator('.live.on').waitFor();
@@ -111,25 +110,29 @@ describe('sign-in with the identity provider (F58)', () => {
     await signInThroughProvider(bob.page, 'bob');
     await bob.page.locator('.live.on').waitFor();
 
-    const firstDeploy = first.approvals[1]!;
-    const secondDeploy = second.approvals[1]!;
-    expect([firstDeploy.toolApproval?.riskLevel, secondDeploy.toolApproval?.riskLevel]).toEqual(['HIGH', 'HIGH']);
-    await card(alice.page, firstDeploy.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
-    await card(bob.page, secondDeploy.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
-    await alice.page
-      .locator(`.settled [data-interaction-id="${firstDeploy.interactionId}"]`)
-      .filter({ hasText: 'approved by web:alice@example.com' })
-      .waitFor();
+    const [write, deploy] = [approvals[0]!, approvals[1]!];
+    expect([write.toolApproval?.riskLevel, deploy.toolApproval?.riskLevel]).toEqual(['MEDIUM', 'HIGH']);
+    // The MEDIUM call needs one approval, as before.
+    await card(alice.page, write.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
+    await card(alice.page, deploy.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
+    // One approval of two: the call waits, and bob's inbox says so.
+    await card(bob.page, deploy.interactionId).locator('.quorum').filter({ hasText: '1 of 2 approvals' }).waitFor();
+    expect((await harness.store.getInteraction(deploy.interactionId))?.status).toBe('pending');
+    expect(await harness.store.listToolExecutions({ threadId })).not.toContainEqual(
+      expect.objectContaining({ toolName: 'bash', status: 'finished' }),
+    );
+    await card(bob.page, deploy.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
     const answered = await eventually(async () => {
-      const records = await Promise.all(
-        [firstDeploy, secondDeploy].map((approval) => harness.store.getInteraction(approval.interactionId)),
-      );
-      return records.every((record) => record?.response !== undefined) ? records : undefined;
+      const record = await harness.store.getInteraction(deploy.interactionId);
+      return record?.response !== undefined ? record : undefined;
     });
-    expect(answered.map((record) => record?.response?.responder)).toEqual([
-      'web:alice@example.com',
-      'web:bob@example.com',
-    ]);
+    expect(answered.response?.responder).toBe('web:bob@example.com');
+    const ran = await eventually(async () => {
+      const calls = await harness.store.listToolExecutions({ threadId });
+      const bash = calls.filter((call) => call.toolName === 'bash' && call.status === 'finished');
+      return bash.length > 0 ? bash : undefined;
+    });
+    expect(ran).toHaveLength(1);
     await screenshot(alice.page, 'oidc-signed-in');
     // Sign-out ends the session in the store: a copy of its cookie opens nothing afterwards.
     const cookie = (await alice.context.cookies()).find((candidate) => candidate.name === 'interlock_session');
