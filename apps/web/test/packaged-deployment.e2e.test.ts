@@ -177,6 +177,7 @@ describe("the README's Deploying, with the packed packages installed outside the
       'interlock-cli-0.1.0.tgz',
       'interlock-core-0.1.0.tgz',
       'interlock-sdk-types-0.1.0.tgz',
+      'interlock-telemetry-0.1.0.tgz',
       'interlock-web-0.1.0.tgz',
     ]);
     execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore' });
