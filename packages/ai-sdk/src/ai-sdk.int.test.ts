@@ -7,7 +7,7 @@ import { loadProjectConfig } from '@interlock/core';
 import { generateText, stepCountIs, streamText, tool, type ModelMessage } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { startChatCompletionsServer, type ChatCompletionsServer } from './__fixtures__/chat-completions-server.js';
+import { startChatCompletionsServer, type ChatCompletionsServer } from '@interlock/core/testing';
 import { startJsonLineChild } from './__fixtures__/child-process.js';
 import { interlockApprovals, type InterlockApprovals } from './index.js';
 

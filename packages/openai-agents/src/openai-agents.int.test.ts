@@ -7,7 +7,7 @@ import type { RunStreamEvent } from '@openai/agents';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- the tests' agent is plain JavaScript, shared with the child processes
 import { testAgent, TOOL_POLICIES } from '../test/test-agent.mjs';
-import { startChatCompletionsServer, type ChatCompletionsServer } from './__fixtures__/chat-completions-server.js';
+import { startChatCompletionsServer, type ChatCompletionsServer } from '@interlock/core/testing';
 import { startJsonLineChild, type JsonLineChild } from './__fixtures__/child-process.js';
 import { interlockAgent } from './index.js';
 

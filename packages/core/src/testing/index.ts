@@ -2,7 +2,8 @@
  * @packageDocumentation
  * Fakes for tests and offline demos: a scripted model, a scripted handler, the in-memory
  * store, a proxy that cuts a PostgreSQL connection as an answer is stored, a `note` tool, a
- * shell classifier that calls everything safe, and `until`, a wait on what a process reports.
+ * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
+ * local server speaking OpenAI's chat completions (streaming included) for frameworks under test.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -10,3 +11,8 @@ export { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpo
 export { startCommitCutter, type CommitCutter } from './commit-cutter.js';
 export { until, type UntilOptions } from './until.js';
 export { noteTool, safeShellClassifier } from './test-tools.js';
+export {
+  startChatCompletionsServer,
+  type ChatCompletionsServer,
+  type ScriptedCompletion,
+} from './chat-completions-server.js';

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 
 /** One scripted answer of the model: text, or tool calls (arguments as objects). */
-export interface ScriptedAnswer {
+export interface ScriptedCompletion {
   text?: string;
   toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[];
 }
@@ -16,13 +16,13 @@ export interface ChatCompletionsServer {
   readonly baseURL: string;
   /** The bodies of the requests received, in order. */
   readonly requests: Record<string, unknown>[];
-  enqueue(...answers: ScriptedAnswer[]): void;
+  enqueue(...answers: ScriptedCompletion[]): void;
   close(): Promise<void>;
 }
 
 export async function startChatCompletionsServer(): Promise<ChatCompletionsServer> {
   const requests: Record<string, unknown>[] = [];
-  const queue: ScriptedAnswer[] = [];
+  const queue: ScriptedCompletion[] = [];
   const server = createServer((request, response) => {
     let text = '';
     request.on('data', (part: Buffer) => (text += part.toString('utf8')));
@@ -88,7 +88,7 @@ export async function startChatCompletionsServer(): Promise<ChatCompletionsServe
 }
 
 /** The answer as `chat.completion.chunk` events: the role, the text or each call's arguments in pieces, the finish reason. */
-function streamAnswer(response: ServerResponse, id: string, answer: ScriptedAnswer, includeUsage: boolean): void {
+function streamAnswer(response: ServerResponse, id: string, answer: ScriptedCompletion, includeUsage: boolean): void {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
     id,
     object: 'chat.completion.chunk',
