@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDeploymentInterlock } from '../src/deployment/deployment-interlock.js';
 import { createWebServer } from '../src/server/create-web-server.js';
 import { dropDeploymentSchemas, newDeployment } from './deployment/deployment-harness.js';
-import { tcpGate, type TcpGate } from './tcp-gate.js';
+import { tcpGate, type TcpGate } from '@interlock/core/testing';
 import { eventually } from './web-harness.js';
 
 /*

@@ -8,7 +8,7 @@ import { generateText, stepCountIs, streamText, tool, type ModelMessage } from '
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startChatCompletionsServer, type ChatCompletionsServer } from '@interlock/core/testing';
-import { startJsonLineChild } from './__fixtures__/child-process.js';
+import { startJsonLineChild } from '@interlock/core/testing';
 import { interlockApprovals, type InterlockApprovals } from './index.js';
 
 const ANSWER = fileURLToPath(new URL('../test/answer.mjs', import.meta.url));

@@ -6,7 +6,7 @@ import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
 import { loadProjectConfig, ofType } from '@interlock/core';
 import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startJsonLineChild } from './__fixtures__/child-process.js';
+import { startJsonLineChild } from '@interlock/core/testing';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
 import { interlockPermissions, type InterlockPermissions } from './index.js';
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 // @ts-expect-error -- the tests' agent is plain JavaScript, shared with the child processes
 import { testAgent, TOOL_POLICIES } from '../test/test-agent.mjs';
 import { startChatCompletionsServer, type ChatCompletionsServer } from '@interlock/core/testing';
-import { startJsonLineChild, type JsonLineChild } from './__fixtures__/child-process.js';
+import { startJsonLineChild, type JsonLineChild } from '@interlock/core/testing';
 import { interlockGraph } from './index.js';
 
 const AGENT_PROCESS = fileURLToPath(new URL('../test/graph-process.mjs', import.meta.url));

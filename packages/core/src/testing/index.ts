@@ -3,7 +3,8 @@
  * Fakes for tests and offline demos: a scripted model, a scripted handler, the in-memory
  * store, a proxy that cuts a PostgreSQL connection as an answer is stored, a `note` tool, a
  * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
- * local server speaking OpenAI's chat completions (streaming included) for frameworks under test.
+ * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
+ * a child process read as JSON lines, and a TCP gate that can cut a database's connections.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -16,3 +17,5 @@ export {
   type ChatCompletionsServer,
   type ScriptedCompletion,
 } from './chat-completions-server.js';
+export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
+export { tcpGate, type TcpGate } from './tcp-gate.js';

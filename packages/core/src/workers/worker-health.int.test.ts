@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../__fixtures__/postgres-schemas.js';
 import { until } from '../__fixtures__/until.js';
 import { createWorker, type InterlockWorker } from '../index.js';
-import { tcpGate, type TcpGate } from './__fixtures__/tcp-gate.js';
+import { tcpGate, type TcpGate } from '../testing/tcp-gate.js';
 
 /*
  * A worker's health port (F60): /healthz while the process lives, /readyz while its store
