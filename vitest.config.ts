@@ -45,9 +45,8 @@ export default defineConfig({
     testTimeout: 60_000,
     // vitest's default on 2 cores is one file at a time (CPUs − 1); most files wait on
     // processes, servers and timers, so two at a time use the machine better. The two
-    // many-process groups below still run one file at a time, in a single fork:
-    // `fileParallelism: false` on a project is not honoured beside a root maxWorkers in
-    // vitest 3.2, `poolOptions.forks.singleFork` is.
+    // many-process groups below still run one file at a time (`fileParallelism: false` on
+    // their projects).
     maxWorkers: 2,
     hookTimeout: 60_000,
     // Every test has an assertion that can fail: one that only waits (for a condition, for a
@@ -65,7 +64,7 @@ export default defineConfig({
         test: {
           name: 'deployment',
           include: DEPLOYMENT,
-          poolOptions: { forks: { singleFork: true } },
+          fileParallelism: false,
           sequence: { groupOrder: 0 },
         },
       },
@@ -94,7 +93,7 @@ export default defineConfig({
           name: 'packaging',
           include: PACKAGING,
           testTimeout: 900_000,
-          poolOptions: { forks: { singleFork: true } },
+          fileParallelism: false,
           sequence: { groupOrder: 3 },
         },
       },
@@ -103,7 +102,7 @@ export default defineConfig({
         test: {
           name: 'many-process',
           include: HEAVY,
-          poolOptions: { forks: { singleFork: true } },
+          fileParallelism: false,
           sequence: { groupOrder: 2 },
         },
       },

@@ -81,7 +81,7 @@ function readTimes(dir: string, prefix: string): Record<string, Json> {
 }
 
 function machineInfo(): Json {
-  let nproc: number | null = null;
+  let nproc: number | null;
   try {
     nproc = Number(execSync('nproc', { encoding: 'utf8' }).trim());
   } catch {

@@ -11,7 +11,7 @@ export function messageOf(data: FeishuEvent): InboundMessage | undefined {
   const user = record(sender?.['sender_id'])?.['open_id'];
   if (message === undefined || sender?.['sender_type'] !== 'user' || typeof user !== 'string') return undefined;
   if (message['message_type'] !== 'text' || typeof message['chat_id'] !== 'string') return undefined;
-  let text = '';
+  let text: string;
   try {
     const content = record(JSON.parse(String(message['content'])));
     text = typeof content?.['text'] === 'string' ? content['text'] : '';

@@ -87,7 +87,7 @@ export interface InterlockOptions {
   auditAnchorMs?: number;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
   recoverOnStart?: boolean;
-  /** Last chance to rebind services, e.g. `container.rebindSync(TYPES.X)`. Advanced. */
+  /** Last chance to rebind services, e.g. `container.rebind(TYPES.X)`. Advanced. */
   configureContainer?: (container: Container) => void;
 }
 

@@ -291,7 +291,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   // A clock of this instance's own: time measured from its start never steps back.
   const clock = options.clock ?? steadyClock();
   const container = new Container();
-  container.loadSync(coreModule);
+  container.load(coreModule);
   const continueIn = options.continueIn ?? 'this-process';
   if (!CONTINUE_IN.includes(continueIn)) {
     throw new InterlockError(

@@ -40,7 +40,7 @@ describe('a Clock rebound in configureContainer', () => {
         },
       },
       configureContainer: (container) => {
-        container.rebindSync<Clock>(TYPES.Clock).toConstantValue(rebound);
+        container.rebind<Clock>(TYPES.Clock).toConstantValue(rebound);
       },
     });
     try {

@@ -17,7 +17,7 @@ const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`interlock.$
 
 /**
  * The container's tokens. Rebind one in `createInterlock({ configureContainer })` to
- * replace a service, e.g. `container.rebindSync(TYPES.Clock).toConstantValue(myClock)`.
+ * replace a service, e.g. `container.rebind(TYPES.Clock).toConstantValue(myClock)`.
  */
 export const TYPES = {
   CheckpointStore: token<ICheckpointStore>('CheckpointStore'),

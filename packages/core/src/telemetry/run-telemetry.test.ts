@@ -1,11 +1,6 @@
 import { metrics, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
@@ -29,7 +24,7 @@ class TestReader extends MetricReader {
 
 const spans = new InMemorySpanExporter();
 const reader = new TestReader();
-const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
+const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: spans })] });
 const meterProvider = new MeterProvider({ readers: [reader] });
 
 beforeAll(() => {

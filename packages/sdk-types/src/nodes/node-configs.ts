@@ -56,7 +56,7 @@ export const ToolNodeConfig = z
     decideOnly: z.boolean().default(false),
   })
   .refine((config) => config.argumentsFrom === undefined || Object.keys(config.arguments).length === 0, {
-    message: 'a TOOL node takes its arguments from `arguments` or from `argumentsFrom`, not both',
+    error: 'a TOOL node takes its arguments from `arguments` or from `argumentsFrom`, not both',
     path: ['argumentsFrom'],
   });
 

@@ -88,6 +88,7 @@ export function parseApproversFile(text: string, path: string): ApproversConfig 
   } catch (error) {
     throw new Error(
       `${path} is not valid JSON (${(error as Error).message}): fix it or delete it to create a new first-start token`,
+      { cause: error },
     );
   }
   if (!isRecord(data) || !Array.isArray(data['approvers']))

@@ -181,7 +181,6 @@ async function migrateJobQueue(url: string, schema: string): Promise<void> {
 export function quietLogger(worker: typeof import('graphile-worker')): InstanceType<typeof worker.Logger> {
   return new worker.Logger(() => (level, message) => {
     // LogLevel.ERROR is 'error'; the enum itself is a type only (graphile-worker does not export it at run time).
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- see above
     if (level === 'error') process.stderr.write(`interlock job queue: ${message}\n`);
   });
 }
