@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '@interlock/core/testing';
+import { until, spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * The README's "Deploying", followed as a team would (issue 28): the packages packed here
@@ -26,7 +26,8 @@ const children: ChildProcess[] = [];
 let project = '';
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // Each command runs in a process group of its own: this stops the shell and the server it ran.
+  for (const child of children) child.kill('SIGKILL');
   if (BASE_URL !== '') {
     const admin = new pg.Client({ connectionString: BASE_URL });
     await admin.connect();
@@ -130,7 +131,7 @@ function start(
   environment: NodeJS.ProcessEnv,
   pattern: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn('bash', ['-c', line], {
+  const child = spawnProcessGroup('bash', ['-c', line], {
     cwd: project,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -230,8 +231,9 @@ describe("the README's Deploying, with the packed packages installed outside the
     const environment = { DATABASE_URL: url.toString(), OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-team' };
     const [service, inbox, cliWorker] = commands;
     await start(service ?? '', environment, /Refund (\S+) waits for an approver/);
+    // The README's inbox listens on every interface, as in a container; here, on loopback only.
     const web = await start(
-      `${inbox ?? ''} --port 0`,
+      `${(inbox ?? '').replace('--host 0.0.0.0', '--host 127.0.0.1')} --port 0`,
       environment,
       /Interlock web inbox: http:\/\/[^:]+:(\d+)\/[\s\S]*\n\n {2}(\S+)\n\n/,
     );
