@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWhatsAppConnector } from './whatsapp-connector.js';
-import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './__fixtures__/fake-whatsapp.js';
+import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './testing/fake-whatsapp.js';
 import type { ApprovalCard } from '@interlock/chat';
 import { createDeployChat, HOSTILE_NOTE, nextEvent } from '@interlock/chat/testing';
 import { InterlockError } from '@interlock/core';

@@ -14,7 +14,7 @@ import { ChatDecisions, type ApprovalAction, type DecideResult } from './chat-de
 import { askingFor, ChatDelivery } from './chat-delivery.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
 import { anchorOf, ChatNotes } from './chat-notes.js';
-import { findChatThread, readThreadWaits } from './chat-reads.js';
+import { findChatThread, readThreadApprovals, readThreadWaits } from './chat-reads.js';
 import { routeReply } from './chat-reply-router.js';
 import { approvalKey, buildTranscript } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ReceiveResult } from './chat-types.js';
@@ -219,6 +219,15 @@ export class ChatChannel {
     await Promise.all(waiting.map((memory) => this.heard(memory.threadId)));
   }
 
+  /**
+   * Announces every chat this process has met, so whatever shows them (a messaging
+   * platform's approval messages, the chat view) reads them again: after changes the store
+   * could not name (a look at a store that does not report its changes, a reconnection).
+   */
+  resync(): void {
+    for (const chatId of this.memories.keys()) this.updates.emit({ chatId });
+  }
+
   /** Stops listening to the instance's events and completes `updates$`. The threads stay in the store. */
   close(): void {
     this.subscription.unsubscribe();
@@ -335,7 +344,7 @@ export class ChatChannel {
   /** The chat's thread, what waits in it, its audit trail and its transcript: reads of this one thread only. */
   private async load(memory: ChatMemory): Promise<ChatState> {
     const [waits, audit] = await Promise.all([
-      readThreadWaits(this.interlock, memory.threadId),
+      readThreadApprovals(this.interlock, memory.threadId),
       this.interlock.audit({ threadId: memory.threadId }),
     ]);
     if (!waits)
@@ -343,11 +352,12 @@ export class ChatChannel {
         'THREAD_NOT_FOUND',
         `the thread ${memory.threadId} of chat ${memory.chatId} is not in the store`,
       );
-    const { thread, pending } = waits;
+    const { thread, pending, settled } = waits;
     const approvals = pending.filter((request) => request.operationType === 'TOOL_APPROVAL');
     const transcript = buildTranscript({
       thread,
       pending: approvals,
+      settled,
       audit,
       seen: memory.seen,
       delivered: memory.delivered,

@@ -110,9 +110,10 @@ export class PlatformOutbox {
     requests: readonly UserInteractionRequest[],
   ): Promise<void> {
     const details = entry.approval;
-    if (details === undefined || entry.interactionId === undefined) return;
+    if (details === undefined) return;
     const posted = outbox.approvals.get(entry.id);
     if (posted === undefined) {
+      if (entry.interactionId === undefined) return;
       const request = requests.find((candidate) => candidate.interactionId === entry.interactionId);
       // Only an approval still waiting is posted: one that ended before it was shown needs no buttons.
       if (details.status !== 'pending' || request === undefined) return;
