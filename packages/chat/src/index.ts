@@ -37,11 +37,13 @@ export type {
   PostedRef,
 } from './chat-platform.js';
 export type { ApprovalAction, DecideResult } from './chat-decisions.js';
+export type { RefusedRequestNames } from './platform-bridge.js';
 export { showInvisibles, argumentsForDisplay, clip } from './safe-text.js';
 export {
   ReplayGuard,
   hmacSha256Hex,
   readRawBody,
+  refusalText,
   MAX_PLATFORM_BODY,
   sameDigest,
   secretFromEnvironment,

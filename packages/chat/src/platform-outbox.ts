@@ -74,6 +74,11 @@ export class PlatformOutbox {
     });
   }
 
+  /** The conversations of the chats this process shows, each once. */
+  conversations(): string[] {
+    return [...new Set([...this.chats.values()].map((outbox) => outbox.conversation))];
+  }
+
   /** The interaction an approval message (by its reference) asks about, if this process posted it. */
   interactionOf(conversation: string, ref: PostedRef): string | undefined {
     for (const outbox of this.chats.values()) {

@@ -88,11 +88,14 @@ export class FakeFeishu {
 
 let events = 1;
 
-/** An `im.message.receive_v1` event (schema 2.0) of `user` writing `text` in chat `oc_1`. */
+/**
+ * An `im.message.receive_v1` event (schema 2.0) of `user` writing `text` in chat `oc_1`,
+ * carrying the verification token `options.token` (default `v`).
+ */
 export function messageEvent(
   user: string,
   text: string,
-  options: { now: number; parentId?: string; eventId?: string },
+  options: { now: number; parentId?: string; eventId?: string; token?: string },
 ) {
   return {
     schema: '2.0',
@@ -100,7 +103,7 @@ export function messageEvent(
       event_id: options.eventId ?? `ev-${events++}`,
       event_type: 'im.message.receive_v1',
       create_time: String(options.now),
-      token: 'v',
+      token: options.token ?? 'v',
       app_id: 'cli_0123456789abcdef',
       tenant_key: 'tk',
     },
@@ -122,7 +125,7 @@ export function messageEvent(
 export function cardAction(
   user: string,
   value: { action: string; interactionId: string },
-  options: { now: number; form?: Record<string, string>; eventId?: string },
+  options: { now: number; form?: Record<string, string>; eventId?: string; token?: string },
 ) {
   return {
     schema: '2.0',
@@ -130,7 +133,7 @@ export function cardAction(
       event_id: options.eventId ?? `ev-${events++}`,
       event_type: 'card.action.trigger',
       create_time: String(options.now),
-      token: 'v',
+      token: options.token ?? 'v',
       app_id: 'cli_0123456789abcdef',
       tenant_key: 'tk',
     },
@@ -142,13 +145,13 @@ export function cardAction(
   };
 }
 
-/** Posts a callback as Feishu does: signed with `key` (or a given signature). */
+/** Posts a callback as Feishu does: signed with `key` (or a given signature); a string body is sent as it is. */
 export async function postCallback(
   url: string,
   body: unknown,
   options: { key: string; timestamp: number; nonce?: string; signature?: string },
 ) {
-  const raw = JSON.stringify(body);
+  const raw = typeof body === 'string' ? body : JSON.stringify(body);
   const nonce = options.nonce ?? `n${events++}`;
   const signature =
     options.signature ?? createHash('sha256').update(`${options.timestamp}${nonce}${options.key}${raw}`).digest('hex');
