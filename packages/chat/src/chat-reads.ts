@@ -19,6 +19,38 @@ export interface ThreadWaits {
 export interface ThreadApprovals extends ThreadWaits {
   /** Tool approvals no longer pending, as stored: how each ended is known here before the thread's audit says it. */
   settled: InteractionRecord[];
+  /** Every interaction of the thread, as stored (the messages given to its agent among them). */
+  interactions: InteractionRecord[];
+}
+
+/**
+ * Who asked for a call in a chat: the person whose message the agent was answering when it
+ * proposed it — the responder of the thread's last message question (`ADD_MESSAGE`) asked
+ * before the call and answered. In a shared channel that is whoever wrote, not whoever
+ * opened the chat; separation of duties binds them both. Undefined when no message led to it.
+ * Ordered by when each question was asked (both stamped by the engine that ran the thread),
+ * not by when a web server took the answer.
+ */
+export function askerOf(
+  interactions: readonly InteractionRecord[],
+  request: Pick<UserInteractionRequest, 'requestedAt'>,
+): string | undefined {
+  let asker: { at: string; responder: string } | undefined;
+  for (const interaction of interactions) {
+    const responder = interaction.response?.responder;
+    if (interaction.request.operationType !== 'ADD_MESSAGE' || responder === undefined) continue;
+    if (interaction.createdAt > request.requestedAt) continue;
+    if (asker === undefined || interaction.createdAt >= asker.at) asker = { at: interaction.createdAt, responder };
+  }
+  return asker?.responder;
+}
+
+/** {@link askerOf} a request, read from the store: one read of its thread's interactions. */
+export async function readAsker(
+  reader: Pick<Interlock, 'interactions'>,
+  request: Pick<UserInteractionRequest, 'threadId' | 'requestedAt'>,
+): Promise<string | undefined> {
+  return askerOf(await reader.interactions({ threadId: request.threadId }), request);
 }
 
 /** Where a channel's chats live. */
@@ -65,7 +97,7 @@ export async function readThreadApprovals(reader: ChatReader, threadId: string):
   const settled = interactions.filter(
     (interaction) => interaction.status !== 'pending' && interaction.request.operationType === 'TOOL_APPROVAL',
   );
-  return { thread, pending, settled };
+  return { thread, pending, settled, interactions };
 }
 
 /**

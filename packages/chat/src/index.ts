@@ -28,6 +28,7 @@ export {
   type ChatDemoWorkflowOptions,
 } from './chat-demo.js';
 export { ChatPlatformBridge, type ChatPlatformBridgeOptions } from './platform-bridge.js';
+export { askerOf, readAsker } from './chat-reads.js';
 export type {
   ActionOutcome,
   ApprovalCard,
