@@ -34,7 +34,15 @@ export default defineConfig({
       { find: /^@interlock\/chat$/, replacement: source('./packages/chat/src/index.ts') },
       { find: /^@interlock\/chat-slack\/testing$/, replacement: source('./packages/chat-slack/src/testing/index.ts') },
       { find: /^@interlock\/chat-slack$/, replacement: source('./packages/chat-slack/src/index.ts') },
+      {
+        find: /^@interlock\/chat-feishu\/testing$/,
+        replacement: source('./packages/chat-feishu/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-feishu$/, replacement: source('./packages/chat-feishu/src/index.ts') },
+      {
+        find: /^@interlock\/chat-whatsapp\/testing$/,
+        replacement: source('./packages/chat-whatsapp/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },
     ],
   },

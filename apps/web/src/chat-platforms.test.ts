@@ -1,6 +1,7 @@
 import { createInterlock } from '@interlock/core';
 import { ChatChannel, chatDemoModel, chatDemoTools, chatDemoWorkflow } from '@interlock/chat';
 import { afterEach, describe, expect, it } from 'vitest';
+import { postCallback } from '@interlock/chat-feishu/testing';
 import { startChatPlatforms } from './chat-platforms.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -57,5 +58,35 @@ describe('the messaging platforms of interlock.toml (F57)', () => {
 
     const response = await fetch(`${url}?hub.mode=subscribe&hub.verify_token=v&hub.challenge=ok`);
     expect(await response.text()).toBe('ok');
+  });
+
+  it('checks the Feishu verification token the file names: a callback without it is refused, one with it answered (F57)', async () => {
+    const chat = await demoChat();
+    const feishu = {
+      transport: 'http' as const,
+      appId: 'cli_0123456789abcdef',
+      appSecretEnv: 'FEISHU_SECRET',
+      encryptKeyEnv: 'FEISHU_KEY',
+      verificationTokenEnv: 'FEISHU_TOKEN',
+      approvers: {},
+      port: 0,
+    };
+    const secrets = { FEISHU_SECRET: 's', FEISHU_KEY: 'the-key' };
+    await expect(startChatPlatforms(chat, { feishu }, { environment: secrets })).rejects.toMatchObject({
+      code: 'CHAT_PLATFORM_SECRET_MISSING',
+      message: expect.stringContaining('FEISHU_TOKEN'),
+    });
+    const platforms = await startChatPlatforms(chat, { feishu }, { environment: { ...secrets, FEISHU_TOKEN: 'tok' } });
+    closers.push(() => platforms.stop());
+    const url = (platforms.started[0] ?? '').replace(/^Feishu: /, '');
+    const challenge = (token: string) =>
+      postCallback(
+        url,
+        { type: 'url_verification', challenge: 'c-1', token },
+        { key: 'the-key', timestamp: Math.floor(Date.now() / 1000) },
+      );
+
+    expect(await challenge('guessed')).toEqual({ status: 401, body: { error: 'bad_token' } });
+    expect(await challenge('tok')).toEqual({ status: 200, body: { challenge: 'c-1' } });
   });
 });

@@ -73,6 +73,15 @@ export async function startChatPlatforms(
             : { type: 'long-connection' },
         approvers: feishu.approvers,
         warn,
+        ...(feishu.verificationTokenEnv === undefined
+          ? {}
+          : {
+              verificationToken: secretFromEnvironment(
+                feishu.verificationTokenEnv,
+                'the Feishu verification token',
+                environment,
+              ),
+            }),
         ...(feishu.domain === undefined ? {} : { domain: feishu.domain }),
         ...(feishu.perMinute === undefined ? {} : { perMinute: feishu.perMinute }),
       });

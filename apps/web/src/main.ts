@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import {
   DEFAULT_SQLITE_PATH,
   findProjectConfig,
+  isLoopbackHost,
   loadProjectConfig,
   resolveStoreOptions,
   storeFromProjectConfig,
@@ -111,6 +112,11 @@ async function main(argv: string[]): Promise<void> {
   const rateLimits = { perMinute };
   // The identity provider's secret and the session key come from the variables the file names.
   const auth = authOptionsFrom(project?.config.auth, process.env);
+  // The provider's callback is never built from a request's Host header off this machine.
+  if (auth.oidc !== undefined && auth.oidc.redirectUrl === undefined && !isLoopbackHost(values.host))
+    throw new Error(
+      `[auth.oidc] needs redirectUrl (the public https://…/api/auth/callback of this server) when interlock-web listens on ${values.host}: without it, the sign-in link would be built from whatever Host header a request carries`,
+    );
   let readiness: ReturnType<typeof storeReadiness> | undefined;
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;

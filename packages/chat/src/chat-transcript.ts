@@ -1,4 +1,4 @@
-import type { AuditEntry, ThreadRecord } from '@interlock/core';
+import type { AuditEntry, InteractionRecord, ThreadRecord } from '@interlock/core';
 import type { Message, UserInteractionRequest } from '@interlock/sdk-types';
 import type { ChatApprovalStatus, ChatEntry } from './chat-types.js';
 
@@ -27,6 +27,8 @@ export interface TranscriptSources {
   thread: ThreadRecord;
   /** The thread's pending tool approvals. */
   pending: readonly UserInteractionRequest[];
+  /** The thread's tool approvals that ended, as stored (answered, timed out, cancelled). */
+  settled?: readonly InteractionRecord[];
   /** The thread's audit trail. */
   audit: readonly AuditEntry[];
   seen: ReadonlyMap<string, SeenApproval>;
@@ -169,7 +171,8 @@ function approvalEntry(line: ApprovalLine): ChatEntry {
 /**
  * Every tool approval a person was asked about in this thread: pending ones from the store,
  * answered ones from the audit trail (a person's decision, or the failure of the wait),
- * and, for the moment between an answer and its audit entry, what this process saw.
+ * and, for the moment between an answer and its audit entry, how the store says it ended
+ * (answered in any process, or timed out) and what this process saw.
  */
 function approvalLines(sources: TranscriptSources): ApprovalLine[] {
   const lines = new Map<string, ApprovalLine>();
@@ -183,6 +186,14 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
     // Otherwise it was asked and not answered here: it still waits (below), or it was just
     // answered elsewhere and the audit trail (below) tells how it ended once the answer is applied.
     lines.set(line.key, line);
+  }
+  for (const interaction of sources.settled ?? []) {
+    const line = lineOfRequest(interaction.request);
+    if (!line) continue;
+    const known = lines.get(line.key);
+    // What this process saw answered here stands; the store tells of answers given elsewhere.
+    if (known?.status !== undefined && known.status !== 'pending') continue;
+    lines.set(line.key, { ...line, ...settledStatus(interaction), at: known?.at ?? line.at });
   }
   for (const entry of sources.audit) {
     const person = entry.decidedBy === 'person';
@@ -198,7 +209,11 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
       status: person ? (entry.outcome === 'allow' ? 'approved' : 'rejected') : failedStatus(entry.decidedBy),
       // When it was asked, if this process saw it; the decision's time otherwise (after a restart).
       at: known?.at ?? entry.at,
-      ...(known?.interactionId === undefined ? {} : { interactionId: known.interactionId }),
+      ...(known?.interactionId === undefined
+        ? entry.interactionId === undefined
+          ? {}
+          : { interactionId: entry.interactionId }
+        : { interactionId: known.interactionId }),
       ...(entry.responder === undefined ? {} : { answeredBy: entry.responder }),
     });
   }
@@ -224,6 +239,19 @@ function lineOfRequest(request: UserInteractionRequest): ApprovalLine | undefine
     ...(details.quorum === undefined
       ? {}
       : { approvals: { given: details.quorum.given, required: details.quorum.required } }),
+  };
+}
+
+/** How a settled approval ended, as its record says: who answered and what, or why the wait failed. */
+function settledStatus(interaction: InteractionRecord): Pick<ApprovalLine, 'status' | 'answeredBy'> {
+  const { response } = interaction;
+  if (interaction.status === 'failed' || response === undefined)
+    return { status: failedStatus(`interaction:${interaction.failureReason ?? 'failed'}`) };
+  const input = response.input as { approved?: unknown; resolution?: unknown } | undefined;
+  const approved = input?.approved === true || input?.resolution === 'retry';
+  return {
+    status: approved ? 'approved' : 'rejected',
+    ...(response.responder === undefined ? {} : { answeredBy: response.responder }),
   };
 }
 

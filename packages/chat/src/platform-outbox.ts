@@ -74,6 +74,11 @@ export class PlatformOutbox {
     });
   }
 
+  /** The conversations of the chats this process shows, each once. */
+  conversations(): string[] {
+    return [...new Set([...this.chats.values()].map((outbox) => outbox.conversation))];
+  }
+
   /** The interaction an approval message (by its reference) asks about, if this process posted it. */
   interactionOf(conversation: string, ref: PostedRef): string | undefined {
     for (const outbox of this.chats.values()) {
@@ -110,9 +115,10 @@ export class PlatformOutbox {
     requests: readonly UserInteractionRequest[],
   ): Promise<void> {
     const details = entry.approval;
-    if (details === undefined || entry.interactionId === undefined) return;
+    if (details === undefined) return;
     const posted = outbox.approvals.get(entry.id);
     if (posted === undefined) {
+      if (entry.interactionId === undefined) return;
       const request = requests.find((candidate) => candidate.interactionId === entry.interactionId);
       // Only an approval still waiting is posted: one that ended before it was shown needs no buttons.
       if (details.status !== 'pending' || request === undefined) return;

@@ -145,6 +145,8 @@ export const ProjectFeishuConfig = z.strictObject({
   appSecretEnv: EnvName,
   /** For `http`: the encrypt key's variable (the callbacks' verification key). */
   encryptKeyEnv: EnvName.optional(),
+  /** The Verification Token's variable: when named, every event and callback must carry the token (either transport). */
+  verificationTokenEnv: EnvName.optional(),
   approvers: PlatformApprovers,
   /** `https://open.feishu.cn` (default) or `https://open.larksuite.com`. */
   domain: z.url().optional(),

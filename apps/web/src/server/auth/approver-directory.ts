@@ -140,7 +140,7 @@ export class ApproverDirectory {
 /** A chat's checks of who may answer: the approver lists (per level), and separation of duties from a directory. */
 export function chatChecks(source: WorkflowApprovers | ApproverDirectory | undefined): {
   canApprove: (author: string, workflowId: string) => boolean;
-  mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
+  mayAnswer: (author: string, request: UserInteractionRequest, askedBy: string | undefined) => string | undefined;
 } {
   return { canApprove: approvalCheck(source), mayAnswer: answerCheck(source) };
 }
@@ -150,10 +150,14 @@ export function levelRequests(level: DutyLevel): string {
   return level === 'QUESTION' ? 'questions' : `${level}-risk calls`;
 }
 
-/** The chat's `mayAnswer`: the list of the request's level, and separation of duties, as the directory says now. */
+/**
+ * The chat's `mayAnswer`: the list of the request's level, and separation of duties, as the
+ * directory says now. Duties bind the person who opened the chat and the one who asked for
+ * the call (`askedBy`: in a shared channel, whoever wrote the message that led to it).
+ */
 function answerCheck(
   source: WorkflowApprovers | ApproverDirectory | undefined,
-): (author: string, request: UserInteractionRequest) => string | undefined {
+): (author: string, request: UserInteractionRequest, askedBy: string | undefined) => string | undefined {
   if (!(source instanceof ApproverDirectory)) {
     const fixed = source ?? {};
     return (author, request) =>
@@ -161,13 +165,17 @@ function answerCheck(
         ? undefined
         : `${author} is not on the approver list for ${levelRequests(levelOf(request))} of this workflow`;
   }
-  return (author, request) => {
+  return (author, request, askedBy) => {
     const level = levelOf(request);
     const principal = source.principalOf(author);
     if (principal === undefined || !source.mayApprove(request.workflowId, principal, level))
       return `${author} is not on the approver list for ${levelRequests(level)} of this workflow`;
-    if (request.session.requestedBy !== author || !source.separatesDuties(request.workflowId, level)) return undefined;
-    return `${author} opened this chat, so another approver must answer its ${levelRequests(level)}`;
+    const asked = askedBy !== undefined && samePerson(askedBy, author);
+    const opened = request.session.requestedBy !== undefined && samePerson(request.session.requestedBy, author);
+    if ((!asked && !opened) || !source.separatesDuties(request.workflowId, level)) return undefined;
+    return asked
+      ? `${author} asked for this call, so another approver must answer it (${levelRequests(level)} are separated from their requester)`
+      : `${author} opened this chat, so another approver must answer its ${levelRequests(level)}`;
   };
 }
 
@@ -182,4 +190,9 @@ function approvalCheck(
     };
   const fixed = source ?? {};
   return (author, workflowId) => mayApprove(fixed, workflowId, { name: author, groups: [] });
+}
+
+/** Whether a responder (`alice`, or as a surface names her, `web:alice`) is `name`. */
+export function samePerson(responder: string, name: string): boolean {
+  return responder === name || responder === `web:${name}`;
 }
