@@ -14,9 +14,9 @@ const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/w
 // End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
 // Chromium: with two test files at once they get a longer timeout than unit tests.
 const E2E = ['apps/*/test/**/*.e2e.test.ts'];
-// Packs the packages and installs them with npm outside the repository (about a minute with a
-// warm npm cache): run on its own, `pnpm exec vitest run --project packaging`.
-const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts'];
+// Pack the packages and install them with npm outside the repository (minutes: npm fetches and
+// installs each project's whole tree): run on their own, `pnpm exec vitest run --project packaging`.
+const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
