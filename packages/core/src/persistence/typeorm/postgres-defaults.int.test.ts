@@ -92,14 +92,16 @@ if (baseUrl !== undefined) {
         `SELECT table_schema AS schema FROM information_schema.tables WHERE table_name IN ('threads', '_private_jobs') ORDER BY 1`,
       );
       expect(installed.map((row) => row.schema)).toEqual(['public', 'public_jobs']);
-      expect(await checkReadiness(storeReadiness(store, { type: 'postgres', url }, { jobQueue: true }).checks)).toEqual({
-        ready: true,
-        checks: [
-          { name: 'store', ok: true },
-          { name: 'migrations', ok: true },
-          { name: 'jobQueue', ok: true },
-        ],
-      });
+      expect(await checkReadiness(storeReadiness(store, { type: 'postgres', url }, { jobQueue: true }).checks)).toEqual(
+        {
+          ready: true,
+          checks: [
+            { name: 'store', ok: true },
+            { name: 'migrations', ok: true },
+            { name: 'jobQueue', ok: true },
+          ],
+        },
+      );
 
       await worker({ type: 'postgres', url });
       expect(await answeredAndFinished(await answerer({ type: 'postgres', url }), 'plain')).toBe('plain');
@@ -128,9 +130,12 @@ if (baseUrl !== undefined) {
         { schema: 'crew', threads: 1 },
       ]);
       expect(
-        (await sql<{ name: string }>(url, `SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE '%jobs' ORDER BY 1`)).map(
-          (row) => row.name,
-        ),
+        (
+          await sql<{ name: string }>(
+            url,
+            `SELECT nspname AS name FROM pg_namespace WHERE nspname LIKE '%jobs' ORDER BY 1`,
+          )
+        ).map((row) => row.name),
       ).toEqual(['crew_jobs', 'team_jobs']);
     });
 
@@ -173,7 +178,10 @@ if (baseUrl !== undefined) {
       expect(await finished(asker, 'asked-before-the-upgrade', 'answered after')).toBe('answered after');
       expect(await answeredAndFinished(asker, 'started after')).toBe('started after');
 
-      const migrations = await sql<{ name: string }>(url, 'SELECT name FROM public.interlock_migrations ORDER BY id DESC LIMIT 1');
+      const migrations = await sql<{ name: string }>(
+        url,
+        'SELECT name FROM public.interlock_migrations ORDER BY id DESC LIMIT 1',
+      );
       expect(migrations).toEqual([{ name: 'RepairJobQueueSchema1796515200000' }]);
       const after = await sql<{ definition: string }>(
         url,
