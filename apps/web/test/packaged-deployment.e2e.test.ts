@@ -33,7 +33,16 @@ let browser: Browser | undefined;
 
 afterAll(async () => {
   await browser?.close();
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // A command line is a process group of its own: npx's and bash's children go with it.
+  for (const child of children)
+    if (child.exitCode === null) {
+      try {
+        if (child.pid === undefined) child.kill('SIGKILL');
+        else process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // It ended meanwhile.
+      }
+    }
   await database?.drop();
   if (project !== '') await rm(dirname(project), { recursive: true, force: true });
 });
@@ -135,6 +144,7 @@ function start(
     cwd: project,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.push(child);
   let printed = '';
