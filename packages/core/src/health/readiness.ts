@@ -5,7 +5,7 @@ import { MIGRATIONS_TABLE } from '../persistence/sql/migrations/migration-runner
 import { STORE_MIGRATIONS } from '../persistence/sql/migrations/store-migrations.js';
 import { withoutUrlCredentials } from '../config/secrets-in-file.js';
 import { resolveStoreOptions } from '../interlock-store.js';
-import { placementOf, resolvePlacement, type PostgresPlacement } from '../persistence/typeorm/postgres-placement.js';
+import { placementOf, type PostgresPlacement } from '../persistence/typeorm/postgres-placement.js';
 
 /** One thing a process needs to do its work: it throws, saying what is wrong, when it is not there. */
 export interface ReadinessCheck {
@@ -75,8 +75,8 @@ const PROBE_SCOPE = 'interlock:health';
  * The probe's connection (PostgreSQL: one, closed after 30 s idle; SQLite: a read-only one per
  * look) is apart from the store's pool. A memory or custom store has only `store`. On
  * PostgreSQL the tables and the job queue looked at are where `store` keeps them (its
- * `placement`, resolved as it opened); for a store that does not say, they are resolved from
- * `options` as the store resolves them.
+ * `placement`, resolved as it opened: pass the store `openStore` opened, or a wrapper that
+ * forwards it; without one, `migrations` and `jobQueue` fail saying so).
  *
  * @example
  * const readiness = storeReadiness(store, { type: 'postgres', url });
@@ -101,7 +101,7 @@ export function storeReadiness(
   }
   if (options.type !== 'postgres') return { checks: [reachable], close: async () => undefined };
   const resolved = resolveStoreOptions(options) as Extract<StoreOptions, { type: 'postgres' }>;
-  const probe = new PostgresProbe(resolved.url, placementOf(store), resolved.schema);
+  const probe = new PostgresProbe(resolved.url, placementOf(store));
   const checks = [reachable, { name: 'migrations', check: () => probe.migrations() }];
   if (parts.jobQueue === true) checks.push({ name: 'jobQueue', check: () => probe.jobQueue() });
   return { checks, close: () => probe.close() };
@@ -147,8 +147,7 @@ class PostgresProbe {
 
   constructor(
     private readonly url: string,
-    private placement: PostgresPlacement | undefined,
-    private readonly schema: string | undefined,
+    private readonly placement: PostgresPlacement | undefined,
   ) {}
 
   async migrations(): Promise<void> {
@@ -164,13 +163,12 @@ class PostgresProbe {
     await this.query(`SELECT 1 FROM "${(await this.placed()).jobsSchema}"._private_jobs LIMIT 1`);
   }
 
-  /** The store's placement, or (a store that does not say) the one it resolves from the same options. */
+  /** Where the store keeps its tables and its queue, as it resolved them when it opened. */
   private async placed(): Promise<PostgresPlacement> {
-    // A look that failed (the database was down) is tried again at the next.
-    this.placement ??= await resolvePlacement(this.schema, async () => {
-      const [row] = await this.query<{ schema: string | null }>('SELECT current_schema() AS schema');
-      return row?.schema;
-    });
+    if (this.placement === undefined)
+      throw new Error(
+        'the store does not say where its tables and job queue are: check the store openStore opened (its placement)',
+      );
     return this.placement;
   }
 

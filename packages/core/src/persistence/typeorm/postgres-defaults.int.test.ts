@@ -103,6 +103,12 @@ if (baseUrl !== undefined) {
         },
       );
 
+      // Where to look is the store's to say: a store that does not is not ready, never guessed at.
+      const unplaced = { getGlobalVariables: (scope: string) => store.getGlobalVariables(scope) };
+      expect(
+        (await checkReadiness(storeReadiness(unplaced, { type: 'postgres', url }).checks)).checks[1],
+      ).toMatchObject({ name: 'migrations', ok: false, reason: expect.stringContaining('does not say where') });
+
       await worker({ type: 'postgres', url });
       expect(await answeredAndFinished(await answerer({ type: 'postgres', url }), 'plain')).toBe('plain');
       // ?schema=public is the same place: the same tables, the same queue.
