@@ -14,7 +14,8 @@ import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } f
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows } from './served-workflows.js';
-import { continueJob, deadlineJob, jobQueue, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { continueJob, deadlineJob, jobQueue, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { placementOf } from '../persistence/typeorm/postgres-placement.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
@@ -105,8 +106,15 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (storeOptions.type === 'postgres') {
+      // The job queue the store installed as it opened, where its commits queue jobs (issue 34).
+      const placement = placementOf(store);
+      if (placement === undefined)
+        throw new InterlockError(
+          'INVALID_OPTIONS',
+          'the store this worker runs on does not say where its job queue is: bind the PostgreSQL store createInterlock opened (or a wrapper that forwards its `placement`)',
+        );
       consumer = new GraphileJobConsumer(
-        { url: storeOptions.url, schema: jobsSchemaOf(storeOptions.schema) },
+        { url: storeOptions.url, schema: placement.jobsSchema },
         queues,
         (job) => runner.run(job),
         {
@@ -143,7 +151,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const health =
       healthPort === undefined
         ? undefined
-        : await listenForWorkerHealth(store, options.store, consumer, healthPort, healthHost);
+        : await listenForWorkerHealth(store, storeOptions, consumer, healthPort, healthHost);
     return {
       interlock,
       workflowIds,

@@ -29,9 +29,11 @@ export const ProjectStoreConfig = z.discriminatedUnion('type', [
     type: z.literal('postgres'),
     /** The variable holding `postgres://user:password@host/db`. */
     urlEnv: EnvName,
+    /** The schema of the tables (default: the database's current one); its job queue's, `<schema>_jobs`, must fit PostgreSQL's 63 characters. */
     schema: z
       .string()
       .regex(/^[a-z_][a-z0-9_]*$/)
+      .max(58)
       .optional(),
   }),
 ]);
