@@ -175,7 +175,7 @@ describe("the README's Deploying, with the packed packages installed outside the
     // better-sqlite3 would build from source for a minute or two, and PostgreSQL never loads it.)
     const packed = execFileSync(
       process.execPath,
-      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages')],
+      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages'), '@interlock/cli', '@interlock/web'],
       { encoding: 'utf8' },
     );
     const tarballs = packed.split('\n').filter((line) => line.endsWith('.tgz'));

@@ -39,8 +39,8 @@ npm install -g pnpm@10.34.8 && pnpm install && pnpm test
   },
 
   'agent-demo': {
-    text: `pnpm build && node apps/cli/dist/main.js demo coding-agent
-node apps/cli/dist/main.js explain bash '{"command":"rm -rf /"}'   # deny, and why
+    text: `pnpm build && pnpm exec interlock demo coding-agent
+pnpm exec interlock explain bash '{"command":"rm -rf /"}'   # deny, and why
 `,
     async run(text, { sandbox }) {
       const [demo = '', explain = ''] = text.split('\n');

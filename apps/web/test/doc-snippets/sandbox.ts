@@ -33,6 +33,8 @@ export class Sandbox {
   static async create(): Promise<Sandbox> {
     const directory = await mkdtemp(join(tmpdir(), 'interlock-doc-snippet-'));
     for (const name of ['apps', 'examples']) await symlink(join(REPOSITORY, name), join(directory, name));
+    // A project of its own, so that `pnpm exec` runs its node_modules/.bin as in the repository.
+    await writeFile(join(directory, 'package.json'), '{ "name": "doc-snippet", "private": true }\n');
     const bin = join(directory, 'node_modules', '.bin');
     await mkdir(bin, { recursive: true });
     await mkdir(join(directory, 'node_modules', '@interlock'));
