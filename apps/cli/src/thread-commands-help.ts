@@ -58,6 +58,12 @@ Answers:
   answer '<text or json>'                  answer a question (UPDATE_VARIABLES or
                                            ADD_MESSAGE), read per its input kind:
                                            text, yes/no, one of the choices, JSON
+  --resolution done|retry|failed [--reason R]
+                                           answer a call that started before the
+                                           process stopped (stage recovery): it
+                                           ran (done), run it again (retry), or
+                                           report it failed (failed); approve,
+                                           reject and edit are refused for it
 
 Options:
       --json              print one line: {"result","interactionId","threadId",
@@ -88,6 +94,7 @@ Examples:
   interlock respond 3f1c… reject --reason "not on a Friday"
   interlock respond 3f1c… edit '{"command":"ls"}'
   interlock respond 9a2b… answer yes
+  interlock respond 7c4d… --resolution done
 `;
 
 /** `interlock resume --help`. */
