@@ -35,7 +35,10 @@ const APPROVAL: UserInteractionRequest = {
 
 const RECOVERY: UserInteractionRequest = {
   ...APPROVAL,
-  toolApproval: { ...(APPROVAL.toolApproval as NonNullable<UserInteractionRequest['toolApproval']>), stage: 'recovery' },
+  toolApproval: {
+    ...(APPROVAL.toolApproval as NonNullable<UserInteractionRequest['toolApproval']>),
+    stage: 'recovery',
+  },
 };
 
 describe('parseRespondAnswer', () => {
@@ -87,7 +90,11 @@ describe('the answer to a call whose outcome is unknown (F40, issue 37)', () => 
     ['done', {}, { approved: true, resolution: 'done' }],
     ['retry', {}, { approved: true, resolution: 'retry' }],
     ['failed', {}, { approved: false, resolution: 'fail' }],
-    ['failed', { reason: 'the disk was full' }, { approved: false, resolution: 'fail', denyReason: 'the disk was full' }],
+    [
+      'failed',
+      { reason: 'the disk was full' },
+      { approved: false, resolution: 'fail', denyReason: 'the disk was full' },
+    ],
     [' Done ', {}, { approved: true, resolution: 'done' }],
   ])('reads --resolution %j', (resolution, flags, input) => {
     expect(parseRespondAnswer([], { resolution, ...flags })).toEqual({ verb: 'resolve', input });

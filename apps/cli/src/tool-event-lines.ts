@@ -61,7 +61,9 @@ export class ToolApprovalEventLines {
       const label = callLabel(details.toolName, details.toolParameters);
       this.labels.set(event.interactionId, label);
       if (details.stage === 'recovery')
-        return this.style.dim(`◆ ${label}: its outcome is unknown: did it run (done), run it again (retry), or failed?`);
+        return this.style.dim(
+          `◆ ${label}: its outcome is unknown: did it run (done), run it again (retry), or failed?`,
+        );
       const stage = details.stage === 'result' ? 'its result needs' : 'it needs';
       return this.style.dim(`◆ ${label}: ${stage} your approval`);
     }

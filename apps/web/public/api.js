@@ -23,7 +23,7 @@
  */
 /**
  * The body of POST /api/interactions/:id/respond (AnswerBody in src/server/answer-body.ts).
- * @typedef {{ action: 'approve' | 'edit' | 'reject' | 'answer', arguments?: Record<string, unknown>, reason?: string, instruction?: string, remember?: boolean, resolution?: 'done' | 'retry' | 'fail', value?: unknown }} AnswerBody
+ * @typedef {{ action: 'approve' | 'edit' | 'reject' | 'answer', arguments?: Record<string, unknown>, reason?: string, instruction?: string, remember?: boolean, resolution?: 'done' | 'retry' | 'failed' | 'fail', value?: unknown }} AnswerBody
  */
 /**
  * POST /api/interactions/approve-batch: one result per interaction.

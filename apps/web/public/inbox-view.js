@@ -324,7 +324,7 @@ export class InboxView {
               {
                 type: 'button',
                 class: 'reject',
-                onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error),
+                onclick: () => this.send(card, { action: 'reject', reason: reason.value, resolution: 'failed' }, error),
               },
               'It failed',
             ),

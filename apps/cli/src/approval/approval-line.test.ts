@@ -21,7 +21,8 @@ describe('parseApprovalLine for a call whose outcome is unknown (F40, issue 37)'
     (line) => {
       const parsed = parseApprovalLine(line, recovery);
       expect(parsed.status).toBe('invalid');
-      if (line !== 'done: twice') expect(parsed).toMatchObject({ problem: expect.stringMatching(/done .*retry .*failed/) });
+      if (line !== 'done: twice')
+        expect(parsed).toMatchObject({ problem: expect.stringMatching(/done .*retry .*failed/) });
     },
   );
 });

@@ -57,8 +57,8 @@ export class PipedToolApprover implements ToolApprover {
         : details.stage === 'recovery'
           ? RECOVERY_LINE_SYNTAX
           : details.rememberable
-          ? APPROVAL_LINE_SYNTAX
-          : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
+            ? APPROVAL_LINE_SYNTAX
+            : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
     const hint = deadlineHint(request);
     output.write(style.dim(`  answer: ${syntax}${hint === undefined ? '' : ` · ${hint}`}`) + '\n');
     for (;;) {

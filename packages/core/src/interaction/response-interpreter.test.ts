@@ -36,7 +36,10 @@ describe('the answer to a call whose outcome is unknown (F40, issue 37)', () => 
     ['failed', { approved: false, resolution: 'fail' }],
     ['fail', { approved: false, resolution: 'fail' }],
     [' Done ', { approved: true, resolution: 'done' }],
-    [{ approved: true, resolution: 'failed' }, { approved: true, resolution: 'fail' }],
+    [
+      { approved: true, resolution: 'failed' },
+      { approved: true, resolution: 'fail' },
+    ],
     [{ approved: false }, { approved: false }],
   ])('takes %j', (raw, expected) => {
     expect(interpreter.interpret(askedAt('recovery'), raw)).toEqual(expected);

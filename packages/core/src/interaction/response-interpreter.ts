@@ -92,8 +92,7 @@ export class ResponseInterpreter {
 }
 
 /** How the recovery question is answered, for the messages that refuse another answer. */
-export const RECOVERY_ANSWERS =
-  'answer done (it ran: go on), retry (run it again) or failed (report that it failed)';
+export const RECOVERY_ANSWERS = 'answer done (it ran: go on), retry (run it again) or failed (report that it failed)';
 
 /** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`, and `resolution: "failed"` for `"fail"`. */
 function normalise(raw: unknown): unknown {

@@ -344,7 +344,9 @@ describe('readAnswer (how an answer moves its call)', () => {
 
     it('says in the audit which of the three answers was given (issue 37)', () => {
       expect(read(askedToRecover(), answered({ approved: true, resolution: 'done' })).audit.reason).toMatch(/^done: /);
-      expect(read(askedToRecover(), answered({ approved: true, resolution: 'retry' })).audit.reason).toMatch(/^retry: /);
+      expect(read(askedToRecover(), answered({ approved: true, resolution: 'retry' })).audit.reason).toMatch(
+        /^retry: /,
+      );
       expect(
         read(askedToRecover(), answered({ approved: false, resolution: 'fail', denyReason: 'disk full' })).audit.reason,
       ).toBe('failed: a person said it failed: disk full');
