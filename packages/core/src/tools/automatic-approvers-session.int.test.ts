@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, type Interlock } from '../index.js';
-import type { ToolUse } from '../policy/approval-options.js';
+import type { ApprovalOptions, ToolUse } from '../policy/approval-options.js';
 import type { ToolApprovalBusRequest } from '../policy/message-bus.js';
 import { noteTool, scriptedModel } from '../testing/index.js';
 
@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close();
 });
 
-async function proposeNote(approval: Parameters<typeof createInterlock>[0]['approval']): Promise<Interlock> {
+async function proposeNote(approval: ApprovalOptions | undefined): Promise<Interlock> {
   const interlock = await createInterlock({
     tools: [noteTool()],
     ...(approval === undefined ? {} : { approval }),
