@@ -16,7 +16,7 @@
 /** @typedef {{ code?: string, message?: string, details?: unknown }} ErrorBody The body of every error response. */
 /** @typedef {{ approver: string, csrfToken?: string }} Session GET and POST /api/session. */
 
-/** @typedef {{ serverTime: string, interactions: Array<UserInteractionRequest & { mayAnswer: boolean }> }} PendingInteractions GET /api/interactions. */
+/** @typedef {{ serverTime: string, interactions: Array<UserInteractionRequest & { mayAnswer: boolean, mayApprove: boolean, why?: string }> }} PendingInteractions GET /api/interactions. */
 /**
  * GET /api/interactions/:id: where one interaction stands.
  * @typedef {{ request: UserInteractionRequest, status: InteractionStatus, response?: { input: unknown, responder?: string, respondedAt: string }, failureReason?: InteractionFailureReason, failureMessage?: string }} InteractionState
