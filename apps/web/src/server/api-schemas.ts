@@ -45,7 +45,7 @@ export const respondBody = {
       type: 'string',
       enum: ['done', 'retry', 'failed', 'fail'],
       description:
-        'For a call whose outcome is unknown (stage recovery), with approve: it ran (done), run it again (retry), or it failed (failed; `fail` is the same); with reject: failed. A plain approve does not answer it (400).',
+        'For a call whose outcome is unknown (stage recovery), with approve: it ran (done), run it again (retry), or it failed (failed; `fail` is the same); with reject: failed. A plain approve does not answer it (422).',
     },
     value: { description: 'answer: the text or JSON value the question asks for.' },
   },
