@@ -293,7 +293,10 @@ describe('every problem of a workflow in one run (F1, issue 37)', () => {
     id: 'many problems',
     name: 'Many problems',
     config: [{ timeout: 1 }, { timeout: 2 }],
-    variables: [{ name: 'notes', scope: 'thread' }, { name: 'bad name!', scope: 'thread' }],
+    variables: [
+      { name: 'notes', scope: 'thread' },
+      { name: 'bad name!', scope: 'thread' },
+    ],
     nodes: [
       { id: 'start', type: 'START' },
       { id: 'ask', type: 'USER_INTERACTION', config: { prompt: 'Which?', operationType: 'NOT_A_TYPE' } },
