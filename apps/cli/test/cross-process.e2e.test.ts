@@ -389,6 +389,7 @@ describe('threads, audit and the --store option', () => {
     expect(json).toEqual({
       store: 'sqlite:.interlock/interlock.db',
       entries: [],
+      evidence: { heads: [], anchors: [], legacyHead: { sequence: 0, hash: '' } },
       verification: { valid: true, entries: 0 },
     });
   });

@@ -113,6 +113,12 @@ export async function startChatPlatforms(
   return { started, stop };
 }
 
+/** The approver names the `[chat.*] approvers` maps give platform users: approvers of the chat (issue 37). */
+export function chatApproverNames(config: ProjectChatConfig | undefined): string[] {
+  const maps = [config?.slack?.approvers, config?.feishu?.approvers, config?.whatsapp?.approvers];
+  return [...new Set(maps.flatMap((map) => Object.values(map ?? {})))];
+}
+
 function listen(config: { host?: string | undefined; port?: number | undefined; path?: string | undefined }) {
   return {
     ...(config.host === undefined ? {} : { host: config.host }),

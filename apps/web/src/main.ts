@@ -16,7 +16,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '@interlock/chat';
 import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
-import { startChatPlatforms } from './chat-platforms.js';
+import { chatApproverNames, startChatPlatforms } from './chat-platforms.js';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { ApproverDirectory } from './server/auth/approver-directory.js';
@@ -106,6 +106,8 @@ async function main(argv: string[]): Promise<void> {
     {
       workflowApprovers: project?.config.approvers?.workflows ?? {},
       separationOfDuties: project?.config.approvers?.separationOfDuties ?? {},
+      // The names [chat.*] approvers maps give platform users answer in the chat (docs/chat.md).
+      chatApprovers: chatApproverNames(project?.config.chat),
     },
   );
   const workflowApprovers = approvers;

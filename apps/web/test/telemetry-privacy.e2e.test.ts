@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver } from '@interlock/core/testing';
 
 /*
  * What telemetry carries (F59; docs/security.md): codes, rule ids, decisions and levels —

@@ -147,7 +147,14 @@ export class ChatPlatformBridge {
       message.replyTo === undefined ? undefined : this.outbox.interactionOf(message.conversation, message.replyTo);
     if (target !== undefined && deciding && reply.targets.kind === 'unnamed') {
       const chatId = this.chatIdOf(message.conversation);
-      const result = await this.chat.decide(chatId, target, { action: reply.kind }, name, { via: this.platform.name });
+      const choice =
+        reply.kind === 'approve'
+          ? {
+              action: reply.kind,
+              ...(reply.resolution === 'done' || reply.resolution === 'retry' ? { resolution: reply.resolution } : {}),
+            }
+          : { action: reply.kind, ...(reply.resolution === 'fail' ? { resolution: reply.resolution } : {}) };
+      const result = await this.chat.decide(chatId, target, choice, name, { via: this.platform.name });
       if (result.kind !== 'approval') await this.platform.notify(message.conversation, message.user, result.text);
       return;
     }

@@ -158,7 +158,8 @@ export function cardOf(entry: ChatEntry, request: UserInteractionRequest): Appro
     status: 'pending',
     answeredBy: undefined,
     summary: '',
-    actions: stage === 'execution' ? ['approve', 'reject', 'edit'] : ['approve', 'reject'],
+    // A call that may have run before a restart is answered done, retry or failed by a reply (issue 37).
+    actions: stage === 'execution' ? ['approve', 'reject', 'edit'] : stage === 'recovery' ? [] : ['approve', 'reject'],
   };
   return { ...card, summary: summaryOf(card) };
 }
@@ -186,7 +187,7 @@ function summaryOf(card: ApprovalCard): string {
       if (card.stage === 'result')
         return `${card.toolName} has run: may the agent see its result? Reply "yes" or "no".`;
       if (card.stage === 'recovery')
-        return `${card.toolName} started before a restart and may not have finished: run it again? Reply "yes" or "no".`;
+        return `${card.toolName} started before a restart and may not have finished: did it run? Reply "done" if it ran, "retry" to run it again, or "failed".`;
       return `The agent wants to run ${card.toolName}${risk}. Approve, reject or edit it, or reply "yes" or "no".`;
     case 'approved':
       return `Approved${by}: ${card.toolName}.`;

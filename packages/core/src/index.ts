@@ -145,6 +145,7 @@ export {
   type AuditEntry,
   type AuditEntryInput,
   type AuditEvidence,
+  type AuditExport,
   type AuditThreadHead,
   type AuditVerification,
 } from './audit/audit-log.js';

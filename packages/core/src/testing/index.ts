@@ -4,8 +4,9 @@
  * store, a proxy that cuts a PostgreSQL connection as an answer is stored, a `note` tool, a
  * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
- * a child process read as JSON lines, a TCP gate that can cut a database's connections, and a
- * PostgreSQL database of a test's own (for the store's defaults).
+ * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
+ * PostgreSQL database of a test's own (for the store's defaults), and an OTLP/HTTP collector
+ * that keeps the spans, metrics and raw bodies processes export.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -21,3 +22,4 @@ export {
 export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
 export { tcpGate, type TcpGate } from './tcp-gate.js';
 export { ownDatabase, type OwnDatabase } from './own-database.js';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './otlp-receiver.js';

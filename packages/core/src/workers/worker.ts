@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { interval } from 'rxjs';
 import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk-types';
 import type { Clock } from '../engine/clock.js';
@@ -13,7 +14,7 @@ import { listenForWorkerHealth } from './health-listener.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
-import { offerWorkflows } from './served-workflows.js';
+import { offerWorkflows, withdrawWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobQueue, recoverJob, type ThreadJob } from './thread-jobs.js';
 import { placementOf } from '../persistence/typeorm/postgres-placement.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
@@ -158,7 +159,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
       ...(health === undefined ? {} : { healthUrl: health.url }),
       async stop() {
         await health?.close();
-        offers.stop();
+        await offers.stop();
         await consumer.stop();
         await interlock.close();
       },
@@ -264,12 +265,23 @@ function offerWhileRunning(
   leaseMs: number,
   taking: () => boolean,
 ) {
-  const offer = () => offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString());
+  const offerer = randomUUID();
+  let renewal: Promise<void> = Promise.resolve();
+  const offer = () =>
+    (renewal = offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString(), offerer, clock.now()));
   // While its queue is down the worker lets its offer run out: answerers stop counting on it.
   const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(() => {
     if (taking()) void offer().catch(() => undefined);
   });
-  return { first: offer(), stop: () => renewals.unsubscribe() };
+  return {
+    first: offer(),
+    /** Stops renewing and withdraws the offer at once (issue 37); a store that fails lets it run out. */
+    stop: async () => {
+      renewals.unsubscribe();
+      await renewal.catch(() => undefined);
+      await withdrawWorkflows(store, definitions, offerer).catch(() => undefined);
+    },
+  };
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {

@@ -19,6 +19,12 @@ export interface ApproverSet {
   workflowApprovers: WorkflowApprovers;
   /** Default none. */
   separationOfDuties?: SeparationOfDuties;
+  /**
+   * The names the project file's `[chat.*] approvers` maps give platform users (issue 37):
+   * each is an approver (without groups) for the chat, as docs/chat.md shows, so the file
+   * need not list them again. Per-workflow lists and separation of duties still apply.
+   */
+  chatApprovers?: readonly string[];
 }
 
 /**
@@ -40,6 +46,7 @@ export class ApproverDirectory {
     if (set instanceof ApproverDirectory) return set;
     return new ApproverDirectory({
       approvers: set?.approvers ?? [],
+      chatApprovers: set?.chatApprovers ?? [],
       workflowApprovers: set?.workflowApprovers ?? {},
       separationOfDuties: set?.separationOfDuties ?? {},
     });
@@ -59,6 +66,7 @@ export class ApproverDirectory {
   ): ApproverDirectory {
     const withBase = (set: ApproverSet): ApproverSet => ({
       approvers: set.approvers,
+      chatApprovers: [...(base.chatApprovers ?? []), ...(set.chatApprovers ?? [])],
       // The project file's lists, under the approvers file's own (which win per workflow).
       workflowApprovers: { ...base.workflowApprovers, ...set.workflowApprovers },
       separationOfDuties: { ...base.separationOfDuties, ...set.separationOfDuties },
@@ -81,6 +89,7 @@ export class ApproverDirectory {
   replace(set: ApproverSet): void {
     this.current = {
       approvers: set.approvers,
+      chatApprovers: set.chatApprovers ?? [],
       workflowApprovers: set.workflowApprovers,
       separationOfDuties: set.separationOfDuties ?? {},
     };
@@ -109,11 +118,13 @@ export class ApproverDirectory {
 
   /**
    * Who `name` is now, for a surface that knows only the name (a chat message): an approver of
-   * the file, or a person signed in through the identity provider (with the groups last read).
+   * the file, a name the project file's chat platforms map a user to, or a person signed in
+   * through the identity provider (with the groups last read).
    */
   principalOf(name: string): Principal | undefined {
     const approver = this.current.approvers.find((candidate) => candidate.name === name);
     if (approver !== undefined) return { name, groups: approver.groups ?? [] };
+    if (this.current.chatApprovers?.includes(name) === true) return { name, groups: [] };
     const person = this.people.get(name);
     if (person === undefined || person.until <= this.now()) return undefined;
     return { name, groups: person.groups };

@@ -41,7 +41,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
         serverTime: new Date(context.now()).toISOString(),
         interactions: pending.map((interaction) => ({
           ...interaction,
-          mayAnswer: mayApprove(context, interaction.workflowId, request.principal, levelOf(interaction)),
+          ...whoMayAnswer(context, interaction, request.principal),
         })),
       };
     },
@@ -198,6 +198,42 @@ function assertOnLevelList(
     'NOT_AN_APPROVER',
     `${approver.name} is not on the approver list for ${levelRequests(level)} of workflow "${record.listedUnder}": ask someone on that list, or the server's operator`,
   );
+}
+
+/**
+ * What the inbox may offer this approver on a card (issue 37), as the answer would be taken:
+ * `mayAnswer` false when the level's list does not name them or separation of duties refuses
+ * the thread's requester; `mayApprove` false when only their rejection counts (the requester
+ * of a call that needs several approvers, F51). `why` says which, for the card.
+ */
+function whoMayAnswer(
+  context: WebContext,
+  interaction: UserInteractionRequest,
+  principal: Principal | undefined,
+): { mayAnswer: boolean; mayApprove: boolean; why?: string } {
+  const level = levelOf(interaction);
+  if (!mayApprove(context, interaction.workflowId, principal, level))
+    return {
+      mayAnswer: false,
+      mayApprove: false,
+      why: 'Your approver list does not cover this level: someone on its list answers it.',
+    };
+  const name = principal.name;
+  const requester = interaction.session.requestedBy;
+  const asked = requester !== undefined && personOf(requester) === name;
+  if (asked && context.access.separatesDuties(interaction.workflowId, level))
+    return {
+      mayAnswer: false,
+      mayApprove: false,
+      why: `You started this thread, so another approver answers its ${levelRequests(level)}.`,
+    };
+  if (asked && interaction.toolApproval?.quorum !== undefined)
+    return {
+      mayAnswer: true,
+      mayApprove: false,
+      why: 'You asked for this thread, so your approval does not count: other approvers approve it. You may reject it.',
+    };
+  return { mayAnswer: true, mayApprove: true };
 }
 
 /**
