@@ -229,7 +229,11 @@ export async function interlockGraph(options: InterlockGraphOptions): Promise<In
     await createApprovalGate({
       ...gateOptions,
       name: name ?? 'langgraph',
-      continuation: (pause) => guarded.continue(pause),
+      // A pause left by a process that died may be continued while the gate starts, before it is returned.
+      continuation: (pause, { gate }) => {
+        guarded.attach(gate);
+        return guarded.continue(pause);
+      },
     }),
   );
   return guarded;

@@ -54,10 +54,11 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     riskLevel: 'LOW',
     parameters: z.object({ pauseId: z.string() }),
     execute: async ({ pauseId }, context) => {
-      const pause = await holder.gate?.pause(pauseId);
-      if (pause === undefined || continuation === undefined)
+      const gate = holder.gate;
+      const pause = await gate?.pause(pauseId);
+      if (gate === undefined || pause === undefined || continuation === undefined)
         throw new InterlockError('THREAD_NOT_FOUND', `no pause ${pauseId} of gate "${name}"`);
-      const result = await continuation(pause, { signal: context.signal });
+      const result = await continuation(pause, { signal: context.signal, gate });
       return result === undefined ? 'continued' : toJson(result);
     },
   });

@@ -160,7 +160,7 @@ describe('the decision that stands, not the last attempt (F56, F62)', () => {
       result: 'lost',
       reason: 'approve: already_answered',
     });
-    expect((await gate.interlock.audit({ threadId })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
+    expect((await gate.interlock.audit({ threadId: threadId! })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
     expect(await gate.decisions([threadId!])).toMatchObject([
       {
         status: 'rejected',
@@ -191,7 +191,7 @@ describe('the decision that stands, not the last attempt (F56, F62)', () => {
       result: 'lost',
       reason: 'approve: expired',
     });
-    expect((await gate.interlock.audit({ threadId })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
+    expect((await gate.interlock.audit({ threadId: threadId! })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
     expect(await gate.decisions([threadId!])).toMatchObject([
       { status: 'rejected', decidedBy: 'timeout', reason: expect.stringMatching(/^nobody answered in time/) },
     ]);

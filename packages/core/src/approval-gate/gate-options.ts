@@ -1,6 +1,7 @@
 import type { InterlockOptions } from '../interlock-options.js';
 import type { StoreOptions } from '../persistence/open-store.js';
 import type { StartOptions } from '../engine/new-thread.js';
+import type { ApprovalGate } from './approval-gate.js';
 import type { GateDecision, GatePending } from './gate-decisions.js';
 import type { GateToolPolicy } from './gate-tools.js';
 
@@ -16,9 +17,14 @@ export interface GatePause {
 
 /**
  * Continues the agent once every call of a pause is decided: in whichever process of the
- * gate learns it first, once (a write-ahead record guards it like any tool call).
+ * gate learns it first, once (a write-ahead record guards it like any tool call). `gate` is
+ * the gate continuing it — given also while `createApprovalGate` is still starting, when it
+ * continues the pauses whose decisions ended while no gate ran.
  */
-export type GateContinuation = (pause: GatePause, context: { signal: AbortSignal }) => Promise<unknown>;
+export type GateContinuation = (
+  pause: GatePause,
+  context: { signal: AbortSignal; gate: ApprovalGate },
+) => Promise<unknown>;
 
 /** How `ApprovalGate.decide` ended: every call decided, or paused until people answer. */
 export type GateOutcome =
