@@ -211,6 +211,7 @@ export {
   type GatePending,
 } from './approval-gate/gate-decisions.js';
 export { UNKNOWN_GATE_TOOL, type GateToolPolicy } from './approval-gate/gate-tools.js';
+export { CLAUDE_CODE_TOOL_SCHEMAS } from './approval-gate/claude-code-schemas.js';
 export {
   DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
   gateWorkflowIds,
