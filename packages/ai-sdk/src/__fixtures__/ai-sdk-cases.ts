@@ -4,26 +4,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { loadProjectConfig, type GatePending } from '@interlock/core';
-import {
-  startChatCompletionsServer,
-  startJsonLineChild,
-  until,
-  type ChatCompletionsServer,
-} from '@interlock/core/testing';
+import { startChatCompletionsServer, startJsonLineChild, type ChatCompletionsServer } from '@interlock/core/testing';
 import { generateText, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { interlockApprovals, type InterlockApprovals } from '../index.js';
-import { interlockCli } from './interlock-cli.js';
+import { cliCases } from './ai-sdk-cli-cases.js';
+import { POLICIES } from './policies.js';
 import { ledgerAt, unaudited } from './ledger.js';
 
 const ANSWER = fileURLToPath(new URL('../../test/answer.mjs', import.meta.url));
-
-const POLICIES = {
-  read_file: { category: 'read' as const, riskLevel: 'LOW' as const },
-  write_file: { category: 'write' as const, riskLevel: 'MEDIUM' as const, pathArgument: 'path' },
-  bash: { category: 'command' as const, riskLevel: 'HIGH' as const, commandArgument: 'command' },
-};
 
 /**
  * The adapter's tests through the real runtime of AI SDK `major` (the test file imports
@@ -357,91 +347,25 @@ export function aiSdkCases(major: 6 | 7): void {
     },
   );
 
-  describe(`AI SDK ${major}: answers from the command line (F56, F62, F19)`, { timeout: 90_000 }, () => {
-    it('refuses an edit that breaks the tool’s schema (exit 1, the question stays open) with tools as the README declares them', async () => {
-      const store = join(dir, 'interlock.db');
-      approvals = await interlockApprovals({
-        store: { type: 'sqlite', path: store },
-        tools: POLICIES,
-        workspaceRoot: dir,
-      });
-      server.enqueue(
-        { toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'notes.md', content: 'draft' } }] },
-        { text: 'Written.' },
-      );
-      const { text } = await converse('chat-schema', async () => {
-        const [question] = await approvals!.gate.interlock.pending();
-        const id = question!.interactionId;
-        const refused = await interlockCli(store, ['respond', id, 'edit', '{"path":"notes.md","content":42}']);
-        expect(refused.code).toBe(1);
-        expect(refused.stderr + refused.stdout).toContain('content');
-        expect((await approvals!.gate.interlock.pending()).map((open) => open.interactionId)).toEqual([id]);
-        expect((await interlockCli(store, ['respond', id, 'approve'])).code).toBe(0);
-      });
-      expect(text).toBe('Written.');
-      expect(await ledger.lines()).toEqual([{ tool: 'write_file', args: { path: 'notes.md', content: 'draft' } }]);
-      expect(prompts()).not.toMatch(/\/[\w.-]+\/[\w.-]+\.(?:js|ts):\d+/);
-    });
-
-    it('a second approver after a rejection leaves the model reading the first reason', async () => {
-      const store = join(dir, 'interlock.db');
-      approvals = await interlockApprovals({
-        store: { type: 'sqlite', path: store },
-        tools: POLICIES,
-        workspaceRoot: dir,
-      });
-      server.enqueue(
-        { toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'notes.md', content: 'draft' } }] },
-        { text: 'Waiting for the review.' },
-      );
-      const { text } = await converse('chat-second', async ([pending]) => {
-        const [question] = await approvals!.gate.interlock.pending();
-        const id = question!.interactionId;
-        expect((await interlockCli(store, ['respond', id, 'reject', '--reason', 'not before the review'])).code).toBe(
-          0,
-        );
-        await untilEnded(approvals!, pending!.threadId);
-        expect((await interlockCli(store, ['respond', id, 'approve'])).code).toBe(4);
-      });
-      expect(text).toBe('Waiting for the review.');
-      expect(await ledger.lines()).toEqual([]);
-      expect(prompts()).toContain('not before the review');
-      expect(prompts()).not.toContain('attempt');
-    });
-
-    it('a late answer after the deadline leaves the model reading that nobody answered in time (F17)', async () => {
-      const store = join(dir, 'interlock.db');
-      approvals = await interlockApprovals({
-        store: { type: 'sqlite', path: store },
-        tools: POLICIES,
-        workspaceRoot: dir,
-        approvalTimeoutMs: 1_000,
-      });
-      server.enqueue(
-        { toolCalls: [{ id: 'call_write', name: 'write_file', arguments: { path: 'notes.md', content: 'draft' } }] },
-        { text: 'Nobody approved it.' },
-      );
-      const { text } = await converse('chat-timeout', async ([pending]) => {
-        const [question] = await approvals!.gate.interlock.pending();
-        await untilEnded(approvals!, pending!.threadId);
-        expect((await interlockCli(store, ['respond', question!.interactionId, 'approve'])).code).toBe(5);
-      });
-      expect(text).toBe('Nobody approved it.');
-      expect(await ledger.lines()).toEqual([]);
-      expect(prompts()).toContain('nobody answered in time');
-      expect(prompts()).not.toContain('attempt');
-      expect((await approvals.gate.interlock.audit()).at(-1)).toMatchObject({ decidedBy: 'attempt' });
-    });
+  cliCases(major, {
+    get dir() {
+      return dir;
+    },
+    get server() {
+      return server;
+    },
+    get ledger() {
+      return ledger;
+    },
+    get approvals() {
+      return approvals;
+    },
+    set approvals(given) {
+      approvals = given;
+    },
+    converse,
+    prompts,
   });
-}
-
-/** Waits until a decision thread has ended, as the gate's worker takes it there. */
-function untilEnded(approvals: InterlockApprovals, threadId: string) {
-  return until(
-    'the decision to end',
-    () => approvals.gate.interlock.thread(threadId),
-    (thread) => thread !== undefined && ['completed', 'failed', 'cancelled'].includes(thread.status),
-  );
 }
 
 /** A clock the test moves: the gate's deadlines and the answers' times are read from it. */
