@@ -17,9 +17,9 @@ const ALL = [
 const INT = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.int.test.ts'));
 const E2E = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.e2e.test.ts'));
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
-// Packs the packages and installs them with npm outside the repository (about a minute with a
-// warm npm cache): run on its own, `pnpm exec vitest run --project packaging`.
-const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts'];
+// Pack the packages and install them with npm outside the repository (minutes: npm fetches and
+// installs each project's whole tree): run on their own, `pnpm exec vitest run --project packaging`.
+const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
@@ -39,7 +39,15 @@ export default defineConfig({
       { find: /^@interlock\/chat$/, replacement: source('./packages/chat/src/index.ts') },
       { find: /^@interlock\/chat-slack\/testing$/, replacement: source('./packages/chat-slack/src/testing/index.ts') },
       { find: /^@interlock\/chat-slack$/, replacement: source('./packages/chat-slack/src/index.ts') },
+      {
+        find: /^@interlock\/chat-feishu\/testing$/,
+        replacement: source('./packages/chat-feishu/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-feishu$/, replacement: source('./packages/chat-feishu/src/index.ts') },
+      {
+        find: /^@interlock\/chat-whatsapp\/testing$/,
+        replacement: source('./packages/chat-whatsapp/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },
     ],
   },

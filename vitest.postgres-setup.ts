@@ -20,6 +20,9 @@ export default function setup(): void {
     });
     const url = /INTERLOCK_TEST_POSTGRES_URL=(\S+)/.exec(output)?.[1];
     if (url) process.env['INTERLOCK_TEST_POSTGRES_URL'] = url;
+    // A role that may create databases, for the tests of the store's defaults (a database each).
+    const admin = /INTERLOCK_TEST_POSTGRES_ADMIN_URL=(\S+)/.exec(output)?.[1];
+    if (admin) process.env['INTERLOCK_TEST_POSTGRES_ADMIN_URL'] ??= admin;
   } catch (error) {
     // The PostgreSQL tests then fail and say how to start one; everything else still runs.
     console.error(`could not start PostgreSQL for the store tests: ${(error as Error).message}`);
