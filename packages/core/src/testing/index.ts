@@ -5,8 +5,9 @@
  * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
  * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
- * PostgreSQL database of a test's own (for the store's defaults), and an OTLP/HTTP collector
- * that keeps the spans, metrics and raw bodies processes export.
+ * PostgreSQL database of a test's own (for the store's defaults), an OTLP/HTTP collector
+ * that keeps the spans, metrics and raw bodies processes export, and processes started in a
+ * group of their own, so that stopping one stops what it started.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -23,3 +24,4 @@ export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
 export { tcpGate, type TcpGate } from './tcp-gate.js';
 export { ownDatabase, type OwnDatabase } from './own-database.js';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './otlp-receiver.js';
+export { spawnProcessGroup, stopProcessGroup } from './process-group.js';

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type ICheckpointStore, type StoreOptions } from '../../index.js';
 import { until } from '../../testing/until.js';
+import { spawnProcessGroup } from '../../testing/process-group.js';
 
 /*
  * The harness of the multi-process tests (issue 11): a fresh database and ledger per
@@ -116,7 +117,7 @@ export function startWorker(
       ...config,
     }),
   };
-  const child = spawn(process.execPath, [WORKER], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnProcessGroup(process.execPath, [WORKER], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const waiting: { marker: string; resolve: () => void }[] = [];
