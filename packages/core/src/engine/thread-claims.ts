@@ -69,10 +69,20 @@ export class ThreadClaims {
       expiry = timerUntil(Date.parse(at), this.clock).subscribe(lose);
     };
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
-      const next = this.leaseUntil();
+      const now = this.clock.now();
+      const next = new Date(now + this.ttlMs).toISOString();
+      // `now`: a claim that ran out (this process froze past its end) is lost, never renewed:
+      // the store refuses the renewal, as it refuses every later unit of the run.
       void this.store
         .commit({
-          thread: { kind: 'renew', threadId: fence.threadId, epoch: fence.epoch, owner: this.owner, until: next },
+          thread: {
+            kind: 'renew',
+            threadId: fence.threadId,
+            epoch: fence.epoch,
+            owner: this.owner,
+            until: next,
+            now: new Date(now).toISOString(),
+          },
         })
         .then(
           (result) => {

@@ -50,12 +50,12 @@ export class ThreadRuns {
 
   /** A run of a new thread (stored by its first commit). */
   fresh(thread: ThreadRecord, controller: AbortController): Run {
-    return new Run(this.runContext(controller), thread, { kind: 'new' });
+    return stopsWritingOnLostClaim(new Run(this.runContext(controller), thread, { kind: 'new' }), controller);
   }
 
   /** A run of a thread read from the store (claimed by its first commit). */
   stored(stored: StoredThread, controller: AbortController): Run {
-    return Run.fromStored(this.runContext(controller), stored);
+    return stopsWritingOnLostClaim(Run.fromStored(this.runContext(controller), stored), controller);
   }
 
   private runContext(controller: AbortController): RunContext {
@@ -146,4 +146,21 @@ export class ThreadRuns {
     for (const run of runs) run.controller.abort(SHUTDOWN);
     await Promise.allSettled(runs.map((run) => run.finished));
   }
+}
+
+/**
+ * A run whose claim is lost writes nothing more (issue 35): the run is told before anything
+ * else hears the abort (this listener comes first, before any tool's), so whatever a tool
+ * or a step does once it sees the signal aborted is never committed.
+ */
+function stopsWritingOnLostClaim(run: Run, controller: AbortController): Run {
+  const { signal } = controller;
+  signal.addEventListener(
+    'abort',
+    () => {
+      if (signal.reason === CLAIM_LOST) run.claimLost();
+    },
+    { once: true },
+  );
+  return run;
 }
