@@ -19,6 +19,8 @@ const E2E = ['apps/*/test/**/*.e2e.test.ts'];
 const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
+  'packages/core/src/engine/claim-kill-loop.int.test.ts',
+  'packages/core/src/engine/frozen-claim.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
   'packages/core/src/crash/crash-recovery-more-kills.int.test.ts',
 ];
