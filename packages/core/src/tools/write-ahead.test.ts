@@ -220,4 +220,57 @@ describe('write-ahead tool executions (F40)', () => {
     expect(refused).toMatchObject({ status: 'conflict', conflict: { kind: 'thread-changed' } });
     expect((await store.getThread(threadId))?.status).toBe('completed');
   });
+
+  it('does not take a tool that returns after its signal was aborted for a call that ran: the next run asks about it (issue 35, F40)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const effects: string[] = [];
+    // A careless tool: it finds its signal aborted before its effect, and returns as if it ran.
+    const careless = defineTool({
+      name: 'charge',
+      description: 'charges a card',
+      category: 'write',
+      riskLevel: 'LOW',
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }, context) => {
+        effects.push('started');
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+        return `charged ${amount}`;
+      },
+    });
+    const definition = linearWorkflow(
+      [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+      { id: 'payments' },
+    );
+    const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
+    const first = await createInterlock({
+      store: { type: 'custom', store },
+      models: { default: scriptedModel([proposal]) },
+      tools: [careless],
+      shellClassifier: safeShell,
+    });
+    const thread = await first.start(first.registerWorkflow(definition));
+    await vi.waitFor(() => expect(effects).toEqual(['started']));
+    // The process closes while the tool works: its signal is aborted, and it returns.
+    await first.close();
+    const record = (await store.listToolExecutions({ threadId: thread.threadId }))[0];
+    expect(record).toMatchObject({ toolCallId: 'pay-1', status: 'started' });
+    expect(record?.outcome).toBeUndefined();
+
+    const handler = scriptedHandler([{ input: 'done' }]);
+    const second = await createInterlock({
+      store: { type: 'custom', store },
+      models: { default: scriptedModel(['Payment handled.']) },
+      tools: [careless],
+      shellClassifier: safeShell,
+      handlers: { default: handler },
+    });
+    opened.push(second);
+    second.registerWorkflow(definition);
+    const events: InterlockEvent[] = [];
+    second.events$.subscribe((event) => events.push(event));
+    const outcome = await (await second.resume(thread.threadId)).done();
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
+    expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
+    expect(handler.requests[0]?.toolApproval).toMatchObject({ stage: 'recovery', toolCallId: 'pay-1' });
+  });
 });
