@@ -33,6 +33,8 @@ export interface RunContext {
   publish(thread: ThreadRecord, event: EmittedEvent): void;
   /** Told when the run's claim is taken (renew it from now on) or moved on by a renewal. */
   onClaimed?(fence: ClaimFence, until: string): void;
+  /** Told when the store refused a unit of the run because its claim had ended: the run's signal is aborted as for a lost claim. */
+  onClaimEnded?(): void;
 }
 
 /** How the thread came to this run. */
@@ -268,6 +270,9 @@ export class Run {
     }
     if (result.status === 'conflict') {
       const error = conflictError(result.conflict, this.state);
+      // The store found the claim ended before this unit was built: the claim is lost, as when
+      // this process's own clock finds it ended first (the run writes nothing more).
+      if (result.conflict.kind === 'claim-ended') this.context.onClaimEnded?.();
       if (result.conflict.kind === 'global-changed') {
         // The run goes on: the node that wrote it reads the globals again and retries.
         this.pending = combineEffects(pending, this.pending);

@@ -71,6 +71,8 @@ export class ThreadRunner {
   private readonly escalations: Escalations;
   private readonly intake: AnswerIntake;
   private readonly runs: ThreadRuns;
+  /** How many times in a row this process took a thread forward again after losing its claim (see retake). */
+  private readonly retakes = new Map<string, number>();
   private closed = false;
 
   constructor(
@@ -119,6 +121,7 @@ export class ThreadRunner {
           this.escalationTimers.disarm(event.interactionId);
         }
       },
+      (run) => this.retake(run),
     );
   }
 
@@ -583,6 +586,31 @@ export class ThreadRunner {
     return undefined;
   }
 
+  /**
+   * A run of this process lost its claim (it froze past its end, or could not renew it) and
+   * stopped, writing nothing more (issue 35). If the thread is still at the run's epoch —
+   * nobody took it meanwhile — this process is its next holder: it takes the thread forward
+   * again, and a call the lost run had started is asked about (F40). A few times in a row at
+   * most: a process that keeps losing its claims leaves the thread to another, or to `resume()`.
+   */
+  private async retake(run: Run): Promise<ThreadHandle | undefined> {
+    const { threadId, epoch } = run.fence;
+    const retaken = this.retakes.get(threadId) ?? 0;
+    if (this.closed || retaken >= MAX_RETAKES) return undefined;
+    try {
+      const stored = await this.store.getThread(threadId);
+      if (stored === undefined || stored.epoch !== epoch || this.claims.heldElsewhere(stored)) return undefined;
+      this.retakes.set(threadId, retaken + 1);
+      const handle = await this.resumeFrom(threadId);
+      // Once that run (and any that follows it) stops, the count starts again.
+      const settled = () => this.retakes.delete(threadId);
+      void handle.done().then(settled, settled);
+      return handle;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Arms the escalation of an approval that has one (F51). */
   private armEscalation(
     interaction: Pick<InteractionRecord, 'interactionId' | 'request'>,
@@ -667,6 +695,8 @@ export class ThreadRunner {
 }
 
 const SUPERSEDED = 'superseded: the process stopped before the thread asked this, and it asked again';
+/** How many times in a row a process takes a thread forward again after losing its claim on it. */
+const MAX_RETAKES = 3;
 
 function assertResumable(thread: { threadId: string; status: string }): void {
   if (thread.status !== 'waiting' && thread.status !== 'running') {

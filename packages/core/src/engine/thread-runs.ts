@@ -38,6 +38,12 @@ export class ThreadRuns {
     private readonly cancelThread: (threadId: string, reason?: string) => Promise<void>,
     /** Told of each event a run publishes, just before it is published. */
     private readonly watch: (event: EmittedEvent) => void = () => undefined,
+    /**
+     * A run that lost its claim stopped, writing nothing more: takes the thread forward
+     * again in this process if nobody else took it (a run whose handle then follows), so
+     * that a call it was running is asked about without a `resume()` by hand.
+     */
+    private readonly onClaimLost: (run: Run) => Promise<ThreadHandle | undefined> = async () => undefined,
   ) {}
 
   get(threadId: string): ActiveRun | undefined {
@@ -70,6 +76,7 @@ export class ThreadRuns {
         this.watch(event);
         this.coordinator.emit(thread, event);
       },
+      onClaimEnded: () => controller.abort(CLAIM_LOST),
       onClaimed: (fence, until) => {
         keepAlive?.unsubscribe();
         if (controller.signal.aborted) return;
@@ -106,9 +113,15 @@ export class ThreadRuns {
         },
         async (error: unknown) => {
           run.abandon(error);
-          // A run that stops on an error frees its claim if it can (a store that failed may not let it).
+          // A run that stops on an error frees its claim if it can (a store that failed may not
+          // let it; a claim that was lost is not freed: the run writes nothing more).
           await run.freeClaim().catch(() => undefined);
           end();
+          const next = controller.signal.reason === CLAIM_LOST ? await this.onClaimLost(run) : undefined;
+          if (next !== undefined) {
+            next.events$.subscribe(events);
+            return next.done();
+          }
           events.complete();
           throw error;
         },

@@ -273,4 +273,63 @@ describe('write-ahead tool executions (F40)', () => {
     expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
     expect(handler.requests[0]?.toolApproval).toMatchObject({ stage: 'recovery', toolCallId: 'pay-1' });
   });
+
+  it('commits nothing of a run whose claim ended before its write, and the same process, which nobody took the thread from, asks about the call (issue 35, F40, F53)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const effects: string[] = [];
+    let finish: () => void = () => undefined;
+    const gated = defineTool({
+      name: 'charge',
+      description: 'charges a card',
+      category: 'write',
+      riskLevel: 'LOW',
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }) => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        effects.push(`charged ${amount}`);
+        return `charged ${amount}`;
+      },
+    });
+    const definition = linearWorkflow(
+      [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+      { id: 'payments' },
+    );
+    // The process's clock jumps past its claim's end while the tool works; no timer of it has run yet.
+    let offset = 0;
+    const handler = scriptedHandler([{ input: 'done' }]);
+    const interlock = await createInterlock({
+      clock: { now: () => Date.now() + offset },
+      store: { type: 'custom', store },
+      models: {
+        // Asked again for the turn after the call when the run that asked first wrote nothing.
+        default: scriptedModel((request) =>
+          request.messages.some((message) => message.role === 'tool')
+            ? 'Payment handled.'
+            : { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] },
+        ),
+      },
+      tools: [gated],
+      shellClassifier: safeShell,
+      handlers: { default: handler },
+    });
+    opened.push(interlock);
+    const events: InterlockEvent[] = [];
+    interlock.events$.subscribe((event) => events.push(event));
+    const thread = await interlock.start(interlock.registerWorkflow(definition));
+    await vi.waitFor(() => expect(events.map((event) => event.type)).toContain('TOOL_CALL_STARTED'));
+    offset = 3_600_000;
+    finish();
+
+    // The tool's outcome was refused (its claim had ended): the call stays unfinished, and the
+    // process takes the thread again and asks what became of it.
+    const outcome = await thread.done();
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
+    expect(effects).toEqual(['charged 42']);
+    expect(handler.requests.map((request) => request.toolApproval?.stage)).toEqual(['recovery']);
+    expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
+    expect((await store.listToolExecutions({ threadId: thread.threadId }))[0]).toMatchObject({
+      status: 'finished',
+      outcome: { status: 'SUCCESS' },
+    });
+  });
 });
