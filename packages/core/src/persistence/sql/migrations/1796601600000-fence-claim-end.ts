@@ -20,8 +20,8 @@ function qualified(queryRunner: MigrationRunner, name: string): string {
  * those of AddCommitFunction1796256000000. SQLite checks it in its own statements
  * (sqlite/sqlite-statements.ts) and skips this.
  */
-export class FenceClaimEnd1796515200000 implements MigrationInterface {
-  name = 'FenceClaimEnd1796515200000';
+export class FenceClaimEnd1796601600000 implements MigrationInterface {
+  name = 'FenceClaimEnd1796601600000';
 
   async up(queryRunner: MigrationRunner): Promise<void> {
     if (queryRunner.connection.driver.options?.type !== 'postgres') return;
