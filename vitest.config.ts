@@ -14,9 +14,9 @@ const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/w
 // End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
 // Chromium: with two test files at once they get a longer timeout than unit tests.
 const E2E = ['apps/*/test/**/*.e2e.test.ts'];
-// Packs the packages and installs them with npm outside the repository (about a minute with a
-// warm npm cache): run on its own, `pnpm exec vitest run --project packaging`.
-const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts'];
+// Pack the packages and install them with npm outside the repository (minutes: npm fetches and
+// installs each project's whole tree): run on their own, `pnpm exec vitest run --project packaging`.
+const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
   'packages/core/src/engine/claim-kill-loop.int.test.ts',
@@ -36,7 +36,15 @@ export default defineConfig({
       { find: /^@interlock\/chat$/, replacement: source('./packages/chat/src/index.ts') },
       { find: /^@interlock\/chat-slack\/testing$/, replacement: source('./packages/chat-slack/src/testing/index.ts') },
       { find: /^@interlock\/chat-slack$/, replacement: source('./packages/chat-slack/src/index.ts') },
+      {
+        find: /^@interlock\/chat-feishu\/testing$/,
+        replacement: source('./packages/chat-feishu/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-feishu$/, replacement: source('./packages/chat-feishu/src/index.ts') },
+      {
+        find: /^@interlock\/chat-whatsapp\/testing$/,
+        replacement: source('./packages/chat-whatsapp/src/testing/index.ts'),
+      },
       { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },
     ],
   },

@@ -1,4 +1,4 @@
-// Run with `node --test scripts/` (plain Node: the root vitest config covers packages/,
+// Run with `node --test scripts/*.test.mjs` (plain Node: the root vitest config covers packages/,
 // apps/ and examples/ only).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

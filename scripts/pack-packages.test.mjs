@@ -1,4 +1,4 @@
-// Run with `node --test scripts/`.
+// Run with `node --test scripts/*.test.mjs`.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,20 +22,29 @@ function workspace(manifests) {
 }
 
 describe('packagesToPack', () => {
-  it('packs the packages with a command and what they need, transitively, and nothing else', () => {
+  it('packs every public package and every package with a command, with what they need, transitively, and nothing else', () => {
     const root = workspace({
-      'apps/app': { name: '@x/app', bin: { app: 'app.js' }, dependencies: { '@x/lib': 'workspace:*', zod: '^4' } },
+      'apps/app': {
+        name: '@x/app',
+        private: true,
+        bin: { app: 'app.js' },
+        dependencies: { '@x/internal': 'workspace:*', zod: '^4' },
+      },
       'apps/docs': { name: '@x/docs', private: true, dependencies: { '@x/unused': 'workspace:*' } },
-      'packages/lib': { name: '@x/lib', dependencies: { '@x/new': 'workspace:*' } },
-      'packages/new': { name: '@x/new', peerDependencies: { '@x/peer': 'workspace:^' } },
-      'packages/peer': { name: '@x/peer', optionalDependencies: { '@x/optional': 'workspace:*' } },
-      'packages/optional': { name: '@x/optional', devDependencies: { '@x/dev': 'workspace:*' } },
-      'packages/dev': { name: '@x/dev' },
-      'packages/unused': { name: '@x/unused' },
+      'packages/internal': { name: '@x/internal', private: true, dependencies: { '@x/new': 'workspace:*' } },
+      'packages/new': { name: '@x/new', private: true, peerDependencies: { '@x/peer': 'workspace:^' } },
+      'packages/peer': { name: '@x/peer', private: true, optionalDependencies: { '@x/optional': 'workspace:*' } },
+      'packages/optional': { name: '@x/optional', private: true, devDependencies: { '@x/dev': 'workspace:*' } },
+      'packages/dev': { name: '@x/dev', private: true },
+      'packages/unused': { name: '@x/unused', private: true },
+      'packages/adapter': { name: '@x/adapter', dependencies: { '@x/lib': 'workspace:*' } },
+      'packages/lib': { name: '@x/lib' },
     });
     try {
       assert.deepEqual(packagesToPack(workspacePackages(root)), [
+        '@x/adapter',
         '@x/app',
+        '@x/internal',
         '@x/lib',
         '@x/new',
         '@x/optional',
@@ -46,17 +55,41 @@ describe('packagesToPack', () => {
     }
   });
 
-  it("packs, for this repository, the two commands and every workspace package they need (the web app's chat packages too)", () => {
+  it('packs only the packages named, with what they need, and refuses a name the workspace does not have', () => {
+    const root = workspace({
+      'apps/app': { name: '@x/app', private: true, bin: { app: 'app.js' }, dependencies: { '@x/lib': 'workspace:*' } },
+      'packages/adapter': { name: '@x/adapter', dependencies: { '@x/lib': 'workspace:*' } },
+      'packages/lib': { name: '@x/lib' },
+      'packages/other': { name: '@x/other' },
+    });
+    try {
+      const packages = workspacePackages(root);
+      assert.deepEqual(packagesToPack(packages, ['@x/adapter']), ['@x/adapter', '@x/lib']);
+      assert.deepEqual(packagesToPack(packages, ['@x/app', '@x/other']), ['@x/app', '@x/lib', '@x/other']);
+      assert.throws(() => packagesToPack(packages, ['@x/typo']), /@x\/typo is not a package of this workspace/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('packs, for this repository, every public package: the two commands, the library, the four adapters, the chat platforms and telemetry', () => {
     const packages = workspacePackages(REPOSITORY);
     const packed = packagesToPack(packages);
-    for (const command of [
-      '@interlock/cli',
-      '@interlock/web',
-      '@interlock/core',
-      '@interlock/sdk-types',
+    assert.deepEqual(packed, [
+      '@interlock/ai-sdk',
       '@interlock/chat',
-    ])
-      assert.ok(packed.includes(command), `${command} is packed`);
+      '@interlock/chat-feishu',
+      '@interlock/chat-slack',
+      '@interlock/chat-whatsapp',
+      '@interlock/claude-agent-sdk',
+      '@interlock/cli',
+      '@interlock/core',
+      '@interlock/langgraph',
+      '@interlock/openai-agents',
+      '@interlock/sdk-types',
+      '@interlock/telemetry',
+      '@interlock/web',
+    ]);
     // Closed under dependencies: npm never has to look an @interlock package up elsewhere.
     for (const name of packed) {
       const { manifest } = packages.get(name);
@@ -64,6 +97,12 @@ describe('packagesToPack', () => {
         for (const dependency of Object.keys(manifest[field] ?? {}))
           if (packages.has(dependency)) assert.ok(packed.includes(dependency), `${name} needs ${dependency}`);
     }
+    // An adapter alone comes with what it needs, and nothing of the deployment.
+    for (const adapter of ['ai-sdk', 'openai-agents', 'langgraph', 'claude-agent-sdk'])
+      assert.deepEqual(
+        packagesToPack(packages, [`@interlock/${adapter}`]),
+        [`@interlock/${adapter}`, '@interlock/core', '@interlock/sdk-types'].sort(),
+      );
   });
 });
 
@@ -73,8 +112,10 @@ describe('packPackages', () => {
       // A plain version: `workspace:*` needs an installed workspace to be packed.
       'apps/app': { name: '@x/app', bin: { app: 'app.js' }, dependencies: { '@x/lib': '1.0.0' } },
       'packages/lib': { name: '@x/lib' },
-      'packages/gone': { name: '@x/gone' },
+      // A package nobody installs any more.
+      'packages/gone': { name: '@x/gone', private: true },
     });
+    writeFileSync(path.join(root, 'apps/app/app.js'), '');
     const destination = path.join(root, 'out');
     mkdirSync(destination);
     for (const file of ['x-app-0.9.0.tgz', 'x-gone-1.0.0.tgz', 'x-application-1.0.0.tgz', 'notes.txt'])
@@ -90,6 +131,31 @@ describe('packPackages', () => {
         'x-application-1.0.0.tgz',
         'x-lib-1.0.0.tgz',
       ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a package whose built files are missing, before it touches the directory', () => {
+    const root = workspace({
+      'apps/app': { name: '@x/app', private: true, bin: { app: 'bin/app.js' }, dependencies: { '@x/lib': '1.0.0' } },
+      'packages/lib': { name: '@x/lib', files: ['dist'], exports: { '.': { default: './dist/index.js' } } },
+    });
+    mkdirSync(path.join(root, 'apps/app/bin'));
+    writeFileSync(path.join(root, 'apps/app/bin/app.js'), '');
+    const destination = path.join(root, 'out');
+    mkdirSync(destination);
+    writeFileSync(path.join(destination, 'x-lib-0.9.0.tgz'), '');
+    try {
+      assert.throws(() => packPackages(root, destination), /@x\/lib has no dist to pack: run pnpm build first/);
+      assert.deepEqual(readdirSync(destination), ['x-lib-0.9.0.tgz']);
+      mkdirSync(path.join(root, 'packages/lib/dist'));
+      assert.throws(() => packPackages(root, destination), /@x\/lib has no \.\/dist\/index\.js to pack/);
+      writeFileSync(path.join(root, 'packages/lib/dist/index.js'), '');
+      assert.deepEqual(
+        packPackages(root, destination).map((file) => path.basename(file)),
+        ['x-app-1.0.0.tgz', 'x-lib-1.0.0.tgz'],
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

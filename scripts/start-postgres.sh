@@ -70,3 +70,5 @@ fi
 
 echo "PostgreSQL is ready on 127.0.0.1:${port} (data: ${data}, log: ${base}/postgres.log)." >&2
 echo "export INTERLOCK_TEST_POSTGRES_URL=postgres://${role}:${password}@127.0.0.1:${port}/${database}"
+# The superuser over the local socket: tests of the store's defaults create databases of their own.
+echo "export INTERLOCK_TEST_POSTGRES_ADMIN_URL=postgres://postgres@localhost:${port}/postgres?host=${base}"

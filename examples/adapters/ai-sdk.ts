@@ -1,8 +1,8 @@
 /**
- * The Vercel AI SDK 6 under Interlock, offline (docs/adapters.md): a read runs at once, a
- * write becomes a tool-approval-request that waits in Interlock, a person approves it
- * (here, in code: in an app, the web inbox or `interlock respond`), and respond() builds
- * the next call's messages.
+ * The Vercel AI SDK 7 under Interlock, offline (docs/adapters.md): `toolApproval` decided by
+ * Interlock — a read runs at once, a write becomes a tool-approval-request that waits in
+ * Interlock, a person approves it (here, in code: in an app, the web inbox or `interlock
+ * respond`), and respond() builds the next call's messages.
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { interlockApprovals } from '@interlock/ai-sdk';
@@ -39,11 +39,11 @@ export async function main(log: (...values: unknown[]) => void = console.log): P
       read_file: { category: 'read', riskLevel: 'LOW' },
       write_file: { category: 'write', riskLevel: 'MEDIUM', pathArgument: 'path' },
     },
-    toolSet,
   });
-  const tools = approvals.tools(toolSet, { sessionId: 'chat-1' });
+  // The tools' input schemas come with them: an approver's edit is checked against them.
+  const toolApproval = approvals.toolApproval({ sessionId: 'chat-1' });
   const messages: ModelMessage[] = [{ role: 'user', content: 'Write the notes' }];
-  const first = await generateText({ model, tools, messages, stopWhen: stepCountIs(5) });
+  const first = await generateText({ model, tools: toolSet, toolApproval, messages, stopWhen: stepCountIs(5) });
   log('approval requests:', first.content.filter((part) => part.type === 'tool-approval-request').length);
 
   const [question] = await approvals.gate.interlock.pending();
@@ -54,7 +54,13 @@ export async function main(log: (...values: unknown[]) => void = console.log): P
     wait: true,
   });
   if (answer.status !== 'ready') throw new Error('still waiting');
-  const second = await generateText({ model, tools, messages: answer.messages, stopWhen: stepCountIs(5) });
+  const second = await generateText({
+    model,
+    tools: toolSet,
+    toolApproval,
+    messages: answer.messages,
+    stopWhen: stepCountIs(5),
+  });
   log('the model answered:', second.text);
   await approvals.close();
   await local.close();

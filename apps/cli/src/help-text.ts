@@ -9,6 +9,8 @@ const EXIT_CODES = `Exit codes:
   3    the thread is left waiting for an answer (e.g. stdin ran out, --detach)
   4    respond: the interaction was already answered; nothing changed
   5    respond: the interaction expired (its deadline passed); nothing ran
+  6    respond: the store failed while the answer was being committed: it may
+       or may not be stored (interlock pending shows whether it still waits)
   130  interrupted with Ctrl+C (at a tool approval that call is rejected; the
        thread is left waiting) or cancelled`;
 
@@ -34,6 +36,9 @@ const ANSWERING = `Answering questions:
     edit {json}                approve with these arguments instead
     i: instruction             approve, and tell the model the instruction
     remember                   approve and remember for this session (where offered)
+  A call that started before the process stopped, its outcome unknown (stage
+  recovery), takes only: done (it ran: go on), retry (run it again) or
+  failed[: reason]; approve is refused for it.
   A line that is not an answer is reported and the next one is read. When
   standard input runs out, the thread is left waiting (exit code 3); nothing is
   ever approved on your behalf.`;
@@ -53,10 +58,11 @@ Usage:
   interlock threads [--status STATUS] [--json]
   interlock pending [--json]
   interlock respond <interactionId> approve|reject|edit '<json>'|answer '<text>'
+  interlock respond <interactionId> --resolution done|retry|failed
   interlock resume <threadId>
-  interlock audit [--verify] [--json]
+  interlock audit [--verify] [--json] [--file FILE]
   interlock explain <tool> '<json args>' [--json] [--mode MODE] [--workspace DIR]
-  interlock validate <workflow.toml|json>
+  interlock validate <workflow.toml|json> [--tool NAME]
   interlock config check [interlock.toml]
   interlock worker <workflow.toml|json>… [--store SPEC] [--concurrency N]
   interlock mcp list [--json]

@@ -6,6 +6,13 @@ import type { TerminalStyle } from './terminal-style.js';
 const INDENT = '  ';
 const LONGEST_SUMMARY = 72;
 
+/** How `interlock respond` answers a tool approval at each stage. */
+const APPROVAL_ANSWERS: Record<ToolApprovalDetails['stage'], string> = {
+  execution: "approve | reject [--reason R] | edit '<json>'",
+  result: 'approve | reject [--reason R]',
+  recovery: '--resolution done|retry|failed [--reason R]',
+};
+
 /**
  * One line about a request, for lists and advice: its node and operation, then the call
  * (`write_file(NOTES.md) · risk MEDIUM · rule ask:risk:MEDIUM`) or the first line of the question.
@@ -16,7 +23,8 @@ export function summariseRequest(request: UserInteractionRequest): string {
   if (details) {
     const quorum =
       details.quorum === undefined ? '' : ` · ${details.quorum.given} of ${details.quorum.required} approvals`;
-    return `${where} · ${callLabel(details.toolName, details.toolParameters)} · risk ${details.riskLevel} · rule ${details.rule}${quorum}`;
+    const stage = details.stage === 'execution' ? '' : ` · stage ${details.stage}`;
+    return `${where} · ${callLabel(details.toolName, details.toolParameters)} · risk ${details.riskLevel} · rule ${details.rule}${stage}${quorum}`;
   }
   const [firstLine = ''] = makeVisible(request.prompt).split('\n');
   const question = firstLine.length > LONGEST_SUMMARY ? `${firstLine.slice(0, LONGEST_SUMMARY - 1)}…` : firstLine;
@@ -44,8 +52,7 @@ export function describePendingRequest(
     lines.push(...describeToolCall(details, style).map((line) => `${INDENT}${line}`));
     if (details.quorum !== undefined)
       lines.push(...describeQuorum(details.quorum, style).map((line) => `${INDENT}${line}`));
-    const answers =
-      details.stage === 'result' ? 'approve | reject [--reason R]' : "approve | reject [--reason R] | edit '<json>'";
+    const answers = APPROVAL_ANSWERS[details.stage];
     lines.push(`${INDENT}${style.dim(`answer: interlock respond ${request.interactionId} ${answers}${storeFlag}`)}`);
     return lines;
   }
@@ -88,11 +95,13 @@ export function describeQuorum(quorum: NonNullable<ToolApprovalDetails['quorum']
 }
 
 /**
- * How `interlock respond` answers a request, for advice: `approve`, `answer yes|no`,
+ * How `interlock respond` answers a request, for advice: `approve` (`--resolution
+ * done|retry|failed` for a call whose outcome is unknown), `answer yes|no`,
  * `answer '<yes|no>'` for a choice, `answer '<json>'`, `answer '<text>'`.
  */
 export function answerHint(request: UserInteractionRequest): string {
-  if (request.operationType === 'TOOL_APPROVAL') return 'approve';
+  if (request.operationType === 'TOOL_APPROVAL')
+    return request.toolApproval?.stage === 'recovery' ? '--resolution done|retry|failed' : 'approve';
   const kind = request.input;
   switch (kind?.kind) {
     case 'choice':

@@ -33,6 +33,14 @@ const APPROVAL: UserInteractionRequest = {
   },
 };
 
+const RECOVERY: UserInteractionRequest = {
+  ...APPROVAL,
+  toolApproval: {
+    ...(APPROVAL.toolApproval as NonNullable<UserInteractionRequest['toolApproval']>),
+    stage: 'recovery',
+  },
+};
+
 describe('parseRespondAnswer', () => {
   it('turns each verb into the input the engine takes', () => {
     expect(parseRespondAnswer(['approve'], {}).input).toEqual({ approved: true });
@@ -65,11 +73,41 @@ describe('parseRespondAnswer', () => {
       [['edit', '{path'], {}, 'not valid JSON'],
       [['edit', '[1]'], {}, 'must be a JSON object'],
       [['edit', '{"command":"ls","command":"rm -rf ~"}'], {}, 'appears twice'], // issue 14
+      [[], { resolution: 'approve' }, '--resolution takes done (it ran), retry (run it again) or failed'],
+      [['approve'], { resolution: 'done' }, '--resolution is the whole answer: drop "approve"'],
+      [[], { resolution: 'retry', reason: 'x' }, '--reason goes with reject or --resolution failed'],
+      [[], { resolution: 'done', remember: true }, '--resolution takes no --instruction or --remember'],
     ];
     for (const [words, flags, message] of refusals) {
       expect(() => parseRespondAnswer(words, flags)).toThrow(UsageError);
       expect(() => parseRespondAnswer(words, flags)).toThrow(message);
     }
+  });
+});
+
+describe('the answer to a call whose outcome is unknown (F40, issue 37)', () => {
+  it.each([
+    ['done', {}, { approved: true, resolution: 'done' }],
+    ['retry', {}, { approved: true, resolution: 'retry' }],
+    ['failed', {}, { approved: false, resolution: 'fail' }],
+    [
+      'failed',
+      { reason: 'the disk was full' },
+      { approved: false, resolution: 'fail', denyReason: 'the disk was full' },
+    ],
+    [' Done ', {}, { approved: true, resolution: 'done' }],
+  ])('reads --resolution %j', (resolution, flags, input) => {
+    expect(parseRespondAnswer([], { resolution, ...flags })).toEqual({ verb: 'resolve', input });
+  });
+
+  it.each(['approve', 'reject', 'edit', 'answer'] as const)('refuses %s for it, naming the three answers', (verb) => {
+    expect(verbMismatch(verb, RECOVERY)).toMatch(/stage recovery.*--resolution done .*retry .*failed/);
+  });
+
+  it('takes --resolution only for it', () => {
+    expect(verbMismatch('resolve', RECOVERY)).toBeUndefined();
+    expect(verbMismatch('resolve', APPROVAL)).toContain('only a call whose outcome is unknown');
+    expect(verbMismatch('resolve', REQUEST)).toContain('only a call whose outcome is unknown');
   });
 });
 

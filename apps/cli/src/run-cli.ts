@@ -10,8 +10,8 @@ import { runCommand } from './commands/run-command.js';
 import { threadsCommand } from './commands/threads-command.js';
 import { validateCommand } from './commands/validate-command.js';
 import { workerCommand } from './commands/worker-command.js';
-import { configCommand } from './commands/config-command.js';
-import { mcpCommand } from './commands/mcp-command.js';
+import { CONFIG_ACTIONS, configCommand } from './commands/config-command.js';
+import { MCP_SUBCOMMANDS, mcpCommand } from './commands/mcp-command.js';
 import { ExitCode } from './exit-code.js';
 import { takeProjectConfig } from './project-config-option.js';
 import { maskPassword } from './store-option.js';
@@ -32,6 +32,17 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   worker: workerCommand,
   mcp: mcpCommand,
 };
+
+/** Commands that take a subcommand: `config check`, `mcp list`, `mcp serve`. */
+const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = { config: CONFIG_ACTIONS, mcp: MCP_SUBCOMMANDS };
+
+/**
+ * Every command line the program takes, subcommands spelled out (`config check`, `mcp
+ * serve`): what the help and the docs must list, no more and no fewer (issue 37).
+ */
+export const COMMAND_LINES: readonly string[] = [...Object.keys(COMMANDS), 'config'].flatMap(
+  (command) => SUBCOMMANDS[command]?.map((subcommand) => `${command} ${subcommand}`) ?? [command],
+);
 
 /**
  * Runs the `interlock` command line and returns the exit code. Usage errors print their
@@ -81,7 +92,7 @@ async function dispatch(argv: string[]): Promise<ExitCode> {
   if (first === 'config') return configCommand(rest);
   const command = COMMANDS[first];
   if (command === undefined) {
-    const known = Object.keys(COMMANDS).join(', ');
+    const known = [...Object.keys(COMMANDS), 'config'].join(', ');
     const hint = first.startsWith('-') ? `unknown option ${first}` : `unknown command "${first}"`;
     throw new UsageError(`interlock: ${hint}. Commands: ${known}.`);
   }

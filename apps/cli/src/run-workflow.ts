@@ -57,6 +57,8 @@ export interface DetachedJson {
   threadId: string;
   status: ThreadOutcome['status'];
   pendingInteractionIds: string[];
+  /** Why a thread that failed failed, as `interlock threads --json` says it. */
+  error?: { code: string; message: string };
 }
 
 /**
@@ -123,6 +125,7 @@ async function followDetachedJson(session: ThreadSession, thread: ThreadHandle):
     threadId: outcome.threadId,
     status: outcome.status,
     pendingInteractionIds: outcome.status === 'waiting' ? outcome.pendingInteractionIds : [],
+    ...(outcome.status === 'failed' ? { error: { code: outcome.error.code, message: outcome.error.message } } : {}),
   };
   process.stdout.write(`${JSON.stringify(line)}\n`);
   return exitCodeOf(outcome, interrupted);

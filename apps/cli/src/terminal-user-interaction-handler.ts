@@ -5,7 +5,7 @@ import type {
   UserInteractionHandlerResult,
   UserInteractionRequest,
 } from '@interlock/sdk-types';
-import { APPROVAL_LINE_SYNTAX } from './approval/approval-line.js';
+import { APPROVAL_LINE_SYNTAX, RECOVERY_LINE_SYNTAX } from './approval/approval-line.js';
 import { InteractiveToolApprover } from './approval/interactive-tool-approver.js';
 import { PipedToolApprover } from './approval/piped-tool-approver.js';
 import { callLabel, type BatchPosition } from './approval/tool-call-view.js';
@@ -118,7 +118,9 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
 
   private async answerBatch(batch: QueuedQuestion[]): Promise<void> {
     const approvals = batch.filter((question) => question.request.toolApproval !== undefined);
-    if (approvals.length > 1) await this.answerAllAtOnce(approvals);
+    // A call whose outcome is unknown is answered on its own: done, retry or failed (F40).
+    const approvable = approvals.filter((question) => question.request.toolApproval?.stage !== 'recovery');
+    if (approvable.length > 1) await this.answerAllAtOnce(approvable);
     let position = 0;
     for (const question of batch) {
       if (question.request.toolApproval) position += 1;
@@ -171,7 +173,10 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
       case 'answered':
         return { outcome: 'responded', input: result.response, responder: 'terminal' };
       case 'interrupted':
-        return this.interrupt(request);
+        if (request.toolApproval?.stage !== 'recovery') return this.interrupt(request);
+        // Ctrl+C does not say whether the call ran: it stays pending, and the thread waits.
+        this.interruptedThreads.add(request.threadId);
+        return DEFERRED;
       case 'no-input':
         this.errorOutput.write(this.approvalNoInputAdvice(request));
         return DEFERRED;
@@ -218,6 +223,8 @@ export class TerminalUserInteractionHandler implements IUserInteractionHandler {
     const details = request.toolApproval;
     const call = details ? callLabel(details.toolName, details.toolParameters) : request.interactionId;
     const first = `interlock: no answer for the tool call ${call}: standard input has no more lines; it stays pending.`;
+    if (details?.stage === 'recovery')
+      return `${first}\nIts outcome is unknown: answer it with one line, ${RECOVERY_LINE_SYNTAX}.\n`;
     if (this.approvalAdviceGiven) return `${first}\n`;
     this.approvalAdviceGiven = true;
     return [

@@ -58,6 +58,12 @@ Answers:
   answer '<text or json>'                  answer a question (UPDATE_VARIABLES or
                                            ADD_MESSAGE), read per its input kind:
                                            text, yes/no, one of the choices, JSON
+  --resolution done|retry|failed [--reason R]
+                                           answer a call that started before the
+                                           process stopped (stage recovery): it
+                                           ran (done), run it again (retry), or
+                                           report it failed (failed); approve,
+                                           reject and edit are refused for it
 
 Options:
       --json              print one line: {"result","interactionId","threadId",
@@ -88,6 +94,7 @@ Examples:
   interlock respond 3f1c… reject --reason "not on a Friday"
   interlock respond 3f1c… edit '{"command":"ls"}'
   interlock respond 9a2b… answer yes
+  interlock respond 7c4d… --resolution done
 `;
 
 /** `interlock resume --help`. */
@@ -157,16 +164,21 @@ Exit codes:
 
 /** `interlock audit --help`. */
 export const AUDIT_HELP = `Usage: interlock audit [--verify] [--thread ID] [--json] [--store SPEC]
+       interlock audit --verify --file FILE [--json]
 
 Prints the audit trail of tool-call decisions kept in the store, oldest first:
 who or which rule allowed or denied which call, when, at which stage and why,
 whichever process made the decision. With --verify, checks the hash chain of
-the whole trail: changing or removing any entry breaks it.
+the whole trail: changing or removing any entry breaks it. --json prints the
+chains' heads and anchors with the entries; --file checks such a saved copy
+against them, so a copy with entries cut from its end does not verify.
 
 Options:
       --verify          check the hash chain (exit 1 when it is broken)
-      --thread ID       only this thread's entries
-      --json            print {"store","entries":[…],"verification":{…}}
+      --thread ID       only this thread's entries (and its head)
+      --json            print {"store","entries":[…],"evidence":{"heads",
+                        "anchors","legacyHead"},"verification":{…}}
+      --file FILE       read a copy interlock audit --json saved, not the store
       --store SPEC      the store (see Stores below)
   -h, --help            show this help
 
@@ -175,5 +187,5 @@ ${STORE_HELP}
 Exit codes:
   0    printed (and, with --verify, the chain holds)
   1    --verify found the chain broken, or the store could not be read
-  2    usage error
+  2    usage error: --file that is not a saved copy, --file with --store
 `;

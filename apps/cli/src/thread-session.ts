@@ -1,6 +1,8 @@
 import type { ApprovalMode, Interlock, ModelProvider, ThreadHandle, ThreadOutcome } from '@interlock/core';
 import type { InterlockEvent, UserInteractionRequest } from '@interlock/sdk-types';
+import { startTelemetry, telemetryOptionsOf, type Telemetry } from '@interlock/telemetry';
 import { createCliInterlock } from './composition-root.js';
+import { projectConfig } from './project-config-option.js';
 import type { AuditSummary, EventPrinter } from './event-printer.js';
 import { ExitCode, exitCodeOf } from './exit-code.js';
 import { RunStopper } from './run-stopper.js';
@@ -72,6 +74,8 @@ export class ThreadSession {
     readonly interlock: Interlock,
     private readonly handler: TerminalUserInteractionHandler,
     private readonly stopper: RunStopper,
+    /** The project file's `[telemetry]`, when it has one: flushed when the session closes. */
+    private readonly telemetry: Telemetry | undefined,
   ) {
     // A failed close is reported to whoever awaits close() (the command's finally).
     stopper.onStop(() => void this.close().catch(() => undefined));
@@ -92,6 +96,10 @@ export class ThreadSession {
       onApprovalInterrupted: (request: UserInteractionRequest) => stopper.stopAfterAnswer(request),
       commandLine: options.commandLine,
     });
+    // [telemetry] (F59): this process's spans join the trace the thread carries, as a worker's do.
+    const telemetryConfig = projectConfig()?.config.telemetry;
+    const telemetry =
+      telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-cli'));
     const interlock = await createCliInterlock({
       store: options.store.options,
       model: options.model,
@@ -102,9 +110,12 @@ export class ThreadSession {
       ...(options.recoverOnStart === undefined ? {} : { recoverOnStart: options.recoverOnStart }),
       ...(options.mcpServers === undefined ? {} : { mcpServers: options.mcpServers }),
       ...(options.continueIn === undefined ? {} : { continueIn: options.continueIn }),
+    }).catch(async (error: unknown) => {
+      await telemetry?.shutdown();
+      throw error;
     });
     built.interlock = interlock;
-    return new ThreadSession(interlock, handler, stopper);
+    return new ThreadSession(interlock, handler, stopper, telemetry);
   }
 
   /** Asks the questions of threads on `channel` in this terminal too (e.g. the channel of a thread another app started). */
@@ -165,7 +176,11 @@ export class ThreadSession {
   close(): Promise<void> {
     this.closing ??= Promise.resolve().then(async () => {
       this.handler.close();
-      await this.interlock.close();
+      try {
+        await this.interlock.close();
+      } finally {
+        await this.telemetry?.shutdown();
+      }
     });
     return this.closing;
   }

@@ -60,6 +60,10 @@ export class ToolApprovalEventLines {
       if (!details) return undefined;
       const label = callLabel(details.toolName, details.toolParameters);
       this.labels.set(event.interactionId, label);
+      if (details.stage === 'recovery')
+        return this.style.dim(
+          `◆ ${label}: its outcome is unknown: did it run (done), run it again (retry), or failed?`,
+        );
       const stage = details.stage === 'result' ? 'its result needs' : 'it needs';
       return this.style.dim(`◆ ${label}: ${stage} your approval`);
     }

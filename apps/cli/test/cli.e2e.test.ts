@@ -138,6 +138,46 @@ describe.concurrent('interlock validate', () => {
     expect(run.stdout).not.toContain('valid');
   });
 
+  it('lists the problems of the layout, the schema and the graph in one run (F1, issue 37)', async () => {
+    const path = join(directory, 'many.toml');
+    await writeFile(
+      path,
+      [
+        'id = "many problems"',
+        'name = "Many"',
+        '[[config]]',
+        'timeout = 1',
+        '[[config]]',
+        'timeout = 2',
+        '[[nodes]]',
+        'id = "start"',
+        'type = "START"',
+        '[[nodes]]',
+        'id = "ask"',
+        'type = "USER_INTERACTION"',
+        '[nodes.config]',
+        'operationType = "NOT_A_TYPE"',
+        'prompt = "Which?"',
+        '[[nodes]]',
+        'id = "end"',
+        'type = "END"',
+        '[[edges]]',
+        'from = "start"',
+        'to = "nowhere"',
+      ].join('\n'),
+    );
+    const run = await runBuiltCli(['validate', path]);
+    expect(run.exitCode).toBe(1);
+    for (const problem of [
+      '\n  config: config is one table, not 2 [[config]] tables',
+      '\n  id: expected an id',
+      '\n  nodes[1].config.operationType: ',
+      '\n  edges[0].to: unknown node "nowhere"',
+      '\n  nodes[2]: node "end" is unreachable from START',
+    ])
+      expect(run.stderr).toContain(problem);
+  });
+
   it('says a file that is not TOML is not valid TOML', async () => {
     const path = join(directory, 'garbled.toml');
     await writeFile(path, 'id = = "x"');
@@ -158,7 +198,7 @@ describe.concurrent('interlock usage', () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
-      'unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp.',
+      'unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp, config.',
     );
     expect(run.stderr).toContain('See interlock --help.');
   });

@@ -139,6 +139,34 @@ describe('a thread started with run --detach is answered by other processes (def
     expect(jsonOf(run)).toMatchObject({ status: 'completed', pendingInteractionIds: [] });
   });
 
+  it('says why a thread failed in the line of run --detach --json, as threads --json does (issue 34)', async () => {
+    const directory = await workingDirectory();
+    await writeFile(
+      join(directory, 'short.toml'),
+      [
+        'id = "short"',
+        'name = "Too short a leash"',
+        'version = "1"',
+        '[config]',
+        'maxSteps = 1',
+        '[[nodes]]',
+        'id = "start"',
+        'type = "START"',
+        '[[nodes]]',
+        'id = "end"',
+        'type = "END"',
+        '[[edges]]',
+        'from = "start"',
+        'to = "end"',
+      ].join('\n'),
+    );
+    const run = await cliIn(directory, ['run', 'short.toml', '--detach', '--json']);
+    const line = jsonOf<{ threadId: string; status: string; error?: { code: string; message: string } }>(run);
+    expect(line).toMatchObject({ status: 'failed', error: { code: 'MAX_STEPS_EXCEEDED' } });
+    const threads = jsonOf<{ threadId: string; error?: unknown }[]>(await cliIn(directory, ['threads', '--json']));
+    expect(threads.find((thread) => thread.threadId === line.threadId)?.error).toEqual(line.error);
+  });
+
   it('keeps a demo left waiting when standard input runs out, so another process can answer it', async () => {
     const directory = await workingDirectory();
     const demo = await cliIn(directory, ['demo'], '');
@@ -361,6 +389,7 @@ describe('threads, audit and the --store option', () => {
     expect(json).toEqual({
       store: 'sqlite:.interlock/interlock.db',
       entries: [],
+      evidence: { heads: [], anchors: [], legacyHead: { sequence: 0, hash: '' } },
       verification: { valid: true, entries: 0 },
     });
   });

@@ -40,6 +40,24 @@ describe.concurrent('interlock explain', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'ask', rule: expect.stringMatching(/^shell:high-risk:/) });
   });
 
+  // Issue 37 (F24, F25): the shell writes outside the workspace only with a person, in yolo too.
+  it.each([
+    ['echo x >> /etc/passwd', 'shell:high-risk:outside-workspace'],
+    ['truncate -s0 /etc/passwd', 'shell:high-risk:outside-workspace'],
+    ['install -m 755 x /usr/local/bin/x', 'shell:high-risk:outside-workspace'],
+    ["sed -i -e 's/x/y/' f /tmp/other.txt", 'shell:high-risk:outside-workspace'],
+    ['split -l 1 key ~/.ssh/authorized_keys', /^shell:high-risk:(protected-path|outside-workspace)$/],
+    ['cp key ~/.ssh/authorized_keys', /^shell:high-risk:(protected-path|outside-workspace)$/],
+  ])('says %s asks even in yolo mode', async (command, rule) => {
+    const run = await runBuiltCli(['explain', 'bash', JSON.stringify({ command }), '--mode', 'yolo', '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'ask', rule });
+  });
+
+  it('says moving the home directory away is denied, like rm -rf ~', async () => {
+    const run = await runBuiltCli(['explain', 'bash', '{"command":"mv ~ /tmp/gone"}', '--mode', 'yolo', '--json']);
+    expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'deny', rule: 'shell:banned:mv-home' });
+  });
+
   // Needs the shell rules.
   it('judges a command by where it would run (--workspace)', async () => {
     const atRoot = await runBuiltCli(['explain', 'bash', '{"command":"rm -rf ."}', '--workspace', '/', '--json']);

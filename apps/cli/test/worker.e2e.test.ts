@@ -59,6 +59,45 @@ describe('interlock worker (issue 12)', () => {
     );
   }, 60_000);
 
+  it('withdraws its offer when it stops on SIGTERM: an answer given after that is taken forward where it is given (issue 37)', async () => {
+    const directory = await createWorkingDirectory('interlock-worker-stop-');
+    directories.push(directory);
+    const started = await cliIn(directory, ['run', 'ask.toml', '--detach', '--json']);
+    expect(started.exitCode, started.stderr).toBe(3);
+    const { threadId, pendingInteractionIds } = jsonOf<Detached>(started);
+
+    const worker = spawn(process.execPath, [BUILT_CLI, 'worker', 'ask.toml'], {
+      cwd: directory,
+      env: { ...process.env, INTERLOCK_STORE: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    try {
+      await until(
+        'the worker to be ready',
+        () => output,
+        (printed) => printed.includes('Worker ready'),
+        30_000,
+      );
+    } finally {
+      worker.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+
+    // Right after it exited (its offer would have run 15 s more): this process takes the thread.
+    const answered = await cliIn(directory, ['respond', pendingInteractionIds[0] ?? '', 'answer', 'yes', '--json']);
+    expect(answered.exitCode, answered.stdout + answered.stderr).toBe(0);
+    expect(jsonOf<{ continuation: string; status: string }>(answered)).toMatchObject({
+      continuation: 'continued',
+      status: 'completed',
+    });
+    const threads = jsonOf<Array<{ threadId: string; status: string }>>(await cliIn(directory, ['threads', '--json']));
+    expect(threads).toEqual([expect.objectContaining({ threadId, status: 'completed' })]);
+  }, 60_000);
+
   it('answers /healthz and /readyz on --health-port while it serves (F60)', async () => {
     const directory = await createWorkingDirectory('interlock-worker-health-');
     directories.push(directory);

@@ -16,14 +16,14 @@
 /** @typedef {{ code?: string, message?: string, details?: unknown }} ErrorBody The body of every error response. */
 /** @typedef {{ approver: string, csrfToken?: string }} Session GET and POST /api/session. */
 
-/** @typedef {{ serverTime: string, interactions: Array<UserInteractionRequest & { mayAnswer: boolean }> }} PendingInteractions GET /api/interactions. */
+/** @typedef {{ serverTime: string, interactions: Array<UserInteractionRequest & { mayAnswer: boolean, mayApprove: boolean, why?: string }> }} PendingInteractions GET /api/interactions. */
 /**
  * GET /api/interactions/:id: where one interaction stands.
  * @typedef {{ request: UserInteractionRequest, status: InteractionStatus, response?: { input: unknown, responder?: string, respondedAt: string }, failureReason?: InteractionFailureReason, failureMessage?: string }} InteractionState
  */
 /**
  * The body of POST /api/interactions/:id/respond (AnswerBody in src/server/answer-body.ts).
- * @typedef {{ action: 'approve' | 'edit' | 'reject' | 'answer', arguments?: Record<string, unknown>, reason?: string, instruction?: string, remember?: boolean, resolution?: 'done' | 'retry' | 'fail', value?: unknown }} AnswerBody
+ * @typedef {{ action: 'approve' | 'edit' | 'reject' | 'answer', arguments?: Record<string, unknown>, reason?: string, instruction?: string, remember?: boolean, resolution?: 'done' | 'retry' | 'failed' | 'fail', value?: unknown }} AnswerBody
  */
 /**
  * POST /api/interactions/approve-batch: one result per interaction.

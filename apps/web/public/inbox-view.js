@@ -185,11 +185,11 @@ export class InboxView {
     return bar;
   }
 
-  /** @param {UserInteractionRequest & { mayAnswer?: boolean }} request */
+  /** @param {UserInteractionRequest & { mayAnswer?: boolean, mayApprove?: boolean, why?: string }} request */
   card(request) {
     const card = request.operationType === 'TOOL_APPROVAL' ? this.approvalCard(request) : this.questionCard(request);
     if (request.mayAnswer === false) {
-      // The workflow's list for this level does not name this approver (F51): shown, not answerable.
+      // The workflow's list for this level does not name this approver, or they started the thread (F51): shown, not answerable.
       card.classList.add('not-yours');
       card.querySelectorAll('button, input, textarea').forEach((control) => control.setAttribute('disabled', ''));
       card
@@ -198,9 +198,13 @@ export class InboxView {
           h(
             'p',
             { class: 'not-yours-note' },
-            'Your approver list does not cover this level: someone on its list answers it.',
+            request.why ?? 'Your approver list does not cover this level: someone on its list answers it.',
           ),
         );
+    } else if (request.mayApprove === false) {
+      // The requester of a call that needs several approvers: their rejection counts, their approval does not (issue 37).
+      card.querySelectorAll('button.approve, button.edit').forEach((control) => control.setAttribute('disabled', ''));
+      card.querySelector('header')?.after(h('p', { class: 'not-yours-note' }, request.why ?? ''));
     }
     return card;
   }
@@ -324,7 +328,7 @@ export class InboxView {
               {
                 type: 'button',
                 class: 'reject',
-                onclick: () => this.send(card, { action: 'reject', reason: reason.value }, error),
+                onclick: () => this.send(card, { action: 'reject', reason: reason.value, resolution: 'failed' }, error),
               },
               'It failed',
             ),

@@ -73,6 +73,15 @@ export async function startChatPlatforms(
             : { type: 'long-connection' },
         approvers: feishu.approvers,
         warn,
+        ...(feishu.verificationTokenEnv === undefined
+          ? {}
+          : {
+              verificationToken: secretFromEnvironment(
+                feishu.verificationTokenEnv,
+                'the Feishu verification token',
+                environment,
+              ),
+            }),
         ...(feishu.domain === undefined ? {} : { domain: feishu.domain }),
         ...(feishu.perMinute === undefined ? {} : { perMinute: feishu.perMinute }),
       });
@@ -102,6 +111,12 @@ export async function startChatPlatforms(
     throw error;
   }
   return { started, stop };
+}
+
+/** The approver names the `[chat.*] approvers` maps give platform users: approvers of the chat (issue 37). */
+export function chatApproverNames(config: ProjectChatConfig | undefined): string[] {
+  const maps = [config?.slack?.approvers, config?.feishu?.approvers, config?.whatsapp?.approvers];
+  return [...new Set(maps.flatMap((map) => Object.values(map ?? {})))];
 }
 
 function listen(config: { host?: string | undefined; port?: number | undefined; path?: string | undefined }) {

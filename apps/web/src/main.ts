@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import {
   DEFAULT_SQLITE_PATH,
   findProjectConfig,
+  isLoopbackHost,
   loadProjectConfig,
   resolveStoreOptions,
   storeFromProjectConfig,
@@ -15,7 +16,7 @@ import {
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '@interlock/chat';
 import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
-import { startChatPlatforms } from './chat-platforms.js';
+import { chatApproverNames, startChatPlatforms } from './chat-platforms.js';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
 import { ApproverDirectory } from './server/auth/approver-directory.js';
@@ -105,12 +106,19 @@ async function main(argv: string[]): Promise<void> {
     {
       workflowApprovers: project?.config.approvers?.workflows ?? {},
       separationOfDuties: project?.config.approvers?.separationOfDuties ?? {},
+      // The names [chat.*] approvers maps give platform users answer in the chat (docs/chat.md).
+      chatApprovers: chatApproverNames(project?.config.chat),
     },
   );
   const workflowApprovers = approvers;
   const rateLimits = { perMinute };
   // The identity provider's secret and the session key come from the variables the file names.
   const auth = authOptionsFrom(project?.config.auth, process.env);
+  // The provider's callback is never built from a request's Host header off this machine.
+  if (auth.oidc !== undefined && auth.oidc.redirectUrl === undefined && !isLoopbackHost(values.host))
+    throw new Error(
+      `[auth.oidc] needs redirectUrl (the public https://…/api/auth/callback of this server) when interlock-web listens on ${values.host}: without it, the sign-in link would be built from whatever Host header a request carries`,
+    );
   let readiness: ReturnType<typeof storeReadiness> | undefined;
   let web: { interlock: Interlock; close(): Promise<void> };
   let app: FastifyInstance;

@@ -99,6 +99,51 @@ describe('a deployment on PostgreSQL: workers apart from the web inbox (issue 12
     );
   }, 60_000);
 
+  it('asks the inbox what became of a refund whose worker died after it paid, refuses approve, and done never runs it again (F40, issue 37)', async () => {
+    const deployment = await newDeployment();
+    const { baseUrl, token } = await startWeb(deployment);
+    // This worker dies right after the refund's effect, before its result is stored.
+    const doomed = startService(
+      deployment,
+      { mode: 'worker', leaseMs: 1_000 },
+      { INTERLOCK_CRASH_AT: 'tool:effect-done' },
+    );
+    running.push(doomed);
+    await doomed.printed(/SERVICE-READY/);
+    const service = startService(deployment, { mode: 'start', count: 1, leaseMs: 1_000 });
+    const [threadId] = resultOf((await service.exit).stdout)?.threadIds ?? [];
+    const asked = await until(
+      'the refund to ask',
+      () => api(baseUrl, token, '/api/interactions'),
+      (response) => response.body.interactions.length === 1,
+    );
+    await api(baseUrl, token, `/api/interactions/${asked.body.interactions[0].interactionId}/respond`, {
+      action: 'approve',
+    });
+    expect((await doomed.exit).code).not.toBe(0);
+    expect(ledgerLines(deployment)).toEqual([`refunded ${threadId} refund-1 A-1 1299`]);
+
+    await startWorkers(deployment, 1, { leaseMs: 1_000 });
+    const recovery = await until(
+      'the question about the refund',
+      () => api(baseUrl, token, '/api/interactions'),
+      (response) => response.body.interactions.some((card: PendingCard) => card.toolApproval?.stage === 'recovery'),
+    );
+    const card = recovery.body.interactions.find((item: PendingCard) => item.toolApproval?.stage === 'recovery');
+    const respond = (body: unknown) => api(baseUrl, token, `/api/interactions/${card.interactionId}/respond`, body);
+    const approved = await respond({ action: 'approve' });
+    expect(approved.status).toBe(422);
+    expect(approved.body.message).toMatch(/done .*retry .*failed/);
+    expect((await respond({ action: 'approve', resolution: 'done' })).status).toBe(200);
+    await until(
+      'the thread to complete',
+      () => api(baseUrl, token, `/api/threads/${threadId}`),
+      (response) => response.body.thread?.status === 'completed',
+    );
+    // It paid once: "done" never ran it again.
+    expect(ledgerLines(deployment)).toEqual([`refunded ${threadId} refund-1 A-1 1299`]);
+  }, 60_000);
+
   it(`takes ${THREADS} threads answered in the web inbox to the end on 3 workers, one killed and one frozen mid-way, each refund once`, async () => {
     const deployment = await newDeployment();
     const leaseMs = 1_000;

@@ -6,34 +6,44 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { until } from '@interlock/core/testing';
+import { ownDatabase, until, type OwnDatabase } from '@interlock/core/testing';
+import { launchChromium, screenshot, signedInPage } from './browser.js';
 
 /*
- * The README's "Deploying", followed as a team would (issue 28): the packages packed here
- * with scripts/pack-packages.mjs (the commands and every workspace package they need),
- * installed with the README's install line into an empty project outside the repository
- * (every @interlock package from a tarball packed here, none from a registry), and that
- * section's files and commands run as written there — the service (`node service.mjs`,
- * importing @interlock/core), `npx interlock-web` and `npx interlock worker` — on PostgreSQL with the schema in the URL. A refund is approved in the page and
- * finished by the service's worker. Run it on its own: `pnpm exec vitest run --project packaging`.
+ * The README's "Deploying", followed as a team would (issues 28, 34; F46, F55, F61): the
+ * packages packed here with scripts/pack-packages.mjs (the commands and every workspace
+ * package they need), installed with the README's install lines into an empty project
+ * outside the repository (every @interlock package from a tarball packed here, none from a
+ * registry; one better-sqlite3), and that section's files and commands run as written there
+ * — the service (`node service.mjs`, calling createWorker), `npx interlock-web` and
+ * `npx interlock worker` — on the README's plain URL, no schema, in a database of its own,
+ * so its default schemas are really the defaults. A refund is started from the page and
+ * approved in Chromium, and the service's worker runs it once. Run it on its own:
+ * `pnpm build && pnpm exec vitest run --project packaging`.
  */
 
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
 const BASE_URL = process.env['INTERLOCK_TEST_POSTGRES_URL'] ?? '';
-const schema = `team_${process.pid}_${Date.now().toString(36)}`;
 const children: ChildProcess[] = [];
 let project = '';
+let database: OwnDatabase | undefined;
+let browser: Browser | undefined;
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  if (BASE_URL !== '') {
-    const admin = new pg.Client({ connectionString: BASE_URL });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
-    await admin.end();
-  }
+  await browser?.close();
+  // A command line is a process group of its own: npx's and bash's children go with it.
+  for (const child of children)
+    if (child.exitCode === null) {
+      try {
+        if (child.pid === undefined) child.kill('SIGKILL');
+        else process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // It ended meanwhile.
+      }
+    }
+  await database?.drop();
   if (project !== '') await rm(dirname(project), { recursive: true, force: true });
 });
 
@@ -134,6 +144,7 @@ function start(
     cwd: project,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   children.push(child);
   let printed = '';
@@ -149,14 +160,14 @@ function start(
   });
 }
 
-describe("the README's Deploying, with the packed packages installed outside the repository (issue 28)", () => {
+describe("the README's Deploying, with the packed packages installed outside the repository (issues 28, 34)", () => {
   beforeAll(() => {
     for (const built of ['packages/core/dist/index.js', 'apps/cli/dist/main.js', 'apps/web/dist/main.js'])
       if (!existsSync(join(REPOSITORY, built))) throw new Error(`${built} is missing: run pnpm build first`);
     if (BASE_URL === '') throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set');
   });
 
-  it('approves a refund in the page of npx interlock-web; the service’s worker finishes it, and npx interlock worker serves beside it', async () => {
+  it('on a plain DATABASE_URL: a refund started and approved in the page of npx interlock-web is run once by the service’s worker, and npx interlock worker serves beside it (F46, F55, F61)', async () => {
     const root = await mkdtemp(join(tmpdir(), 'interlock-packaged-'));
     project = join(root, 'team');
     await mkdir(project);
@@ -164,7 +175,7 @@ describe("the README's Deploying, with the packed packages installed outside the
     // better-sqlite3 would build from source for a minute or two, and PostgreSQL never loads it.)
     const packed = execFileSync(
       process.execPath,
-      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages')],
+      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages'), '@interlock/cli', '@interlock/web'],
       { encoding: 'utf8' },
     );
     const tarballs = packed.split('\n').filter((line) => line.endsWith('.tgz'));
@@ -182,7 +193,10 @@ describe("the README's Deploying, with the packed packages installed outside the
     ]);
     execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore' });
     const install = readmeInstall();
-    expect(install).toEqual(['npm install ../interlock-packages/*.tgz zod']);
+    expect(install).toEqual([
+      "npm pkg set 'overrides.typeorm.better-sqlite3=^13.2.0'",
+      'npm install ../interlock-packages/*.tgz zod',
+    ]);
     for (const line of install)
       execFileSync(
         'bash',
@@ -193,9 +207,9 @@ describe("the README's Deploying, with the packed packages installed outside the
     expect(installed.dependencies['@interlock/sdk-types']).toBe('0.1.0');
     // Every @interlock package came from a tarball packed here, none from a registry.
     const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as {
-      packages: Record<string, { resolved?: string }>;
+      packages: Record<string, { version?: string; resolved?: string; extraneous?: boolean }>;
     };
-    const fromLock = Object.entries(lock.packages).filter(([path]) => /node_modules\/@interlock\//.test(path));
+    const fromLock = Object.entries(lock.packages).filter(([path]) => /node_modules\/@interlock\/[^/]+$/.test(path));
     expect(fromLock.map(([path]) => path.replace(/^.*node_modules\//, '')).sort()).toEqual(
       tarballs
         .map(
@@ -209,6 +223,12 @@ describe("the README's Deploying, with the packed packages installed outside the
     );
     for (const [, entry] of fromLock)
       expect(entry.resolved).toMatch(/^file:\.\.\/interlock-packages\/interlock-.*\.tgz$/);
+    // One better-sqlite3, the one core's SQLite store asks for: without the README's override,
+    // npm adds TypeORM's optional peer (^12) beside it, extraneous, built for nothing.
+    const sqlite = Object.entries(lock.packages).filter(([path]) => /node_modules\/better-sqlite3$/.test(path));
+    expect(sqlite.map(([path, entry]) => [path, entry.version?.split('.')[0], entry.extraneous ?? false])).toEqual([
+      ['node_modules/better-sqlite3', installed.dependencies['better-sqlite3'].replace(/^\^(\d+).*$/, '$1'), false],
+    ]);
 
     // 2. The README's files, as written.
     const { files, commands } = readmeBlocks();
@@ -223,13 +243,13 @@ describe("the README's Deploying, with the packed packages installed outside the
       'npx interlock worker workflows/release-note.toml --store "$DATABASE_URL"',
     ]);
 
-    // 3. Run it: one URL with the schema in it, for every process.
+    // 3. Run it: the README's plain URL, no schema, on a database of its own.
+    const own = await ownDatabase(BASE_URL, 'packaged');
+    database = own;
     const model = await modelServer();
-    const url = new URL(BASE_URL);
-    url.searchParams.set('schema', schema);
-    const environment = { DATABASE_URL: url.toString(), OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-team' };
+    const environment = { DATABASE_URL: own.url, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-team' };
     const [service, inbox, cliWorker] = commands;
-    await start(service ?? '', environment, /Refund (\S+) waits for an approver/);
+    await start(service ?? '', environment, /Serving refund: start a refund in the inbox/);
     const web = await start(
       `${inbox ?? ''} --port 0`,
       environment,
@@ -237,9 +257,10 @@ describe("the README's Deploying, with the packed packages installed outside the
     );
     await start(cliWorker ?? '', environment, /Worker ready/);
     const [, port = '', token = ''] = web.match;
+    const baseUrl = `http://127.0.0.1:${port}`;
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the test reads whatever JSON came back
     const api = async (path: string, body?: unknown): Promise<any> => {
-      const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+      const response = await fetch(`${baseUrl}${path}`, {
         method: body === undefined ? 'GET' : 'POST',
         headers: {
           authorization: `Bearer ${token}`,
@@ -259,27 +280,33 @@ describe("the README's Deploying, with the packed packages installed outside the
       'refund',
       'release-note',
     ]);
-    const { interactions } = await until(
-      'the refund to wait',
-      () => api('/api/interactions'),
-      (body) => body.interactions?.length === 1,
-    );
-    const [approval] = interactions;
-    expect(approval.toolApproval).toMatchObject({ toolName: 'refund', toolParameters: { order: 'A-1', cents: 1299 } });
-    expect(await api(`/api/interactions/${approval.interactionId}/respond`, { action: 'approve' })).toMatchObject({
-      status: 200,
-      continuation: 'scheduled',
-      served: true,
-      message: expect.stringContaining('a worker serving workflow "refund" version 1'),
-    });
-    const thread = await until(
+
+    // In the page: start a refund, say which order, approve the call the model proposes.
+    browser = await launchChromium();
+    const page = await signedInPage(browser, baseUrl, token);
+    await page.getByRole('link', { name: 'Threads' }).click();
+    await page.getByLabel('Workflow').selectOption('refund');
+    await page.getByRole('button', { name: 'Start workflow' }).click();
+    await page.getByRole('link', { name: 'Inbox' }).click();
+    const which = page.locator('.cards .card.question', { hasText: 'Which order should be refunded?' });
+    await which.locator('.answer-text').fill('A-1');
+    await which.getByRole('button', { name: 'Send' }).click();
+    const approval = page.locator('.cards .card.approval[data-tool="refund"]').filter({ hasText: 'A-1' });
+    await approval.getByRole('button', { name: 'Approve', exact: true }).click();
+    const { threads } = await until(
       'the service to finish the refund',
-      () => api(`/api/threads/${approval.threadId}`),
-      (body) => body.thread?.status === 'completed',
+      () => api('/api/threads'),
+      (body) => body.threads?.some((thread: { workflowId: string; status: string }) => thread.status === 'completed'),
     );
-    expect(thread.entries).toContainEqual(
-      expect.objectContaining({ kind: 'tool', title: expect.stringContaining('refund') }),
-    );
+    const [refund] = threads.filter((thread: { workflowId: string }) => thread.workflowId === 'refund');
+    expect(refund).toMatchObject({ status: 'completed' });
+    await page.goto(`${baseUrl}/#/threads/${refund.threadId}`);
+    await page.locator('.timeline-view .status-completed').waitFor();
+    const entries = await page.locator('.timeline .entry').allTextContents();
+    expect(entries.filter((entry) => entry.includes('allowed refund'))).toHaveLength(1);
+    expect(entries.filter((entry) => entry.includes('refund: '))).toHaveLength(1);
+    await screenshot(page, 'packaged-refund');
+    // Run once, by the service's worker.
     expect(model.toolResults).toEqual(['[SUCCESS] refunded 1299 cents on A-1']);
 
     // The CLI's worker takes its workflow through the page too: a question, then a write it asks about.
@@ -310,12 +337,16 @@ describe("the README's Deploying, with the packed packages installed outside the
     );
     expect(readFileSync(join(project, 'RELEASE_NOTE.md'), 'utf8')).toBe('Refunds are approved in the inbox.');
 
-    // Every process used the schema the URL names.
-    const admin = new pg.Client({ connectionString: BASE_URL });
+    // Every process kept the threads in the database's default schema, the jobs beside it.
+    const admin = new pg.Client({ connectionString: own.url });
     await admin.connect();
     try {
-      const { rows } = await admin.query(`SELECT count(*)::int AS threads FROM "${schema}".threads`);
-      expect(rows[0]).toEqual({ threads: 2 });
+      const { rows } = await admin.query(
+        `SELECT (SELECT count(*)::int FROM public.threads) AS threads,
+                (SELECT array_agg(nspname::text ORDER BY nspname) FROM pg_namespace
+                  WHERE nspname IN ('public_jobs', 'graphile_worker')) AS queues`,
+      );
+      expect(rows[0]).toEqual({ threads: 2, queues: ['public_jobs'] });
     } finally {
       await admin.end();
     }

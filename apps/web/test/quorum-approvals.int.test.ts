@@ -66,6 +66,18 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
       request: { toolApproval: { quorum: { required: 2, given: 1, approvedBy: ['web:alice'] } } },
     });
 
+    // The requester's inbox says so before they try (issue 37): only their rejection would count.
+    const ritasInbox = await request(harness, '/api/interactions', as('rita'));
+    const ritasCard = ritasInbox.body.interactions.find(
+      (card: { interactionId: string }) => card.interactionId === deploy.interactionId,
+    );
+    expect(ritasCard).toMatchObject({
+      mayAnswer: true,
+      mayApprove: false,
+      why: expect.stringContaining('does not count'),
+    });
+    expect(deploy).toMatchObject({ mayAnswer: true, mayApprove: true });
+
     const byRequester = await request(harness, respond(deploy.interactionId), {
       ...as('rita'),
       body: { action: 'approve' },

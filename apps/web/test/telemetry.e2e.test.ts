@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@interlock/core/testing';
 
 /*
  * One trace across the processes of a round trip (F59), through the OTLP/HTTP exporters into

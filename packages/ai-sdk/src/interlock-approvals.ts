@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import {
   createApprovalGate,
-  InterlockError,
+  mismatchOf,
   type ApprovalGate,
   type ApprovalGateOptions,
   type GateDecision,
   type GatePending,
   type GateToolPolicy,
 } from '@interlock/core';
-import { asSchema, type ModelMessage, type Tool, type ToolModelMessage, type ToolSet } from 'ai';
+import type { ModelMessage, Tool, ToolModelMessage, ToolSet } from 'ai';
+import { isReplayOf, openRequests, withEdits, type OpenRequest } from './conversation.js';
+import { toolSchemas } from './tool-schemas.js';
 
 /** How Interlock sees a tool: its category and risk, and where its command or path is (the JSON Schema comes from the tool). */
 export type AiToolPolicy = Omit<GateToolPolicy, 'jsonSchema'>;
@@ -29,14 +32,39 @@ export type ApprovalsOutcome =
     }
   | { status: 'waiting'; pending: GatePending[] };
 
+/** A call as the SDK hands it to `toolApproval`. */
+export interface ApprovalToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+}
+
+/** What {@link InterlockApprovals.toolApproval} answers the SDK (AI SDK 7's approval statuses). */
+export type ApprovalStatus =
+  | { type: 'not-applicable' }
+  | { type: 'approved'; reason?: string }
+  | { type: 'denied'; reason?: string }
+  | { type: 'user-approval'; reason?: string };
+
+/** AI SDK 7's `toolApproval` of `generateText` / `streamText`, decided by Interlock. */
+export type InterlockToolApproval = (options: {
+  toolCall: ApprovalToolCall;
+  tools?: ToolSet | undefined;
+  messages: ModelMessage[];
+}) => Promise<ApprovalStatus>;
+
 /**
- * Interlock as the approval layer of the Vercel AI SDK 6 (F56): `needsApproval` backed by
- * Interlock's policy — a call a rule allows runs at once; any other becomes the SDK's
- * `tool-approval-request` and a durable Interlock interaction (web inbox, chat,
- * `interlock pending` / `respond`) — and {@link respond}, which turns the answers into the
- * `tool-approval-response` message of the next call.
+ * Interlock as the approval layer of the Vercel AI SDK 7 and 6 (F56): `toolApproval` (AI SDK
+ * 7) or `needsApproval` (AI SDK 6) backed by Interlock's policy — a call a rule allows runs
+ * at once, one a rule denies is refused with the rule's reason, any other becomes the SDK's
+ * `tool-approval-request` and a durable Interlock interaction (web inbox, chat, `interlock
+ * pending` / `respond`) — and {@link respond}, which turns the answers into the
+ * `tool-approval-response` message of the next call. Every call the model makes is decided
+ * on its own, whatever id it carries, and runs only as decided (F62).
  */
 export class InterlockApprovals {
+  private readonly described = new WeakSet<object>();
+
   /** @internal Use {@link interlockApprovals}. */
   constructor(
     /** The gate: its Interlock answers, lists what waits and reads the audit. */
@@ -44,17 +72,62 @@ export class InterlockApprovals {
   ) {}
 
   /**
-   * The tools with `needsApproval` decided by Interlock for the conversation `sessionId`
-   * (a chat id: the decision of a call is found again by it and the call's id).
+   * AI SDK 7: the `toolApproval` of `generateText` / `streamText` for the conversation
+   * `sessionId` (a chat id). Each call the model makes is decided afresh; when the SDK runs a
+   * call a person approved it asks again, and only the call as approved (tool, arguments
+   * after any edit, definition) runs — any other is denied.
+   *
+   * @example
+   * await generateText({ model, tools, toolApproval: approvals.toolApproval({ sessionId }), messages });
+   */
+  toolApproval(options: { sessionId: string }): InterlockToolApproval {
+    return async ({ toolCall, tools, messages }) => {
+      if (tools !== undefined) await this.describe(tools);
+      const call = {
+        toolCallId: toolCall.toolCallId,
+        toolName: toolCall.toolName,
+        arguments: argumentsOf(toolCall.input),
+      };
+      if (isReplayOf(messages, toolCall.toolCallId)) {
+        const decision = await this.latest(options.sessionId, toolCall.toolCallId);
+        if (decision !== undefined && this.gate.letsRun(decision, call)) return { type: 'approved' };
+        const refused = decision?.status === 'rejected' ? decision : mismatchOf(call);
+        return { type: 'denied', reason: `Interlock: ${refused.status === 'rejected' ? refused.reason : ''}` };
+      }
+      const decision = await this.decideAfresh(call, options.sessionId);
+      if (decision.status === 'pending') return { type: 'user-approval' };
+      if (decision.status === 'rejected') return { type: 'denied', reason: `Interlock: ${decision.reason}` };
+      // Allowed by a rule: it runs as a call that needs no approval does (the audit says which rule).
+      return { type: 'not-applicable' };
+    };
+  }
+
+  /**
+   * AI SDK 6: the tools with `needsApproval` decided by Interlock for the conversation
+   * `sessionId`. Each call the model makes is decided afresh; a call a rule allows runs at
+   * once, any other becomes an approval request that {@link respond} answers. (On AI SDK 7
+   * use {@link toolApproval}: `needsApproval` is deprecated there, and cannot refuse a
+   * call when the SDK asks again before it runs one.)
    */
   tools<TOOLS extends ToolSet>(tools: TOOLS, options: { sessionId: string }): TOOLS {
     const wrapped: Record<string, Tool> = {};
     for (const [name, tool] of Object.entries(tools)) {
-      wrapped[name] = {
-        ...tool,
-        needsApproval: async (input: unknown, { toolCallId }: { toolCallId: string }) =>
-          !(await this.allowedAtOnce(name, toolCallId, input, options.sessionId)),
-      } as Tool;
+      const needsApproval = async (
+        input: unknown,
+        { toolCallId, messages }: { toolCallId: string; messages?: ModelMessage[] },
+      ) => {
+        // AI SDK 7 asks again before it runs an answered request: `respond()` decided it.
+        if (messages !== undefined && isReplayOf(messages, toolCallId)) return true;
+        await this.describe(tools);
+        const decision = await this.decideAfresh(
+          { toolCallId, toolName: name, arguments: argumentsOf(input) },
+          options.sessionId,
+        );
+        return !(decision.status === 'approved' && !decision.edited && decision.decidedBy !== 'person');
+      };
+      // AI SDK 6 has no `toolApproval`: `needsApproval` is its only hook (deprecated in 7, where `toolApproval()` is used).
+      // eslint-disable-next-line @typescript-eslint/no-deprecated -- see above
+      wrapped[name] = { ...tool, needsApproval } as Tool;
     }
     return wrapped as TOOLS;
   }
@@ -63,30 +136,38 @@ export class InterlockApprovals {
    * The answers to the approval requests of the last assistant message: the conversation
    * for the next `generateText` / `streamText` call, with the approval responses appended
    * and an edited call's input replaced in the history (the SDK runs a call as it stands
-   * there, and the model sees what ran). With `wait`, waits for the people (or `signal`).
+   * there, and the model sees what ran). Each request is answered by the decision of exactly
+   * the call the SDK will run for it; another call under its id is refused (F62). With
+   * `wait`, waits for the people (or `signal`). With no open request, the conversation is
+   * handed back as it is.
    */
   async respond(
     messages: readonly ModelMessage[],
     options: { sessionId: string; wait?: boolean; signal?: AbortSignal },
   ): Promise<ApprovalsOutcome> {
     const requests = openRequests(messages);
-    const threadIds = requests.map((request) => decisionThreadId(options.sessionId, request.toolCallId));
-    const found = await this.gate.decisions(threadIds, {
+    if (requests.length === 0) return { status: 'ready', messages: [...messages], decisions: [] };
+    const found = await Promise.all(
+      requests.map((request) => this.latestThread(options.sessionId, request.toolCallId)),
+    );
+    const threadIds = found.filter((threadId): threadId is string => threadId !== undefined);
+    const read = await this.gate.decisions(threadIds, {
       ...(options.wait === undefined ? {} : { wait: options.wait }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    const pending = found.filter((decision): decision is GatePending => decision.status === 'pending');
+    const pending = read.filter((decision): decision is GatePending => decision.status === 'pending');
     if (pending.length > 0) return { status: 'waiting', pending };
-    const decisions = found as GateDecision[];
+    const byThread = new Map(read.map((decision) => [decision.threadId, decision as GateDecision]));
+    const decisions = requests.map((request, index) => this.answerOf(request, byThread.get(found[index] ?? '')));
     const edits = new Map<string, Record<string, unknown>>();
-    const content: ToolModelMessage['content'] = requests.map((request) => {
-      const decision = decisions.find((candidate) => candidate.toolCallId === request.toolCallId);
-      if (decision?.status !== 'approved') {
+    const content: ToolModelMessage['content'] = requests.map((request, index) => {
+      const decision = decisions[index] as GateDecision;
+      if (decision.status !== 'approved') {
         return {
           type: 'tool-approval-response',
           approvalId: request.approvalId,
           approved: false,
-          reason: decision === undefined ? 'Interlock: no decision was found' : `Interlock: ${decision.reason}`,
+          reason: `Interlock: ${decision.reason}`,
         };
       }
       if (decision.edited) edits.set(request.toolCallId, decision.arguments);
@@ -105,59 +186,74 @@ export class InterlockApprovals {
     return this.gate.close();
   }
 
-  /** Decides the call (once per call id): true when a rule allows it as proposed, so it runs without a request. */
-  private async allowedAtOnce(name: string, toolCallId: string, input: unknown, sessionId: string): Promise<boolean> {
-    const threadId = decisionThreadId(sessionId, toolCallId);
-    let [decision] = await this.gate.decisions([threadId]);
-    if (decision === undefined) {
-      const outcome = await this.gate.decide(
-        [{ toolCallId, toolName: name, arguments: argumentsOf(input), threadId }],
-        { detach: true, session: { sessionId } },
-      );
-      [decision] = outcome.decisions;
-    }
-    return decision?.status === 'approved' && !decision.edited && decision.decidedBy !== 'person';
-  }
-}
-
-/** The decision thread of a call: found again from the chat and the call's id. */
-function decisionThreadId(sessionId: string, toolCallId: string): string {
-  return `ai-sdk:${sessionId}:${toolCallId}`;
-}
-
-/** The approval requests of the last assistant message that no tool message answered yet. */
-function openRequests(messages: readonly ModelMessage[]): { approvalId: string; toolCallId: string }[] {
-  const answered = new Set<string>();
-  for (const message of messages) {
-    if (message.role !== 'tool') continue;
-    for (const part of message.content) if (part.type === 'tool-approval-response') answered.add(part.approvalId);
-  }
-  const requests: { approvalId: string; toolCallId: string }[] = [];
-  for (const message of messages) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) {
-      if (part.type === 'tool-approval-request' && !answered.has(part.approvalId))
-        requests.push({ approvalId: part.approvalId, toolCallId: part.toolCallId });
-    }
-  }
-  return requests;
-}
-
-/** The conversation with the input of each edited call replaced. */
-function withEdits(
-  messages: readonly ModelMessage[],
-  edits: ReadonlyMap<string, Record<string, unknown>>,
-): ModelMessage[] {
-  if (edits.size === 0) return [...messages];
-  return messages.map((message) => {
-    if (message.role !== 'assistant' || typeof message.content === 'string') return message;
-    return {
-      ...message,
-      content: message.content.map((part) =>
-        part.type === 'tool-call' && edits.has(part.toolCallId) ? { ...part, input: edits.get(part.toolCallId) } : part,
-      ),
+  /** The decision that answers `request`: the one of exactly the call the SDK will run, else a refusal (F62). */
+  private answerOf(request: OpenRequest, decision: GateDecision | undefined): GateDecision {
+    const call = {
+      toolCallId: request.toolCallId,
+      toolName: request.toolName ?? '',
+      arguments: argumentsOf(request.input),
     };
-  });
+    if (decision !== undefined && request.toolName !== undefined && this.gate.decidedExactly(decision, call))
+      return decision;
+    return mismatchOf(call);
+  }
+
+  /** Gives the gate the tools' schemas (an edit is checked against them), once per tool set. */
+  private async describe(tools: ToolSet): Promise<void> {
+    if (this.described.has(tools)) return;
+    this.gate.describeTools(await toolSchemas(tools));
+    this.described.add(tools);
+  }
+
+  /**
+   * Decides a call the model just made, in a decision thread of its own (F62): the n-th call
+   * with this id in the conversation is the n-th thread of the id, found again by
+   * {@link respond} in any process of the app.
+   */
+  private async decideAfresh(
+    call: { toolCallId: string; toolName: string; arguments: Record<string, unknown> },
+    sessionId: string,
+  ): Promise<GateDecision | GatePending> {
+    for (let occurrence = (await this.lastOccurrence(sessionId, call.toolCallId)) + 1; ; occurrence += 1) {
+      const threadId = this.threadIdOf(sessionId, call.toolCallId, occurrence);
+      try {
+        const outcome = await this.gate.decide([{ ...call, threadId }], { detach: true, session: { sessionId } });
+        return outcome.decisions[0] as GateDecision | GatePending;
+      } catch (error) {
+        // Another call with this id took the thread first: this one is the next.
+        if ((await this.gate.interlock.thread(threadId)) === undefined) throw error;
+      }
+    }
+  }
+
+  /** The decision of the latest call with this id in the conversation. */
+  private async latest(sessionId: string, toolCallId: string): Promise<GateDecision | GatePending | undefined> {
+    const threadId = await this.latestThread(sessionId, toolCallId);
+    if (threadId === undefined) return undefined;
+    const [decision] = await this.gate.decisions([threadId]);
+    return decision;
+  }
+
+  private async latestThread(sessionId: string, toolCallId: string): Promise<string | undefined> {
+    const occurrence = await this.lastOccurrence(sessionId, toolCallId);
+    return occurrence === 0 ? undefined : this.threadIdOf(sessionId, toolCallId, occurrence);
+  }
+
+  private async lastOccurrence(sessionId: string, toolCallId: string): Promise<number> {
+    let occurrence = 0;
+    while ((await this.gate.interlock.thread(this.threadIdOf(sessionId, toolCallId, occurrence + 1))) !== undefined)
+      occurrence += 1;
+    return occurrence;
+  }
+
+  /** The decision thread of the n-th call with this id in the conversation, in this gate. */
+  private threadIdOf(sessionId: string, toolCallId: string, occurrence: number): string {
+    const key = createHash('sha256')
+      .update(JSON.stringify([this.gate.name, sessionId, toolCallId]))
+      .digest('hex')
+      .slice(0, 32);
+    return `${this.gate.name}:${key}:${String(occurrence)}`;
+  }
 }
 
 function argumentsOf(input: unknown): Record<string, unknown> {
@@ -171,33 +267,22 @@ function argumentsOf(input: unknown): Record<string, unknown> {
  *
  * @example
  * const approvals = await interlockApprovals({ store: { type: 'sqlite' }, tools: { write_file: { category: 'write', riskLevel: 'MEDIUM' } } });
- * const tools = approvals.tools({ read_file, write_file }, { sessionId: chatId });
- * const first = await generateText({ model, tools, messages });
+ * const toolApproval = approvals.toolApproval({ sessionId: chatId });
+ * const first = await generateText({ model, tools, toolApproval, messages });
  * const answer = await approvals.respond([...messages, ...first.response.messages], { sessionId: chatId, wait: true });
- * if (answer.status === 'ready') await generateText({ model, tools, messages: answer.messages });
+ * if (answer.status === 'ready') await generateText({ model, tools, toolApproval, messages: answer.messages });
  */
 export async function interlockApprovals(
   options: InterlockApprovalsOptions & { toolSet?: ToolSet },
 ): Promise<InterlockApprovals> {
-  const { name, tools = {}, toolSet = {}, ...gateOptions } = options;
-  const policies: Record<string, GateToolPolicy> = {};
-  for (const [toolName, policy] of Object.entries(tools)) {
-    const tool = toolSet[toolName];
-    const jsonSchema = tool === undefined ? undefined : await schemaOf(tool);
-    policies[toolName] = jsonSchema === undefined ? policy : { ...policy, jsonSchema };
-  }
-  return new InterlockApprovals(await createApprovalGate({ ...gateOptions, name: name ?? 'ai-sdk', tools: policies }));
-}
-
-async function schemaOf(tool: {
-  inputSchema: Parameters<typeof asSchema>[0];
-}): Promise<Record<string, unknown> | undefined> {
-  try {
-    const { $schema: _dialect, ...schema } = (await asSchema(tool.inputSchema).jsonSchema) as Record<string, unknown>;
-    return schema;
-  } catch (error) {
-    throw new InterlockError('INVALID_OPTIONS', 'a tool’s input schema cannot be read as JSON Schema', {
-      cause: error,
-    });
-  }
+  const { name, tools = {}, toolSet, ...gateOptions } = options;
+  const approvals = new InterlockApprovals(
+    await createApprovalGate({
+      ...gateOptions,
+      name: name ?? 'ai-sdk',
+      tools: tools,
+    }),
+  );
+  if (toolSet !== undefined) approvals.gate.describeTools(await toolSchemas(toolSet));
+  return approvals;
 }

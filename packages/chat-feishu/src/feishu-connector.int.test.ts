@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFeishuConnector } from './feishu-connector.js';
 import { cardAction, FakeFeishu, messageEvent, postCallback, type FeishuCall } from './__fixtures__/fake-feishu.js';
+import { MAX_PLATFORM_BODY } from '@interlock/chat';
 import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
 
 const KEY = 'encrypt-key-for-tests';
@@ -35,7 +36,7 @@ function cardParts(call: FeishuCall | undefined): { tags: string[]; text: string
   return { tags, text: shown.join('\n') };
 }
 
-async function setUp() {
+async function setUp(options: { verificationToken?: string } = {}) {
   const feishu = new FakeFeishu();
   await feishu.start();
   // One clock for the engine (the approval's 10-minute deadline) and the connector (the 5-minute window).
@@ -49,6 +50,7 @@ async function setUp() {
     approvers: { ou_alice: 'alice' },
     domain: feishu.domain,
     now: () => now,
+    ...options,
   });
   closers.push(
     () => feishu.stop(),
@@ -58,14 +60,24 @@ async function setUp() {
   const seconds = Math.floor(now / 1000);
   const send = (body: unknown, options: { timestamp?: number; signature?: string; nonce?: string } = {}) =>
     postCallback(connector.url as string, body, { key: KEY, timestamp: seconds, ...options });
+  const token = options.verificationToken === undefined ? {} : { token: options.verificationToken };
   const askToDeploy = async () => {
-    expect((await send(messageEvent('ou_alice', 'deploy api', { now }))).status).toBe(200);
+    expect((await send(messageEvent('ou_alice', 'deploy api', { now, ...token }))).status).toBe(200);
     await feishu.until((calls) => cards(calls).length === 1);
     const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
       ?.interactionId as string;
     return { card: cards(feishu.calls)[0] as FeishuCall, interactionId };
   };
-  return { feishu, agent, now, seconds, send, askToDeploy, advance: (ms: number) => (now += ms) };
+  return {
+    feishu,
+    agent,
+    url: connector.url as string,
+    now,
+    seconds,
+    send,
+    askToDeploy,
+    advance: (ms: number) => (now += ms),
+  };
 }
 
 describe('Feishu / Lark connector over callbacks (F57)', () => {
@@ -206,6 +218,43 @@ describe('Feishu / Lark connector over callbacks (F57)', () => {
   });
 });
 
+describe('Feishu / Lark verification token and unreadable callbacks (F57)', () => {
+  it('checks the verification token when it is configured: a callback without it is refused (401) and audited, one with it is taken (F51, F57)', async () => {
+    const { feishu, agent, now, send, askToDeploy } = await setUp({ verificationToken: 'the-app-token' });
+    const { interactionId } = await askToDeploy();
+
+    const press = (token: string) => cardAction('ou_alice', { action: 'approve', interactionId }, { now, token });
+    const wrong = await send(press('a-guessed-token'));
+    const right = await send(press('the-app-token'));
+
+    expect([wrong.status, right.status]).toEqual([401, 200]);
+    expect(wrong.body).toEqual({ error: 'bad_token' });
+    await feishu.until((calls) => patches(calls).length === 1);
+    expect(agent.runs).toHaveLength(1);
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([
+      ['deploy-1', 'feishu:ou_alice (unverified)', 'Feishu callback refused: bad token'],
+    ]);
+  });
+
+  it('refuses a body too large to read (413) and one that cannot be read (401), and audits both against the waiting call (F51, F57)', async () => {
+    const { agent, url, seconds, askToDeploy } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    const large = await postCallback(url, 'x'.repeat(MAX_PLATFORM_BODY + 1), { key: KEY, timestamp: seconds });
+    const unreadable = await postCallback(url, '{"encrypt": not json', { key: 'not-the-key', timestamp: seconds });
+
+    expect([large.status, unreadable.status]).toEqual([413, 401]);
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([
+      ['deploy-1', 'feishu:unknown (unverified)', 'Feishu callback refused: too large'],
+      ['deploy-1', 'feishu:unknown (unverified)', 'Feishu callback refused: bad signature'],
+    ]);
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).map((request) => request.interactionId)).toEqual([interactionId]);
+  });
+});
+
 describe('Feishu / Lark connector over the long connection (F57)', () => {
   it('takes a message and a card action over the WebSocket, answers the action on its frame, and refuses a repeated event (F57)', async () => {
     const feishu = new FakeFeishu();
@@ -241,5 +290,42 @@ describe('Feishu / Lark connector over the long connection (F57)', () => {
     expect(again).toMatchObject({ toast: { type: 'error', content: expect.stringContaining('replayed') } });
     await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
     expect(agent.runs).toHaveLength(1);
+  });
+
+  it('refuses an event without the configured verification token there too, and audits it (F51, F57)', async () => {
+    const feishu = new FakeFeishu();
+    await feishu.start();
+    const agent = await createDeployChat();
+    const now = Date.now();
+    const connector = await startFeishuConnector({
+      chat: agent.chat,
+      appId: APP,
+      appSecret: 'app-secret',
+      transport: { type: 'long-connection' },
+      approvers: { ou_alice: 'alice' },
+      domain: feishu.domain,
+      verificationToken: 'the-app-token',
+      now: () => now,
+    });
+    closers.push(
+      () => feishu.stop(),
+      agent.close,
+      () => connector.stop(),
+    );
+    await feishu.whenConnected();
+
+    await feishu.sendEvent(messageEvent('ou_alice', 'deploy api', { now, token: 'the-app-token' }));
+    await feishu.until((calls) => cards(calls).length === 1);
+    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
+      ?.interactionId as string;
+    const forged = await feishu.sendEvent(
+      cardAction('ou_alice', { action: 'approve', interactionId }, { now, token: 'a-guessed-token' }),
+    );
+
+    expect(forged).toMatchObject({ toast: { type: 'error', content: expect.stringContaining('bad token') } });
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => entry.reason)).toEqual(['Feishu callback refused: bad token']);
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).map((request) => request.interactionId)).toContain(interactionId);
   });
 });

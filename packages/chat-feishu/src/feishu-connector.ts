@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ChatPlatformBridge, readRawBody, ReplayGuard, type ChatChannel } from '@interlock/chat';
+import {
+  ChatPlatformBridge,
+  readRawBody,
+  refusalText,
+  ReplayGuard,
+  sameDigest,
+  type ChatChannel,
+  type RefusedRequest,
+} from '@interlock/chat';
 import { InterlockError } from '@interlock/core';
 import * as lark from '@larksuiteoapi/node-sdk';
 import { FeishuPlatform } from './feishu-platform.js';
@@ -21,6 +29,13 @@ export interface FeishuConnectorOptions {
   transport: FeishuTransport;
   /** Open id → approver name; anyone else is refused. */
   approvers: Readonly<Record<string, string>>;
+  /**
+   * The app's Verification Token (the developer console, Events and callbacks → Encryption
+   * strategy). When given, every event and card callback must carry it (`header.token`, or
+   * `token` in the older schema), on either transport: one that does not is refused and
+   * audited. Default: not checked (the signature, or the long connection, authenticates).
+   */
+  verificationToken?: string;
   /** `https://open.feishu.cn` (default), `https://open.larksuite.com`, or another base URL. */
   domain?: string;
   perMinute?: number;
@@ -40,7 +55,9 @@ export interface FeishuConnector {
  * for messages and cards, its event dispatcher, and its long connection. Callbacks over HTTP
  * are verified here rather than by the SDK — over the raw body, in constant time, within 5
  * minutes either way, never twice — and the connector refuses to start without the key.
- * Every event (HTTP or long connection) is taken once: a repeated event id is refused.
+ * Every event (HTTP or long connection) is taken once: a repeated event id is refused; with
+ * `verificationToken`, one without the app's token is refused too. Every refusal (a body too
+ * large to read answers 413, the others 401) is audited.
  *
  * @throws InterlockError CHAT_PLATFORM_SECRET_MISSING without the app secret or (HTTP) the encrypt key.
  */
@@ -51,6 +68,9 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
     ...(transport.type === 'http'
       ? [[transport.encryptKey, "the Feishu encrypt key (the callbacks' verification key)"]]
       : []),
+    ...(options.verificationToken === undefined
+      ? []
+      : [[options.verificationToken, 'the Feishu verification token (given, so checked)']]),
   ].find(([value]) => (value ?? '').trim() === '');
   if (missing !== undefined)
     throw new InterlockError(
@@ -76,7 +96,9 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
   });
   const seen = new ReplayGuard(now);
   const report = (error: unknown) => warn(`Feishu: ${error instanceof Error ? error.message : String(error)}`);
-  const fresh = (event: FeishuEvent): string | undefined =>
+  /** Why an event (as the dispatcher hands it over) is refused: a wrong or missing token, stale, or seen before. */
+  const fresh = (event: FeishuEvent): RefusedRequest | undefined =>
+    tokenRefusal(options.verificationToken, event) ??
     seen.check(Number(event.create_time ?? Number.NaN), `event:${String(event.event_id)}`);
 
   const dispatcher = new lark.EventDispatcher({
@@ -88,7 +110,7 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       if (message === undefined) return {};
       const refused = fresh(data);
       if (refused !== undefined) {
-        await audit(message.conversation, message.user, `Feishu event refused: ${refused}`);
+        await bridge.auditRefused(message, `Feishu event refused: ${refusalText(refused)}`);
         return {};
       }
       bridge.message(message).catch(report);
@@ -99,12 +121,11 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       if (action === undefined) return { toast: { type: 'error', content: 'Not an Interlock card.' } };
       const refused = fresh(data);
       if (refused !== undefined) {
-        await options.chat.recordAttempt(
-          action.interactionId,
-          `feishu:${action.user} (unverified)`,
-          `Feishu callback refused: ${refused}`,
+        await bridge.auditRefused(
+          { ...action, interactionIds: [action.interactionId] },
+          `Feishu callback refused: ${refusalText(refused)}`,
         );
-        return { toast: { type: 'error', content: `Refused (${refused}).` } };
+        return { toast: { type: 'error', content: `Refused (${refusalText(refused)}).` } };
       }
       if (action.action !== 'edit') {
         // Answered at once (3 s): the decision is carried out afterwards, and the card updated.
@@ -115,10 +136,6 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       return { toast: { type: outcome.kind === 'decided' ? 'success' : 'error', content: outcome.text.slice(0, 200) } };
     },
   });
-  const audit = async (conversation: string, user: string, why: string) => {
-    const pending = await options.chat.pendingApprovals(bridge.chatIdOf(conversation)).catch(() => []);
-    for (const request of pending) await options.chat.recordAttempt(request.interactionId, `feishu:${user}`, why);
-  };
 
   if (transport.type === 'long-connection') {
     const ws = new lark.WSClient({
@@ -145,33 +162,41 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       if (request.method !== 'POST' || (request.url ?? '').split('?')[0] !== path)
         return void response.writeHead(404).end();
       const raw = await readRawBody(request);
+      if (raw === undefined) {
+        // Too large to read, so to verify: refused, and audited like every refusal.
+        await auditRefused(undefined, 'too_large').catch(report);
+        response.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'too_large' }));
+        return;
+      }
       const header = (name: string) => [request.headers[name]].flat()[0];
-      const refused =
-        raw === undefined
-          ? 'bad_signature'
-          : verifyFeishuRequest(
-              transport.encryptKey,
-              {
-                timestamp: header('x-lark-request-timestamp'),
-                nonce: header('x-lark-request-nonce'),
-                signature: header('x-lark-signature'),
-              },
-              raw,
-              replay,
-            );
+      const signature = verifyFeishuRequest(
+        transport.encryptKey,
+        {
+          timestamp: header('x-lark-request-timestamp'),
+          nonce: header('x-lark-request-nonce'),
+          signature: header('x-lark-signature'),
+        },
+        raw,
+        replay,
+      );
       let body: Record<string, unknown> = {};
+      let plainBody: Record<string, unknown> | undefined;
       try {
-        body = JSON.parse(raw?.toString('utf8') ?? '{}') as Record<string, unknown>;
+        body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+        plainBody = decrypt(transport.encryptKey, body);
       } catch {
         // Unreadable: refused below as unsigned, or answered 400.
       }
+      const refused =
+        signature ??
+        (plainBody === undefined ? undefined : tokenRefusal(options.verificationToken, eventOf(plainBody)));
       if (refused !== undefined) {
         // Audited before the answer: once the sender hears 401, the attempt is on the trail.
-        await auditRefused(body, refused).catch(report);
+        await auditRefused(plainBody, refused).catch(report);
         response.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: refused }));
         return;
       }
-      const plainBody = decrypt(transport.encryptKey, body);
+      if (plainBody === undefined) return void response.writeHead(400).end();
       if (plainBody['type'] === 'url_verification') {
         response
           .writeHead(200, { 'content-type': 'application/json' })
@@ -187,22 +212,17 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       if (!response.headersSent) response.writeHead(500).end();
     });
   });
-  /** A refused callback names, unverified, what it tried: audited against that approval. */
-  const auditRefused = async (body: Record<string, unknown>, reason: string) => {
-    let event: FeishuEvent;
-    try {
-      const plainBody = decrypt(transport.encryptKey, body);
-      event = { ...(plainBody['header'] as object), ...(plainBody['event'] as object) };
-    } catch {
-      return;
-    }
+  /**
+   * A refused callback names, unverified, what it tried: audited against that approval, or
+   * what its conversation waits on; one that cannot be read, against every approval waiting
+   * in the chats the connector shows.
+   */
+  const auditRefused = async (plainBody: Record<string, unknown> | undefined, reason: RefusedRequest) => {
+    const event = plainBody === undefined ? {} : eventOf(plainBody);
     const action = cardActionOf(event);
-    if (action !== undefined)
-      await options.chat.recordAttempt(
-        action.interactionId,
-        `feishu:${action.user} (unverified)`,
-        `Feishu callback refused: ${reason.replace('_', ' ')}`,
-      );
+    const names =
+      action === undefined ? (messageOf(event) ?? {}) : { ...action, interactionIds: [action.interactionId] };
+    await bridge.auditRefused(names, `Feishu callback refused: ${refusalText(reason)}`);
   };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -218,6 +238,23 @@ export async function startFeishuConnector(options: FeishuConnectorOptions): Pro
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** An event as the SDK's dispatcher would hand it over: the header's and the event's fields side by side. */
+function eventOf(plainBody: Record<string, unknown>): FeishuEvent {
+  const { header, event, ...rest } = plainBody;
+  return { ...rest, ...(isRecord(header) ? header : {}), ...(isRecord(event) ? event : {}) };
+}
+
+/** `bad_token` when a verification token is configured and the event does not carry it. */
+function tokenRefusal(expected: string | undefined, event: FeishuEvent): RefusedRequest | undefined {
+  if (expected === undefined) return undefined;
+  const token = event['token'];
+  return typeof token === 'string' && sameDigest(expected, token) ? undefined : 'bad_token';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A body as sent, or its `encrypt` field opened with the key (AES-256-CBC, as Feishu documents). */

@@ -9,6 +9,7 @@ import {
   postSigned,
   type SlackCall,
 } from './testing/fake-slack.js';
+import { MAX_PLATFORM_BODY } from '@interlock/chat';
 import { createDeployChat, HOSTILE_NOTE } from '@interlock/chat/testing';
 
 const SECRET = 'signing-secret-for-tests';
@@ -143,25 +144,28 @@ describe('Slack connector over HTTP (F57)', () => {
     expect(textObjects(slack.of('chat.update')[0] as SlackCall)[0]?.text).toBe('Rejected by alice: deploy.');
   });
 
-  it('approves on "yes" in the approval\'s thread: the call runs once, the message is updated, and the agent never sees the yes (F31, F32, F57)', async () => {
-    const { slack, agent, send, askToDeploy } = await setUp();
-    const { ts } = await askToDeploy();
+  it.each(['yes', 'YES'])(
+    'approves on "%s" in the approval\'s thread: the call runs once, the message is updated, and the agent never sees the reply (F31, F32, F57)',
+    async (reply) => {
+      const { slack, agent, send, askToDeploy } = await setUp();
+      const { ts } = await askToDeploy();
 
-    expect((await send(messageEvent('U1', 'yes', { threadTs: ts }))).status).toBe(200);
-    await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
-    await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
+      expect((await send(messageEvent('U1', reply, { threadTs: ts }))).status).toBe(200);
+      await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
+      await slack.until((calls) => calls.some((call) => String(call.body['text']).startsWith('Result:')));
 
-    expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
-    const update = slack.of('chat.update')[0] as SlackCall;
-    expect(update.body['ts']).toBe(ts);
-    expect(actionsOf(update)).toEqual([]);
-    expect(textObjects(update)[0]?.text).toBe('Approved by alice: deploy.');
-    const threadId = (await agent.interlock.threads())[0]?.threadId as string;
-    const said = (await agent.interlock.thread(threadId))?.conversation
-      .filter((message) => message.role === 'user')
-      .map((message) => message.content);
-    expect(said).toEqual(['deploy api']);
-  });
+      expect(agent.runs).toEqual([{ service: 'api', note: HOSTILE_NOTE }]);
+      const update = slack.of('chat.update')[0] as SlackCall;
+      expect(update.body['ts']).toBe(ts);
+      expect(actionsOf(update)).toEqual([]);
+      expect(textObjects(update)[0]?.text).toBe('Approved by alice: deploy.');
+      const threadId = (await agent.interlock.threads())[0]?.threadId as string;
+      const said = (await agent.interlock.thread(threadId))?.conversation
+        .filter((message) => message.role === 'user')
+        .map((message) => message.content);
+      expect(said).toEqual(['deploy api']);
+    },
+  );
 
   it('updates the message when nobody answers in time: its buttons are gone and it says the call did not run (F28, F57)', async () => {
     const { slack, agent, askToDeploy, advance } = await setUp();
@@ -240,6 +244,28 @@ describe('Slack connector over HTTP (F57)', () => {
     ]);
     expect(agent.runs).toEqual([]);
     expect((await agent.interlock.pending()).map((request) => request.interactionId)).toContain(interactionId);
+  });
+
+  it('refuses a body too large to read (413) and one that cannot be read (401), and audits both against the waiting call (F51, F57)', async () => {
+    const { agent, url, askToDeploy, seconds } = await setUp();
+    const { interactionId } = await askToDeploy();
+
+    // More than MAX_PLATFORM_BODY: not read on, so it cannot be verified, nor say what it names.
+    const large = await postSigned(url, 'x'.repeat(MAX_PLATFORM_BODY + 1), { secret: SECRET, timestamp: seconds });
+    const unreadable = await postSigned(url, '{"payload": not json', {
+      secret: 'not-the-secret',
+      timestamp: seconds,
+      contentType: FORM,
+    });
+
+    expect([large.status, unreadable.status]).toEqual([413, 401]);
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([
+      ['deploy-1', 'slack:unknown (unverified)', 'Slack request refused: too large'],
+      ['deploy-1', 'slack:unknown (unverified)', 'Slack request refused: bad signature'],
+    ]);
+    expect(agent.runs).toEqual([]);
+    expect((await agent.interlock.pending()).map((request) => request.interactionId)).toEqual([interactionId]);
   });
 
   it('passes messages that are not approval replies to the agent, in order, while a call waits (F32)', async () => {

@@ -1,4 +1,4 @@
-import { ChatPlatformBridge, type ChatChannel, type RefusedRequest } from '@interlock/chat';
+import { ChatPlatformBridge, refusalText, type ChatChannel, type RefusedRequest } from '@interlock/chat';
 import { InterlockError } from '@interlock/core';
 import { App, LogLevel } from '@slack/bolt';
 import { isRecord, SlackHttpReceiver } from './slack-http-receiver.js';
@@ -70,7 +70,7 @@ export async function startSlackConnector(options: SlackConnectorOptions): Promi
           ...(transport.path === undefined ? {} : { path: transport.path }),
           ...(options.now === undefined ? {} : { now: options.now }),
           onRefused: (reason, body) =>
-            auditRefused(options.chat, made.bridge, reason, body).catch((error: unknown) =>
+            auditRefused(made.bridge, reason, body).catch((error: unknown) =>
               warn(
                 `Slack: a refused request could not be audited: ${error instanceof Error ? error.message : String(error)}`,
               ),
@@ -119,44 +119,45 @@ function required(value: string, what: string): void {
 /**
  * A request that failed verification: written to the audit trail against the approval it
  * names (a button's value, the edit modal's metadata), or every approval its conversation
- * waits on (a message). What it names is unverified: it only says what was tried.
+ * waits on (a message), or, when it cannot be read (too large, not JSON), every approval
+ * waiting in the chats the connector shows. What it names is unverified: it only says what
+ * was tried.
  */
 async function auditRefused(
-  chat: ChatChannel,
   bridge: ChatPlatformBridge | undefined,
   reason: RefusedRequest,
   body: unknown,
 ): Promise<void> {
-  if (!isRecord(body)) return;
+  if (bridge === undefined) return;
+  const why = `Slack request refused: ${refusalText(reason)}`;
+  if (!isRecord(body)) return bridge.auditRefused({}, why);
   const user = isRecord(body['user'])
     ? body['user']['id']
     : isRecord(body['event'])
       ? body['event']['user']
       : undefined;
-  const responder = `slack:${typeof user === 'string' ? user.slice(0, 40) : 'unknown'} (unverified)`;
-  const why = `Slack request refused: ${reason.replace('_', ' ')}`;
-  const ids = new Set<string>();
+  const ids: string[] = [];
   const actions = body['actions'];
   if (Array.isArray(actions))
     for (const action of actions as unknown[])
-      if (isRecord(action) && typeof action['value'] === 'string') ids.add(action['value']);
+      if (isRecord(action) && typeof action['value'] === 'string') ids.push(action['value']);
   const view = body['view'];
   if (isRecord(view) && typeof view['private_metadata'] === 'string') {
     try {
       const meta = JSON.parse(view['private_metadata']) as unknown;
-      if (isRecord(meta) && typeof meta['interactionId'] === 'string') ids.add(meta['interactionId']);
+      if (isRecord(meta) && typeof meta['interactionId'] === 'string') ids.push(meta['interactionId']);
     } catch {
       // Unreadable metadata names nothing.
     }
   }
   const event = body['event'];
-  if (ids.size === 0 && bridge !== undefined && isRecord(event) && typeof event['channel'] === 'string') {
-    try {
-      for (const request of await chat.pendingApprovals(bridge.chatIdOf(event['channel'])))
-        ids.add(request.interactionId);
-    } catch {
-      // No chat in that conversation: nothing waits there to audit against.
-    }
-  }
-  for (const interactionId of ids) await chat.recordAttempt(interactionId.slice(0, 100), responder, why);
+  const channel = isRecord(event) ? event['channel'] : isRecord(body['channel']) ? body['channel']['id'] : undefined;
+  await bridge.auditRefused(
+    {
+      user: typeof user === 'string' ? user : undefined,
+      conversation: typeof channel === 'string' ? channel : undefined,
+      interactionIds: ids,
+    },
+    why,
+  );
 }

@@ -16,7 +16,8 @@ export interface SlackHttpReceiverOptions {
   now?: () => number;
   /**
    * Hears of every refused request, with the body as sent (unverified: read it only to
-   * audit), before the 401 is sent. It should not throw: a throw answers 500 instead.
+   * audit; undefined when it was too large or could not be read), before the 401 (413 for
+   * a body too large) is sent. It should not throw: a throw answers 500 instead.
    */
   onRefused: (reason: RefusedRequest, body: unknown) => Promise<void>;
 }
@@ -25,7 +26,8 @@ export interface SlackHttpReceiverOptions {
  * Slack's HTTP transport for Bolt, verifying every request before Bolt reads it: the v0
  * signature over the raw body in constant time, a timestamp within 5 minutes either way,
  * no replay (Bolt's own check lets a future timestamp and a replayed request through).
- * A refused request is reported to `onRefused`, then gets 401. Bolt acknowledges events at
+ * A refused request is reported to `onRefused`, then gets 401 (413 when its body is larger
+ * than `MAX_PLATFORM_BODY`, which is not read on). Bolt acknowledges events at
  * once; the listeners acknowledge actions at once and answer asynchronously (3 s rule).
  */
 export class SlackHttpReceiver implements Receiver {
@@ -68,7 +70,9 @@ export class SlackHttpReceiver implements Receiver {
       }
       const raw = await readRawBody(request);
       if (raw === undefined) {
-        response.writeHead(413).end();
+        // Too large to read, so to verify: refused, and audited like every refusal.
+        await this.options.onRefused('too_large', undefined);
+        response.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'too_large' }));
         return;
       }
       const refused = verifySlackRequest(

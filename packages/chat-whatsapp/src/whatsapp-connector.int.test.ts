@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startWhatsAppConnector } from './whatsapp-connector.js';
-import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './__fixtures__/fake-whatsapp.js';
-import type { ApprovalCard } from '@interlock/chat';
+import { FakeWhatsApp, postWebhook, webhookOf, type SentMessage } from './testing/fake-whatsapp.js';
+import { MAX_PLATFORM_BODY, type ApprovalCard } from '@interlock/chat';
 import { createDeployChat, HOSTILE_NOTE, nextEvent } from '@interlock/chat/testing';
 import { InterlockError } from '@interlock/core';
 import { SERVICE_WINDOW_MS, WhatsAppPlatform } from './whatsapp-platform.js';
@@ -209,6 +209,23 @@ describe('WhatsApp connector (F57)', () => {
       expect.stringMatching(/^whatsapp:15559999999 \| .*not an approver/),
     ]);
     expect(agent.runs).toHaveLength(1);
+  });
+
+  it('refuses a webhook too large to read (413) and one that cannot be read (401), and audits both against the waiting call (F51, F57)', async () => {
+    const { whatsapp, agent, connector, say } = await setUp();
+    await say(ALICE, { text: 'deploy api' });
+    await whatsapp.until((sent) => interactive(sent).length === 1);
+
+    const large = await postWebhook(connector.url, 'x'.repeat(MAX_PLATFORM_BODY + 1), SECRET);
+    const unreadable = await postWebhook(connector.url, '{"entry": not json', 'not-the-secret');
+
+    expect([large, unreadable]).toEqual([413, 401]);
+    const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
+    expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([
+      ['deploy-1', 'whatsapp:unknown (unverified)', 'WhatsApp webhook refused: too large'],
+      ['deploy-1', 'whatsapp:unknown (unverified)', 'WhatsApp webhook refused: bad signature'],
+    ]);
+    expect(agent.runs).toEqual([]);
   });
 
   it('outside the 24-hour window sends the approval as the configured template, with the tool and its arguments (F57)', async () => {

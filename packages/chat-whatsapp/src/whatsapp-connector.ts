@@ -48,7 +48,8 @@ export interface WhatsAppConnector {
  * Starts the WhatsApp connector of a chat channel (F57) on the Cloud API's webhooks and
  * messages endpoint. Each webhook is verified before it is read: `X-Hub-Signature-256` over
  * the raw body in constant time; a message older (or newer) than 5 minutes, or one whose id
- * was seen, is refused and audited. Refuses to start without its secrets.
+ * was seen, is refused and audited, and so is a webhook too large to read (413) or with a
+ * bad signature (401). Refuses to start without its secrets.
  *
  * @throws InterlockError CHAT_PLATFORM_SECRET_MISSING when a secret is empty.
  */
@@ -105,19 +106,17 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
       replyTo: message.replyTo,
     });
   };
-  const audit = async (message: Partial<WebhookMessage>, why: string) => {
-    const responder = `whatsapp:${(message.from ?? 'unknown').slice(0, 20)} (unverified)`;
-    const ids =
-      message.button !== undefined
-        ? [message.button.interactionId]
-        : message.from === undefined
-          ? []
-          : await options.chat
-              .pendingApprovals(bridge.chatIdOf(message.from))
-              .then((pending) => pending.map((request) => request.interactionId))
-              .catch(() => []);
-    for (const id of ids) await options.chat.recordAttempt(id, responder, why);
-  };
+  /** A refused message names, unverified, who sent it and what they pressed: audited against that. */
+  const audit = (message: WebhookMessage, why: string) =>
+    bridge.auditRefused(
+      {
+        user: message.from.slice(0, 20),
+        conversation: message.from,
+        interactionIds: message.button === undefined ? undefined : [message.button.interactionId],
+      },
+      why,
+    );
+  const auditFailed = (error: unknown) => warn(`WhatsApp: a refused webhook could not be audited: ${String(error)}`);
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
@@ -133,15 +132,21 @@ export async function startWhatsAppConnector(options: WhatsAppConnectorOptions):
     }
     if (request.method !== 'POST') return void response.writeHead(405).end();
     const raw = await readRawBody(request);
+    if (raw === undefined) {
+      // Too large to read, so to verify: refused, and audited like every refusal.
+      await bridge.auditRefused({}, 'WhatsApp webhook refused: too large').catch(auditFailed);
+      response.writeHead(413).end();
+      return;
+    }
     const given = String(request.headers['x-hub-signature-256'] ?? '');
-    const expected = `sha256=${hmacSha256Hex(options.appSecret, raw ?? Buffer.alloc(0))}`;
-    const messages = raw === undefined ? [] : readWebhook(raw);
-    if (raw === undefined || !sameDigest(expected, given)) {
-      // Audited before the answer: once the sender hears 401, the attempt is on the trail.
-      for (const message of messages)
-        await audit(message, 'WhatsApp webhook refused: bad signature').catch((error: unknown) =>
-          warn(`WhatsApp: a refused webhook could not be audited: ${String(error)}`),
-        );
+    const expected = `sha256=${hmacSha256Hex(options.appSecret, raw)}`;
+    const messages = readWebhook(raw);
+    if (!sameDigest(expected, given)) {
+      // Audited before the answer: once the sender hears 401, the attempt is on the trail;
+      // a body that names no message is audited against every approval the chats wait on.
+      const why = 'WhatsApp webhook refused: bad signature';
+      if (messages.length === 0) await bridge.auditRefused({}, why).catch(auditFailed);
+      for (const message of messages) await audit(message, why).catch(auditFailed);
       response.writeHead(401).end();
       return;
     }

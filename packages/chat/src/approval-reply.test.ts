@@ -119,3 +119,18 @@ describe('parseApprovalReply', () => {
     );
   });
 });
+
+describe('the answers to a call that may have run before a restart (issue 37)', () => {
+  it.each([
+    ['done', { kind: 'approve', targets: { kind: 'unnamed' }, resolution: 'done' }],
+    ['RETRY 2', { kind: 'approve', targets: { kind: 'numbered', numbers: [2] }, resolution: 'retry' }],
+    ['failed', { kind: 'reject', targets: { kind: 'unnamed' }, resolution: 'fail' }],
+    ['yes', { kind: 'approve', targets: { kind: 'unnamed' } }],
+  ])('reads %j', (text, parsed) => {
+    expect(parseApprovalReply(text)).toEqual(parsed);
+  });
+
+  it('takes an ordinary sentence with "done" in it as a message', () => {
+    expect(parseApprovalReply('done reading the notes')).toEqual({ kind: 'none' });
+  });
+});

@@ -7,14 +7,28 @@ export type ApprovalReply = 'approve' | 'reject' | 'ambiguous' | 'none';
  */
 export type ApprovalTargets = { kind: 'unnamed' } | { kind: 'all' } | { kind: 'numbered'; numbers: number[] };
 
-/** A chat message read as an approval reply: `ambiguous` looks like one but is not in the grammar. */
+/** The answer to a call that may have run before a restart (stage `recovery`, F40): `done`, `retry` or `fail`. */
+export type ReplyResolution = 'done' | 'retry' | 'fail';
+
+/**
+ * A chat message read as an approval reply: `ambiguous` looks like one but is not in the
+ * grammar. `done` and `retry` approve, `failed` rejects, each with its `resolution`.
+ */
 export type ParsedApprovalReply =
-  { kind: 'approve' | 'reject'; targets: ApprovalTargets } | { kind: 'ambiguous' } | { kind: 'none' };
+  | { kind: 'approve' | 'reject'; targets: ApprovalTargets; resolution?: ReplyResolution }
+  | { kind: 'ambiguous' }
+  | { kind: 'none' };
 
 /** The words that decide, exactly as written (Latin ones in any case); seeds 002/003 use English and Chinese. */
 const APPROVE_TOKENS = new Set(['yes', 'approve', '是', '同意']);
 const REJECT_TOKENS = new Set(['no', 'reject', '否', '拒绝']);
 const ALL_TOKENS = new Set(['all', '全部']);
+/** The answers to a call that may have run before a restart (issue 37). */
+const RESOLUTION_TOKENS: ReadonlyMap<string, ReplyResolution> = new Map([
+  ['done', 'done'],
+  ['retry', 'retry'],
+  ['failed', 'fail'],
+]);
 
 /** Words that show the sender meant to decide but did not say it in the grammar: asked again, never taken. */
 const DECISION_LIKE = new Set([
@@ -67,7 +81,8 @@ const DECISION_LIKE = new Set([
  * question ("yes?"), an emoji ("👍"), "ok" or "yes but…" never decides:
  *
  * - `approve` / `reject`: the whole message is a decision token (`yes`, `no`, `approve`,
- *   `reject`, `是`, `否`, `同意`, `拒绝`; Latin ones in any case), optionally followed by `all`
+ *   `reject`, `是`, `否`, `同意`, `拒绝`; Latin ones in any case; `done`, `retry` and `failed`
+ *   for a call that may have run before a restart, with their `resolution`), optionally followed by `all`
  *   (`全部`) or call numbers (`yes 2`, `no #1, 3`). Surrounding blanks are ignored; nothing else is.
  * - `ambiguous`: it looks like an answer and is not one ("ok", "yes?", "👍", "yes please",
  *   "yes but change the path"). Never taken as a decision: the sender is told how to decide.
@@ -102,10 +117,17 @@ export function parseApprovalReply(text: string): ParsedApprovalReply {
 function exactReply(text: string): ParsedApprovalReply | undefined {
   const [first = '', ...rest] = splitDecision(text);
   const lower = first.toLowerCase();
-  const kind = APPROVE_TOKENS.has(lower) ? 'approve' : REJECT_TOKENS.has(lower) ? 'reject' : undefined;
+  const resolution = RESOLUTION_TOKENS.get(lower);
+  const kind =
+    APPROVE_TOKENS.has(lower) || resolution === 'done' || resolution === 'retry'
+      ? 'approve'
+      : REJECT_TOKENS.has(lower) || resolution === 'fail'
+        ? 'reject'
+        : undefined;
   if (kind === undefined || (lower !== first && !/^[a-z]+$/i.test(first))) return undefined;
   const targets = readTargets(rest.join(' '));
-  return targets === undefined ? undefined : { kind, targets };
+  if (targets === undefined) return undefined;
+  return resolution === undefined ? { kind, targets } : { kind, targets, resolution };
 }
 
 /** The decision token and what follows it; a Chinese token needs no space before its targets. */

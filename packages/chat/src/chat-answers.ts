@@ -4,6 +4,7 @@ import type { ChatNotes } from './chat-notes.js';
 import { attemptReason, lostAnswer, notAllowedAsError, type ReplyRoute } from './chat-reply-router.js';
 import { approvalKey } from './chat-transcript.js';
 import type { ReceiveResult } from './chat-types.js';
+import type { ReplyResolution } from './approval-reply.js';
 
 /**
  * Carries out the routes that answer tool approvals (see {@link routeReply}): answers them
@@ -39,7 +40,9 @@ export class ChatAnswers {
       }
       const { request } = step;
       const answer = await notAllowedAsError(
-        this.interlock.respond(request.interactionId, approvalInput(approved, author, via), { responder: author }),
+        this.interlock.respond(request.interactionId, approvalInput(approved, author, via, route.resolution), {
+          responder: author,
+        }),
       );
       // An approval that cannot count toward a call that needs several (F51): the requester's, say.
       if (answer instanceof Error) {
@@ -55,7 +58,11 @@ export class ChatAnswers {
       }
       if (answer.status === 'accepted' && request.toolApproval) {
         const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
-        memory.seen.set(key, { request, decision: { approved, answeredBy: author, at: this.notes.isoNow() } });
+        const resolution = route.resolution === undefined ? {} : { resolution: route.resolution };
+        memory.seen.set(key, {
+          request,
+          decision: { approved, answeredBy: author, at: this.notes.isoNow(), ...resolution },
+        });
         resolved.push(request.interactionId);
         continue;
       }
@@ -89,7 +96,9 @@ export class ChatAnswers {
     const { interactionId, decision } = route;
     const approved = decision === 'approve';
     const answer = await notAllowedAsError(
-      this.interlock.respond(interactionId, approvalInput(approved, author, via), { responder: author }),
+      this.interlock.respond(interactionId, approvalInput(approved, author, via, route.resolution), {
+        responder: author,
+      }),
     );
     if (answer instanceof Error) {
       await this.interlock.recordAttempt({
@@ -110,10 +119,16 @@ export class ChatAnswers {
 }
 
 /**
- * The answer a yes or no stands for. A "no" that came through a messaging platform says so,
+ * The answer a yes or no (or done, retry, failed) stands for. A "no" that came through a messaging platform says so,
  * and the model is told who refused where (F19: the reason reaches the model).
  */
-export function approvalInput(approved: boolean, author: string, via: string | undefined) {
-  if (approved || via === undefined) return { approved };
-  return { approved, denyReason: `${author} said no in ${via}` };
+export function approvalInput(
+  approved: boolean,
+  author: string,
+  via: string | undefined,
+  resolution?: ReplyResolution,
+): { approved: boolean; denyReason?: string; resolution?: ReplyResolution } {
+  const resolved = resolution === undefined ? {} : { resolution };
+  if (approved || via === undefined) return { approved, ...resolved };
+  return { approved, denyReason: `${author} said ${resolution === 'fail' ? 'failed' : 'no'} in ${via}`, ...resolved };
 }

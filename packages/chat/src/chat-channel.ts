@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { InterlockError, type AuditEntry, type Interlock, type ThreadRecord } from '@interlock/core';
+import { InterlockError, type Interlock } from '@interlock/core';
 import type {
   InterlockEvent,
   IUserInteractionHandler,
@@ -15,20 +15,12 @@ import { askingFor, ChatDelivery } from './chat-delivery.js';
 import { createChatMemory, type ChatMemory } from './chat-memory.js';
 import { anchorOf, ChatNotes } from './chat-notes.js';
 import { findChatThread, readThreadWaits } from './chat-reads.js';
+import { loadChatState, type ChatState } from './chat-state.js';
 import { routeReply } from './chat-reply-router.js';
-import { approvalKey, buildTranscript } from './chat-transcript.js';
+import { approvalKey } from './chat-transcript.js';
 import type { ChatChannelOptions, ChatEntry, ReceiveResult } from './chat-types.js';
 import { Updates } from './chat-updates.js';
 import { KeyedLock } from './keyed-lock.js';
-
-/** The chat's thread and what waits in it, read from the store. */
-interface ChatState {
-  thread: ThreadRecord;
-  pending: UserInteractionRequest[];
-  approvals: UserInteractionRequest[];
-  audit: AuditEntry[];
-  transcript: ChatEntry[];
-}
 
 /**
  * A chat channel (F16, F31, F32): a conversation with an agent thread in which tool
@@ -65,7 +57,11 @@ export class ChatChannel {
     return this.workflow;
   }
   private readonly canApprove: (author: string, workflowId: string) => boolean;
-  private readonly mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
+  private readonly mayAnswer: (
+    author: string,
+    request: UserInteractionRequest,
+    askedBy: string | undefined,
+  ) => string | undefined;
   private readonly updates = new Updates<{ chatId: string }>();
   private readonly memories = new Map<string, ChatMemory>();
   private readonly chatOfThread = new Map<string, string>();
@@ -159,7 +155,7 @@ export class ChatChannel {
           approvals: state.approvals,
           transcript: state.transcript,
           mayApprove: this.canApprove(author, state.thread.workflowId),
-          mayAnswer: (request: UserInteractionRequest) => this.mayAnswer(author, request),
+          mayAnswer: (request: UserInteractionRequest) => this.mayAnswer(author, request, state.askerOf(request)),
         };
         return this.decisions.decide(memory, situation, interactionId, choice, author, options.via);
       });
@@ -219,6 +215,15 @@ export class ChatChannel {
     await Promise.all(waiting.map((memory) => this.heard(memory.threadId)));
   }
 
+  /**
+   * Announces every chat this process has met, so whatever shows them (a messaging
+   * platform's approval messages, the chat view) reads them again: after changes the store
+   * could not name (a look at a store that does not report its changes, a reconnection).
+   */
+  resync(): void {
+    for (const chatId of this.memories.keys()) this.updates.emit({ chatId });
+  }
+
   /** Stops listening to the instance's events and completes `updates$`. The threads stay in the store. */
   close(): void {
     this.subscription.unsubscribe();
@@ -238,7 +243,7 @@ export class ChatChannel {
         asked: [...memory.seen.values()].map((seen) => seen.request),
         numbering: memory.numbering,
         mayApprove: this.canApprove(author, state.thread.workflowId),
-        mayAnswer: (request) => this.mayAnswer(author, request),
+        mayAnswer: (request) => this.mayAnswer(author, request, state.askerOf(request)),
       },
     );
     switch (route.kind) {
@@ -333,35 +338,8 @@ export class ChatChannel {
   }
 
   /** The chat's thread, what waits in it, its audit trail and its transcript: reads of this one thread only. */
-  private async load(memory: ChatMemory): Promise<ChatState> {
-    const [waits, audit] = await Promise.all([
-      readThreadWaits(this.interlock, memory.threadId),
-      this.interlock.audit({ threadId: memory.threadId }),
-    ]);
-    if (!waits)
-      throw new InterlockError(
-        'THREAD_NOT_FOUND',
-        `the thread ${memory.threadId} of chat ${memory.chatId} is not in the store`,
-      );
-    const { thread, pending } = waits;
-    const approvals = pending.filter((request) => request.operationType === 'TOOL_APPROVAL');
-    const transcript = buildTranscript({
-      thread,
-      pending: approvals,
-      audit,
-      seen: memory.seen,
-      delivered: memory.delivered,
-      notes: memory.notes,
-      queued: memory.queue,
-      firstSeen: (id) => {
-        const known = memory.firstSeen.get(id);
-        if (known !== undefined) return known;
-        const at = this.notes.isoNow();
-        memory.firstSeen.set(id, at);
-        return at;
-      },
-    });
-    return { thread, pending, approvals, audit, transcript };
+  private load(memory: ChatMemory): Promise<ChatState> {
+    return loadChatState(this.interlock, memory, () => this.notes.isoNow());
   }
 
   /**

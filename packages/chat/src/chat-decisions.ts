@@ -3,14 +3,22 @@ import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { approvalInput } from './chat-answers.js';
 import type { ChatMemory } from './chat-memory.js';
 import type { ChatNotes } from './chat-notes.js';
-import { attemptReason, describeCall, lostAnswer, notAllowedAsError, type ChatNotice } from './chat-reply-router.js';
+import {
+  attemptReason,
+  describeCall,
+  lostAnswer,
+  notAllowedAsError,
+  resolutionMismatch,
+  type ChatNotice,
+} from './chat-reply-router.js';
 import { approvalKey } from './chat-transcript.js';
 import type { ChatEntry } from './chat-types.js';
 
 /** What a person did with one approval's buttons (or card, or modal) on a messaging platform. */
 export type ApprovalAction =
-  | { action: 'approve' }
-  | { action: 'reject'; reason?: string }
+  /** `resolution` answers a call that may have run before a restart: `done` or `retry` (issue 37). */
+  | { action: 'approve'; resolution?: 'done' | 'retry' }
+  | { action: 'reject'; reason?: string; resolution?: 'fail' }
   /** Run it with these arguments instead: checked against the tool's schema before anything is stored. */
   | { action: 'edit'; arguments: Record<string, unknown> };
 
@@ -84,12 +92,20 @@ export class ChatDecisions {
     if (separated !== undefined) {
       return refuse(separated, { reason: 'not_allowed', text: `${separated}; nothing was decided.` });
     }
+    const resolution = choice.action === 'edit' ? undefined : choice.resolution;
+    const mismatch = resolutionMismatch(
+      request,
+      decision,
+      resolution,
+      describeCall(request.toolApproval?.toolName, request.toolApproval?.toolParameters),
+    );
+    if (mismatch !== undefined) return refuse(mismatch, { reason: 'not_allowed', text: mismatch });
     const input =
       choice.action === 'edit'
         ? { approved: true, editedParameters: choice.arguments }
         : choice.action === 'reject' && choice.reason !== undefined && choice.reason.trim() !== ''
-          ? { approved: false, denyReason: choice.reason.trim() }
-          : approvalInput(choice.action === 'approve', author, via);
+          ? { approved: false, denyReason: choice.reason.trim(), ...(resolution === undefined ? {} : { resolution }) }
+          : approvalInput(choice.action === 'approve', author, via, resolution);
     if (choice.action === 'edit') {
       const check = await this.interlock.checkResponse(interactionId, input);
       if (!check.ok) {
@@ -108,7 +124,12 @@ export class ChatDecisions {
     if (details) {
       memory.seen.set(approvalKey(details.toolCallId, details.stage), {
         request,
-        decision: { approved: decision === 'approve', answeredBy: author, at: this.notes.isoNow() },
+        decision: {
+          approved: decision === 'approve',
+          answeredBy: author,
+          at: this.notes.isoNow(),
+          ...(resolution === undefined ? {} : { resolution }),
+        },
       });
     }
     return { kind: 'approval', interactionId, decision, edited: choice.action === 'edit' };

@@ -1,4 +1,4 @@
-import { requestWithProgress, type Interlock, type ThreadRecord } from '@interlock/core';
+import { requestWithProgress, type InteractionRecord, type Interlock, type ThreadRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 
 /**
@@ -13,6 +13,44 @@ export interface ThreadWaits {
   thread: ThreadRecord;
   /** What `interlock.pending()` lists of this thread: asked, unanswered, and still waited on; oldest first. */
   pending: UserInteractionRequest[];
+}
+
+/** A thread, what it waits on, and its tool approvals that ended (answered, timed out, cancelled). */
+export interface ThreadApprovals extends ThreadWaits {
+  /** Tool approvals no longer pending, as stored: how each ended is known here before the thread's audit says it. */
+  settled: InteractionRecord[];
+  /** Every interaction of the thread, as stored (the messages given to its agent among them). */
+  interactions: InteractionRecord[];
+}
+
+/**
+ * Who asked for a call in a chat: the person whose message the agent was answering when it
+ * proposed it — the responder of the thread's last message question (`ADD_MESSAGE`) asked
+ * before the call and answered. In a shared channel that is whoever wrote, not whoever
+ * opened the chat; separation of duties binds them both. Undefined when no message led to it.
+ * Ordered by when each question was asked (both stamped by the engine that ran the thread),
+ * not by when a web server took the answer.
+ */
+export function askerOf(
+  interactions: readonly InteractionRecord[],
+  request: Pick<UserInteractionRequest, 'requestedAt'>,
+): string | undefined {
+  let asker: { at: string; responder: string } | undefined;
+  for (const interaction of interactions) {
+    const responder = interaction.response?.responder;
+    if (interaction.request.operationType !== 'ADD_MESSAGE' || responder === undefined) continue;
+    if (interaction.createdAt > request.requestedAt) continue;
+    if (asker === undefined || interaction.createdAt >= asker.at) asker = { at: interaction.createdAt, responder };
+  }
+  return asker?.responder;
+}
+
+/** {@link askerOf} a request, read from the store: one read of its thread's interactions. */
+export async function readAsker(
+  reader: Pick<Interlock, 'interactions'>,
+  request: Pick<UserInteractionRequest, 'threadId' | 'requestedAt'>,
+): Promise<string | undefined> {
+  return askerOf(await reader.interactions({ threadId: request.threadId }), request);
 }
 
 /** Where a channel's chats live. */
@@ -38,6 +76,28 @@ export async function readThreadWaits(reader: ChatReader, threadId: string): Pro
     // With how many approvals a call that needs several has so far (F51).
     .map(requestWithProgress);
   return { thread, pending };
+}
+
+/**
+ * A thread, what it waits on, and its tool approvals that ended: {@link readThreadWaits}
+ * with the thread's other interactions in the same (later) read. An approval answered in
+ * another process (the inbox, `interlock respond`, another web server's chat) or timed out
+ * is settled in the store at once; the thread's audit says so only once a worker took the
+ * thread on. Undefined when the store has no such thread.
+ */
+export async function readThreadApprovals(reader: ChatReader, threadId: string): Promise<ThreadApprovals | undefined> {
+  const thread = await reader.thread(threadId);
+  if (!thread) return undefined;
+  const interactions = await reader.interactions({ threadId });
+  const waitedOn = new Set(thread.pendingInteractionIds);
+  const pending = interactions
+    .filter((interaction) => interaction.status === 'pending' && waitedOn.has(interaction.interactionId))
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt))
+    .map(requestWithProgress);
+  const settled = interactions.filter(
+    (interaction) => interaction.status !== 'pending' && interaction.request.operationType === 'TOOL_APPROVAL',
+  );
+  return { thread, pending, settled, interactions };
 }
 
 /**

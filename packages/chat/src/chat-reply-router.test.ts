@@ -344,3 +344,40 @@ describe('lostAnswer', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('routeReply for a call that may have run before a restart (F40, issue 37)', () => {
+  const details = notes.toolApproval as NonNullable<UserInteractionRequest['toolApproval']>;
+  const recovery: UserInteractionRequest = {
+    ...notes,
+    interactionId: 'i-recover',
+    toolApproval: { ...details, toolCallId: 'call-9', stage: 'recovery', batch: undefined },
+  };
+
+  it.each([
+    ['done', 'approve', 'done'],
+    ['Retry', 'approve', 'retry'],
+    ['failed', 'reject', 'fail'],
+  ] as const)('answers it with %j', (text, decision, resolution) => {
+    expect(routeReply(alice(text), situation({ approvals: [recovery] }))).toMatchObject({
+      kind: 'answer',
+      decision,
+      resolution,
+      steps: [{ kind: 'respond', request: recovery }],
+    });
+  });
+
+  it('refuses a yes for it, naming the three answers, and decides nothing', () => {
+    const route = routeReply(alice('yes'), situation({ approvals: [recovery] }));
+    expect(route).toMatchObject({ kind: 'answer', steps: [{ kind: 'refuse', interactionId: 'i-recover' }] });
+    const [step] = route.kind === 'answer' ? route.steps : [];
+    expect(step?.kind === 'refuse' ? step.notice.text : '').toMatch(/"done" .*"retry" .*"failed"; nothing was decided/);
+  });
+
+  it('takes done, retry and failed only for it', () => {
+    const route = routeReply(
+      alice('retry'),
+      situation({ approvals: [{ ...notes, toolApproval: { ...details, batch: undefined } }] }),
+    );
+    expect(route).toMatchObject({ kind: 'answer', steps: [{ kind: 'refuse' }] });
+  });
+});

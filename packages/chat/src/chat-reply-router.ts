@@ -1,7 +1,7 @@
 import { InterlockError, type ThreadStatus } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { askWhich, lastApproval, numberApprovals } from './approval-choice.js';
-import { parseApprovalReply, type ApprovalTargets } from './approval-reply.js';
+import { parseApprovalReply, type ApprovalTargets, type ReplyResolution } from './approval-reply.js';
 import { approvalEntryId, approvalKey, summariseArguments } from './chat-transcript.js';
 import type { ChatEntry, ChatNoticeReason } from './chat-types.js';
 
@@ -43,7 +43,12 @@ export async function notAllowedAsError<T>(answer: Promise<T>): Promise<T | Inte
   try {
     return await answer;
   } catch (error) {
-    if (InterlockError.is(error) && error.code === 'APPROVAL_NOT_ALLOWED') return error;
+    // An answer the engine refuses (a yes to a call of unknown outcome, issue 37) is told, not thrown.
+    if (
+      InterlockError.is(error) &&
+      (error.code === 'APPROVAL_NOT_ALLOWED' || error.code === 'INTERACTION_INVALID_RESPONSE')
+    )
+      return error;
     throw error;
   }
 }
@@ -77,8 +82,22 @@ export type AnswerStep =
 export type ReplyRoute =
   | ({ kind: 'notice' } & ChatNotice)
   | { kind: 'clarify'; text: string; numbering: string[] }
-  | { kind: 'answer'; decision: Decision; steps: AnswerStep[]; after: string | undefined; numbering: string[] }
-  | { kind: 'answer-late'; decision: Decision; interactionId: string; entryId: string; call: string }
+  | {
+      kind: 'answer';
+      decision: Decision;
+      steps: AnswerStep[];
+      after: string | undefined;
+      numbering: string[];
+      resolution?: ReplyResolution;
+    }
+  | {
+      kind: 'answer-late';
+      decision: Decision;
+      interactionId: string;
+      entryId: string;
+      call: string;
+      resolution?: ReplyResolution;
+    }
   | { kind: 'agent'; reminder: string | undefined };
 
 /**
@@ -104,8 +123,8 @@ export function routeReply(message: IncomingMessage, situation: ChatSituation): 
         text: `${message.author} may not answer tool approvals in this chat; nothing was decided.`,
       };
     }
-    if (waiting) return answer(reply.kind, reply.targets, situation);
-    if (late) return answerLate(reply.kind, late);
+    if (waiting) return answer(reply.kind, reply.targets, situation, reply.resolution);
+    if (late) return answerLate(reply.kind, late, reply.resolution);
   }
   if (reply.kind === 'ambiguous' && waiting) {
     // Only an exact decision counts ("ok", "yes?", "👍" do not): asked again, nothing decided (issue 14).
@@ -139,7 +158,12 @@ export function describeCall(toolName: string | undefined, parameters: Record<st
 }
 
 /** The approvals a clear yes or no names, or the question back when it names none of several or a number not listed. */
-function answer(decision: Decision, named: ApprovalTargets, situation: ChatSituation): ReplyRoute {
+function answer(
+  decision: Decision,
+  named: ApprovalTargets,
+  situation: ChatSituation,
+  resolution?: ReplyResolution,
+): ReplyRoute {
   const { approvals } = situation;
   const numbering = numberApprovals(approvals, situation.asked, situation.numbering);
   const clarify = (prefix: string): ReplyRoute => ({
@@ -162,10 +186,16 @@ function answer(decision: Decision, named: ApprovalTargets, situation: ChatSitua
     .map((id) => approvals.find((request) => request.interactionId === id)?.toolApproval)
     .findLast(Boolean);
   const after = answered ? approvalEntryId(approvalKey(answered.toolCallId, answered.stage)) : undefined;
-  return { kind: 'answer', decision, steps: targets.map((id) => stepFor(id, decision, situation)), after, numbering };
+  const steps = targets.map((id) => stepFor(id, decision, situation, resolution));
+  return { kind: 'answer', decision, steps, after, numbering, ...(resolution === undefined ? {} : { resolution }) };
 }
 
-function stepFor(interactionId: string, decision: Decision, situation: ChatSituation): AnswerStep {
+function stepFor(
+  interactionId: string,
+  decision: Decision,
+  situation: ChatSituation,
+  resolution: ReplyResolution | undefined,
+): AnswerStep {
   const request = situation.approvals.find((candidate) => candidate.interactionId === interactionId);
   const entry = situation.transcript.find(
     (candidate) => candidate.interactionId === interactionId && candidate.role === 'approval',
@@ -192,7 +222,34 @@ function stepFor(interactionId: string, decision: Decision, situation: ChatSitua
     request.toolApproval?.toolName ?? entry?.approval?.toolName,
     request.toolApproval?.toolParameters ?? entry?.approval?.arguments,
   );
+  const mismatch = resolutionMismatch(request, decision, resolution, call);
+  if (mismatch !== undefined)
+    return {
+      kind: 'refuse',
+      interactionId,
+      reason: attemptReason(decision, mismatch),
+      notice: { reason: 'not_allowed', text: mismatch },
+    };
   return { kind: 'respond', request, call };
+}
+
+/**
+ * Why a reply does not answer this approval (issue 37): a call that may have run before a
+ * restart is answered done, retry or failed ("yes" does not say whether it ran); those words
+ * answer nothing else.
+ */
+export function resolutionMismatch(
+  request: UserInteractionRequest,
+  decision: Decision,
+  resolution: ReplyResolution | undefined,
+  call: string,
+): string | undefined {
+  const recovery = request.toolApproval?.stage === 'recovery';
+  if (recovery && resolution === undefined && decision === 'approve')
+    return `${call} started before a restart and may or may not have finished: "yes" does not say which. Reply "done" if it ran, "retry" to run it again, or "failed"; nothing was decided.`;
+  if (!recovery && resolution !== undefined)
+    return `"done", "retry" and "failed" answer only a call that may have run before a restart: reply "yes" or "no" about ${call}; nothing was decided.`;
+  return undefined;
 }
 
 /**
@@ -200,11 +257,18 @@ function stepFor(interactionId: string, decision: Decision, situation: ChatSitua
  * {@link lastApproval}): "expired", "cancelled" or "already answered" — or, if the store has
  * not settled it yet (asked here, answered nowhere), the answer after all.
  */
-function answerLate(decision: Decision, late: ChatEntry): ReplyRoute {
+function answerLate(decision: Decision, late: ChatEntry, resolution?: ReplyResolution): ReplyRoute {
   const call = describeCall(late.approval?.toolName, late.approval?.arguments);
   const status = late.approval?.status;
   if (status === 'pending' && late.interactionId !== undefined) {
-    return { kind: 'answer-late', decision, interactionId: late.interactionId, entryId: late.id, call };
+    const answer = {
+      kind: 'answer-late' as const,
+      decision,
+      interactionId: late.interactionId,
+      entryId: late.id,
+      call,
+    };
+    return resolution === undefined ? answer : { ...answer, resolution };
   }
   if (status === 'expired') return { kind: 'notice', ...lostAnswer('expired', call, { late: true }) };
   if (status === 'cancelled')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEntry, ThreadRecord } from '@interlock/core';
+import type { AuditEntry, InteractionRecord, ThreadRecord } from '@interlock/core';
 import type { Message, UserInteractionRequest } from '@interlock/sdk-types';
 import { buildTranscript, type TranscriptSources } from './chat-transcript.js';
 import type { ChatEntry } from './chat-types.js';
@@ -206,6 +206,48 @@ describe('buildTranscript', () => {
     ).toEqual([
       ['hello', undefined, AT],
       ['bye', 'bob', '2026-11-22T10:05:00.000Z'],
+    ]);
+  });
+
+  it('shows an approval answered or timed out in another process as ended, with its id, before the audit says so (F57)', () => {
+    const settled = (request: UserInteractionRequest, record: Partial<InteractionRecord>): InteractionRecord => ({
+      interactionId: request.interactionId,
+      threadId: 't1',
+      nodeId: 'agent',
+      request,
+      status: 'processed',
+      deadline: null,
+      createdAt: AT,
+      updatedAt: AT,
+      ...record,
+    });
+    const proposed: Message = {
+      role: 'assistant',
+      content: '',
+      toolCalls: [
+        { id: 'c1', name: 'write_file', arguments: { path: 'A.md' } },
+        { id: 'c2', name: 'write_file', arguments: { path: 'B.md' } },
+      ],
+    };
+    const transcript = buildTranscript(
+      sources({
+        thread: thread([{ role: 'user', content: 'write both' }, proposed]),
+        settled: [
+          settled(approvalRequest('c1', 'A.md'), {
+            response: { input: { approved: true }, responder: 'cli:ops', respondedAt: AT },
+          }),
+          settled(approvalRequest('c2', 'B.md'), { status: 'failed', failureReason: 'timeout' }),
+        ],
+      }),
+    );
+
+    expect(
+      transcript
+        .filter((entry) => entry.role === 'approval')
+        .map((entry) => [entry.interactionId, entry.approval?.status, entry.approval?.answeredBy]),
+    ).toEqual([
+      ['i-c1-execution', 'approved', 'cli:ops'],
+      ['i-c2-execution', 'expired', undefined],
     ]);
   });
 });

@@ -1,11 +1,11 @@
-import type { AuditEntry, ThreadRecord } from '@interlock/core';
+import type { AuditEntry, InteractionRecord, ThreadRecord } from '@interlock/core';
 import type { Message, UserInteractionRequest } from '@interlock/sdk-types';
 import type { ChatApprovalStatus, ChatEntry } from './chat-types.js';
 
 /** A tool approval this process saw asked or answered (bridges the moment between an answer and its audit entry). */
 export interface SeenApproval {
   request: UserInteractionRequest;
-  decision?: { approved: boolean; answeredBy?: string; at: string };
+  decision?: { approved: boolean; answeredBy?: string; at: string; resolution?: 'done' | 'retry' | 'fail' };
 }
 
 /** A message this process delivered to the agent: who sent it and when. */
@@ -27,6 +27,8 @@ export interface TranscriptSources {
   thread: ThreadRecord;
   /** The thread's pending tool approvals. */
   pending: readonly UserInteractionRequest[];
+  /** The thread's tool approvals that ended, as stored (answered, timed out, cancelled). */
+  settled?: readonly InteractionRecord[];
   /** The thread's audit trail. */
   audit: readonly AuditEntry[];
   seen: ReadonlyMap<string, SeenApproval>;
@@ -51,6 +53,8 @@ interface ApprovalLine {
   answeredBy?: string;
   /** A call that needs several approvers (F51): how many it has of how many. */
   approvals?: { given: number; required: number };
+  /** How a call that may have run before a restart was answered (issue 37). */
+  resolution?: 'done' | 'retry' | 'fail';
 }
 
 /**
@@ -113,6 +117,8 @@ export interface ApprovalTextInput {
   answeredBy?: string | undefined;
   /** While it waits, for a call that needs several approvers (F51): `given` of `required`. */
   approvals?: { given: number; required: number } | undefined;
+  /** At stage `recovery`, once answered: done, retry or fail (issue 37). */
+  resolution?: 'done' | 'retry' | 'fail' | undefined;
 }
 
 /** The text of a tool approval, by its stage and status. */
@@ -124,17 +130,20 @@ export function approvalText(input: ApprovalTextInput): string {
       if (input.stage === 'result')
         return `${call} has run. Reply "yes" to give its result to the agent or "no" to withhold it.`;
       if (input.stage === 'recovery')
-        return `${call} started before a restart and may or may not have finished. Reply "yes" to run it again or "no" to report it failed.`;
+        return `${call} started before a restart and may or may not have finished. Reply "done" if it ran, "retry" to run it again, or "failed" to report it failed.`;
       if (input.approvals !== undefined)
         return `The agent wants to run ${call}. It needs ${input.approvals.required} approvals (${input.approvals.given} of ${input.approvals.required} so far). Reply "yes" to approve it or "no" to refuse it.`;
       return `The agent wants to run ${call}. Reply "yes" to allow it or "no" to refuse it.`;
     case 'approved':
       if (input.stage === 'result') return `Gave the result of ${call} to the agent (approved${by}).`;
-      if (input.stage === 'recovery') return `Ran ${call} again (approved${by}).`;
+      if (input.stage === 'recovery')
+        return input.resolution === 'done'
+          ? `${call} had run, the thread goes on (done${by}).`
+          : `Ran ${call} again (retry${by}).`;
       return `Allowed ${call} (approved${by}).`;
     case 'rejected':
       if (input.stage === 'result') return `Withheld the result of ${call} (rejected${by}).`;
-      if (input.stage === 'recovery') return `Reported ${call} failed (rejected${by}).`;
+      if (input.stage === 'recovery') return `Reported ${call} failed (failed${by}).`;
       return `Refused ${call} (rejected${by}).`;
     case 'expired':
       return `Nobody answered in time about ${call}, so ${input.stage === 'result' ? 'its result was withheld' : 'it did not run'}.`;
@@ -169,7 +178,8 @@ function approvalEntry(line: ApprovalLine): ChatEntry {
 /**
  * Every tool approval a person was asked about in this thread: pending ones from the store,
  * answered ones from the audit trail (a person's decision, or the failure of the wait),
- * and, for the moment between an answer and its audit entry, what this process saw.
+ * and, for the moment between an answer and its audit entry, how the store says it ended
+ * (answered in any process, or timed out) and what this process saw.
  */
 function approvalLines(sources: TranscriptSources): ApprovalLine[] {
   const lines = new Map<string, ApprovalLine>();
@@ -179,10 +189,19 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
     if (seen.decision) {
       line.status = seen.decision.approved ? 'approved' : 'rejected';
       if (seen.decision.answeredBy !== undefined) line.answeredBy = seen.decision.answeredBy;
+      if (seen.decision.resolution !== undefined) line.resolution = seen.decision.resolution;
     }
     // Otherwise it was asked and not answered here: it still waits (below), or it was just
     // answered elsewhere and the audit trail (below) tells how it ended once the answer is applied.
     lines.set(line.key, line);
+  }
+  for (const interaction of sources.settled ?? []) {
+    const line = lineOfRequest(interaction.request);
+    if (!line) continue;
+    const known = lines.get(line.key);
+    // What this process saw answered here stands; the store tells of answers given elsewhere.
+    if (known?.status !== undefined && known.status !== 'pending') continue;
+    lines.set(line.key, { ...line, ...settledStatus(interaction), at: known?.at ?? line.at });
   }
   for (const entry of sources.audit) {
     const person = entry.decidedBy === 'person';
@@ -198,8 +217,14 @@ function approvalLines(sources: TranscriptSources): ApprovalLine[] {
       status: person ? (entry.outcome === 'allow' ? 'approved' : 'rejected') : failedStatus(entry.decidedBy),
       // When it was asked, if this process saw it; the decision's time otherwise (after a restart).
       at: known?.at ?? entry.at,
-      ...(known?.interactionId === undefined ? {} : { interactionId: known.interactionId }),
+      ...(known?.interactionId === undefined
+        ? entry.interactionId === undefined
+          ? {}
+          : { interactionId: entry.interactionId }
+        : { interactionId: known.interactionId }),
       ...(entry.responder === undefined ? {} : { answeredBy: entry.responder }),
+      // The audit's reason of an answer to a call of unknown outcome starts with its word.
+      ...(entry.stage === 'recovery' && person ? { resolution: resolutionOf(entry.reason) } : {}),
     });
   }
   for (const request of sources.pending) {
@@ -225,6 +250,28 @@ function lineOfRequest(request: UserInteractionRequest): ApprovalLine | undefine
       ? {}
       : { approvals: { given: details.quorum.given, required: details.quorum.required } }),
   };
+}
+
+/** How a settled approval ended, as its record says: who answered and what, or why the wait failed. */
+function settledStatus(interaction: InteractionRecord): Pick<ApprovalLine, 'status' | 'answeredBy' | 'resolution'> {
+  const { response } = interaction;
+  if (interaction.status === 'failed' || response === undefined)
+    return { status: failedStatus(`interaction:${interaction.failureReason ?? 'failed'}`) };
+  const input = response.input as { approved?: unknown; resolution?: unknown } | undefined;
+  const approved = input?.approved === true || input?.resolution === 'retry';
+  const recovery = interaction.request.toolApproval?.stage === 'recovery';
+  const resolution = input?.resolution;
+  return {
+    status: approved ? 'approved' : 'rejected',
+    ...(response.responder === undefined ? {} : { answeredBy: response.responder }),
+    // An answer to a call of unknown outcome: done, retry or fail (issue 37).
+    ...(recovery && (resolution === 'done' || resolution === 'retry' || resolution === 'fail') ? { resolution } : {}),
+  };
+}
+
+function resolutionOf(reason: string): 'done' | 'retry' | 'fail' {
+  if (reason.startsWith('done:')) return 'done';
+  return reason.startsWith('retry:') ? 'retry' : 'fail';
 }
 
 function failedStatus(decidedBy: string): ChatApprovalStatus {

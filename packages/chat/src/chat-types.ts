@@ -56,10 +56,12 @@ export interface ChatChannelOptions {
   /** Whether `author` may answer tool approvals of threads of `workflowId`. Default: everyone may. */
   canApprove?: (author: string, workflowId: string) => boolean;
   /**
-   * Whether `author` may answer this one request, past `canApprove`: separation of duties
-   * (the person who opened the chat may not approve the levels it covers). Default yes.
+   * Why `author` may not answer this one request, past `canApprove` (undefined: they may):
+   * separation of duties — the person who opened the chat (`request.session.requestedBy`)
+   * and `askedBy`, the person whose message led the agent to the call (in a shared channel,
+   * whoever wrote), may not approve the levels it covers. Default: everyone may.
    */
-  mayAnswer?: (author: string, request: UserInteractionRequest) => string | undefined;
+  mayAnswer?: (author: string, request: UserInteractionRequest, askedBy: string | undefined) => string | undefined;
   /** Time source for the channel's own entries, for tests. Default `Date.now`. */
   now?: () => number;
   /**

@@ -28,6 +28,7 @@ export {
   type ChatDemoWorkflowOptions,
 } from './chat-demo.js';
 export { ChatPlatformBridge, type ChatPlatformBridgeOptions } from './platform-bridge.js';
+export { askerOf, readAsker } from './chat-reads.js';
 export type {
   ActionOutcome,
   ApprovalCard,
@@ -37,11 +38,13 @@ export type {
   PostedRef,
 } from './chat-platform.js';
 export type { ApprovalAction, DecideResult } from './chat-decisions.js';
+export type { RefusedRequestNames } from './platform-bridge.js';
 export { showInvisibles, argumentsForDisplay, clip } from './safe-text.js';
 export {
   ReplayGuard,
   hmacSha256Hex,
   readRawBody,
+  refusalText,
   MAX_PLATFORM_BODY,
   sameDigest,
   secretFromEnvironment,

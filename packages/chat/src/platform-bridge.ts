@@ -25,6 +25,13 @@ export interface ChatPlatformBridgeOptions {
   warn?: (message: string) => void;
 }
 
+/** What a refused request named (unverified): who sent it, where, and which approvals it tried to decide. */
+export interface RefusedRequestNames {
+  user?: string | undefined;
+  conversation?: string | undefined;
+  interactionIds?: readonly string[] | undefined;
+}
+
 /** A conversation id a chat id can carry: the platforms' ids (`C0123`, `oc_…`, a phone number). */
 const CONVERSATION = /^[A-Za-z0-9_.:+@-]{1,80}$/;
 
@@ -97,6 +104,28 @@ export class ChatPlatformBridge {
     this.subscription.unsubscribe();
   }
 
+  /**
+   * Writes a request the platform package refused before it was read (a forged or stale
+   * signature, a replay, a body too large or unreadable, a wrong verification token) to the
+   * audit trail, as every refusal is (F51): against the approvals it names; else every
+   * approval its conversation waits on; else, when nothing in it can be read, every approval
+   * waiting in the chats this connector shows. What it names is unverified: the responder is
+   * `<prefix>:<user> (unverified)`, and it only says what was tried.
+   */
+  async auditRefused(names: RefusedRequestNames, why: string): Promise<void> {
+    const responder = `${this.platform.prefix}:${(names.user ?? 'unknown').slice(0, 40)} (unverified)`;
+    const ids = new Set((names.interactionIds ?? []).map((id) => id.slice(0, 100)));
+    if (ids.size === 0) {
+      const conversations =
+        names.conversation !== undefined && CONVERSATION.test(names.conversation)
+          ? [names.conversation]
+          : this.outbox.conversations();
+      for (const conversation of conversations)
+        for (const request of await this.pendingOf(conversation)) ids.add(request.interactionId);
+    }
+    for (const interactionId of ids) await this.chat.recordAttempt(interactionId, responder, why);
+  }
+
   private async take(message: InboundMessage): Promise<void> {
     const approver = this.approverOf(message.user);
     const reply = parseApprovalReply(message.text);
@@ -118,7 +147,14 @@ export class ChatPlatformBridge {
       message.replyTo === undefined ? undefined : this.outbox.interactionOf(message.conversation, message.replyTo);
     if (target !== undefined && deciding && reply.targets.kind === 'unnamed') {
       const chatId = this.chatIdOf(message.conversation);
-      const result = await this.chat.decide(chatId, target, { action: reply.kind }, name, { via: this.platform.name });
+      const choice =
+        reply.kind === 'approve'
+          ? {
+              action: reply.kind,
+              ...(reply.resolution === 'done' || reply.resolution === 'retry' ? { resolution: reply.resolution } : {}),
+            }
+          : { action: reply.kind, ...(reply.resolution === 'fail' ? { resolution: reply.resolution } : {}) };
+      const result = await this.chat.decide(chatId, target, choice, name, { via: this.platform.name });
       if (result.kind !== 'approval') await this.platform.notify(message.conversation, message.user, result.text);
       return;
     }
@@ -208,6 +244,16 @@ export class ChatPlatformBridge {
         this.responderOf(user, approver),
         `reply in ${this.platform.name}: ${why}`,
       );
+  }
+
+  /** The approvals a conversation's chat waits on; none when it has no chat. */
+  private async pendingOf(conversation: string) {
+    try {
+      return await this.chat.pendingApprovals(this.chatIdOf(conversation));
+    } catch (error) {
+      if (InterlockError.is(error) && error.code === 'THREAD_NOT_FOUND') return [];
+      throw error;
+    }
   }
 
   private responderOf(user: string, approver: string | undefined): string {

@@ -74,6 +74,11 @@ export class PlatformOutbox {
     });
   }
 
+  /** The conversations of the chats this process shows, each once. */
+  conversations(): string[] {
+    return [...new Set([...this.chats.values()].map((outbox) => outbox.conversation))];
+  }
+
   /** The interaction an approval message (by its reference) asks about, if this process posted it. */
   interactionOf(conversation: string, ref: PostedRef): string | undefined {
     for (const outbox of this.chats.values()) {
@@ -110,9 +115,10 @@ export class PlatformOutbox {
     requests: readonly UserInteractionRequest[],
   ): Promise<void> {
     const details = entry.approval;
-    if (details === undefined || entry.interactionId === undefined) return;
+    if (details === undefined) return;
     const posted = outbox.approvals.get(entry.id);
     if (posted === undefined) {
+      if (entry.interactionId === undefined) return;
       const request = requests.find((candidate) => candidate.interactionId === entry.interactionId);
       // Only an approval still waiting is posted: one that ended before it was shown needs no buttons.
       if (details.status !== 'pending' || request === undefined) return;
@@ -152,7 +158,8 @@ export function cardOf(entry: ChatEntry, request: UserInteractionRequest): Appro
     status: 'pending',
     answeredBy: undefined,
     summary: '',
-    actions: stage === 'execution' ? ['approve', 'reject', 'edit'] : ['approve', 'reject'],
+    // A call that may have run before a restart is answered done, retry or failed by a reply (issue 37).
+    actions: stage === 'execution' ? ['approve', 'reject', 'edit'] : stage === 'recovery' ? [] : ['approve', 'reject'],
   };
   return { ...card, summary: summaryOf(card) };
 }
@@ -180,7 +187,7 @@ function summaryOf(card: ApprovalCard): string {
       if (card.stage === 'result')
         return `${card.toolName} has run: may the agent see its result? Reply "yes" or "no".`;
       if (card.stage === 'recovery')
-        return `${card.toolName} started before a restart and may not have finished: run it again? Reply "yes" or "no".`;
+        return `${card.toolName} started before a restart and may not have finished: did it run? Reply "done" if it ran, "retry" to run it again, or "failed".`;
       return `The agent wants to run ${card.toolName}${risk}. Approve, reject or edit it, or reply "yes" or "no".`;
     case 'approved':
       return `Approved${by}: ${card.toolName}.`;

@@ -22,8 +22,18 @@ export function sha256Hex(body: string | Buffer): string {
   return createHash('sha256').update(body).digest('hex');
 }
 
-/** Why a platform's request was refused before anything read it. */
-export type RefusedRequest = 'bad_signature' | 'stale' | 'replayed';
+/**
+ * Why a platform's request was refused before anything read it: its signature does not
+ * hold (or the body cannot be read to check it), its timestamp is outside the window, it was
+ * seen before, its body is larger than {@link MAX_PLATFORM_BODY}, or (Feishu) it does not
+ * carry the app's verification token.
+ */
+export type RefusedRequest = 'bad_signature' | 'stale' | 'replayed' | 'too_large' | 'bad_token';
+
+/** A refusal as the audit trail says it (`bad signature`, `too large`). */
+export function refusalText(reason: RefusedRequest): string {
+  return reason.replace('_', ' ');
+}
 
 /**
  * Refuses a signed request that is stale (its timestamp more than `windowMs` away from now,

@@ -2,11 +2,12 @@ import { access, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { query, type Options } from '@anthropic-ai/claude-agent-sdk';
+import type { Options } from '@anthropic-ai/claude-agent-sdk';
 import { loadProjectConfig, ofType } from '@interlock/core';
 import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startJsonLineChild } from '@interlock/core/testing';
+import { claudeOptions as optionsFor, runToEnd, toolResults as resultsOf } from './__fixtures__/claude-code.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
 import { interlockPermissions, type InterlockPermissions } from './index.js';
 
@@ -36,47 +37,8 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Claude Code, offline: the local Messages server, a home of its own, no traffic but the model's. */
-function claudeOptions(extra: Partial<Options>): Options {
-  return {
-    cwd: dir,
-    settingSources: [],
-    maxTurns: 8,
-    model: 'claude-fixture',
-    env: {
-      PATH: process.env['PATH'] ?? '',
-      HOME: join(dir, 'home'),
-      ANTHROPIC_BASE_URL: server.baseURL,
-      ANTHROPIC_API_KEY: 'test-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_ERROR_REPORTING: '1',
-    },
-    ...extra,
-  };
-}
-
-async function runToEnd(options: Options): Promise<string | undefined> {
-  let result: string | undefined;
-  for await (const message of query({ prompt: 'Write the notes', options })) {
-    if (message.type === 'result') result = message.subtype === 'success' ? message.result : message.subtype;
-  }
-  return result;
-}
-
-/** Every tool_result the model was sent, as text. */
-function toolResults(): string {
-  return JSON.stringify(
-    server.requests.flatMap((request) =>
-      ((request['messages'] ?? []) as { content?: unknown }[]).flatMap((message) =>
-        Array.isArray(message.content)
-          ? (message.content as { type?: string }[]).filter((part) => part.type === 'tool_result')
-          : [],
-      ),
-    ),
-  );
-}
+const claudeOptions = (extra: Partial<Options>): Options => optionsFor({ dir, server }, extra);
+const toolResults = (): string => resultsOf(server);
 
 /** The next event of `type` of the gate's Interlock. */
 function nextEvent<TYPE extends InterlockEventType>(

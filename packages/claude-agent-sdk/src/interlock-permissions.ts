@@ -1,6 +1,8 @@
 import {
+  CLAUDE_CODE_TOOL_SCHEMAS,
   CLAUDE_CODE_TOOLS,
   createApprovalGate,
+  mismatchOf,
   type ApprovalGate,
   type ApprovalGateOptions,
   type GateDecision,
@@ -21,19 +23,26 @@ export interface InterlockPermissionsOptions extends Omit<ApprovalGateOptions, '
   sessionId?: string;
 }
 
-/** Claude Code's built-in tools as Interlock sees them. */
+/**
+ * Claude Code's built-in tools as Interlock sees them, each with the input schema the SDK
+ * publishes for it: an approver's edit is checked against it (F19).
+ */
 export function claudeCodeToolPolicies(): Record<string, GateToolPolicy> {
   return Object.fromEntries(
-    Object.entries(CLAUDE_CODE_TOOLS).map(([name, shape]) => [
-      name,
-      {
-        category: shape.category,
-        riskLevel: shape.riskLevel,
-        description: shape.description,
-        ...(shape.command === undefined ? {} : { commandArgument: shape.command }),
-        ...(shape.writes === undefined ? {} : { pathArgument: shape.writes }),
-      },
-    ]),
+    Object.entries(CLAUDE_CODE_TOOLS).map(([name, shape]) => {
+      const jsonSchema = CLAUDE_CODE_TOOL_SCHEMAS[name];
+      return [
+        name,
+        {
+          category: shape.category,
+          riskLevel: shape.riskLevel,
+          description: shape.description,
+          ...(shape.command === undefined ? {} : { commandArgument: shape.command }),
+          ...(shape.writes === undefined ? {} : { pathArgument: shape.writes }),
+          ...(jsonSchema === undefined ? {} : { jsonSchema }),
+        },
+      ];
+    }),
   );
 }
 
@@ -89,27 +98,25 @@ export class InterlockPermissions {
     return this.gate.close();
   }
 
+  /**
+   * Decides this one call, afresh, whatever its id (F62): the SDK asks about each call it is
+   * about to run, and runs the arguments given back (`updatedInput`) — the ones decided.
+   */
   private async decide(
     toolName: string,
     input: Record<string, unknown>,
     toolUseID: string,
     signal: AbortSignal,
   ): Promise<GateDecision> {
-    const outcome = await this.gate.decide([{ toolCallId: toolUseID, toolName, arguments: input }], {
+    const call = { toolCallId: toolUseID, toolName, arguments: input };
+    const outcome = await this.gate.decide([call], {
       signal,
       ...(this.sessionId === undefined ? {} : { session: { sessionId: this.sessionId } }),
     });
     const [decision] = outcome.decisions;
-    if (decision === undefined || decision.status === 'pending') {
-      return {
-        toolCallId: toolUseID,
-        toolName,
-        status: 'rejected',
-        reason: 'no decision',
-        decidedBy: 'error',
-        threadId: '',
-      };
-    }
+    // Fail closed: anything but the decision of exactly this call is a rejection.
+    if (decision === undefined || decision.status === 'pending' || !this.gate.decidedExactly(decision, call))
+      return mismatchOf(call);
     return decision;
   }
 }

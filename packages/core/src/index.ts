@@ -145,6 +145,7 @@ export {
   type AuditEntry,
   type AuditEntryInput,
   type AuditEvidence,
+  type AuditExport,
   type AuditThreadHead,
   type AuditVerification,
 } from './audit/audit-log.js';
@@ -201,8 +202,17 @@ export {
   type GateOutcome,
   type GatePause,
 } from './approval-gate/approval-gate.js';
-export type { GateCall, GateDecision, GatePending } from './approval-gate/gate-decisions.js';
+export {
+  decidedExactly,
+  letsRun,
+  mismatchOf,
+  type GateCall,
+  type GateDecision,
+  type GateDecisionCall,
+  type GatePending,
+} from './approval-gate/gate-decisions.js';
 export { UNKNOWN_GATE_TOOL, type GateToolPolicy } from './approval-gate/gate-tools.js';
+export { CLAUDE_CODE_TOOL_SCHEMAS } from './approval-gate/claude-code-schemas.js';
 export {
   DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
   gateWorkflowIds,

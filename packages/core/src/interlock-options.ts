@@ -134,6 +134,6 @@ export async function builtinShellRules(
       { cause: error },
     );
   });
-  const context = { cwd: workspaceRoot, homeDirectory: homedir() };
+  const context = { cwd: workspaceRoot, homeDirectory: homedir(), workspaceRoot };
   return { classify: (command) => classifier.classify(command, context) };
 }

@@ -27,7 +27,7 @@ import type {
 } from './persistence/checkpoint-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { openStore } from './interlock-store.js';
-import { AuditLog, type AuditEntry, type AuditVerification } from './audit/audit-log.js';
+import { AuditLog, type AuditEntry, type AuditExport, type AuditVerification } from './audit/audit-log.js';
 import { loadProjectConfig } from './config/project-config.js';
 import { optionsFromProjectConfig } from './config/project-options.js';
 import { resolveApprovalOptions } from './policy/approval-options.js';
@@ -166,6 +166,15 @@ export class Interlock {
    */
   anchorAudit(): Promise<boolean> {
     return this.auditLog.anchor();
+  }
+
+  /**
+   * The audit trail (of one thread, or all) with its heads and anchors, for a copy that
+   * `verifyAuditChain(entries, evidence)` checks later: one with entries removed from its
+   * end no longer verifies (F45).
+   */
+  exportAudit(filter?: { threadId?: string }): Promise<AuditExport> {
+    return this.auditLog.export(filter);
   }
 
   /** Checks the audit trail's hash chain (F45). */

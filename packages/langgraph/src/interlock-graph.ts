@@ -1,28 +1,26 @@
 import {
   createApprovalGate,
   InterlockError,
+  UNKNOWN_GATE_TOOL,
   type ApprovalGate,
   type ApprovalGateOptions,
-  type GateCall,
   type GateDecision,
   type GatePause,
   type GatePending,
   type GateToolPolicy,
 } from '@interlock/core';
-import { Command, type BaseCheckpointSaver, type StreamMode } from '@langchain/langgraph';
+import type { BaseCheckpointSaver, StreamMode } from '@langchain/langgraph';
 import { exportThread, importThread } from './checkpoint-transfer.js';
+import {
+  callsOf,
+  resumeCommand,
+  schemasOf,
+  toolsOfGraph,
+  type GraphInterrupt,
+  type GraphTool,
+} from './graph-decisions.js';
 
-/** LangChain 1's human-in-the-loop request: what `humanInTheLoopMiddleware` interrupts with. */
-export interface HitlRequest {
-  actionRequests: { name: string; args: Record<string, unknown>; description?: string }[];
-  reviewConfigs?: { actionName: string; allowedDecisions: string[] }[];
-}
-
-/** LangChain 1's decisions, one per action request, in order. */
-export type HitlDecision =
-  | { type: 'approve' }
-  | { type: 'edit'; editedAction: { name: string; args: Record<string, unknown> } }
-  | { type: 'reject'; message?: string };
+export type { HitlDecision, HitlRequest } from './graph-decisions.js';
 
 /** What the adapter needs of a compiled graph (a `StateGraph` compiled with a checkpointer, or `createAgent(…).graph`). */
 export interface InterruptibleGraph {
@@ -77,7 +75,11 @@ export class InterlockGraph {
   private gateOf: ApprovalGate | undefined;
 
   /** @internal Use {@link interlockGraph}. */
-  constructor(private readonly options: InterlockGraphOptions) {}
+  constructor(
+    private readonly options: InterlockGraphOptions,
+    /** The graph's LangChain tools: their schemas check an approved edit once more before it runs. */
+    private readonly tools: readonly GraphTool[] = [],
+  ) {}
 
   /** The gate: its Interlock answers, lists what waits and reads the audit. */
   get gate(): ApprovalGate {
@@ -97,9 +99,12 @@ export class InterlockGraph {
 
   /** Takes a paused thread on: the gate's continuation, in whichever process learns the last decision. */
   async continue(pause: GatePause): Promise<unknown> {
-    const { threadId, checkpoints, interruptIds } = JSON.parse(pause.state) as PausedThread;
+    const { threadId, checkpoints } = JSON.parse(pause.state) as PausedThread;
     await importThread(this.options.checkpointer, checkpoints);
-    const outcome = await this.runFrom(resumeCommand(interruptIds, pause.decisions), threadId, pause.session.sessionId);
+    // The decisions answer the interrupts the imported thread stands at, in their order (F62).
+    const interrupts = await this.interruptsOf({ configurable: { thread_id: threadId } });
+    const resume = await resumeCommand(this.gate, interrupts, pause.decisions, this.tools);
+    const outcome = await this.runFrom(resume, threadId, pause.session.sessionId);
     if (outcome.status === 'paused') return { status: 'paused', pauseId: outcome.pauseId };
     await this.options.onFinished?.(outcome.result, { ...pause, threadId });
     return { status: 'completed' };
@@ -114,16 +119,13 @@ export class InterlockGraph {
     const config = { configurable: { thread_id: threadId } };
     let result = await this.runOnce(input, config);
     for (;;) {
-      const interrupts = (await this.options.graph.getState(config)).tasks.flatMap((task) => task.interrupts ?? []);
+      const interrupts = await this.interruptsOf(config);
       if (interrupts.length === 0) return { status: 'completed', result };
-      const calls = interrupts.flatMap((interrupt, position) => callsOf(interrupt, position));
-      const interruptIds = interrupts.map((interrupt, position) => interrupt.id ?? String(position));
-      const outcome = await this.gate.decide(calls, {
+      const outcome = await this.gate.decide(callsOf(interrupts), {
         session: { sessionId },
         state: async () =>
           JSON.stringify({
             threadId,
-            interruptIds,
             checkpoints: await exportThread(this.options.checkpointer, threadId),
           } satisfies PausedThread),
       });
@@ -135,8 +137,12 @@ export class InterlockGraph {
           decided: outcome.decisions.filter((decision): decision is GateDecision => decision.status !== 'pending'),
         };
       }
-      result = await this.runOnce(resumeCommand(interruptIds, outcome.decisions), config);
+      result = await this.runOnce(await resumeCommand(this.gate, interrupts, outcome.decisions, this.tools), config);
     }
+  }
+
+  private async interruptsOf(config: { configurable: { thread_id: string } }): Promise<GraphInterrupt[]> {
+    return (await this.options.graph.getState(config)).tasks.flatMap((task) => task.interrupts ?? []);
   }
 
   /** One run of the graph: invoked, or streamed to `onStreamChunk` when it is given. */
@@ -154,54 +160,7 @@ export class InterlockGraph {
 
 interface PausedThread {
   threadId: string;
-  interruptIds: string[];
   checkpoints: string;
-}
-
-/** The action requests of one interrupt as the gate's calls; an interrupt that is not a human-in-the-loop request is refused. */
-function callsOf(interrupt: { id?: string; value?: unknown }, position: number): GateCall[] {
-  const request = interrupt.value as Partial<HitlRequest> | undefined;
-  if (!Array.isArray(request?.actionRequests)) {
-    throw new InterlockError(
-      'INVALID_OPTIONS',
-      'the graph interrupted with a value that is not a human-in-the-loop request ({ actionRequests }): Interlock decides only tool calls',
-    );
-  }
-  const id = interrupt.id ?? String(position);
-  return request.actionRequests.map((action, index) => ({
-    toolCallId: `${id}:${String(index)}`,
-    toolName: action.name,
-    arguments: action.args,
-  }));
-}
-
-/** The resume value: each interrupt's decisions, in the order of its action requests (a call without a decision is rejected). */
-function resumeCommand(interruptIds: readonly string[], decisions: readonly (GateDecision | GatePending)[]): Command {
-  const responses = interruptIds.map((id) => ({
-    decisions: decisions
-      .filter((decision) => decision.toolCallId.startsWith(`${id}:`))
-      .sort((left, right) => indexOf(left.toolCallId) - indexOf(right.toolCallId))
-      .map(toHitlDecision),
-  }));
-  const [only] = responses;
-  if (only !== undefined && responses.length === 1) return new Command({ resume: only });
-  return new Command({ resume: Object.fromEntries(interruptIds.map((id, index) => [id, responses[index]])) });
-}
-
-function indexOf(toolCallId: string): number {
-  return Number(toolCallId.slice(toolCallId.lastIndexOf(':') + 1));
-}
-
-function toHitlDecision(decision: GateDecision | GatePending): HitlDecision {
-  if (decision.status === 'approved') {
-    return decision.edited
-      ? { type: 'edit', editedAction: { name: decision.toolName, args: decision.arguments } }
-      : { type: 'approve' };
-  }
-  const reason = decision.status === 'rejected' ? decision.reason : 'no decision was found';
-  const instruction =
-    decision.status === 'rejected' && decision.instruction !== undefined ? ` ${decision.instruction}` : '';
-  return { type: 'reject', message: `Interlock: ${reason}${instruction}` };
 }
 
 /**
@@ -224,12 +183,20 @@ export async function interlockGraph(options: InterlockGraphOptions): Promise<In
     streamMode: _streamMode,
     ...gateOptions
   } = options;
-  const guarded = new InterlockGraph(options);
+  // The graph's own tools' schemas check an approver's edit where the app gave no JSON Schema (F19).
+  const tools = toolsOfGraph(options.graph);
+  const guarded = new InterlockGraph(options, tools);
+  const schemas = schemasOf(tools);
   guarded.attach(
     await createApprovalGate({
       ...gateOptions,
       name: name ?? 'langgraph',
-      continuation: (pause) => guarded.continue(pause),
+      tools: withSchemas(gateOptions.tools ?? {}, gateOptions.unknownTool ?? UNKNOWN_GATE_TOOL, schemas),
+      // A pause left by a process that died may be continued while the gate starts, before it is returned.
+      continuation: (pause, { gate }) => {
+        guarded.attach(gate);
+        return guarded.continue(pause);
+      },
     }),
   );
   return guarded;
@@ -240,4 +207,20 @@ export function interruptOnEvery(
   tools: readonly { name: string }[],
 ): Record<string, { allowedDecisions: ('approve' | 'edit' | 'reject')[] }> {
   return Object.fromEntries(tools.map((tool) => [tool.name, { allowedDecisions: ['approve', 'edit', 'reject'] }]));
+}
+
+/** The policies, each given its tool's JSON Schema when the app gave none; a tool of the graph left out is `unknown`'s, with its schema. */
+function withSchemas(
+  policies: Record<string, GateToolPolicy>,
+  unknown: GateToolPolicy,
+  schemas: Record<string, Record<string, unknown>>,
+): Record<string, GateToolPolicy> {
+  const names = new Set([...Object.keys(policies), ...Object.keys(schemas)]);
+  return Object.fromEntries(
+    [...names].map((name) => {
+      const policy = Object.hasOwn(policies, name) ? (policies[name] as GateToolPolicy) : unknown;
+      const jsonSchema = policy.jsonSchema ?? schemas[name];
+      return [name, jsonSchema === undefined ? policy : { ...policy, jsonSchema }];
+    }),
+  );
 }

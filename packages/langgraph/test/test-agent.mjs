@@ -42,19 +42,9 @@ export function testAgent({ baseURL, ledger }) {
   return { graph: agent.graph, checkpointer };
 }
 
-/** How Interlock sees the three tools. */
+/** How Interlock sees the three tools, as the README declares them: no JSON Schema (the tools' own schemas check an edit). */
 export const TOOL_POLICIES = {
   read_file: { category: 'read', riskLevel: 'LOW' },
-  write_file: {
-    category: 'write',
-    riskLevel: 'MEDIUM',
-    pathArgument: 'path',
-    jsonSchema: {
-      type: 'object',
-      properties: { path: { type: 'string' }, content: { type: 'string' } },
-      required: ['path', 'content'],
-      additionalProperties: false,
-    },
-  },
+  write_file: { category: 'write', riskLevel: 'MEDIUM', pathArgument: 'path' },
   bash: { category: 'command', riskLevel: 'HIGH', commandArgument: 'command' },
 };

@@ -1,5 +1,7 @@
 import {
   createApprovalGate,
+  mismatchOf,
+  UNKNOWN_GATE_TOOL,
   type ApprovalGate,
   type ApprovalGateOptions,
   type GateCall,
@@ -17,7 +19,8 @@ import {
   type RunToolApprovalItem,
   type StreamedRunResult,
 } from '@openai/agents';
-import { approvalFor, interlockedTools, type ApprovedEdits } from './interlocked-tools.js';
+import { distinctCallIds } from './distinct-call-ids.js';
+import { ApprovedRuns, argumentsOf, interlockedTools } from './interlocked-tools.js';
 
 /** Any agent: the SDK's `Agent` is invariant in its context and output types. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -69,7 +72,7 @@ export class InterlockAgent<TAgent extends AnyAgent> {
     /** The agent as it runs: the given one with its tools wrapped. */
     readonly agent: TAgent,
     private readonly options: InterlockAgentOptions<TAgent>,
-    private readonly edits: ApprovedEdits,
+    private readonly approved: ApprovedRuns,
   ) {}
 
   private gateOf: ApprovalGate | undefined;
@@ -145,27 +148,32 @@ export class InterlockAgent<TAgent extends AnyAgent> {
     return streamed;
   }
 
-  /** Approves or rejects each interruption as decided; an edit or an instruction is kept for the tool's call. */
+  /**
+   * Approves or rejects each interruption as decided: `decisions[i]` is `items[i]`'s, and is
+   * applied only if it decided exactly that call (F62) — tool, arguments, definition; the
+   * model's call ids prove nothing. An approval lets that one call run (an edit and an
+   * instruction go with it); anything else is rejected.
+   */
   private apply(
     state: RunState<unknown, TAgent>,
     items: readonly RunToolApprovalItem[],
     decisions: readonly (GateDecision | GatePending)[],
   ): void {
-    for (const item of items) {
-      const callId = callOf(item).toolCallId;
-      const decision = decisions.find((candidate) => candidate.toolCallId === callId);
-      if (decision?.status === 'approved') {
-        const approval = approvalFor(decision);
-        if (approval !== undefined) this.edits.set(callId, approval);
+    items.forEach((item, index) => {
+      const call = callOf(item);
+      const given = decisions[index];
+      // Fail closed: a call without a decision of its own is rejected.
+      const decision = given !== undefined && this.gate.decidedExactly(given, call) ? given : mismatchOf(call);
+      if (decision.status === 'approved') {
+        this.approved.add(call.toolCallId, decision);
         state.approve(item);
       } else {
-        // Fail closed: a call without a decision is rejected.
         state.reject(item, {
           message:
-            decision?.status === 'rejected' ? `Interlock: ${decision.reason}` : 'Interlock: no decision was found',
+            decision.status === 'rejected' ? `Interlock: ${decision.reason}` : 'Interlock: no decision was found',
         });
       }
-    }
+    });
   }
 }
 
@@ -175,20 +183,8 @@ function callOf(item: RunToolApprovalItem): GateCall {
   return {
     toolCallId: raw.callId ?? raw.id ?? '',
     toolName: item.name ?? 'unknown',
-    arguments: parseArguments(item.arguments),
+    arguments: argumentsOf(item.arguments),
   };
-}
-
-function parseArguments(text: string | undefined): Record<string, unknown> {
-  if (text === undefined || text === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { value };
-  } catch {
-    return { arguments: text };
-  }
 }
 
 function toJson(value: unknown): unknown {
@@ -221,21 +217,28 @@ export async function interlockAgent<TAgent extends AnyAgent>(
     onStreamEvent: _onStreamEvent,
     ...gateOptions
   } = options;
-  const edits: ApprovedEdits = new Map();
-  const wrapped = agent.clone({ tools: interlockedTools(agent.tools, edits) }) as TAgent;
-  const guarded: InterlockAgent<TAgent> = new InterlockAgent(wrapped, options, edits);
+  const approved = new ApprovedRuns();
+  const model = typeof agent.model === 'string' ? agent.model : distinctCallIds(agent.model);
+  const wrapped = agent.clone({ tools: interlockedTools(agent.tools, approved), model }) as TAgent;
+  const guarded: InterlockAgent<TAgent> = new InterlockAgent(wrapped, options, approved);
   const policies: Record<string, GateToolPolicy> = {};
   for (const tool of agent.tools) {
     if (tool.type !== 'function') continue;
-    const policy = tools[tool.name];
-    if (policy !== undefined)
-      policies[tool.name] = { ...policy, jsonSchema: tool.parameters as Record<string, unknown> };
+    // The tool's own parameters check an approver's edit, for a tool left out of `tools` too (F19).
+    const policy = Object.hasOwn(tools, tool.name)
+      ? (tools[tool.name] as AgentToolPolicy)
+      : (gateOptions.unknownTool ?? UNKNOWN_GATE_TOOL);
+    policies[tool.name] = { ...policy, jsonSchema: tool.parameters as Record<string, unknown> };
   }
   const gate = await createApprovalGate({
     ...gateOptions,
     name: name ?? `openai-agents.${agent.name.replace(/[^A-Za-z0-9_.-]/g, '-')}`,
     tools: policies,
-    continuation: (pause) => guarded.continue(pause),
+    // A pause left by a process that died may be continued while the gate starts, before it is returned.
+    continuation: (pause, { gate }) => {
+      guarded.attach(gate);
+      return guarded.continue(pause);
+    },
   });
   guarded.attach(gate);
   return guarded;

@@ -1,31 +1,60 @@
-import type { GateDecision } from '@interlock/core';
+import { canonicalJson, type GateDecision } from '@interlock/core';
 import type { Tool } from '@openai/agents';
 
-/** What a person changed about an approved call: the arguments to run and an instruction for the model. */
-export interface ApprovedEdit {
+/** One approved call, as the tool may run it once: the call as proposed, and what the approver changed. */
+export interface ApprovedRun {
+  toolName: string;
+  /** The arguments as the model proposed them (canonical JSON): the call the decision is bound to. */
+  proposed: string;
+  /** The arguments to run instead (an approver's edit). */
   arguments?: Record<string, unknown>;
   instruction?: string;
 }
 
-/** Edits by the call's id, filled when decisions are applied and read when the tool runs. */
-export type ApprovedEdits = Map<string, ApprovedEdit>;
+/**
+ * The calls Interlock approved, waiting to run, by the model's call id (F62). Each approval
+ * lets exactly one call run — the same tool with the same arguments as decided — once; a
+ * call the SDK would run without one (an id reused after an approval, another call under an
+ * approved id) finds none and is refused.
+ */
+export class ApprovedRuns {
+  private readonly byCallId = new Map<string, ApprovedRun[]>();
 
-/** What of an approval the SDK cannot carry itself (it approves a call as proposed): an edit and an instruction. */
-export function approvalFor(decision: Extract<GateDecision, { status: 'approved' }>): ApprovedEdit | undefined {
-  if (!decision.edited && decision.instruction === undefined) return undefined;
-  return {
-    ...(decision.edited ? { arguments: decision.arguments } : {}),
-    ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
-  };
+  /** Keeps an approved call for its run. */
+  add(callId: string, decision: Extract<GateDecision, { status: 'approved' }>): void {
+    const run: ApprovedRun = {
+      toolName: decision.toolName,
+      proposed: canonicalJson(decision.proposed),
+      ...(decision.edited ? { arguments: decision.arguments } : {}),
+      ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+    };
+    this.byCallId.set(callId, [...(this.byCallId.get(callId) ?? []), run]);
+  }
+
+  /** Takes the approval of exactly this call (tool and arguments as proposed), if one waits. */
+  take(callId: string, toolName: string, input: string): ApprovedRun | undefined {
+    const runs = this.byCallId.get(callId) ?? [];
+    const proposed = canonicalOf(input);
+    const index = runs.findIndex((run) => run.toolName === toolName && run.proposed === proposed);
+    if (index === -1) return undefined;
+    const [run] = runs.splice(index, 1);
+    if (runs.length === 0) this.byCallId.delete(callId);
+    return run;
+  }
 }
 
+/** What the model reads for a call Interlock did not approve as it stands. */
+export const NOT_DECIDED =
+  'Interlock: this call was not run: it is not the call Interlock decided (its id was reused, or its arguments changed). Call the tool again.';
+
 /**
- * The agent's tools with every function call under approval (`needsApproval`), run with an
- * approver's edited arguments when there are some. The SDK approves a call only as the model
- * proposed it, so the edit is applied where the tool is invoked and the model is told, in
- * the tool's output, which arguments ran and what the approver said.
+ * The agent's tools with every function call under approval (`needsApproval`), each run
+ * only on an approval of exactly that call (F62), with an approver's edited arguments when
+ * there are some. The SDK approves a call only as the model proposed it, so the edit is
+ * applied where the tool is invoked and the model is told, in the tool's output, which
+ * arguments ran and what the approver said.
  */
-export function interlockedTools(tools: readonly Tool[], edits: ApprovedEdits): Tool[] {
+export function interlockedTools(tools: readonly Tool[], approved: ApprovedRuns): Tool[] {
   return tools.map((tool) => {
     if (tool.type !== 'function') return tool;
     return {
@@ -33,17 +62,33 @@ export function interlockedTools(tools: readonly Tool[], edits: ApprovedEdits): 
       needsApproval: () => Promise.resolve(true),
       invoke: async (runContext, input, details): Promise<unknown> => {
         const callId = details?.toolCall?.callId;
-        const edit = callId === undefined ? undefined : edits.get(callId);
-        if (edit === undefined) return (await tool.invoke(runContext, input, details)) as unknown;
-        if (callId !== undefined) edits.delete(callId);
-        const runWith = edit.arguments === undefined ? input : JSON.stringify(edit.arguments);
+        const run = callId === undefined ? undefined : approved.take(callId, tool.name, input);
+        if (run === undefined) return NOT_DECIDED;
+        const runWith = run.arguments === undefined ? input : JSON.stringify(run.arguments);
         const output = (await tool.invoke(runContext, runWith, details)) as unknown;
         const notes = [
-          ...(edit.arguments === undefined ? [] : [`The approver edited the arguments; the call ran with ${runWith}.`]),
-          ...(edit.instruction === undefined ? [] : [`The approver added: ${edit.instruction}`]),
+          ...(run.arguments === undefined ? [] : [`The approver edited the arguments; the call ran with ${runWith}.`]),
+          ...(run.instruction === undefined ? [] : [`The approver added: ${run.instruction}`]),
         ];
-        return typeof output === 'string' ? `${output}\n\n${notes.join('\n')}` : output;
+        return typeof output === 'string' && notes.length > 0 ? `${output}\n\n${notes.join('\n')}` : output;
       },
     };
   });
+}
+
+function canonicalOf(input: string): string {
+  return canonicalJson(argumentsOf(input));
+}
+
+/** A call's arguments (the model's JSON text) as the gate decides them. */
+export function argumentsOf(text: string | undefined): Record<string, unknown> {
+  if (text === undefined || text === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
+  } catch {
+    return { arguments: text };
+  }
 }

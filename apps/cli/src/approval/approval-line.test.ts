@@ -4,6 +4,28 @@ import { parseApprovalLine } from './approval-line.js';
 const execution = { stage: 'execution', rememberable: false } as const;
 const rememberable = { stage: 'execution', rememberable: true } as const;
 const result = { stage: 'result', rememberable: false } as const;
+const recovery = { stage: 'recovery', rememberable: false } as const;
+
+describe('parseApprovalLine for a call whose outcome is unknown (F40, issue 37)', () => {
+  it.each([
+    ['done', { approved: true, resolution: 'done' }],
+    ['Retry', { approved: true, resolution: 'retry' }],
+    ['failed', { approved: false, resolution: 'fail' }],
+    ['failed: the disk was full', { approved: false, resolution: 'fail', denyReason: 'the disk was full' }],
+  ])('takes %j', (line, response) => {
+    expect(parseApprovalLine(line, recovery)).toEqual({ status: 'valid', response });
+  });
+
+  it.each(['y', 'yes', 'approve', 'n', 'reject', 'edit {"command":"ls"}', 'i: go on', '', 'done: twice'])(
+    'refuses %j, naming the three answers',
+    (line) => {
+      const parsed = parseApprovalLine(line, recovery);
+      expect(parsed.status).toBe('invalid');
+      if (line !== 'done: twice')
+        expect(parsed).toMatchObject({ problem: expect.stringMatching(/done .*retry .*failed/) });
+    },
+  );
+});
 
 describe('parseApprovalLine', () => {
   it.each(['y', 'yes', 'approve', ' Y ', 'YES', 'Approve'])('approves on %j', (line) => {

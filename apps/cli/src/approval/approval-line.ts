@@ -7,6 +7,17 @@ export type ApprovalLine = { status: 'valid'; response: ToolApprovalResponse } |
 /** The syntax, for messages and help: one line per pending call. */
 export const APPROVAL_LINE_SYNTAX = 'y | n[: reason] | edit {json} | i: instruction | remember';
 
+/** The syntax of the answer to a call whose outcome is unknown (stage `recovery`, F40). */
+export const RECOVERY_LINE_SYNTAX = 'done | retry | failed[: reason]';
+
+/** The three answers to a call whose outcome is unknown, as the `resolution` they store. */
+export const RECOVERY_RESOLUTIONS: ReadonlyMap<string, 'done' | 'retry' | 'fail'> = new Map([
+  ['done', 'done'],
+  ['retry', 'retry'],
+  ['failed', 'fail'],
+  ['fail', 'fail'],
+]);
+
 const APPROVE = new Set(['y', 'yes', 'approve']);
 const REJECT = new Set(['n', 'no', 'reject']);
 const INSTRUCT = new Set(['i', 'instruct', 'instruction']);
@@ -21,7 +32,9 @@ const SHAPE = /^([A-Za-z]+)\s*(?::\s*([\s\S]*))?$/;
  * - `edit {json}` → approve with these arguments instead (a JSON object);
  * - `i: instruction` → approve, and tell the model the instruction;
  * - `remember` → approve and remember for this session (only where offered).
- * Keywords are case-insensitive. At the result stage only approve and reject apply.
+ * Keywords are case-insensitive. At the result stage only approve and reject apply. At the
+ * recovery stage (the call started before the process stopped, its outcome unknown) only
+ * `done`, `retry` and `failed[: reason]` do: approve does not say whether it ran (F40).
  * The engine still checks the answer (e.g. edited arguments against the tool's schema).
  *
  * @example
@@ -32,6 +45,7 @@ export function parseApprovalLine(
   details: Pick<ToolApprovalDetails, 'stage' | 'rememberable'>,
 ): ApprovalLine {
   const text = line.trim();
+  if (details.stage === 'recovery') return parseRecovery(text);
   if (text === '') return invalid(`the line is empty: expected ${APPROVAL_LINE_SYNTAX}`);
   const editMatch = /^edit(?:\s+([\s\S]*))?$/i.exec(text);
   if (editMatch) return details.stage === 'result' ? resultOnly() : parseEdit(editMatch[1] ?? '');
@@ -59,6 +73,21 @@ export function parseApprovalLine(
     return valid({ approved: true, remember: true });
   }
   return invalid(`expected ${APPROVAL_LINE_SYNTAX}`);
+}
+
+/** `done`, `retry` or `failed[: reason]`: the only answers to a call whose outcome is unknown. */
+function parseRecovery(text: string): ApprovalLine {
+  const shape = SHAPE.exec(text);
+  const keyword = shape?.[1]?.toLowerCase() ?? '';
+  const rest = shape?.[2]?.trim();
+  const resolution = RECOVERY_RESOLUTIONS.get(keyword);
+  if (resolution === undefined)
+    return invalid(
+      `the call started before the process stopped and its outcome is unknown: answer done (it ran), retry (run it again) or failed (it failed), not ${text === '' ? 'an empty line' : JSON.stringify(text)}`,
+    );
+  if (resolution !== 'fail' && rest !== undefined) return invalid(`"${keyword}" takes no text after it`);
+  if (resolution !== 'fail') return valid({ approved: true, resolution });
+  return valid({ approved: false, resolution, ...(rest === undefined || rest === '' ? {} : { denyReason: rest }) });
 }
 
 function parseEdit(json: string): ApprovalLine {

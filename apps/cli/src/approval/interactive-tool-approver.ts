@@ -32,7 +32,8 @@ type Action = 'approve' | 'remember' | 'edit' | 'reject' | 'instruct';
  * approve; approve and remember for this session (where offered); edit the arguments
  * (re-asked until valid, or abandoned back to the choices); reject with an optional reason;
  * or add an instruction for the model, approving or rejecting with it. At the result stage
- * it shows the result and offers approve or reject. A call with a deadline counts it down
+ * it shows the result and offers approve or reject; for a call whose outcome is unknown (the
+ * recovery stage) it offers done, retry or failed. A call with a deadline counts it down
  * in its choice. Ctrl+C gives `interrupted`.
  */
 export class InteractiveToolApprover implements ToolApprover {
@@ -75,7 +76,9 @@ export class InteractiveToolApprover implements ToolApprover {
       const response =
         details.stage === 'result'
           ? await this.askResult(request, signal)
-          : await this.askExecution(request, details, signal);
+          : details.stage === 'recovery'
+            ? await this.askRecovery(request, signal)
+            : await this.askExecution(request, details, signal);
       return { status: 'answered', response };
     });
   }
@@ -159,6 +162,28 @@ export class InteractiveToolApprover implements ToolApprover {
     if (verdict === 'approve') return { approved: true };
     const reason = await this.askReason(signal);
     return reason === undefined ? { approved: false } : { approved: false, denyReason: reason };
+  }
+
+  /**
+   * A call that started before the process stopped, its outcome unknown (F40): it ran (done),
+   * run it again (retry), or it failed. Nothing else answers it: approve does not say which.
+   */
+  private async askRecovery(request: UserInteractionRequest, signal: AbortSignal): Promise<ToolApprovalResponse> {
+    const resolution = await countdownSelect<'done' | 'retry' | 'fail'>(
+      {
+        message: request.prompt,
+        choices: [
+          { value: 'done', name: 'Done: it ran, go on without running it again' },
+          { value: 'retry', name: 'Retry: run it again' },
+          { value: 'fail', name: 'Failed: report to the model that it failed' },
+        ],
+        countdown: this.countdown(request),
+      },
+      this.context(signal),
+    );
+    if (resolution !== 'fail') return { approved: true, resolution };
+    const reason = await this.askReason(signal);
+    return { approved: false, resolution, ...(reason === undefined ? {} : { denyReason: reason }) };
   }
 
   /** The instruction and whether to approve or reject with it; undefined goes back to the choices. */

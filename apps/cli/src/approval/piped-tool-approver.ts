@@ -2,7 +2,7 @@ import type { ToolApprovalDetails, ToolApprovalResponse, UserInteractionRequest 
 import { deadlineHint } from '../format-duration.js';
 import type { LineReader } from '../line-reader.js';
 import type { TerminalStyle } from '../terminal-style.js';
-import { APPROVAL_LINE_SYNTAX, parseApprovalLine, type ApprovalLine } from './approval-line.js';
+import { APPROVAL_LINE_SYNTAX, parseApprovalLine, RECOVERY_LINE_SYNTAX, type ApprovalLine } from './approval-line.js';
 import { describeResponse } from './describe-response.js';
 import { describeBatch, describeToolCall, type BatchPosition } from './tool-call-view.js';
 import type { ApprovalResult, BatchChoice, ResponseChecker, ToolApprover } from './tool-approver.js';
@@ -21,7 +21,8 @@ export interface PipedToolApproverOptions {
 
 /**
  * Answers tool approvals from piped standard input, one line per pending call (see
- * {@link parseApprovalLine}: `y`, `n: reason`, `edit {json}`, `i: instruction`). It echoes
+ * {@link parseApprovalLine}: `y`, `n: reason`, `edit {json}`, `i: instruction`; `done`, `retry`
+ * or `failed` for a call whose outcome is unknown). It echoes
  * each question and the answer, reports a line that is not an answer (or that the engine
  * would refuse) and reads the next one, and returns `no-input` when input runs out: it
  * never approves on anybody's behalf.
@@ -53,9 +54,11 @@ export class PipedToolApprover implements ToolApprover {
     const syntax =
       details.stage === 'result'
         ? 'y | n[: reason]'
-        : details.rememberable
-          ? APPROVAL_LINE_SYNTAX
-          : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
+        : details.stage === 'recovery'
+          ? RECOVERY_LINE_SYNTAX
+          : details.rememberable
+            ? APPROVAL_LINE_SYNTAX
+            : APPROVAL_LINE_SYNTAX.replace(' | remember', '');
     const hint = deadlineHint(request);
     output.write(style.dim(`  answer: ${syntax}${hint === undefined ? '' : ` · ${hint}`}`) + '\n');
     for (;;) {

@@ -12,6 +12,13 @@ export interface BatchPosition {
 
 const INDENT = '  ';
 
+/** The stage of a request, as the card says it. */
+const STAGES: Record<ToolApprovalDetails['stage'], string> = {
+  execution: 'execution',
+  result: 'result: the call ran; the model sees its result only if you approve',
+  recovery: 'recovery: the call started before the process stopped and its outcome is unknown',
+};
+
 /**
  * A short name for a tool call, for lists and event lines: the tool and its first string
  * argument (the path, the command, the URL), e.g. `bash(ls -la)`, with invisible
@@ -38,8 +45,7 @@ export function describeToolCall(
   position?: BatchPosition,
 ): string[] {
   const where = position === undefined || position.total < 2 ? '' : ` (${position.index} of ${position.total})`;
-  const stage =
-    details.stage === 'result' ? 'result: the call ran; the model sees its result only if you approve' : 'execution';
+  const stage = STAGES[details.stage];
   const lines = [
     style.bold(`Tool call${where}: ${makeVisible(details.toolName)}`),
     ...(details.toolDescription === ''
@@ -76,7 +82,7 @@ export function describeBatch(requests: readonly UserInteractionRequest[], style
   return [
     style.bold(`${approvals.length} tool calls wait for you:`),
     ...approvals.map((details, index) => {
-      const stage = details.stage === 'result' ? ' · result' : '';
+      const stage = details.stage === 'execution' ? '' : ` · ${details.stage}`;
       return `${INDENT}${index + 1}. ${callLabel(details.toolName, details.toolParameters)} ${style.dim(`· ${details.category} · risk ${details.riskLevel}${stage}`)}`;
     }),
   ];

@@ -9,6 +9,9 @@ import { withUsageErrors } from './with-usage-errors.js';
 /** Tools that act on the world from a shell or the network: allowing them without a person is worth a warning. */
 const REACHING_TOOLS = new Set(['bash', 'http_fetch']);
 
+/** What `interlock config` does: check the project file. */
+export const CONFIG_ACTIONS: readonly string[] = ['check'];
+
 /**
  * `interlock config check [FILE]`: reads the project file (the given one, or `interlock.toml`
  * / `interlock.json` here), lists every error with its key, and warns about risky entries.
@@ -24,7 +27,7 @@ export async function configCommand(argv: string[]): Promise<ExitCode> {
     (values.help ? process.stdout : process.stderr).write(CONFIG_HELP);
     return values.help ? ExitCode.completed : ExitCode.usage;
   }
-  if (action !== 'check')
+  if (!CONFIG_ACTIONS.includes(action))
     throw new UsageError(
       `interlock config ${action}: the only action is check (interlock config check [interlock.toml])`,
       'config',

@@ -17,6 +17,9 @@ import { UsageError } from '../usage-error.js';
 import { resolveWorkspace } from '../workspace-option.js';
 import { withUsageErrors } from './with-usage-errors.js';
 
+/** What `interlock mcp` does: list the project file's servers, or serve as the approval service. */
+export const MCP_SUBCOMMANDS = ['list', 'serve'] as const;
+
 /**
  * `interlock mcp list|serve` (issue 17): the project file's MCP servers, their tools as
  * Interlock decides them and whether each definition is the one approved; and Interlock as
@@ -50,10 +53,10 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
     return ExitCode.completed;
   }
   const [subcommand, ...extra] = positionals;
-  if (subcommand === 'list') return listServers(extra, values.store, values.json === true);
+  if (subcommand === MCP_SUBCOMMANDS[0]) return listServers(extra, values.store, values.json === true);
   if (extra.length > 0)
     throw new UsageError(`interlock mcp ${subcommand ?? ''} takes no other arguments, not ${extra.join(' ')}`, 'mcp');
-  if (subcommand === 'serve') {
+  if (subcommand === MCP_SUBCOMMANDS[1]) {
     return serve({
       store: values.store,
       http: values.http,
@@ -68,7 +71,7 @@ export async function mcpCommand(argv: string[]): Promise<ExitCode> {
     });
   }
   throw new UsageError(
-    `interlock mcp needs list or serve${subcommand === undefined ? '' : `, not ${JSON.stringify(subcommand)}`}`,
+    `interlock mcp needs ${MCP_SUBCOMMANDS.join(' or ')}${subcommand === undefined ? '' : `, not ${JSON.stringify(subcommand)}`}`,
     'mcp',
   );
 }

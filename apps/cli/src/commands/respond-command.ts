@@ -27,7 +27,8 @@ import { withUsageErrors } from './with-usage-errors.js';
 
 /**
  * `interlock respond <interactionId> approve|reject|edit '<json>'|answer '<text>' [--reason R]
- * [--instruction I] [--remember] [--store SPEC] [--json]`: answers a pending interaction from
+ * [--instruction I] [--remember] [--store SPEC] [--json]`, or `--resolution done|retry|failed`
+ * for a call whose outcome is unknown (F40): answers a pending interaction from
  * any process. The answer is checked first (an invalid one, or an edit the rules refuse, is
  * refused with the engine's message and the question still waits); once stored, the thread
  * continues in this process, asking any further question here when standard input is a
@@ -47,6 +48,7 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
         reason: { type: 'string' },
         instruction: { type: 'string' },
         remember: { type: 'boolean' },
+        resolution: { type: 'string' },
         ...CONTINUE_OPTIONS,
       },
     }),

@@ -101,9 +101,15 @@ export async function createDeploymentInterlock(options: DeploymentInterlockOpti
       live.subscribe((change) => {
         if (change.kind === 'chat') return;
         // No thread named: a resync, after changes the store could not tell of (listening
-        // began, or the listener reconnected): every chat with a queued message looks again.
-        const heard = change.threadId === undefined ? chat.heardAll() : chat.heard(change.threadId);
-        heard.catch(report);
+        // began, the listener reconnected, or a store that does not report its changes was
+        // looked at): every chat with a queued message looks again, and every chat is shown
+        // again (an approval answered elsewhere meanwhile is shown as ended on its platform).
+        if (change.threadId !== undefined) {
+          chat.heard(change.threadId).catch(report);
+          return;
+        }
+        chat.heardAll().catch(report);
+        chat.resync();
       });
       // A look that failed (the store was unreachable) is not repeated by any change to come:
       // chats with a queued message look again now and then until their agent took it.

@@ -56,3 +56,36 @@ describe('toInteractionInput', () => {
     );
   });
 });
+
+describe('toInteractionInput for a call whose outcome is unknown (F40, issue 37)', () => {
+  const recovery: UserInteractionRequest = {
+    ...approval,
+    toolApproval: {
+      ...(approval.toolApproval as NonNullable<UserInteractionRequest['toolApproval']>),
+      stage: 'recovery',
+    },
+  };
+
+  it('passes done, retry and failed on, failed as the engine stores it', () => {
+    expect(toInteractionInput({ action: 'approve', resolution: 'done' }, recovery)).toEqual({
+      approved: true,
+      resolution: 'done',
+    });
+    expect(toInteractionInput({ action: 'approve', resolution: 'retry' }, recovery)).toEqual({
+      approved: true,
+      resolution: 'retry',
+    });
+    expect(toInteractionInput({ action: 'reject', reason: 'disk full', resolution: 'failed' }, recovery)).toEqual({
+      approved: false,
+      denyReason: 'disk full',
+      resolution: 'fail',
+    });
+  });
+
+  it('refuses a resolution that contradicts the action', () => {
+    expect(() => toInteractionInput({ action: 'reject', resolution: 'retry' }, recovery)).toThrow('means failed');
+    expect(() => toInteractionInput({ action: 'edit', arguments: {}, resolution: 'done' }, recovery)).toThrow(
+      '"resolution" goes with',
+    );
+  });
+});

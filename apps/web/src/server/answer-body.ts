@@ -8,7 +8,7 @@ export interface AnswerBody {
   reason?: string;
   instruction?: string;
   remember?: boolean;
-  resolution?: 'done' | 'retry' | 'fail';
+  resolution?: 'done' | 'retry' | 'failed' | 'fail';
   value?: unknown;
 }
 
@@ -40,7 +40,17 @@ export function toInteractionInput(body: AnswerBody, request: UserInteractionReq
     body.instruction === undefined || body.instruction.trim() === ''
       ? {}
       : { userInstruction: body.instruction.trim() };
-  if (body.action !== 'approve' && body.resolution !== undefined) throw badAnswer('"resolution" goes with "approve"');
+  if (body.action === 'edit' && body.resolution !== undefined)
+    throw badAnswer('"resolution" goes with "approve" (done, retry, failed) or "reject" (failed)');
+  if (
+    body.action === 'reject' &&
+    body.resolution !== undefined &&
+    body.resolution !== 'failed' &&
+    body.resolution !== 'fail'
+  )
+    throw badAnswer('"reject" of a call whose outcome is unknown means failed: "resolution" is "failed" or left out');
+  const resolution =
+    body.resolution === undefined ? {} : { resolution: body.resolution === 'failed' ? 'fail' : body.resolution };
   const remember = body.remember === true ? { remember: true } : {};
   switch (body.action) {
     case 'approve':
@@ -48,7 +58,7 @@ export function toInteractionInput(body: AnswerBody, request: UserInteractionReq
         approved: true,
         ...instruction,
         ...remember,
-        ...(body.resolution === undefined ? {} : { resolution: body.resolution }),
+        ...resolution,
       };
     case 'edit':
       return { approved: true, editedParameters: body.arguments, ...instruction, ...remember };
@@ -57,6 +67,7 @@ export function toInteractionInput(body: AnswerBody, request: UserInteractionReq
         approved: false,
         ...(body.reason === undefined || body.reason.trim() === '' ? {} : { denyReason: body.reason.trim() }),
         ...instruction,
+        ...resolution,
       };
   }
 }

@@ -43,9 +43,9 @@ export const respondBody = {
     },
     resolution: {
       type: 'string',
-      enum: ['done', 'retry', 'fail'],
+      enum: ['done', 'retry', 'failed', 'fail'],
       description:
-        'approve, for a call whose outcome is unknown (stage recovery): it ran (done), run it again (retry), or it failed (fail).',
+        'For a call whose outcome is unknown (stage recovery), with approve: it ran (done), run it again (retry), or it failed (failed; `fail` is the same); with reject: failed. A plain approve does not answer it (422).',
     },
     value: { description: 'answer: the text or JSON value the question asks for.' },
   },

@@ -78,7 +78,10 @@ export const API_OPERATIONS: Record<string, Partial<Record<Method, Operation>>> 
     get: {
       summary: 'Pending interactions of every thread, oldest first.',
       query: pendingQuery,
-      responses: { '200': '{ serverTime, interactions: [UserInteractionRequest & { mayAnswer }] }', ...AUTH_ERRORS },
+      responses: {
+        '200': '{ serverTime, interactions: [UserInteractionRequest & { mayAnswer, mayApprove, why? }] }',
+        ...AUTH_ERRORS,
+      },
     },
   },
   '/api/interactions/{interactionId}': {

@@ -113,9 +113,14 @@ export function watch(child: ChildProcess): Child {
   };
 }
 
-export function startService(deployment: Deployment, config: Record<string, unknown>): Child {
+export function startService(
+  deployment: Deployment,
+  config: Record<string, unknown>,
+  environment: NodeJS.ProcessEnv = {},
+): Child {
   const env = {
     ...process.env,
+    ...environment,
     SERVICE_CONFIG: JSON.stringify({
       store: deployment.store,
       ledger: deployment.ledger,

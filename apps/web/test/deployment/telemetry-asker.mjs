@@ -1,6 +1,7 @@
 // A service that asks (F59): it starts a thread with continueIn 'workers', runs it until its
 // call waits for an approver, exports its spans and metrics over OTLP/HTTP, and exits.
-// Tests in ../telemetry.e2e.test.ts. ASKER_CONFIG (JSON): { store, workflow, workspace, endpoint }.
+// Tests in ../telemetry*.e2e.test.ts. ASKER_CONFIG (JSON): { store, workflow, workspace, endpoint,
+// requestedBy? (default web:rita) }.
 // Prints ASKER-RESULT {"threadId": …, "status": …}.
 import { builtinTools, createInterlock } from '@interlock/core';
 import { startTelemetry } from '@interlock/telemetry';
@@ -16,7 +17,7 @@ const interlock = await createInterlock({
 });
 const workflow = await interlock.loadWorkflow(config.workflow);
 const outcome = await (
-  await interlock.start(workflow, { channel: 'web', session: { requestedBy: 'web:rita' } })
+  await interlock.start(workflow, { channel: 'web', session: { requestedBy: config.requestedBy ?? 'web:rita' } })
 ).done();
 await interlock.close();
 await telemetry.shutdown();

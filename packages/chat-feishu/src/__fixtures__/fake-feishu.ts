@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import protobuf from 'protobufjs';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { FakeFeishu as FakeFeishuApi } from '../testing/fake-feishu.js';
+
+export { cardAction, messageEvent, postCallback, type FeishuCall } from '../testing/fake-feishu.js';
 
 /** The long connection's frame (pbbp2), as the SDK encodes it. */
 const root = protobuf.Root.fromJSON({
@@ -34,71 +35,21 @@ const root = protobuf.Root.fromJSON({
 });
 const Frame = root.lookupType('pbbp2.Frame');
 
-/** A call the fake Open API received. */
-export interface FeishuCall {
-  method: string;
-  path: string;
-  token: string | undefined;
-  body: Record<string, unknown>;
-  messageId?: string;
-}
-
 /**
- * A local Feishu / Lark: the Open API calls the connector makes (tenant access token, send a
- * message, update a card) as Feishu documents them (`{ code: 0, data }`), and the long
- * connection: `/callback/ws/endpoint` hands out a WebSocket URL, whose frames are the SDK's
- * protobuf (`pbbp2.Frame`), with an event's answer sent back on the same frame.
+ * A local Feishu / Lark with its long connection: the Open API of
+ * `@interlock/chat-feishu/testing`, and the WebSocket `/callback/ws/endpoint` hands out,
+ * whose frames are the SDK's protobuf (`pbbp2.Frame`), with an event's answer sent back on
+ * the same frame.
  */
-export class FakeFeishu {
-  readonly calls: FeishuCall[] = [];
-  private server: Server | undefined;
+export class FakeFeishu extends FakeFeishuApi {
   private socket: WebSocket | undefined;
-  private next = 1;
-  private waiters: { test: () => boolean; resolve: () => void }[] = [];
   private readonly answers = new Map<string, (payload: unknown) => void>();
   private connected: (() => void) | undefined;
   private listening = false;
 
-  get domain(): string {
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
-  }
-
-  async start(): Promise<void> {
+  protected override serve(server: Server): void {
     const sockets = new WebSocketServer({ noServer: true });
-    this.server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-        const path = request.url ?? '';
-        const call: FeishuCall = {
-          method: request.method ?? '',
-          path,
-          token: request.headers.authorization?.replace(/^Bearer /, ''),
-          body,
-        };
-        let answer: Record<string, unknown> = { code: 0, msg: 'success' };
-        if (path.startsWith('/open-apis/auth/v3/tenant_access_token/internal'))
-          answer = { code: 0, msg: 'ok', tenant_access_token: 't-test', expire: 7200 };
-        else if (path.startsWith('/callback/ws/endpoint'))
-          answer = {
-            code: 0,
-            data: {
-              URL: `ws://127.0.0.1:${(this.server?.address() as AddressInfo).port}/ws?device_id=d1&service_id=7`,
-              ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 120, ReconnectNonce: 30 },
-            },
-          };
-        else if (request.method === 'POST' && path.startsWith('/open-apis/im/v1/messages')) {
-          call.messageId = `om_${this.next++}`;
-          answer = { code: 0, msg: 'success', data: { message_id: call.messageId } };
-        }
-        if (!path.startsWith('/open-apis/auth')) this.calls.push(call);
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(answer));
-        this.wake();
-      });
-    });
-    this.server.on('upgrade', (request, socket, head) => {
+    server.on('upgrade', (request, socket, head) => {
       sockets.handleUpgrade(request, socket, head, (ws) => {
         this.socket = ws;
         ws.on('message', (data: Buffer) => {
@@ -121,13 +72,11 @@ export class FakeFeishu {
         });
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
   }
 
-  async stop(): Promise<void> {
+  override async stop(): Promise<void> {
     this.socket?.terminate();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await super.stop();
   }
 
   /** Resolves once the SDK's client is connected and listening (its first ping arrived). */
@@ -158,96 +107,4 @@ export class FakeFeishu {
       this.socket?.send(Frame.encode(frame).finish());
     });
   }
-
-  until(test: (calls: readonly FeishuCall[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      if (test(this.calls)) resolve();
-      else this.waiters.push({ test: () => test(this.calls), resolve });
-    });
-  }
-
-  private wake(): void {
-    const ready = this.waiters.filter((waiter) => waiter.test());
-    this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
-    for (const waiter of ready) waiter.resolve();
-  }
-}
-
-let events = 1;
-
-/** An `im.message.receive_v1` event (schema 2.0) of `user` writing `text` in chat `oc_1`. */
-export function messageEvent(
-  user: string,
-  text: string,
-  options: { now: number; parentId?: string; eventId?: string },
-) {
-  return {
-    schema: '2.0',
-    header: {
-      event_id: options.eventId ?? `ev-${events++}`,
-      event_type: 'im.message.receive_v1',
-      create_time: String(options.now),
-      token: 'v',
-      app_id: 'cli_0123456789abcdef',
-      tenant_key: 'tk',
-    },
-    event: {
-      sender: { sender_id: { open_id: user }, sender_type: 'user', tenant_key: 'tk' },
-      message: {
-        message_id: `om_in${events++}`,
-        chat_id: 'oc_1',
-        chat_type: 'group',
-        message_type: 'text',
-        content: JSON.stringify({ text }),
-        ...(options.parentId === undefined ? {} : { parent_id: options.parentId, root_id: options.parentId }),
-      },
-    },
-  };
-}
-
-/** A `card.action.trigger` callback: `user` pressed a card's button (or submitted its edit form). */
-export function cardAction(
-  user: string,
-  value: { action: string; interactionId: string },
-  options: { now: number; form?: Record<string, string>; eventId?: string },
-) {
-  return {
-    schema: '2.0',
-    header: {
-      event_id: options.eventId ?? `ev-${events++}`,
-      event_type: 'card.action.trigger',
-      create_time: String(options.now),
-      token: 'v',
-      app_id: 'cli_0123456789abcdef',
-      tenant_key: 'tk',
-    },
-    event: {
-      operator: { open_id: user, tenant_key: 'tk' },
-      action: { tag: 'button', value, ...(options.form === undefined ? {} : { form_value: options.form }) },
-      context: { open_message_id: 'om_1', open_chat_id: 'oc_1' },
-    },
-  };
-}
-
-/** Posts a callback as Feishu does: signed with `key` (or a given signature). */
-export async function postCallback(
-  url: string,
-  body: unknown,
-  options: { key: string; timestamp: number; nonce?: string; signature?: string },
-) {
-  const raw = JSON.stringify(body);
-  const nonce = options.nonce ?? `n${events++}`;
-  const signature =
-    options.signature ?? createHash('sha256').update(`${options.timestamp}${nonce}${options.key}${raw}`).digest('hex');
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-lark-request-timestamp': String(options.timestamp),
-      'x-lark-request-nonce': nonce,
-      'x-lark-signature': signature,
-    },
-    body: raw,
-  });
-  return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
 }

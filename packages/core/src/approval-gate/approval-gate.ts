@@ -1,98 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type { IUserInteractionHandler } from '@interlock/sdk-types';
 import type { Subscription } from 'rxjs';
-import type { StartOptions } from '../engine/new-thread.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { Interlock } from '../interlock.js';
-import type { InterlockOptions } from '../interlock-options.js';
-import type { StoreOptions } from '../persistence/open-store.js';
-import { hasEnded, readDecision, type GateCall, type GateDecision, type GatePending } from './gate-decisions.js';
-import type { GateToolPolicy } from './gate-tools.js';
+import {
+  decidedExactly,
+  hasEnded,
+  letsRun,
+  readDecision,
+  type GateCall,
+  type GateDecision,
+  type GatePending,
+} from './gate-decisions.js';
+import type { GateToolbox } from './gate-tools.js';
 import { gateWorkflowIds, type GateWorkflowIds } from './gate-workflows.js';
+import type { GateContinuation, GateDecideOptions, GateOutcome, GatePause } from './gate-options.js';
 
-/** A pause of an agent, as its continuation gets it: the framework's state and every call's decision. */
-export interface GatePause {
-  pauseId: string;
-  /** The framework's serialised state, as the adapter stored it. */
-  state: string;
-  /** The session the calls were decided in. */
-  session: { sessionId: string; chatId?: string };
-  decisions: (GateDecision | GatePending)[];
-}
-
-/**
- * Continues the agent once every call of a pause is decided: in whichever process of the
- * gate learns it first, once (a write-ahead record guards it like any tool call).
- */
-export type GateContinuation = (pause: GatePause, context: { signal: AbortSignal }) => Promise<unknown>;
-
-/** How {@link ApprovalGate.decide} ended: every call decided, or paused until people answer. */
-export type GateOutcome =
-  | { status: 'decided'; decisions: GateDecision[] }
-  /** `detach`: some calls wait for a person; read their decisions later with {@link ApprovalGate.decisions}. */
-  | { status: 'pending'; decisions: (GateDecision | GatePending)[] }
-  | { status: 'paused'; pauseId: string; decisions: (GateDecision | GatePending)[] };
-
-export interface GateDecideOptions {
-  /** The session the calls belong to (session memory, approvers, the chat). */
-  session?: StartOptions['session'];
-  /**
-   * The framework's serialised state. Given: a call that needs a person pauses the agent —
-   * the state is stored beside the calls and `decide` returns `paused`; the gate's
-   * continuation takes the agent on once they are answered, in any process of the gate.
-   * Left out: `decide` waits for the answers (the framework awaits the decision).
-   */
-  state?: () => string | Promise<string>;
-  /** Aborted: the calls still waiting are cancelled (their interactions fail as `cancelled`). */
-  signal?: AbortSignal;
-  /**
-   * Returns `pending` at once when a call waits for a person, storing no state and
-   * continuing nothing: the framework keeps its own state and asks again later
-   * ({@link ApprovalGate.decisions}). The AI SDK's approval requests work this way.
-   */
-  detach?: boolean;
-}
-
-export interface ApprovalGateOptions extends Omit<
-  InterlockOptions,
-  'store' | 'tools' | 'toolFallback' | 'continueIn' | 'handlers' | 'recoverOnStart'
-> {
-  /** The gate's name: its workflows are `interlock-gate.<name>.*`. Letters, digits, `_`, `.` and `-`. */
-  name: string;
-  /**
-   * How long (ms) a call waits for a person before it is rejected as timed out (the
-   * decision's `decidedBy` is `timeout`; an answer given later is refused as expired).
-   * Default 0: the question waits until it is answered, or until the agent stops waiting
-   * (`decide({ signal })`). Gates on one store with different deadlines serve their own
-   * threads (the deadline is part of the workflows' version).
-   */
-  approvalTimeoutMs?: number;
-  /**
-   * Where decisions, pauses and the audit live. SQLite or PostgreSQL make the gate a worker:
-   * answers given anywhere (the web inbox, the chat, `interlock respond`) come back to it.
-   * Default `{ type: 'memory' }` (one process).
-   */
-  store?: StoreOptions;
-  /** How Interlock sees each of the agent's tools, by name. */
-  tools?: Record<string, GateToolPolicy>;
-  /** The policy of a tool not in `tools`. Default: category `ask` (a person decides, in every mode). */
-  unknownTool?: GateToolPolicy;
-  /** The channel the decisions are asked on. Default `agent`. */
-  channel?: string;
-  /** Takes a paused agent on once its calls are decided (needed for `decide` with `state`). */
-  continuation?: GateContinuation;
-  /** Told about a continuation that could not be started (it is tried again when the gate starts). Default: stderr. */
-  onError?: (error: unknown) => void;
-  /** For a worker gate: how many threads it takes forward at once (default 4) and how often it looks for jobs. */
-  concurrency?: number;
-  pollMs?: number;
-  /**
-   * How often (ms) the gate looks at the questions its decisions wait on, so a decision that
-   * ends in a process that is no gate (`interlock respond` takes the thread on itself) still
-   * continues its pause. Default 2000; 0 turns it off.
-   */
-  watchMs?: number;
-}
+export type {
+  ApprovalGateOptions,
+  GateContinuation,
+  GateDecideOptions,
+  GateOutcome,
+  GatePause,
+} from './gate-options.js';
 
 const STOPPED_WAITING = 'the agent stopped waiting for the decision';
 
@@ -134,6 +64,7 @@ export class ApprovalGate {
     readonly interlock: Interlock,
     readonly name: string,
     private readonly channel: string,
+    private readonly toolbox: GateToolbox,
     private readonly continuation: GateContinuation | undefined,
     private readonly onError: (error: unknown) => void,
     private readonly stopWorker: (() => Promise<void>) | undefined,
@@ -199,6 +130,8 @@ export class ApprovalGate {
    * gate's decision workflow. Calls a rule decides are decided at once; a call that needs a
    * person waits in the inbox. With `state`, `decide` returns `paused` at once and the
    * continuation takes the agent on later; without it, `decide` waits for the answers.
+   * Every call is a decision of its own, even two with one id (F62): `decisions[i]` is
+   * `calls[i]`'s, bound to its tool, arguments and the tool's definition.
    */
   async decide(calls: readonly GateCall[], options: GateDecideOptions = {}): Promise<GateOutcome> {
     if (this.closed) throw new InterlockError('INVALID_OPTIONS', `the approval gate "${this.name}" is closed`);
@@ -230,7 +163,13 @@ export class ApprovalGate {
           this.interlock.start(this.ids.decision, {
             threadId: threadIds[index] as string,
             channel: this.channel,
-            input: { toolName: call.toolName, toolInput: call.arguments, toolCallId: call.toolCallId, pauseId },
+            input: {
+              toolName: call.toolName,
+              toolInput: call.arguments,
+              toolCallId: call.toolCallId,
+              toolDefinitionHash: this.toolbox.definitionHash(call.toolName),
+              pauseId,
+            },
             ...(options.session === undefined ? {} : { session: options.session }),
           }),
         ),
@@ -282,6 +221,30 @@ export class ApprovalGate {
     const known = [];
     for (const threadId of threadIds) if ((await this.interlock.thread(threadId)) !== undefined) known.push(threadId);
     return this.readAll(known);
+  }
+
+  /**
+   * Whether `decision` is the decision of exactly `call` as proposed (F62): same tool, same
+   * arguments, and the tool's definition unchanged. A framework that finds decisions again
+   * (by a pause's order, or its own ids) checks each with it; a call that does not match is
+   * decided afresh or refused, never run on another call's decision.
+   */
+  decidedExactly(decision: GateDecision | GatePending, call: Pick<GateCall, 'toolName' | 'arguments'>): boolean {
+    return decidedExactly(decision, call, this.toolbox.definitionHash(call.toolName));
+  }
+
+  /** Whether `decision` lets `call` run as it stands: approved, with exactly these arguments (after any edit), tool and definition (F62). */
+  letsRun(decision: GateDecision | GatePending, call: Pick<GateCall, 'toolName' | 'arguments'>): boolean {
+    return letsRun(decision, call, this.toolbox.definitionHash(call.toolName));
+  }
+
+  /**
+   * The JSON Schemas of the framework's tools, for tools whose policy gives none: an edit is
+   * checked against them (answer-time, in every process). Give them before the first call of
+   * each is decided; a tool decided about already keeps its definition.
+   */
+  describeTools(schemas: Readonly<Record<string, Record<string, unknown>>>): void {
+    this.toolbox.describe(schemas);
   }
 
   /** A stored pause: the framework's state and the decisions of its calls so far. Undefined for an unknown id. */

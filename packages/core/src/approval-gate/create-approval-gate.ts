@@ -6,7 +6,7 @@ import { createInterlock, type Interlock } from '../interlock.js';
 import { defineTool } from '../tools/define-tool.js';
 import { createWorker, type InterlockWorker } from '../workers/worker.js';
 import { ApprovalGate, type ApprovalGateOptions } from './approval-gate.js';
-import { gateTool, loadJsonSchemaCheck, UNKNOWN_GATE_TOOL, type GateToolPolicy } from './gate-tools.js';
+import { GateToolbox, loadJsonSchemaCheck, UNKNOWN_GATE_TOOL } from './gate-tools.js';
 import { continuationToolName, DEFAULT_GATE_APPROVAL_TIMEOUT_MS, gateWorkflows } from './gate-workflows.js';
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
@@ -44,13 +44,8 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     );
   const check = await loadJsonSchemaCheck();
   const workspaceRoot = resolvePath(options.workspaceRoot ?? process.cwd());
-  const toolFallback = (toolName: string) =>
-    gateTool(
-      toolName,
-      Object.hasOwn(tools, toolName) ? (tools[toolName] as GateToolPolicy) : unknownTool,
-      workspaceRoot,
-      check,
-    );
+  const toolbox = new GateToolbox(tools, unknownTool, workspaceRoot, check);
+  const toolFallback = (toolName: string) => toolbox.tool(toolName);
   const holder: { gate?: ApprovalGate } = {};
   const continueTool = defineTool({
     name: continuationToolName(name),
@@ -59,10 +54,11 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     riskLevel: 'LOW',
     parameters: z.object({ pauseId: z.string() }),
     execute: async ({ pauseId }, context) => {
-      const pause = await holder.gate?.pause(pauseId);
-      if (pause === undefined || continuation === undefined)
+      const gate = holder.gate;
+      const pause = await gate?.pause(pauseId);
+      if (gate === undefined || pause === undefined || continuation === undefined)
         throw new InterlockError('THREAD_NOT_FOUND', `no pause ${pauseId} of gate "${name}"`);
-      const result = await continuation(pause, { signal: context.signal });
+      const result = await continuation(pause, { signal: context.signal, gate });
       return result === undefined ? 'continued' : toJson(result);
     },
   });
@@ -94,6 +90,7 @@ export async function createApprovalGate(options: ApprovalGateOptions): Promise<
     interlock,
     name,
     channel,
+    toolbox,
     continuation,
     onError,
     worker === undefined ? undefined : () => worker.stop(),

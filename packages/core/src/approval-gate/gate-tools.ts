@@ -113,3 +113,54 @@ function workspacePath(path: string, workspaceRoot: string): string {
   const inside = relative(workspaceRoot, path);
   return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? path : inside;
 }
+
+/**
+ * The gate's tools as Interlock sees them (F56, F62), made once per name from the policies:
+ * the decision workflow, the answer checks and the binding of decisions to their definition
+ * all see the same tool. A framework whose tools the gate learns only when the agent runs
+ * (the AI SDK's tool set) gives their JSON Schemas with {@link describe} before the first
+ * call of each is decided.
+ */
+export class GateToolbox {
+  private readonly made = new Map<string, Tool>();
+  private readonly learned = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    private readonly policies: Readonly<Record<string, GateToolPolicy>>,
+    private readonly unknownTool: GateToolPolicy,
+    private readonly workspaceRoot: string,
+    private readonly check: JsonSchemaCheck,
+  ) {}
+
+  /** The tool Interlock decides about when the agent calls `name` (made on first use, then kept). */
+  tool(name: string): Tool {
+    const known = this.made.get(name);
+    if (known !== undefined) return known;
+    const policy = Object.hasOwn(this.policies, name) ? (this.policies[name] as GateToolPolicy) : this.unknownTool;
+    const jsonSchema = policy.jsonSchema ?? this.learned.get(name);
+    const made = gateTool(
+      name,
+      jsonSchema === undefined ? policy : { ...policy, jsonSchema },
+      this.workspaceRoot,
+      this.check,
+    );
+    this.made.set(name, made);
+    return made;
+  }
+
+  /** SHA-256 of the definition of `name` a decision is bound to. */
+  definitionHash(name: string): string {
+    return this.tool(name).definitionHash;
+  }
+
+  /**
+   * The framework's JSON Schemas of tools whose policy gives none: an approver's edit is
+   * checked against them. A tool already decided about in this process keeps the definition
+   * it was decided under (its decisions are bound to it).
+   */
+  describe(schemas: Readonly<Record<string, Record<string, unknown>>>): void {
+    for (const [name, schema] of Object.entries(schemas)) {
+      if (!this.made.has(name) && !this.learned.has(name)) this.learned.set(name, schema);
+    }
+  }
+}

@@ -41,7 +41,7 @@ export const DEFAULT_GATE_APPROVAL_TIMEOUT_MS = 0;
 /**
  * The three workflows of gate `name`. `approvalTimeoutMs` is how long a call waits for a
  * person (0: until answered); a deadline other than the default is part of each workflow's
- * version (`2-answer-within-600000ms`), so gates with different deadlines on one store each
+ * version (`3-answer-within-600000ms`), so gates with different deadlines on one store each
  * serve their own threads.
  */
 export function gateWorkflows(
@@ -49,9 +49,10 @@ export function gateWorkflows(
   approvalTimeoutMs: number = DEFAULT_GATE_APPROVAL_TIMEOUT_MS,
 ): WorkflowDefinitionInput[] {
   const ids = gateWorkflowIds(name);
-  // 2: a question waits until answered unless a deadline is given (1 had a workflow's 30 s).
+  // 3: a decision records the tool definition it was taken under (F62); 2: a question waits
+  // until answered unless a deadline is given (1 had a workflow's 30 s).
   const version =
-    approvalTimeoutMs === DEFAULT_GATE_APPROVAL_TIMEOUT_MS ? '2' : `2-answer-within-${approvalTimeoutMs}ms`;
+    approvalTimeoutMs === DEFAULT_GATE_APPROVAL_TIMEOUT_MS ? '3' : `3-answer-within-${approvalTimeoutMs}ms`;
   const config = { toolApproval: { autoApprovedTools: [], approvalTimeout: approvalTimeoutMs } };
   return [
     {
@@ -63,6 +64,7 @@ export function gateWorkflows(
         { name: 'toolName', scope: 'thread' },
         { name: 'toolInput', scope: 'thread' },
         { name: 'toolCallId', scope: 'thread' },
+        { name: 'toolDefinitionHash', scope: 'thread' },
         { name: 'pauseId', scope: 'thread' },
         { name: 'approvedInput', scope: 'thread' },
       ],

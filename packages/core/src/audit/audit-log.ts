@@ -1,7 +1,13 @@
 import type { ApprovalStage } from '@interlock/sdk-types';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { AuditDraft } from '../persistence/unit-of-work.js';
-import { auditDigest, nextAnchor, verifyAuditChain, type AuditVerification } from './audit-chain.js';
+import {
+  auditDigest,
+  nextAnchor,
+  verifyAuditChain,
+  type AuditEvidence,
+  type AuditVerification,
+} from './audit-chain.js';
 
 export {
   verifyAuditChain,
@@ -11,6 +17,16 @@ export {
   type AuditThreadHead,
   type AuditVerification,
 } from './audit-chain.js';
+
+/**
+ * An exported audit trail (F45): the entries and the evidence `verifyAuditChain(entries,
+ * evidence)` checks them against. Of one thread, the evidence is its head only (the
+ * anchors seal every thread's entries together).
+ */
+export interface AuditExport {
+  entries: AuditEntry[];
+  evidence: AuditEvidence;
+}
 
 /** One decision about a tool call (F33): who or which rule, what, when, why. */
 export interface AuditEntryInput {
@@ -72,6 +88,26 @@ export class AuditLog {
 
   list(filter: { threadId?: string } = {}): Promise<AuditEntry[]> {
     return this.store.listAuditEntries(filter);
+  }
+
+  /**
+   * The entries (of one thread, or all) with what a copy is verified against (F45, issue
+   * 37): each thread's head and, for the whole trail, the anchors — so a copy with entries
+   * cut from its end no longer verifies. The evidence is read first and the entries trimmed
+   * to it: an entry appended meanwhile is left for the next export, never half in this one.
+   */
+  async export(filter: { threadId?: string } = {}): Promise<AuditExport> {
+    const stored = await this.store.readAuditEvidence();
+    const listed = await this.store.listAuditEntries(filter);
+    const heads =
+      filter.threadId === undefined ? stored.heads : stored.heads.filter((head) => head.threadId === filter.threadId);
+    const ends = new Map(heads.map((head) => [head.threadId, head.threadSequence]));
+    const entries = listed.filter(
+      (entry) => entry.threadSequence === undefined || entry.threadSequence <= (ends.get(entry.threadId) ?? 0),
+    );
+    const evidence: AuditEvidence =
+      filter.threadId === undefined ? { heads, anchors: stored.anchors, legacyHead: stored.legacyHead } : { heads };
+    return { entries, evidence };
   }
 
   /** Checks every chain as stored, that each thread ends at its head, and the anchors. */

@@ -4,7 +4,8 @@ import { DEFAULT_SQLITE_PATH } from '../persistence/open-store.js';
 import { MIGRATIONS_TABLE } from '../persistence/sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../persistence/sql/migrations/store-migrations.js';
 import { withoutUrlCredentials } from '../config/secrets-in-file.js';
-import { jobsSchemaOf } from '../workers/thread-jobs.js';
+import { resolveStoreOptions } from '../interlock-store.js';
+import { placementOf, type PostgresPlacement } from '../persistence/typeorm/postgres-placement.js';
 
 /** One thing a process needs to do its work: it throws, saying what is wrong, when it is not there. */
 export interface ReadinessCheck {
@@ -72,14 +73,17 @@ const PROBE_SCOPE = 'interlock:health';
  *   can be queued — the job queue's tables (PostgreSQL: graphile-worker's schema; SQLite: the
  *   store's `jobs` table) answer.
  * The probe's connection (PostgreSQL: one, closed after 30 s idle; SQLite: a read-only one per
- * look) is apart from the store's pool. A memory or custom store has only `store`.
+ * look) is apart from the store's pool. A memory or custom store has only `store`. On
+ * PostgreSQL the tables and the job queue looked at are where `store` keeps them (its
+ * `placement`, resolved as it opened: pass the store `openStore` opened, or a wrapper that
+ * forwards it; without one, `migrations` and `jobQueue` fail saying so).
  *
  * @example
  * const readiness = storeReadiness(store, { type: 'postgres', url });
  * const report = await checkReadiness(readiness.checks);
  */
 export function storeReadiness(
-  store: Pick<ICheckpointStore, 'getGlobalVariables'>,
+  store: Pick<ICheckpointStore, 'getGlobalVariables'> & { readonly placement?: PostgresPlacement },
   options: StoreOptions,
   parts: { jobQueue?: boolean } = {},
 ): StoreReadiness {
@@ -96,7 +100,8 @@ export function storeReadiness(
     return { checks, close: async () => undefined };
   }
   if (options.type !== 'postgres') return { checks: [reachable], close: async () => undefined };
-  const probe = new PostgresProbe(options.url, options.schema);
+  const resolved = resolveStoreOptions(options) as Extract<StoreOptions, { type: 'postgres' }>;
+  const probe = new PostgresProbe(resolved.url, placementOf(store));
   const checks = [reachable, { name: 'migrations', check: () => probe.migrations() }];
   if (parts.jobQueue === true) checks.push({ name: 'jobQueue', check: () => probe.jobQueue() });
   return { checks, close: () => probe.close() };
@@ -142,24 +147,29 @@ class PostgresProbe {
 
   constructor(
     private readonly url: string,
-    private readonly schema: string | undefined,
+    private readonly placement: PostgresPlacement | undefined,
   ) {}
 
   async migrations(): Promise<void> {
-    const table = this.schema === undefined ? `"${MIGRATIONS_TABLE}"` : `"${this.schema}"."${MIGRATIONS_TABLE}"`;
-    const applied = await this.query<{ name: string }>(`SELECT name FROM ${table}`);
+    const { schema, jobsSchema } = await this.placed();
+    const applied = await this.query<{ name: string }>(`SELECT name FROM "${schema}"."${MIGRATIONS_TABLE}"`);
     missingFrom(applied.map((row) => row.name));
-    const queue = await this.query<{ id: number | null }>(
-      `SELECT max(id) AS id FROM "${jobsSchemaOf(this.schema)}".migrations`,
-    );
+    const queue = await this.query<{ id: number | null }>(`SELECT max(id) AS id FROM "${jobsSchema}".migrations`);
     if (queue[0]?.id === null || queue[0]?.id === undefined)
-      throw new Error(
-        `the job queue's schema "${jobsSchemaOf(this.schema)}" has no migrations: open the store once to install it`,
-      );
+      throw new Error(`the job queue's schema "${jobsSchema}" has no migrations: open the store once to install it`);
   }
 
   async jobQueue(): Promise<void> {
-    await this.query(`SELECT 1 FROM "${jobsSchemaOf(this.schema)}"._private_jobs LIMIT 1`);
+    await this.query(`SELECT 1 FROM "${(await this.placed()).jobsSchema}"._private_jobs LIMIT 1`);
+  }
+
+  /** Where the store keeps its tables and its queue, as it resolved them when it opened. */
+  private async placed(): Promise<PostgresPlacement> {
+    if (this.placement === undefined)
+      throw new Error(
+        'the store does not say where its tables and job queue are: check the store openStore opened (its placement)',
+      );
+    return this.placement;
   }
 
   async close(): Promise<void> {

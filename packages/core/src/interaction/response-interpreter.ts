@@ -9,7 +9,13 @@ import { parseStrictly } from '../tools/strict-arguments.js';
 import { interpretInput } from './interpret-input.js';
 import { standInTool, workspaceOfRequest } from './stand-in-tool.js';
 
-const RESOLUTIONS = new Set(['done', 'retry', 'fail']);
+/** The answers to a call whose outcome is unknown (stage `recovery`), as typed: `failed` is stored as `fail`. */
+const RESOLUTIONS: ReadonlyMap<string, 'done' | 'retry' | 'fail'> = new Map([
+  ['done', 'done'],
+  ['retry', 'retry'],
+  ['failed', 'fail'],
+  ['fail', 'fail'],
+]);
 const YES = new Set(['y', 'yes', 'approve', 'approved', 'allow', 'true']);
 const NO = new Set(['n', 'no', 'reject', 'rejected', 'deny', 'false']);
 
@@ -37,9 +43,10 @@ export class ResponseInterpreter {
       new InterlockError('INTERACTION_INVALID_RESPONSE', message, { details: { input: raw } });
     const details = interaction.request.toolApproval;
     if (!details) throw invalid('this approval request has no tool call');
+    const resolution = typeof raw === 'string' ? RESOLUTIONS.get(raw.trim().toLowerCase()) : undefined;
     const parsed = ToolApprovalResponse.safeParse(
-      details.stage === 'recovery' && typeof raw === 'string' && RESOLUTIONS.has(raw.trim().toLowerCase())
-        ? { approved: raw.trim().toLowerCase() !== 'fail', resolution: raw.trim().toLowerCase() }
+      details.stage === 'recovery' && resolution !== undefined
+        ? { approved: resolution !== 'fail', resolution }
         : normalise(raw),
     );
     if (!parsed.success) {
@@ -49,10 +56,16 @@ export class ResponseInterpreter {
     }
     const response = parsed.data;
     if (response.resolution !== undefined && details.stage !== 'recovery') {
-      throw invalid('resolution (done, retry, fail) answers only a call whose outcome is unknown');
+      throw invalid('resolution (done, retry, failed) answers only a call whose outcome is unknown');
     }
     if (details.stage === 'recovery' && response.editedParameters !== undefined) {
-      throw invalid('a call whose outcome is unknown cannot be edited: answer done, retry or fail');
+      throw invalid(`a call whose outcome is unknown cannot be edited: ${RECOVERY_ANSWERS}`);
+    }
+    // F40 (issue 37): "approve" does not say whether the call ran; it never runs it again.
+    if (details.stage === 'recovery' && response.approved && response.resolution === undefined) {
+      throw invalid(
+        `${details.toolName} started before the process stopped and its outcome is unknown, so an approval does not answer it: ${RECOVERY_ANSWERS}`,
+      );
     }
     if (response.remember && !details.rememberable) {
       throw invalid(`"remember for this session" is not offered for ${details.toolName} at ${details.riskLevel} risk`);
@@ -78,8 +91,13 @@ export class ResponseInterpreter {
   }
 }
 
-/** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`. */
+/** How the recovery question is answered, for the messages that refuse another answer. */
+export const RECOVERY_ANSWERS = 'answer done (it ran: go on), retry (run it again) or failed (report that it failed)';
+
+/** Accepts `true`/`false` and yes/no words as shorthands for `{ approved }`, and `resolution: "failed"` for `"fail"`. */
 function normalise(raw: unknown): unknown {
+  if (typeof raw === 'object' && raw !== null && 'resolution' in raw && raw.resolution === 'failed')
+    return { ...raw, resolution: 'fail' };
   if (typeof raw === 'boolean') return { approved: raw };
   if (typeof raw === 'string') {
     const word = raw.trim().toLowerCase();

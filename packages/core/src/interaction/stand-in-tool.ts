@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import type { ToolApprovalDetails, UserInteractionRequest } from '@interlock/sdk-types';
 import { z } from 'zod';
+import { CLAUDE_CODE_TOOL_SCHEMAS } from '../approval-gate/claude-code-schemas.js';
 import { agentTool, CLAUDE_CODE_TOOLS } from '../mcp/agent-tools.js';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 import { builtinTools } from '../tools/builtin/index.js';
@@ -30,7 +31,11 @@ export function standInTool(details: ToolApprovalDetails, workspaceRoot: string)
   const known = knownTool(toolName, canonicalJson(parametersSchema), workspaceRoot);
   let parameters: z.ZodType;
   try {
-    parameters = known?.parameters ?? z.fromJSONSchema(parametersSchema);
+    // A built-in's own parameters; an agent's tool (Claude Code's) by the schema the request carries.
+    parameters =
+      known !== undefined && known.tags?.includes('agent') !== true
+        ? known.parameters
+        : z.fromJSONSchema(parametersSchema);
   } catch {
     return { problem: `the schema of ${toolName} cannot be read here: approve or reject the call as proposed` };
   }
@@ -62,6 +67,9 @@ export function workspaceOfRequest(request: UserInteractionRequest, fallback: st
 function knownTool(name: string, schema: string, workspaceRoot: string): Tool | undefined {
   const builtin = builtinTools.find((tool) => tool.name === name) as Tool | undefined;
   if (builtin !== undefined && canonicalJson(builtin.jsonSchema) === schema) return builtin;
-  if (Object.hasOwn(CLAUDE_CODE_TOOLS, name) && schema === AGENT_SCHEMA) return agentTool(name, workspaceRoot);
+  const claudeSchema = CLAUDE_CODE_TOOL_SCHEMAS[name];
+  const asClaudeCode =
+    schema === AGENT_SCHEMA || (claudeSchema !== undefined && schema === canonicalJson(claudeSchema));
+  if (Object.hasOwn(CLAUDE_CODE_TOOLS, name) && asClaudeCode) return agentTool(name, workspaceRoot);
   return undefined;
 }

@@ -43,6 +43,23 @@ const modelRequest = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   ...overrides,
 });
 
+describe('anthropic without a key (issue 37)', () => {
+  it('talks to a server that needs none (a proxy, a local server) and sends it no key', async () => {
+    server.enqueue(streamed('Hi.', []));
+    const { apiKey: _apiKey, ...withoutKey } = {
+      baseURL: server.baseURL,
+      model: 'claude-test',
+      apiKey: undefined,
+      initialRetryDelayMs: 1,
+      maxRetryDelayMs: 4,
+    };
+    const response = await anthropic(withoutKey).complete(modelRequest());
+    expect(response.text).toBe('Hi.');
+    expect(server.requests[0]?.headers['x-api-key']).toBeUndefined();
+    expect(server.requests[0]?.headers['authorization']).toBeUndefined();
+  });
+});
+
 describe('anthropic — the Messages API', () => {
   it('streams text and assembles tool_use input from its JSON pieces', async () => {
     server.enqueue(

@@ -21,7 +21,7 @@ const loadAnthropic = (): Promise<AnthropicSdk> => (anthropicSdk ??= import('@an
 
 /** Options of {@link anthropic}. */
 export interface AnthropicOptions extends ConnectionOptions {
-  /** Sent as `x-api-key`. Never appears in errors. */
+  /** Sent as `x-api-key`. Never appears in errors. Without it no key is sent (a proxy or a local server that needs none). */
   apiKey?: string;
   /** The model id, e.g. `claude-sonnet-4-5`. */
   model: string;
@@ -61,6 +61,9 @@ export function anthropic(options: AnthropicOptions): ModelProvider {
         baseURL,
         apiKey: options.apiKey ?? null,
         authToken: null,
+        // Without a key, none is sent (a proxy or a local server that needs none, issue 37),
+        // rather than the SDK failing at the first call to find one.
+        ...(options.apiKey === undefined ? { defaultHeaders: { authorization: null, 'x-api-key': null } } : {}),
         // Retries and timeouts are Interlock's (a streamed answer is never sent twice).
         maxRetries: 0,
         timeout: settings.timeoutMs,

@@ -1,6 +1,6 @@
 /**
  * A model provider for any server that speaks OpenAI's chat-completions API, built on the
- * official `openai` SDK (6.x, the newest major that still runs on Node 20).
+ * official `openai` SDK (7.x).
  *
  * Base URLs of common servers:
  *

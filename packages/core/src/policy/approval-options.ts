@@ -15,6 +15,10 @@ export interface ToolUse {
   threadId: string;
   sessionId: string;
   channel: string;
+  /** The chat the thread belongs to, when it runs in one (F27): what the channel's handler gets in `session.chatId`. */
+  chatId?: string;
+  /** The thread that started this one (a sub-agent's, F27): what the channel's handler gets in `session.parentThreadId`. */
+  parentThreadId?: string;
 }
 
 /** `true`/`false`, or a decision with edited params or a reason (F26). */

@@ -6,6 +6,9 @@ export interface ToolApprovalBusRequest {
   toolUse: ToolUse;
   category: string;
   sessionId: string;
+  /** As on the tool use (F27): the chat, and the thread that started this one, when there are. */
+  chatId?: string;
+  parentThreadId?: string;
 }
 
 interface Topics {

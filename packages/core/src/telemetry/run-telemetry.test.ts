@@ -1,4 +1,4 @@
-import { metrics, trace } from '@opentelemetry/api';
+import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
 import { MeterProvider, MetricReader, type HistogramMetricData } from '@opentelemetry/sdk-metrics';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -163,5 +163,40 @@ describe('telemetry of a round trip (F59)', () => {
     expect((await metric('interlock.approvals.timed_out'))?.dataPoints).toEqual([
       expect.objectContaining({ value: 1, attributes: expect.objectContaining({ 'interlock.decision': 'timeout' }) }),
     ]);
+  });
+
+  it('marks a refused answer with its code only: the span names no one and gives no reason (F51, F59)', async () => {
+    const model = scriptedModel([
+      { text: '', toolCalls: [{ id: 'c1', name: 'deploy', arguments: { env: 'prod', token: 't' } }] },
+      'done',
+    ]);
+    interlock = await createInterlock({ models: { default: model }, tools: [deploy] });
+    const workflow = interlock.registerWorkflow({
+      ...linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['deploy'] } }], { id: 'release' }),
+      config: { toolApproval: { approvalTimeout: '1h', quorum: { required: 2, minRisk: 'HIGH' } } },
+    });
+    const thread = await interlock.start(workflow, {
+      channel: 'inbox',
+      session: { requestedBy: 'web:alice@example.com' },
+    });
+    await thread.done();
+    const [request] = await interlock.pending();
+    await expect(
+      interlock.respond(
+        request!.interactionId,
+        { approved: true, userInstruction: 'ship it, ticket ZK-44' },
+        {
+          responder: 'web:alice@example.com',
+        },
+      ),
+    ).rejects.toMatchObject({ code: 'APPROVAL_NOT_ALLOWED', message: expect.stringContaining('alice@example.com') });
+    const [refused] = named('interlock.respond');
+    expect(refused?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'APPROVAL_NOT_ALLOWED' });
+    expect(attributes(refused)).toMatchObject({ 'interlock.error.code': 'APPROVAL_NOT_ALLOWED' });
+    const exported = JSON.stringify(
+      spans.getFinishedSpans().map((span) => [span.name, span.attributes, span.events, span.status]),
+    );
+    expect(exported).not.toContain('alice');
+    expect(exported).not.toContain('ZK-44');
   });
 });

@@ -23,8 +23,9 @@ interface TracedRun {
  * transition publishes through (the coordinator's `emit`): a span per run, node, model call
  * and tool call, and one per person's wait, dated from the question to its answer; every span
  * of a thread, in any process, joins the trace whose context the thread carries in the store
- * (`ThreadRecord.traceparent`). Attributes are ids, names, levels, rules and decisions, never
- * argument values or results.
+ * (`ThreadRecord.traceparent`). Attributes are ids, tool and workflow names, levels, rules,
+ * decisions and error codes: never argument values, results, a person's name, a reason or an
+ * instruction (a failed span's status message is its error's code, not its message).
  */
 export class RunTelemetry {
   private readonly tracer = trace.getTracer('@interlock/core');
@@ -320,11 +321,16 @@ function decisionOf(input: unknown, operationType: string): string {
   return answer.editedParameters === undefined ? 'approved' : 'edited';
 }
 
-/** Marks a span failed with the error's code (a thread error `{ code, message }`, or anything thrown). */
+/**
+ * Marks a span failed with the error's code (a thread error `{ code, message }`, or anything
+ * thrown): as an attribute and as the status message. Never the error's message: it may name
+ * a person ("web:alice asked for this thread…"), quote a reason or an instruction, or hold a
+ * tool's output, and telemetry carries codes and rule ids only (F59; docs/security.md).
+ */
 function failed(span: Span, error: unknown): void {
-  const { code, message } = isThreadError(error) ? error : toInterlockError(error);
+  const { code } = isThreadError(error) ? error : toInterlockError(error);
   span.setAttribute('interlock.error.code', code);
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: code });
 }
 
 function isThreadError(value: unknown): value is { code: string; message: string } {

@@ -4,7 +4,9 @@
  * store, a proxy that cuts a PostgreSQL connection as an answer is stored, a `note` tool, a
  * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
- * a child process read as JSON lines, and a TCP gate that can cut a database's connections.
+ * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
+ * PostgreSQL database of a test's own (for the store's defaults), and an OTLP/HTTP collector
+ * that keeps the spans, metrics and raw bodies processes export.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -19,3 +21,5 @@ export {
 } from './chat-completions-server.js';
 export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
 export { tcpGate, type TcpGate } from './tcp-gate.js';
+export { ownDatabase, type OwnDatabase } from './own-database.js';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './otlp-receiver.js';

@@ -121,7 +121,7 @@ describe('approvalSpecs (the questions for a batch of calls)', () => {
   it('asks about an unknown outcome with the three answers a person can give (F40)', () => {
     const [spec] = approvalSpecs([awaitRecovery(approve(decided(), 'rule'))], 'recovery', on);
     expect(spec?.prompt).toMatch(
-      /^note started before the process stopped and its outcome is unknown\. .*\(done\).*\(retry\).*\(fail\)\?$/,
+      /^note started before the process stopped and its outcome is unknown\. .*\(done\).*\(retry\).*\(failed\)\?$/,
     );
     expect(spec?.toolApproval?.stage).toBe('recovery');
   });
@@ -331,7 +331,8 @@ describe('readAnswer (how an answer moves its call)', () => {
 
   describe('an answer about an unknown outcome (F40)', () => {
     it.each([
-      ['an approval means retry', { approved: true }, 'retry'],
+      ['an approval without a resolution never runs it again (issue 37)', { approved: true }, 'fail'],
+      ['retry runs it again', { approved: true, resolution: 'retry' }, 'retry'],
       ['a rejection means fail', { approved: false }, 'fail'],
       ['an explicit resolution wins', { approved: true, resolution: 'done' }, 'done'],
       ['fail can come with approved', { approved: true, resolution: 'fail' }, 'fail'],
@@ -339,6 +340,16 @@ describe('readAnswer (how an answer moves its call)', () => {
       const reading = read(askedToRecover(), answered(input));
       expect(reading).toMatchObject({ kind: 'answered', resolution, audit: { stage: 'recovery' } });
       expect(reading.next).toMatchObject({ approvedBy: 'callback:onToolApprove' });
+    });
+
+    it('says in the audit which of the three answers was given (issue 37)', () => {
+      expect(read(askedToRecover(), answered({ approved: true, resolution: 'done' })).audit.reason).toMatch(/^done: /);
+      expect(read(askedToRecover(), answered({ approved: true, resolution: 'retry' })).audit.reason).toMatch(
+        /^retry: /,
+      );
+      expect(
+        read(askedToRecover(), answered({ approved: false, resolution: 'fail', denyReason: 'disk full' })).audit.reason,
+      ).toBe('failed: a person said it failed: disk full');
     });
 
     it('leaves the call to be resolved, never finished by the answer alone', () => {

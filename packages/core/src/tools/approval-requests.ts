@@ -30,7 +30,7 @@ const PROMPTS: Record<ApprovalStage, (toolName: string) => string> = {
   execution: (toolName) => `Allow ${toolName} to run with these arguments?`,
   result: (toolName) => `Let the model see the result of ${toolName}?`,
   recovery: (toolName) =>
-    `${toolName} started before the process stopped and its outcome is unknown. Did it run (done), should it run again (retry), or did it fail (fail)?`,
+    `${toolName} started before the process stopped and its outcome is unknown. Did it run (done), should it run again (retry), or did it fail (failed)?`,
 };
 
 /** An audit entry of a decision about a call, before the log adds the call's identity. */
@@ -110,6 +110,16 @@ export function approvalSpecs(
 
 /** What became of a call whose outcome was unknown, as a person said. */
 export type Resolution = 'done' | 'retry' | 'fail';
+
+/**
+ * The audit's reason for each answer to a call whose outcome was unknown: it starts with the
+ * answer's word (`done`, `retry`, `failed`), which the surfaces that read the trail show.
+ */
+const RESOLVED: Readonly<Record<Resolution, string>> = {
+  done: 'done: a person said it ran',
+  retry: 'retry: a person had it run again',
+  fail: 'failed: a person said it failed',
+};
 
 /** How a settled interaction moves its call (pure); the pipeline carries out what it says. */
 export type AnswerReading =
@@ -195,7 +205,10 @@ export function readAnswer(
     (response.remember === true || (automaticMemory && stage === 'execution'));
   const reading = { kind: 'answered' as const, response, ...by, audit, remember };
   if (stage === 'recovery') {
-    return { ...reading, next: answered, resolution: response.resolution ?? (response.approved ? 'retry' : 'fail') };
+    // Only `retry` runs it again: an answer without a resolution (stored before issue 37) never does.
+    const resolution = response.resolution ?? 'fail';
+    const said = `${RESOLVED[resolution]}${resolution === 'fail' && response.denyReason ? `: ${response.denyReason}` : ''}`;
+    return { ...reading, audit: { ...audit, reason: said }, next: answered, resolution };
   }
   if (stage === 'result') {
     return {

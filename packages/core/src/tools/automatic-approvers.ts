@@ -25,19 +25,30 @@ export function automaticApprover(policy: ApprovalPolicy, bus: MessageBus): Auto
     return {
       name: 'bus:toolApproval',
       ask: (toolUse) =>
-        bus.request('toolApproval', { toolUse, category: toolUse.category, sessionId: toolUse.sessionId }),
+        bus.request('toolApproval', {
+          toolUse,
+          category: toolUse.category,
+          sessionId: toolUse.sessionId,
+          ...(toolUse.chatId === undefined ? {} : { chatId: toolUse.chatId }),
+          ...(toolUse.parentThreadId === undefined ? {} : { parentThreadId: toolUse.parentThreadId }),
+        }),
     };
   }
   return undefined;
 }
 
-/** What an automatic approver is told about a call: the tool, the arguments, the rule that asked, where it runs. */
+/** What an automatic approver is told about a call: the tool, the arguments, the rule that asked, where it runs (its chat and parent thread too, F27). */
 export function toolUseOf(
   args: Record<string, unknown>,
   tool: Tool,
   rule: string,
-  thread: { threadId: string; channel: string; session: { sessionId: string } },
+  thread: {
+    threadId: string;
+    channel: string;
+    session: { sessionId: string; chatId?: string | undefined; parentThreadId?: string | undefined };
+  },
 ): ToolUse {
+  const { chatId, parentThreadId } = thread.session;
   return {
     toolName: tool.name,
     arguments: args,
@@ -47,6 +58,8 @@ export function toolUseOf(
     threadId: thread.threadId,
     sessionId: thread.session.sessionId,
     channel: thread.channel,
+    ...(chatId === undefined ? {} : { chatId }),
+    ...(parentThreadId === undefined ? {} : { parentThreadId }),
   };
 }
 

@@ -107,5 +107,8 @@ export async function guardedPool(
   // An idle client the database dropped (a restart, a proxy) while no runner listens on the
   // pool, between a runner's stop and the next start: the pool replaces it on demand.
   pool.on('error', ignore);
+  // A client checked out when its connection breaks: the query it runs rejects, saying why;
+  // unheard, the 'error' would end the process (graphile-worker 0.17+ warns of a pool without).
+  pool.on('connect', (client) => client.on('error', ignore));
   return Object.assign(pool, { listening });
 }

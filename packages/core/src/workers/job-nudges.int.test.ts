@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { postgresSchemas, testPostgresUrl } from '../persistence/typeorm/__fixtures__/postgres-harness.js';
 import { GraphileJobConsumer } from './job-consumers.js';
-import { continueJob, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { continueJob, recoverJob, type ThreadJob } from './thread-jobs.js';
 
 /*
  * Several worker processes on one job queue (issue 27): graphile-worker wakes every
@@ -51,7 +51,7 @@ function describeNudges(url: string): void {
   async function workers(count: number, work: (job: ThreadJob) => Promise<void>) {
     const store = await schemas.open();
     closers.push(() => store.close());
-    const schema = jobsSchemaOf(schemas.schemaOf(store));
+    const schema = store.placement.jobsSchema;
     // Installed first: each consumer's pool takes pg's query as it is when it starts.
     const fetches = countFetches();
     closers.push(async () => fetches.restore());

@@ -16,19 +16,52 @@ export interface ServedWorkflow {
 }
 
 /**
- * Says, for a worker, that it serves these workflows until `until`. Workers renew this while
- * they run; several workers serving one workflow renew one entry.
+ * Says, for the worker `offerer`, that it serves these workflows until `until`. Workers renew
+ * this while they run, each its own entries (so one that stops can withdraw its offer
+ * without withdrawing another's), and drop the entries that lapsed before `now`: a worker
+ * killed without stopping leaves entries nobody renews.
  */
 export async function offerWorkflows(
   store: ICheckpointStore,
   workflows: readonly WorkflowDefinition[],
   until: string,
+  offerer: string,
+  now: number,
 ): Promise<void> {
   const entries = workflows.map((workflow): [string, ServedWorkflow] => [
-    `${workflow.id}@${workflow.version}`,
+    entryName(workflow, offerer),
     { workflowId: workflow.id, version: workflow.version, until },
   ]);
-  await store.commit({ globals: entries.map(([name, value]) => ({ kind: 'set', scope: SCOPE, name, value })) });
+  const offered = new Set(entries.map(([name]) => name));
+  const lapsed = Object.entries(await store.getGlobalVariables(SCOPE))
+    .filter(([name, value]) => !offered.has(name) && Date.parse((value as ServedWorkflow).until) <= now)
+    .map(([name]) => ({ kind: 'delete' as const, scope: SCOPE, name }));
+  await store.commit({
+    globals: [...entries.map(([name, value]) => ({ kind: 'set' as const, scope: SCOPE, name, value })), ...lapsed],
+  });
+}
+
+/**
+ * Withdraws the offer of the worker `offerer` at once (issue 37): a worker that stops no
+ * longer counts as serving its workflows, so an answer given after it stopped is taken
+ * forward by whoever gives it, not left for a worker that is gone.
+ */
+export async function withdrawWorkflows(
+  store: ICheckpointStore,
+  workflows: readonly WorkflowDefinition[],
+  offerer: string,
+): Promise<void> {
+  await store.commit({
+    globals: workflows.map((workflow) => ({
+      kind: 'delete' as const,
+      scope: SCOPE,
+      name: entryName(workflow, offerer),
+    })),
+  });
+}
+
+function entryName(workflow: WorkflowDefinition, offerer: string): string {
+  return `${workflow.id}@${workflow.version}#${offerer}`;
 }
 
 /**

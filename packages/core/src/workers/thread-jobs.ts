@@ -94,8 +94,3 @@ export function taskIdentifier(queue: string): string {
 function iso(at: number): string {
   return new Date(at).toISOString();
 }
-
-/** The schema of the workers' job queue on PostgreSQL: `graphile_worker`, or `<schema>_jobs` beside a store schema. */
-export function jobsSchemaOf(schema: string | undefined): string {
-  return schema === undefined ? 'graphile_worker' : `${schema}_jobs`;
-}

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { interval } from 'rxjs';
 import type { WorkflowDefinition, WorkflowDefinitionInput } from '@interlock/sdk-types';
 import type { Clock } from '../engine/clock.js';
@@ -13,8 +14,9 @@ import { listenForWorkerHealth } from './health-listener.js';
 import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
-import { offerWorkflows } from './served-workflows.js';
-import { continueJob, deadlineJob, jobQueue, jobsSchemaOf, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { offerWorkflows, withdrawWorkflows } from './served-workflows.js';
+import { continueJob, deadlineJob, jobQueue, recoverJob, type ThreadJob } from './thread-jobs.js';
+import { placementOf } from '../persistence/typeorm/postgres-placement.js';
 import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
@@ -105,8 +107,15 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (storeOptions.type === 'postgres') {
+      // The job queue the store installed as it opened, where its commits queue jobs (issue 34).
+      const placement = placementOf(store);
+      if (placement === undefined)
+        throw new InterlockError(
+          'INVALID_OPTIONS',
+          'the store this worker runs on does not say where its job queue is: bind the PostgreSQL store createInterlock opened (or a wrapper that forwards its `placement`)',
+        );
       consumer = new GraphileJobConsumer(
-        { url: storeOptions.url, schema: jobsSchemaOf(storeOptions.schema) },
+        { url: storeOptions.url, schema: placement.jobsSchema },
         queues,
         (job) => runner.run(job),
         {
@@ -143,14 +152,14 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const health =
       healthPort === undefined
         ? undefined
-        : await listenForWorkerHealth(store, options.store, consumer, healthPort, healthHost);
+        : await listenForWorkerHealth(store, storeOptions, consumer, healthPort, healthHost);
     return {
       interlock,
       workflowIds,
       ...(health === undefined ? {} : { healthUrl: health.url }),
       async stop() {
         await health?.close();
-        offers.stop();
+        await offers.stop();
         await consumer.stop();
         await interlock.close();
       },
@@ -256,12 +265,23 @@ function offerWhileRunning(
   leaseMs: number,
   taking: () => boolean,
 ) {
-  const offer = () => offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString());
+  const offerer = randomUUID();
+  let renewal: Promise<void> = Promise.resolve();
+  const offer = () =>
+    (renewal = offerWorkflows(store, definitions, new Date(clock.now() + leaseMs).toISOString(), offerer, clock.now()));
   // While its queue is down the worker lets its offer run out: answerers stop counting on it.
   const renewals = interval(Math.max(100, Math.floor(leaseMs / 3))).subscribe(() => {
     if (taking()) void offer().catch(() => undefined);
   });
-  return { first: offer(), stop: () => renewals.unsubscribe() };
+  return {
+    first: offer(),
+    /** Stops renewing and withdraws the offer at once (issue 37); a store that fails lets it run out. */
+    stop: async () => {
+      renewals.unsubscribe();
+      await renewal.catch(() => undefined);
+      await withdrawWorkflows(store, definitions, offerer).catch(() => undefined);
+    },
+  };
 }
 
 function reportOnStderr(job: ThreadJob, error: unknown): void {

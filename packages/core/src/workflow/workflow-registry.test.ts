@@ -286,3 +286,77 @@ to = "end"
     ]);
   });
 });
+
+describe('every problem of a workflow in one run (F1, issue 37)', () => {
+  /** Problems of every kind at once: the config's layout, the schema's, the graph's and the variables'. */
+  const broken = {
+    id: 'many problems',
+    name: 'Many problems',
+    config: [{ timeout: 1 }, { timeout: 2 }],
+    variables: [
+      { name: 'notes', scope: 'thread' },
+      { name: 'bad name!', scope: 'thread' },
+    ],
+    nodes: [
+      { id: 'start', type: 'START' },
+      { id: 'ask', type: 'USER_INTERACTION', config: { prompt: 'Which?', operationType: 'NOT_A_TYPE' } },
+      {
+        id: 'write',
+        type: 'VARIABLE',
+        config: { assignments: [{ variableName: 'undeclared', expression: '{{ missing }}' }] },
+      },
+      { id: 'end', type: 'END' },
+      { id: 'end', type: 'END' },
+      { id: 'island', type: 'VARIABLE', config: { assignments: [{ variableName: 'notes', expression: '1' }] } },
+    ],
+    edges: [
+      { from: 'start', to: 'write' },
+      { from: 'write', to: 'nowhere' },
+      { from: 'ask', to: 'end' },
+    ],
+  };
+
+  function fixed(workflow: typeof broken, part: 'layout' | 'schema'): unknown {
+    if (part === 'layout') return { ...workflow, config: workflow.config[0] };
+    return {
+      ...workflow,
+      variables: workflow.variables.slice(0, 1),
+      nodes: workflow.nodes.map((node) =>
+        node.id === 'ask'
+          ? {
+              ...node,
+              config: {
+                prompt: 'Which?',
+                operationType: 'UPDATE_VARIABLES',
+                input: { kind: 'text' },
+                variables: [{ variableName: 'notes', expression: '{{ input }}' }],
+              },
+            }
+          : node,
+      ),
+    };
+  }
+
+  it('lists the problems of the schema and of the graph together, and fixing some reveals no new one', () => {
+    const registry = () => new WorkflowRegistry();
+    const all = issuesOf(() => registry().register(broken));
+    const messages = all.map((issue) => `${issue.path}: ${issue.message}`);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^config: config is one table/),
+        expect.stringMatching(/^id: /),
+        expect.stringMatching(/^variables\[1\]\.name: /),
+        expect.stringMatching(/^nodes\[1\]/),
+        expect.stringMatching(/^nodes\[4\]\.id: duplicate node id "end"/),
+        expect.stringMatching(/^edges\[1\]\.to: unknown node "nowhere"/),
+        expect.stringMatching(/variable "undeclared" is not declared/),
+      ]),
+    );
+    // Nothing is said only because a part was left out: the edge from "ask" is not "unknown".
+    expect(messages.join('\n')).not.toContain('unknown node "ask"');
+    for (const part of ['layout', 'schema'] as const) {
+      const after = issuesOf(() => registry().register(fixed(broken, part)));
+      for (const issue of after) expect(all, `${issue.path}: ${issue.message}`).toContainEqual(issue);
+    }
+  });
+});

@@ -4,6 +4,7 @@ import { parse as parseToml } from 'smol-toml';
 import { WorkflowDefinition } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
 import { issuesFromZod, workflowInvalid } from './workflow-issues.js';
+import { salvagedIssues } from './workflow-salvage.js';
 import { validateWorkflow } from './workflow-validator.js';
 
 const FILE_REFERENCE = /\.(toml|json)$/i;
@@ -65,11 +66,22 @@ export class WorkflowRegistry {
     lookup: (reference: string) => WorkflowDefinition | undefined,
   ): WorkflowDefinition {
     const unwrapped = unwrap(input);
+    // Every problem in one run (F1): the layout, the schema's, and the graph's of the parts that fit.
     const layout = configLayoutIssue(unwrapped);
-    if (layout) throw workflowInvalid(source, [layout]);
-    const parsed = WorkflowDefinition.safeParse(unwrapped);
-    if (!parsed.success) throw workflowInvalid(source, issuesFromZod(parsed.error));
-    const issues = validateWorkflow(parsed.data, lookup, this.toolExists);
+    const checked = layout === undefined ? unwrapped : withoutConfig(unwrapped);
+    const parsed = WorkflowDefinition.safeParse(checked);
+    if (!parsed.success) {
+      const issues = [
+        ...(layout === undefined ? [] : [layout]),
+        ...issuesFromZod(parsed.error),
+        ...salvagedIssues(checked, lookup, this.toolExists),
+      ];
+      throw workflowInvalid(source, issues);
+    }
+    const issues = [
+      ...(layout === undefined ? [] : [layout]),
+      ...validateWorkflow(parsed.data, lookup, this.toolExists),
+    ];
     if (issues.length > 0) throw workflowInvalid(source, issues);
     const workflow = resolveSubgraphReferences(parsed.data, lookup);
     this.workflows.set(workflow.id, workflow);
@@ -142,6 +154,12 @@ function unwrap(input: unknown): unknown {
 function singleConfig(workflow: object): object {
   const { config } = workflow as { config?: unknown };
   return Array.isArray(config) && config.length === 1 ? { ...workflow, config: config[0] as unknown } : workflow;
+}
+
+/** The workflow without its `config` (checked on its own when its layout is wrong). */
+function withoutConfig(workflow: unknown): unknown {
+  const { config: _config, ...rest } = workflow as Record<string, unknown>;
+  return rest;
 }
 
 const CONFIG_LAYOUT =

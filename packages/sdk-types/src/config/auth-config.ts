@@ -63,7 +63,11 @@ export const ProjectOidcConfig = z.strictObject({
   allowed: z.array(ApproverName).min(1, 'name who may sign in (a group, "group:<name>", or people)'),
   /** How often a signed-in person's claims are read again from the provider (refresh token, or userinfo). Default 1m; 0 at every request. */
   recheckEvery: Duration.optional(),
-  /** Where the provider sends the browser back: `<this server's URL>/api/auth/callback`. Default: from the request's own address. */
+  /**
+   * Where the provider sends the browser back: `<this server's URL>/api/auth/callback`.
+   * Required off loopback; without it, only a request to this machine's loopback address
+   * (`localhost`, `127.0.0.1`, `[::1]`) gets a link, built from that address.
+   */
   redirectUrl: z.url().optional(),
   /** The sign-in button's text. Default "Sign in with single sign-on". */
   label: z.string().min(1).max(100).optional(),

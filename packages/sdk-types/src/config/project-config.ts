@@ -29,9 +29,11 @@ export const ProjectStoreConfig = z.discriminatedUnion('type', [
     type: z.literal('postgres'),
     /** The variable holding `postgres://user:password@host/db`. */
     urlEnv: EnvName,
+    /** The schema of the tables (default: the database's current one); its job queue's, `<schema>_jobs`, must fit PostgreSQL's 63 characters. */
     schema: z
       .string()
       .regex(/^[a-z_][a-z0-9_]*$/)
+      .max(58)
       .optional(),
   }),
 ]);
@@ -145,6 +147,8 @@ export const ProjectFeishuConfig = z.strictObject({
   appSecretEnv: EnvName,
   /** For `http`: the encrypt key's variable (the callbacks' verification key). */
   encryptKeyEnv: EnvName.optional(),
+  /** The Verification Token's variable: when named, every event and callback must carry the token (either transport). */
+  verificationTokenEnv: EnvName.optional(),
   approvers: PlatformApprovers,
   /** `https://open.feishu.cn` (default) or `https://open.larksuite.com`. */
   domain: z.url().optional(),

@@ -74,7 +74,9 @@ export const ToolApprovalResponse = z.strictObject({
   remember: z.boolean().optional(),
   /**
    * For stage `recovery` (the call started but its outcome is unknown): `done` (it ran; go
-   * on), `retry` (run it again), or `fail` (report it failed). `approved: false` means fail.
+   * on), `retry` (run it again), or `fail` (report it failed; the surfaces call it `failed`,
+   * and `"failed"` is accepted). `approved: false` means fail; `approved: true` without a
+   * resolution is refused: only `retry` runs the call again (issue 37).
    */
   resolution: z.enum(['done', 'retry', 'fail']).optional(),
 });

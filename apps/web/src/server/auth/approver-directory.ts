@@ -19,6 +19,12 @@ export interface ApproverSet {
   workflowApprovers: WorkflowApprovers;
   /** Default none. */
   separationOfDuties?: SeparationOfDuties;
+  /**
+   * The names the project file's `[chat.*] approvers` maps give platform users (issue 37):
+   * each is an approver (without groups) for the chat, as docs/chat.md shows, so the file
+   * need not list them again. Per-workflow lists and separation of duties still apply.
+   */
+  chatApprovers?: readonly string[];
 }
 
 /**
@@ -40,6 +46,7 @@ export class ApproverDirectory {
     if (set instanceof ApproverDirectory) return set;
     return new ApproverDirectory({
       approvers: set?.approvers ?? [],
+      chatApprovers: set?.chatApprovers ?? [],
       workflowApprovers: set?.workflowApprovers ?? {},
       separationOfDuties: set?.separationOfDuties ?? {},
     });
@@ -59,6 +66,7 @@ export class ApproverDirectory {
   ): ApproverDirectory {
     const withBase = (set: ApproverSet): ApproverSet => ({
       approvers: set.approvers,
+      chatApprovers: [...(base.chatApprovers ?? []), ...(set.chatApprovers ?? [])],
       // The project file's lists, under the approvers file's own (which win per workflow).
       workflowApprovers: { ...base.workflowApprovers, ...set.workflowApprovers },
       separationOfDuties: { ...base.separationOfDuties, ...set.separationOfDuties },
@@ -81,6 +89,7 @@ export class ApproverDirectory {
   replace(set: ApproverSet): void {
     this.current = {
       approvers: set.approvers,
+      chatApprovers: set.chatApprovers ?? [],
       workflowApprovers: set.workflowApprovers,
       separationOfDuties: set.separationOfDuties ?? {},
     };
@@ -109,11 +118,13 @@ export class ApproverDirectory {
 
   /**
    * Who `name` is now, for a surface that knows only the name (a chat message): an approver of
-   * the file, or a person signed in through the identity provider (with the groups last read).
+   * the file, a name the project file's chat platforms map a user to, or a person signed in
+   * through the identity provider (with the groups last read).
    */
   principalOf(name: string): Principal | undefined {
     const approver = this.current.approvers.find((candidate) => candidate.name === name);
     if (approver !== undefined) return { name, groups: approver.groups ?? [] };
+    if (this.current.chatApprovers?.includes(name) === true) return { name, groups: [] };
     const person = this.people.get(name);
     if (person === undefined || person.until <= this.now()) return undefined;
     return { name, groups: person.groups };
@@ -140,7 +151,7 @@ export class ApproverDirectory {
 /** A chat's checks of who may answer: the approver lists (per level), and separation of duties from a directory. */
 export function chatChecks(source: WorkflowApprovers | ApproverDirectory | undefined): {
   canApprove: (author: string, workflowId: string) => boolean;
-  mayAnswer: (author: string, request: UserInteractionRequest) => string | undefined;
+  mayAnswer: (author: string, request: UserInteractionRequest, askedBy: string | undefined) => string | undefined;
 } {
   return { canApprove: approvalCheck(source), mayAnswer: answerCheck(source) };
 }
@@ -150,10 +161,14 @@ export function levelRequests(level: DutyLevel): string {
   return level === 'QUESTION' ? 'questions' : `${level}-risk calls`;
 }
 
-/** The chat's `mayAnswer`: the list of the request's level, and separation of duties, as the directory says now. */
+/**
+ * The chat's `mayAnswer`: the list of the request's level, and separation of duties, as the
+ * directory says now. Duties bind the person who opened the chat and the one who asked for
+ * the call (`askedBy`: in a shared channel, whoever wrote the message that led to it).
+ */
 function answerCheck(
   source: WorkflowApprovers | ApproverDirectory | undefined,
-): (author: string, request: UserInteractionRequest) => string | undefined {
+): (author: string, request: UserInteractionRequest, askedBy: string | undefined) => string | undefined {
   if (!(source instanceof ApproverDirectory)) {
     const fixed = source ?? {};
     return (author, request) =>
@@ -161,13 +176,17 @@ function answerCheck(
         ? undefined
         : `${author} is not on the approver list for ${levelRequests(levelOf(request))} of this workflow`;
   }
-  return (author, request) => {
+  return (author, request, askedBy) => {
     const level = levelOf(request);
     const principal = source.principalOf(author);
     if (principal === undefined || !source.mayApprove(request.workflowId, principal, level))
       return `${author} is not on the approver list for ${levelRequests(level)} of this workflow`;
-    if (request.session.requestedBy !== author || !source.separatesDuties(request.workflowId, level)) return undefined;
-    return `${author} opened this chat, so another approver must answer its ${levelRequests(level)}`;
+    const asked = askedBy !== undefined && samePerson(askedBy, author);
+    const opened = request.session.requestedBy !== undefined && samePerson(request.session.requestedBy, author);
+    if ((!asked && !opened) || !source.separatesDuties(request.workflowId, level)) return undefined;
+    return asked
+      ? `${author} asked for this call, so another approver must answer it (${levelRequests(level)} are separated from their requester)`
+      : `${author} opened this chat, so another approver must answer its ${levelRequests(level)}`;
   };
 }
 
@@ -182,4 +201,9 @@ function approvalCheck(
     };
   const fixed = source ?? {};
   return (author, workflowId) => mayApprove(fixed, workflowId, { name: author, groups: [] });
+}
+
+/** Whether a responder (`alice`, or as a surface names her, `web:alice`) is `name`. */
+export function samePerson(responder: string, name: string): boolean {
+  return responder === name || responder === `web:${name}`;
 }

@@ -1,10 +1,11 @@
 import { InterlockError, personOf, requestWithProgress, type InteractionRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
+import { readAsker } from '@interlock/chat';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
 import { acceptedAnswer, answerNotStored, type AnswerAccepted } from '../answer-outcome.js';
-import { levelRequests } from '../auth/approver-directory.js';
+import { levelRequests, samePerson } from '../auth/approver-directory.js';
 import { levelOf, type Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
 import { WebError } from '../web-error.js';
@@ -40,7 +41,7 @@ export function registerInteractionRoutes(app: FastifyInstance, context: WebCont
         serverTime: new Date(context.now()).toISOString(),
         interactions: pending.map((interaction) => ({
           ...interaction,
-          mayAnswer: mayApprove(context, interaction.workflowId, request.principal, levelOf(interaction)),
+          ...whoMayAnswer(context, interaction, request.principal),
         })),
       };
     },
@@ -133,7 +134,7 @@ async function decide(
   const mine = record.response?.responder === responderOf(name);
   if (record.status !== 'pending' && !mine) throw notPending(record);
   assertOnLevelList(context, record, approver as Principal);
-  assertSeparateDuties(context, record, name);
+  await assertSeparateDuties(context, record, name);
   // Past its deadline an answer is refused whatever it says: respond() times the interaction out.
   const overdue =
     record.status === 'pending' && record.deadline !== null && Date.parse(record.deadline) <= context.now();
@@ -199,18 +200,65 @@ function assertOnLevelList(
   );
 }
 
-/** Refuses the thread's own requester where the approvers file separates duties for this workflow and level. */
-function assertSeparateDuties(context: WebContext, record: InteractionRecord, name: string): void {
+/**
+ * What the inbox may offer this approver on a card (issue 37), as the answer would be taken:
+ * `mayAnswer` false when the level's list does not name them or separation of duties refuses
+ * the thread's requester; `mayApprove` false when only their rejection counts (the requester
+ * of a call that needs several approvers, F51). `why` says which, for the card.
+ */
+function whoMayAnswer(
+  context: WebContext,
+  interaction: UserInteractionRequest,
+  principal: Principal | undefined,
+): { mayAnswer: boolean; mayApprove: boolean; why?: string } {
+  const level = levelOf(interaction);
+  if (!mayApprove(context, interaction.workflowId, principal, level))
+    return {
+      mayAnswer: false,
+      mayApprove: false,
+      why: 'Your approver list does not cover this level: someone on its list answers it.',
+    };
+  const name = principal.name;
+  const requester = interaction.session.requestedBy;
+  const asked = requester !== undefined && personOf(requester) === name;
+  if (asked && context.access.separatesDuties(interaction.workflowId, level))
+    return {
+      mayAnswer: false,
+      mayApprove: false,
+      why: `You started this thread, so another approver answers its ${levelRequests(level)}.`,
+    };
+  if (asked && interaction.toolApproval?.quorum !== undefined)
+    return {
+      mayAnswer: true,
+      mayApprove: false,
+      why: 'You asked for this thread, so your approval does not count: other approvers approve it. You may reject it.',
+    };
+  return { mayAnswer: true, mayApprove: true };
+}
+
+/**
+ * Refuses the thread's own requester where the approvers file separates duties for this
+ * workflow and level — and, for a chat's call, the person who asked for it (whose message
+ * led the agent to it: in a shared channel, not always the one who opened the chat).
+ */
+async function assertSeparateDuties(context: WebContext, record: InteractionRecord, name: string): Promise<void> {
   const { request } = record;
-  const requester = request.session.requestedBy;
-  if (requester === undefined || (requester !== name && requester !== responderOf(name))) return;
   const level = levelOf(request);
   if (!context.access.separatesDuties(request.workflowId, level)) return;
-  throw new WebError(
-    403,
-    'SEPARATION_OF_DUTIES',
-    `you started this thread, so another approver must answer its ${levelRequests(level)}: ask a colleague on the workflow's approver list`,
-  );
+  const requester = request.session.requestedBy;
+  if (requester !== undefined && samePerson(requester, name))
+    throw new WebError(
+      403,
+      'SEPARATION_OF_DUTIES',
+      `you started this thread, so another approver must answer its ${levelRequests(level)}: ask a colleague on the workflow's approver list`,
+    );
+  const asker = request.session.chatId === undefined ? undefined : await readAsker(context.interlock, request);
+  if (asker !== undefined && samePerson(asker, name))
+    throw new WebError(
+      403,
+      'SEPARATION_OF_DUTIES',
+      `you asked for this call in the chat, so another approver must answer it (${levelRequests(level)} are separated from their requester): ask a colleague on the workflow's approver list`,
+    );
 }
 
 const RISK_ORDER: Readonly<Record<string, number>> = { HIGH: 0, MEDIUM: 1, LOW: 2 };

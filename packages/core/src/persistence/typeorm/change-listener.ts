@@ -15,14 +15,14 @@ export interface ListenOptions {
 
 /**
  * Listens, on a connection of its own, for the changes the store's triggers notify (see the
- * NotifyChanges migration) in one schema, and calls `listener` for each. When the connection
+ * NotifyChanges migration) in one schema (the store's placement's), and calls `listener` for each. When the connection
  * is lost (it failed, or went silent: see `heartbeatMs`) it connects again and then reports
  * `{ table: '*' }`: whatever changed meanwhile was not heard, read again. The first
  * connection's failure is thrown.
  */
 export async function listenForChanges(
   url: string,
-  schema: string | undefined,
+  schema: string,
   listener: (change: StoreChange) => void,
   { heartbeatMs = 30_000 }: ListenOptions = {},
 ): Promise<{ stop(): Promise<void> }> {
@@ -32,7 +32,6 @@ export async function listenForChanges(
   let stopped = false;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
-  let watched = schema;
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({
@@ -50,7 +49,7 @@ export async function listenForChanges(
         threadId: string;
         status: string;
       };
-      if (change.schema !== watched) return;
+      if (change.schema !== schema) return;
       listener({ table: change.table, id: change.id, threadId: change.threadId, status: change.status });
     });
     const lost = () => {
@@ -65,8 +64,6 @@ export async function listenForChanges(
     next.on('end', lost);
     try {
       await next.connect();
-      if (watched === undefined)
-        watched = ((await next.query('SELECT current_schema() AS name')).rows[0] as { name: string }).name;
       await next.query(`LISTEN ${CHANGES_CHANNEL}`);
     } catch (error) {
       await next.end().catch(() => undefined);

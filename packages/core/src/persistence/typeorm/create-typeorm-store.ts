@@ -1,10 +1,10 @@
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { MIGRATIONS_TABLE } from '../sql/migrations/migration-runner.js';
+import { MIGRATIONS_TABLE, type MigrationRunner } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { STORE_ENTITIES } from './store-entities.js';
 import { PostgresCheckpointStore } from './postgres-checkpoint-store.js';
-import { jobsSchemaOf } from '../../workers/thread-jobs.js';
+import { checkSchemaName, resolvePlacement, type PostgresPlacement } from './postgres-placement.js';
 
 /**
  * Where the PostgreSQL store keeps its data. (SQLite has a store of its own without an
@@ -14,7 +14,11 @@ export interface TypeormStoreOptions {
   type: 'postgres';
   /** A connection URL, `postgres://user:password@host:port/database`. */
   url: string;
-  /** A schema to keep the tables in, created if missing; the search_path's (usually `public`) by default. */
+  /**
+   * A schema to keep the tables in, created if missing. Default: the database's current
+   * schema (`current_schema()`, the first of its search_path that exists, usually `public`),
+   * read once when the store opens. The job queue is beside it, in `<schema>_jobs`.
+   */
   schema?: string;
   /** Bounds on every wait for the server (see {@link PostgresTimeouts}). */
   timeouts?: PostgresTimeouts;
@@ -50,8 +54,6 @@ export const DEFAULT_POSTGRES_TIMEOUTS: Required<PostgresTimeouts> = {
   idleInTransactionMs: 10_000,
 };
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-
 /**
  * Opens the PostgreSQL store and brings its tables up to date with the store's migrations
  * (never `synchronize`), then the job queue's. Any number of processes may open the same
@@ -75,12 +77,7 @@ export async function createTypeormStore(options: TypeormStoreOptions): Promise<
       `createTypeormStore opens PostgreSQL only, not ${JSON.stringify(options.type)}: open a SQLite file with openStore({ type: 'sqlite', path })`,
     );
   }
-  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
-    throw new InterlockError(
-      'INVALID_OPTIONS',
-      `store schema ${JSON.stringify(options.schema)} is not a plain identifier: use letters, digits and _ (at most 63)`,
-    );
-  }
+  if (options.schema !== undefined) checkSchemaName(options.schema);
   const poolSize = options.poolSize ?? DEFAULT_POSTGRES_POOL_SIZE;
   // The migrations hold one connection for their lock and run on another: at least two.
   if (!Number.isSafeInteger(poolSize) || poolSize < 2 || poolSize > 1_000) {
@@ -135,11 +132,13 @@ async function openPostgres(
   poolSize: number,
 ): Promise<PostgresCheckpointStore> {
   const { default: pg } = await import('pg');
+  // Resolved once, here: every statement, migration and job after this reads it from the store.
+  const placement = await resolvePlacement(schema, () => currentSchema(pg, url, timeouts));
   const dataSource = new DataSource({
     type: 'postgres',
     driver: pg,
     url,
-    ...(schema === undefined ? {} : { schema }),
+    schema: placement.schema,
     applicationName: 'interlock',
     connectTimeoutMS: timeouts.connectMs,
     poolSize,
@@ -156,14 +155,38 @@ async function openPostgres(
     logging: false,
   });
   await dataSource.initialize();
-  const jobsSchema = jobsSchemaOf(schema);
   try {
-    await migratePostgres(dataSource, schema, () => migrateJobQueue(url, jobsSchema));
+    await migratePostgres(dataSource, placement, schema !== undefined, () =>
+      migrateJobQueue(url, placement.jobsSchema),
+    );
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
-  return new PostgresCheckpointStore(dataSource, { url, ...(schema === undefined ? {} : { schema }) });
+  return new PostgresCheckpointStore(dataSource, { url }, placement);
+}
+
+/** The database's current schema for this URL's connections (null when its search_path names none that exists). */
+async function currentSchema(
+  pg: typeof import('pg').default,
+  url: string,
+  timeouts: Required<PostgresTimeouts>,
+): Promise<string | null> {
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: 'interlock',
+    connectionTimeoutMillis: timeouts.connectMs,
+    query_timeout: timeouts.statementMs + 1_000,
+  });
+  // A connection that breaks after the answer must not end the process.
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ schema: string | null }>('SELECT current_schema() AS schema');
+    return rows[0]?.schema ?? null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /**
@@ -192,22 +215,40 @@ export function quietLogger(worker: typeof import('graphile-worker')): InstanceT
  */
 async function migratePostgres(
   dataSource: DataSource,
-  schema: string | undefined,
+  placement: PostgresPlacement,
+  named: boolean,
   migrateQueue: () => Promise<void>,
 ): Promise<void> {
   const lock = dataSource.createQueryRunner();
-  const key = `interlock-migrations:${schema ?? ''}`;
+  const key = `interlock-migrations:${placement.schema}`;
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
     try {
-      if (schema !== undefined) await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await dataSource.runMigrations({ transaction: 'all' });
+      // A schema read from the database exists; one the options name may not yet.
+      if (named) await lock.query(`CREATE SCHEMA IF NOT EXISTS "${placement.schema}"`);
+      await runStoreMigrations(dataSource, placement);
       await migrateQueue();
     } finally {
       await lock.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
     }
   } finally {
     await lock.release();
+  }
+}
+
+/**
+ * The store's pending migrations, in one transaction, on a runner that carries the
+ * placement (`MigrationRunner.data`): the migrations read the job queue's schema there.
+ */
+async function runStoreMigrations(dataSource: DataSource, placement: PostgresPlacement): Promise<void> {
+  const runner = dataSource.createQueryRunner();
+  (runner.data as NonNullable<MigrationRunner['data']>) = { placement };
+  try {
+    const executor = new MigrationExecutor(dataSource, runner);
+    executor.transaction = 'all';
+    await executor.executePendingMigrations();
+  } finally {
+    await runner.release();
   }
 }

@@ -29,6 +29,7 @@ import { listenForChanges } from './change-listener.js';
 import { runStatement, type StatementKind } from './postgres-connection.js';
 import { readStatements, type ReadStatements } from './postgres-reads.js';
 import { decodeAnswer, encodeUnit } from './postgres-unit.js';
+import { qualified, type PostgresPlacement } from './postgres-placement.js';
 
 type ThreadMessagesRow = ThreadRow & { messages: [number, string][] };
 
@@ -48,14 +49,16 @@ export class PostgresCheckpointStore implements ICheckpointStore {
 
   /**
    * @param dataSource an initialized DataSource on PostgreSQL whose migrations ran; the store destroys it on close.
-   * @param connection the URL and schema, for the connection that listens for changes.
+   * @param connection the URL, for the connection that listens for changes.
+   * @param placement where its tables and its job queue are, resolved as it opened: every
+   * statement names its tables there, and the workers and readiness checks read it here.
    */
   constructor(
     private readonly dataSource: DataSource,
-    private readonly connection: { url: string; schema?: string },
+    private readonly connection: { url: string },
+    readonly placement: PostgresPlacement,
   ) {
-    const { schema } = connection;
-    this.sql = readStatements((name) => (schema === undefined ? `"${name}"` : `"${schema}"."${name}"`));
+    this.sql = readStatements((name) => qualified(placement, name));
     // TypeORM's PostgreSQL driver keeps its pg pool as `master`.
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
   }
@@ -170,7 +173,7 @@ export class PostgresCheckpointStore implements ICheckpointStore {
 
   /** The changes every process makes, heard by LISTEN on a connection of its own. */
   watchChanges(listener: (change: StoreChange) => void): Promise<{ stop(): Promise<void> }> {
-    return listenForChanges(this.connection.url, this.connection.schema, listener);
+    return listenForChanges(this.connection.url, this.placement.schema, listener);
   }
 
   /** Waits for the statements under way, then closes the pool. Closing twice is harmless. */

@@ -114,7 +114,7 @@ function describePostgresStore(url: string): void {
 
     it('adds the jobs of a unit to the job queue, a job replacing a waiting one with its key', async () => {
       const store = await open();
-      const schema = `${(store as unknown as { connection: { schema: string } }).connection.schema}_jobs`;
+      const schema = store.placement.jobsSchema;
       const thread = { threadId: 'thread-1', workflowId: 'workflow-a', workflowVersion: '1' };
       await committed(store, {
         jobs: [continueJob(thread, Date.parse('2030-01-01T00:00:00Z')), recoverJob(thread, 0)],

@@ -62,6 +62,8 @@ export function combineEffects(effects: readonly StatementEffect[]): StatementEf
 export interface PathState {
   readonly cwds: string[];
   readonly homeDirectory?: string | undefined;
+  /** The workspace the command may write in (issue 37); default: the first of `cwds`. */
+  readonly workspaceRoot?: string | undefined;
 }
 
 /** Everything the analysis of one command line carries around. */

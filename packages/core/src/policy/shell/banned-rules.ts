@@ -1,4 +1,4 @@
-import { hasFlag, operandsOf, optionValues } from './argument-predicates.js';
+import { hasFlag, operandsOf, optionsOf, optionValues } from './argument-predicates.js';
 import { isBlockDevice, type PathKind } from './critical-paths.js';
 import { findStartPaths } from './find-actions.js';
 import type { RuleInvocation, ShellRule } from './shell-rule.js';
@@ -11,6 +11,24 @@ function operandKinds(invocation: RuleInvocation): PathKind[] {
 
 function recursiveOn(invocation: RuleInvocation, kinds: readonly PathKind[]): boolean {
   return hasFlag(invocation.args, ...RECURSIVE) && operandKinds(invocation).some((kind) => kinds.includes(kind));
+}
+
+/** What `mv` moves away: every operand but the destination (all of them with `-t DIR`). */
+function movedKinds(invocation: RuleInvocation): PathKind[] {
+  const targets = optionValues(invocation.args, '-t', '--target-directory');
+  const suffixes = optionValues(invocation.args, '-S', '--suffix');
+  const operands = operandsOf(invocation.args).filter(
+    (operand) => !targets.includes(operand) && !suffixes.includes(operand),
+  );
+  const sources = targets.length > 0 ? operands : operands.slice(0, -1);
+  return sources.map((source) => invocation.pathKind(source));
+}
+
+/** `rsync --delete…` empties its destination of what the source lacks: a home or `/` as destination loses everything. */
+function rsyncDeletes(invocation: RuleInvocation, kinds: readonly PathKind[]): boolean {
+  const deletes = optionsOf(invocation.args).some((option) => option.startsWith('--delete') || option === '--del');
+  const destination = operandsOf(invocation.args).at(-1);
+  return deletes && destination !== undefined && kinds.includes(invocation.pathKind(destination));
 }
 
 /** True unless one of the read-only (listing) flags is given. */
@@ -37,6 +55,31 @@ export const DEFAULT_BANNED_RULES: readonly ShellRule[] = [
     programs: ['rm'],
     reason: 'recursive delete of a home directory',
     matches: (invocation) => recursiveOn(invocation, ['home']),
+  },
+  {
+    id: 'rm-root',
+    programs: ['rsync'],
+    reason: 'rsync --delete into /, a system directory or a device removes what is there',
+    matches: (invocation) => rsyncDeletes(invocation, ['root', 'system', 'device']),
+  },
+  {
+    id: 'rm-home',
+    programs: ['rsync'],
+    reason: 'rsync --delete into a home directory removes what is there',
+    matches: (invocation) => rsyncDeletes(invocation, ['home']),
+  },
+  {
+    id: 'mv-root',
+    programs: ['mv'],
+    reason: 'moving /, everything in /, a system directory or a device away',
+    matches: (invocation) =>
+      movedKinds(invocation).some((kind) => kind === 'root' || kind === 'system' || kind === 'device'),
+  },
+  {
+    id: 'mv-home',
+    programs: ['mv'],
+    reason: 'moving a home directory away',
+    matches: (invocation) => movedKinds(invocation).includes('home'),
   },
   {
     id: 'find-delete-root',

@@ -17,7 +17,7 @@ import { analyzeOptionPrograms } from './option-programs.js';
 import { screenCharacters } from './input-screening.js';
 import { FETCHERS, interpreterReadsStdin, isInterpreter, parseShellArguments, SHELLS } from './interpreters.js';
 import { applyRules, programNameOf, safeListProblem, type ProgramName } from './program-checks.js';
-import { checkProtectedWrites } from './protected-writes.js';
+import { checkWrites } from './protected-writes.js';
 import { literalWord, type ShellWord } from './shell-word.js';
 import { staticOutput } from './static-output.js';
 import { exceedsDepth } from './value-visitor.js';
@@ -302,7 +302,7 @@ export function analyzeInvocation(
   if (!context.speculative) context.findings.addProgram(program.name);
   for (const arg of args) screenCharacters(arg.text, context.findings, `an argument of ${program.name}`);
   applyRules(program.name, args, context);
-  checkProtectedWrites(program.name, args, context);
+  checkWrites(program.name, args, context);
   trackDirectory(program.name, args, context);
   return dispatch(program, args, stdin, deeper(context));
 }

@@ -3,49 +3,8 @@ import { reachedThroughLinks } from './reached-paths.js';
 import type { AnalysisContext } from './analysis-context.js';
 import { excerpt } from './excerpt.js';
 import type { ShellWord } from './shell-word.js';
-
-/** Programs whose operands are files they create, change or remove. */
-const WRITERS = new Set([
-  'cp',
-  'mv',
-  'tee',
-  'install',
-  'ln',
-  'rsync',
-  'touch',
-  'truncate',
-  'rm',
-  'rmdir',
-  'chmod',
-  'chown',
-  'chgrp',
-  'unlink',
-  'shred',
-  'patch',
-  'mkdir',
-]);
-/** Programs that write the file named by one of these options. */
-const OUTPUT_OPTIONS: Record<string, readonly string[]> = {
-  curl: ['-o', '--output'],
-  wget: ['-O', '--output-document'],
-  sort: ['-o', '--output'],
-};
-
-/** The words of a run that name files it writes. */
-function writtenBy(name: string, args: readonly ShellWord[]): string[] {
-  const texts = args.filter((arg) => arg.exact).map((arg) => arg.text);
-  if (WRITERS.has(name)) return texts.filter((text) => !text.startsWith('-'));
-  if (name === 'sed' && texts.some((text) => /^-[a-zA-Z]*i/.test(text) || text.startsWith('--in-place')))
-    return texts.filter((text) => !text.startsWith('-'));
-  if (name === 'dd') return texts.filter((text) => text.startsWith('of=')).map((text) => text.slice('of='.length));
-  const options = OUTPUT_OPTIONS[name];
-  if (!options) return [];
-  return texts.flatMap((text, index) => {
-    const inline = options.find((option) => option.startsWith('--') && text.startsWith(`${option}=`));
-    if (inline) return [text.slice(inline.length + 1)];
-    return options.includes(text) && texts[index + 1] !== undefined ? [texts[index + 1] as string] : [];
-  });
-}
+import { isHarmlessTarget, outsideWorkspace } from './workspace-paths.js';
+import { writtenWords } from './written-paths.js';
 
 /**
  * Adds a finding for a write to a protected path: Interlock's store is banned, the rest
@@ -70,7 +29,47 @@ export function reportProtectedWrite(path: string, how: string, context: Analysi
   else context.findings.add('high-risk', 'shell:high-risk:protected-path', `${how} ${excerpt(path)}: ${found.reason}`);
 }
 
-/** Checks the files a run of `name` would write against the protected paths. */
-export function checkProtectedWrites(name: string, args: readonly ShellWord[], context: AnalysisContext): void {
-  for (const path of writtenBy(name, args)) reportProtectedWrite(path, `${name} writes`, context);
+/**
+ * Judges one path a command writes like a file tool's path (issue 37): a protected place
+ * (above), or outside the workspace — high-risk, so it asks in every mode, yolo included. A
+ * path only known when it runs cannot be judged: it asks in every mode too, unless what is
+ * known of it already leads out of the workspace (`$HOME/x`).
+ */
+export function reportWrite(word: Pick<ShellWord, 'text' | 'exact'>, how: string, context: AnalysisContext): void {
+  const path = word.text;
+  if (word.exact && isHarmlessTarget(path)) return;
+  reportProtectedWrite(path, how, context);
+  const known = word.exact ? path : knownPrefix(path);
+  const outside = known === undefined ? undefined : outsideWorkspace(known, context.paths);
+  if (outside !== undefined) {
+    const where = context.paths.workspaceRoot ?? context.paths.cwds[0];
+    const reaches = outside === path ? '' : ` (it reaches ${excerpt(outside)})`;
+    context.findings.add(
+      'high-risk',
+      'shell:high-risk:outside-workspace',
+      `${how} ${excerpt(path)}${reaches}, outside the workspace${where === undefined ? '' : ` ${excerpt(where)}`}`,
+    );
+  } else if (!word.exact) {
+    context.findings.add('ask', 'shell:expansion', `${how} ${excerpt(path)}, a path only known when it runs`);
+  }
+}
+
+/**
+ * What is known of a path with an expansion in it: all of it when the only expansion is the
+ * home directory (`$HOME/x`), else the directory before the first expansion when it starts
+ * at `/` or home (`/etc/$X` → `/etc`), else nothing (`out/$X` may climb anywhere).
+ */
+function knownPrefix(path: string): string | undefined {
+  const home = /^(~|\$HOME|\$\{HOME\})(?=\/|$)/.exec(path)?.[0] ?? '';
+  const rest = path.slice(home.length);
+  const dynamic = rest.search(/[$`]/);
+  if (dynamic < 0) return path;
+  const head = home + rest.slice(0, dynamic).replace(/\/[^/]*$/, '');
+  if (home !== '') return head;
+  return head.startsWith('/') ? head || '/' : rest.startsWith('/') ? '/' : undefined;
+}
+
+/** Checks every file a run of `name` would write: protected places, and the workspace. */
+export function checkWrites(name: string, args: readonly ShellWord[], context: AnalysisContext): void {
+  for (const word of writtenWords(name, args)) reportWrite(word, `${name} writes`, context);
 }

@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import type { AnalysisContext, StandardInput } from './analysis-context.js';
 import { isBlockDevice } from './critical-paths.js';
 import { excerpt } from './excerpt.js';
-import { reportProtectedWrite } from './protected-writes.js';
+import { reportWrite } from './protected-writes.js';
 import { evaluateWord } from './shell-word.js';
 import { visitValue } from './value-visitor.js';
 
@@ -30,6 +30,17 @@ function isNetworkPath(path: string): boolean {
   return path.startsWith('/dev/tcp/') || path.startsWith('/dev/udp/');
 }
 
+/**
+ * True for a redirection that writes a file (`>`, `>>`, `&>`, `2>`, …): checked after the
+ * statement it belongs to is visited, so a `cd` before it (`cd /tmp && echo x > log`, which
+ * the grammar may hang on the whole list) counts.
+ */
+export function isOutputRedirect(node: Node): boolean {
+  if (node.type !== 'file_redirect') return false;
+  const operator = node.children.find((child) => !child.isNamed)?.type ?? '';
+  return !INPUT_OPERATORS.has(operator);
+}
+
 /** Checks `<`, `>`, `>>`, `&>`, `2>`, …; returns the command's input when the redirection reads from the network. */
 function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput | undefined {
   const operator = node.children.find((child) => !child.isNamed)?.type ?? '';
@@ -40,8 +51,9 @@ function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput 
   const input = INPUT_OPERATORS.has(operator);
   if (isDescriptorCopy(operator, word?.exact ? word.text : undefined)) return undefined;
   if (!word?.exact) {
-    // `$HOME/.profile`: what is known of the name is enough to see a protected file.
-    if (word && !input) reportProtectedWrite(word.text, 'the redirection writes', context);
+    // `$HOME/.profile`: what is known of the name is enough to see a protected file, or one
+    // outside the workspace; a name not known at all asks in every mode (issue 37).
+    if (word && !input) reportWrite(word, 'the redirection writes', context);
     context.findings.add(
       'ask',
       'shell:redirect',
@@ -66,7 +78,7 @@ function checkFileRedirect(node: Node, context: AnalysisContext): StandardInput 
     );
     return undefined;
   }
-  if (!input) reportProtectedWrite(word.text, 'the redirection writes', context);
+  if (!input) reportWrite(word, 'the redirection writes', context);
   context.findings.add(
     'ask',
     'shell:redirect',

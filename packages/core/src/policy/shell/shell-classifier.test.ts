@@ -72,13 +72,14 @@ const ASK: AskCase[] = [
   { command: '$HOME/bin/tool', rule: 'shell:dynamic-program' },
   { command: 'l? -la', rule: 'shell:dynamic-program' },
   // Redirections to files.
-  { command: 'echo ok > /etc/passwd', rule: 'shell:redirect' },
+  // Outside the workspace (high-risk) since issue 37: see shell-writes.test.ts.
   { command: 'ls > out.txt', rule: 'shell:redirect' },
   { command: 'ls >> log.txt', rule: 'shell:redirect' },
   { command: 'ls &> log.txt', rule: 'shell:redirect' },
   { command: 'ls 2> errors.txt', rule: 'shell:redirect' },
   { command: 'wc -l < /etc/shadow', rule: 'shell:redirect' },
-  { command: 'ls > "$OUT"', rule: 'shell:redirect' },
+  // A file only known when it runs cannot be judged: it asks in every mode (issue 37).
+  { command: 'ls > "$OUT"', rule: 'shell:expansion' },
   // Interpreters, eval, source, heredocs into shells.
   { command: 'ls | sh', rule: 'shell:pipe-to-interpreter' },
   { command: 'echo hi | bash', rule: 'shell:pipe-to-interpreter' },

@@ -11,6 +11,12 @@ export interface ShellCommandContext {
   cwd?: string;
   /** The user's home directory, so that its absolute path counts as `~`. */
   homeDirectory?: string;
+  /**
+   * The directory the command may write in (issue 37): a write anywhere else is high-risk,
+   * as a file tool's write outside its workspace is refused. Default: `cwd`. Without either,
+   * every absolute or home path a command writes is outside.
+   */
+  workspaceRoot?: string;
 }
 
 /** Classifies shell command lines: safe, ask, high-risk or banned. */
@@ -45,7 +51,11 @@ export async function createShellClassifier(options: ShellPolicyOptions = {}): P
         policy,
         parser,
         findings,
-        paths: { cwds: context.cwd === undefined ? [] : [context.cwd], homeDirectory: context.homeDirectory },
+        paths: {
+          cwds: context.cwd === undefined ? [] : [context.cwd],
+          homeDirectory: context.homeDirectory,
+          workspaceRoot: context.workspaceRoot ?? context.cwd,
+        },
         depth: 0,
         speculative: false,
         visitor: statementVisitor,

@@ -14,7 +14,7 @@ import { checkAssignments } from './environment-assignments.js';
 import { excerpt } from './excerpt.js';
 import { isForkBomb } from './fork-bomb.js';
 import { screenCharacters } from './input-screening.js';
-import { checkRedirect, REDIRECT_TYPES } from './redirects.js';
+import { checkRedirect, isOutputRedirect, REDIRECT_TYPES } from './redirects.js';
 import { exceedsDepth, visitValue } from './value-visitor.js';
 
 /** Node types that run something (everything else in a sequence is a value). */
@@ -110,7 +110,12 @@ function visitRedirected(node: Node, stdin: StandardInput | undefined, context: 
   let input = stdin;
   const pipedStages: Node[] = [];
   const following: Node[] = [];
+  const outputs: Node[] = [];
   for (const redirect of node.childrenForFieldName('redirect')) {
+    if (isOutputRedirect(redirect)) {
+      outputs.push(redirect);
+      continue;
+    }
     input = checkRedirect(redirect, context) ?? input;
     if (redirect.type !== 'heredoc_redirect') continue;
     for (const child of redirect.namedChildren) {
@@ -122,6 +127,7 @@ function visitRedirected(node: Node, stdin: StandardInput | undefined, context: 
   }
   const body = node.childrenForFieldName('body')[0];
   const bodyEffect = body ? visitStatement(body, input, context) : NO_EFFECT;
+  for (const redirect of outputs) checkRedirect(redirect, context);
   const effect = continuePipeline(bodyEffect, pipedStages, context);
   return combineEffects([effect, ...following.map((statement) => visitStatement(statement, undefined, context))]);
 }

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '@interlock/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApproverDirectory } from '../approver-directory.js';
 import { setSessionCookie } from '../request-guard.js';
@@ -31,10 +32,9 @@ export function registerOidcRoutes(app: FastifyInstance, options: OidcRouteOptio
   const config = { public: true, rateLimit: { max: options.signInPerMinute, timeWindow: 60_000 } };
 
   app.get('/api/auth/login', { config }, async (request, reply) => {
-    const redirectUri = oidc.options.redirectUrl ?? `${request.protocol}://${request.host}${CALLBACK_PATH}`;
     let begun: Awaited<ReturnType<OidcSignIn['begin']>>;
     try {
-      begun = await oidc.begin(redirectUri);
+      begun = await oidc.begin(redirectUriOf(request, oidc.options.redirectUrl));
     } catch (error) {
       return refuse(request, reply, error);
     }
@@ -100,6 +100,30 @@ function transactionOf(request: FastifyRequest, keys: SessionKeys, now: number):
 }
 
 /** A refused sign-in: a page for the browser that says why, with its status and code. */
+/**
+ * Where the provider sends the browser back: `[auth.oidc] redirectUrl`. Without it, the
+ * address the request names — only when that is this machine's loopback (`localhost`,
+ * `127.0.0.1`, `[::1]`: a browser on the machine itself). Anywhere else the `Host` header is
+ * whatever the client or a proxy says, and a sign-in link is never built from it: the
+ * sign-in is refused, saying to set `redirectUrl` (interlock-web does not start on a
+ * non-loopback address without it).
+ */
+export function redirectUriOf(request: FastifyRequest, redirectUrl: string | undefined): string {
+  if (redirectUrl !== undefined) return redirectUrl;
+  let hostname: string;
+  try {
+    hostname = new URL(`http://${request.host}`).hostname;
+  } catch {
+    hostname = '';
+  }
+  if (!isLoopbackHost(hostname))
+    throw new SignInProblem(
+      'unavailable',
+      `sign-in through the identity provider needs [auth.oidc] redirectUrl (the public https://…${CALLBACK_PATH} of this server) when it is reached at an address other than this machine's loopback`,
+    );
+  return `${request.protocol}://${request.host}${CALLBACK_PATH}`;
+}
+
 function refuse(request: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   if (!(error instanceof SignInProblem)) throw error;
   const [status, code] =

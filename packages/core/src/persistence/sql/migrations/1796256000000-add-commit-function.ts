@@ -1,5 +1,5 @@
 import type { MigrationInterface } from 'typeorm';
-import type { MigrationRunner } from './migration-runner.js';
+import { placementOfRunner, type MigrationRunner } from './migration-runner.js';
 
 /*
  * A copy of the shared helpers, as in every migration: a migration that shipped must not
@@ -12,10 +12,13 @@ function qualified(queryRunner: MigrationRunner, name: string): string {
   return schema === undefined ? `"${name}"` : `"${schema}"."${name}"`;
 }
 
-/** The job queue's schema beside the store's (see jobsSchemaOf in workers/thread-jobs.ts). */
+/**
+ * The job queue's schema: the store's placement's. (Until issue 34 this migration derived it
+ * from the connection on its own, and on a URL without a schema named one that the store
+ * never installed; RepairJobQueueSchema1796515200000 puts databases it migrated right.)
+ */
 function jobsSchema(queryRunner: MigrationRunner): string {
-  const schema = queryRunner.connection.driver.schema;
-  return schema === undefined ? 'graphile_worker' : `${schema}_jobs`;
+  return placementOfRunner(queryRunner).jobsSchema;
 }
 
 /** The functions, helpers first; `interlock_commit` is the one the store calls. */

@@ -12,6 +12,7 @@ import { AddInteractionOrder1796169600000 } from './1796169600000-add-interactio
 import { AddCommitFunction1796256000000 } from './1796256000000-add-commit-function.js';
 import { CompactRememberedApprovals1796342400000 } from './1796342400000-compact-remembered-approvals.js';
 import { AddInteractionQuorum1796428800000 } from './1796428800000-add-interaction-quorum.js';
+import { RepairJobQueueSchema1796515200000 } from './1796515200000-repair-job-queue-schema.js';
 import { FenceClaimEnd1796601600000 } from './1796601600000-fence-claim-end.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
@@ -30,5 +31,6 @@ export const STORE_MIGRATIONS = [
   AddCommitFunction1796256000000,
   CompactRememberedApprovals1796342400000,
   AddInteractionQuorum1796428800000,
+  RepairJobQueueSchema1796515200000,
   FenceClaimEnd1796601600000,
 ];

@@ -5,7 +5,7 @@ import { gunzipSync } from 'node:zlib';
  * A collector for the tests (F59): a small HTTP server on 127.0.0.1 that takes OTLP/HTTP
  * JSON exports (`POST /v1/traces`, `POST /v1/metrics`, gzipped or not) and keeps what they
  * carry, flattened: each span and each metric with the `service.name` of the process that
- * sent it.
+ * sent it; and each body as it arrived, to look for what must never leave.
  */
 
 type OtlpValue = { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
@@ -23,6 +23,10 @@ export interface ReceivedSpan {
   startMs: number;
   endMs: number;
   attributes: Record<string, string | number | boolean>;
+  /** The span's status: its code (0 unset, 1 ok, 2 error) and message, as exported. */
+  status: { code: number; message: string };
+  /** The names of its events. */
+  events: string[];
 }
 
 export interface ReceivedMetric {
@@ -37,6 +41,8 @@ export interface OtlpReceiver {
   endpoint: string;
   spans: ReceivedSpan[];
   metrics: ReceivedMetric[];
+  /** Every export's body as it arrived (unzipped): what left the processes, word for word. */
+  bodies: string[];
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ const millis = (nanos: string | number) => Number(BigInt(nanos) / 1_000_000n);
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const metrics: ReceivedMetric[] = [];
+  const bodies: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -67,6 +74,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         response.writeHead(415).end();
         return;
       }
+      bodies.push(body.toString('utf8'));
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- OTLP JSON, read field by field below
       const payload: any = JSON.parse(body.toString('utf8'));
       if (request.url === '/v1/traces') {
@@ -82,6 +90,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 startMs: millis(span.startTimeUnixNano),
                 endMs: millis(span.endTimeUnixNano),
                 attributes: attributesOf(span.attributes),
+                status: { code: Number(span.status?.code ?? 0), message: String(span.status?.message ?? '') },
+                // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OTLP span event
+                events: (span.events ?? []).map((event: any) => String(event.name)),
               });
       } else if (request.url === '/v1/metrics') {
         for (const resourceMetrics of payload.resourceMetrics ?? [])
@@ -112,6 +123,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     endpoint: `http://127.0.0.1:${address.port}`,
     spans,
     metrics,
+    bodies,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
 }
