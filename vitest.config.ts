@@ -22,6 +22,8 @@ const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/w
 const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
+  'packages/core/src/engine/claim-kill-loop.int.test.ts',
+  'packages/core/src/engine/frozen-claim.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
   'packages/core/src/crash/crash-recovery-more-kills.int.test.ts',
 ];

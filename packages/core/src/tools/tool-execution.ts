@@ -1,7 +1,7 @@
 import type { Clock } from '../engine/clock.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { toInterlockError } from '../errors/interlock-error.js';
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
@@ -98,11 +98,20 @@ export class ToolExecution {
     }
   }
 
-  /** Runs a call whose start is committed; returns it finished (or waiting for its result's approval) with its outcome's write. */
+  /**
+   * Runs a call whose start is committed; returns it finished (or waiting for its result's
+   * approval) with its outcome's write. A tool that returns after its signal was aborted
+   * (the run was stopped: its claim lost, the process closing, the thread cancelled) has
+   * not finished: a tool that finds its signal aborted throws, so a return then may be one
+   * that skipped its effect and says otherwise. This throws instead of taking the return
+   * for an outcome; the call stays `started`, and whoever takes the thread next asks a
+   * person what became of it (F40, F53).
+   */
   async execute(call: ReadyCall, tool: Tool, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
     const { threadId } = context.thread;
+    let result: unknown;
     try {
-      const result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
+      result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
         threadId,
         nodeId,
         toolCallId: call.id,
@@ -118,15 +127,6 @@ export class ToolExecution {
               },
             }),
       });
-      if (isArmed('tool:effect-done')) {
-        await context.run.commit();
-        failpoint('tool:effect-done');
-      }
-      const outcome = { status: 'SUCCESS' as const, output: result, content: toolMessage('SUCCESS', result) };
-      return {
-        call: tool.requireResultApproval ? awaitResult(call, result) : finish(call, 'SUCCESS', result),
-        effects: this.finished(threadId, call.id, outcome),
-      };
     } catch (error) {
       const failure = toInterlockError(error);
       // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.
@@ -137,6 +137,21 @@ export class ToolExecution {
         effects: this.finished(threadId, call.id, { status, content: toolMessage(status, detail) }),
       };
     }
+    if (context.signal.aborted)
+      throw new InterlockError(
+        'TOOL_CALL_FAILED',
+        `tool "${tool.name}" returned after its signal was aborted: call ${call.id} is not taken as run, and is asked about when the thread goes on`,
+        { details: { threadId, toolCallId: call.id } },
+      );
+    if (isArmed('tool:effect-done')) {
+      await context.run.commit();
+      failpoint('tool:effect-done');
+    }
+    const outcome = { status: 'SUCCESS' as const, output: result, content: toolMessage('SUCCESS', result) };
+    return {
+      call: tool.requireResultApproval ? awaitResult(call, result) : finish(call, 'SUCCESS', result),
+      effects: this.finished(threadId, call.id, outcome),
+    };
   }
 
   /** Carries out what a person said about a call whose outcome was unknown. */
