@@ -6,7 +6,8 @@
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
  * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
  * PostgreSQL database of a test's own (for the store's defaults), and an OTLP/HTTP collector
- * that keeps the spans, metrics and raw bodies processes export.
+ * that keeps the spans, metrics and raw bodies processes export, and a service that refuses
+ * calls without a valid approval receipt.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -23,3 +24,11 @@ export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
 export { tcpGate, type TcpGate } from './tcp-gate.js';
 export { ownDatabase, type OwnDatabase } from './own-database.js';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './otlp-receiver.js';
+export {
+  EXPECTED_REFUSALS,
+  forgedReceipt,
+  refusalsOf,
+  startReceiptService,
+  type ReceiptService,
+  type ServiceCall,
+} from './receipt-service.js';

@@ -5,6 +5,7 @@ import { toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
+import { receiptInScope, runWithReceipts } from '../receipts/receipt-scope.js';
 import type { Resolution } from './approval-requests.js';
 import type { Decided } from './call-decider.js';
 import type { Tool } from './define-tool.js';
@@ -99,25 +100,37 @@ export class ToolExecution {
   }
 
   /** Runs a call whose start is committed; returns it finished (or waiting for its result's approval) with its outcome's write. */
-  async execute(call: ReadyCall, tool: Tool, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
+  async execute(
+    call: ReadyCall,
+    tool: Tool,
+    context: NodeExecutionContext,
+    nodeId: string,
+    receipt?: string,
+  ): Promise<Decided> {
     const { threadId } = context.thread;
     try {
-      const result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
-        threadId,
-        nodeId,
-        toolCallId: call.id,
-        signal: context.signal,
-        fence: context.fence,
-        workspaceRoot: this.workspaceRoot,
-        ...(call.userInstruction === undefined && call.responder === undefined
-          ? {}
-          : {
-              approval: {
-                ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
-                ...(call.responder === undefined ? {} : { responder: call.responder }),
-              },
-            }),
-      });
+      const args = tool.parameters.parse(argumentsOf(call));
+      // The receipt travels with the call (F63): in its context, and for code it calls, `currentReceipt()`.
+      const scoped = receipt === undefined ? [] : [receiptInScope(receipt, tool.name, argumentsOf(call))];
+      const result = await runWithReceipts(scoped, () =>
+        tool.execute(args, {
+          threadId,
+          nodeId,
+          toolCallId: call.id,
+          signal: context.signal,
+          fence: context.fence,
+          workspaceRoot: this.workspaceRoot,
+          ...(receipt === undefined ? {} : { receipt }),
+          ...(call.userInstruction === undefined && call.responder === undefined
+            ? {}
+            : {
+                approval: {
+                  ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
+                  ...(call.responder === undefined ? {} : { responder: call.responder }),
+                },
+              }),
+        }),
+      );
       if (isArmed('tool:effect-done')) {
         await context.run.commit();
         failpoint('tool:effect-done');
