@@ -24,7 +24,9 @@ describe('the approval gate’s receipts (F56, F63)', () => {
     const jwks = await gate.interlock.receipts.jwks();
     const claims = await verifyReceipt(receipt, { jwks, tool: 'read_file', arguments: read.arguments });
     expect(claims).toMatchObject({ decidedBy: 'category:read', approvers: [], thread: decision!.threadId });
-    expect(await gate.receipt(decision!, { toolName: 'read_file', arguments: { path: '/etc/shadow' } })).toBeUndefined();
+    expect(
+      await gate.receipt(decision!, { toolName: 'read_file', arguments: { path: '/etc/shadow' } }),
+    ).toBeUndefined();
     expect(await gate.receipt(decision!, { toolName: 'write_file', arguments: read.arguments })).toBeUndefined();
     const entries = await gate.interlock.audit({ threadId: decision!.threadId });
     expect(await gate.interlock.receipts.verify(entries)).toEqual({ receipts: 1, valid: true, problems: [] });
@@ -34,7 +36,11 @@ describe('the approval gate’s receipts (F56, F63)', () => {
     gate = await createApprovalGate({ name: 'receipts', tools });
     const write = { toolCallId: 'c1', toolName: 'write_file', arguments: { path: 'notes.md', content: 'draft' } };
     const deciding = gate.decide([write]);
-    const [question] = await until('the question', () => gate!.interlock.pending(), (asked) => asked.length > 0);
+    const [question] = await until(
+      'the question',
+      () => gate!.interlock.pending(),
+      (asked) => asked.length > 0,
+    );
     await gate.interlock.respond(
       question!.interactionId,
       { approved: true, editedParameters: { path: 'notes.md', content: 'final' } },

@@ -22,7 +22,9 @@ export async function gateReceipt(
     .filter((entry) => entry.outcome === 'allow' && entry.decidedBy !== 'attempt' && entry.rule !== 'quorum:partial')
     .at(-1);
   if (entry === undefined) return undefined;
-  const answered = (await interlock.interactions({ threadId })).filter((record) => record.response !== undefined).at(-1);
+  const answered = (await interlock.interactions({ threadId }))
+    .filter((record) => record.response !== undefined)
+    .at(-1);
   const approvers = [
     ...(answered?.quorum?.approvals.map((approval) => approval.responder) ?? []),
     ...(answered?.response?.responder === undefined ? [] : [answered.response.responder]),

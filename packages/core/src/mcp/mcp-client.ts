@@ -203,7 +203,12 @@ export class McpServerConnection {
     });
   }
 
-  private async call(tool: string, args: Record<string, unknown>, signal: AbortSignal, receipt?: string): Promise<unknown> {
+  private async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    receipt?: string,
+  ): Promise<unknown> {
     const client = await this.client();
     const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // The approval receipt travels in the request's _meta (F63): the server checks it before it acts.
