@@ -161,9 +161,10 @@ export class InterlockApprovals {
           const decision = await this.latest(options.sessionId, runOptions.toolCallId);
           const receipt = decision === undefined ? undefined : await this.gate.receipt(decision, call);
           const scoped = receipt === undefined ? [] : [receiptInScope(receipt, name, call.arguments)];
-          return runWithReceipts(scoped, () => (execute as (...args: unknown[]) => unknown)(input, runOptions));
+          const run = execute as (...args: unknown[]) => unknown;
+          return runWithReceipts(scoped, () => run(input, runOptions));
         },
-      } as Tool;
+      };
     }
     return wrapped as TOOLS;
   }

@@ -11,6 +11,7 @@ import {
   type JSONWebKeySet,
   type ReceiptClaims,
   type ReceiptErrorCode,
+  type ReceiptSigningKey,
 } from '@interlock/receipts';
 
 /** One call a {@link ReceiptService} took or refused. */
@@ -106,12 +107,19 @@ export async function startReceiptService(jwks: () => JSONWebKeySet | Promise<JS
   }
 }
 
-/** The same claims as `token`'s, signed by a key of nobody's JWKS: what a forger without Interlock's key could make. */
-export async function forgedReceipt(token: string): Promise<string> {
+/**
+ * The same claims as `token`'s, signed again: by default by a key of nobody's JWKS (what a
+ * forger without Interlock's key could make); with `key`, by that one; with `issuedAt` (ms),
+ * issued then (a receipt that has expired, signed by the right key).
+ */
+export async function forgedReceipt(
+  token: string,
+  options: { key?: ReceiptSigningKey; issuedAt?: number } = {},
+): Promise<string> {
   const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as ReceiptClaims;
   const { iss, jti, iat, exp, ...statement } = payload;
-  const stranger = await signingKeyOf(await generateReceiptKey());
-  return signReceipt(statement, stranger, { issuer: iss, jti, now: iat * 1000, ttlSeconds: exp - iat });
+  const key = options.key ?? (await signingKeyOf(await generateReceiptKey()));
+  return signReceipt(statement, key, { issuer: iss, jti, now: options.issuedAt ?? iat * 1000, ttlSeconds: exp - iat });
 }
 
 /**
