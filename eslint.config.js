@@ -159,6 +159,10 @@ export default defineConfig(
     files: ['packages/receipts/**'],
     rules: restrict(
       {
+        regex: NODE_BUILTIN,
+        message: '@interlock/receipts runs wherever jose does (Web Crypto): no Node APIs.',
+      },
+      {
         regex: '^@interlock/',
         message:
           '@interlock/receipts depends on nothing of ours: a service installs it alone (layer rule, docs/architecture.md).',
