@@ -2,7 +2,7 @@
 // requireReceipt. `POST /refund` is the tool `refund` of an app (its body is the call's
 // arguments); `GET /orders/:id` is a page Interlock's `http_fetch` tool reads (its argument
 // is the URL, as the service is reached).
-import express from 'express';
+import express, { type Express } from 'express';
 import { memorySeenStore, type ReceiptKeys } from '@interlock/receipts';
 import { requireReceipt } from './require-receipt.js';
 
@@ -13,10 +13,17 @@ export interface RefundServiceOptions {
   now?: () => number;
 }
 
+/** A refund the service made, with who approved it. */
+export interface Refund {
+  orderId: string;
+  amount: number;
+  approvers: string[];
+}
+
 /** The service's Express app; `refunds` lists what it did, with who approved each. */
-export function refundService(options: RefundServiceOptions) {
+export function refundService(options: RefundServiceOptions): { app: Express; refunds: Refund[] } {
   const once = memorySeenStore();
-  const refunds: { orderId: string; amount: number; approvers: string[] }[] = [];
+  const refunds: Refund[] = [];
   const checked = { jwks: options.jwks, once, ...(options.now === undefined ? {} : { now: options.now }) };
   const app = express();
   app.use(express.json());

@@ -12,7 +12,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { currentReceipt, interlockGraph, type InterlockGraph } from './index.js';
+import { currentReceipt, interlockGraph, interruptOnEvery, type InterlockGraph } from './index.js';
 
 /*
  * Approval receipts through a LangChain 1 agent's graph (F63): the refund a person approved
@@ -60,7 +60,8 @@ describe('a LangGraph agent’s tools get approval receipts (F56, F63)', { timeo
       model,
       tools: [refund],
       checkpointer,
-      middleware: [humanInTheLoopMiddleware({ interruptOn: { refund: { allowedDecisions: ['approve', 'reject'] } } })],
+      // The middleware's types do not hold under exactOptionalPropertyTypes (as in examples/adapters/langgraph.ts).
+      middleware: [humanInTheLoopMiddleware({ interruptOn: interruptOnEvery([refund]) } as never) as never],
     });
     const finished: unknown[] = [];
     guarded = await interlockGraph({
