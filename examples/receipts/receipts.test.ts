@@ -81,8 +81,13 @@ describe('an Express service behind requireReceipt, read by http_fetch (F63)', (
       },
     });
     closers.push(() => interlock.close());
-    let now = Date.now();
-    const { app } = refundService({ jwks: await interlock.receipts.jwks(), publicUrl: () => base, now: () => now });
+    // The service's clock: the wall clock, until the test moves it.
+    let moved: number | undefined;
+    const { app } = refundService({
+      jwks: await interlock.receipts.jwks(),
+      publicUrl: () => base,
+      now: () => moved ?? Date.now(),
+    });
     http.on('request', app);
 
     const results: unknown[] = [];
@@ -105,10 +110,9 @@ describe('an Express service behind requireReceipt, read by http_fetch (F63)', (
     expect(
       await code('/refund', receipt, { method: 'POST', body: JSON.stringify({ orderId: 'A-42', amount: 1 }) }),
     ).toBe('RECEIPT_WRONG_TOOL');
-    const later = now;
-    now = (claimsOf(receipt).exp + 1) * 1000;
+    moved = (claimsOf(receipt).exp + 1) * 1000;
     expect(await code('/orders/A-42', receipt)).toBe('RECEIPT_EXPIRED');
-    now = later;
+    moved = undefined;
     expect(await code('/orders/A-42', receipt)).toBe('RECEIPT_REPLAYED');
     expect(await code('/orders/A-42', await forgedReceipt(receipt))).toBe('RECEIPT_KEY_UNKNOWN');
     // The audit holds the receipt and verifies it against the entry it names.

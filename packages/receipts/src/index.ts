@@ -25,6 +25,7 @@ export { ReceiptError, type ReceiptErrorCode } from './receipt-error.js';
 export { memorySeenStore, type ReceiptSeenStore } from './seen-store.js';
 export { DEFAULT_RECEIPT_TTL_SECONDS, signReceipt, type ReceiptStatement, type SignOptions } from './sign.js';
 export {
+  ISSUED_AHEAD_SECONDS,
   localJwks,
   readReceipt,
   remoteJwks,

@@ -78,6 +78,8 @@ describe('verifyReceipt (F63)', () => {
     );
     expect(await refusal(verifyReceipt(token, { ...base, now: NOW + 61_000 }))).toBe('RECEIPT_EXPIRED');
     expect(await refusal(verifyReceipt(token, { ...base, now: NOW - 60_000 }))).toBe('RECEIPT_NOT_YET_VALID');
+    // A signer's clock a little ahead is skew, not a refusal.
+    await expect(verifyReceipt(token, { ...base, now: NOW - 10_000 })).resolves.toMatchObject({ tool: 'refund' });
     expect(await refusal(verifyReceipt(token, { ...base, issuer: 'https://other.example' }))).toBe(
       'RECEIPT_WRONG_ISSUER',
     );

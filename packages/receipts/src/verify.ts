@@ -30,11 +30,17 @@ export interface VerifyReceiptOptions {
   issuer?: string;
   /** The time of the check (a Date or ms since the epoch). Default now. */
   now?: Date | number;
-  /** Seconds of clock difference tolerated on `exp` and `iat`. Default 0. */
+  /**
+   * Seconds of clock difference tolerated on `exp` (default 0). A receipt issued up to
+   * {@link ISSUED_AHEAD_SECONDS} (or this, if more) in the future is taken as clock skew.
+   */
   clockToleranceSeconds?: number;
   /** Take each receipt once: its `jti` is recorded here, and a receipt seen before is refused (RECEIPT_REPLAYED). */
   once?: ReceiptSeenStore;
 }
+
+/** How far in the future a receipt may say it was issued (the signer's clock a little ahead) and still be taken. */
+export const ISSUED_AHEAD_SECONDS = 30;
 
 const resolvers = new WeakMap<JSONWebKeySet, JWTVerifyGetKey>();
 
@@ -81,7 +87,7 @@ export async function verifyReceipt(token: unknown, options: VerifyReceiptOption
     options.now === undefined ? Date.now() : typeof options.now === 'number' ? options.now : options.now.getTime();
   const tolerance = options.clockToleranceSeconds ?? 0;
   const claims = receiptClaimsOf(await verifySignature(token.trim(), options, now, tolerance));
-  if (claims.iat > now / 1000 + tolerance)
+  if (claims.iat > now / 1000 + Math.max(tolerance, ISSUED_AHEAD_SECONDS))
     throw new ReceiptError(
       'RECEIPT_NOT_YET_VALID',
       'the receipt was issued in the future: check the clocks of Interlock and this service',
