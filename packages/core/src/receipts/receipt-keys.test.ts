@@ -49,6 +49,7 @@ describe('the receipt keys of a deployment (F63)', () => {
     const ring = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
     const old = await ring.signingKey();
     const before = await signReceipt(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
+    advance(60_000);
     const { kid, retired } = await ring.rotate();
     expect(retired).toEqual([old.kid]);
     // Another process moves to the new key within a refresh.

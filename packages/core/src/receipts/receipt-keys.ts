@@ -70,9 +70,8 @@ export class ReceiptKeyRing {
 
   /** The public keys services check receipts against: every key in use, and retired ones within their overlap. */
   async jwks(): Promise<JSONWebKeySet> {
-    await this.signingKey();
     const now = this.clock.now();
-    const keys = Object.values(await this.stored()).filter((key) => published(key, now));
+    const keys = Object.values(await this.present()).filter((key) => published(key, now));
     return jwksOf(keys.sort(byCreation).map((key) => key.publicJwk));
   }
 
@@ -81,9 +80,8 @@ export class ReceiptKeyRing {
    * receipts is checked against (a service checks against {@link jwks}).
    */
   async archive(): Promise<JSONWebKeySet> {
-    await this.signingKey();
     return jwksOf(
-      Object.values(await this.stored())
+      Object.values(await this.present())
         .sort(byCreation)
         .map((key) => key.publicJwk),
     );
@@ -91,10 +89,12 @@ export class ReceiptKeyRing {
 
   /** Every key the store holds, newest first, without their private halves. */
   async list(): Promise<ReceiptKeyInfo[]> {
-    await this.signingKey();
-    return Object.values(await this.stored())
-      .sort(byCreation)
-      .reverse()
+    // Those in use first, each group newest first.
+    return Object.values(await this.present())
+      .sort(
+        (left, right) =>
+          Number(left.retiredAt !== undefined) - Number(right.retiredAt !== undefined) || byCreation(right, left),
+      )
       .map(({ kid, source, createdAt, retiredAt, publishedUntil }) => ({
         kid,
         source,
@@ -190,6 +190,14 @@ export class ReceiptKeyRing {
       });
     }
     throw new InterlockError('STORE_CONFLICT', 'no receipt key could be kept in the store: try again');
+  }
+
+  /** The stored keys; when there are none yet, this process's key is made (or recorded) first. */
+  private async present(): Promise<Record<string, StoredReceiptKey>> {
+    const stored = await this.stored();
+    if (Object.keys(stored).length > 0) return stored;
+    await this.signingKey();
+    return this.stored();
   }
 
   private async stored(): Promise<Record<string, StoredReceiptKey>> {
