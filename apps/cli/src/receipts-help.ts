@@ -13,7 +13,7 @@ signed with the deployment's key, that the service the tool calls checks with
 keys      prints the JWKS services check receipts against: every key in use,
           and retired ones until their last receipt expired (interlock-web
           serves the same at /.well-known/jwks.json). Makes the first key if the
-          store has none.
+          store has none, and publishes the one INTERLOCK_RECEIPT_KEY gives.
 rotate    makes a new key and retires the others: processes that sign with a
           key kept in the store move to the new one within 30 s; receipts of a
           retired key still verify until they expire. A process given its key

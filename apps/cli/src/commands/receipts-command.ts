@@ -58,6 +58,8 @@ export async function receiptsCommand(argv: string[]): Promise<ExitCode> {
   try {
     const { receipts } = interlock;
     if (subcommand === 'keys') {
+      // This process's key first: one given by INTERLOCK_RECEIPT_KEY is checked and published.
+      await receipts.keys.signingKey();
       process.stdout.write(`${JSON.stringify(await receipts.jwks(), null, 2)}\n`);
       return ExitCode.completed;
     }
