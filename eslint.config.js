@@ -1,13 +1,15 @@
-// ESLint 9 flat config: eslint + typescript-eslint recommended everywhere; typescript-eslint
-// strictTypeChecked on shipped source (not tests, fixtures or fakes: type-aware lint costs
-// about two minutes of CPU, spent where promises and untyped input reach production); plus
-// the rule of the layers (docs/architecture.md) as no-restricted-imports:
+// ESLint flat config, without type information (fast: no TypeScript program is built):
+// eslint + typescript-eslint recommended everywhere, and the rule of the layers
+// (docs/architecture.md) as no-restricted-imports:
 //   sdk-types  depends on nothing of ours, no Node APIs, no rxjs/inversify
 //   receipts   depends on nothing of ours (jose only): a service may depend on it alone
 //   core       depends on @interlock/sdk-types and @interlock/receipts only
 //   apps       depend on the public entry points of core and sdk-types only
 // Flat config does not merge a rule's options: the last matching block sets the whole
 // no-restricted-imports rule for a file, so each layer lists everything it forbids.
+// The rules that need types (typescript-eslint's strictTypeChecked on the shipped sources)
+// run in oxlint's type-aware mode on TypeScript 7 (.oxlintrc.json, `pnpm lint`): the same
+// rules with the same options at a sixth of the cost; CONTRIBUTING.md says which and why.
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
@@ -25,9 +27,9 @@ const NODE_BUILTIN = `^(?:node:|(?:${builtinModules
 /** A relative path that climbs out of the current package into another one. */
 const relativeInto = (folders) => `^(?:\\.\\.?/)*\\.\\./(?:${folders.join('|')})/`;
 
-/** Shipped source: linted with type information. */
+/** Shipped source: oxlint lints it with type information; its eslint-disable comments for those rules stay. */
 const TYPED_SOURCE = ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'bench/src/**/*.ts'];
-/** Tests, their fixtures and the `./testing` fakes: untyped lint only. */
+/** Tests, their fixtures and the `./testing` fakes. */
 const NOT_TYPED = ['**/*.test.ts', '**/__fixtures__/**', '**/testing/**'];
 
 /** The framework adapters (F56): packages of their own on core's public API. */
@@ -68,42 +70,15 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.recommended,
 
-  // ---- Type-aware lint of shipped source ------------------------------------------------
-  // Before the repository's own blocks below, so their options (no-unused-vars, the layer
-  // rule, non-null assertions) still win.
-
-  ...tseslint.configs.strictTypeChecked.map((config) => ({ ...config, files: TYPED_SOURCE, ignores: NOT_TYPED })),
+  // typescript-eslint's strict rules that need no types, on shipped source (its typed rules:
+  // .oxlintrc.json). Before the repository's own blocks below, so their options win.
+  ...tseslint.configs.strict.map((config) => ({ ...config, files: TYPED_SOURCE, ignores: NOT_TYPED })),
   {
+    // The comments that turn off a typed rule on a line are read by oxlint (.oxlintrc.json);
+    // ESLint, which does not run those rules, would call them unused.
     files: TYPED_SOURCE,
     ignores: NOT_TYPED,
-    languageOptions: {
-      // Each file is checked with its package's tsconfig.json (packages/*, apps/*, bench).
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
-    },
-    rules: {
-      // The code relies on `void promise.catch(…)`; a promise nobody awaits or handles is an error.
-      '@typescript-eslint/no-floating-promises': 'error',
-      // No promise where a void callback or a condition is expected (event handlers, filters, if).
-      '@typescript-eslint/no-misused-promises': 'error',
-      // Numbers and booleans print unambiguously in messages; objects, null, undefined and any do
-      // not. Every option is spelled out: the rule's own defaults (not strict's) fill in the rest.
-      '@typescript-eslint/restrict-template-expressions': [
-        'error',
-        {
-          allowNumber: true,
-          allowBoolean: true,
-          allowAny: false,
-          allowNullish: false,
-          allowRegExp: false,
-          allowNever: false,
-        },
-      ],
-      // `(value) => void …` and `() => subscriber.next(x)` one-liners are the house style for callbacks.
-      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
-      // Off: `async` without `await` is deliberate on port methods and Fastify hooks, so a synchronous
-      // throw (STORE_CONFLICT, a listener's error) reaches the caller as a rejection, never escapes it.
-      '@typescript-eslint/require-await': 'off',
-    },
+    linterOptions: { reportUnusedDisableDirectives: 'off' },
   },
 
   {

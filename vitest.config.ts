@@ -3,6 +3,7 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Every test file: beside the code, the apps' and the bench's test folders, the examples. */
 const ALL = [
   'packages/*/src/**/*.test.ts',
   'apps/*/src/**/*.test.ts',
@@ -10,18 +11,24 @@ const ALL = [
   'bench/test/**/*.test.ts',
   'examples/**/*.test.ts',
 ];
+// The name says the kind (CONTRIBUTING.md): `x.int.test.ts` with a real SQLite, PostgreSQL
+// or HTTP server, `x.e2e.test.ts` an app end to end (the built CLI, tmux, Chromium); every
+// other test file is a unit test, run alone by `pnpm test:unit`.
+const INT = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.int.test.ts'));
+const E2E = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.e2e.test.ts'));
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
-// End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux and
-// Chromium: with two test files at once they get a longer timeout than unit tests.
-const E2E = ['apps/*/test/**/*.e2e.test.ts'];
 // Pack the packages and install them with npm outside the repository (minutes: npm fetches and
 // installs each project's whole tree): run on their own, `pnpm exec vitest run --project packaging`.
 const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
+  'packages/core/src/engine/claim-kill-loop.int.test.ts',
+  'packages/core/src/engine/frozen-claim.int.test.ts',
   'packages/core/src/crash/crash-recovery.int.test.ts',
   'packages/core/src/crash/crash-recovery-more-kills.int.test.ts',
 ];
+/** Starts the PostgreSQL of the store tests, for every project but the unit tests. */
+const POSTGRES = ['./vitest.postgres-setup.ts'];
 
 export default defineConfig({
   resolve: {
@@ -73,6 +80,7 @@ export default defineConfig({
         test: {
           name: 'deployment',
           include: DEPLOYMENT,
+          globalSetup: POSTGRES,
           fileParallelism: false,
           sequence: { groupOrder: 0 },
         },
@@ -80,18 +88,35 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          name: 'tests',
+          name: 'unit',
           include: ALL,
-          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT, ...E2E, ...PACKAGING],
+          exclude: [...configDefaults.exclude, ...INT, ...E2E],
+          // One module graph per worker, not per file: importing core again for every file was
+          // most of the unit tests' time. vitest.unit-setup.ts resets timers, mocks and stubs.
+          isolate: false,
+          setupFiles: ['./vitest.unit-setup.ts'],
           sequence: { groupOrder: 1 },
         },
       },
       {
         extends: true,
         test: {
+          name: 'int',
+          include: INT,
+          exclude: [...configDefaults.exclude, ...HEAVY, ...DEPLOYMENT],
+          globalSetup: POSTGRES,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // End-to-end tests drive the built CLI (a process per command, a dozen per test), tmux
+        // and Chromium: with two test files at once they get a longer timeout than unit tests.
+        extends: true,
+        test: {
           name: 'e2e',
           include: E2E,
           exclude: [...configDefaults.exclude, ...DEPLOYMENT, ...PACKAGING],
+          globalSetup: POSTGRES,
           testTimeout: 120_000,
           sequence: { groupOrder: 1 },
         },
@@ -101,6 +126,7 @@ export default defineConfig({
         test: {
           name: 'packaging',
           include: PACKAGING,
+          globalSetup: POSTGRES,
           testTimeout: 900_000,
           fileParallelism: false,
           sequence: { groupOrder: 3 },
@@ -111,6 +137,7 @@ export default defineConfig({
         test: {
           name: 'many-process',
           include: HEAVY,
+          globalSetup: POSTGRES,
           fileParallelism: false,
           sequence: { groupOrder: 2 },
         },

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 const BENCH_DIRECTORY = fileURLToPath(new URL('..', import.meta.url));
 const SOURCE_DIRECTORY = path.join(BENCH_DIRECTORY, 'src');
@@ -60,7 +60,7 @@ function snapshot(directory: string): Record<string, string> {
 
 function runBench(environment: Record<string, string>): Promise<{ exitCode: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_MAIN], {
+    const child = spawnProcessGroup(process.execPath, [BUILT_MAIN], {
       cwd: BENCH_DIRECTORY,
       env: { ...process.env, ...environment },
       stdio: ['ignore', 'ignore', 'pipe'],

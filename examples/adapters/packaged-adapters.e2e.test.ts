@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * @interlock packages it needs; in an empty project in a temporary directory, a plain
  * `npm install` (no flags) of those tarballs beside the framework's current release, on this
  * repository's Node 24 (npm runs on it too), then of what the example imports besides; the
- * example (examples/adapters/) copied in and run there against its local scripted model.
+ * example (examples/adapters/) copied in and run there against its local scripted model. These
+ * are the steps of docs/adapters.md, "Installing an adapter outside this repository".
  *
  * npm runs on a PATH of Node 24 and `sh` only: the machine of a team with Node and npm and no
  * C++ toolchain. What the packages need at run time must come prebuilt (better-sqlite3 13

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { TEST_STORE_ENVIRONMENT } from './test-store.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /** The repository root: the end-to-end tests run the CLI from here, as a user would. */
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -41,7 +41,7 @@ export function runBuiltCli(
   directory = REPOSITORY_ROOT,
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUILT_CLI, ...args], {
+    const child = spawnProcessGroup(process.execPath, [BUILT_CLI, ...args], {
       cwd: directory,
       env: { ...process.env, NO_COLOR: '1', ...TEST_STORE_ENVIRONMENT, ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { TEST_STORE_ENVIRONMENT } from './test-store.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * A reader that stops early (`interlock explain … | head`) closes the pipe before the command
@@ -14,7 +14,7 @@ beforeAll(() => assertBuilt());
 function intoClosedPipe(args: string[]): Promise<{ exitCode: number; stderr: string }> {
   const quoted = args.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
   return new Promise((resolve, reject) => {
-    const child = spawn(
+    const child = spawnProcessGroup(
       'bash',
       ['-c', `"${process.execPath}" "${BUILT_CLI}" ${quoted} | true; exit \${PIPESTATUS[0]}`],
       {

@@ -7,7 +7,8 @@ import { assertBuilt, runBuiltCli, type CliRun } from './built-cli.js';
 
 // F40, issue 37: a call killed after its effect and before it finished is asked about with
 // its own three answers — done, retry, failed — on every surface of the CLI; approve is
-// never taken as retry, and the call runs again only on retry.
+// never taken as retry, and the call runs again only on retry. The session of docs/cli.md,
+// "A call whose outcome is unknown".
 
 /** Each run works in a directory of its own, on the default store there (.interlock/interlock.db). */
 const directories: string[] = [];

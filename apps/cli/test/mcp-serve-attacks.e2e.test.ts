@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -12,6 +12,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, jsonOf } from './cross-process.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * Issue 24, items 1, 2, 4 and 6, against `interlock mcp serve` from the attacker's side: a
@@ -126,7 +127,7 @@ describe('interlock mcp serve never executes (issue 24)', () => {
   }, 90_000);
 
   it('answers the next request after one over 10 MiB on stdio, and tells the sender why (F50)', async () => {
-    const serve = spawn(process.execPath, [BUILT_CLI, 'mcp', 'serve'], {
+    const serve = spawnProcessGroup(process.execPath, [BUILT_CLI, 'mcp', 'serve'], {
       cwd: directory,
       env: environment(),
       stdio: ['pipe', 'pipe', 'ignore'],
@@ -189,7 +190,7 @@ describe('interlock mcp serve --http: who may ask (issue 24)', () => {
   let browser: Browser | undefined;
   let page: Server | undefined;
   beforeAll(async () => {
-    serve = spawn(process.execPath, [BUILT_CLI, 'mcp', 'serve', '--http', '0'], {
+    serve = spawnProcessGroup(process.execPath, [BUILT_CLI, 'mcp', 'serve', '--http', '0'], {
       cwd: directory,
       env: environment(),
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -280,7 +281,7 @@ describe('interlock mcp serve --http: who may ask (issue 24)', () => {
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('--token-env');
     const token = 'a-long-random-token-for-this-test';
-    const guarded = spawn(
+    const guarded = spawnProcessGroup(
       process.execPath,
       [
         BUILT_CLI,

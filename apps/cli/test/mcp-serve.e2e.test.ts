@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { until } from '@interlock/core/testing';
+import { until, spawnProcessGroup } from '@interlock/core/testing';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, jsonOf } from './cross-process.js';
 
@@ -44,7 +44,7 @@ afterAll(async () => {
 });
 
 async function startWeb(): Promise<{ child: ChildProcess; baseUrl: string; token: string }> {
-  const child = spawn(
+  const child = spawnProcessGroup(
     process.execPath,
     [WEB_MAIN, '--store', `sqlite:${store}`, '--port', '0', '--new-token', '--rate-limit', '1000000'],
     {
@@ -258,7 +258,7 @@ describe('interlock mcp serve (stdio)', () => {
 
 describe('interlock mcp serve --http (Streamable HTTP)', () => {
   it('answers over HTTP, and cancels a waiting question when the client disconnects', async () => {
-    const server = spawn(process.execPath, [BUILT_CLI, 'mcp', 'serve', '--http', '0'], {
+    const server = spawnProcessGroup(process.execPath, [BUILT_CLI, 'mcp', 'serve', '--http', '0'], {
       cwd: directory,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, INTERLOCK_STORE: '' },

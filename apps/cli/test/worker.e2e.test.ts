@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, createWorkingDirectory, EXAMPLES, jsonOf, type Detached } from './cross-process.js';
-import { until } from '@interlock/core/testing';
+import { until, spawnProcessGroup } from '@interlock/core/testing';
 
 beforeAll(assertBuilt);
 
@@ -29,11 +28,15 @@ describe('interlock worker (issue 12)', () => {
     expect(started.exitCode, started.stderr).toBe(3);
     const { threadId } = jsonOf<Detached>(started);
 
-    const worker = spawn(process.execPath, [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace'], {
-      cwd: directory,
-      env: { ...process.env, INTERLOCK_STORE: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const worker = spawnProcessGroup(
+      process.execPath,
+      [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace'],
+      {
+        cwd: directory,
+        env: { ...process.env, INTERLOCK_STORE: '' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
@@ -66,7 +69,7 @@ describe('interlock worker (issue 12)', () => {
     expect(started.exitCode, started.stderr).toBe(3);
     const { threadId, pendingInteractionIds } = jsonOf<Detached>(started);
 
-    const worker = spawn(process.execPath, [BUILT_CLI, 'worker', 'ask.toml'], {
+    const worker = spawnProcessGroup(process.execPath, [BUILT_CLI, 'worker', 'ask.toml'], {
       cwd: directory,
       env: { ...process.env, INTERLOCK_STORE: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -103,7 +106,7 @@ describe('interlock worker (issue 12)', () => {
     directories.push(directory);
     await mkdir(join(directory, 'workspace'));
     await writeFile(join(directory, 'agent.toml'), await readFile(EXAMPLES.codingAgent, 'utf8'));
-    const worker = spawn(
+    const worker = spawnProcessGroup(
       process.execPath,
       [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace', '--health-port', '0'],
       { cwd: directory, env: { ...process.env, INTERLOCK_STORE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch } from './deployment/deployment-harness.js';
 import { startIdentityProvider, type TestIdentityProvider } from './oidc/test-identity-provider.js';
 import { startHarness, type WebHarness } from './web-harness.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * Where the identity provider sends the browser back (F58): the `redirect_uri` of the
@@ -106,7 +106,7 @@ describe('the sign-in link’s redirect_uri (F58)', () => {
       `[auth.oidc]\nissuer = "${provider.issuer}"\nclientId = "interlock"\nallowed = ["group:approvers"]\n`,
     );
     const web = watch(
-      spawn(
+      spawnProcessGroup(
         process.execPath,
         [
           WEB_MAIN,

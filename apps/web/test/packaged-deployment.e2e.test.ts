@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownDatabase, until, type OwnDatabase } from '@interlock/core/testing';
+import { ownDatabase, spawnProcessGroup, until, type OwnDatabase } from '@interlock/core/testing';
 import { launchChromium, screenshot, signedInPage } from './browser.js';
 
 /*
@@ -33,16 +33,9 @@ let browser: Browser | undefined;
 
 afterAll(async () => {
   await browser?.close();
-  // A command line is a process group of its own: npx's and bash's children go with it.
-  for (const child of children)
-    if (child.exitCode === null) {
-      try {
-        if (child.pid === undefined) child.kill('SIGKILL');
-        else process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // It ended meanwhile.
-      }
-    }
+  // A command line is a process group of its own (spawnProcessGroup): npx's and bash's
+  // children go with it, even after bash has exited.
+  for (const child of children) child.kill('SIGKILL');
   await database?.drop();
   if (project !== '') await rm(dirname(project), { recursive: true, force: true });
 });
@@ -140,11 +133,10 @@ function start(
   environment: NodeJS.ProcessEnv,
   pattern: RegExp,
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
-  const child = spawn('bash', ['-c', line], {
+  const child = spawnProcessGroup('bash', ['-c', line], {
     cwd: project,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
   });
   children.push(child);
   let printed = '';
@@ -175,7 +167,12 @@ describe("the README's Deploying, with the packed packages installed outside the
     // better-sqlite3 would build from source for a minute or two, and PostgreSQL never loads it.)
     const packed = execFileSync(
       process.execPath,
-      [join(REPOSITORY, 'scripts/pack-packages.mjs'), join(root, 'interlock-packages'), '@interlock/cli', '@interlock/web'],
+      [
+        join(REPOSITORY, 'scripts/pack-packages.mjs'),
+        join(root, 'interlock-packages'),
+        '@interlock/cli',
+        '@interlock/web',
+      ],
       { encoding: 'utf8' },
     );
     const tarballs = packed.split('\n').filter((line) => line.endsWith('.tgz'));
@@ -250,8 +247,9 @@ describe("the README's Deploying, with the packed packages installed outside the
     const environment = { DATABASE_URL: own.url, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'sk-team' };
     const [service, inbox, cliWorker] = commands;
     await start(service ?? '', environment, /Serving refund: start a refund in the inbox/);
+    // The README's inbox listens on every interface, as in a container; here, on loopback only.
     const web = await start(
-      `${inbox ?? ''} --port 0`,
+      `${(inbox ?? '').replace('--host 0.0.0.0', '--host 127.0.0.1')} --port 0`,
       environment,
       /Interlock web inbox: http:\/\/[^:]+:(\d+)\/[\s\S]*\n\n {2}(\S+)\n\n/,
     );

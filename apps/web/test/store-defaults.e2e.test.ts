@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from '@interlock/core';
-import { ownDatabase, until, type OwnDatabase } from '@interlock/core/testing';
+import { ownDatabase, until, type OwnDatabase, spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * The stores on their defaults, through every command and createWorker (issue 34; F38,
@@ -30,7 +30,8 @@ const directories: string[] = [];
 const databases: OwnDatabase[] = [];
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  // Each child leads a process group: this also stops what it started.
+  for (const child of children.splice(0)) child.kill('SIGKILL');
 });
 afterAll(async () => {
   for (const database of databases.splice(0)) await database.drop();
@@ -177,7 +178,7 @@ function start(
   environment: Record<string, string>,
   pattern: RegExp,
 ): Promise<RegExpExecArray> {
-  const child = spawn(process.execPath, args, {
+  const child = spawnProcessGroup(process.execPath, args, {
     cwd: directory,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -202,7 +203,7 @@ function cli(
   args: string[],
   environment: Record<string, string>,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawnProcessGroup(process.execPath, [CLI, ...args], {
     cwd: directory,
     env: { ...process.env, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { startOtlpReceiver, type OtlpReceiver } from '@interlock/core/testing';
+import { startOtlpReceiver, type OtlpReceiver, spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * What telemetry carries (F59; docs/security.md): codes, rule ids, decisions and levels —
@@ -62,14 +61,15 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'interlock-telemetry-privacy-'));
 });
 afterAll(async () => {
-  for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // Each child leads a process group: this also stops what it started.
+  for (const { child } of children) child.kill('SIGKILL');
   await receiver.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 function start(args: string[], env: Record<string, string> = {}): Child {
   const started = watch(
-    spawn(process.execPath, args, {
+    spawnProcessGroup(process.execPath, args, {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, INTERLOCK_STORE: '', ...env },

@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@interlock/core/testing';
+import { spawnProcessGroup, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@interlock/core/testing';
 
 /*
  * One trace across the processes of a round trip (F59), through the OTLP/HTTP exporters into
@@ -45,14 +44,15 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'interlock-telemetry-'));
 });
 afterAll(async () => {
-  for (const { child } of children) if (child.exitCode === null) child.kill('SIGKILL');
+  // Each child leads a process group: this also stops what it started, even after it exited.
+  for (const { child } of children) child.kill('SIGKILL');
   await receiver.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 function start(args: string[], env: Record<string, string> = {}): Child {
   const started = watch(
-    spawn(process.execPath, args, {
+    spawnProcessGroup(process.execPath, args, {
       cwd: dir,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, INTERLOCK_STORE: '', ...env },

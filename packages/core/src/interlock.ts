@@ -374,7 +374,11 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     mcp === undefined ? [] : [mcp],
   );
   containers.set(interlock, container);
-  if (options.recoverOnStart !== false) await interlock.expireOverdue();
+  if (options.recoverOnStart !== false) {
+    await interlock.expireOverdue();
+    // The deadlines still ahead time out here, whichever process asked (issue 35).
+    await container.get<ThreadRunner>(TYPES.ThreadRunner).armWaiting();
+  }
   interlock.anchorEvery(options.auditAnchorMs ?? DEFAULT_AUDIT_ANCHOR_MS);
   return interlock;
 }

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { BUILT_CLI } from '../built-cli.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * What the settings × commands table (../project-file.e2e.test.ts) runs: a model server of
@@ -81,7 +82,7 @@ export function startProcess(
   environment: NodeJS.ProcessEnv = {},
   script = BUILT_CLI,
 ): Running {
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawnProcessGroup(process.execPath, [script, ...args], {
     cwd: directory,
     env: { ...process.env, NO_COLOR: '1', INTERLOCK_STORE: '', ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,7 +114,7 @@ export function startProcess(
         void exit.then(() => reject(new Error(`exited before printing ${String(pattern)}:\n${text}`)));
       }),
     stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      child.kill('SIGTERM');
       await exit;
     },
   };

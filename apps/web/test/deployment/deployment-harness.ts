@@ -1,11 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openStore } from '@interlock/core';
-import { until } from '@interlock/core/testing';
+import { until, spawnProcessGroup } from '@interlock/core/testing';
 import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import pg from 'pg';
 
@@ -128,7 +128,7 @@ export function startService(
       ...config,
     }),
   };
-  return watch(spawn(process.execPath, [SERVICE], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return watch(spawnProcessGroup(process.execPath, [SERVICE], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** What a service process printed as its result. */
@@ -156,7 +156,10 @@ export async function startWebServer(
     '1000000',
   ];
   const server = watch(
-    spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, INTERLOCK_STORE: '' } }),
+    spawnProcessGroup(process.execPath, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, INTERLOCK_STORE: '' },
+    }),
   );
   const [, baseUrl = ''] = await server.printed(/Interlock web inbox: (http:\/\/\S+?)\/\n/);
   const [, token = ''] = await server.printed(/\n\n {2}(\S+)\n\n/);

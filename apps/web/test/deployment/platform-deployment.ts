@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { deployChatParts } from '@interlock/chat/testing';
 import { createWorker, type InterlockWorker } from '@interlock/core';
 import { api, newDeployment, watch, type Child, type Deployment } from './deployment-harness.js';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /*
  * A deployment that shows its chat on a messaging platform (F57), every part its own
@@ -73,7 +74,7 @@ export async function startPlatformDeployment(
   const started: Child[] = [];
   const close = async () => {
     for (const child of started.splice(0).reverse()) {
-      if (child.child.exitCode === null) child.child.kill('SIGTERM');
+      child.child.kill('SIGTERM');
       await child.exit;
     }
     await worker.stop();
@@ -135,7 +136,7 @@ async function startWeb(
   started: Child[],
 ): Promise<WebServer> {
   const server = watch(
-    spawn(
+    spawnProcessGroup(
       process.execPath,
       [
         WEB_MAIN,

@@ -56,6 +56,14 @@ console.log('opened ' + opened.length);
 
 /** The docs/ marked snippets and their tests (issue 34). */
 export const DOCS_SNIPPETS: Record<string, SnippetEntry> = {
+  'adapters-install': {
+    coveredBy:
+      'examples/adapters/packaged-adapters.e2e.test.ts (each adapter packed with scripts/pack-packages.mjs, installed with one plain npm install beside its framework)',
+  },
+  'cli-recovery': {
+    coveredBy:
+      'apps/cli/test/crash-recovery.e2e.test.ts (INTERLOCK_CRASH_AT=tool:effect-done:2, then resume, answered done / retry / failed; its terminal in crash-recovery.pty.e2e.test.ts)',
+  },
   'cli-demo-terminal': {
     text: CLI_DEMO_TERMINAL,
     async run(text, { sandbox }) {

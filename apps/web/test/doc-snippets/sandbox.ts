@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnProcessGroup } from '@interlock/core/testing';
 
 /** The repository root. */
 export const REPOSITORY = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -99,24 +100,17 @@ export class Sandbox {
   }
 
   async close(): Promise<void> {
-    // Each command line is a process group of its own: npx and bash leave no child behind.
-    for (const child of this.children)
-      if (child.exitCode === null && child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // It ended meanwhile.
-        }
-      }
+    // Each command line is a process group of its own (spawnProcessGroup): npx and bash leave
+    // no child behind, even one whose bash has already exited.
+    for (const child of this.children) child.kill('SIGKILL');
     await rm(this.directory, { recursive: true, force: true });
   }
 
   private spawn(line: string, environment: Record<string, string> = {}): ChildProcess {
-    const child = spawn('bash', ['-c', line], {
+    const child = spawnProcessGroup('bash', ['-c', line], {
       cwd: this.directory,
       env: { ...this.environment, ...environment },
       stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
     });
     this.children.push(child);
     return child;

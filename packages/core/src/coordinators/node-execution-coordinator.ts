@@ -9,7 +9,7 @@ import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } f
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import { conflictOf, type Run } from '../engine/run.js';
 import { CLAIM_LOST, SHUTDOWN } from '../engine/shutdown.js';
-import { staleClaim } from '../persistence/stale-claim.js';
+import { lostClaim } from '../persistence/stale-claim.js';
 import { combineEffects, type Effects, type Step } from '../engine/step.js';
 import { currentFrame, finishThread, moveCursor, popFrame, startNode, suspend } from '../engine/transitions.js';
 import { VariableScopes } from '../engine/variable-scopes.js';
@@ -303,7 +303,7 @@ export class NodeExecutionCoordinator {
 
   /** The run was stopped from outside: by closing the process, losing the claim, or cancelling the thread. */
   private async stopped(run: Run, signal: AbortSignal): Promise<ThreadRecord> {
-    if (signal.reason === CLAIM_LOST) throw staleClaim(run.fence);
+    if (signal.reason === CLAIM_LOST) throw lostClaim(run.fence);
     if (signal.reason === SHUTDOWN) {
       await run.commit({ release: true });
       return run.thread;

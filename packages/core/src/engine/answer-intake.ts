@@ -187,8 +187,18 @@ export class AnswerIntake {
   /** An answer to an interaction answered before: the same answer again from the same person is accepted (a retry), another is refused. */
   async answeredBefore(interaction: InteractionRecord, input: unknown, responder: string | undefined): Promise<Intake> {
     const { threadId } = interaction;
-    if (interaction.status === 'failed' && interaction.failureReason === 'timeout')
+    if (interaction.status === 'failed' && interaction.failureReason === 'timeout') {
+      // Timed out, and its thread still waits on it with nobody taking it forward (it was
+      // timed out by a process that did not go on with it): the thread goes on now (issue 35).
+      const thread = await this.store.getThread(threadId);
+      if (
+        thread?.status === 'waiting' &&
+        thread.pendingInteractionIds.includes(interaction.interactionId) &&
+        !this.hooks.isHeldByLiveRun(thread)
+      )
+        await this.hooks.expire(interaction);
       return { kind: 'answered', status: 'expired', threadId };
+    }
     if (
       interaction.response === undefined ||
       !isRepeatedAnswer(interaction.response, () => this.interpreter.interpret(interaction, input), responder)

@@ -35,8 +35,15 @@ export function steadyClock(wall: () => number = Date.now, monotonic: () => numb
 // setTimeout cannot wait longer than about 24.8 days; longer waits are chained.
 const MAX_TIMEOUT = 2_147_483_647;
 
-/** Emits once at an absolute time (milliseconds since the epoch), however far away. */
-export function timerUntil(deadline: number, clock: Clock): Observable<void> {
+/**
+ * Emits once at an absolute time (milliseconds since the epoch), however far away.
+ * `keepsProcessAlive: false`: the wait alone does not keep the process running (an unref'd timer).
+ */
+export function timerUntil(
+  deadline: number,
+  clock: Clock,
+  options: { keepsProcessAlive?: boolean } = {},
+): Observable<void> {
   return new Observable<void>((subscriber) => {
     let handle: ReturnType<typeof setTimeout> | undefined;
     const arm = () => {
@@ -47,6 +54,7 @@ export function timerUntil(deadline: number, clock: Clock): Observable<void> {
         return;
       }
       handle = setTimeout(arm, Math.min(remaining, MAX_TIMEOUT));
+      if (options.keepsProcessAlive === false) handle.unref();
     };
     arm();
     return () => clearTimeout(handle);

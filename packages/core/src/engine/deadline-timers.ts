@@ -6,10 +6,10 @@ export type TimedInteraction = Pick<InteractionRecord, 'interactionId' | 'thread
 import { timerUntil, type Clock } from './clock.js';
 
 /**
- * The deadlines of the durable waits of threads this process ran: one timer per
- * interaction, at its absolute deadline on the process's clock (which never steps back).
- * `onDue` times the interaction out. (Deadlines of threads no process here ran are jobs
- * of the workers, issue 12.)
+ * The deadlines of the durable waits of threads this process ran, or found waiting when it
+ * started: one timer per interaction, at its absolute deadline on the process's clock
+ * (which never steps back). `onDue` times the interaction out. (With workers, deadlines
+ * are their jobs, issue 12.)
  */
 export class DeadlineTimers {
   private readonly timers = new Map<string, Subscription>();
@@ -20,8 +20,9 @@ export class DeadlineTimers {
     private readonly onDue: (interaction: TimedInteraction, attempt: number) => void,
   ) {}
 
-  arm(interaction: TimedInteraction): void {
-    if (interaction.deadline !== null) this.armAt(interaction, Date.parse(interaction.deadline), 0);
+  /** `keepsProcessAlive: false`: the timer alone does not keep the process running (deadlines armed at start). */
+  arm(interaction: TimedInteraction, options: { keepsProcessAlive?: boolean } = {}): void {
+    if (interaction.deadline !== null) this.armAt(interaction, Date.parse(interaction.deadline), 0, options);
   }
 
   /**
@@ -32,9 +33,14 @@ export class DeadlineTimers {
     this.armAt(interaction, this.clock.now() + Math.min(1_000 * 2 ** (attempt - 1), 30_000), attempt);
   }
 
-  private armAt(interaction: TimedInteraction, at: number, attempt: number): void {
+  private armAt(
+    interaction: TimedInteraction,
+    at: number,
+    attempt: number,
+    options: { keepsProcessAlive?: boolean } = {},
+  ): void {
     if (this.timers.has(interaction.interactionId)) return;
-    const subscription = timerUntil(at, this.clock).subscribe(() => {
+    const subscription = timerUntil(at, this.clock, options).subscribe(() => {
       this.timers.delete(interaction.interactionId);
       this.onDue(interaction, attempt);
     });

@@ -18,6 +18,7 @@ import type {
   UnitOfWork,
 } from '../persistence/unit-of-work.js';
 import { applyQuorumChange } from '../persistence/quorum-change.js';
+import { lostClaim } from '../persistence/stale-claim.js';
 import type { EmittedEvent } from './node-executor.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
@@ -32,6 +33,8 @@ export interface RunContext {
   publish(thread: ThreadRecord, event: EmittedEvent): void;
   /** Told when the run's claim is taken (renew it from now on) or moved on by a renewal. */
   onClaimed?(fence: ClaimFence, until: string): void;
+  /** Told when the store refused a unit of the run because its claim had ended: the run's signal is aborted as for a lost claim. */
+  onClaimEnded?(): void;
 }
 
 /** How the thread came to this run. */
@@ -65,6 +68,8 @@ export class Run {
   private lazyCommit: NodeJS.Immediate | undefined;
   private broken: unknown;
   private released = false;
+  /** The claim ran out or was refused a renewal (see claimLost): nothing more is written. */
+  private lost = false;
   private markCommitted: () => void = () => undefined;
   private markFailed: (error: unknown) => void = () => undefined;
   /** Settles at the run's first commit (an answer folded into the run is stored then). */
@@ -106,9 +111,23 @@ export class Run {
     return { threadId: this.state.threadId, epoch: this.state.epoch };
   }
 
-  /** Whether the run's claim is taken (its first commit happened). */
+  /** Whether the run's claim is taken (its first commit happened) and neither freed nor lost. */
   get holdsClaim(): boolean {
-    return this.claimed && !this.released;
+    return this.claimed && !this.released && !this.lost;
+  }
+
+  /**
+   * The run's claim ran out by this process's clock, or the store refused its renewal: the
+   * run's signal is being aborted. From now on the run commits nothing — no outcome, no audit
+   * entry, no question, no completion, not even the release of its claim — whatever its steps
+   * still apply (a tool that returns anyway). A call it started stays `started` in the store,
+   * and the process that takes the thread next asks what became of it (F40, F53). A unit
+   * already on its way is fenced by the store: its claim's end is checked inside the write.
+   */
+  claimLost(): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.fail(lostClaim(this.fence));
   }
 
   /** An interaction of the thread as this run knows it (read with the thread, changed by the run's own steps). */
@@ -251,6 +270,9 @@ export class Run {
     }
     if (result.status === 'conflict') {
       const error = conflictError(result.conflict, this.state);
+      // The store found the claim ended before this unit was built: the claim is lost, as when
+      // this process's own clock finds it ended first (the run writes nothing more).
+      if (result.conflict.kind === 'claim-ended') this.context.onClaimEnded?.();
       if (result.conflict.kind === 'global-changed') {
         // The run goes on: the node that wrote it reads the globals again and retries.
         this.pending = combineEffects(pending, this.pending);
@@ -354,10 +376,9 @@ export class Run {
       if (!release || !this.claimed) return undefined;
       return { kind: 'release', threadId: thread.threadId, epoch: thread.epoch, owner: this.context.owner };
     }
+    // A held claim's end is part of the fence: the store refuses this unit if the claim ran out before now.
     const claim: ClaimChange = this.claimed
-      ? release
-        ? { kind: 'release' }
-        : { kind: 'keep' }
+      ? { kind: release ? 'release' : 'keep', now: this.context.nowIso() }
       : {
           kind: 'take',
           owner: this.context.owner,
@@ -459,6 +480,12 @@ export function conflictError(conflict: Conflict, thread: ThreadRecord): Interlo
       return new InterlockError(
         'STORE_CONFLICT',
         `this process no longer holds thread ${threadId} (another process saved or claimed it since it was read, epoch ${epoch}): it stops and writes nothing`,
+        { details: { threadId, epoch, conflict } },
+      );
+    case 'claim-ended':
+      return new InterlockError(
+        'STORE_CONFLICT',
+        `this process's claim on thread ${threadId} (epoch ${epoch}) ended${conflict.until === undefined ? '' : ` at ${conflict.until}`} before this write: it stops and writes nothing; resume the thread, and a call it was running is asked about`,
         { details: { threadId, epoch, conflict } },
       );
     case 'global-changed':

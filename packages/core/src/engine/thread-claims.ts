@@ -51,9 +51,12 @@ export class ThreadClaims {
 
   /**
    * Renews the claim every third of its life until unsubscribed, and calls `onLost` once
-   * when it is lost: a renewal the store refuses (another process took it), or the claim's
-   * end reached without a renewal (this process froze or could not reach the store). A
-   * renewal that failed for another reason is retried at the next tick.
+   * when it is lost: a renewal the store refuses (another process took it, or — checked
+   * inside the write — the claim had ended when the renewal was built: this process froze
+   * past it), or the claim's end reached without a renewal (this process froze or could not
+   * reach the store). A renewal that failed for another reason is retried at the next tick.
+   * Renewals go straight to the store, not behind the run's commits (and SQLite's group
+   * commit commits one at once), so only a process that does not run at all delays them.
    */
   keepAlive(fence: ClaimFence, until: string, onLost: () => void): Subscription {
     let expiry: Subscription | undefined;
@@ -69,10 +72,20 @@ export class ThreadClaims {
       expiry = timerUntil(Date.parse(at), this.clock).subscribe(lose);
     };
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
-      const next = this.leaseUntil();
+      const now = this.clock.now();
+      const next = new Date(now + this.ttlMs).toISOString();
+      // `now`: a claim that ran out (this process froze past its end) is lost, never renewed:
+      // the store refuses the renewal, as it refuses every later unit of the run.
       void this.store
         .commit({
-          thread: { kind: 'renew', threadId: fence.threadId, epoch: fence.epoch, owner: this.owner, until: next },
+          thread: {
+            kind: 'renew',
+            threadId: fence.threadId,
+            epoch: fence.epoch,
+            owner: this.owner,
+            until: next,
+            now: new Date(now).toISOString(),
+          },
         })
         .then(
           (result) => {

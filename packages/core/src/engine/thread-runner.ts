@@ -71,6 +71,8 @@ export class ThreadRunner {
   private readonly escalations: Escalations;
   private readonly intake: AnswerIntake;
   private readonly runs: ThreadRuns;
+  /** How many times in a row this process took a thread forward again after losing its claim (see retake). */
+  private readonly retakes = new Map<string, number>();
   private closed = false;
 
   constructor(
@@ -93,8 +95,10 @@ export class ThreadRunner {
     this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
       isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
       isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
-      // A late answer is told "expired" first; the thread goes on right after.
-      expire: (interaction) => this.expire(interaction, false, 'after'),
+      // A late answer is told "expired" first; the thread goes on right after. `again`: a
+      // thread that still waits on a question timed out before (by expireOverdue(), or by a
+      // process that stopped before it went on) goes on too (issue 35).
+      expire: (interaction) => this.expire(interaction, true, 'after'),
       retire: (interactionId) => this.retire([interactionId]),
     });
     this.runs = new ThreadRuns(
@@ -117,6 +121,7 @@ export class ThreadRunner {
           this.escalationTimers.disarm(event.interactionId);
         }
       },
+      (run) => this.retake(run),
     );
   }
 
@@ -482,6 +487,14 @@ export class ThreadRunner {
 
   /** Every interaction waiting for an answer, oldest first. */
   async pending(): Promise<UserInteractionRequest[]> {
+    const asked = await this.waitedOn();
+    // Oldest first; the questions of one batch (one model turn) in the order of its calls.
+    const place = (interaction: InteractionRecord) => interaction.request.toolApproval?.batch?.index ?? 0;
+    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b)).map(requestWithProgress);
+  }
+
+  /** The pending interactions their threads wait on (not one a thread left behind). */
+  private async waitedOn(): Promise<InteractionRecord[]> {
     const interactions = await this.store.listInteractions({ status: 'pending' });
     const asked: InteractionRecord[] = [];
     const threads = new Map<string, Promise<{ pendingInteractionIds: string[] } | undefined>>();
@@ -491,9 +504,32 @@ export class ThreadRunner {
       const thread = await threads.get(interaction.threadId);
       if (thread?.pendingInteractionIds.includes(interaction.interactionId)) asked.push(interaction);
     }
-    // Oldest first; the questions of one batch (one model turn) in the order of its calls.
-    const place = (interaction: InteractionRecord) => interaction.request.toolApproval?.batch?.index ?? 0;
-    return asked.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || place(a) - place(b)).map(requestWithProgress);
+    return asked;
+  }
+
+  /**
+   * At start (issue 35): arms the deadlines, and the escalations (F51), of the questions
+   * threads wait on in the store, asked by whichever process. A question whose deadline
+   * passes while this process is up is then timed out here and its thread goes on (the
+   * model is told TIMEOUT), as in the process that asked it — with no `resume()` by hand;
+   * another process that times it out first takes it forward instead. The timers do not
+   * keep the process alive. Where threads continue in workers, deadlines are their jobs.
+   * Returns how many deadlines were armed.
+   */
+  async armWaiting(): Promise<number> {
+    if (this.jobs.enabled || !this.jobs.runsThreads || this.closed) return 0;
+    let armed = 0;
+    const asked = await this.waitedOn();
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may run during the await
+    if (this.closed) return 0;
+    for (const interaction of asked) {
+      if (interaction.deadline !== null) {
+        this.timers.arm(interaction, { keepsProcessAlive: false });
+        armed += 1;
+      }
+      if (interaction.quorum?.escalatedAt === undefined) this.armEscalation(interaction, { keepsProcessAlive: false });
+    }
+    return armed;
   }
 
   /** Stops every run of this process without cancelling threads: they stay resumable. */
@@ -550,12 +586,40 @@ export class ThreadRunner {
     return undefined;
   }
 
+  /**
+   * A run of this process lost its claim (it froze past its end, or could not renew it) and
+   * stopped, writing nothing more (issue 35). If the thread is still at the run's epoch —
+   * nobody took it meanwhile — this process is its next holder: it takes the thread forward
+   * again, and a call the lost run had started is asked about (F40). A few times in a row at
+   * most: a process that keeps losing its claims leaves the thread to another, or to `resume()`.
+   */
+  private async retake(run: Run): Promise<ThreadHandle | undefined> {
+    const { threadId, epoch } = run.fence;
+    const retaken = this.retakes.get(threadId) ?? 0;
+    if (this.closed || retaken >= MAX_RETAKES) return undefined;
+    try {
+      const stored = await this.store.getThread(threadId);
+      if (stored === undefined || stored.epoch !== epoch || this.claims.heldElsewhere(stored)) return undefined;
+      this.retakes.set(threadId, retaken + 1);
+      const handle = await this.resumeFrom(threadId);
+      // Once that run (and any that follows it) stops, the count starts again.
+      const settled = () => this.retakes.delete(threadId);
+      void handle.done().then(settled, settled);
+      return handle;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Arms the escalation of an approval that has one (F51). */
-  private armEscalation(interaction: Pick<InteractionRecord, 'interactionId' | 'request'>): void {
+  private armEscalation(
+    interaction: Pick<InteractionRecord, 'interactionId' | 'request'>,
+    options: { keepsProcessAlive?: boolean } = {},
+  ): void {
     const escalation = escalationOf(interaction.request);
     if (escalation === undefined) return;
     const { interactionId, request } = interaction;
-    this.escalationTimers.arm({ interactionId, threadId: request.threadId, deadline: escalation.at });
+    this.escalationTimers.arm({ interactionId, threadId: request.threadId, deadline: escalation.at }, options);
   }
 
   /**
@@ -631,6 +695,8 @@ export class ThreadRunner {
 }
 
 const SUPERSEDED = 'superseded: the process stopped before the thread asked this, and it asked again';
+/** How many times in a row a process takes a thread forward again after losing its claim on it. */
+const MAX_RETAKES = 3;
 
 function assertResumable(thread: { threadId: string; status: string }): void {
   if (thread.status !== 'waiting' && thread.status !== 'running') {

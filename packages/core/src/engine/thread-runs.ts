@@ -38,6 +38,12 @@ export class ThreadRuns {
     private readonly cancelThread: (threadId: string, reason?: string) => Promise<void>,
     /** Told of each event a run publishes, just before it is published. */
     private readonly watch: (event: EmittedEvent) => void = () => undefined,
+    /**
+     * A run that lost its claim stopped, writing nothing more: takes the thread forward
+     * again in this process if nobody else took it (a run whose handle then follows), so
+     * that a call it was running is asked about without a `resume()` by hand.
+     */
+    private readonly onClaimLost: (run: Run) => Promise<ThreadHandle | undefined> = async () => undefined,
   ) {}
 
   get(threadId: string): ActiveRun | undefined {
@@ -50,12 +56,12 @@ export class ThreadRuns {
 
   /** A run of a new thread (stored by its first commit). */
   fresh(thread: ThreadRecord, controller: AbortController): Run {
-    return new Run(this.runContext(controller), thread, { kind: 'new' });
+    return stopsWritingOnLostClaim(new Run(this.runContext(controller), thread, { kind: 'new' }), controller);
   }
 
   /** A run of a thread read from the store (claimed by its first commit). */
   stored(stored: StoredThread, controller: AbortController): Run {
-    return Run.fromStored(this.runContext(controller), stored);
+    return stopsWritingOnLostClaim(Run.fromStored(this.runContext(controller), stored), controller);
   }
 
   private runContext(controller: AbortController): RunContext {
@@ -70,6 +76,7 @@ export class ThreadRuns {
         this.watch(event);
         this.coordinator.emit(thread, event);
       },
+      onClaimEnded: () => controller.abort(CLAIM_LOST),
       onClaimed: (fence, until) => {
         keepAlive?.unsubscribe();
         if (controller.signal.aborted) return;
@@ -106,9 +113,15 @@ export class ThreadRuns {
         },
         async (error: unknown) => {
           run.abandon(error);
-          // A run that stops on an error frees its claim if it can (a store that failed may not let it).
+          // A run that stops on an error frees its claim if it can (a store that failed may not
+          // let it; a claim that was lost is not freed: the run writes nothing more).
           await run.freeClaim().catch(() => undefined);
           end();
+          const next = controller.signal.reason === CLAIM_LOST ? await this.onClaimLost(run) : undefined;
+          if (next !== undefined) {
+            next.events$.subscribe(events);
+            return next.done();
+          }
           events.complete();
           throw error;
         },
@@ -146,4 +159,21 @@ export class ThreadRuns {
     for (const run of runs) run.controller.abort(SHUTDOWN);
     await Promise.allSettled(runs.map((run) => run.finished));
   }
+}
+
+/**
+ * A run whose claim is lost writes nothing more (issue 35): the run is told before anything
+ * else hears the abort (this listener comes first, before any tool's), so whatever a tool
+ * or a step does once it sees the signal aborted is never committed.
+ */
+function stopsWritingOnLostClaim(run: Run, controller: AbortController): Run {
+  const { signal } = controller;
+  signal.addEventListener(
+    'abort',
+    () => {
+      if (signal.reason === CLAIM_LOST) run.claimLost();
+    },
+    { once: true },
+  );
+  return run;
 }

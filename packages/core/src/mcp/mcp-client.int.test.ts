@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -16,6 +16,7 @@ import {
   type UserInteractionRequest,
 } from '../index.js';
 import { scriptedModel, type ScriptedTurn } from '../testing/index.js';
+import { spawnProcessGroup } from '../testing/process-group.js';
 
 /*
  * Issue 17 (F47): MCP servers' tools under Interlock's approvals, against servers nobody
@@ -359,7 +360,7 @@ describe('MCP client: server-everything over Streamable HTTP', () => {
   let url: string;
   beforeAll(async () => {
     const port = await freePort();
-    server = spawn(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
+    server = spawnProcessGroup(process.execPath, [EVERYTHING_SERVER, 'streamableHttp'], {
       env: { ...process.env, PORT: String(port) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

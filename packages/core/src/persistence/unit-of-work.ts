@@ -19,10 +19,19 @@ import type {
   ToolExecutionStatus,
 } from './records.js';
 
-/** What a unit does to the claim of the thread it saves. */
+/**
+ * What a unit does to the claim of the thread it saves.
+ *
+ * `now` (on `keep` and `release`): when the writer built the unit, by its clock. The
+ * claim's end is part of the fence (F53, F54): the unit is refused (`claim-ended`) unless
+ * the stored claim of its epoch still runs at `now`, even if no other process took the
+ * thread yet. A run whose claim ran out by its own clock has stopped: what it built after
+ * that is not written. The engine always sends it; a unit without it is fenced by its
+ * version and epoch only.
+ */
 export type ClaimChange =
   /** Leave the lease as stored (the run holds it already). */
-  | { kind: 'keep' }
+  | { kind: 'keep'; now?: string }
   /**
    * Take it for `owner` until `until`: only if no other live claim holds the thread at
    * `now`. The epoch goes up by one: the fencing token of every later unit of the run.
@@ -30,7 +39,7 @@ export type ClaimChange =
    */
   | { kind: 'take'; owner: string; until: string; now: string; release?: true }
   /** Free it: the run stops. */
-  | { kind: 'release' };
+  | { kind: 'release'; now?: string };
 
 /** The thread a unit writes. */
 export type ThreadChange =
@@ -50,8 +59,12 @@ export type ThreadChange =
       messagesFrom: number;
       storedMessages: number;
     }
-  /** Only the claim's `until`, if the thread's epoch is still `epoch` and `owner` holds it. The version stays. */
-  | { kind: 'renew'; threadId: string; epoch: number; owner: string; until: string }
+  /**
+   * Only the claim's `until`, if the thread's epoch is still `epoch`, `owner` holds it and
+   * (given `now`, as on {@link ClaimChange}) it has not ended at `now`: a claim that ran out
+   * is lost, never renewed (`claim-ended`). The version stays.
+   */
+  | { kind: 'renew'; threadId: string; epoch: number; owner: string; until: string; now?: string }
   /** Only frees the claim, if the thread's epoch is still `epoch` and `owner` holds it. The version stays. */
   | { kind: 'release'; threadId: string; epoch: number; owner: string };
 
@@ -151,6 +164,11 @@ export type Conflict =
   | { kind: 'thread-changed'; threadId: string; storedVersion: number; storedEpoch: number }
   /** `take`: another live claim holds it. */
   | { kind: 'thread-busy'; threadId: string; lease: ThreadLease }
+  /**
+   * `keep`, `release` or `renew` with `now`: the claim of the unit's epoch ended before
+   * `now` (its `until`), or was freed (`until` absent). Nobody else may hold it yet.
+   */
+  | { kind: 'claim-ended'; threadId: string; until?: string }
   | { kind: 'interaction-not-found'; interactionId: string }
   /** `answer`, `approve-partially`, `escalate`: answered, failed or processed before. */
   | { kind: 'interaction-not-pending'; interaction: InteractionRecord }

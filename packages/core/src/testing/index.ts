@@ -5,9 +5,10 @@
  * shell classifier that calls everything safe, `until`, a wait on what a process reports, and a
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
  * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
- * PostgreSQL database of a test's own (for the store's defaults), and an OTLP/HTTP collector
- * that keeps the spans, metrics and raw bodies processes export, and a service that refuses
- * calls without a valid approval receipt.
+ * PostgreSQL database of a test's own (for the store's defaults), an OTLP/HTTP collector
+ * that keeps the spans, metrics and raw bodies processes export, processes started in a
+ * group of their own, so that stopping one stops what it started, and a service that
+ * refuses calls without a valid approval receipt.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -32,3 +33,4 @@ export {
   type ReceiptService,
   type ServiceCall,
 } from './receipt-service.js';
+export { spawnProcessGroup, stopProcessGroup } from './process-group.js';

@@ -1,19 +1,23 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnProcessGroup } from './process-group.js';
 
 /** A node child process that prints one JSON object per line. */
 export interface JsonLineChild {
   readonly process: ChildProcess;
   /** Resolves with the first line (past or future) that `matches`; rejects if the process ends first. */
   line(matches: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
-  /** SIGKILL, and waits for the exit. */
+  /** SIGKILL to its process group, and waits for the exit. */
   kill(): Promise<void>;
-  /** SIGTERM, and waits for the exit. */
+  /** SIGTERM to its process group, and waits for the exit. */
   stop(): Promise<void>;
 }
 
-/** Starts `node script ...args` with `env` added to this process's environment. */
+/**
+ * Starts `node script ...args` with `env` added to this process's environment, in a process
+ * group of its own: `kill` and `stop` signal the child and whatever it started.
+ */
 export function startJsonLineChild(script: string, args: string[], env: Record<string, string>): JsonLineChild {
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawnProcessGroup(process.execPath, [script, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -54,11 +58,11 @@ export function startJsonLineChild(script: string, args: string[], env: Record<s
         void exited.then(() => reject(new Error(`the child ended before the line came; stderr:\n${stderr}`)));
       }),
     kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      child.kill('SIGKILL');
       await exited;
     },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      child.kill('SIGTERM');
       await exited;
     },
   };

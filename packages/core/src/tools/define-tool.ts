@@ -12,7 +12,11 @@ export interface ToolContext {
   /**
    * Aborted when the thread is cancelled, the process closes, or this process's claim on the
    * thread ends (it froze or was cut off past its lease, and another process may take the
-   * thread over): check it right before the side effect, and stop if it is aborted.
+   * thread over): check it right before the side effect, and when it is aborted, throw
+   * (`signal.throwIfAborted()`) — never return as if the call ran. Whatever `execute`
+   * returns once the signal is aborted is not taken as the call's result: the call counts
+   * as not finished, and whoever takes the thread forward next asks a person what became
+   * of it (F40).
    */
   signal: AbortSignal;
   /**

@@ -242,6 +242,8 @@ export class ToolCallPipeline {
         effects: { toolCalls: starting.map(({ change }) => change), globals: kept, events, durable: 'now' },
       });
       failpoint('tool:started');
+      // A call whose tool returned after the signal was aborted did not finish (ToolExecution
+      // throws): the run stops there, and the call is asked about by whoever goes on.
       await Promise.all(
         starting.map(async ({ index, call }, n) => {
           const tool = this.tools.find(call.name);

@@ -1,7 +1,7 @@
 import type { Clock } from '../engine/clock.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
-import { toInterlockError } from '../errors/interlock-error.js';
+import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
@@ -99,7 +99,15 @@ export class ToolExecution {
     }
   }
 
-  /** Runs a call whose start is committed; returns it finished (or waiting for its result's approval) with its outcome's write. */
+  /**
+   * Runs a call whose start is committed; returns it finished (or waiting for its result's
+   * approval) with its outcome's write. A tool that returns after its signal was aborted
+   * (the run was stopped: its claim lost, the process closing, the thread cancelled) has
+   * not finished: a tool that finds its signal aborted throws, so a return then may be one
+   * that skipped its effect and says otherwise. This throws instead of taking the return
+   * for an outcome; the call stays `started`, and whoever takes the thread next asks a
+   * person what became of it (F40, F53). `receipt` is the call's approval receipt (F63).
+   */
   async execute(
     call: ReadyCall,
     tool: Tool,
@@ -108,11 +116,12 @@ export class ToolExecution {
     receipt?: string,
   ): Promise<Decided> {
     const { threadId } = context.thread;
+    let result: unknown;
     try {
       const args = tool.parameters.parse(argumentsOf(call));
       // The receipt travels with the call (F63): in its context, and for code it calls, `currentReceipt()`.
       const scoped = receipt === undefined ? [] : [receiptInScope(receipt, tool.name, argumentsOf(call))];
-      const result = await runWithReceipts(scoped, () =>
+      result = await runWithReceipts(scoped, () =>
         tool.execute(args, {
           threadId,
           nodeId,
@@ -131,15 +140,6 @@ export class ToolExecution {
               }),
         }),
       );
-      if (isArmed('tool:effect-done')) {
-        await context.run.commit();
-        failpoint('tool:effect-done');
-      }
-      const outcome = { status: 'SUCCESS' as const, output: result, content: toolMessage('SUCCESS', result) };
-      return {
-        call: tool.requireResultApproval ? awaitResult(call, result) : finish(call, 'SUCCESS', result),
-        effects: this.finished(threadId, call.id, outcome),
-      };
     } catch (error) {
       const failure = toInterlockError(error);
       // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.
@@ -150,6 +150,21 @@ export class ToolExecution {
         effects: this.finished(threadId, call.id, { status, content: toolMessage(status, detail) }),
       };
     }
+    if (context.signal.aborted)
+      throw new InterlockError(
+        'TOOL_CALL_FAILED',
+        `tool "${tool.name}" returned after its signal was aborted: call ${call.id} is not taken as run, and is asked about when the thread goes on`,
+        { details: { threadId, toolCallId: call.id } },
+      );
+    if (isArmed('tool:effect-done')) {
+      await context.run.commit();
+      failpoint('tool:effect-done');
+    }
+    const outcome = { status: 'SUCCESS' as const, output: result, content: toolMessage('SUCCESS', result) };
+    return {
+      call: tool.requireResultApproval ? awaitResult(call, result) : finish(call, 'SUCCESS', result),
+      effects: this.finished(threadId, call.id, outcome),
+    };
   }
 
   /** Carries out what a person said about a call whose outcome was unknown. */

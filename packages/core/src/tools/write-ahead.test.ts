@@ -220,4 +220,116 @@ describe('write-ahead tool executions (F40)', () => {
     expect(refused).toMatchObject({ status: 'conflict', conflict: { kind: 'thread-changed' } });
     expect((await store.getThread(threadId))?.status).toBe('completed');
   });
+
+  it('does not take a tool that returns after its signal was aborted for a call that ran: the next run asks about it (issue 35, F40)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const effects: string[] = [];
+    // A careless tool: it finds its signal aborted before its effect, and returns as if it ran.
+    const careless = defineTool({
+      name: 'charge',
+      description: 'charges a card',
+      category: 'write',
+      riskLevel: 'LOW',
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }, context) => {
+        effects.push('started');
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+        return `charged ${amount}`;
+      },
+    });
+    const definition = linearWorkflow(
+      [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+      { id: 'payments' },
+    );
+    const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
+    const first = await createInterlock({
+      store: { type: 'custom', store },
+      models: { default: scriptedModel([proposal]) },
+      tools: [careless],
+      shellClassifier: safeShell,
+    });
+    const thread = await first.start(first.registerWorkflow(definition));
+    await vi.waitFor(() => expect(effects).toEqual(['started']));
+    // The process closes while the tool works: its signal is aborted, and it returns.
+    await first.close();
+    const record = (await store.listToolExecutions({ threadId: thread.threadId }))[0];
+    expect(record).toMatchObject({ toolCallId: 'pay-1', status: 'started' });
+    expect(record?.outcome).toBeUndefined();
+
+    const handler = scriptedHandler([{ input: 'done' }]);
+    const second = await createInterlock({
+      store: { type: 'custom', store },
+      models: { default: scriptedModel(['Payment handled.']) },
+      tools: [careless],
+      shellClassifier: safeShell,
+      handlers: { default: handler },
+    });
+    opened.push(second);
+    second.registerWorkflow(definition);
+    const events: InterlockEvent[] = [];
+    second.events$.subscribe((event) => events.push(event));
+    const outcome = await (await second.resume(thread.threadId)).done();
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
+    expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
+    expect(handler.requests[0]?.toolApproval).toMatchObject({ stage: 'recovery', toolCallId: 'pay-1' });
+  });
+
+  it('commits nothing of a run whose claim ended before its write, and the same process, which nobody took the thread from, asks about the call (issue 35, F40, F53)', async () => {
+    const store = new InMemoryCheckpointStore();
+    const effects: string[] = [];
+    let finish: () => void = () => undefined;
+    const gated = defineTool({
+      name: 'charge',
+      description: 'charges a card',
+      category: 'write',
+      riskLevel: 'LOW',
+      parameters: z.object({ amount: z.number() }),
+      execute: async ({ amount }) => {
+        await new Promise<void>((resolve) => (finish = resolve));
+        effects.push(`charged ${amount}`);
+        return `charged ${amount}`;
+      },
+    });
+    const definition = linearWorkflow(
+      [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+      { id: 'payments' },
+    );
+    // The process's clock jumps past its claim's end while the tool works; no timer of it has run yet.
+    let offset = 0;
+    const handler = scriptedHandler([{ input: 'done' }]);
+    const interlock = await createInterlock({
+      clock: { now: () => Date.now() + offset },
+      store: { type: 'custom', store },
+      models: {
+        // Asked again for the turn after the call when the run that asked first wrote nothing.
+        default: scriptedModel((request) =>
+          request.messages.some((message) => message.role === 'tool')
+            ? 'Payment handled.'
+            : { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] },
+        ),
+      },
+      tools: [gated],
+      shellClassifier: safeShell,
+      handlers: { default: handler },
+    });
+    opened.push(interlock);
+    const events: InterlockEvent[] = [];
+    interlock.events$.subscribe((event) => events.push(event));
+    const thread = await interlock.start(interlock.registerWorkflow(definition));
+    await vi.waitFor(() => expect(events.map((event) => event.type)).toContain('TOOL_CALL_STARTED'));
+    offset = 3_600_000;
+    finish();
+
+    // The tool's outcome was refused (its claim had ended): the call stays unfinished, and the
+    // process takes the thread again and asks what became of it.
+    const outcome = await thread.done();
+    expect(outcome).toMatchObject({ status: 'completed', output: 'Payment handled.' });
+    expect(effects).toEqual(['charged 42']);
+    expect(handler.requests.map((request) => request.toolApproval?.stage)).toEqual(['recovery']);
+    expect(events.map((event) => event.type)).toContain('TOOL_CALL_OUTCOME_UNKNOWN');
+    expect((await store.listToolExecutions({ threadId: thread.threadId }))[0]).toMatchObject({
+      status: 'finished',
+      outcome: { status: 'SUCCESS' },
+    });
+  });
 });

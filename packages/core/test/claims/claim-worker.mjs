@@ -18,14 +18,26 @@
 //               ends when the test says, not after a time the machine's speed may outrun)
 //   effectLast  `deploy` works toolMs first, then, as a careful tool author does, checks its
 //               signal and applies its effect last, writing its claim's fence into the ledger
+//   returnOnAbort  (with effectLast) a tool that finds its signal aborted returns
+//               "not deployed: aborted" instead of throwing, as a careless tool author's does
+//   toolMsMax   (with effectLast) `deploy` works a random time up to this long instead of toolMs
+//   calls       how many `deploy` calls the model proposes in its turn (default 1)
+//   freezeMs    (with effectLast) after toolMs, `deploy` blocks the event loop this long (a
+//               frozen process: no timer runs meanwhile), then lets the timers run before it
+//               checks its signal
+//   measureRenewals  reports `renewals`: how much of the claim was left when each renewal
+//               was committed (ms), the smallest and the median
 //   leaseMs     the claim's lease (default 15 000)
 //   approve     (start, roundTrips) a handler approves every call at once; otherwise the thread waits
 //   interactionId, answer   (respond)
 //   count       (roundTrips) how many threads to take through an approval round trip
 //   giveUpMs    (answerLoop) stops answering after this long and reports the threads still open
+//   resumeStalled (answerLoop) also resumes, as a person at the terminal would, a thread a
+//               killed process left behind: `running`, or waiting on an answer it had not
+//               applied, with its claim ended
 import { appendFileSync, existsSync } from 'node:fs';
 import { z } from 'zod';
-import { createInterlock, createWorker, defineTool, scriptedModel } from '../../dist/index.js';
+import { createInterlock, createWorker, defineTool, openStore, scriptedModel } from '../../dist/index.js';
 
 const config = JSON.parse(process.env.CLAIM_WORKER_CONFIG ?? '{}');
 
@@ -39,7 +51,14 @@ const deploy = defineTool({
   execute: async ({ target }, context) => {
     if (config.effectLast) {
       process.stdout.write(`TOOL-STARTED ${context.threadId}\n`);
-      await new Promise((resolve) => setTimeout(resolve, config.toolMs ?? 0));
+      const toolMs = config.toolMsMax === undefined ? (config.toolMs ?? 0) : Math.random() * config.toolMsMax;
+      await new Promise((resolve) => setTimeout(resolve, toolMs));
+      if (config.freezeMs !== undefined) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, config.freezeMs);
+        process.stdout.write(`TOOL-THAWED ${context.threadId}\n`);
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      if (config.returnOnAbort && context.signal.aborted) return `not deployed: aborted`;
       context.signal.throwIfAborted();
       const { threadId, epoch } = context.fence;
       appendFileSync(config.ledger, `deployed ${threadId} ${context.toolCallId} ${target} fence=${epoch}\n`);
@@ -56,7 +75,12 @@ const deploy = defineTool({
 
 const model = scriptedModel((request) => {
   if (request.messages.some((message) => message.role === 'tool')) return 'Deployed.';
-  return { text: 'Deploying.', toolCalls: [{ id: 'deploy-1', name: 'deploy', arguments: { target: 'production' } }] };
+  const calls = Array.from({ length: config.calls ?? 1 }, (_, index) => ({
+    id: `deploy-${index + 1}`,
+    name: 'deploy',
+    arguments: { target: index === 0 ? 'production' : `production-${index + 1}` },
+  }));
+  return { text: 'Deploying.', toolCalls: calls };
 });
 
 const approver = {
@@ -127,6 +151,22 @@ async function run(interlock) {
           }));
           return { counts, error: { code: 'TIMEOUT', message: `${open.length} threads still open` }, stuck };
         }
+        if (config.resumeStalled) {
+          // Left behind by a killed process: running, or waiting on a question no longer pending
+          // (answered there, and not yet applied). A person at the terminal resumes it.
+          const now = Date.now();
+          const asked = new Set((await interlock.pending()).map((request) => request.interactionId));
+          for (const thread of open) {
+            if (thread.lease !== undefined && Date.parse(thread.lease.until) > now) continue;
+            const stalled = thread.status === 'running' || thread.pendingInteractionIds.some((id) => !asked.has(id));
+            if (!stalled) continue;
+            const resumed = await interlock.resume(thread.threadId).then(
+              () => 'resumed',
+              (error) => `resume:${error.code}`,
+            );
+            counts[resumed] = (counts[resumed] ?? 0) + 1;
+          }
+        }
         for (const request of await interlock.pending()) {
           const approval = request.toolApproval;
           const ran =
@@ -181,8 +221,41 @@ if (config.mode === 'worker') {
   process.exit(0);
 }
 
+/**
+ * The store, measured: for each renewal of a claim, how long the claim it renewed still had
+ * to run when the renewal came back committed (the margin a busy process or a commit queue
+ * eats into).
+ */
+const margins = [];
+async function measuredStore() {
+  const store = await openStore(config.store);
+  const until = new Map();
+  const commit = store.commit.bind(store);
+  store.commit = async (unit) => {
+    const result = await commit(unit);
+    const change = unit.thread;
+    if (result.status !== 'committed' || change === undefined) return result;
+    const threadId = change.kind === 'create' || change.kind === 'save' ? change.thread.threadId : change.threadId;
+    if (change.kind === 'renew' && until.has(threadId)) margins.push(Date.parse(until.get(threadId)) - Date.now());
+    const lease = change.kind === 'renew' ? { until: change.until } : result.thread?.lease;
+    if (lease === undefined) until.delete(threadId);
+    else until.set(threadId, lease.until);
+    return result;
+  };
+  return { type: 'custom', store };
+}
+
+function renewals() {
+  const sorted = [...margins].sort((a, b) => a - b);
+  return {
+    count: sorted.length,
+    smallestMs: sorted[0] ?? null,
+    medianMs: sorted[Math.floor(sorted.length / 2)] ?? null,
+  };
+}
+
 const interlock = await createInterlock({
-  store: config.store,
+  store: config.measureRenewals ? await measuredStore() : config.store,
   ...(config.continueIn === undefined ? {} : { continueIn: config.continueIn }),
   models: { default: model },
   tools: [deploy],
@@ -197,4 +270,5 @@ try {
   result = { error: describeError(error) };
 }
 await interlock.close().catch(() => undefined);
+if (config.measureRenewals) result = { ...result, renewals: renewals() };
 process.stdout.write(`CLAIM-WORKER-RESULT ${JSON.stringify(result)}\n`);

@@ -117,7 +117,9 @@ const definition = {
   ],
 };
 
-const LEASE_MS = 200;
+// A claim its process cannot renew before its end is lost, even if nobody else took the
+// thread (issue 35): long enough that a busy test machine's stalls do not end it.
+const LEASE_MS = 1_000;
 
 /** A thread a killed process was asking about is free once that process's lease runs out. */
 async function resumeWhenFree(interlock, threadId) {

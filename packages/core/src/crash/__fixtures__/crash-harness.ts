@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type InteractionRecord, type StoreOptions, type ThreadRecord } from '../../index.js';
 import type { ToolExecutionRecord } from '../../persistence/checkpoint-store.js';
+import { spawnProcessGroup } from '../../testing/process-group.js';
 
 /*
  * The harness of the crash tests: runs of a scenario (a fresh database and witness each),
@@ -140,7 +140,7 @@ export function startWorker(run: Run, config: Record<string, unknown>, options: 
   };
   delete env['INTERLOCK_CRASH_AT'];
   if (options.crashAt !== undefined) env['INTERLOCK_CRASH_AT'] = options.crashAt;
-  const child = spawn(process.execPath, [WORKER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawnProcessGroup(process.execPath, [WORKER], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let timer: ReturnType<typeof setTimeout> | undefined;

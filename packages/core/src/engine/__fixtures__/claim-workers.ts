@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { openStore, type ICheckpointStore, type StoreOptions } from '../../index.js';
 import { until } from '../../testing/until.js';
+import { spawnProcessGroup } from '../../testing/process-group.js';
 
 /*
  * The harness of the multi-process tests (issue 11): a fresh database and ledger per
@@ -48,13 +49,16 @@ export function deployWorkflow(prompt = 'Deploy to production?', approvalTimeout
   };
 }
 
-export async function newScenario(storeName: StoreName): Promise<Scenario> {
+/** How a SQLite store of a scenario commits (`groupCommit`, `synchronous`); PostgreSQL takes none. */
+export type SqliteCommits = { groupCommit?: boolean; synchronous?: 'full' | 'normal' };
+
+export async function newScenario(storeName: StoreName, commits: SqliteCommits = {}): Promise<Scenario> {
   scenarios += 1;
   const dir = await mkdtemp(join(tmpdir(), 'interlock-claims-'));
   const workflow = join(dir, 'deploy.json');
   await writeFile(workflow, JSON.stringify(deployWorkflow()));
   let store: Scenario['store'];
-  if (storeName === 'SQLite') store = { type: 'sqlite', path: join(dir, 'interlock.db') };
+  if (storeName === 'SQLite') store = { type: 'sqlite', path: join(dir, 'interlock.db'), ...commits };
   else {
     if (!postgresUrl)
       throw new Error('INTERLOCK_TEST_POSTGRES_URL is not set: run `eval "$(bash scripts/start-postgres.sh)"` first');
@@ -84,6 +88,11 @@ export interface WorkerResult {
   threadIds?: string[];
   results?: string[];
   threads?: string[];
+  /** (answerLoop) what the person answered, by kind. */
+  counts?: Record<string, number>;
+  stuck?: unknown[];
+  /** (measureRenewals) how much of the claim was left when each renewal came back committed, in ms. */
+  renewals?: { count: number; smallestMs: number | null; medianMs: number | null };
 }
 
 export interface Worker {
@@ -116,7 +125,7 @@ export function startWorker(
       ...config,
     }),
   };
-  const child = spawn(process.execPath, [WORKER], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawnProcessGroup(process.execPath, [WORKER], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   const waiting: { marker: string; resolve: () => void }[] = [];
@@ -152,6 +161,37 @@ export function startWorker(
         );
       }),
   };
+}
+
+/**
+ * Disturbs the worker at random moments: `delayMs` after it printed `marker`, freezes it
+ * (SIGSTOP) for `freezeMs` when given, then SIGKILLs it `killMs` after that (or after the
+ * marker). Nothing happens once it exited. The delays are the moments of a freeze or a
+ * kill, not waits on anything.
+ */
+export function disturb(
+  worker: Worker,
+  marker: string,
+  plan: { delayMs: number; freezeMs?: number; killMs: number },
+): void {
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  const later = (ms: number, then: () => void) => timers.push(setTimeout(then, ms));
+  const kill = () => later(plan.killMs, () => worker.child.kill('SIGKILL'));
+  void worker.exit.then(() => {
+    for (const timer of timers) clearTimeout(timer);
+  });
+  void worker.printed(marker).then(
+    () =>
+      later(plan.delayMs, () => {
+        if (plan.freezeMs === undefined) return kill();
+        worker.child.kill('SIGSTOP');
+        later(plan.freezeMs, () => {
+          worker.child.kill('SIGCONT');
+          kill();
+        });
+      }),
+    () => undefined,
+  );
 }
 
 /** Runs `work` on the scenario's store, opened in this process, then closes it. */

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { spawnProcessGroup } from '../../testing/process-group.js';
 
 /** Holds a SQLite database's write lock from another process for `milliseconds`; resolves once it holds it. */
 export function holdWriteLock(file: string, milliseconds: number): Promise<{ released: Promise<void> }> {
@@ -11,7 +11,7 @@ export function holdWriteLock(file: string, milliseconds: number): Promise<{ rel
     process.stdout.write('locked\\n');
     setTimeout(() => { db.exec('COMMIT'); db.close(); }, ${milliseconds});
   `;
-  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawnProcessGroup(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
   const released = new Promise<void>((resolve, reject) => {
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the lock holder exited with ${code}`))));
   });

@@ -98,8 +98,18 @@ export class MemoryTransaction {
     if (!stored) throw new Refused({ kind: 'thread-not-found', threadId });
     const changed = () =>
       new Refused({ kind: 'thread-changed', threadId, storedVersion: stored.version, storedEpoch: stored.epoch });
+    // The claim's end is part of the fence: a unit the writer built after it ran out is refused.
+    const ended = (now: string | undefined) => {
+      if (now === undefined || (stored.lease !== undefined && stored.lease.until > now)) return;
+      throw new Refused({
+        kind: 'claim-ended',
+        threadId,
+        ...(stored.lease === undefined ? {} : { until: stored.lease.until }),
+      });
+    };
     if (change.kind === 'renew' || change.kind === 'release') {
       if (stored.epoch !== change.epoch || stored.lease?.owner !== change.owner) throw changed();
+      if (change.kind === 'renew') ended(change.now);
       const { lease: _lease, ...rest } = stored;
       return this.stage(
         change.kind === 'renew' ? { ...rest, lease: { owner: change.owner, until: change.until } } : rest,
@@ -107,6 +117,7 @@ export class MemoryTransaction {
     }
     if (stored.version !== change.expectedVersion || stored.epoch !== change.thread.epoch) throw changed();
     const { claim } = change;
+    if (claim.kind !== 'take') ended(claim.now);
     const { lease: _lease, ...record } = change.thread;
     switch (claim.kind) {
       case 'take': {

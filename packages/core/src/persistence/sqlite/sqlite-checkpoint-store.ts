@@ -74,8 +74,10 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async commit(unit: UnitOfWork): Promise<CommitResult> {
     const now = new Date().toISOString();
+    // A renewal is committed at once, group or not (see SqliteConnection.write).
+    const atOnce = unit.thread?.kind === 'renew';
     try {
-      return await this.connection.write(() => applyUnit((sql) => this.statement(sql), unit, now));
+      return await this.connection.write(() => applyUnit((sql) => this.statement(sql), unit, now), { atOnce });
     } catch (error) {
       if (error instanceof Refused) return { status: 'conflict', conflict: error.conflict };
       throw error;

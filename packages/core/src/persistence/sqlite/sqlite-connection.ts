@@ -58,10 +58,14 @@ export class SqliteConnection {
    * Runs `work` as one atomic write and resolves once it is committed. If `work` throws,
    * what it wrote is undone and the error is thrown.
    *
+   * `atOnce` (group commit): the group is committed right after this write, not at the end
+   * of the turn — for a claim's renewal, which the end of a busy turn must not delay past
+   * the claim's end (its result then comes back before any timer of the next turn runs).
+   *
    * @throws InterlockError STORE_UNAVAILABLE when the write lock stays taken, the database
    * fails or the commit fails (then nothing was written); INVALID_OPTIONS once closed.
    */
-  async write<T>(work: () => T): Promise<T> {
+  async write<T>(work: () => T, options: { atOnce?: boolean } = {}): Promise<T> {
     this.assertOpen();
     while (this.lockWait !== undefined) await this.lockWait.catch(() => undefined);
     if (this.group === undefined && !this.tryBegin()) {
@@ -69,7 +73,7 @@ export class SqliteConnection {
       this.lockWait = this.waitForLock();
       await this.lockWait;
     }
-    if (!this.options.groupCommit) {
+    if (!this.options.groupCommit || (options.atOnce === true && this.group === undefined)) {
       let result: T;
       try {
         result = work();
@@ -91,7 +95,9 @@ export class SqliteConnection {
       this.undoUnit();
       throw this.unavailable(error);
     }
-    await new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+    const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+    if (options.atOnce === true) this.commitGroup();
+    await committed;
     return result;
   }
 

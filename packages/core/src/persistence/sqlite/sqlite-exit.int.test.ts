@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawnProcessGroup } from '../../testing/process-group.js';
 
 /*
  * A process that leaves SQLite statements open exits cleanly on the Node that runs it (F61).
@@ -45,7 +45,9 @@ async function runChild(
   const script = join(dir, 'child.cjs');
   await writeFile(script, CHILD);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, join(dir, 'exit.db')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnProcessGroup(process.execPath, [script, join(dir, 'exit.db')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

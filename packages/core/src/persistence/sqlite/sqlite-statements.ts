@@ -23,6 +23,12 @@ export const AUDIT_COLUMNS =
 /** A thread with its conversation, one row per message (a thread without messages: one row, position NULL). */
 const THREAD_WITH_MESSAGES = `SELECT ${THREAD_COLUMNS}, m.position, m.message FROM threads t LEFT JOIN messages m ON m.thread_id = t.thread_id`;
 
+/**
+ * The claim's end as part of the fence of a save that keeps or frees the claim, and of a
+ * renewal: `@now` is when the writer built the unit (null: not checked). ISO times compare as text.
+ */
+const CLAIM_RUNS = '(@now IS NULL OR (lease_until IS NOT NULL AND lease_until > @now))';
+
 /** The store's fixed statements; named parameters (`@x`) bind the row objects of record-mapping.ts. */
 export const SQL = {
   insertThread:
@@ -32,12 +38,12 @@ export const SQL = {
   saveThreadKeep:
     'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
     'state = @state, created_at = @createdAt, updated_at = @updatedAt ' +
-    'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
+    `WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch AND ${CLAIM_RUNS} RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil`,
   /** A save that frees the claim. */
   saveThreadRelease:
     'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
     'state = @state, created_at = @createdAt, updated_at = @updatedAt, lease_owner = NULL, lease_until = NULL ' +
-    'WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
+    `WHERE thread_id = @threadId AND version = @expectedVersion AND epoch = @epoch AND ${CLAIM_RUNS} RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil`,
   /** A save that takes the claim (a new epoch) if no other live claim holds the thread. */
   saveThreadTake:
     'UPDATE threads SET workflow_id = @workflowId, workflow_version = @workflowVersion, status = @status, channel = @channel, version = version + 1, ' +
@@ -46,8 +52,7 @@ export const SQL = {
     'RETURNING version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil',
   threadClaim:
     'SELECT version, epoch, lease_owner AS leaseOwner, lease_until AS leaseUntil FROM threads WHERE thread_id = ?',
-  renewClaim:
-    'UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
+  renewClaim: `UPDATE threads SET lease_until = @until WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner AND ${CLAIM_RUNS} RETURNING version, epoch, updated_at AS updatedAt`,
   releaseClaim:
     'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
 

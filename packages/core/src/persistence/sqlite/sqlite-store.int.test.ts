@@ -46,6 +46,9 @@ describeLeaseConformance('SQLite store (better-sqlite3)', () => openSqliteStore(
 describeStoreConformance('SQLite store (better-sqlite3, group commit)', () =>
   openSqliteStore({ path: freshPath(), groupCommit: true }),
 );
+describeLeaseConformance('SQLite store (better-sqlite3, group commit)', () =>
+  openSqliteStore({ path: freshPath(), groupCommit: true }),
+);
 
 describeTypeormStoreBehaviour(
   'SQLite store (better-sqlite3)',
@@ -124,6 +127,32 @@ describe('SQLite store (better-sqlite3): commits', () => {
     const [a, b, again] = await Promise.all(units);
     expect([a?.status, b?.status, again?.status]).toEqual(['committed', 'committed', 'conflict']);
     expect(committedThreadIds(file)).toEqual(['a', 'b']);
+  });
+
+  it('with groupCommit, commits a claim’s renewal at once, with the units of the group before it (issue 35)', async () => {
+    const file = freshPath();
+    const store = track(await openSqliteStore({ path: file, groupCommit: true }));
+    await committed(store, {
+      thread: { kind: 'create', thread: threadRecord({ threadId: 'held', lease: { owner: 'a', until: LATER } }) },
+    });
+    const leaseOf = () => {
+      const other = new Database(file, { readonly: true });
+      try {
+        return other.prepare("SELECT lease_until FROM threads WHERE thread_id = 'held'").pluck().get();
+      } finally {
+        other.close();
+      }
+    };
+    const grouped = store.commit(create('b'));
+    const later = '2026-01-02T03:05:00.000Z';
+    const renewal = store.commit({
+      thread: { kind: 'renew', threadId: 'held', epoch: 1, owner: 'a', until: later, now: '2026-01-02T03:04:10.000Z' },
+    });
+    // On disk before the turn ends: its result comes back before a timer of the next turn runs.
+    expect(leaseOf()).toBe(later);
+    expect(committedThreadIds(file)).toEqual(['b', 'held']);
+    expect((await renewal).status).toBe('committed');
+    expect((await grouped).status).toBe('committed');
   });
 
   it('writes nothing of a refused unit and goes on with the next', async () => {

@@ -120,9 +120,11 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
   }
   if (change.kind === 'renew' || change.kind === 'release') {
     const sql = change.kind === 'renew' ? SQL.renewClaim : SQL.releaseClaim;
-    const row = statement(sql).get({ ...change, until: change.kind === 'renew' ? change.until : null }) as
+    const now = change.kind === 'renew' ? (change.now ?? null) : null;
+    const row = statement(sql).get({ ...change, until: change.kind === 'renew' ? change.until : null, now }) as
       { version: number; epoch: number; updatedAt: string } | undefined;
-    if (row === undefined) throw refusedThread(statement, change.threadId);
+    if (row === undefined)
+      throw refusedThread(statement, change.threadId, { epoch: change.epoch, owner: change.owner, now });
     return {
       version: row.version,
       epoch: row.epoch,
@@ -144,9 +146,18 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
       leaseUntil: held ? claim.until : null,
     }) as ClaimRow | undefined;
   } else
-    saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get(row) as
-      ClaimRow | undefined;
-  if (saved === undefined) throw refusedThread(statement, thread.threadId, claim.kind === 'take' ? claim : undefined);
+    saved = statement(claim.kind === 'keep' ? SQL.saveThreadKeep : SQL.saveThreadRelease).get({
+      ...row,
+      now: claim.now ?? null,
+    }) as ClaimRow | undefined;
+  if (saved === undefined)
+    throw refusedThread(
+      statement,
+      thread.threadId,
+      claim.kind === 'take'
+        ? { take: claim }
+        : { version: change.expectedVersion, epoch: thread.epoch, now: claim.now ?? null },
+    );
   writeMessages(statement, thread.threadId, thread.conversation, change.messagesFrom, change.storedMessages);
   const lease = leaseOf(saved);
   return {
@@ -157,13 +168,35 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
   };
 }
 
-/** Why a thread write matched no row: the thread is missing, another claim holds it, or it moved on. */
-function refusedThread(statement: Statement, threadId: string, take?: { owner: string; now: string }): Refused {
+/**
+ * Why a thread write matched no row: the thread is missing, another claim holds it, it moved
+ * on, or — still at the version and epoch the write expected — its claim ended before `now`.
+ */
+function refusedThread(
+  statement: Statement,
+  threadId: string,
+  expected:
+    { take: { owner: string; now: string } } | { version?: number; epoch: number; owner?: string; now: string | null },
+): Refused {
   const stored = statement(SQL.threadClaim).get(threadId) as ClaimRow | undefined;
   if (stored === undefined) return new Refused({ kind: 'thread-not-found', threadId });
   const lease = leaseOf(stored);
-  if (take !== undefined && lease !== undefined && lease.owner !== take.owner && lease.until > take.now)
-    return new Refused({ kind: 'thread-busy', threadId, lease });
+  if ('take' in expected) {
+    const { take } = expected;
+    if (lease !== undefined && lease.owner !== take.owner && lease.until > take.now)
+      return new Refused({ kind: 'thread-busy', threadId, lease });
+  } else if (
+    expected.now !== null &&
+    stored.epoch === expected.epoch &&
+    (expected.version === undefined || stored.version === expected.version) &&
+    (expected.owner === undefined || stored.leaseOwner === null || stored.leaseOwner === expected.owner) &&
+    (stored.leaseUntil === null || stored.leaseUntil <= expected.now)
+  )
+    return new Refused({
+      kind: 'claim-ended',
+      threadId,
+      ...(stored.leaseUntil === null ? {} : { until: stored.leaseUntil }),
+    });
   return new Refused({ kind: 'thread-changed', threadId, storedVersion: stored.version, storedEpoch: stored.epoch });
 }
 

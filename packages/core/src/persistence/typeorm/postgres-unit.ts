@@ -97,7 +97,7 @@ function encodeThread(change: ThreadChange): object {
                 now: storableText(claim.now, 'now'),
                 release: claim.release === true,
               }
-            : { kind: claim.kind },
+            : { kind: claim.kind, ...(claim.now === undefined ? {} : { now: storableText(claim.now, 'now') }) },
         messagesFrom: change.messagesFrom,
         storedMessages: change.storedMessages,
         messages: encodeConversationFrom(thread.threadId, thread.conversation, change.messagesFrom),
@@ -110,6 +110,7 @@ function encodeThread(change: ThreadChange): object {
         epoch: change.epoch,
         owner: storableText(change.owner, 'lease owner'),
         until: storableText(change.until, 'lease until'),
+        ...(change.now === undefined ? {} : { now: storableText(change.now, 'now') }),
       };
     case 'release':
       return {

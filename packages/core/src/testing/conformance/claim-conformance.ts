@@ -122,6 +122,48 @@ export function describeLeaseConformance(
       expect(await store.listToolExecutions({ threadId: 'thread-1' })).toEqual([]);
     });
 
+    it('refuses a unit built after its claim ended even when nobody took the thread: no outcome, no completion, no renewal (F53, F54)', async () => {
+      const thread = await createThread(store);
+      await committed(store, { thread: save(thread, {}, { kind: 'take', owner: 'a', until: UNTIL, now: NOW }) });
+      const held = present(await store.getThread('thread-1'));
+      // Built before the end: written, and the claim stays.
+      await committed(store, { thread: save(held, { steps: 1 }, { kind: 'keep', now: NOW }) });
+      const kept = present(await store.getThread('thread-1'));
+      // 'a' froze past its claim's end; nobody took the thread, yet nothing of 'a' is written any more.
+      const late = await refused(store, {
+        thread: save(kept, { status: 'completed' }, { kind: 'release', now: AFTER_UNTIL }),
+        toolCalls: [{ kind: 'start', call: toolApproval(), from: ['approved'], at: AFTER_UNTIL }],
+      });
+      expect(late).toEqual({ kind: 'claim-ended', threadId: 'thread-1', until: UNTIL });
+      expect(await refused(store, { thread: save(kept, { steps: 2 }, { kind: 'keep', now: UNTIL }) })).toMatchObject({
+        kind: 'claim-ended',
+      });
+      expect(
+        await refused(store, {
+          thread: { kind: 'renew', threadId: 'thread-1', epoch: 2, owner: 'a', until: LATER, now: AFTER_UNTIL },
+        }),
+      ).toEqual({ kind: 'claim-ended', threadId: 'thread-1', until: UNTIL });
+      expect(await store.getThread('thread-1')).toMatchObject({
+        version: 3,
+        epoch: 2,
+        status: 'running',
+        steps: 1,
+        lease: { owner: 'a', until: UNTIL },
+      });
+      expect(await store.listToolExecutions({ threadId: 'thread-1' })).toEqual([]);
+      // A renewal in time moves the end on; another process's take still wins over a late unit.
+      await committed(store, {
+        thread: { kind: 'renew', threadId: 'thread-1', epoch: 2, owner: 'a', until: LATER, now: NOW },
+      });
+      await committed(store, { thread: save(kept, { steps: 2 }, { kind: 'keep', now: AFTER_UNTIL }) });
+      const renewed = present(await store.getThread('thread-1'));
+      await committed(store, { thread: save(renewed, {}, { kind: 'take', owner: 'b', until: LATER, now: LATER }) });
+      expect(await refused(store, { thread: save(renewed, { steps: 3 }, { kind: 'keep', now: NOW }) })).toMatchObject({
+        kind: 'thread-changed',
+        storedEpoch: 3,
+      });
+    });
+
     it('lets exactly one of concurrent takers have the claim', async () => {
       const thread = await createThread(store);
       const results = await Promise.all(

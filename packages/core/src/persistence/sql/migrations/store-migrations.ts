@@ -13,6 +13,7 @@ import { AddCommitFunction1796256000000 } from './1796256000000-add-commit-funct
 import { CompactRememberedApprovals1796342400000 } from './1796342400000-compact-remembered-approvals.js';
 import { AddInteractionQuorum1796428800000 } from './1796428800000-add-interaction-quorum.js';
 import { RepairJobQueueSchema1796515200000 } from './1796515200000-repair-job-queue-schema.js';
+import { FenceClaimEnd1796601600000 } from './1796601600000-fence-claim-end.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -31,4 +32,5 @@ export const STORE_MIGRATIONS = [
   CompactRememberedApprovals1796342400000,
   AddInteractionQuorum1796428800000,
   RepairJobQueueSchema1796515200000,
+  FenceClaimEnd1796601600000,
 ];
