@@ -158,7 +158,9 @@ describe('each framework adapter installs outside the repository with plain npm 
         `@${basename(file)
           .replace(/-\d+\.\d+\.\d+[^/]*\.tgz$/, '')
           .replace('-', '/')}`;
-      expect(tarballs.map(packageOf).sort()).toEqual([name, '@interlock/core', '@interlock/sdk-types'].sort());
+      expect(tarballs.map(packageOf).sort()).toEqual(
+        [name, '@interlock/core', '@interlock/receipts', '@interlock/sdk-types'].sort(),
+      );
       npmInstall(project, [...tarballs, ...adapter.framework]);
 
       // Every @interlock package came from a tarball packed here (the scope is not ours on
