@@ -149,7 +149,7 @@ export {
   type AuditThreadHead,
   type AuditVerification,
 } from './audit/audit-log.js';
-export { auditDigest, auditLink, nextAnchor } from './audit/audit-chain.js';
+export { auditDigest, auditLink, nextAnchor, GENESIS as AUDIT_GENESIS } from './audit/audit-chain.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export { anthropic, type AnthropicOptions } from './llm/anthropic.js';
