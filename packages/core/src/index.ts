@@ -183,7 +183,7 @@ export type {
   AuditDraft,
 } from './persistence/checkpoint-store.js';
 export { isEmptyUnit } from './persistence/unit-of-work.js';
-export { requestWithProgress, personOf } from './policy/approval-quorum.js';
+export { requestWithProgress, personOf, askerOf } from './policy/approval-quorum.js';
 export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
 export { interpretInput } from './interaction/interpret-input.js';
 export { renderTemplate, evaluateExpression } from './expressions/expressions.js';

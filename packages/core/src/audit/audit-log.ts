@@ -5,6 +5,7 @@ import {
   auditDigest,
   nextAnchor,
   verifyAuditChain,
+  type AuditAnchor,
   type AuditEvidence,
   type AuditVerification,
 } from './audit-chain.js';
@@ -117,12 +118,12 @@ export class AuditLog {
   }
 
   /**
-   * Seals the entries stored since the last anchor, up to those seen at the previous call
-   * at least `ANCHOR_SETTLE_MS` ago (so an entry whose transaction was still open is never
-   * left out). Another process anchoring at the same time wins; this call then does nothing.
-   * Returns whether it anchored.
+   * The next anchor to seal the entries stored since the last one, up to those seen at the
+   * previous call at least `ANCHOR_SETTLE_MS` ago (so an entry whose transaction was still
+   * open is never left out); undefined when there is nothing to seal yet. The answer desk
+   * stores it (another process anchoring at the same time wins; the desk then stores nothing).
    */
-  async anchor(): Promise<boolean> {
+  async nextAnchor(): Promise<AuditAnchor | undefined> {
     const now = this.now();
     const { anchors } = await this.store.readAuditEvidence();
     const last = anchors.at(-1);
@@ -131,11 +132,9 @@ export class AuditLog {
     const settled = this.seen !== undefined && now - this.seen.at >= ANCHOR_SETTLE_MS ? this.seen.sequence : undefined;
     if (newest !== undefined && (this.seen === undefined || settled !== undefined))
       this.seen = { sequence: newest, at: now };
-    if (settled === undefined) return false;
+    if (settled === undefined) return undefined;
     const covered = after.filter((entry) => entry.sequence <= settled && entry.threadSequence !== undefined);
-    if (covered.length === 0) return false;
-    const anchor = nextAnchor(last, covered, new Date(now).toISOString());
-    const result = await this.store.commit({ anchor });
-    return result.status === 'committed';
+    if (covered.length === 0) return undefined;
+    return nextAnchor(last, covered, new Date(now).toISOString());
   }
 }

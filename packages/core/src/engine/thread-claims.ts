@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { filter, interval, map, switchMap, take, type Observable, type Subscription } from 'rxjs';
 import type { ClaimFence, ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { heldElsewhere } from './answer-plan.js';
 import { timerUntil, type Clock } from './clock.js';
 
 /** How long a claim lasts without renewal unless `createInterlock({ leaseMs })` says otherwise. */
@@ -41,12 +42,8 @@ export class ThreadClaims {
   }
 
   /** Whether another process holds a live claim on the thread. */
-  heldElsewhere(thread: ThreadRecord): boolean {
-    return (
-      thread.lease !== undefined &&
-      thread.lease.owner !== this.owner &&
-      Date.parse(thread.lease.until) > this.clock.now()
-    );
+  heldElsewhere(thread: Pick<ThreadRecord, 'lease'>): boolean {
+    return heldElsewhere(thread, this.owner, this.clock.now());
   }
 
   /**
