@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../policy/canonical-arguments.js';
-import type { AuditEntry, AuditEntryInput } from './audit-log.js';
+import type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 
 /*
  * The audit log's hash chains (F33, F45; ADR 0007). Each thread has its own chain: an entry

@@ -19,7 +19,7 @@ import type {
 } from '../persistence/unit-of-work.js';
 import { applyQuorumChange } from '../persistence/quorum-change.js';
 import { lostClaim } from '../persistence/stale-claim.js';
-import type { EmittedEvent } from './node-executor.js';
+import type { EmittedEvent } from './emitted-event.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
 /** What a run needs from around it. */
