@@ -37,6 +37,24 @@ export interface RunContext {
   onClaimEnded?(): void;
 }
 
+/** The key of a {@link StartsCommitted}: not exported, so only this module makes one. */
+const committedStarts: unique symbol = Symbol('interlock.committedStarts');
+
+/**
+ * Proof that the write-ahead starts of some tool calls were committed (F40): only
+ * `Run.startCalls` makes one, after the commit that stores them, and `ToolExecution.execute`
+ * runs a call only with a proof that names it.
+ */
+export interface StartsCommitted {
+  readonly [committedStarts]: ReadonlySet<string>;
+}
+
+/** Whether `proof` says the start of this call was committed. */
+export function startCommitted(proof: StartsCommitted, toolCallId: string): boolean {
+  // The key cannot be forged outside this module; a value of another shape proves nothing.
+  return (proof as Partial<StartsCommitted>)[committedStarts]?.has(toolCallId) === true;
+}
+
 /** How the thread came to this run. */
 export type RunOrigin =
   /** Started here: stored by the run's first commit. */
@@ -157,6 +175,18 @@ export class Run {
     else if (effects.durable === 'soon') this.commitSoon();
     if (effects.announceAfterCommit !== true)
       for (const event of effects.events ?? []) this.context.publish(this.state, event);
+  }
+
+  /**
+   * Applies a step whose effects start tool calls, as a durability point (the starts are
+   * committed before any side effect), and returns the proof `ToolExecution.execute` needs.
+   */
+  async startCalls(step: Step): Promise<StartsCommitted> {
+    await this.apply({ ...step, effects: { ...step.effects, durable: 'now' } });
+    const started = (step.effects?.toolCalls ?? []).flatMap((change) =>
+      change.kind === 'start' ? [change.call.toolCallId] : [],
+    );
+    return { [committedStarts]: new Set(started) };
   }
 
   /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
@@ -432,6 +462,17 @@ export class Run {
       else if (known !== undefined && change.kind === 'status')
         this.toolCalls.set(id, { ...known, status: change.to, updatedAt: change.at });
     }
+  }
+
+  /**
+   * Renews the run's claim until `until` (`now`: when the renewal was built; a claim that
+   * ended by then is lost, never renewed), straight to the store — not behind the run's
+   * commits, so only a process that does not run at all delays it. Whether the store kept it.
+   */
+  async renewClaim(until: string, now: string): Promise<boolean> {
+    const { threadId, epoch } = this.fence;
+    const renew = { kind: 'renew' as const, threadId, epoch, owner: this.context.owner, until, now };
+    return (await this.context.store.commit({ thread: renew })).status === 'committed';
   }
 
   /**

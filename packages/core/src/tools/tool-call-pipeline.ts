@@ -228,9 +228,9 @@ export class ToolCallPipeline {
         type: 'TOOL_CALL_STARTED',
         ...describeCall(call, nodeId),
       }));
-      await context.apply({
+      const started = await context.run.startCalls({
         next: context.thread,
-        effects: { toolCalls: starting.map(({ change }) => change), events, durable: 'now' },
+        effects: { toolCalls: starting.map(({ change }) => change), events },
       });
       failpoint('tool:started');
       // A call whose tool returned after the signal was aborted did not finish (ToolExecution
@@ -239,7 +239,7 @@ export class ToolCallPipeline {
         starting.map(async ({ index, call }) => {
           const tool = this.tools.find(call.name);
           if (!tool) return;
-          const done = await this.execution.execute(call, tool, context, nodeId);
+          const done = await this.execution.execute(call, tool, context, nodeId, started);
           await this.update(context, lens, index, {
             call: done.call,
             effects: { ...done.effects, events: this.recorder.reported(done.call, nodeId) },

@@ -199,8 +199,8 @@ export async function turnParts(options: TurnPartsOptions = {}) {
     }
 
     /**
-     * Runs a ready call the way the pipeline does: its plan; a start is applied durably
-     * (with TOOL_CALL_STARTED) before `execute`, then the outcome is applied; then a commit.
+     * Runs a ready call the way the pipeline does: its plan; a start is committed (with
+     * TOOL_CALL_STARTED, `Run.startCalls`) before `execute`, then the outcome is applied; then a commit.
      */
     async function runReady(call: ReadyCall, tool: Tool | undefined): Promise<TurnCall> {
       await place(call);
@@ -210,15 +210,14 @@ export async function turnParts(options: TurnPartsOptions = {}) {
         await run.commit();
         return plan.call;
       }
-      await context.apply({
+      const started = await run.startCalls({
         next: context.thread,
         effects: {
           toolCalls: [plan.change],
           events: [{ type: 'TOOL_CALL_STARTED', ...describeCall(call, NODE_ID) }],
-          durable: 'now',
         },
       });
-      const done = await execution.execute(call, present(tool), context, NODE_ID);
+      const done = await execution.execute(call, present(tool), context, NODE_ID, started);
       await settle(done);
       await run.commit();
       return done.call;
