@@ -277,7 +277,9 @@ describe('write-ahead tool executions (F40)', () => {
   it('commits nothing of a run whose claim ended before its write, and the same process, which nobody took the thread from, asks about the call (issue 35, F40, F53)', async () => {
     const store = new InMemoryCheckpointStore();
     const effects: string[] = [];
+    // The gate exists before the tool runs: opened whenever the test says, before or after the tool waits on it.
     let finish: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
     const gated = defineTool({
       name: 'charge',
       description: 'charges a card',
@@ -285,7 +287,7 @@ describe('write-ahead tool executions (F40)', () => {
       riskLevel: 'LOW',
       parameters: z.object({ amount: z.number() }),
       execute: async ({ amount }) => {
-        await new Promise<void>((resolve) => (finish = resolve));
+        await gate;
         effects.push(`charged ${amount}`);
         return `charged ${amount}`;
       },
