@@ -14,6 +14,14 @@ export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoi
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
+export {
+  ANSWER_OUTCOMES,
+  PLANS_OF_OUTCOME,
+  answerFailureOf,
+  answerOutcomeOf,
+  type AnswerOutcome,
+} from './engine/answer-outcome.js';
+export type { AnswerPlanKind } from './engine/answer-plan.js';
 export { InterlockError, isStoreFailure, toInterlockError } from './errors/interlock-error.js';
 export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
 export {
