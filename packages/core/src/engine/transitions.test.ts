@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Frame, ThreadRecord } from '../persistence/checkpoint-store.js';
-import { threadRecord, userMessage } from '../testing/conformance/store-records.js';
+import { threadRecord, userMessage, type ThreadOverrides } from '../testing/conformance/store-records.js';
 import { combineEffects } from './step.js';
 import {
   appendMessages,
@@ -20,7 +20,7 @@ import {
 /* The thread's transitions and how effects combine (issue 39): pure, so checked here without a run or a store. */
 
 /** A frozen thread: a transition that changed it in place would throw. */
-function frozen(overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+function frozen(overrides: ThreadOverrides = {}): ThreadRecord {
   return deepFreeze(threadRecord(overrides));
 }
 

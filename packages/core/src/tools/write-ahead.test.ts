@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, InterlockError, type Interlock } from '../index.js';
+import type { ThreadRecord } from '../persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
 import { safeShellClassifier } from '../testing/index.js';
 
@@ -206,7 +207,7 @@ describe('write-ahead tool executions (F40)', () => {
     const thread = await store.getThread(threadId);
     expect(thread?.status).toBe('completed');
     // The first process's run is still stuck in the tool; whatever it tries to save now is refused.
-    const stale = { ...thread!, status: 'failed' as const };
+    const stale = { ...thread!, status: 'failed' as const } as ThreadRecord;
     const refused = await store.commit({
       thread: {
         kind: 'save',

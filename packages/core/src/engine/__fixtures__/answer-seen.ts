@@ -1,8 +1,13 @@
 import type { ApprovalQuorum } from '@interlock/sdk-types';
 import { InterlockError } from '../../errors/interlock-error.js';
-import type { InteractionRecord, StoredThread, ThreadRecord } from '../../persistence/checkpoint-store.js';
+import type { InteractionRecord, StoredThread } from '../../persistence/checkpoint-store.js';
 import { hashArguments } from '../../policy/canonical-arguments.js';
-import { CREATED_AT, interactionRecord, threadRecord } from '../../testing/conformance/store-records.js';
+import {
+  CREATED_AT,
+  interactionRecord,
+  threadRecord,
+  type ThreadOverrides,
+} from '../../testing/conformance/store-records.js';
 import type { InteractionChange } from '../../persistence/unit-of-work.js';
 import type { AnswerInput, AnswerSeen } from '../answer-plan.js';
 
@@ -47,7 +52,7 @@ export function message(responder: string): InteractionRecord {
 
 export interface Situation {
   interaction?: Partial<InteractionRecord> | null;
-  thread?: Partial<ThreadRecord> | null;
+  thread?: ThreadOverrides | null;
   others?: InteractionRecord[];
   seen?: Partial<AnswerSeen>;
 }

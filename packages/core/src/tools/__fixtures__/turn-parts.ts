@@ -26,6 +26,7 @@ import {
   save,
   threadRecord,
   workflowDefinition,
+  type ThreadOverrides,
 } from '../../testing/conformance/store-records.js';
 import { AnswerApplier } from '../answer-applier.js';
 import { CallDecider, type Decided } from '../call-decider.js';
@@ -110,7 +111,7 @@ export function turnOf(thread: ThreadRecord): TurnState {
 }
 
 /** Thread-1, running node `agent` with these calls in its turn. */
-export function threadWithTurn(calls: TurnCall[] = [], overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+export function threadWithTurn(calls: TurnCall[] = [], overrides: ThreadOverrides = {}): ThreadRecord {
   return threadRecord({
     activeNode: { workflowId: 'workflow-a', nodeId: NODE_ID, state: { calls } },
     steps: 1,
@@ -225,7 +226,7 @@ export async function turnParts(options: TurnPartsOptions = {}) {
 
     if (options.claimed !== false && how.dying !== true) {
       // The run takes the thread forward: its first commit claims it (a new epoch).
-      await run.apply({ next: { ...run.thread, status: 'running' }, effects: { durable: 'now' } });
+      await run.apply({ next: { ...run.thread, status: 'running' } as ThreadRecord, effects: { durable: 'now' } });
     }
     return { run, context, controller, place, settle, runReady };
   }
