@@ -2,7 +2,8 @@
 // eslint + typescript-eslint recommended everywhere, and the rule of the layers
 // (docs/architecture.md) as no-restricted-imports:
 //   sdk-types  depends on nothing of ours, no Node APIs, no rxjs/inversify
-//   core       depends on @interlock/sdk-types only
+//   receipts   depends on nothing of ours (jose only): a service may depend on it alone
+//   core       depends on @interlock/sdk-types and @interlock/receipts only
 //   apps       depend on the public entry points of core and sdk-types only
 // Flat config does not merge a rule's options: the last matching block sets the whole
 // no-restricted-imports rule for a file, so each layer lists everything it forbids.
@@ -118,7 +119,10 @@ export default defineConfig(
     // its engine/run-store.ts: what a thread's run does), the answer desk (engine/answer-desk.ts: every other write of the
     // engine — answers, deadlines, escalations, attempts, hand-overs, definitions, anchors) and
     // the job runner (workers/: the jobs of a worker process). Anything else asks one of them.
-    // Tests, fixtures and the conformance suite write units of their own.
+    // Tests, fixtures and the conformance suite write units of their own. One exception, which
+    // came with approval receipts (issue 41) after the rule: receipts/ keeps the receipt keys and
+    // the receipt of a call run outside a thread's run as global variables of its own scopes
+    // (a receipt of a call in a run is committed by Run, with the call's start).
     files: ['packages/core/src/**/*.ts'],
     ignores: [
       ...NOT_TYPED,
@@ -126,6 +130,8 @@ export default defineConfig(
       'packages/core/src/engine/run-store.ts',
       'packages/core/src/engine/answer-desk.ts',
       'packages/core/src/workers/**',
+      'packages/core/src/receipts/receipt-keys.ts',
+      'packages/core/src/receipts/receipts.ts',
     ],
     rules: {
       'no-restricted-syntax': [
@@ -160,13 +166,33 @@ export default defineConfig(
   },
 
   {
+    // Approval receipts (F63): the leaf a tool's service depends on alone, with jose; core signs with it.
+    files: ['packages/receipts/**'],
+    rules: restrict(
+      {
+        regex: NODE_BUILTIN,
+        message: '@interlock/receipts runs wherever jose does (Web Crypto): no Node APIs.',
+      },
+      {
+        regex: '^@interlock/',
+        message:
+          '@interlock/receipts depends on nothing of ours: a service installs it alone (layer rule, docs/architecture.md).',
+      },
+      {
+        regex: relativeInto(['core', 'sdk-types', 'cli', 'web', 'packages', 'apps']),
+        message: 'the receipts package may not reach into another package by a relative path.',
+      },
+    ),
+  },
+
+  {
     files: ['packages/core/**'],
     rules: restrict(
       {
-        // Anything under @interlock/ except exactly '@interlock/sdk-types' (no deep imports either).
-        regex: '^@interlock/(?!sdk-types$)',
+        // Anything under @interlock/ except exactly '@interlock/sdk-types' or '@interlock/receipts' (no deep imports either).
+        regex: '^@interlock/(?!(?:sdk-types|receipts)$)',
         message:
-          "core may import '@interlock/sdk-types' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, docs/architecture.md).",
+          "core may import '@interlock/sdk-types' and '@interlock/receipts' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, docs/architecture.md).",
       },
       {
         regex: relativeInto(['sdk-types', 'cli', 'web', 'packages', 'apps']),
@@ -197,7 +223,7 @@ export default defineConfig(
     rules: restrict(
       {
         regex:
-          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk|telemetry)$)',
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|receipts|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk|telemetry)$)',
         message:
           "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types', '@interlock/telemetry', a chat package or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
@@ -229,7 +255,8 @@ export default defineConfig(
     files: ADAPTERS,
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
+        regex:
+          '^@interlock/(?!(?:core|core/testing|sdk-types|receipts|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
         message:
           "an adapter uses the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an adapter needs something, core exports it).",
       },

@@ -133,7 +133,7 @@ function refusal(
   details?: Record<string, unknown>,
 ): WebError {
   const reply = ANSWER_REPLIES[outcome];
-  const replyCode = 'code' in reply && reply.code !== undefined ? reply.code : code;
+  const replyCode = 'code' in reply ? reply.code : code;
   if (reply.status === 200 || replyCode === undefined)
     throw new InterlockError('INTERNAL', `no error reply for ${outcome}`);
   return new WebError(reply.status, replyCode, message, details);

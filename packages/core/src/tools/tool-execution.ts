@@ -6,6 +6,7 @@ import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
+import { receiptInScope, runWithReceipts } from '../receipts/receipt-scope.js';
 import type { Resolution } from './approval-requests.js';
 import type { Decided } from './call-decider.js';
 import type { Tool } from './define-tool.js';
@@ -108,6 +109,7 @@ export class ToolExecution {
    * for an outcome; the call stays `started`, and whoever takes the thread next asks a
    * person what became of it (F40, F53). `started`: the proof, from `Run.startCalls`, that the
    * call's start was committed; a call it does not name is refused before its tool runs.
+   * `receipt` is the call's approval receipt (F63).
    */
   async execute(
     call: ReadyCall,
@@ -115,6 +117,7 @@ export class ToolExecution {
     context: NodeExecutionContext,
     nodeId: string,
     started: StartsCommitted,
+    receipt?: string,
   ): Promise<Decided> {
     const { threadId } = context.thread;
     if (!startCommitted(started, call.id))
@@ -125,22 +128,28 @@ export class ToolExecution {
       );
     let result: unknown;
     try {
-      result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
-        threadId,
-        nodeId,
-        toolCallId: call.id,
-        signal: context.signal,
-        fence: context.fence,
-        workspaceRoot: this.workspaceRoot,
-        ...(call.userInstruction === undefined && call.responder === undefined
-          ? {}
-          : {
-              approval: {
-                ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
-                ...(call.responder === undefined ? {} : { responder: call.responder }),
-              },
-            }),
-      });
+      const args = tool.parameters.parse(argumentsOf(call));
+      // The receipt travels with the call (F63): in its context, and for code it calls, `currentReceipt()`.
+      const scoped = receipt === undefined ? [] : [receiptInScope(receipt, tool.name, argumentsOf(call))];
+      result = await runWithReceipts(scoped, () =>
+        tool.execute(args, {
+          threadId,
+          nodeId,
+          toolCallId: call.id,
+          signal: context.signal,
+          fence: context.fence,
+          workspaceRoot: this.workspaceRoot,
+          ...(receipt === undefined ? {} : { receipt }),
+          ...(call.userInstruction === undefined && call.responder === undefined
+            ? {}
+            : {
+                approval: {
+                  ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
+                  ...(call.responder === undefined ? {} : { responder: call.responder }),
+                },
+              }),
+        }),
+      );
     } catch (error) {
       const failure = toInterlockError(error);
       // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.

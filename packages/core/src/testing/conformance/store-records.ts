@@ -22,7 +22,15 @@ export const CREATED_AT = '2026-01-02T03:04:05.678Z';
  * Fields of a thread a test sets, whatever its status (a conformance test stores threads no
  * engine would write: a store keeps what it is given).
  */
-export type ThreadOverrides = { [K in keyof LiveThread]?: K extends 'status' ? ThreadStatus : K extends 'output' ? unknown : K extends 'error' ? ThreadError : LiveThread[K] };
+export type ThreadOverrides = {
+  [K in keyof LiveThread]?: K extends 'status'
+    ? ThreadStatus
+    : K extends 'output'
+      ? unknown
+      : K extends 'error'
+        ? ThreadError
+        : LiveThread[K];
+};
 
 /** A thread as the engine creates it; `overrides` replace whole fields. */
 export function threadRecord(overrides: ThreadOverrides = {}): ThreadRecord {
