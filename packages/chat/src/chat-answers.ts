@@ -1,7 +1,7 @@
 import type { Interlock } from '@interlock/core';
 import type { ChatMemory } from './chat-memory.js';
 import type { ChatNotes } from './chat-notes.js';
-import { attemptReason, lostAnswer, notAllowedAsError, type ReplyRoute } from './chat-reply-router.js';
+import { attemptReason, chatOutcomeOf, lostAnswer, notAllowedAsError, type ReplyRoute } from './chat-reply-router.js';
 import { approvalKey } from './chat-transcript.js';
 import type { ReceiveResult } from './chat-types.js';
 import type { ReplyResolution } from './approval-reply.js';
@@ -56,17 +56,20 @@ export class ChatAnswers {
         refusal ??= this.notes.tell(memory, said, { reason: 'not_allowed', text: answer.message });
         continue;
       }
-      if (answer.status === 'accepted' && request.toolApproval) {
-        const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
-        const resolution = route.resolution === undefined ? {} : { resolution: route.resolution };
-        memory.seen.set(key, {
-          request,
-          decision: { approved, answeredBy: author, at: this.notes.isoNow(), ...resolution },
-        });
+      const done = chatOutcomeOf(answer);
+      if (done === 'decided') {
+        if (request.toolApproval) {
+          const key = approvalKey(request.toolApproval.toolCallId, request.toolApproval.stage);
+          const resolution = route.resolution === undefined ? {} : { resolution: route.resolution };
+          memory.seen.set(key, {
+            request,
+            decision: { approved, answeredBy: author, at: this.notes.isoNow(), ...resolution },
+          });
+        }
         resolved.push(request.interactionId);
         continue;
       }
-      const lost = lostAnswer(answer.status === 'expired' ? 'expired' : 'already_answered', step.call);
+      const lost = lostAnswer(done, step.call);
       await this.interlock.recordAttempt({
         interactionId: request.interactionId,
         responder: author,
@@ -109,8 +112,8 @@ export class ChatAnswers {
       });
       return this.notes.tell(memory, said, { reason: 'not_allowed', text: answer.message });
     }
-    if (answer.status !== 'accepted')
-      return this.notes.tell(memory, said, lostAnswer(answer.status, route.call, { late: true }));
+    const done = chatOutcomeOf(answer);
+    if (done !== 'decided') return this.notes.tell(memory, said, lostAnswer(done, route.call, { late: true }));
     this.notes.move(memory, said, route.entryId);
     const seen = [...memory.seen.values()].find((candidate) => candidate.request.interactionId === interactionId);
     if (seen) seen.decision = { approved, answeredBy: author, at: this.notes.isoNow() };

@@ -7,6 +7,7 @@ import {
   attemptReason,
   describeCall,
   lostAnswer,
+  chatOutcomeOf,
   notAllowedAsError,
   resolutionMismatch,
   type ChatNotice,
@@ -116,8 +117,9 @@ export class ChatDecisions {
     const call = describeCall(request.toolApproval?.toolName, request.toolApproval?.toolParameters);
     const answer = await notAllowedAsError(this.interlock.respond(interactionId, input, { responder: author }));
     if (answer instanceof Error) return refuse(answer.message, { reason: 'not_allowed', text: answer.message });
-    if (answer.status !== 'accepted') {
-      const lost = lostAnswer(answer.status === 'expired' ? 'expired' : 'already_answered', call);
+    const done = chatOutcomeOf(answer);
+    if (done !== 'decided') {
+      const lost = lostAnswer(done, call);
       return refuse(lost.text, lost, 'lost');
     }
     const details = request.toolApproval;

@@ -1,4 +1,10 @@
-import { requestWithProgress, type InteractionRecord, type Interlock, type ThreadRecord } from '@interlock/core';
+import {
+  askerOf,
+  requestWithProgress,
+  type InteractionRecord,
+  type Interlock,
+  type ThreadRecord,
+} from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 
 /**
@@ -23,29 +29,7 @@ export interface ThreadApprovals extends ThreadWaits {
   interactions: InteractionRecord[];
 }
 
-/**
- * Who asked for a call in a chat: the person whose message the agent was answering when it
- * proposed it — the responder of the thread's last message question (`ADD_MESSAGE`) asked
- * before the call and answered. In a shared channel that is whoever wrote, not whoever
- * opened the chat; separation of duties binds them both. Undefined when no message led to it.
- * Ordered by when each question was asked (both stamped by the engine that ran the thread),
- * not by when a web server took the answer.
- */
-export function askerOf(
-  interactions: readonly InteractionRecord[],
-  request: Pick<UserInteractionRequest, 'requestedAt'>,
-): string | undefined {
-  let asker: { at: string; responder: string } | undefined;
-  for (const interaction of interactions) {
-    const responder = interaction.response?.responder;
-    if (interaction.request.operationType !== 'ADD_MESSAGE' || responder === undefined) continue;
-    if (interaction.createdAt > request.requestedAt) continue;
-    if (asker === undefined || interaction.createdAt >= asker.at) asker = { at: interaction.createdAt, responder };
-  }
-  return asker?.responder;
-}
-
-/** {@link askerOf} a request, read from the store: one read of its thread's interactions. */
+/** Who asked for a call (core's `askerOf`), read from the store: one read of its thread's interactions. */
 export async function readAsker(
   reader: Pick<Interlock, 'interactions'>,
   request: Pick<UserInteractionRequest, 'threadId' | 'requestedAt'>,
@@ -134,3 +118,6 @@ export async function findChatThread(
 function isChatThread(thread: ThreadRecord, chatId: string, place: ChatPlace): boolean {
   return thread.session.chatId === chatId && thread.channel === place.channel && thread.workflowId === place.workflow;
 }
+
+/** Who asked for a call in a chat (core's rule, which keeps that person's approval from counting toward a quorum). */
+export { askerOf };

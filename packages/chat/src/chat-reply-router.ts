@@ -1,4 +1,11 @@
-import { InterlockError, type ThreadStatus } from '@interlock/core';
+import {
+  answerFailureOf,
+  answerOutcomeOf,
+  InterlockError,
+  type AnswerOutcome,
+  type RespondResult,
+  type ThreadStatus,
+} from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { askWhich, lastApproval, numberApprovals } from './approval-choice.js';
 import { parseApprovalReply, type ApprovalTargets, type ReplyResolution } from './approval-reply.js';
@@ -33,24 +40,59 @@ export interface ChatSituation {
   mayAnswer: (request: UserInteractionRequest) => string | undefined;
 }
 
-/** What the chat tells the sender instead of acting. */
 /**
- * An answer, or the error of an approval that cannot count toward a call that needs several
- * approvers (`APPROVAL_NOT_ALLOWED`, F51: the requester's, or an escalation approver's too
- * early), to tell the sender and audit; other errors are thrown.
+ * What the chat does with each outcome of an answer (core's `AnswerOutcome`, issue 39): the
+ * approval counts (`decided`: the sender's yes or no is recorded as the decision, the call's
+ * message updated), the sender is told why it did not count (a {@link ChatNoticeReason}, and
+ * the attempt is audited), or the error goes to the platform (`thrown`: the store failed, the
+ * thread's workflow changed, nothing to answer). One table, the rows of docs/chat.md's "What
+ * an answer came to" (chat-answer-outcomes.test.ts checks every one).
+ */
+export const CHAT_ANSWER_OUTCOMES: Readonly<
+  Record<
+    AnswerOutcome,
+    'decided' | Extract<ChatNoticeReason, 'already_answered' | 'expired' | 'not_allowed'> | 'thrown'
+  >
+> = {
+  continued: 'decided',
+  scheduled: 'decided',
+  elsewhere: 'decided',
+  stalled: 'decided',
+  'awaiting-approvals': 'decided',
+  finished: 'decided',
+  'already-answered': 'already_answered',
+  expired: 'expired',
+  // A yes to a call of unknown outcome (issue 37), an edit the rules refuse: told, not thrown.
+  invalid: 'not_allowed',
+  // The requester's approval, or an escalation approver's too early (F51).
+  'not-allowed': 'not_allowed',
+  'workflow-changed': 'thrown',
+  'not-found': 'thrown',
+  'not-stored': 'thrown',
+  unknown: 'thrown',
+};
+
+/**
+ * An answer as the chat carries it out: the result, or the error of an answer the engine
+ * refused that the sender is told of (`CHAT_ANSWER_OUTCOMES` says `not_allowed`), to audit;
+ * other errors are thrown.
  */
 export async function notAllowedAsError<T>(answer: Promise<T>): Promise<T | InterlockError> {
   try {
     return await answer;
   } catch (error) {
-    // An answer the engine refuses (a yes to a call of unknown outcome, issue 37) is told, not thrown.
-    if (
-      InterlockError.is(error) &&
-      (error.code === 'APPROVAL_NOT_ALLOWED' || error.code === 'INTERACTION_INVALID_RESPONSE')
-    )
+    const outcome = answerFailureOf(error);
+    if (InterlockError.is(error) && outcome !== undefined && CHAT_ANSWER_OUTCOMES[outcome] === 'not_allowed')
       return error;
     throw error;
   }
+}
+
+/** What the chat does with a result of `respond()`: decided, or the notice of why it did not count. */
+export function chatOutcomeOf(result: RespondResult): 'decided' | 'already_answered' | 'expired' {
+  const done = CHAT_ANSWER_OUTCOMES[answerOutcomeOf(result)];
+  if (done === 'decided' || done === 'already_answered' || done === 'expired') return done;
+  throw new InterlockError('INTERNAL', `a result of respond() has no chat outcome: ${done}`);
 }
 
 export interface ChatNotice {

@@ -14,6 +14,14 @@ export type { SqliteCheckpointStore } from './persistence/sqlite/sqlite-checkpoi
 export type { ThreadHandle } from './engine/thread-handle.js';
 export type { ThreadOutcome } from './engine/thread-outcome.js';
 export type { Continuation, RespondResult, StartOptions } from './engine/thread-runner.js';
+export {
+  ANSWER_OUTCOMES,
+  PLANS_OF_OUTCOME,
+  answerFailureOf,
+  answerOutcomeOf,
+  type AnswerOutcome,
+} from './engine/answer-outcome.js';
+export type { AnswerPlanKind } from './engine/answer-plan.js';
 export { InterlockError, isStoreFailure, toInterlockError } from './errors/interlock-error.js';
 export { parseJsonStrictly, MAX_JSON_DEPTH } from './json/parse-json-strictly.js';
 export {
@@ -155,7 +163,7 @@ export {
   type AuditThreadHead,
   type AuditVerification,
 } from './audit/audit-log.js';
-export { auditDigest, auditLink, nextAnchor } from './audit/audit-chain.js';
+export { auditDigest, auditLink, nextAnchor, GENESIS as AUDIT_GENESIS } from './audit/audit-chain.js';
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from './llm/scripted-model.js';
 export { openAICompatible, type OpenAICompatibleOptions } from './llm/openai-compatible.js';
 export { anthropic, type AnthropicOptions } from './llm/anthropic.js';
@@ -164,6 +172,12 @@ export type {
   StoredThread,
   StoredAuditEvidence,
   ThreadRecord,
+  LiveThread,
+  CompletedThread,
+  FailedThread,
+  CancelledThread,
+  FinishedThread,
+  ActiveNode,
   ThreadStatus,
   InteractionRecord,
   InteractionResponseRecord,
@@ -189,7 +203,7 @@ export type {
   AuditDraft,
 } from './persistence/checkpoint-store.js';
 export { isEmptyUnit } from './persistence/unit-of-work.js';
-export { requestWithProgress, personOf } from './policy/approval-quorum.js';
+export { requestWithProgress, personOf, askerOf } from './policy/approval-quorum.js';
 export { NO_RESPONDER_CHANNEL } from './coordinators/user-interaction-coordinator.js';
 export { interpretInput } from './interaction/interpret-input.js';
 export { renderTemplate, evaluateExpression } from './expressions/expressions.js';

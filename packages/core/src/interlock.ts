@@ -90,8 +90,8 @@ export class Interlock {
     const tick = () => {
       // Node's own timer: a test's fake clock neither runs nor counts it.
       timer = nodeTimers.setTimeout(() => {
-        void this.auditLog
-          .anchor()
+        void this.runner
+          .anchorAudit(this.auditLog)
           .catch(() => undefined)
           .finally(tick);
       }, everyMs);
@@ -138,29 +138,13 @@ export class Interlock {
    * The entry has `decidedBy: 'attempt'` and rule `attempt:refused` or `attempt:lost`; it
    * never changes what happens to the call. Unknown interactions are not recorded.
    */
-  async recordAttempt(attempt: {
+  recordAttempt(attempt: {
     interactionId: string;
     responder: string;
     result: 'refused' | 'lost';
     reason: string;
   }): Promise<AuditEntry | undefined> {
-    const interaction = await this.store.getInteraction(attempt.interactionId);
-    if (!interaction) return undefined;
-    const approval = interaction.request.toolApproval;
-    const draft = this.auditLog.draft({
-      threadId: interaction.threadId,
-      toolCallId: approval?.toolCallId ?? attempt.interactionId,
-      toolName: approval?.toolName ?? `(${interaction.request.operationType})`,
-      outcome: 'deny',
-      decidedBy: 'attempt',
-      rule: `attempt:${attempt.result}`,
-      reason: attempt.reason,
-      responder: attempt.responder,
-      stage: approval?.stage ?? 'execution',
-      originalArguments: approval?.toolParameters ?? {},
-    });
-    const result = await this.store.commit({ audit: [draft] });
-    return result.status === 'committed' ? result.audit[0] : undefined;
+    return this.runner.desk.recordAttempt(attempt);
   }
 
   /**
@@ -169,7 +153,7 @@ export class Interlock {
    * anchored (nothing new, or another process anchored first: false).
    */
   anchorAudit(): Promise<boolean> {
-    return this.auditLog.anchor();
+    return this.runner.anchorAudit(this.auditLog);
   }
 
   /**

@@ -2,9 +2,11 @@ import { CONTINUE_OPTIONS } from './continue-options.js';
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
+  answerFailureOf,
   InterlockError,
   MCP_PERMISSION_WORKFLOW_ID,
   MCP_QUESTION_WORKFLOW_ID,
+  type AnswerOutcome,
   type RespondResult,
 } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
@@ -13,7 +15,7 @@ import { ExitCode } from '../exit-code.js';
 import { RESPOND_HELP } from '../thread-commands-help.js';
 import { lookUpPendingRequest } from '../interaction-lookup.js';
 import { parseRespondAnswer, verbMismatch, type RespondAnswer } from '../respond-answer.js';
-import { reportRespond, storeFailure } from '../respond-outcome.js';
+import { exitOf, reportRespond, storeFailure } from '../respond-outcome.js';
 import { printRespondResult } from '../respond-report.js';
 import { parseStoreOption } from '../store-option.js';
 import { ThreadNotes } from '../thread-notes.js';
@@ -69,7 +71,7 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
   const found = await lookUpPendingRequest(store, interactionId);
   const request = found?.request;
   const mismatch = request === undefined ? undefined : verbMismatch(answer.verb, request);
-  if (mismatch !== undefined) return refuse(json, interactionId, mismatch);
+  if (mismatch !== undefined) return refuse(json, interactionId, mismatch, 'invalid');
   const notes = new ThreadNotes(store.notesDirectory);
   const note = request === undefined ? undefined : await notes.recall(request.threadId);
   const settings = await resolveContinueSettings(values, note, 'respond');
@@ -98,7 +100,12 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
       const check = await session.interlock.checkResponse(interactionId, answer.input);
       if (!check.ok) {
         await audited(session, interactionId, responder, 'refused', `${answer.verb}: ${check.message}`);
-        return refuse(json, interactionId, `the answer was refused: ${check.message}. The question still waits`);
+        return refuse(
+          json,
+          interactionId,
+          `the answer was refused: ${check.message}. The question still waits`,
+          'invalid',
+        );
       }
     }
     let result: RespondResult;
@@ -106,22 +113,39 @@ export async function respondCommand(argv: string[]): Promise<ExitCode> {
       result = await answerWithFallback(session, notes, interactionId, answer, request, responder);
     } catch (error) {
       if (!InterlockError.is(error)) throw error;
-      if (error.code === 'INTERACTION_NOT_FOUND')
-        return refuse(
-          json,
-          interactionId,
-          `no interaction ${interactionId} in ${store.label}: list what waits with interlock pending${store.flag}`,
-        );
-      if (error.code === 'INTERACTION_INVALID_RESPONSE')
-        return refuse(json, interactionId, `the answer was refused: ${error.message}. The question still waits`);
-      // The requester's approval of a call that needs several, or an escalation approver's too early (F51).
-      if (error.code === 'APPROVAL_NOT_ALLOWED') {
-        await audited(session, interactionId, responder, 'refused', `${answer.verb}: ${error.message}`);
-        return refuse(json, interactionId, `the answer was refused: ${error.message}. The question still waits`);
+      // Each outcome's row of RESPOND_EXITS: refused (nothing stored, the question still waits), not found, or a store failure.
+      switch (answerFailureOf(error)) {
+        case 'not-found':
+          return refuse(
+            json,
+            interactionId,
+            `no interaction ${interactionId} in ${store.label}: list what waits with interlock pending${store.flag}`,
+            'not-found',
+          );
+        case 'invalid':
+          return refuse(
+            json,
+            interactionId,
+            `the answer was refused: ${error.message}. The question still waits`,
+            'invalid',
+          );
+        // The requester's approval of a call that needs several, or an escalation approver's too early (F51).
+        case 'not-allowed':
+          await audited(session, interactionId, responder, 'refused', `${answer.verb}: ${error.message}`);
+          return refuse(
+            json,
+            interactionId,
+            `the answer was refused: ${error.message}. The question still waits`,
+            'not-allowed',
+          );
+        case 'workflow-changed':
+          return refuse(json, interactionId, `your answer was not stored: ${error.message}`, 'workflow-changed');
+        default: {
+          const failed = storeFailure(error, { interactionId, json, store });
+          if (failed !== undefined) return failed;
+          throw error;
+        }
       }
-      const failed = storeFailure(error, { interactionId, json, store });
-      if (failed !== undefined) return failed;
-      throw error;
     }
     const exitCode = await reportRespond(session, result, {
       interactionId,
@@ -170,10 +194,10 @@ async function answerWithFallback(
   );
 }
 
-function refuse(json: boolean, interactionId: string, message: string): ExitCode {
+function refuse(json: boolean, interactionId: string, message: string, outcome: AnswerOutcome): ExitCode {
   return printRespondResult(
     json,
-    { result: 'refused', interactionId, message, exitCode: ExitCode.failed },
+    { result: 'refused', interactionId, message, exitCode: exitOf(outcome) },
     `interlock respond: ${message}`,
   );
 }

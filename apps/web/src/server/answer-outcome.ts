@@ -1,6 +1,14 @@
-import { InterlockError, servedVersions, type RespondResult } from '@interlock/core';
+import {
+  InterlockError,
+  answerFailureOf,
+  answerOutcomeOf,
+  servedVersions,
+  type AnswerOutcome,
+  type InteractionRecord,
+  type RespondResult,
+} from '@interlock/core';
 import type { WebContext } from './web-context.js';
-import { WebError } from './web-error.js';
+import { WebError, type WebErrorCode } from './web-error.js';
 
 /** What became of a stored answer, as the inbox says it (docs/web.md, "What an answer came to"). */
 export type AnswerContinuation =
@@ -26,6 +34,33 @@ export interface AnswerAccepted {
   message: string;
 }
 
+/** One row of the inbox's table: the HTTP status of the reply, and its `continuation` or error code. */
+export type AnswerReply =
+  | { status: 200; continuation: AnswerContinuation }
+  /** `code` absent: the code of the error `respond()` threw (WORKFLOW_CHANGED or WORKFLOW_VERSION_MISMATCH; INTERACTION_NOT_FOUND or THREAD_NOT_FOUND). */
+  | { status: 403 | 404 | 409 | 410 | 422 | 503; code?: WebErrorCode };
+
+/**
+ * How the inbox replies to each outcome of an answer: one table, the rows of docs/web.md's
+ * "What an answer came to" (answer-outcome.test.ts checks every one).
+ */
+export const ANSWER_REPLIES: Readonly<Record<AnswerOutcome, AnswerReply>> = {
+  continued: { status: 200, continuation: 'continued' },
+  scheduled: { status: 200, continuation: 'scheduled' },
+  elsewhere: { status: 200, continuation: 'elsewhere' },
+  stalled: { status: 200, continuation: 'stalled' },
+  'awaiting-approvals': { status: 200, continuation: 'awaiting-approvals' },
+  finished: { status: 200, continuation: 'finished' },
+  'already-answered': { status: 409, code: 'INTERACTION_ALREADY_ANSWERED' },
+  expired: { status: 410, code: 'INTERACTION_EXPIRED' },
+  invalid: { status: 422, code: 'INTERACTION_INVALID_RESPONSE' },
+  'not-allowed': { status: 403, code: 'APPROVAL_NOT_ALLOWED' },
+  'workflow-changed': { status: 409 },
+  'not-found': { status: 404 },
+  'not-stored': { status: 503, code: 'STORE_UNAVAILABLE' },
+  unknown: { status: 503, code: 'STORE_OUTCOME_UNKNOWN' },
+};
+
 /**
  * The response to an answer `respond()` stored, saying what became of its thread: going on
  * here, left to a worker (and whether one serving its version is alive), applied by the
@@ -37,12 +72,14 @@ export async function acceptedAnswer(
   result: Extract<RespondResult, { status: 'accepted' }>,
 ): Promise<AnswerAccepted> {
   const { threadId, continuation } = result;
+  const reply = ANSWER_REPLIES[answerOutcomeOf(result)];
+  if (reply.status !== 200) throw new InterlockError('INTERNAL', `an accepted answer has no reply ${reply.status}`);
   const base = {
     result: 'accepted' as const,
     interactionId,
     threadId,
-    continuation: continuation.status,
-    continued: continuation.status === 'continued',
+    continuation: reply.continuation,
+    continued: reply.continuation === 'continued',
     ...(result.repeated === true ? { repeated: true as const } : {}),
   };
   const stored = result.repeated === true ? 'Your answer was stored before' : 'Your answer is stored';
@@ -88,30 +125,89 @@ export async function acceptedAnswer(
   }
 }
 
+/** The error reply of an outcome that is not an accepted answer, with its sentence. */
+function refusal(
+  outcome: AnswerOutcome,
+  code: WebErrorCode | undefined,
+  message: string,
+  details?: Record<string, unknown>,
+): WebError {
+  const reply = ANSWER_REPLIES[outcome];
+  const replyCode = 'code' in reply ? reply.code : code;
+  if (reply.status === 200 || replyCode === undefined)
+    throw new InterlockError('INTERNAL', `no error reply for ${outcome}`);
+  return new WebError(reply.status, replyCode, message, details);
+}
+
 /**
- * An error of `respond()` that the inbox reports as is: the answer was not stored (the
- * thread's workflow changed under it, the database failed before it) or may have been (the
- * connection failed during the commit). Undefined for anything else.
+ * An error of `respond()` as the inbox replies to it, from its row of {@link ANSWER_REPLIES}:
+ * refused before anything was stored (the input, a quorum's rules, the thread's workflow
+ * changed under it, no such interaction), not stored (the database failed before it) or maybe
+ * stored (the connection failed during the commit). Undefined for any other error.
  */
 export function answerNotStored(error: unknown): WebError | undefined {
-  if (!InterlockError.is(error)) return undefined;
-  switch (error.code) {
-    case 'WORKFLOW_VERSION_MISMATCH':
-    case 'WORKFLOW_CHANGED':
-      return new WebError(409, error.code, `your answer was not stored: ${error.message}`, error.details);
-    case 'STORE_UNAVAILABLE':
-      return new WebError(
-        503,
-        'STORE_UNAVAILABLE',
+  const outcome = answerFailureOf(error);
+  if (outcome === undefined || !(error instanceof Error)) return undefined;
+  const code = (error as { code?: WebErrorCode }).code;
+  const details = (error as { details?: Record<string, unknown> }).details;
+  switch (outcome) {
+    case 'invalid':
+      return invalidAnswer(error.message);
+    case 'not-allowed':
+    case 'not-found':
+      return refusal(outcome, code, error.message);
+    case 'workflow-changed':
+      return refusal(outcome, code, `your answer was not stored: ${error.message}`, details);
+    case 'not-stored':
+      return refusal(
+        outcome,
+        code,
         `your answer was not stored: the database failed (${error.message}). Send it again when it is back`,
       );
-    case 'STORE_OUTCOME_UNKNOWN':
-      return new WebError(
-        503,
-        'STORE_OUTCOME_UNKNOWN',
+    case 'unknown':
+      return refusal(
+        outcome,
+        code,
         `the database connection failed while your answer was being committed: it may or may not be stored. Reload the interaction: if it still waits, send your answer again (the same answer again is safe)`,
       );
     default:
       return undefined;
   }
+}
+
+/** The reply to an answer the input kind or the rules refused (`invalid`): nothing stored, still pending. */
+export function invalidAnswer(message: string): WebError {
+  return refusal(
+    'invalid',
+    undefined,
+    `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`,
+  );
+}
+
+/** The reply to an answer given to an interaction no longer pending: `expired`, or `already-answered` (by whom, when). */
+export function notPending(record: InteractionRecord): WebError {
+  const details = { interactionId: record.interactionId, threadId: record.threadId, status: record.status };
+  if (record.status === 'failed' && record.failureReason === 'timeout')
+    return refusal(
+      'expired',
+      undefined,
+      `interaction ${record.interactionId} expired at ${record.deadline ?? 'its deadline'}: the answer was refused and nothing ran for it`,
+      details,
+    );
+  if (record.response !== undefined) {
+    const by = record.response.responder ?? 'another responder';
+    const { respondedAt } = record.response;
+    return refusal(
+      'already-answered',
+      undefined,
+      `interaction ${record.interactionId} was already answered by ${by} at ${respondedAt}: your answer changed nothing`,
+      { ...details, answeredBy: by, answeredAt: respondedAt },
+    );
+  }
+  return refusal(
+    'already-answered',
+    undefined,
+    `interaction ${record.interactionId} is no longer pending (${record.failureReason ?? record.status}${record.failureMessage === undefined ? '' : `: ${record.failureMessage}`}): your answer changed nothing`,
+    details,
+  );
 }

@@ -38,7 +38,7 @@ export function summarizeThread(thread: ThreadRecord): ThreadSummary {
     workflowId: thread.workflowId,
     status: thread.status,
     channel: thread.channel,
-    pendingInteractionIds: thread.pendingInteractionIds,
+    pendingInteractionIds: [...thread.pendingInteractionIds],
     createdAt: thread.createdAt,
     updatedAt: thread.updatedAt,
     ...(thread.error === undefined ? {} : { error: thread.error }),
@@ -105,7 +105,7 @@ export async function buildTimeline(
   }
   // A stable sort keeps the store's order for entries of the same instant.
   entries.sort((a, b) => a.at.localeCompare(b.at));
-  return { thread: summarizeThread(thread), entries, conversation: thread.conversation };
+  return { thread: summarizeThread(thread), entries, conversation: [...thread.conversation] };
 }
 
 function interactionEntries(interaction: InteractionRecord): TimelineEntry[] {

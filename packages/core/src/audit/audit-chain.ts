@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../policy/canonical-arguments.js';
-import type { AuditEntry, AuditEntryInput } from './audit-log.js';
+import type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 
 /*
  * The audit log's hash chains (F33, F45; ADR 0007). Each thread has its own chain: an entry
@@ -13,6 +13,7 @@ import type { AuditEntry, AuditEntryInput } from './audit-log.js';
  * added or edited before the last anchor, whole threads included (the anchors).
  */
 
+/** The hash a thread's chain starts from (`previousHash` of its first entry): 64 zeros. */
 export const GENESIS = '0'.repeat(64);
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,16 +1,18 @@
-import type { ApprovalStage } from '@interlock/sdk-types';
 import type { JSONWebKeySet } from '@interlock/receipts';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { StoredReceipt } from '../receipts/receipts.js';
 import type { AuditDraft } from '../persistence/unit-of-work.js';
+import type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 import {
   auditDigest,
   nextAnchor,
   verifyAuditChain,
+  type AuditAnchor,
   type AuditEvidence,
   type AuditVerification,
 } from './audit-chain.js';
 
+export type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 export {
   verifyAuditChain,
   type AuditAnchor,
@@ -32,37 +34,6 @@ export interface AuditExport {
   receipts?: StoredReceipt[];
   /** Every public key receipts were signed with (retired ones too): what they are checked against offline. */
   keys?: JSONWebKeySet;
-}
-
-/** One decision about a tool call (F33): who or which rule, what, when, why. */
-export interface AuditEntryInput {
-  threadId: string;
-  toolCallId: string;
-  toolName: string;
-  outcome: 'allow' | 'deny';
-  /** The pipeline rule, `person`, or `callback:onToolApprove`. */
-  decidedBy: string;
-  rule: string;
-  reason: string;
-  responder?: string;
-  stage: ApprovalStage;
-  originalArguments: Record<string, unknown>;
-  editedArguments?: Record<string, unknown>;
-  /** SHA-256 of the tool definition decided about, for tools pinned by it (an MCP server's). */
-  toolDefinitionHash?: string;
-  /** The question whose answer (or failed wait) made this decision: a person's, or `interaction:<reason>`. */
-  interactionId?: string;
-}
-
-export interface AuditEntry extends AuditEntryInput {
-  /** Where the store put it among all entries: increasing in the order they were stored (not hashed). */
-  sequence: number;
-  /** Its position in its thread's chain, from 1 (absent on entries of the older global chain). */
-  threadSequence?: number;
-  at: string;
-  /** The hash of the thread's entry before it (64 zeros for the first). */
-  previousHash: string;
-  hash: string;
 }
 
 /**
@@ -123,12 +94,12 @@ export class AuditLog {
   }
 
   /**
-   * Seals the entries stored since the last anchor, up to those seen at the previous call
-   * at least `ANCHOR_SETTLE_MS` ago (so an entry whose transaction was still open is never
-   * left out). Another process anchoring at the same time wins; this call then does nothing.
-   * Returns whether it anchored.
+   * The next anchor to seal the entries stored since the last one, up to those seen at the
+   * previous call at least `ANCHOR_SETTLE_MS` ago (so an entry whose transaction was still
+   * open is never left out); undefined when there is nothing to seal yet. The answer desk
+   * stores it (another process anchoring at the same time wins; the desk then stores nothing).
    */
-  async anchor(): Promise<boolean> {
+  async nextAnchor(): Promise<AuditAnchor | undefined> {
     const now = this.now();
     const { anchors } = await this.store.readAuditEvidence();
     const last = anchors.at(-1);
@@ -137,11 +108,9 @@ export class AuditLog {
     const settled = this.seen !== undefined && now - this.seen.at >= ANCHOR_SETTLE_MS ? this.seen.sequence : undefined;
     if (newest !== undefined && (this.seen === undefined || settled !== undefined))
       this.seen = { sequence: newest, at: now };
-    if (settled === undefined) return false;
+    if (settled === undefined) return undefined;
     const covered = after.filter((entry) => entry.sequence <= settled && entry.threadSequence !== undefined);
-    if (covered.length === 0) return false;
-    const anchor = nextAnchor(last, covered, new Date(now).toISOString());
-    const result = await this.store.commit({ anchor });
-    return result.status === 'committed';
+    if (covered.length === 0) return undefined;
+    return nextAnchor(last, covered, new Date(now).toISOString());
   }
 }

@@ -20,11 +20,9 @@ export interface LoadedProjectConfig {
   config: ProjectConfig;
 }
 
-/** One problem or warning about a project file, with the key it is about. */
-export interface ConfigIssue {
-  path: string;
-  message: string;
-}
+import type { ConfigIssue } from './config-issue.js';
+
+export type { ConfigIssue } from './config-issue.js';
 
 /**
  * The project file of `directory` (`interlock.toml` or `interlock.json`), or undefined.

@@ -1,5 +1,5 @@
 import type { ProjectConfig } from '@interlock/sdk-types';
-import type { ConfigIssue } from './project-config.js';
+import type { ConfigIssue } from './config-issue.js';
 
 /** Query parameters that carry a credential (`?api_key=…`, `&token=…`). */
 const SECRET_NAME =

@@ -5,20 +5,11 @@ import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import type { ModelProvider, ModelResponse } from '../llm/model-provider.js';
-import { appendMessages, withNodeState } from '../engine/transitions.js';
+import { keptStateOf, nodeStateOf, withStateOf, type LlmNodeState, type LlmTurn } from '../engine/node-states.js';
+import { appendMessages } from '../engine/transitions.js';
 import type { ToolCallPipeline, TurnLens } from '../tools/tool-call-pipeline.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
-import { argumentsOf, newTurnCall, type TurnState } from '../tools/turn-state.js';
-
-type LlmTurn = TurnState & { text: string };
-
-/** What an LLM node keeps between rounds (part of the thread, so a wait for approval resumes here). */
-interface LlmNodeState {
-  round: number;
-  toolCallCount: number;
-  /** The model turn whose tool calls are being decided or run. */
-  turn: LlmTurn | null;
-}
+import { argumentsOf, newTurnCall } from '../tools/turn-state.js';
 
 /**
  * Runs LLM nodes: the tool-call loop of F15. The model sees the whole conversation (so a
@@ -46,7 +37,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         `LLM node "${node.id}" uses model "${config.model}", but createInterlock({ models }) has ${known}`,
       );
     }
-    if (!context.nodeState<LlmNodeState>()) {
+    if (nodeStateOf(context.thread, 'LLM') === undefined) {
       const prompt: Message[] =
         config.prompt === undefined
           ? []
@@ -58,10 +49,10 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
               },
             ];
       const initial: LlmNodeState = { round: 0, toolCallCount: 0, turn: null };
-      await context.apply({ next: withNodeState(appendMessages(context.thread, ...prompt), initial) });
+      await context.apply({ next: withStateOf(appendMessages(context.thread, ...prompt), 'LLM', initial) });
     }
     for (;;) {
-      const state = context.nodeState<LlmNodeState>() as LlmNodeState;
+      const state = keptStateOf(context.thread, 'LLM');
       if (!state.turn) {
         if (state.round >= config.maxRounds) {
           throw new InterlockError(
@@ -94,7 +85,7 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         // The model's proposal is part of the thread from now on; it is stored with the next
         // durability point (before anyone is asked, before a tool runs): resume never re-asks the model then.
         await context.apply({
-          next: withNodeState(context.thread, {
+          next: withStateOf(context.thread, 'LLM', {
             round,
             toolCallCount: state.toolCallCount + calls.length,
             turn: { text: response.text, calls: calls.map(newTurnCall) },
@@ -107,11 +98,11 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
         TURN_OF_LLM_NODE,
       );
       if (progress === 'suspend') return { kind: 'suspend', interactionIds: [...context.thread.pendingInteractionIds] };
-      const current = context.nodeState<LlmNodeState>() as LlmNodeState;
+      const current = keptStateOf(context.thread, 'LLM');
       const turn = current.turn as LlmTurn;
       await context.apply({
         next: appendMessages(
-          withNodeState(context.thread, { ...current, turn: null }),
+          withStateOf(context.thread, 'LLM', { ...current, turn: null }),
           ...this.closeTurn(node.id, turn),
         ),
       });
@@ -197,13 +188,15 @@ export class LLMExecutionCoordinator implements INodeExecutor<'LLM'> {
 /** Where an LLM node keeps the turn being decided or run. */
 const TURN_OF_LLM_NODE: TurnLens = {
   get: (thread) => {
-    const turn = (thread.activeNode?.state as LlmNodeState | undefined)?.turn;
+    const turn = nodeStateOf(thread, 'LLM')?.turn;
     if (!turn) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no turn under way`);
     return turn;
   },
   set: (thread, turn) => {
-    const state = thread.activeNode?.state as LlmNodeState;
-    return withNodeState(thread, { ...state, turn: { ...(state.turn as LlmTurn), ...turn } });
+    const state = keptStateOf(thread, 'LLM');
+    if (state.turn === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no turn under way`);
+    const next: LlmTurn = { ...state.turn, ...turn };
+    return withStateOf(thread, 'LLM', { ...state, turn: next });
   },
 };
 

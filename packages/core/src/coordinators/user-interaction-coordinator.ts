@@ -6,7 +6,8 @@ import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import type { Clock } from '../engine/clock.js';
 import type { EmittedEvent } from '../engine/node-executor.js';
-import { appendMessages, withNodeState } from '../engine/transitions.js';
+import { nodeStateOf, withStateOf } from '../engine/node-states.js';
+import { appendMessages } from '../engine/transitions.js';
 import type { InteractionGateway } from '../interaction/interaction-gateway.js';
 import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 
@@ -19,11 +20,6 @@ const FAILURE_CODES = {
   invalid_response: 'INTERACTION_INVALID_RESPONSE',
   no_handler: 'INTERACTION_NO_HANDLER',
 } as const;
-
-/** What a USER_INTERACTION node keeps while it waits (checkpointed). */
-interface WaitState {
-  interactionId: string;
-}
 
 /**
  * Runs USER_INTERACTION nodes (F4–F10): node config → request → REQUESTED → a handler or a
@@ -41,7 +37,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
 
   async execute(node: NodeOfType<'USER_INTERACTION'>, context: NodeExecutionContext): Promise<NodeOutcome> {
     const { config } = node;
-    const state = context.nodeState<WaitState>();
+    const state = nodeStateOf(context.thread, 'USER_INTERACTION');
     let interaction: InteractionRecord;
     if (state) {
       interaction = this.gateway.load(state.interactionId, context);
@@ -59,7 +55,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
         ],
         context,
         (thread, [record]) =>
-          record ? withNodeState(thread, { interactionId: record.interactionId } satisfies WaitState) : thread,
+          record ? withStateOf(thread, 'USER_INTERACTION', { interactionId: record.interactionId }) : thread,
       );
       if (!opened) throw new InterlockError('INTERNAL', 'the interaction was not opened');
       interaction = opened;

@@ -1,13 +1,12 @@
-import type { DistributiveOmit } from './types.js';
-import type { InterlockEvent, NodeOfType, NodeType, WorkflowDefinition } from '@interlock/sdk-types';
+import type { EmittedEvent } from './emitted-event.js';
+import type { NodeOfType, NodeType, WorkflowDefinition } from '@interlock/sdk-types';
 import type { ClaimFence, Frame, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { Failpoint } from './failpoints.js';
 import type { Run } from './run.js';
 import type { Effects, Step } from './step.js';
 import type { VariableScopes } from './variable-scopes.js';
 
-/** An event as an executor emits it; the engine adds thread, workflow and time. */
-export type EmittedEvent = DistributiveOmit<InterlockEvent, 'threadId' | 'workflowId' | 'timestamp'>;
+export type { EmittedEvent } from './emitted-event.js';
 
 /**
  * What a node executor works with. The thread is a value: every change is a step applied

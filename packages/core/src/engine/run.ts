@@ -1,5 +1,4 @@
 import { clearImmediate, setImmediate } from 'node:timers';
-import { InterlockError } from '../errors/interlock-error.js';
 import type {
   ClaimFence,
   ICheckpointStore,
@@ -9,17 +8,11 @@ import type {
   ThreadRecord,
   ToolExecutionRecord,
 } from '../persistence/checkpoint-store.js';
-import type {
-  ClaimChange,
-  CommitResult,
-  Conflict,
-  InteractionChange,
-  ThreadChange,
-  UnitOfWork,
-} from '../persistence/unit-of-work.js';
-import { applyQuorumChange } from '../persistence/quorum-change.js';
+import type { ClaimChange, InteractionChange, ThreadChange, UnitOfWork } from '../persistence/unit-of-work.js';
 import { lostClaim } from '../persistence/stale-claim.js';
-import type { EmittedEvent } from './node-executor.js';
+import type { EmittedEvent } from './emitted-event.js';
+import { commitOrReadBack, commonPrefix, conflictError, settleOne } from './run-store.js';
+import { RunViews, type RunOrigin } from './run-views.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
 /** What a run needs from around it. */
@@ -37,20 +30,34 @@ export interface RunContext {
   onClaimEnded?(): void;
 }
 
-/** How the thread came to this run. */
-export type RunOrigin =
-  /** Started here: stored by the run's first commit. */
-  | { kind: 'new' }
-  /** Read from the store: claimed by the run's first commit. */
-  | { kind: 'stored'; interactions: readonly InteractionRecord[]; toolCalls: readonly ToolExecutionRecord[] };
+/** The key of a {@link StartsCommitted}: not exported, so only this module makes one. */
+const committedStarts: unique symbol = Symbol('interlock.committedStarts');
+
+/**
+ * Proof that the write-ahead starts of some tool calls were committed (F40): only
+ * `Run.startCalls` makes one, after the commit that stores them, and `ToolExecution.execute`
+ * runs a call only with a proof that names it.
+ */
+export interface StartsCommitted {
+  readonly [committedStarts]: ReadonlySet<string>;
+}
+
+/** Whether `proof` says the start of this call was committed. */
+export function startCommitted(proof: StartsCommitted, toolCallId: string): boolean {
+  // The key cannot be forged outside this module; a value of another shape proves nothing.
+  return (proof as Partial<StartsCommitted>)[committedStarts]?.has(toolCallId) === true;
+}
 
 /**
  * One run of a thread in this process: the thread as a value, replaced by each step
- * (transitions are pure: `(thread, …) → { next, effects }`), and the one place that writes.
- * The effects of the steps since the last durability point wait here; a durability point
- * commits them as one unit of work with the thread as it is then — claimed by the run's
+ * (transitions are pure: `(thread, …) → { next, effects }`), and the writer of everything the
+ * run does. The effects of the steps since the last durability point wait here; a durability
+ * point commits them as one unit of work with the thread as it is then — claimed by the run's
  * first commit (its fence checked inside every later one), released by its last — and only
- * then are the step's events published. Nothing else in the engine writes to the store.
+ * then are the step's events published. Besides its units it commits, each alone: its claim's
+ * renewals and release, and an interaction its handler settled (`answer`, `failInteraction`).
+ * The engine's other writes go through the answer desk (engine/answer-desk.ts); a worker's
+ * jobs through the job runner (docs/architecture.md, "Who writes").
  */
 export class Run {
   private state: ThreadRecord;
@@ -58,8 +65,7 @@ export class Run {
   private committed: ThreadRecord | undefined;
   private claimed = false;
   private pending: Effects = {};
-  private readonly interactions = new Map<string, InteractionRecord>();
-  private readonly toolCalls = new Map<string, ToolExecutionRecord>();
+  private readonly views: RunViews;
   private committing: Promise<void> = Promise.resolve();
   /** Events held for the next commit (see `Effects.announceAfterCommit`). */
   private held: EmittedEvent[] = [];
@@ -84,11 +90,8 @@ export class Run {
   ) {
     this.state = thread;
     this.previousLease = thread.lease?.owner === context.owner ? undefined : thread.lease;
-    if (origin.kind === 'stored') {
-      this.committed = thread;
-      for (const interaction of origin.interactions) this.interactions.set(interaction.interactionId, interaction);
-      for (const call of origin.toolCalls) this.toolCalls.set(call.toolCallId, call);
-    }
+    this.views = origin.kind === 'stored' ? new RunViews(origin.interactions, origin.toolCalls) : new RunViews();
+    if (origin.kind === 'stored') this.committed = thread;
     this.firstCommit = new Promise<void>((resolve, reject) => {
       this.markCommitted = resolve;
       this.markFailed = reject;
@@ -132,17 +135,17 @@ export class Run {
 
   /** An interaction of the thread as this run knows it (read with the thread, changed by the run's own steps). */
   interaction(interactionId: string): InteractionRecord | undefined {
-    return this.interactions.get(interactionId);
+    return this.views.interaction(interactionId);
   }
 
   /** An interaction as read again from the store (answered or failed by another process). */
   learn(interaction: InteractionRecord): void {
-    this.interactions.set(interaction.interactionId, interaction);
+    this.views.learn(interaction);
   }
 
   /** The write-ahead record of a tool call as this run knows it. */
   toolCall(toolCallId: string): ToolExecutionRecord | undefined {
-    return this.toolCalls.get(toolCallId);
+    return this.views.toolCall(toolCallId);
   }
 
   /** Applies a step: the thread's next value, its writes for the next durability point, then its events. */
@@ -151,12 +154,19 @@ export class Run {
     this.state = step.next;
     const effects = step.effects ?? {};
     this.pending = combineEffects(this.pending, { ...effects, events: [] });
-    this.see(effects);
+    this.views.see(effects);
     if (effects.announceAfterCommit === true) this.held.push(...(effects.events ?? []));
     if (effects.durable === 'now') await this.commit();
     else if (effects.durable === 'soon') this.commitSoon();
     if (effects.announceAfterCommit !== true)
       for (const event of effects.events ?? []) this.context.publish(this.state, event);
+  }
+
+  /** Applies a step that starts tool calls, committed at once (before any side effect): the proof `ToolExecution.execute` needs. */
+  async startCalls(step: Step): Promise<StartsCommitted> {
+    await this.apply({ ...step, effects: { ...step.effects, durable: 'now' } });
+    const starts = (step.effects?.toolCalls ?? []).flatMap((change) => (change.kind === 'start' ? [change] : []));
+    return { [committedStarts]: new Set(starts.map((change) => change.call.toolCallId)) };
   }
 
   /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
@@ -188,41 +198,16 @@ export class Run {
     reason: InteractionRecord['failureReason'] & string,
     message: string,
   ): Promise<InteractionRecord> {
-    return this.settleInteraction(interactionId, {
-      kind: 'fail',
-      interactionId,
-      reason,
-      message,
-      at: this.context.nowIso(),
-    });
+    const at = this.context.nowIso();
+    return this.settleInteraction(interactionId, { kind: 'fail', interactionId, reason, message, at });
   }
 
   private async settleInteraction(interactionId: string, change: InteractionChange): Promise<InteractionRecord> {
     this.assertUsable();
     // What is pending first: the interaction is stored (and the claim held) before it is settled.
     await this.commit();
-    const settle = this.committing.then(async () => {
-      // Its outcome unknown, the change is read back below: settled by it or by another, or committed again.
-      const unit = { interactions: [change] };
-      const result = await this.context.store.commit(unit).catch(async (error: unknown) => {
-        if (!outcomeUnknown(error)) throw error;
-        const stored = await this.context.store.getInteraction(interactionId);
-        return stored?.status === 'pending' ? this.context.store.commit(unit) : undefined;
-      });
-      const committed =
-        result?.status === 'committed' && (change.kind === 'answer' || result.failed.includes(interactionId));
-      if (committed) this.see({ interactions: [change] });
-      const known = committed ? this.interactions.get(interactionId) : undefined;
-      const stored = known ?? (await this.context.store.getInteraction(interactionId));
-      if (stored === undefined)
-        throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
-      this.learn(stored);
-      return stored;
-    });
-    this.committing = settle.then(
-      () => undefined,
-      () => undefined,
-    );
+    const settle = this.committing.then(() => settleOne(this.context.store, this.views, interactionId, change));
+    this.committing = settle.then(noop, noop);
     return settle;
   }
 
@@ -262,7 +247,7 @@ export class Run {
     const thread = this.state;
     let result;
     try {
-      result = await this.commitOrReadBack(unit);
+      result = await commitOrReadBack(this.context.store, unit);
     } catch (error) {
       this.pending = combineEffects(pending, this.pending);
       this.fail(error);
@@ -302,36 +287,6 @@ export class Run {
     const held = this.held;
     this.held = [];
     for (const event of held) this.context.publish(this.state, event);
-  }
-
-  /**
-   * Commits `unit`. When its outcome is unknown (the connection failed while committing),
-   * reads the thread back (ADR 0002): stored as this unit left it, the run goes on; not, the
-   * unit is committed again (its fence makes that safe: a thread another process changed
-   * meanwhile is a conflict, as it would have been).
-   */
-  private async commitOrReadBack(unit: UnitOfWork): Promise<CommitResult> {
-    try {
-      return await this.context.store.commit(unit);
-    } catch (error) {
-      const change = unit.thread;
-      if (!outcomeUnknown(error) || change === undefined || (change.kind !== 'create' && change.kind !== 'save'))
-        throw error;
-      const stored = await this.context.store.getThread(change.thread.threadId).catch(() => {
-        throw error;
-      });
-      const version = change.kind === 'create' ? 1 : change.expectedVersion + 1;
-      if (stored?.version === version && stored.updatedAt === change.thread.updatedAt) {
-        const { epoch, updatedAt, lease } = stored;
-        return {
-          status: 'committed',
-          thread: { version, epoch, updatedAt, ...(lease ? { lease } : {}) },
-          audit: [],
-          failed: [],
-        };
-      }
-      return this.context.store.commit(unit);
-    }
   }
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
@@ -396,42 +351,15 @@ export class Run {
     };
   }
 
-  /** Keeps the run's views of its interactions and tool calls in step with its own writes. */
-  private see(effects: Effects): void {
-    for (const change of effects.interactions ?? []) {
-      if (change.kind === 'open') {
-        this.interactions.set(change.interaction.interactionId, change.interaction);
-        continue;
-      }
-      const known = this.interactions.get(change.interactionId);
-      if (known === undefined) continue;
-      if (change.kind === 'answer')
-        this.interactions.set(change.interactionId, { ...known, status: 'responded', response: change.response });
-      else if (change.kind === 'consume' && known.status === 'responded')
-        this.interactions.set(change.interactionId, { ...known, status: 'processed' });
-      else if (change.kind === 'fail' && known.status === 'pending')
-        this.interactions.set(change.interactionId, {
-          ...known,
-          status: 'failed',
-          failureReason: change.reason,
-          failureMessage: change.message,
-        });
-      else if (change.kind === 'approve-partially' || change.kind === 'escalate') {
-        // The last approval of a call that needs several (F51), folded into this run's first commit.
-        const applied = applyQuorumChange(known, change);
-        if (typeof applied === 'object' && 'next' in applied) this.interactions.set(change.interactionId, applied.next);
-      }
-    }
-    for (const change of effects.toolCalls ?? []) {
-      const id = change.kind === 'start' ? change.call.toolCallId : change.toolCallId;
-      const known = this.toolCalls.get(id);
-      if (change.kind === 'start')
-        this.toolCalls.set(id, { ...(known ?? change.call), status: 'started', updatedAt: change.at });
-      else if (known !== undefined && change.kind === 'finish' && known.status !== 'finished')
-        this.toolCalls.set(id, { ...known, status: 'finished', outcome: change.outcome, updatedAt: change.at });
-      else if (known !== undefined && change.kind === 'status')
-        this.toolCalls.set(id, { ...known, status: change.to, updatedAt: change.at });
-    }
+  /**
+   * Renews the run's claim until `until` (`now`: when the renewal was built; a claim that
+   * ended by then is lost, never renewed), straight to the store — not behind the run's
+   * commits, so only a process that does not run at all delays it. Whether the store kept it.
+   */
+  async renewClaim(until: string, now: string): Promise<boolean> {
+    const { threadId, epoch } = this.fence;
+    const renew = { kind: 'renew' as const, threadId, epoch, owner: this.context.owner, until, now };
+    return (await this.context.store.commit({ thread: renew })).status === 'committed';
   }
 
   /**
@@ -463,55 +391,7 @@ export class Run {
   }
 }
 
-/** How many messages two conversations share from the start (the stored ones a save does not write again). */
-function commonPrefix(stored: readonly unknown[], now: readonly unknown[]): number {
-  const length = Math.min(stored.length, now.length);
-  let index = 0;
-  while (index < length && stored[index] === now[index]) index += 1;
-  return index;
-}
+function noop(): void {}
 
-/** The error a refused unit of a run becomes: STORE_CONFLICT, with the conflict in `details`. */
-export function conflictError(conflict: Conflict, thread: ThreadRecord): InterlockError {
-  const { threadId, epoch } = thread;
-  switch (conflict.kind) {
-    case 'thread-changed':
-    case 'thread-busy':
-      return new InterlockError(
-        'STORE_CONFLICT',
-        `this process no longer holds thread ${threadId} (another process saved or claimed it since it was read, epoch ${epoch}): it stops and writes nothing`,
-        { details: { threadId, epoch, conflict } },
-      );
-    case 'claim-ended':
-      return new InterlockError(
-        'STORE_CONFLICT',
-        `this process's claim on thread ${threadId} (epoch ${epoch}) ended${conflict.until === undefined ? '' : ` at ${conflict.until}`} before this write: it stops and writes nothing; resume the thread, and a call it was running is asked about`,
-        { details: { threadId, epoch, conflict } },
-      );
-    case 'global-changed':
-      return new InterlockError(
-        'STORE_CONFLICT',
-        `global variable ${conflict.name} of ${conflict.scope} changed since thread ${threadId} read it: read it again and retry`,
-        { details: { threadId, conflict } },
-      );
-    default:
-      return new InterlockError(
-        'STORE_CONFLICT',
-        `thread ${threadId}: the store refused the write (${conflict.kind})`,
-        {
-          details: { threadId, conflict },
-        },
-      );
-  }
-}
-
-/** The conflict a STORE_CONFLICT error of a run carries, if any. */
-export function conflictOf(error: unknown): Conflict | undefined {
-  if (!InterlockError.is(error) || error.code !== 'STORE_CONFLICT') return undefined;
-  const details = error.details as { conflict?: Conflict } | undefined;
-  return details?.conflict;
-}
-
-function outcomeUnknown(error: unknown): boolean {
-  return InterlockError.is(error) && error.code === 'STORE_OUTCOME_UNKNOWN';
-}
+export { conflictError, conflictOf } from './run-store.js';
+export type { RunOrigin } from './run-views.js';

@@ -1,7 +1,7 @@
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type { ThreadRecord } from '../persistence/records.js';
 import type { AuditDraft, GlobalChange, InteractionChange, ToolCallChange } from '../persistence/unit-of-work.js';
-import type { EmittedEvent } from './node-executor.js';
+import type { EmittedEvent } from './emitted-event.js';
 
 /**
  * When a step's writes must be durable:

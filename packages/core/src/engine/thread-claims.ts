@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { filter, interval, map, switchMap, take, type Observable, type Subscription } from 'rxjs';
-import type { ClaimFence, ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
+import { heldElsewhere } from './answer-plan.js';
 import { timerUntil, type Clock } from './clock.js';
 
 /** How long a claim lasts without renewal unless `createInterlock({ leaseMs })` says otherwise. */
@@ -41,16 +42,13 @@ export class ThreadClaims {
   }
 
   /** Whether another process holds a live claim on the thread. */
-  heldElsewhere(thread: ThreadRecord): boolean {
-    return (
-      thread.lease !== undefined &&
-      thread.lease.owner !== this.owner &&
-      Date.parse(thread.lease.until) > this.clock.now()
-    );
+  heldElsewhere(thread: Pick<ThreadRecord, 'lease'>): boolean {
+    return heldElsewhere(thread, this.owner, this.clock.now());
   }
 
   /**
-   * Renews the claim every third of its life until unsubscribed, and calls `onLost` once
+   * Renews the claim every third of its life until unsubscribed (`renew`: the run's
+   * `renewClaim`, which commits the renewal), and calls `onLost` once
    * when it is lost: a renewal the store refuses (another process took it, or — checked
    * inside the write — the claim had ended when the renewal was built: this process froze
    * past it), or the claim's end reached without a renewal (this process froze or could not
@@ -58,7 +56,7 @@ export class ThreadClaims {
    * Renewals go straight to the store, not behind the run's commits (and SQLite's group
    * commit commits one at once), so only a process that does not run at all delays them.
    */
-  keepAlive(fence: ClaimFence, until: string, onLost: () => void): Subscription {
+  keepAlive(renew: (until: string, now: string) => Promise<boolean>, until: string, onLost: () => void): Subscription {
     let expiry: Subscription | undefined;
     let lost = false;
     const lose = () => {
@@ -76,25 +74,14 @@ export class ThreadClaims {
       const next = new Date(now + this.ttlMs).toISOString();
       // `now`: a claim that ran out (this process froze past its end) is lost, never renewed:
       // the store refuses the renewal, as it refuses every later unit of the run.
-      void this.store
-        .commit({
-          thread: {
-            kind: 'renew',
-            threadId: fence.threadId,
-            epoch: fence.epoch,
-            owner: this.owner,
-            until: next,
-            now: new Date(now).toISOString(),
-          },
-        })
-        .then(
-          (result) => {
-            if (renewals.closed) return;
-            if (result.status === 'committed') expireAt(next);
-            else lose();
-          },
-          () => undefined,
-        );
+      void renew(next, new Date(now).toISOString()).then(
+        (renewed) => {
+          if (renewals.closed) return;
+          if (renewed) expireAt(next);
+          else lose();
+        },
+        () => undefined,
+      );
     });
     renewals.add(() => expiry?.unsubscribe());
     expireAt(until);

@@ -18,6 +18,8 @@ export class ThreadDefinitions {
   constructor(
     private readonly workflows: WorkflowRegistry,
     private readonly store: ICheckpointStore,
+    /** Writes a definition (the answer desk's `keepDefinition`). */
+    private readonly write: (workflow: WorkflowDefinition) => Promise<unknown>,
   ) {}
 
   /**
@@ -29,7 +31,7 @@ export class ThreadDefinitions {
     seen.add(workflow.id);
     const key = `${workflow.id}\u0000${workflow.version}\u0000${definitionHash(workflow)}`;
     if (!this.kept.has(key)) {
-      await keepDefinition(this.store, workflow);
+      await keepDefinition(this.store, workflow, this.write);
       this.kept.add(key);
     }
     for (const node of workflow.nodes) {
@@ -77,12 +79,16 @@ export class ThreadDefinitions {
 }
 
 /**
- * Keeps one definition in the store under its id and version, or refuses it
- * (WORKFLOW_CHANGED) when another content is kept under them.
+ * Keeps one definition in the store under its id and version (`write` stores it unless one
+ * is kept under them), or refuses it (WORKFLOW_CHANGED) when another content is kept there.
  */
-export async function keepDefinition(store: ICheckpointStore, workflow: WorkflowDefinition): Promise<void> {
+export async function keepDefinition(
+  store: ICheckpointStore,
+  workflow: WorkflowDefinition,
+  write: (workflow: WorkflowDefinition) => Promise<unknown>,
+): Promise<void> {
   const hash = definitionHash(workflow);
-  await store.commit({ definitions: [workflow] });
+  await write(workflow);
   const stored = await store.getWorkflowDefinition(workflow.id, workflow.version);
   if (stored !== undefined && definitionHash(stored) !== hash) throw changed(workflow, definitionHash(stored), hash);
 }

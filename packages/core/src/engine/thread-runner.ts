@@ -1,78 +1,52 @@
-import { setImmediate } from 'node:timers';
 import { inject, injectable } from 'inversify';
 import type { UserInteractionRequest, WorkflowDefinition } from '@interlock/sdk-types';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { NodeExecutionCoordinator } from '../coordinators/node-execution-coordinator.js';
 import { TYPES } from '../di/tokens.js';
-import { InterlockError, isStoreFailure, toInterlockError } from '../errors/interlock-error.js';
+import { InterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
-import type {
-  ICheckpointStore,
-  InteractionRecord,
-  InteractionResponseRecord,
-  StoredThread,
-} from '../persistence/checkpoint-store.js';
-import type { InteractionChange } from '../persistence/unit-of-work.js';
+import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
 import { requestWithProgress } from '../policy/approval-quorum.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
-import { continuationOfApplied } from '../interaction/answer-checks.js';
-import { AnswerIntake, type Intake } from './answer-intake.js';
+import { AnswerDesk } from './answer-desk.js';
+import { takeAnswerForward } from './answer-forward.js';
 import type { Clock } from './clock.js';
-import { DeadlineTimers, type TimedInteraction } from './deadline-timers.js';
-import { escalationOf, Escalations } from './escalations.js';
 import { newThreadRecord, type StartOptions } from './new-thread.js';
 import { finishThread } from './transitions.js';
-import { isArmed } from './failpoints.js';
-import { conflictOf, type Run } from './run.js';
+import { assertResumable, StoredRuns } from './stored-runs.js';
 import type { ThreadClaims } from './thread-claims.js';
 import { ThreadDefinitions } from './thread-definitions.js';
 import { scheduledHandle, type ThreadHandle } from './thread-handle.js';
-import type { ThreadOutcome } from './thread-outcome.js';
 import { ThreadRuns } from './thread-runs.js';
+import { WaitTimers } from './wait-timers.js';
+import type { RespondResult } from './respond-result.js';
 
 export type { StartOptions } from './new-thread.js';
-
-import type { Continuation, RespondResult } from './respond-result.js';
-
 export type { Continuation, RespondResult } from './respond-result.js';
-
-type Accepted = Extract<RespondResult, { status: 'accepted' }>;
-
-/** What a run of a stored thread starts from: the thread as read, and an answer its first commit stores. */
-interface ResumeFrom {
-  stored?: StoredThread;
-  answer?: InteractionResponseRecord & { interactionId: string };
-  /** The count of the last approval of a call that needs several (F51), stored before the answer. */
-  before?: InteractionChange;
-}
 
 /** Why a process cannot run a thread's definitions (another version of them is loaded here). */
 const DEFINITION_ERRORS = new Set(['WORKFLOW_VERSION_MISMATCH', 'WORKFLOW_CHANGED', 'WORKFLOW_NOT_FOUND']);
+
 /**
  * Starts, resumes, answers and cancels threads (the facade of the run loop): a new thread
  * is built by `newThreadRecord` and run by `ThreadRuns` (stored by the run's first commit);
- * a stored one is read and run, claimed by its first commit; an answer is taken in by
- * `AnswerIntake` and stored with the first commit of the run that applies it — here — or on
- * its own when another process holds the thread, or with its job for a worker. Deadlines of
- * durable waits are `DeadlineTimers`.
+ * a stored one is read and run by `StoredRuns`, claimed by its first commit. An answer goes to
+ * the `AnswerDesk` once: it is told there what it came to, or handed back to be folded into
+ * the first commit of a run here (`takeAnswerForward`). Deadlines and escalations of durable
+ * waits are `WaitTimers`, which write through the desk too.
  */
 @injectable()
 export class ThreadRunner {
-  /** Runs being set up in this process, by thread (see resumeFrom). */
-  private readonly claiming = new Map<string, Promise<ThreadHandle>>();
   /** Answers being taken in, by interaction (see respond). */
   private readonly responding = new Map<string, Promise<RespondResult>>();
   private readonly definitions: ThreadDefinitions;
-  private readonly timers: DeadlineTimers;
-  /** The escalation times of approvals this process asked (F51), on the same kind of timer as deadlines. */
-  private readonly escalationTimers: DeadlineTimers;
-  private readonly escalations: Escalations;
-  private readonly intake: AnswerIntake;
+  readonly desk: AnswerDesk;
+  private readonly timers: WaitTimers;
   private readonly runs: ThreadRuns;
-  /** How many times in a row this process took a thread forward again after losing its claim (see retake). */
-  private readonly retakes = new Map<string, number>();
+  private readonly stored: StoredRuns;
   private closed = false;
 
   constructor(
@@ -86,42 +60,39 @@ export class ThreadRunner {
     @inject(TYPES.ThreadClaims) private readonly claims: ThreadClaims,
     @inject(TYPES.JobPlanner) private readonly jobs: JobPlanner,
   ) {
-    this.definitions = new ThreadDefinitions(workflows, store);
-    this.timers = new DeadlineTimers(clock, (interaction, attempt) => this.expireOnTime(interaction, attempt));
-    this.escalations = new Escalations(store, clock, (thread, event) => coordinator.emit(thread, event));
-    this.escalationTimers = new DeadlineTimers(clock, (interaction) => {
-      this.escalations.escalate(interaction.interactionId).catch(() => undefined);
+    this.desk = new AnswerDesk(store, interpreter, jobs, clock, {
+      owner: claims.owner,
+      runsHere: (threadId) => this.stored.runsHere(threadId),
+      publish: (thread, event) => coordinator.emit(thread, event),
+      checkDefinitions: (thread) => this.definitions.check(thread),
     });
-    this.intake = new AnswerIntake(store, interpreter, this.definitions, jobs, clock, {
-      isRunningHere: (threadId) => this.runs.get(threadId) !== undefined,
-      isHeldByLiveRun: (thread) => this.runs.get(thread.threadId) !== undefined || this.claims.heldElsewhere(thread),
-      // A late answer is told "expired" first; the thread goes on right after. `again`: a
-      // thread that still waits on a question timed out before (by expireOverdue(), or by a
-      // process that stopped before it went on) goes on too (issue 35).
-      expire: (interaction) => this.expire(interaction, true, 'after'),
-      retire: (interactionId) => this.retire([interactionId]),
+    this.definitions = new ThreadDefinitions(workflows, store, (workflow) => this.desk.keepDefinition(workflow));
+    this.timers = new WaitTimers(clock, this.desk, {
+      runsHere: (threadId) => this.stored.runsHere(threadId),
+      goOn: (threadId) => this.resume(threadId),
+      isClosed: () => this.closed,
     });
     this.runs = new ThreadRuns(
       coordinator,
       bus,
       store,
       claims,
-      (outcome, run) => this.afterRun(outcome, run),
+      (outcome, run) => this.stored.afterRun(outcome, run),
       (threadId, reason) => this.cancel(threadId, reason),
       // A question's deadline is armed as soon as the question is announced (it is stored by
       // then), before its thread's suspension is: whoever hears the thread wait finds it armed.
-      (event) => {
-        if (event.type === 'USER_INTERACTION_REQUESTED' && !this.closed) {
-          const { interactionId, request } = event;
-          if (request.deadline !== null)
-            this.timers.arm({ interactionId, threadId: request.threadId, deadline: request.deadline });
-          this.armEscalation({ interactionId, request });
-        } else if (event.type === 'USER_INTERACTION_PROCESSED' || event.type === 'USER_INTERACTION_FAILED') {
-          this.timers.disarm(event.interactionId);
-          this.escalationTimers.disarm(event.interactionId);
-        }
-      },
-      (run) => this.retake(run),
+      (event) => this.timers.watch(event),
+      (run) => this.stored.retake(run),
+    );
+    this.stored = new StoredRuns(
+      coordinator,
+      store,
+      this.runs,
+      claims,
+      this.definitions,
+      responses,
+      this.timers,
+      () => this.closed,
     );
   }
 
@@ -132,15 +103,10 @@ export class ThreadRunner {
     await this.definitions.keep(registered);
     if (!this.jobs.runsThreads) {
       // Stored unclaimed with the job that runs it: a worker serving the workflow takes it.
-      const result = await this.store.commit({
-        thread: { kind: 'create', thread: { ...record, version: 1 } },
-        jobs: this.jobs.forHandOver(record),
-      });
-      if (result.status === 'conflict')
-        throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
+      await this.desk.handOver(record, { create: true });
       return scheduledHandle(record.threadId, (reason) => this.cancel(record.threadId, reason));
     }
-    if (this.runs.get(record.threadId) !== undefined || this.claiming.has(record.threadId))
+    if (this.stored.runsHere(record.threadId))
       throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
     const controller = new AbortController();
     const run = this.runs.fresh(record, controller);
@@ -164,99 +130,23 @@ export class ThreadRunner {
    * that runs no thread (`workers-only`) hands it to a worker instead.
    */
   async resume(threadId: string): Promise<ThreadHandle> {
-    if (this.jobs.runsThreads) return this.resumeFrom(threadId);
     this.assertOpen();
+    if (this.jobs.runsThreads) return this.stored.resume(threadId);
     const thread = await this.store.getThread(threadId);
     if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     assertResumable(thread);
-    await this.store.commit({ jobs: this.jobs.forHandOver(thread) });
+    await this.desk.handOver(thread, { create: false });
     return scheduledHandle(threadId, (reason) => this.cancel(threadId, reason));
-  }
-
-  /**
-   * Runs a stored thread in this process; `answer` (and `before` it, the count of the last
-   * approval of a call that needs several) is stored with the run's first commit.
-   * Two callers of this process (an answer and a deadline, say) share one run.
-   */
-  private resumeFrom(threadId: string, from: ResumeFrom = {}): Promise<ThreadHandle> {
-    this.assertOpen();
-    const running = this.runs.get(threadId);
-    if (running && from.answer === undefined) return Promise.resolve(running.handle);
-    const claiming = this.claiming.get(threadId);
-    if (claiming && from.answer === undefined) return claiming;
-    if (running || claiming)
-      throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
-    const launched = this.launchStored(threadId, from).finally(() => this.claiming.delete(threadId));
-    this.claiming.set(threadId, launched);
-    return launched;
-  }
-
-  private async launchStored(threadId: string, from: ResumeFrom): Promise<ThreadHandle> {
-    const stored = from.stored ?? (await this.store.loadThread(threadId));
-    if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
-    const { thread } = stored;
-    assertResumable(thread);
-    this.assertNotHeldElsewhere(thread);
-    await this.definitions.load(thread);
-    const controller = new AbortController();
-    const run = this.runs.stored(stored, controller);
-    const { answer, before } = from;
-    // Questions stored before a crash that the thread never waited on (an older store) are let go.
-    const orphans = stored.interactions.filter(
-      (interaction) =>
-        interaction.status === 'pending' && !thread.pendingInteractionIds.includes(interaction.interactionId),
-    );
-    if (answer !== undefined || orphans.length > 0) {
-      const at = this.claims.nowIso();
-      await run.apply({
-        next: thread,
-        effects: {
-          interactions: [
-            ...orphans.map((orphan) => ({
-              kind: 'fail' as const,
-              interactionId: orphan.interactionId,
-              reason: 'cancelled' as const,
-              message: SUPERSEDED,
-              at,
-            })),
-            ...(before === undefined ? [] : [before]),
-            ...(answer === undefined
-              ? []
-              : [
-                  {
-                    kind: 'answer' as const,
-                    interactionId: answer.interactionId,
-                    response: {
-                      input: answer.input,
-                      ...(answer.responder === undefined ? {} : { responder: answer.responder }),
-                      respondedAt: answer.respondedAt,
-                    },
-                  },
-                ]),
-          ],
-        },
-      });
-    }
-    for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
-    const interactionId = thread.pendingInteractionIds[0];
-    return this.runs.launch(
-      run,
-      () =>
-        this.coordinator.emit(thread, {
-          type: 'THREAD_RESUMED',
-          ...(interactionId === undefined ? {} : { interactionId }),
-        }),
-      controller,
-    );
   }
 
   /**
    * Answers a pending interaction. The first valid answer wins; a later one gets
    * `already_answered`, one after the deadline gets `expired`, and neither changes anything.
-   * What can refuse the answer (the input kind, the thread's definitions) is checked before
-   * anything is written: INTERACTION_INVALID_RESPONSE, WORKFLOW_CHANGED or
-   * WORKFLOW_VERSION_MISMATCH, and the interaction stays pending. Once the answer is
-   * stored, the result is `accepted` whatever becomes of the thread (see {@link Continuation}).
+   * What can refuse the answer (the input kind, the thread's definitions, a quorum's rules) is
+   * checked before anything is written: INTERACTION_INVALID_RESPONSE, WORKFLOW_CHANGED,
+   * WORKFLOW_VERSION_MISMATCH or APPROVAL_NOT_ALLOWED, and the interaction stays pending. Once
+   * the answer is stored, the result is `accepted` whatever becomes of the thread (see
+   * {@link Continuation}).
    */
   async respond(interactionId: string, input: unknown, options: { responder?: string } = {}): Promise<RespondResult> {
     this.assertOpen();
@@ -264,157 +154,18 @@ export class ThreadRunner {
     const before = this.responding.get(interactionId);
     const answer = (async () => {
       await before?.catch(() => undefined);
-      const intake = await this.intake.take(interactionId, input, options.responder);
-      return this.settleIntake(intake, input);
+      return takeAnswerForward(
+        { desk: this.desk, stored: this.stored, runs: this.runs, responses: this.responses, timers: this.timers },
+        interactionId,
+        input,
+        options.responder,
+      );
     })();
     this.responding.set(interactionId, answer);
     try {
       return await answer;
     } finally {
       if (this.responding.get(interactionId) === answer) this.responding.delete(interactionId);
-    }
-  }
-
-  private async settleIntake(intake: Intake, input: unknown): Promise<RespondResult> {
-    switch (intake.kind) {
-      case 'answered': {
-        const repeated = intake.repeated === true ? { repeated: true as const } : {};
-        if (intake.status === 'awaiting-approvals') {
-          const { given, required, threadId } = intake;
-          return {
-            status: 'accepted',
-            threadId,
-            continuation: { status: 'awaiting-approvals', given, required },
-            ...repeated,
-          };
-        }
-        const { status, threadId } = intake;
-        if (status === 'scheduled')
-          return { status: 'accepted', threadId, continuation: { status: 'scheduled' }, ...repeated };
-        if (status === 'applied') {
-          const continuation = continuationOfApplied(await this.store.getThread(threadId));
-          return { status: 'accepted', threadId, continuation, ...repeated };
-        }
-        return { status, threadId };
-      }
-      case 'stored-before': {
-        this.timers.disarm(intake.interaction.interactionId);
-        return { ...(await this.continueStored(intake.interaction.threadId)), repeated: true };
-      }
-      case 'valid':
-        this.timers.disarm(intake.interaction.interactionId);
-        return this.storeAndContinue(intake, input);
-    }
-  }
-
-  /**
-   * Stores a valid answer and takes its thread forward: with the first commit of a run here,
-   * or alone when the thread runs here already or another process holds it (that process
-   * picks the answer up). Never throws once the answer is stored.
-   */
-  private async storeAndContinue(intake: Extract<Intake, { kind: 'valid' }>, input: unknown): Promise<RespondResult> {
-    const { interaction, stored, response, before } = intake;
-    const { threadId, interactionId } = interaction;
-    const running = this.runs.get(threadId);
-    if (running !== undefined || this.claiming.has(threadId) || this.claims.heldElsewhere(stored.thread)) {
-      const alone = await this.intake.storeAlone(intake, input);
-      if (alone !== 'stored') return this.settleIntake(alone, input);
-      // A run of this process may be about to stop: it looks for answers given here before it does.
-      this.responses.notify(interactionId);
-      return this.continueStored(threadId, interactionId);
-    }
-    // A crash test kills the process with the answer stored and not applied (as when another
-    // process holds the thread): store it on its own first.
-    if (isArmed('interaction:answer-stored')) {
-      const alone = await this.intake.storeAlone(intake, input);
-      if (alone !== 'stored') return this.settleIntake(alone, input);
-      return this.continueStored(threadId, interactionId);
-    }
-    let handle: ThreadHandle;
-    try {
-      // The last approval of a call that needs several (F51) goes with it, counted in the same unit.
-      handle = await this.resumeFrom(threadId, {
-        stored,
-        answer: { interactionId, ...response },
-        ...(before === undefined ? {} : { before }),
-      });
-    } catch (error) {
-      // Nothing ran, so nothing was stored. A run of this process came first: it takes the answer.
-      // Otherwise the thread cannot go on here (a tool this process does not hold): the answer
-      // is stored all the same and the thread stalls, saying why (F43).
-      const alone = await this.intake.storeAlone(intake, input);
-      if (alone !== 'stored') return this.settleIntake(alone, input);
-      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') {
-        this.responses.notify(interactionId);
-        return this.continueStored(threadId, interactionId);
-      }
-      const failure = toInterlockError(error);
-      return {
-        status: 'accepted',
-        threadId,
-        continuation: { status: 'stalled', code: failure.code, message: failure.message },
-      };
-    }
-    // The answer is acknowledged once stored: with the run's first commit.
-    try {
-      await this.runs.runOf(handle)?.firstCommit;
-    } catch (error) {
-      const conflict = conflictOf(error);
-      if (conflict?.kind === 'interaction-not-pending')
-        return this.settleIntake(
-          await this.intake.answeredBefore(conflict.interaction, input, response.responder),
-          input,
-        );
-      // Another approval of the call was counted between the read and the commit (F51): once
-      // the run that stored nothing has stopped, this one is counted again.
-      if (conflict?.kind === 'quorum-changed') {
-        await handle.done().catch(() => undefined);
-        return this.settleIntake(await this.intake.refused(conflict, input, response.responder, threadId), input);
-      }
-      if (conflict?.kind === 'thread-changed' || conflict?.kind === 'thread-busy') {
-        // Another process took the thread between the read and the commit: the answer goes alone.
-        const alone = await this.intake.storeAlone(intake, input);
-        if (alone !== 'stored') return this.settleIntake(alone, input);
-        return { status: 'accepted', threadId, continuation: { status: 'elsewhere' } };
-      }
-      throw error;
-    }
-    return { status: 'accepted', threadId, continuation: { status: 'continued' }, thread: handle };
-  }
-
-  /**
-   * Takes a thread forward after its answer was stored on its own: in this process, or by
-   * leaving it to the process that holds it. Never throws: the answer is stored.
-   */
-  private async continueStored(threadId: string, interactionId?: string): Promise<Accepted> {
-    const accepted = (continuation: Continuation, handle?: ThreadHandle): Accepted => ({
-      status: 'accepted',
-      threadId,
-      continuation,
-      ...(handle === undefined ? {} : { thread: handle }),
-    });
-    try {
-      const running = this.runs.get(threadId);
-      if (running) return accepted({ status: 'continued' }, running.handle);
-      const claiming = this.claiming.get(threadId);
-      if (claiming) return accepted({ status: 'continued' }, await claiming);
-      // A process taking this thread forward right now picks the answer up; if it died
-      // instead, its claim runs out and this process goes on.
-      const thread = await this.store.getThread(threadId);
-      if (thread === undefined) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
-      if (this.claims.heldElsewhere(thread)) {
-        if (interactionId === undefined || (await this.claims.pickedUpElsewhere(threadId, interactionId)))
-          return accepted({ status: 'elsewhere' });
-      }
-      try {
-        return accepted({ status: 'continued' }, await this.resumeFrom(threadId));
-      } catch (error) {
-        if (!InterlockError.is(error) || error.code !== 'THREAD_BUSY') throw error;
-        return accepted({ status: 'elsewhere' });
-      }
-    } catch (error) {
-      const failure = toInterlockError(error);
-      return accepted({ status: 'stalled', code: failure.code, message: failure.message });
     }
   }
 
@@ -425,7 +176,7 @@ export class ThreadRunner {
     if (!stored) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     const { thread } = stored;
     if (thread.status !== 'waiting' && thread.status !== 'running') return;
-    this.assertNotHeldElsewhere(thread);
+    this.stored.assertNotHeldElsewhere(thread);
     // A thread of a version this process does not run (a deployment's inbox after a rollout)
     // is cancelled without its nodes: nothing of it runs, its questions are called off.
     const runsHere = await this.definitions.load(thread).then(
@@ -439,7 +190,7 @@ export class ThreadRunner {
     controller.abort(reason);
     const run = this.runs.stored(stored, controller);
     const at = this.claims.nowIso();
-    for (const id of thread.pendingInteractionIds) this.timers.disarm(id);
+    for (const id of thread.pendingInteractionIds) this.timers.disarmDeadline(id);
     const callOff = {
       interactions: thread.pendingInteractionIds.map((interactionId) => ({
         kind: 'fail' as const,
@@ -466,23 +217,8 @@ export class ThreadRunner {
    * process ran is timed out (a tool call it asked about is denied). Its thread reports it
    * when it next resumes. Returns how many were timed out.
    */
-  async expireOverdue(): Promise<number> {
-    const now = this.clock.now();
-    const overdue = (await this.store.listInteractions({ status: 'pending' })).filter(
-      (interaction) => interaction.deadline !== null && Date.parse(interaction.deadline) <= now,
-    );
-    if (overdue.length === 0) return 0;
-    const at = new Date(now).toISOString();
-    const result = await this.store.commit({
-      interactions: overdue.map((interaction) => ({
-        kind: 'fail' as const,
-        interactionId: interaction.interactionId,
-        reason: 'timeout' as const,
-        message: 'nobody answered before the deadline',
-        at,
-      })),
-    });
-    return result.status === 'committed' ? result.failed.length : 0;
+  expireOverdue(): Promise<number> {
+    return this.desk.expireOverdue();
   }
 
   /** Every interaction waiting for an answer, oldest first. */
@@ -497,7 +233,7 @@ export class ThreadRunner {
   private async waitedOn(): Promise<InteractionRecord[]> {
     const interactions = await this.store.listInteractions({ status: 'pending' });
     const asked: InteractionRecord[] = [];
-    const threads = new Map<string, Promise<{ pendingInteractionIds: string[] } | undefined>>();
+    const threads = new Map<string, Promise<{ pendingInteractionIds: readonly string[] } | undefined>>();
     for (const interaction of interactions) {
       if (!threads.has(interaction.threadId))
         threads.set(interaction.threadId, this.store.getThread(interaction.threadId));
@@ -518,108 +254,11 @@ export class ThreadRunner {
    */
   async armWaiting(): Promise<number> {
     if (this.jobs.enabled || !this.jobs.runsThreads || this.closed) return 0;
-    let armed = 0;
     const asked = await this.waitedOn();
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may run during the await
     if (this.closed) return 0;
-    for (const interaction of asked) {
-      if (interaction.deadline !== null) {
-        this.timers.arm(interaction, { keepsProcessAlive: false });
-        armed += 1;
-      }
-      if (interaction.quorum?.escalatedAt === undefined) this.armEscalation(interaction, { keepsProcessAlive: false });
-    }
-    return armed;
-  }
-
-  /** Stops every run of this process without cancelling threads: they stay resumable. */
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.timers.disarmAll();
-    this.escalationTimers.disarmAll();
-    await this.runs.stopAll();
-  }
-
-  get activeRuns(): number {
-    return this.runs.size;
-  }
-
-  get armedDeadlines(): number {
-    return this.timers.size;
-  }
-
-  private async retire(interactionIds: string[]): Promise<void> {
-    const at = this.claims.nowIso();
-    await this.store.commit({
-      interactions: interactionIds.map((interactionId) => ({
-        kind: 'fail' as const,
-        interactionId,
-        reason: 'cancelled' as const,
-        message: SUPERSEDED,
-        at,
-      })),
-    });
-  }
-
-  /**
-   * A thread that now waits durably: if an answer raced the suspension, continue it at once
-   * (returns the new run); otherwise arm its deadlines. An answer can have been stored while
-   * the run went on by `respond()` in this process, or — once the run's claim was visible in
-   * the store — by another process that left the answer to it: then the store is read.
-   */
-  private async afterRun(outcome: ThreadOutcome, run: Run): Promise<ThreadHandle | undefined> {
-    if (outcome.status !== 'waiting' || this.closed) return undefined;
-    const interactions = [];
-    for (const interactionId of outcome.pendingInteractionIds) {
-      const known =
-        run.claimWasVisible || this.responses.wasAnswered(interactionId)
-          ? await this.store.getInteraction(interactionId)
-          : run.interaction(interactionId);
-      if (known?.status === 'pending') interactions.push(known);
-      else if (known) return this.continueAnswered(outcome.threadId);
-    }
-    for (const interaction of interactions) {
-      this.timers.arm(interaction);
-      if (interaction.quorum?.escalatedAt === undefined) this.armEscalation(interaction);
-    }
-    return undefined;
-  }
-
-  /**
-   * A run of this process lost its claim (it froze past its end, or could not renew it) and
-   * stopped, writing nothing more (issue 35). If the thread is still at the run's epoch —
-   * nobody took it meanwhile — this process is its next holder: it takes the thread forward
-   * again, and a call the lost run had started is asked about (F40). A few times in a row at
-   * most: a process that keeps losing its claims leaves the thread to another, or to `resume()`.
-   */
-  private async retake(run: Run): Promise<ThreadHandle | undefined> {
-    const { threadId, epoch } = run.fence;
-    const retaken = this.retakes.get(threadId) ?? 0;
-    if (this.closed || retaken >= MAX_RETAKES) return undefined;
-    try {
-      const stored = await this.store.getThread(threadId);
-      if (stored === undefined || stored.epoch !== epoch || this.claims.heldElsewhere(stored)) return undefined;
-      this.retakes.set(threadId, retaken + 1);
-      const handle = await this.resumeFrom(threadId);
-      // Once that run (and any that follows it) stops, the count starts again.
-      const settled = () => this.retakes.delete(threadId);
-      void handle.done().then(settled, settled);
-      return handle;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** Arms the escalation of an approval that has one (F51). */
-  private armEscalation(
-    interaction: Pick<InteractionRecord, 'interactionId' | 'request'>,
-    options: { keepsProcessAlive?: boolean } = {},
-  ): void {
-    const escalation = escalationOf(interaction.request);
-    if (escalation === undefined) return;
-    const { interactionId, request } = interaction;
-    this.escalationTimers.arm({ interactionId, threadId: request.threadId, deadline: escalation.at }, options);
+    for (const interaction of asked) this.timers.arm(interaction, { keepsProcessAlive: false });
+    return asked.filter((interaction) => interaction.deadline !== null).length;
   }
 
   /**
@@ -628,81 +267,32 @@ export class ThreadRunner {
    * (false when it is not due, was escalated already, or no longer waits).
    */
   escalate(interactionId: string): Promise<boolean> {
-    return this.escalations.escalate(interactionId);
+    return this.desk.escalate(interactionId);
   }
 
-  /**
-   * Continues a thread whose answer arrived while its run suspended. If another process
-   * claimed it first, that process applies the answer: this run ends as it was (waiting).
-   */
-  private async continueAnswered(threadId: string): Promise<ThreadHandle | undefined> {
-    try {
-      return await this.resume(threadId);
-    } catch (error) {
-      if (InterlockError.is(error) && error.code === 'THREAD_BUSY') return this.runs.get(threadId)?.handle;
-      throw error;
-    }
+  /** Seals the audit entries stored since the last anchor, through the desk; whether it anchored. */
+  async anchorAudit(audit: AuditLog): Promise<boolean> {
+    const anchor = await audit.nextAnchor();
+    return anchor !== undefined && this.desk.anchor(anchor);
   }
 
-  /** A deadline came: times the interaction out, and again later when the store failed. */
-  private expireOnTime(interaction: TimedInteraction, attempt: number): void {
-    this.expire(interaction, attempt > 0).catch((error: unknown) => {
-      if (!this.closed && isStoreFailure(error)) this.timers.armAgain(interaction, attempt + 1);
-    });
+  /** Stops every run of this process without cancelling threads: they stay resumable. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.timers.disarmAll();
+    await this.runs.stopAll();
   }
 
-  /**
-   * Times an interaction out and continues its thread. `again`: an earlier try failed, maybe
-   * after the interaction was timed out and before its thread went on, so a thread still
-   * waiting on it goes on now.
-   */
-  private async expire(interaction: TimedInteraction, again = false, goOn: 'now' | 'after' = 'now'): Promise<void> {
-    this.timers.disarm(interaction.interactionId);
-    const { interactionId, threadId } = interaction;
-    const result = await this.store.commit({
-      interactions: [
-        {
-          kind: 'fail',
-          interactionId,
-          reason: 'timeout',
-          message: 'nobody answered before the deadline',
-          at: this.claims.nowIso(),
-        },
-      ],
-    });
-    const failed = result.status === 'committed' && result.failed.includes(interactionId);
-    const timedOut = failed || (again && (await this.store.getInteraction(interactionId))?.failureReason === 'timeout');
-    if (!timedOut || this.runs.get(threadId) !== undefined || this.closed) return;
-    if (goOn === 'now') await this.resume(threadId);
-    else
-      setImmediate(() => {
-        if (!this.closed) this.resume(threadId).catch(() => this.timers.armAgain(interaction, 1));
-      });
+  get activeRuns(): number {
+    return this.runs.size;
   }
 
-  private assertNotHeldElsewhere(thread: { threadId: string; lease?: { until: string; owner: string } }): void {
-    const { lease } = thread;
-    if (lease === undefined || !this.claims.heldElsewhere(thread as never)) return;
-    throw new InterlockError(
-      'THREAD_BUSY',
-      `thread ${thread.threadId} is being taken forward by another process right now: answer what it asks with respond(), or try again once that process stops (its claim runs until ${lease.until})`,
-    );
+  get armedDeadlines(): number {
+    return this.timers.armedDeadlines;
   }
 
   private assertOpen(): void {
     if (this.closed) throw new InterlockError('INVALID_OPTIONS', 'this Interlock instance is closed: create a new one');
-  }
-}
-
-const SUPERSEDED = 'superseded: the process stopped before the thread asked this, and it asked again';
-/** How many times in a row a process takes a thread forward again after losing its claim on it. */
-const MAX_RETAKES = 3;
-
-function assertResumable(thread: { threadId: string; status: string }): void {
-  if (thread.status !== 'waiting' && thread.status !== 'running') {
-    throw new InterlockError(
-      'THREAD_NOT_WAITING',
-      `thread ${thread.threadId} is ${thread.status}; only waiting or interrupted threads resume`,
-    );
   }
 }

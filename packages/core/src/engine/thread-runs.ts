@@ -56,15 +56,24 @@ export class ThreadRuns {
 
   /** A run of a new thread (stored by its first commit). */
   fresh(thread: ThreadRecord, controller: AbortController): Run {
-    return stopsWritingOnLostClaim(new Run(this.runContext(controller), thread, { kind: 'new' }), controller);
+    const run: Run = new Run(
+      this.runContext(controller, () => run),
+      thread,
+      { kind: 'new' },
+    );
+    return stopsWritingOnLostClaim(run, controller);
   }
 
   /** A run of a thread read from the store (claimed by its first commit). */
   stored(stored: StoredThread, controller: AbortController): Run {
-    return stopsWritingOnLostClaim(Run.fromStored(this.runContext(controller), stored), controller);
+    const run: Run = Run.fromStored(
+      this.runContext(controller, () => run),
+      stored,
+    );
+    return stopsWritingOnLostClaim(run, controller);
   }
 
-  private runContext(controller: AbortController): RunContext {
+  private runContext(controller: AbortController, runOf: () => Run): RunContext {
     let keepAlive: Subscription | undefined;
     controller.signal.addEventListener('abort', () => keepAlive?.unsubscribe(), { once: true });
     return {
@@ -77,10 +86,11 @@ export class ThreadRuns {
         this.coordinator.emit(thread, event);
       },
       onClaimEnded: () => controller.abort(CLAIM_LOST),
-      onClaimed: (fence, until) => {
+      onClaimed: (_fence, until) => {
         keepAlive?.unsubscribe();
         if (controller.signal.aborted) return;
-        keepAlive = this.claims.keepAlive(fence, until, () => controller.abort(CLAIM_LOST));
+        const renew = (next: string, now: string) => runOf().renewClaim(next, now);
+        keepAlive = this.claims.keepAlive(renew, until, () => controller.abort(CLAIM_LOST));
       },
     };
   }

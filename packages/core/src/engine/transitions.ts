@@ -1,6 +1,6 @@
 import type { Message, ThreadError } from '@interlock/sdk-types';
 import { InterlockError } from '../errors/interlock-error.js';
-import type { Frame, LoopState, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { FinishedThread, Frame, LiveThread, LoopState, ThreadRecord } from '../persistence/checkpoint-store.js';
 
 /*
  * The thread's transitions: pure functions from one value of the thread to the next. The
@@ -22,15 +22,29 @@ export function withCurrentFrame(thread: ThreadRecord, change: (frame: Frame) =>
   return { ...thread, frames };
 }
 
-/** A node starts: one more step, and it is the active node (with no state yet). */
-export function startNode(thread: ThreadRecord, workflowId: string, nodeId: string): ThreadRecord {
-  return { ...thread, status: 'running', steps: thread.steps + 1, activeNode: { workflowId, nodeId, state: null } };
+/** The thread going on (running or waiting: no output, no error), with `change`. */
+function goingOn(
+  thread: ThreadRecord,
+  change: Partial<Pick<LiveThread, 'status' | 'steps' | 'pendingInteractionIds' | 'activeNode'>>,
+): LiveThread {
+  const { output: _output, error: _error, status, ...fields } = thread;
+  return { ...fields, status: status === 'waiting' ? 'waiting' : 'running', ...change };
 }
 
-/** Keeps `state` as the active node's resumable state. */
-export function withNodeState(thread: ThreadRecord, state: unknown): ThreadRecord {
-  if (thread.activeNode === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no active node`);
-  return { ...thread, activeNode: { ...thread.activeNode, state } };
+/** A node starts: one more step, and it is the active node (with no state yet). */
+export function startNode(thread: ThreadRecord, workflowId: string, nodeId: string): LiveThread {
+  return goingOn(thread, {
+    status: 'running',
+    steps: thread.steps + 1,
+    activeNode: { workflowId, nodeId, state: null },
+  });
+}
+
+/** Keeps `state` as the active node's resumable state (typed by the node's kind: engine/node-states.ts). */
+export function withNodeState(thread: ThreadRecord, state: unknown): LiveThread {
+  const { activeNode } = thread;
+  if (activeNode === null) throw new InterlockError('INTERNAL', `thread ${thread.threadId} has no active node`);
+  return goingOn(thread, { activeNode: { ...activeNode, state } });
 }
 
 /** Messages added at the end of the conversation. */
@@ -44,36 +58,43 @@ export function moveCursor(thread: ThreadRecord, next: string | null): ThreadRec
 }
 
 /** The thread waits on these interactions too. */
-export function waitOn(thread: ThreadRecord, interactionIds: readonly string[]): ThreadRecord {
-  return { ...thread, status: 'waiting', pendingInteractionIds: [...thread.pendingInteractionIds, ...interactionIds] };
+export function waitOn(thread: ThreadRecord, interactionIds: readonly string[]): LiveThread {
+  return goingOn(thread, {
+    status: 'waiting',
+    pendingInteractionIds: [...thread.pendingInteractionIds, ...interactionIds],
+  });
 }
 
 /** The thread no longer waits on this interaction (it was answered, failed or let go). */
 export function stopWaitingOn(thread: ThreadRecord, interactionId: string): ThreadRecord {
   if (!thread.pendingInteractionIds.includes(interactionId)) return thread;
   const pendingInteractionIds = thread.pendingInteractionIds.filter((id) => id !== interactionId);
-  return { ...thread, pendingInteractionIds, status: pendingInteractionIds.length === 0 ? 'running' : thread.status };
+  return pendingInteractionIds.length === 0
+    ? goingOn(thread, { pendingInteractionIds, status: 'running' })
+    : goingOn(thread, { pendingInteractionIds });
 }
 
 /** The node stops here and the thread waits for a person. */
-export function suspend(thread: ThreadRecord): ThreadRecord {
-  return { ...thread, status: 'waiting' };
+export function suspend(thread: ThreadRecord): LiveThread {
+  return goingOn(thread, { status: 'waiting' });
 }
 
-/** The thread ends. */
+/** The thread ends: it waits on nothing, runs no node, and keeps its output (completed) or its error (failed). */
 export function finishThread(
   thread: ThreadRecord,
   status: 'completed' | 'failed' | 'cancelled',
   outcome: { output?: unknown; error?: ThreadError } = {},
-): ThreadRecord {
-  return {
-    ...thread,
-    status,
-    pendingInteractionIds: [],
-    activeNode: null,
-    ...('output' in outcome ? { output: outcome.output } : {}),
-    ...(outcome.error === undefined ? {} : { error: outcome.error }),
-  };
+): FinishedThread {
+  const { output: _output, error: _error, status: _status, ...fields } = thread;
+  const ended = { ...fields, pendingInteractionIds: [], activeNode: null };
+  switch (status) {
+    case 'completed':
+      return { ...ended, status, ...('output' in outcome ? { output: outcome.output } : {}) };
+    case 'failed':
+      return { ...ended, status, ...(outcome.error === undefined ? {} : { error: outcome.error }) };
+    case 'cancelled':
+      return { ...ended, status };
+  }
 }
 
 /** A SUBGRAPH's child frame starts. */

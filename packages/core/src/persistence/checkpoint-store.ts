@@ -1,6 +1,6 @@
 import type { InteractionStatus, WorkflowDefinition } from '@interlock/sdk-types';
 import type { AuditAnchor, AuditHead, AuditThreadHead } from '../audit/audit-chain.js';
-import type { AuditEntry } from '../audit/audit-log.js';
+import type { AuditEntry } from '../audit/audit-entry.js';
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type {
   InteractionRecord,

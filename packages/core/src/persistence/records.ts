@@ -43,42 +43,96 @@ export interface ThreadSession {
   requestedBy?: string;
 }
 
-/** A thread as stored: plain data, enough to resume it in any process. */
-export interface ThreadRecord {
-  threadId: string;
-  workflowId: string;
-  workflowVersion: string;
-  status: ThreadStatus;
-  channel: string;
-  input: Record<string, unknown>;
-  frames: Frame[];
-  variables: Record<string, unknown>;
-  conversation: Message[];
+/**
+ * The node that started and has not completed, with its resumable state. The state is the
+ * engine's, kept as JSON and opaque to a store: the engine reads it by the kind of the node
+ * (engine/node-states.ts: a question's interaction, a model turn's round and calls, a TOOL
+ * node's call), `null` until the node keeps one.
+ */
+export interface ActiveNode {
+  readonly workflowId: string;
+  readonly nodeId: string;
+  readonly state: unknown;
+}
+
+/** What every thread holds, whatever its status. Values are never changed in place: each change is a new record. */
+interface ThreadFields {
+  readonly threadId: string;
+  readonly workflowId: string;
+  readonly workflowVersion: string;
+  readonly channel: string;
+  readonly input: Readonly<Record<string, unknown>>;
+  readonly frames: readonly Frame[];
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly conversation: readonly Message[];
   /** The workflow's tool-approval config, fixed when the thread started (F17). */
-  toolApproval: ToolApprovalConfig;
+  readonly toolApproval: ToolApprovalConfig;
   /** Who the thread belongs to; approval requests carry it (F27). */
-  session: ThreadSession;
+  readonly session: ThreadSession;
   /** The W3C trace context its spans join, in whichever process takes it forward (F59). */
-  traceparent?: string;
-  /** Interactions this thread waits on. */
-  pendingInteractionIds: string[];
-  /** The node that started and has not completed, with its resumable state. */
-  activeNode: { workflowId: string; nodeId: string; state: unknown } | null;
-  steps: number;
-  output?: unknown;
-  error?: ThreadError;
+  readonly traceparent?: string;
+  /** Nodes run so far. */
+  readonly steps: number;
   /** The process taking this thread forward right now, if any (see {@link ThreadLease}). */
-  lease?: ThreadLease;
+  readonly lease?: ThreadLease;
   /**
    * The fencing token: incremented by every claim. A run's writes carry the epoch of its
    * claim, and the store refuses them once another claim took the thread (STORE_CONFLICT).
    */
-  epoch: number;
+  readonly epoch: number;
   /** Optimistic concurrency: incremented by every save and every claim. */
-  version: number;
-  createdAt: string;
-  updatedAt: string;
+  readonly version: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
 }
+
+/** A thread that goes on: running (taken forward, or interrupted by a stop), or waiting for people. */
+export interface LiveThread extends ThreadFields {
+  readonly status: 'running' | 'waiting';
+  /** Interactions this thread waits on (several at once when a model turn has several calls that need a person). */
+  readonly pendingInteractionIds: readonly string[];
+  /** The node that started and has not completed, with its resumable state. */
+  readonly activeNode: ActiveNode | null;
+  readonly output?: undefined;
+  readonly error?: undefined;
+}
+
+/** A thread that ended: it waits on nothing and runs no node any more. */
+interface EndedThread extends ThreadFields {
+  readonly pendingInteractionIds: readonly string[];
+  readonly activeNode: null;
+}
+
+/** A thread that completed, with its output (its END node's). */
+export interface CompletedThread extends EndedThread {
+  readonly status: 'completed';
+  readonly output?: unknown;
+  readonly error?: undefined;
+}
+
+/** A thread that failed, and why. */
+export interface FailedThread extends EndedThread {
+  readonly status: 'failed';
+  readonly output?: undefined;
+  readonly error?: ThreadError;
+}
+
+/** A thread that was cancelled. */
+export interface CancelledThread extends EndedThread {
+  readonly status: 'cancelled';
+  readonly output?: undefined;
+  readonly error?: undefined;
+}
+
+/**
+ * A thread as stored: plain data, enough to resume it in any process, by status. Only a live
+ * thread (`running`, `waiting`) has an active node; only a completed one an output, a failed
+ * one an error. Readonly: the engine's values are never changed in place.
+ */
+export type ThreadRecord = LiveThread | CompletedThread | FailedThread | CancelledThread;
+
+/** A thread that ended. */
+export type FinishedThread = CompletedThread | FailedThread | CancelledThread;
 
 /**
  * The claim of the process that takes a thread forward (start, resume, continue after an

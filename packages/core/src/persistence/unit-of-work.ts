@@ -7,7 +7,7 @@
  */
 import type { InteractionFailureReason, WorkflowDefinition } from '@interlock/sdk-types';
 import type { AuditAnchor } from '../audit/audit-chain.js';
-import type { AuditEntry, AuditEntryInput } from '../audit/audit-log.js';
+import type { AuditEntry, AuditEntryInput } from '../audit/audit-entry.js';
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type {
   GivenApproval,

@@ -10,8 +10,9 @@ import type { InteractionRecord, ThreadRecord } from '../persistence/checkpoint-
 import type { ResolvedApprovalOptions } from './approval-options.js';
 
 /*
- * N-of-M approvals (F51): which calls need several approvers, and how a request shows where
- * its approvals stand. Pure functions; the answer side is engine/quorum-intake.ts.
+ * N-of-M approvals (F51): which calls need several approvers, who asked for a call, and how a
+ * request shows where its approvals stand. Pure functions; the answer side is
+ * engine/answer-plan.ts.
  */
 
 const RISK_ORDER: Readonly<Record<RiskLevel, number>> = { LOW: 0, MEDIUM: 1, HIGH: 2 };
@@ -117,4 +118,27 @@ export function requestWithProgress(interaction: InteractionRecord): UserInterac
 export function personOf(responder: string): string {
   const colon = responder.indexOf(':');
   return colon === -1 ? responder : responder.slice(colon + 1);
+}
+
+/**
+ * Who asked for a call in a chat: the person whose message the agent was answering when it
+ * proposed it — the responder of the thread's last message question (`ADD_MESSAGE`) asked
+ * before the call and answered. In a shared channel that is whoever wrote, not whoever
+ * opened the chat; separation of duties binds them both, and their approval never counts
+ * toward a call that needs several approvers (F51). Undefined when no message led to it.
+ * Ordered by when each question was asked (both stamped by the engine that ran the thread),
+ * not by when an answer was taken.
+ */
+export function askerOf(
+  interactions: readonly InteractionRecord[],
+  request: Pick<UserInteractionRequest, 'requestedAt'>,
+): string | undefined {
+  let asker: { at: string; responder: string } | undefined;
+  for (const interaction of interactions) {
+    const responder = interaction.response?.responder;
+    if (interaction.request.operationType !== 'ADD_MESSAGE' || responder === undefined) continue;
+    if (interaction.createdAt > request.requestedAt) continue;
+    if (asker === undefined || interaction.createdAt >= asker.at) asker = { at: interaction.createdAt, responder };
+  }
+  return asker?.responder;
 }

@@ -237,9 +237,10 @@ export class ToolCallPipeline {
         context,
       );
       const kept = receipts.flatMap((receipt) => (receipt === undefined ? [] : [receipt.change]));
-      await context.apply({
+      // The starts and the receipts they run with are committed before any side effect (F40, F63).
+      const started = await context.run.startCalls({
         next: context.thread,
-        effects: { toolCalls: starting.map(({ change }) => change), globals: kept, events, durable: 'now' },
+        effects: { toolCalls: starting.map(({ change }) => change), globals: kept, events },
       });
       failpoint('tool:started');
       // A call whose tool returned after the signal was aborted did not finish (ToolExecution
@@ -248,7 +249,7 @@ export class ToolCallPipeline {
         starting.map(async ({ index, call }, n) => {
           const tool = this.tools.find(call.name);
           if (!tool) return;
-          const done = await this.execution.execute(call, tool, context, nodeId, receipts[n]?.token);
+          const done = await this.execution.execute(call, tool, context, nodeId, started, receipts[n]?.token);
           await this.update(context, lens, index, {
             call: done.call,
             effects: { ...done.effects, events: this.recorder.reported(done.call, nodeId) },

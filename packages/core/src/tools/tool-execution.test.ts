@@ -322,6 +322,30 @@ describe('ToolExecution: a ready call run the way the pipeline runs it (F40)', (
     expect(await store.toolCall('pay-1')).toMatchObject({ status: 'finished', idempotent: true });
   });
 
+  it('runs only a call whose committed start the run proves (issue 39): another call is refused before its tool runs', async () => {
+    const { store, run, context, execution, place } = await setUp();
+    const { tool, runs } = chargeTool();
+    const first = approvedCall(42, 'pay-1');
+    const second = approvedCall(7, 'pay-2');
+    await place(first);
+    await place(second);
+    const plan = execution.plan(first, tool, context, 'agent');
+    if (plan.kind !== 'start') return expect.unreachable('the call is ready to start');
+    const started = await run.startCalls({ next: context.thread, effects: { toolCalls: [plan.change] } });
+    expect(await store.toolCall('pay-1')).toMatchObject({ status: 'started' });
+    await expect(execution.execute(second, tool, context, 'agent', started)).rejects.toMatchObject({
+      code: 'INTERNAL',
+      message: expect.stringContaining('pay-2'),
+    });
+    // A proof made by hand proves nothing either.
+    await expect(execution.execute(first, tool, context, 'agent', {} as never)).rejects.toMatchObject({
+      code: 'INTERNAL',
+    });
+    expect(runs).toEqual([]);
+    await execution.execute(first, tool, context, 'agent', started);
+    expect(runs.map((ran) => ran.amount)).toEqual([42]);
+  });
+
   it('a process that lost its claim of the thread runs nothing (STORE_CONFLICT)', async () => {
     // The call was approved and committed with the thread before the claim ran out: the start
     // is the run's next write, and the store must refuse it under the fence of the lost claim.

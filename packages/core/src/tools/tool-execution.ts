@@ -1,6 +1,7 @@
 import type { Clock } from '../engine/clock.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
+import { startCommitted, type StartsCommitted } from '../engine/run.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
@@ -106,16 +107,25 @@ export class ToolExecution {
    * not finished: a tool that finds its signal aborted throws, so a return then may be one
    * that skipped its effect and says otherwise. This throws instead of taking the return
    * for an outcome; the call stays `started`, and whoever takes the thread next asks a
-   * person what became of it (F40, F53). `receipt` is the call's approval receipt (F63).
+   * person what became of it (F40, F53). `started`: the proof, from `Run.startCalls`, that the
+   * call's start was committed; a call it does not name is refused before its tool runs.
+   * `receipt` is the call's approval receipt (F63).
    */
   async execute(
     call: ReadyCall,
     tool: Tool,
     context: NodeExecutionContext,
     nodeId: string,
+    started: StartsCommitted,
     receipt?: string,
   ): Promise<Decided> {
     const { threadId } = context.thread;
+    if (!startCommitted(started, call.id))
+      throw new InterlockError(
+        'INTERNAL',
+        `tool call ${call.id} was about to run without its committed start (F40): it did not run`,
+        { details: { threadId, toolCallId: call.id } },
+      );
     let result: unknown;
     try {
       const args = tool.parameters.parse(argumentsOf(call));

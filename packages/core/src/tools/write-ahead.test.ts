@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, InterlockError, type Interlock } from '../index.js';
+import type { ThreadRecord } from '../persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
 import { safeShellClassifier } from '../testing/index.js';
 
@@ -206,7 +207,7 @@ describe('write-ahead tool executions (F40)', () => {
     const thread = await store.getThread(threadId);
     expect(thread?.status).toBe('completed');
     // The first process's run is still stuck in the tool; whatever it tries to save now is refused.
-    const stale = { ...thread!, status: 'failed' as const };
+    const stale = { ...thread!, status: 'failed' as const } as ThreadRecord;
     const refused = await store.commit({
       thread: {
         kind: 'save',
@@ -277,7 +278,9 @@ describe('write-ahead tool executions (F40)', () => {
   it('commits nothing of a run whose claim ended before its write, and the same process, which nobody took the thread from, asks about the call (issue 35, F40, F53)', async () => {
     const store = new InMemoryCheckpointStore();
     const effects: string[] = [];
+    // The gate exists before the tool runs: opened whenever the test says, before or after the tool waits on it.
     let finish: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
     const gated = defineTool({
       name: 'charge',
       description: 'charges a card',
@@ -285,7 +288,7 @@ describe('write-ahead tool executions (F40)', () => {
       riskLevel: 'LOW',
       parameters: z.object({ amount: z.number() }),
       execute: async ({ amount }) => {
-        await new Promise<void>((resolve) => (finish = resolve));
+        await gate;
         effects.push(`charged ${amount}`);
         return `charged ${amount}`;
       },

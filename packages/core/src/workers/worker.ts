@@ -102,7 +102,8 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     // Jobs are routed by version: this worker takes the threads of the versions it serves only.
     const queues = definitions.map((definition) => jobQueue(definition.id, definition.version));
     // Kept in the store (refused if edited under the same version), so answerers can start them.
-    for (const definition of definitions) await keepDefinition(store, definition);
+    for (const definition of definitions)
+      await keepDefinition(store, definition, (kept) => store.commit({ definitions: [kept] }));
     const runner = new JobRunner(interlock, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;

@@ -1,10 +1,10 @@
-import { InterlockError, personOf, requestWithProgress, type InteractionRecord } from '@interlock/core';
+import { personOf, requestWithProgress, type InteractionRecord } from '@interlock/core';
 import type { UserInteractionRequest } from '@interlock/sdk-types';
 import { readAsker } from '@interlock/chat';
 import type { FastifyInstance } from 'fastify';
 import { batchApproveBody, idParams, pendingQuery, respondBody } from '../api-schemas.js';
 import { toInteractionInput, type AnswerBody } from '../answer-body.js';
-import { acceptedAnswer, answerNotStored, type AnswerAccepted } from '../answer-outcome.js';
+import { acceptedAnswer, answerNotStored, invalidAnswer, notPending, type AnswerAccepted } from '../answer-outcome.js';
 import { levelRequests, samePerson } from '../auth/approver-directory.js';
 import { levelOf, type Principal } from '../auth/approvers.js';
 import { mayApprove, responderOf, type WebContext } from '../web-context.js';
@@ -145,11 +145,8 @@ async function decide(
   try {
     result = await context.interlock.respond(interactionId, input, { responder: responderOf(name) });
   } catch (error) {
-    if (!InterlockError.is(error)) throw error;
-    if (error.code === 'INTERACTION_INVALID_RESPONSE') throw invalidAnswer(error.message);
-    if (error.code === 'INTERACTION_NOT_FOUND') throw new WebError(404, 'INTERACTION_NOT_FOUND', error.message);
-    // The requester's approval, or an escalation approver's before the escalation (F51): not stored.
-    if (error.code === 'APPROVAL_NOT_ALLOWED') throw new WebError(403, 'APPROVAL_NOT_ALLOWED', error.message);
+    // Refused (the input, a quorum's rules: the requester's approval, say; the workflow changed),
+    // not stored, or maybe stored: each outcome's row of ANSWER_REPLIES.
     throw answerNotStored(error) ?? error;
   }
   if (result.status === 'accepted') return acceptedAnswer(context, interactionId, result);
@@ -274,45 +271,6 @@ function byRiskThenAge(a: UserInteractionRequest, b: UserInteractionRequest): nu
 }
 
 /** 410 for a passed deadline, 409 for anything else that settled it first (an answer, a cancel). */
-function notPending(record: InteractionRecord): WebError {
-  const details = { interactionId: record.interactionId, threadId: record.threadId, status: record.status };
-  if (record.status === 'failed' && record.failureReason === 'timeout') {
-    return new WebError(
-      410,
-      'INTERACTION_EXPIRED',
-      `interaction ${record.interactionId} expired at ${record.deadline ?? 'its deadline'}: the answer was refused and nothing ran for it`,
-      details,
-    );
-  }
-  if (record.response !== undefined) {
-    const by = record.response.responder ?? 'another responder';
-    return new WebError(
-      409,
-      'INTERACTION_ALREADY_ANSWERED',
-      `interaction ${record.interactionId} was already answered by ${by} at ${record.response.respondedAt}: your answer changed nothing`,
-      {
-        ...details,
-        answeredBy: by,
-        answeredAt: record.response.respondedAt,
-      },
-    );
-  }
-  return new WebError(
-    409,
-    'INTERACTION_ALREADY_ANSWERED',
-    `interaction ${record.interactionId} is no longer pending (${record.failureReason ?? record.status}${record.failureMessage === undefined ? '' : `: ${record.failureMessage}`}): your answer changed nothing`,
-    details,
-  );
-}
-
-function invalidAnswer(message: string): WebError {
-  return new WebError(
-    422,
-    'INTERACTION_INVALID_RESPONSE',
-    `the answer was refused: ${message}. Fix it and send it again; the interaction is still pending`,
-  );
-}
-
 /**
  * A call offered to `approver` only from its escalation on (F51): not in their inbox before
  * (their approval would not count yet).

@@ -4,7 +4,7 @@ import { TYPES } from '../../di/tokens.js';
 import { InterlockError } from '../../errors/interlock-error.js';
 import { renderDeep, renderTemplate } from '../../expressions/expressions.js';
 import type { ToolCallPipeline, TurnLens } from '../../tools/tool-call-pipeline.js';
-import { withNodeState } from '../transitions.js';
+import { keptStateOf, nodeStateOf, withStateOf } from '../node-states.js';
 import { newTurnCall, type TurnState } from '../../tools/turn-state.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-executor.js';
 
@@ -22,7 +22,7 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
   constructor(@inject(TYPES.ToolCallPipeline) private readonly pipeline: ToolCallPipeline) {}
 
   async execute(node: NodeOfType<'TOOL'>, context: NodeExecutionContext): Promise<NodeOutcome> {
-    if (!context.nodeState<TurnState>()) {
+    if (nodeStateOf(context.thread, 'TOOL') === undefined) {
       const variables = context.scopes.all();
       const turn: TurnState = {
         calls: [
@@ -33,13 +33,13 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
           }),
         ],
       };
-      await context.apply({ next: withNodeState(context.thread, turn) });
+      await context.apply({ next: withStateOf(context.thread, 'TOOL', turn) });
     }
     const progress = await this.pipeline.run(
       context,
       {
         nodeId: node.id,
-        allowedTools: (context.nodeState<TurnState>() as TurnState).calls.map((call) => call.name),
+        allowedTools: keptStateOf(context.thread, 'TOOL').calls.map((call) => call.name),
         decideOnly: node.config.decideOnly,
       },
       TURN_OF_TOOL_NODE,
@@ -51,7 +51,7 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
         reason: typeof context.signal.reason === 'string' ? context.signal.reason : 'the thread was cancelled',
       };
     }
-    const [call] = (context.nodeState<TurnState>() as TurnState).calls;
+    const [call] = keptStateOf(context.thread, 'TOOL').calls;
     const refused = call?.phase === 'done' && (call.status === 'EXECUTION_REJECTED' || call.status === 'TIMEOUT');
     if (node.config.decideOnly && refused) return nodeOutput(node, null);
     if (call?.phase !== 'done' || call.status !== 'SUCCESS') {
@@ -81,8 +81,8 @@ function nodeOutput(node: NodeOfType<'TOOL'>, output: unknown): NodeOutcome {
 
 /** A TOOL node's state is its turn of one call. */
 const TURN_OF_TOOL_NODE: TurnLens = {
-  get: (thread) => thread.activeNode?.state as TurnState,
-  set: (thread, turn) => withNodeState(thread, turn),
+  get: (thread) => keptStateOf(thread, 'TOOL'),
+  set: (thread, turn) => withStateOf(thread, 'TOOL', turn),
 };
 
 function toolNameOf(node: NodeOfType<'TOOL'>, variables: Readonly<Record<string, unknown>>): string {

@@ -118,7 +118,7 @@ export function toThreadRecord(row: ThreadRow, conversation: Message[]): ThreadR
     version: row.version,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-  };
+  } as ThreadRecord;
 }
 
 /** The `interactions` row of an interaction. */

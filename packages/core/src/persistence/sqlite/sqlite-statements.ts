@@ -112,7 +112,8 @@ export const SQL = {
     'FROM (SELECT 1) LEFT JOIN audit_thread_heads h ON h.thread_id = @threadId ' +
     `RETURNING ${AUDIT_COLUMNS}`,
   insertAnchor:
-    'INSERT INTO audit_anchors (sequence, at, through, digest, previous_hash, hash) VALUES (@sequence, @at, @through, @digest, @previousHash, @hash) ON CONFLICT DO NOTHING',
+    // Only the next anchor: its place taken, or a gap before it, inserts nothing (anchor-exists).
+    'INSERT INTO audit_anchors (sequence, at, through, digest, previous_hash, hash) SELECT @sequence, @at, @through, @digest, @previousHash, @hash WHERE @sequence = (SELECT COALESCE(MAX(sequence), 0) + 1 FROM audit_anchors) ON CONFLICT DO NOTHING',
   listAuditEntries: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE sequence > ? ORDER BY sequence ASC`,
   listAuditEntriesOfThread: `SELECT ${AUDIT_COLUMNS} FROM audit_entries WHERE thread_id = ? AND sequence > ? ORDER BY sequence ASC`,
   auditHeads: 'SELECT thread_id AS threadId, thread_sequence AS threadSequence, hash FROM audit_thread_heads',

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { auditDigest, verifyAuditChain } from '../../audit/audit-chain.js';
 import {
   committed,
@@ -15,10 +15,7 @@ import {
   toolApproval,
 } from '../../testing/conformance/store-records.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
-import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
-import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
-import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
-import { describeQuorumCommits } from '../../testing/conformance/commit-quorum-conformance.js';
+import { describeConformance } from '../../testing/conformance/whole-conformance.js';
 import { describeTypeormStoreBehaviour, sqliteStoreHarness } from '../__fixtures__/store-behaviour.js';
 import { openSqliteStore, SQLITE_BUSY_TIMEOUT_MS } from './open-sqlite-store.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
@@ -31,22 +28,9 @@ const freshPath = () => join(root, `database-${(databases += 1)}`, 'nested', 'in
 
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-// The part of the commit conformance about N-of-M approvals (F51).
-describe('SQLite store (better-sqlite3) (commit conformance: quorum)', () => {
-  let store: ICheckpointStore;
-  beforeEach(async () => {
-    store = await openSqliteStore({ path: freshPath() });
-  });
-  afterEach(() => store.close());
-  describeQuorumCommits(() => store);
-});
-describeStoreConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
-describeAuditAndMemoryConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
-describeLeaseConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
-describeStoreConformance('SQLite store (better-sqlite3, group commit)', () =>
-  openSqliteStore({ path: freshPath(), groupCommit: true }),
-);
-describeLeaseConformance('SQLite store (better-sqlite3, group commit)', () =>
+// Every conformance suite, as the in-memory store, PostgreSQL and the example custom store run it.
+describeConformance('SQLite store (better-sqlite3)', () => openSqliteStore({ path: freshPath() }));
+describeConformance('SQLite store (better-sqlite3, group commit)', () =>
   openSqliteStore({ path: freshPath(), groupCommit: true }),
 );
 

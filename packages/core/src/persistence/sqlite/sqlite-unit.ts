@@ -53,7 +53,9 @@ export function applyUnit(statement: Statement, unit: UnitOfWork, now: string): 
   const failed: string[] = [];
   const interactions = unit.interactions ?? [];
   // An answer consumed in the same unit is written processed at once: one statement.
-  const consumed = new Set(interactions.flatMap((change) => (change.kind === 'consume' ? [change.interactionId] : [])));
+  const consumed = new Map(
+    interactions.flatMap((change) => (change.kind === 'consume' ? [[change.interactionId, change.at] as const] : [])),
+  );
   const answered = new Set<string>();
   for (const change of interactions) {
     if (change.kind === 'consume' && answered.has(change.interactionId)) continue;
@@ -155,7 +157,7 @@ function applyThread(statement: Statement, change: ThreadChange, now: string): N
       statement,
       thread.threadId,
       claim.kind === 'take'
-        ? { take: claim }
+        ? { take: claim, version: change.expectedVersion, epoch: thread.epoch }
         : { version: change.expectedVersion, epoch: thread.epoch, now: claim.now ?? null },
     );
   writeMessages(statement, thread.threadId, thread.conversation, change.messagesFrom, change.storedMessages);
@@ -176,14 +178,22 @@ function refusedThread(
   statement: Statement,
   threadId: string,
   expected:
-    { take: { owner: string; now: string } } | { version?: number; epoch: number; owner?: string; now: string | null },
+    | { take: { owner: string; now: string }; version: number; epoch: number }
+    | { version?: number; epoch: number; owner?: string; now: string | null },
 ): Refused {
   const stored = statement(SQL.threadClaim).get(threadId) as ClaimRow | undefined;
   if (stored === undefined) return new Refused({ kind: 'thread-not-found', threadId });
   const lease = leaseOf(stored);
   if ('take' in expected) {
     const { take } = expected;
-    if (lease !== undefined && lease.owner !== take.owner && lease.until > take.now)
+    // The version and epoch first: a take from a stale read is thread-changed, whoever holds the claim.
+    if (
+      stored.version === expected.version &&
+      stored.epoch === expected.epoch &&
+      lease !== undefined &&
+      lease.owner !== take.owner &&
+      lease.until > take.now
+    )
       return new Refused({ kind: 'thread-busy', threadId, lease });
   } else if (
     expected.now !== null &&
@@ -217,7 +227,11 @@ function writeMessages(
 }
 
 /** Applies an interaction change; returns true when it failed a pending interaction. */
-function applyInteraction(statement: Statement, change: InteractionChange, consumed: ReadonlySet<string>): boolean {
+function applyInteraction(
+  statement: Statement,
+  change: InteractionChange,
+  consumed: ReadonlyMap<string, string>,
+): boolean {
   switch (change.kind) {
     case 'open':
       statement(SQL.upsertInteraction).run(toInteractionRow(change.interaction));
@@ -228,7 +242,8 @@ function applyInteraction(statement: Statement, change: InteractionChange, consu
         interactionId,
         status: consumed.has(interactionId) ? 'processed' : 'responded',
         response: encodeJson(response, `the response to interaction ${interactionId}`),
-        at: storableText(response.respondedAt, 'respondedAt'),
+        // Consumed in the same unit: stamped as the consume would have stamped it.
+        at: storableText(consumed.get(interactionId) ?? response.respondedAt, 'respondedAt'),
       });
       if (updated.changes === 1) return false;
       const stored = statement(SQL.selectInteraction).get(interactionId) as InteractionRow | undefined;

@@ -5,10 +5,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { describeAuditAndMemoryConformance } from '../../testing/conformance/audit-conformance.js';
-import { describeLeaseConformance } from '../../testing/conformance/claim-conformance.js';
-import { describeCommitConformance } from '../../testing/conformance/commit-conformance.js';
-import { describeStoreConformance } from '../../testing/conformance/store-conformance.js';
+import { describeConformance } from '../../testing/conformance/whole-conformance.js';
 import type { ICheckpointStore } from '../checkpoint-store.js';
 import { describeTypeormStoreBehaviour } from '../__fixtures__/store-behaviour.js';
 import { committed, createThread, refused, saveOf } from '../../testing/conformance/commit-helpers.js';
@@ -30,10 +27,7 @@ function describePostgresStore(url: string): void {
 
   const openStore = () => schemas.open();
   const recycle = (store: ICheckpointStore) => schemas.recycle(store);
-  describeCommitConformance('PostgreSQL store', openStore, recycle);
-  describeStoreConformance('PostgreSQL store', openStore, recycle);
-  describeAuditAndMemoryConformance('PostgreSQL store', openStore, recycle);
-  describeLeaseConformance('PostgreSQL store', openStore, recycle);
+  describeConformance('PostgreSQL store', openStore, recycle);
 
   let schema = '';
   describeTypeormStoreBehaviour('PostgreSQL store', {

@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import type { AnalysisFindings } from './analysis-findings.js';
 import type { BashParser } from './bash-parser.js';
-import type { CompiledPolicy } from './shell-policy-options.js';
+import type { CompiledPolicy } from './compiled-policy.js';
 
 /**
  * The time one classification may still take: past `deadline` (in {@link cpuMilliseconds}),

@@ -5,16 +5,9 @@ import { DEFAULT_HIGH_RISK_RULES } from './high-risk-rules.js';
 import { DEFAULT_SAFE_PROGRAMS, type SafeProgramRule } from './safe-programs.js';
 import type { ShellRule } from './shell-rule.js';
 
-/** The options in force, resolved once when the classifier is created. */
-export interface CompiledPolicy {
-  readonly banned: readonly ShellRule[];
-  readonly highRisk: readonly ShellRule[];
-  readonly safePrograms: ReadonlyMap<string, SafeProgramRule>;
-  readonly maxLength: number;
-  readonly maxDepth: number;
-  /** How long one classification may take, in milliseconds, before it stops and asks. */
-  readonly timeBudgetMs: number;
-}
+import type { CompiledPolicy } from './compiled-policy.js';
+
+export type { CompiledPolicy } from './compiled-policy.js';
 
 /** Inputs longer than this are refused without being parsed: they cannot be checked in bounded time. */
 export const DEFAULT_MAX_LENGTH = 10_000;

@@ -1,17 +1,18 @@
 import { expect } from 'vitest';
 import type { ICheckpointStore, ThreadRecord } from '../../persistence/checkpoint-store.js';
 import type { ClaimChange, UnitOfWork } from '../../persistence/unit-of-work.js';
+import type { ThreadOverrides } from './store-records.js';
 
 export { committed, createThread, refused } from './store-records.js';
 
 /** A save of `thread` read at `thread.version`, its conversation stored as read (`stored` messages). */
 export function saveOf(
   thread: ThreadRecord,
-  changes: Partial<ThreadRecord> = {},
+  changes: ThreadOverrides = {},
   claim: ClaimChange = { kind: 'keep' },
   stored = thread.conversation.length,
 ): UnitOfWork {
-  const next = { ...thread, ...changes };
+  const next = { ...thread, ...changes } as ThreadRecord;
   // The messages stored before and still unchanged are the common prefix.
   let same = 0;
   while (

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { WorkflowDefinition, type Message, type UserInteractionRequest } from '@interlock/sdk-types';
+import { WorkflowDefinition, type Message, type ThreadError, type UserInteractionRequest } from '@interlock/sdk-types';
 import { expect } from 'vitest';
 import { InterlockError } from '../../errors/interlock-error.js';
 import type {
   ClaimChange,
   ICheckpointStore,
+  LiveThread,
+  ThreadStatus,
   InteractionRecord,
   InteractionResponseRecord,
   ThreadChange,
@@ -16,8 +18,22 @@ import type {
 /** A fixed moment, so records compare equal after a round trip. */
 export const CREATED_AT = '2026-01-02T03:04:05.678Z';
 
+/**
+ * Fields of a thread a test sets, whatever its status (a conformance test stores threads no
+ * engine would write: a store keeps what it is given).
+ */
+export type ThreadOverrides = {
+  [K in keyof LiveThread]?: K extends 'status'
+    ? ThreadStatus
+    : K extends 'output'
+      ? unknown
+      : K extends 'error'
+        ? ThreadError
+        : LiveThread[K];
+};
+
 /** A thread as the engine creates it; `overrides` replace whole fields. */
-export function threadRecord(overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+export function threadRecord(overrides: ThreadOverrides = {}): ThreadRecord {
   return {
     threadId: 'thread-1',
     workflowId: 'workflow-a',
@@ -38,7 +54,7 @@ export function threadRecord(overrides: Partial<ThreadRecord> = {}): ThreadRecor
     createdAt: CREATED_AT,
     updatedAt: CREATED_AT,
     ...overrides,
-  };
+  } as ThreadRecord;
 }
 
 /** A user message of the conversation. */
@@ -188,12 +204,12 @@ export async function createThread(
 /** The save of `thread` as read (its version and epoch), keeping the claim. */
 export function save(
   thread: ThreadRecord,
-  changes: Partial<ThreadRecord> = {},
+  changes: ThreadOverrides = {},
   claim: ClaimChange = { kind: 'keep' },
   /** How many of the stored messages stay (the rest are replaced): all that both conversations have, by default. */
   messagesFrom?: number,
 ): ThreadChange {
-  const next = { ...thread, ...changes };
+  const next = { ...thread, ...changes } as ThreadRecord;
   return {
     kind: 'save',
     thread: next,

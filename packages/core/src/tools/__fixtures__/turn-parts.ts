@@ -26,6 +26,7 @@ import {
   save,
   threadRecord,
   workflowDefinition,
+  type ThreadOverrides,
 } from '../../testing/conformance/store-records.js';
 import { AnswerApplier } from '../answer-applier.js';
 import { CallDecider, type Decided } from '../call-decider.js';
@@ -110,7 +111,7 @@ export function turnOf(thread: ThreadRecord): TurnState {
 }
 
 /** Thread-1, running node `agent` with these calls in its turn. */
-export function threadWithTurn(calls: TurnCall[] = [], overrides: Partial<ThreadRecord> = {}): ThreadRecord {
+export function threadWithTurn(calls: TurnCall[] = [], overrides: ThreadOverrides = {}): ThreadRecord {
   return threadRecord({
     activeNode: { workflowId: 'workflow-a', nodeId: NODE_ID, state: { calls } },
     steps: 1,
@@ -199,8 +200,8 @@ export async function turnParts(options: TurnPartsOptions = {}) {
     }
 
     /**
-     * Runs a ready call the way the pipeline does: its plan; a start is applied durably
-     * (with TOOL_CALL_STARTED) before `execute`, then the outcome is applied; then a commit.
+     * Runs a ready call the way the pipeline does: its plan; a start is committed (with
+     * TOOL_CALL_STARTED, `Run.startCalls`) before `execute`, then the outcome is applied; then a commit.
      */
     async function runReady(call: ReadyCall, tool: Tool | undefined): Promise<TurnCall> {
       await place(call);
@@ -210,15 +211,14 @@ export async function turnParts(options: TurnPartsOptions = {}) {
         await run.commit();
         return plan.call;
       }
-      await context.apply({
+      const started = await run.startCalls({
         next: context.thread,
         effects: {
           toolCalls: [plan.change],
           events: [{ type: 'TOOL_CALL_STARTED', ...describeCall(call, NODE_ID) }],
-          durable: 'now',
         },
       });
-      const done = await execution.execute(call, present(tool), context, NODE_ID);
+      const done = await execution.execute(call, present(tool), context, NODE_ID, started);
       await settle(done);
       await run.commit();
       return done.call;
@@ -226,7 +226,7 @@ export async function turnParts(options: TurnPartsOptions = {}) {
 
     if (options.claimed !== false && how.dying !== true) {
       // The run takes the thread forward: its first commit claims it (a new epoch).
-      await run.apply({ next: { ...run.thread, status: 'running' }, effects: { durable: 'now' } });
+      await run.apply({ next: { ...run.thread, status: 'running' } as ThreadRecord, effects: { durable: 'now' } });
     }
     return { run, context, controller, place, settle, runReady };
   }
