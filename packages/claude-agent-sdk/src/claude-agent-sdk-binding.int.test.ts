@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ofType } from '@interlock/core';
 import { until } from '@interlock/core/testing';
+import { interlockCli } from '@interlock/testing-adapters';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { claudeOptions, fakeTerraform, runToEnd, toolResults } from './__fixtures__/claude-code.js';
-import { interlockCli } from './__fixtures__/interlock-cli.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
 import { interlockPermissions, type InterlockPermissions } from './index.js';
 
