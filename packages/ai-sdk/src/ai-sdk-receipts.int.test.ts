@@ -1,10 +1,10 @@
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { startChatCompletionsServer, until, type ChatCompletionsServer } from '@interlock/core/testing';
-import { refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
+import { until } from '@interlock/core/testing';
+import { chatModelPerTest, refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
 import { generateText, stepCountIs, tool, type ModelMessage } from 'ai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { currentReceipt, interlockApprovals, type InterlockApprovals } from './index.js';
+import { currentReceipt, interlockApprovals } from './index.js';
 
 /*
  * Approval receipts through the AI SDK 7's runtime (F63): the call a person approved runs
@@ -12,21 +12,13 @@ import { currentReceipt, interlockApprovals, type InterlockApprovals } from './i
  * made any other way.
  */
 const desk = refundDesk();
-let server: ChatCompletionsServer;
-let approvals: InterlockApprovals | undefined;
-
-beforeEach(async () => {
-  server = await startChatCompletionsServer();
-});
-afterEach(async () => {
-  await approvals?.close();
-  approvals = undefined;
-  await server.close();
-});
+const model = chatModelPerTest();
 
 describe('the AI SDK’s tools get approval receipts (F56, F63)', { timeout: 90_000 }, () => {
   it('runs the approved refund with a receipt its service accepts; the service refuses it any other way', async () => {
-    approvals = await interlockApprovals({ tools: { refund: { category: 'command', riskLevel: 'HIGH' } } });
+    const approvals = model.closing(
+      await interlockApprovals({ tools: { refund: { category: 'command', riskLevel: 'HIGH' } } }),
+    );
     const given = approvals;
     await desk.open(() => given.gate.interlock.receipts.jwks());
     const tools = approvals.withReceipts(
@@ -40,10 +32,16 @@ describe('the AI SDK’s tools get approval receipts (F56, F63)', { timeout: 90_
       { sessionId: 'chat-1' },
     );
     const toolApproval = approvals.toolApproval({ sessionId: 'chat-1' });
-    const model = createOpenAICompatible({ name: 'fixture', baseURL: server.baseURL, apiKey: 'k' })('fixture');
-    server.enqueue(...REFUND_TURNS);
+    const fixture = createOpenAICompatible({ name: 'fixture', baseURL: model.server.baseURL, apiKey: 'k' })('fixture');
+    model.server.enqueue(...REFUND_TURNS);
     let conversation: ModelMessage[] = [{ role: 'user', content: 'Refund order A-42' }];
-    const first = await generateText({ model, tools, toolApproval, messages: conversation, stopWhen: stepCountIs(4) });
+    const first = await generateText({
+      model: fixture,
+      tools,
+      toolApproval,
+      messages: conversation,
+      stopWhen: stepCountIs(4),
+    });
     conversation = [...conversation, ...first.response.messages];
     const waiting = await approvals.respond(conversation, { sessionId: 'chat-1' });
     expect(waiting.status).toBe('waiting');
@@ -56,7 +54,7 @@ describe('the AI SDK’s tools get approval receipts (F56, F63)', { timeout: 90_
     const answered = await approvals.respond(conversation, { sessionId: 'chat-1', wait: true });
     if (answered.status !== 'ready') throw new Error('the answer is not ready');
     const second = await generateText({
-      model,
+      model: fixture,
       tools,
       toolApproval,
       messages: answered.messages,

@@ -1,11 +1,11 @@
-import { startChatCompletionsServer, until, type ChatCompletionsServer } from '@interlock/core/testing';
-import { refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
+import { until } from '@interlock/core/testing';
+import { chatModelPerTest, refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
 import { MemorySaver } from '@langchain/langgraph';
 import { ChatOpenAI } from '@langchain/openai';
 import { createAgent, humanInTheLoopMiddleware, tool } from 'langchain';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { currentReceipt, interlockGraph, interruptOnEvery, type InterlockGraph } from './index.js';
+import { currentReceipt, interlockGraph, interruptOnEvery } from './index.js';
 
 /*
  * Approval receipts through a LangChain 1 agent's graph (F63): the refund a person approved
@@ -13,17 +13,7 @@ import { currentReceipt, interlockGraph, interruptOnEvery, type InterlockGraph }
  * made any other way.
  */
 const desk = refundDesk();
-let server: ChatCompletionsServer;
-let guarded: InterlockGraph | undefined;
-
-beforeEach(async () => {
-  server = await startChatCompletionsServer();
-});
-afterEach(async () => {
-  await guarded?.close();
-  guarded = undefined;
-  await server.close();
-});
+const model = chatModelPerTest();
 
 describe('a LangGraph agent’s tools get approval receipts (F56, F63)', { timeout: 90_000 }, () => {
   it('runs the approved refund with a receipt its service accepts; the service refuses it any other way', async () => {
@@ -37,29 +27,30 @@ describe('a LangGraph agent’s tools get approval receipts (F56, F63)', { timeo
       },
     );
     const checkpointer = new MemorySaver();
-    const model = new ChatOpenAI({
-      model: 'm',
-      apiKey: 'k',
-      maxRetries: 0,
-      configuration: { baseURL: server.baseURL },
-    });
     const agent = createAgent({
-      model,
+      model: new ChatOpenAI({
+        model: 'm',
+        apiKey: 'k',
+        maxRetries: 0,
+        configuration: { baseURL: model.server.baseURL },
+      }),
       tools: [refund],
       checkpointer,
       // The middleware's types do not hold under exactOptionalPropertyTypes (as in examples/adapters/langgraph.ts).
       middleware: [humanInTheLoopMiddleware({ interruptOn: interruptOnEvery([refund]) } as never) as never],
     });
     const finished: unknown[] = [];
-    guarded = await interlockGraph({
-      graph: agent.graph,
-      checkpointer,
-      tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
-      onFinished: (result) => void finished.push(result),
-    });
+    const guarded = model.closing(
+      await interlockGraph({
+        graph: agent.graph,
+        checkpointer,
+        tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
+        onFinished: (result) => void finished.push(result),
+      }),
+    );
     const gate = guarded.gate;
     await desk.open(() => gate.interlock.receipts.jwks());
-    server.enqueue(...REFUND_TURNS);
+    model.server.enqueue(...REFUND_TURNS);
     const outcome = await guarded.invoke({ messages: [{ role: 'user', content: 'Refund A-42' }] }, { threadId: 't1' });
     expect(outcome).toMatchObject({ status: 'paused' });
     const [question] = await gate.interlock.pending();

@@ -1,10 +1,10 @@
-import { startChatCompletionsServer, until, type ChatCompletionsServer } from '@interlock/core/testing';
-import { refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
+import { until } from '@interlock/core/testing';
+import { chatModelPerTest, refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
 import { Agent, OpenAIChatCompletionsModel, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { currentReceipt, interlockAgent, type InterlockAgent } from './index.js';
+import { currentReceipt, interlockAgent } from './index.js';
 
 /*
  * Approval receipts through the OpenAI Agents SDK's runtime (F63): the refund a person
@@ -13,24 +13,17 @@ import { currentReceipt, interlockAgent, type InterlockAgent } from './index.js'
  */
 setTracingDisabled(true);
 const desk = refundDesk();
-let server: ChatCompletionsServer;
-let guarded: InterlockAgent<Agent> | undefined;
-
-beforeEach(async () => {
-  server = await startChatCompletionsServer();
-});
-afterEach(async () => {
-  await guarded?.close();
-  guarded = undefined;
-  await server.close();
-});
+const model = chatModelPerTest();
 
 describe('the OpenAI Agents SDK’s tools get approval receipts (F56, F63)', { timeout: 90_000 }, () => {
   it('runs the approved refund with a receipt its service accepts; the service refuses it any other way', async () => {
     const agent = new Agent({
       name: 'refunds',
       instructions: 'You refund orders.',
-      model: new OpenAIChatCompletionsModel(new OpenAI({ baseURL: server.baseURL, apiKey: 'k', maxRetries: 0 }), 'm'),
+      model: new OpenAIChatCompletionsModel(
+        new OpenAI({ baseURL: model.server.baseURL, apiKey: 'k', maxRetries: 0 }),
+        'm',
+      ),
       tools: [
         tool({
           name: 'refund',
@@ -41,14 +34,16 @@ describe('the OpenAI Agents SDK’s tools get approval receipts (F56, F63)', { t
       ],
     });
     const finished: unknown[] = [];
-    guarded = await interlockAgent({
-      agent,
-      tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
-      onFinished: (result) => void finished.push(result.finalOutput),
-    });
+    const guarded = model.closing(
+      await interlockAgent({
+        agent,
+        tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
+        onFinished: (result) => void finished.push(result.finalOutput),
+      }),
+    );
     const gate = guarded.gate;
     await desk.open(() => gate.interlock.receipts.jwks());
-    server.enqueue(...REFUND_TURNS);
+    model.server.enqueue(...REFUND_TURNS);
     expect(await guarded.run('Refund order A-42')).toMatchObject({ status: 'paused' });
     const [question] = await gate.interlock.pending();
     await gate.interlock.respond(question!.interactionId, { approved: true }, { responder: 'web:ada' });

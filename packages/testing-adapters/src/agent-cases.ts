@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { createApprovalGate, createInterlock } from '@interlock/core';
 import { until } from '@interlock/core/testing';
 import { expect, it } from 'vitest';
-import type { AgentHarness } from './agent-harness.js';
+import { projectRules, type AgentHarness } from './agent-harness.js';
 import { interlockCli } from './interlock-cli.js';
 import { unaudited } from './ledger.js';
 
@@ -31,6 +31,33 @@ export function refusesBannedAndToldReason(h: AgentHarness): void {
     expect(h.told(1)).toContain('shell:banned');
     expect(h.told(2)).toContain('not today');
     expect(await guarded.gate.interlock.verifyAudit()).toMatchObject({ valid: true });
+  });
+}
+
+/**
+ * `oneCallPerTurn`: the model makes the two writes in two turns, for a framework that runs
+ * none of a turn's calls when one of them is rejected (LangChain's middleware).
+ */
+export function decidesByTheProjectRules(h: AgentHarness, { oneCallPerTurn }: { oneCallPerTurn: boolean }): void {
+  it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
+    const calls = [
+      { id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } },
+      { id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } },
+    ];
+    const turns = oneCallPerTurn ? calls.map((call) => ({ toolCalls: [call] })) : [{ toolCalls: calls }];
+    h.server.enqueue(...turns, { text: 'The changelog is written.' });
+    const { guarded } = await h.guard({ config: await projectRules(h.dir) });
+    expect(await h.start(guarded, 'Write the changelog and the secrets', 'config')).toMatchObject({
+      status: 'completed',
+      output: 'The changelog is written.',
+    });
+    expect(await h.ledger.lines()).toEqual([{ tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } }]);
+    // The model is told of the refusal in the request after the turn that made the call.
+    expect(h.told(turns.length)).toContain('deny-rule:0');
+    expect((await guarded.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
+      ['allow', 'allow-rule:0'],
+      ['deny', 'deny-rule:0'],
+    ]);
   });
 }
 
@@ -114,18 +141,30 @@ export function decidesTwoCallsUnderOneId(h: AgentHarness): void {
   });
 }
 
-export function asksAgainForAnEditedId(h: AgentHarness): void {
-  it('an id reused with the edited arguments is asked about again, and a banned command under it never runs', async () => {
-    h.server.enqueue(
+/**
+ * The model's turns and the person's answers of the edited-id case: a deploy approved with an
+ * edit, the edited command again under the same id (asked about again, rejected), then a
+ * banned command under it; the model ends with "Deployed to staging once.".
+ */
+export function editedIdScript() {
+  return {
+    turns: [
       { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy' } }] },
       { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy-staging' } }] },
       { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'rm -rf /' } }] },
       { text: 'Deployed to staging once.' },
-    );
-    const answers = [
+    ],
+    answers: [
       { approved: true, editedParameters: { command: 'make deploy-staging' } },
       { approved: false, denyReason: 'once is enough' },
-    ];
+    ],
+  };
+}
+
+export function asksAgainForAnEditedId(h: AgentHarness): void {
+  it('an id reused with the edited arguments is asked about again, and a banned command under it never runs', async () => {
+    const { turns, answers } = editedIdScript();
+    h.server.enqueue(...turns);
     const asked: unknown[] = [];
     const { guarded, finished } = await h.guard();
     const subscription = guarded.gate.interlock.events$.subscribe((event) => {

@@ -71,25 +71,44 @@ export interface AgentHarness<G extends GuardedAgent = GuardedAgent, O = CaseOpt
 }
 
 /**
+ * A chat completions server (the model of the agent under test) started before each test,
+ * closed after it, once what the test opened with `closing` is closed.
+ */
+export function chatModelPerTest() {
+  let server: ChatCompletionsServer;
+  const closers: (() => Promise<unknown>)[] = [];
+  beforeEach(async () => {
+    server = await startChatCompletionsServer();
+  });
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+    await server.close();
+  });
+  return {
+    get server(): ChatCompletionsServer {
+      return server;
+    },
+    /** Closes `opened` after the test, before the server: `opened`. */
+    closing<T extends { close(): Promise<unknown> }>(opened: T): T {
+      closers.push(() => opened.close());
+      return opened;
+    },
+  };
+}
+
+/**
  * Starts a chat completions server (the agent's model), a temporary directory and an empty
  * ledger before each test, and closes what the test guarded and the server after it.
  */
 export function agentHarness<G extends GuardedAgent, O>(driver: AgentDriver<G, O>): AgentHarness<G, O> {
-  let server: ChatCompletionsServer;
+  const model = chatModelPerTest();
   let dir: string;
   let ledger: Ledger;
-  const closers: (() => Promise<void>)[] = [];
 
   beforeEach(async () => {
-    server = await startChatCompletionsServer();
     dir = await mkdtemp(join(tmpdir(), `interlock-${driver.prefix}-`));
     ledger = ledgerAt(join(dir, 'ledger.jsonl'));
     await ledger.reset();
-  });
-
-  afterEach(async () => {
-    for (const close of closers.splice(0)) await close();
-    await server.close();
   });
 
   const messagesOf = (request: Record<string, unknown> | undefined): unknown => request?.['messages'] ?? [];
@@ -97,7 +116,7 @@ export function agentHarness<G extends GuardedAgent, O>(driver: AgentDriver<G, O
   return {
     driver,
     get server() {
-      return server;
+      return model.server;
     },
     get dir() {
       return dir;
@@ -109,11 +128,13 @@ export function agentHarness<G extends GuardedAgent, O>(driver: AgentDriver<G, O
       const outputs: unknown[] = [];
       let taken = 0;
       let notify: () => void = () => undefined;
-      const guarded = await driver.open(options, { baseURL: server.baseURL, ledger: ledger.path, dir }, (output) => {
-        outputs.push(output);
-        notify();
-      });
-      closers.push(() => guarded.close());
+      const place = { baseURL: model.server.baseURL, ledger: ledger.path, dir };
+      const guarded = model.closing(
+        await driver.open(options, place, (output) => {
+          outputs.push(output);
+          notify();
+        }),
+      );
       const finished = async (): Promise<unknown> => {
         // A continuation may finish while the gate starts: outputs keeps it until asked for.
         while (outputs.length <= taken) await new Promise<void>((resolve) => (notify = resolve));
@@ -123,8 +144,8 @@ export function agentHarness<G extends GuardedAgent, O>(driver: AgentDriver<G, O
       return { guarded, outputs, finished };
     },
     start: (guarded, prompt, threadId) => driver.start(guarded, prompt, threadId),
-    told: (index) => JSON.stringify(messagesOf(server.requests.at(index))),
-    prompts: () => JSON.stringify(server.requests.map(messagesOf)),
+    told: (index) => JSON.stringify(messagesOf(model.server.requests.at(index))),
+    prompts: () => JSON.stringify(model.server.requests.map(messagesOf)),
   };
 }
 

@@ -9,6 +9,7 @@ export { interlockCli, type CliOutcome } from './interlock-cli.js';
 export { ledgerAt, unaudited, type Ledger, type LedgerLine, type LedgerLineOfProcess } from './ledger.js';
 export {
   agentHarness,
+  chatModelPerTest,
   projectRules,
   type AgentDriver,
   type AgentHarness,
@@ -21,8 +22,10 @@ export {
 export {
   appliesLateApprovalAndTimesOut,
   asksAgainForAnEditedId,
+  decidesByTheProjectRules,
   decidesReusedIdOnItsOwn,
   decidesTwoCallsUnderOneId,
+  editedIdScript,
   keepsTheFirstReasonFromTheCli,
   refusesBannedAndToldReason,
   tellsOfALateAnswerFromTheCli,

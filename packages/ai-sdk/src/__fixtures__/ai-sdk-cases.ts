@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { GatePending } from '@interlock/core';
 import { startChatCompletionsServer, startJsonLineChild, type ChatCompletionsServer } from '@interlock/core/testing';
-import { ledgerAt, projectRules, unaudited, type Ledger } from '@interlock/testing-adapters';
+import { editedIdScript, ledgerAt, projectRules, unaudited, type Ledger } from '@interlock/testing-adapters';
 import { generateText, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -316,16 +316,8 @@ export function aiSdkCases(major: 6 | 7): void {
 
       it('an id reused with the edited arguments is asked about again, and a banned command under it never runs', async () => {
         approvals = await interlockApprovals({ tools: POLICIES, workspaceRoot: dir });
-        server.enqueue(
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy' } }] },
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy-staging' } }] },
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'rm -rf /' } }] },
-          { text: 'Deployed to staging once.' },
-        );
-        const answers = [
-          { approved: true, editedParameters: { command: 'make deploy-staging' } },
-          { approved: false, denyReason: 'once is enough' },
-        ];
+        const { turns, answers } = editedIdScript();
+        server.enqueue(...turns);
         const asked: unknown[] = [];
         const { text } = await converse('chat-edited', async () => {
           const [question] = await approvals!.gate.interlock.pending();

@@ -3,11 +3,11 @@ import {
   agentHarness,
   appliesLateApprovalAndTimesOut,
   asksAgainForAnEditedId,
+  decidesByTheProjectRules,
   decidesReusedIdOnItsOwn,
   decidesTwoCallsUnderOneId,
   interlockCli,
   keepsTheFirstReasonFromTheCli,
-  projectRules,
   refusesBannedAndToldReason,
   tellsOfALateAnswerFromTheCli,
   type AgentDriver,
@@ -59,31 +59,8 @@ export function langGraphCases(label: string): void {
     () => {
       refusesBannedAndToldReason(h);
 
-      it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
-        // One call per turn: LangChain's middleware runs none of a turn's calls when one of them is rejected.
-        h.server.enqueue(
-          {
-            toolCalls: [{ id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } }],
-          },
-          {
-            toolCalls: [
-              { id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } },
-            ],
-          },
-          { text: 'The changelog is written.' },
-        );
-        const { guarded } = await h.guard({ config: await projectRules(h.dir) });
-        const outcome = await guarded.invoke(ask('Write the changelog and the secrets'), { threadId: 'config' });
-        expect(outcome.status === 'completed' && lastContent(outcome.result)).toBe('The changelog is written.');
-        expect(await h.ledger.lines()).toEqual([
-          { tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } },
-        ]);
-        expect(h.told(2)).toContain('deny-rule:0');
-        expect((await guarded.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
-          ['allow', 'allow-rule:0'],
-          ['deny', 'deny-rule:0'],
-        ]);
-      });
+      // One call per turn: LangChain's middleware runs none of a turn's calls when one of them is rejected.
+      decidesByTheProjectRules(h, { oneCallPerTurn: true });
 
       it('streams the model’s tokens: a write waits in the inbox, is approved, runs once and the resumed stream ends with the model’s text (F56)', async () => {
         h.server.enqueue(

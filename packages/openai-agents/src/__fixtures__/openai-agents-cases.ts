@@ -3,11 +3,11 @@ import {
   agentHarness,
   appliesLateApprovalAndTimesOut,
   asksAgainForAnEditedId,
+  decidesByTheProjectRules,
   decidesReusedIdOnItsOwn,
   decidesTwoCallsUnderOneId,
   interlockCli,
   keepsTheFirstReasonFromTheCli,
-  projectRules,
   refusesBannedAndToldReason,
   tellsOfALateAnswerFromTheCli,
   type AgentDriver,
@@ -52,30 +52,7 @@ export function openAiAgentsCases(version: string): void {
   describe(`the OpenAI Agents SDK ${version} under Interlock (F56, F61)`, { timeout: 90_000 }, () => {
     refusesBannedAndToldReason(h);
 
-    it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
-      h.server.enqueue(
-        {
-          toolCalls: [
-            { id: 'call_log', name: 'write_file', arguments: { path: 'CHANGELOG.md', content: 'entry' } },
-            { id: 'call_secret', name: 'write_file', arguments: { path: 'secrets.env', content: 'KEY=1' } },
-          ],
-        },
-        { text: 'The changelog is written.' },
-      );
-      const { guarded } = await h.guard({ config: await projectRules(h.dir) });
-      expect(await guarded.run('Write the changelog and the secrets')).toMatchObject({
-        status: 'completed',
-        finalOutput: 'The changelog is written.',
-      });
-      expect(await h.ledger.lines()).toEqual([
-        { tool: 'write_file', args: { path: 'CHANGELOG.md', content: 'entry' } },
-      ]);
-      expect(h.told(1)).toContain('deny-rule:0');
-      expect((await guarded.gate.interlock.audit()).map((entry) => [entry.outcome, entry.rule]).sort()).toEqual([
-        ['allow', 'allow-rule:0'],
-        ['deny', 'deny-rule:0'],
-      ]);
-    });
+    decidesByTheProjectRules(h, { oneCallPerTurn: false });
 
     it('streams: a write waits in the inbox, is approved, runs once and the continued stream ends with the model’s text (F56)', async () => {
       h.server.enqueue(
