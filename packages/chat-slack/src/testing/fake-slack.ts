@@ -144,6 +144,11 @@ async function readForm(request: IncomingMessage): Promise<Record<string, unknow
   return body;
 }
 
+/** Whether `call` posted an approval: a message with Interlock's approve button. */
+export function isApprovalMessage(call: SlackCall): boolean {
+  return call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve');
+}
+
 /** Posts to the connector as Slack does: signed with `secret` (or a given signature), at `timestamp` (seconds). */
 export async function postSigned(
   url: string,
