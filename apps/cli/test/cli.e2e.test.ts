@@ -198,7 +198,7 @@ describe.concurrent('interlock usage', () => {
     const run = await runBuiltCli(['deploy']);
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toContain(
-      'unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp, config.',
+      'unknown command "deploy". Commands: run, demo, threads, pending, respond, resume, audit, explain, validate, worker, mcp, receipts, config.',
     );
     expect(run.stderr).toContain('See interlock --help.');
   });

@@ -379,6 +379,9 @@ describe('threads, audit and the --store option', () => {
       entries: [],
       evidence: { heads: [], anchors: [], legacyHead: { sequence: 0, hash: '' } },
       verification: { valid: true, entries: 0 },
+      receipts: [],
+      keys: { keys: [expect.objectContaining({ kty: 'OKP', crv: 'Ed25519', use: 'sig' })] },
+      receiptCheck: { valid: true, receipts: 0, problems: [] },
     });
   });
 });

@@ -193,6 +193,7 @@ describe("the README's Deploying, with the packed packages installed outside the
       'interlock-chat-whatsapp-0.1.0.tgz',
       'interlock-cli-0.1.0.tgz',
       'interlock-core-0.1.0.tgz',
+      'interlock-receipts-0.1.0.tgz',
       'interlock-sdk-types-0.1.0.tgz',
       'interlock-telemetry-0.1.0.tgz',
       'interlock-web-0.1.0.tgz',

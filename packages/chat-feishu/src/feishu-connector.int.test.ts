@@ -229,6 +229,7 @@ describe('Feishu / Lark verification token and unreadable callbacks (F57)', () =
     expect([wrong.status, right.status]).toEqual([401, 200]);
     expect(wrong.body).toEqual({ error: 'bad_token' });
     await feishu.until((calls) => patches(calls).length === 1);
+    await feishu.until((calls) => texts(calls).some((text) => text.startsWith('Result:')));
     expect(agent.runs).toHaveLength(1);
     const attempts = (await agent.interlock.audit()).filter((entry) => entry.decidedBy === 'attempt');
     expect(attempts.map((entry) => [entry.toolCallId, entry.responder, entry.reason])).toEqual([

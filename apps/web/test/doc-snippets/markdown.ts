@@ -44,11 +44,18 @@ export function snippets(repository: string): DocSnippet[] {
         line,
         language: match[1] ?? '',
         text: match[2] ?? '',
-        id: MARK.exec(lines[line - 2] ?? '')?.[1],
+        id: markAbove(lines, line - 2),
       });
     }
   }
   return all;
+}
+
+/** The mark on the line above a fence (0-based `index`), blank lines between them allowed (Prettier adds one). */
+function markAbove(lines: string[], index: number): string | undefined {
+  let at = index;
+  while (at > 0 && lines[at]?.trim() === '') at -= 1;
+  return MARK.exec(lines[at] ?? '')?.[1];
 }
 
 /** A line that runs one of Interlock's commands (after a prompt `$ `, variables, a pipe into it). */
