@@ -29,8 +29,8 @@ const relativeInto = (folders) => `^(?:\\.\\.?/)*\\.\\./(?:${folders.join('|')})
 
 /** Shipped source: oxlint lints it with type information; its eslint-disable comments for those rules stay. */
 const TYPED_SOURCE = ['packages/*/src/**/*.ts', 'apps/*/src/**/*.ts', 'bench/src/**/*.ts'];
-/** Tests, their fixtures and the `./testing` fakes. */
-const NOT_TYPED = ['**/*.test.ts', '**/__fixtures__/**', '**/testing/**'];
+/** Tests, their fixtures, the `./testing` fakes and what the adapters' tests share. */
+const NOT_TYPED = ['**/*.test.ts', '**/__fixtures__/**', '**/testing/**', 'packages/testing-adapters/**'];
 
 /** The framework adapters (F56): packages of their own on core's public API. */
 const ADAPTERS = [
@@ -41,6 +41,23 @@ const ADAPTERS = [
 ];
 
 const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
+/** The adapters' tests and their fixtures. */
+const ADAPTER_TESTS = ADAPTERS.map((adapter) => adapter.replace('/**', '/src/**/{*.test.ts,__fixtures__/**}'));
+
+/** An adapter's layer: core's public API, the adapters, and `also` (a package of ours) where given. */
+const adapterLayer = (also) =>
+  restrict(
+    {
+      regex: `^@interlock/(?!(?:core|core/testing|sdk-types|receipts|ai-sdk|openai-agents|langgraph|claude-agent-sdk${also === undefined ? '' : `|${also}`})$)`,
+      message:
+        "an adapter uses the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an adapter needs something, core exports it); its tests also '@interlock/testing-adapters'.",
+    },
+    {
+      regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web', 'apps']),
+      message: "an adapter may not reach into another package by a relative path: import '@interlock/core'.",
+    },
+  );
 
 const sdkTypesLayer = [
   {
@@ -108,7 +125,7 @@ export default defineConfig(
   },
   {
     // Tests and their helpers may assert what the test just arranged.
-    files: ['**/*.test.ts', '**/__fixtures__/**', 'apps/*/test/**'],
+    files: ['**/*.test.ts', '**/__fixtures__/**', 'apps/*/test/**', 'packages/testing-adapters/**'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off' },
   },
 
@@ -250,19 +267,23 @@ export default defineConfig(
     ),
   },
 
+  // The framework adapters (F56) stand where the apps stand: on core's public API only; their
+  // tests also use what the adapters' tests share, the private @interlock/testing-adapters.
+  { files: ADAPTERS, rules: adapterLayer() },
+  { files: ADAPTER_TESTS, rules: adapterLayer('testing-adapters') },
+
   {
-    // The framework adapters (F56) stand where the apps stand: on core's public API only.
-    files: ADAPTERS,
+    // What the adapters' tests share (private, never published): on core's public API, no adapter.
+    files: ['packages/testing-adapters/**'],
     rules: restrict(
       {
-        regex:
-          '^@interlock/(?!(?:core|core/testing|sdk-types|receipts|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
+        regex: '^@interlock/(?!(?:core|core/testing|sdk-types)$)',
         message:
-          "an adapter uses the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an adapter needs something, core exports it).",
+          "@interlock/testing-adapters uses '@interlock/core', '@interlock/core/testing' and '@interlock/sdk-types' only: an adapter's cases drive it through an AgentDriver.",
       },
       {
         regex: relativeInto(['packages', 'core', 'sdk-types', 'cli', 'web', 'apps']),
-        message: "an adapter may not reach into another package by a relative path: import '@interlock/core'.",
+        message: 'the adapters’ test helpers may not reach into another package by a relative path.',
       },
     ),
   },

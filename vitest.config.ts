@@ -52,6 +52,11 @@ export default defineConfig({
         replacement: source('./packages/chat-whatsapp/src/testing/index.ts'),
       },
       { find: /^@interlock\/chat-whatsapp$/, replacement: source('./packages/chat-whatsapp/src/index.ts') },
+      // The adapters' tests' shared helpers (a private package, never published).
+      {
+        find: /^@interlock\/testing-adapters$/,
+        replacement: source('./packages/testing-adapters/src/index.ts'),
+      },
     ],
   },
   test: {

@@ -1,9 +1,10 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { capturedCli, optionsIn } from './__fixtures__/captured-cli.js';
 import { ExitCode } from './exit-code.js';
-import { COMMAND_LINES, runCli } from './run-cli.js';
+import { COMMAND_LINES } from './run-cli.js';
 
 /*
  * Issue 37: the docs say what the program does. Each of these fails when a command, a flag,
@@ -17,25 +18,7 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
 const README = 'apps/cli/README.md';
 const CLI_DOC = 'docs/cli.md';
 
-let written = '';
-beforeEach(() => {
-  written = '';
-  const capture = (chunk: string | Uint8Array): boolean => {
-    written += String(chunk);
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
-
-async function helpOf(...command: string[]): Promise<string> {
-  written = '';
-  expect(await runCli([...command, '--help'])).toBe(ExitCode.completed);
-  return written;
-}
+const { help: helpOf } = capturedCli();
 
 /** The lines of a markdown section, from its heading to the next heading of its level or above. */
 function section(markdown: string, heading: string): string {
@@ -70,17 +53,6 @@ function exitCodesIn(text: string): number[] {
 /** The `--flags` a text mentions. */
 function flagsIn(text: string): Set<string> {
   return new Set([...text.matchAll(/(?<![\w-])--[a-z][a-z-]*[a-z]/g)].map((match) => match[0]));
-}
-
-/** The `--flags` a help's "Options:" sections list: what the command accepts (help-matches-options.test.ts holds them equal). */
-function optionsIn(help: string): Set<string> {
-  const options = new Set<string>();
-  for (const match of help.matchAll(/\nOptions:\n([\s\S]*?)(?:\n\n|$)/g))
-    for (const line of (match[1] ?? '').split('\n')) {
-      const option = /^\s+(?:-\w, )?(--[a-z][a-z-]*)/.exec(line)?.[1];
-      if (option !== undefined) options.add(option);
-    }
-  return options;
 }
 
 const PROGRAM_CODES = [...new Set(Object.values(ExitCode))].sort((a, b) => a - b);

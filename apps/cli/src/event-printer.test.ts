@@ -15,6 +15,23 @@ function capture(): { stream: PassThrough; text: () => string } {
   return { stream, text: () => text };
 }
 
+/** A readable printer into a captured stream: in colour, and animated, only when asked. */
+function readable({ colour = false, animate = false } = {}) {
+  const output = capture();
+  return { output, printer: new ReadableEventPrinter(output.stream, createTerminalStyle(colour), animate) };
+}
+
+/** The model's reply "All done.", not streamed. */
+const allDone: InterlockEvent = {
+  ...base,
+  type: 'LLM_CALL_COMPLETED',
+  nodeId: 'draft',
+  model: 'default',
+  round: 1,
+  text: 'All done.',
+  toolCallCount: 0,
+};
+
 const streamedReply: InterlockEvent[] = [
   { ...base, type: 'NODE_STARTED', nodeId: 'draft', nodeType: 'LLM' },
   { ...base, type: 'LLM_TEXT_DELTA', nodeId: 'draft', delta: 'Plan:\n1. ' },
@@ -33,8 +50,7 @@ const streamedReply: InterlockEvent[] = [
 
 describe('ReadableEventPrinter', () => {
   it('streams model text inline, indented, and ends the line when the call completes', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     for (const event of streamedReply) printer.printEvent(event);
     expect(output.text()).toBe('› draft (LLM)\n  Plan:\n  1. read\n› ask (USER_INTERACTION)\n');
   });
@@ -42,8 +58,7 @@ describe('ReadableEventPrinter', () => {
   it('in a terminal, spins while the model works and clears the spinner before its first text', () => {
     vi.useFakeTimers();
     try {
-      const output = capture();
-      const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false), true);
+      const { output, printer } = readable({ animate: true });
       printer.printEvent({ ...base, type: 'LLM_CALL_STARTED', nodeId: 'draft', model: 'default', round: 1 });
       vi.advanceTimersByTime(240);
       const spinning = output.text();
@@ -59,39 +74,20 @@ describe('ReadableEventPrinter', () => {
   });
 
   it('draws no spinner when the output is not a terminal', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     printer.printEvent({ ...base, type: 'LLM_CALL_STARTED', nodeId: 'draft', model: 'default', round: 1 });
-    printer.printEvent({
-      ...base,
-      type: 'LLM_CALL_COMPLETED',
-      nodeId: 'draft',
-      model: 'default',
-      round: 1,
-      text: 'All done.',
-      toolCallCount: 0,
-    });
+    printer.printEvent(allDone);
     expect(output.text()).toBe('  All done.\n');
   });
 
   it('prints the whole reply of a model that did not stream', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
-    printer.printEvent({
-      ...base,
-      type: 'LLM_CALL_COMPLETED',
-      nodeId: 'draft',
-      model: 'default',
-      round: 1,
-      text: 'All done.',
-      toolCallCount: 0,
-    });
+    const { output, printer } = readable();
+    printer.printEvent(allDone);
     expect(output.text()).toBe('  All done.\n');
   });
 
   it('says why a question failed', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     printer.printEvent({
       ...base,
       type: 'USER_INTERACTION_FAILED',
@@ -105,8 +101,7 @@ describe('ReadableEventPrinter', () => {
   });
 
   it('summarises a completed run with its steps and output, and a failure with its code and node', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     printer.printOutcome(
       { status: 'completed', threadId: 'thread-1', output: 'the plan', variables: {} },
       { steps: 6 },
@@ -135,8 +130,7 @@ describe('ReadableEventPrinter on tool calls', () => {
   const call = { ...base, nodeId: 'agent', toolCallId: 'call-1', toolName: 'bash', arguments: { command: 'rm -rf /' } };
 
   it('prints one line per tool-call event, naming the call, with the decision and its rule', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     const read = { ...call, toolCallId: 'call-2', toolName: 'read_file', arguments: { path: 'README.md' } };
     printer.printEvent({ ...call, type: 'TOOL_CALL_REQUESTED' });
     printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'deny', rule: 'shell:banned:rm-root' });
@@ -165,8 +159,7 @@ describe('ReadableEventPrinter on tool calls', () => {
   });
 
   it('colours a decision by its outcome', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(true));
+    const { output, printer } = readable({ colour: true });
     printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'deny', rule: 'shell:banned:rm-root' });
     printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'ask', rule: 'ask:risk:HIGH' });
     printer.printEvent({ ...call, type: 'TOOL_CALL_DECIDED', decision: 'allow', rule: 'mode:yolo' });
@@ -177,8 +170,7 @@ describe('ReadableEventPrinter on tool calls', () => {
   });
 
   it('names an approval by its call and shows the answer in words', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     const request = {
       interactionId: 'i-1',
       threadId: 'thread-1',
@@ -218,8 +210,7 @@ describe('ReadableEventPrinter on tool calls', () => {
   });
 
   it('ends with how many tool-call decisions the audit trail holds', () => {
-    const output = capture();
-    const printer = new ReadableEventPrinter(output.stream, createTerminalStyle(false));
+    const { output, printer } = readable();
     printer.printOutcome(
       { status: 'completed', threadId: 'thread-1', output: null, variables: {} },
       { audit: { entries: 4, allowed: 2, denied: 2, chainValid: true } },

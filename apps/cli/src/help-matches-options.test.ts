@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runCli } from './run-cli.js';
+import { describe, expect, it } from 'vitest';
+import { capturedCli, optionsIn } from './__fixtures__/captured-cli.js';
 
 const COMMANDS = [
   'run',
@@ -16,33 +16,16 @@ const COMMANDS = [
   'receipts',
 ] as const;
 
-let written = '';
-beforeEach(() => {
-  written = '';
-  const capture = (chunk: string | Uint8Array): boolean => {
-    written += String(chunk);
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+const cli = capturedCli();
 
 /** The options a command's `--help` lists in its "Options:" section. */
 async function documentedOptions(command: string): Promise<string[]> {
-  written = '';
-  expect(await runCli([command, '--help'])).toBe(0);
-  const section = /\nOptions:\n([\s\S]*?)(?:\n\n|$)/.exec(written)?.[1] ?? '';
-  return section.split('\n').flatMap((line) => /^\s+(?:-\w, )?--([a-z][a-z-]*)/.exec(line)?.[1] ?? []);
+  return [...optionsIn(await cli.help(command))].map((option) => option.slice('--'.length));
 }
 
 /** Whether the command accepts `--option` (given a value, before `--help`). */
 async function accepts(command: string, option: string): Promise<boolean> {
-  written = '';
-  const code = await runCli([command, `--${option}`, 'value', '--help']);
-  return code === 0;
+  return (await cli.run([command, `--${option}`, 'value', '--help'])).code === 0;
 }
 
 describe("every command's --help lists exactly the options it accepts (issue 5)", () => {

@@ -1,25 +1,25 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI, REPOSITORY_ROOT } from './built-cli.js';
-import { assertTmuxInstalled, TmuxSession } from './tmux-session.js';
+import { assertTmux, startTerminal, type TmuxTerminal } from './tmux-session.js';
 
 const DEMO = `"${process.execPath}" "${BUILT_CLI}" demo`;
 const PROMPT = '? Go ahead with this plan?';
 const EXITED = /\[exit code \d+\]/;
 
 beforeAll(() => {
-  assertTmuxInstalled();
+  assertTmux();
   assertBuilt();
 });
 
 describe('interlock in a real terminal', () => {
-  let session: TmuxSession | undefined;
+  let session: TmuxTerminal | undefined;
   afterEach(async () => {
     await session?.kill();
     session = undefined;
   });
 
   it('approves the plan with Enter at the list prompt and shows the completed summary', async () => {
-    session = await TmuxSession.start(DEMO, REPOSITORY_ROOT);
+    session = await startTerminal(DEMO, REPOSITORY_ROOT);
     const asking = await session.waitFor((screen) => screen.includes(PROMPT) && screen.includes('❯ yes'));
     expect(asking).toContain('  1. Read the code it touches');
     await session.sendKeys('Enter');
@@ -31,7 +31,7 @@ describe('interlock in a real terminal', () => {
   });
 
   it('says no with the arrow keys, gets a revised plan, and approves that', async () => {
-    session = await TmuxSession.start(DEMO, REPOSITORY_ROOT);
+    session = await startTerminal(DEMO, REPOSITORY_ROOT);
     await session.waitFor((screen) => screen.includes(PROMPT) && screen.includes('❯ yes'));
     await session.sendKeys('Down');
     await session.waitFor('❯ no');
@@ -50,7 +50,7 @@ describe('interlock in a real terminal', () => {
   });
 
   it('leaves the thread waiting and exits 130 when Ctrl+C is pressed at the prompt', async () => {
-    session = await TmuxSession.start(DEMO, REPOSITORY_ROOT);
+    session = await startTerminal(DEMO, REPOSITORY_ROOT);
     await session.waitFor((screen) => screen.includes(PROMPT) && screen.includes('❯ yes'));
     await session.sendKeys('C-c');
     const screen = await session.waitFor((text) => EXITED.test(text));
@@ -61,7 +61,7 @@ describe('interlock in a real terminal', () => {
   });
 
   it('takes a typed answer to a text question and the next model call sees it', async () => {
-    session = await TmuxSession.start(
+    session = await startTerminal(
       `"${process.execPath}" "${BUILT_CLI}" run examples/workflows/ask-user.toml`,
       REPOSITORY_ROOT,
     );

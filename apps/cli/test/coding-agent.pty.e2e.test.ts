@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI, REPOSITORY_ROOT } from './built-cli.js';
-import { assertTmuxInstalled, TmuxSession } from './tmux-session.js';
+import { assertTmux, startTerminal, type TmuxTerminal } from './tmux-session.js';
 
 const DEMO = `"${process.execPath}" "${BUILT_CLI}" demo coding-agent`;
 const BATCH_MENU = '? How do you want to answer them?';
@@ -12,7 +12,7 @@ const BASH_PROMPT = '? Allow bash to run with these arguments?';
 const EXITED = /\[exit code \d+\]/;
 
 beforeAll(() => {
-  assertTmuxInstalled();
+  assertTmux();
   assertBuilt();
 });
 
@@ -30,7 +30,7 @@ function after(screen: string, marker: string): string {
 }
 
 describe('interlock demo coding-agent in a real terminal', () => {
-  let session: TmuxSession | undefined;
+  let session: TmuxTerminal | undefined;
   let workspace: string | undefined;
   afterEach(async () => {
     await session?.kill();
@@ -41,7 +41,7 @@ describe('interlock demo coding-agent in a real terminal', () => {
 
   /** Starts the demo and answers the batch menu with "One by one" (the default). */
   async function startOneByOne(command = DEMO): Promise<string> {
-    session = await TmuxSession.start(command, REPOSITORY_ROOT);
+    session = await startTerminal(command, REPOSITORY_ROOT);
     const menu = await session.waitFor((screen) => screen.includes(BATCH_MENU) && screen.includes('❯ One by one'));
     workspace = workspaceOn(menu);
     await session.sendKeys('Enter');
@@ -102,7 +102,7 @@ describe('interlock demo coding-agent in a real terminal', () => {
   });
 
   it('rejects every call of the batch at once with a reason, and the model is told', async () => {
-    session = await TmuxSession.start(DEMO, REPOSITORY_ROOT);
+    session = await startTerminal(DEMO, REPOSITORY_ROOT);
     const menu = await session.waitFor((screen) => screen.includes(BATCH_MENU) && screen.includes('❯ One by one'));
     workspace = workspaceOn(menu);
     await session.sendKeys('Down', 'Down');
@@ -206,7 +206,7 @@ describe('interlock demo coding-agent in a real terminal', () => {
       .replace('approvalTimeout = "5m"', 'approvalTimeout = "5s"')
       .replace('version = "1"', 'version = "1-timeout-5s"');
     await writeFile(join(directory, 'coding-agent.toml'), edited);
-    session = await TmuxSession.start(
+    session = await startTerminal(
       `"${process.execPath}" "${BUILT_CLI}" run coding-agent.toml --workspace workspace`,
       directory,
     );

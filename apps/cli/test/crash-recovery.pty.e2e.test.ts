@@ -4,16 +4,16 @@ import { join } from 'node:path';
 import { until } from '@interlock/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI, runBuiltCli } from './built-cli.js';
-import { assertTmuxInstalled, TmuxSession } from './tmux-session.js';
+import { assertTmux, startTerminal, type TmuxTerminal } from './tmux-session.js';
 
 // F40, issue 37: in a real terminal, the question about a call whose outcome is unknown
 // offers done, retry and failed — not Approve — and done goes on without running it again.
 
 let directory: string;
-let session: TmuxSession | undefined;
+let session: TmuxTerminal | undefined;
 const workspaces: string[] = [];
 beforeAll(async () => {
-  assertTmuxInstalled();
+  assertTmux();
   assertBuilt();
   directory = await mkdtemp(join(tmpdir(), 'interlock-recovery-pty-'));
 });
@@ -46,7 +46,7 @@ describe('the recovery question in a terminal (F40, issue 37)', () => {
     );
     expect(left.exitCode).toBe(3);
 
-    session = await TmuxSession.start(`"${process.execPath}" "${BUILT_CLI}" resume ${threadId}`, directory, store());
+    session = await startTerminal(`"${process.execPath}" "${BUILT_CLI}" resume ${threadId}`, directory, store());
     const asked = await session.waitFor((screen) => screen.includes('❯ Done: it ran'), 20_000);
     expect(asked).toContain('stage recovery: the call started before the process stopped');
     expect(asked).toContain('Retry: run it again');

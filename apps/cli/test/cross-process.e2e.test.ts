@@ -18,6 +18,25 @@ afterAll(async () => {
   await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
 });
 
+/** A workflow `id` that goes from its START straight to its END (`extra`: lines after its version): the TOML. */
+function startToEnd(id: string, name: string, extra: string[] = []): string {
+  return [
+    `id = "${id}"`,
+    `name = "${name}"`,
+    'version = "1"',
+    ...extra,
+    '[[nodes]]',
+    'id = "start"',
+    'type = "START"',
+    '[[nodes]]',
+    'id = "end"',
+    'type = "END"',
+    '[[edges]]',
+    'from = "start"',
+    'to = "end"',
+  ].join('\n');
+}
+
 describe('a thread started with run --detach is answered by other processes (default SQLite store)', () => {
   it('waits (exit 3), is listed by pending --json, finishes with respond (exit 0), and a second respond gets exit 4', async () => {
     const directory = await workingDirectory();
@@ -117,23 +136,7 @@ describe('a thread started with run --detach is answered by other processes (def
 
   it('exits 0 at once when the detached thread completes without asking', async () => {
     const directory = await workingDirectory();
-    await writeFile(
-      join(directory, 'quiet.toml'),
-      [
-        'id = "quiet"',
-        'name = "Quiet"',
-        'version = "1"',
-        '[[nodes]]',
-        'id = "start"',
-        'type = "START"',
-        '[[nodes]]',
-        'id = "end"',
-        'type = "END"',
-        '[[edges]]',
-        'from = "start"',
-        'to = "end"',
-      ].join('\n'),
-    );
+    await writeFile(join(directory, 'quiet.toml'), startToEnd('quiet', 'Quiet'));
     const run = await cliIn(directory, ['run', 'quiet.toml', '--detach', '--json']);
     expect(run.exitCode).toBe(0);
     expect(jsonOf(run)).toMatchObject({ status: 'completed', pendingInteractionIds: [] });
@@ -143,22 +146,7 @@ describe('a thread started with run --detach is answered by other processes (def
     const directory = await workingDirectory();
     await writeFile(
       join(directory, 'short.toml'),
-      [
-        'id = "short"',
-        'name = "Too short a leash"',
-        'version = "1"',
-        '[config]',
-        'maxSteps = 1',
-        '[[nodes]]',
-        'id = "start"',
-        'type = "START"',
-        '[[nodes]]',
-        'id = "end"',
-        'type = "END"',
-        '[[edges]]',
-        'from = "start"',
-        'to = "end"',
-      ].join('\n'),
+      startToEnd('short', 'Too short a leash', ['[config]', 'maxSteps = 1']),
     );
     const run = await cliIn(directory, ['run', 'short.toml', '--detach', '--json']);
     const line = jsonOf<{ threadId: string; status: string; error?: { code: string; message: string } }>(run);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BUILT_CLI } from './built-cli.js';
 import { cliIn, createWorkingDirectory, EXAMPLES, jsonOf, pendingIn, type Detached } from './cross-process.js';
-import { assertTmuxInstalled, TmuxSession } from './tmux-session.js';
+import { assertTmux, startTerminal, type TmuxTerminal } from './tmux-session.js';
 
 const CLI = `"${process.execPath}" "${BUILT_CLI}"`;
 const PLAN_PROMPT = '? Go ahead with this plan?';
@@ -13,7 +13,7 @@ const EXITED = /\[exit code \d+\]/;
 const DEFAULT_STORE = {};
 
 beforeAll(() => {
-  assertTmuxInstalled();
+  assertTmux();
   assertBuilt();
 });
 
@@ -24,10 +24,10 @@ function after(screen: string, marker: string): string {
 }
 
 describe('threads taken forward in another real terminal', () => {
-  const sessions: TmuxSession[] = [];
+  const sessions: TmuxTerminal[] = [];
   const directories: string[] = [];
-  async function start(command: string, directory: string): Promise<TmuxSession> {
-    const session = await TmuxSession.start(command, directory, DEFAULT_STORE);
+  async function start(command: string, directory: string): Promise<TmuxTerminal> {
+    const session = await startTerminal(command, directory, DEFAULT_STORE);
     sessions.push(session);
     return session;
   }

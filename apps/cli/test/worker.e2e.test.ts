@@ -12,6 +12,23 @@ afterAll(async () => {
   await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
 });
 
+/**
+ * The built `interlock worker <args>` in `directory`, on its default store: what it printed
+ * so far (stdout and stderr), and its exit code once it exited.
+ */
+function startWorker(directory: string, args: string[]) {
+  const worker = spawnProcessGroup(process.execPath, [BUILT_CLI, 'worker', ...args], {
+    cwd: directory,
+    env: { ...process.env, INTERLOCK_STORE: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+  return { worker, printed: () => output, exited };
+}
+
 describe('interlock worker (issue 12)', () => {
   it('times out and continues a thread whose process exited when its approval deadline passes: the model is told the calls were refused', async () => {
     const directory = await createWorkingDirectory('interlock-worker-');
@@ -28,23 +45,11 @@ describe('interlock worker (issue 12)', () => {
     expect(started.exitCode, started.stderr).toBe(3);
     const { threadId } = jsonOf<Detached>(started);
 
-    const worker = spawnProcessGroup(
-      process.execPath,
-      [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace'],
-      {
-        cwd: directory,
-        env: { ...process.env, INTERLOCK_STORE: '' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    const { worker, printed, exited } = startWorker(directory, ['agent.toml', '--workspace', 'workspace']);
     try {
       await until(
         'the worker to complete the thread',
-        () => output,
+        printed,
         (printed) => printed.includes(`thread ${threadId}: completed`),
         60_000,
       );
@@ -52,7 +57,7 @@ describe('interlock worker (issue 12)', () => {
       worker.kill('SIGTERM');
     }
     expect(await exited).toBe(0);
-    expect(output).toContain('Worker ready: serving coding-agent on sqlite:.interlock/interlock.db');
+    expect(printed()).toContain('Worker ready: serving coding-agent on sqlite:.interlock/interlock.db');
 
     const threads = jsonOf<Array<{ threadId: string; status: string }>>(await cliIn(directory, ['threads', '--json']));
     expect(threads).toEqual([expect.objectContaining({ threadId, status: 'completed' })]);
@@ -69,22 +74,9 @@ describe('interlock worker (issue 12)', () => {
     expect(started.exitCode, started.stderr).toBe(3);
     const { threadId, pendingInteractionIds } = jsonOf<Detached>(started);
 
-    const worker = spawnProcessGroup(process.execPath, [BUILT_CLI, 'worker', 'ask.toml'], {
-      cwd: directory,
-      env: { ...process.env, INTERLOCK_STORE: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    const { worker, printed, exited } = startWorker(directory, ['ask.toml']);
     try {
-      await until(
-        'the worker to be ready',
-        () => output,
-        (printed) => printed.includes('Worker ready'),
-        30_000,
-      );
+      await until('the worker to be ready', printed, (printed) => printed.includes('Worker ready'), 30_000);
     } finally {
       worker.kill('SIGTERM');
     }
@@ -106,23 +98,21 @@ describe('interlock worker (issue 12)', () => {
     directories.push(directory);
     await mkdir(join(directory, 'workspace'));
     await writeFile(join(directory, 'agent.toml'), await readFile(EXAMPLES.codingAgent, 'utf8'));
-    const worker = spawnProcessGroup(
-      process.execPath,
-      [BUILT_CLI, 'worker', 'agent.toml', '--workspace', 'workspace', '--health-port', '0'],
-      { cwd: directory, env: { ...process.env, INTERLOCK_STORE: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    worker.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    worker.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => worker.on('close', resolve));
+    const { worker, printed, exited } = startWorker(directory, [
+      'agent.toml',
+      '--workspace',
+      'workspace',
+      '--health-port',
+      '0',
+    ]);
     try {
       const health = await new Promise<string>((resolve, reject) => {
-        const printed = () => {
-          const url = /Health: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(output)?.[1];
+        const seen = () => {
+          const url = /Health: (http:\/\/127\.0\.0\.1:\d+)\/healthz/.exec(printed())?.[1];
           if (url !== undefined) resolve(url);
         };
-        worker.stdout.on('data', printed);
-        worker.on('close', () => reject(new Error(`the worker exited; it printed:\n${output}`)));
+        worker.stdout.on('data', seen);
+        worker.on('close', () => reject(new Error(`the worker exited; it printed:\n${printed()}`)));
       });
       expect((await fetch(`${health}/healthz`)).status).toBe(200);
       const ready = await fetch(`${health}/readyz`);

@@ -61,6 +61,20 @@ async function ended(store: Store, threadId: string) {
   }
 }
 
+/**
+ * A worker on PostgreSQL and a web server reaching the same database through a commit cutter,
+ * with a refund call of version 1 waiting for approval.
+ */
+async function waitingBehindCutter() {
+  const store = await postgresStore();
+  if (store.type !== 'postgres') throw new Error('PostgreSQL only');
+  await startWorker(store, [agentWorkflow('1')], closers);
+  const cutter = await startCommitCutter(store.url);
+  closers.push(() => cutter.close());
+  const { baseUrl } = await startWebServer({ ...store, url: cutter.url }, closers);
+  return { store, cutter, baseUrl, call: await waitingCall(baseUrl, 'agent-refund') };
+}
+
 describe('what the inbox of a deployment says an answer came to (issue 28, F43, F46, F53)', () => {
   it('stores answers to threads of both versions workers offer, says a worker of each version takes it on, and it does', async () => {
     const store = await postgresStore();
@@ -198,13 +212,7 @@ describe('what the inbox of a deployment says an answer came to (issue 28, F43, 
   }, 90_000);
 
   it('says an answer whose commit was cut off may or may not be stored (503); sent again it is taken once', async () => {
-    const store = await postgresStore();
-    if (store.type !== 'postgres') throw new Error('PostgreSQL only');
-    await startWorker(store, [agentWorkflow('1')], closers);
-    const cutter = await startCommitCutter(store.url);
-    closers.push(() => cutter.close());
-    const { baseUrl } = await startWebServer({ ...store, url: cutter.url }, closers);
-    const call = await waitingCall(baseUrl, 'agent-refund');
+    const { store, cutter, baseUrl, call } = await waitingBehindCutter();
     const cut = cutter.arm();
     const unknown = await answer(baseUrl, 'ada', call.interactionId, { action: 'approve' });
     await cut;
@@ -223,13 +231,7 @@ describe('what the inbox of a deployment says an answer came to (issue 28, F43, 
   }, 90_000);
 
   it('says an answer whose write was cut off was not stored (503); the question still waits and takes it again', async () => {
-    const store = await postgresStore();
-    if (store.type !== 'postgres') throw new Error('PostgreSQL only');
-    await startWorker(store, [agentWorkflow('1')], closers);
-    const cutter = await startCommitCutter(store.url);
-    closers.push(() => cutter.close());
-    const { baseUrl } = await startWebServer({ ...store, url: cutter.url }, closers);
-    const call = await waitingCall(baseUrl, 'agent-refund');
+    const { cutter, baseUrl, call } = await waitingBehindCutter();
     const cut = cutter.arm('write');
     const lost = await answer(baseUrl, 'ada', call.interactionId, { action: 'approve' });
     await cut;

@@ -1,13 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownDatabase, type OwnDatabase } from '@interlock/core/testing';
+import { assertTmux, ownDatabase, type OwnDatabase } from '@interlock/core/testing';
 import { DOCS_SNIPPETS } from './doc-snippets/docs-snippets.js';
 import { needsItsTest, snippets } from './doc-snippets/markdown.js';
 import { README_SNIPPETS } from './doc-snippets/readme-snippets.js';
 import { REPOSITORY, Sandbox } from './doc-snippets/sandbox.js';
 import type { SnippetContext, SnippetEntry } from './doc-snippets/snippet-entry.js';
-import { assertTmux } from './doc-snippets/terminal.js';
 
 /*
  * The documents' snippets that configure a store or start a command run as written (issue
@@ -76,7 +75,7 @@ describe("the documents' snippets that configure a store or start a command (iss
   it.each(runs)(
     '%s runs as written',
     async (id, entry) => {
-      if (id.startsWith('cli-')) await assertTmux();
+      if (id.startsWith('cli-')) assertTmux();
       await entry.run(context.snippet(id), context);
     },
     180_000,

@@ -1,5 +1,5 @@
 import { FakeFeishu, messageEvent as feishuMessage, postCallback } from '@interlock/chat-feishu/testing';
-import { FakeSlack, messageEvent as slackMessage, postSigned } from '@interlock/chat-slack/testing';
+import { FakeSlack, isApprovalMessage, messageEvent as slackMessage, postSigned } from '@interlock/chat-slack/testing';
 import { FakeWhatsApp, postWebhook, webhookOf } from '@interlock/chat-whatsapp/testing';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { api, dropDeploymentSchemas, until } from './deployment/deployment-harness.js';
@@ -126,8 +126,6 @@ async function slackStandIn(): Promise<Platform> {
   closers.push(() => slack.stop());
   const secret = 'slack-signing-secret';
   const blocksOf = (body: Record<string, unknown>) => JSON.stringify(body['blocks'] ?? []);
-  const isApproval = (call: { method: string; body: Record<string, unknown> }) =>
-    call.method === 'chat.postMessage' && blocksOf(call.body).includes('interlock_approve');
   return {
     toml: [
       '[chat.slack]',
@@ -143,7 +141,7 @@ async function slackStandIn(): Promise<Platform> {
     say: async (url, text) =>
       (await postSigned(url, slackMessage('U1', text), { secret, timestamp: Math.floor(Date.now() / 1000) })).status,
     approvals: () =>
-      slack.calls.filter(isApproval).map((call) => ({
+      slack.calls.filter(isApprovalMessage).map((call) => ({
         ref: String(call.answer['ts']),
         interactionId: String(/"value":"([^"]+)"/.exec(blocksOf(call.body))?.[1]),
       })),

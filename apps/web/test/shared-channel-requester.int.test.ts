@@ -3,13 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChatChannel } from '@interlock/chat';
 import { deployChatParts } from '@interlock/chat/testing';
-import { startSlackConnector } from '@interlock/chat-slack';
 import {
   buttonPayload,
-  FakeSlack,
   formPayload,
+  isApprovalMessage,
   messageEvent,
-  postSigned,
+  type FakeSlack,
   type SlackCall,
 } from '@interlock/chat-slack/testing';
 import { createInterlock, openStore } from '@interlock/core';
@@ -18,6 +17,7 @@ import { ApproverDirectory, chatChecks } from '../src/server/auth/approver-direc
 import { createToken, hashToken } from '../src/server/auth/approvers.js';
 import { createWebServer } from '../src/server/create-web-server.js';
 import { api, until } from './deployment/deployment-harness.js';
+import { slackFor } from './deployment/slack-chat.js';
 
 /*
  * In a shared channel, the requester of a call is whoever asked for it (F51): separation of
@@ -25,7 +25,6 @@ import { api, until } from './deployment/deployment-harness.js';
  * a "yes" in its thread) and in the web inbox — as well as the one who opened the chat.
  */
 
-const SECRET = 'slack-signing-secret';
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -53,31 +52,13 @@ async function sharedChannel() {
   const chat = new ChatChannel({ interlock, workflow: workflow.id, ...chatChecks(access) });
   interlock.setHandler(chat.channel, chat.handler);
   closers.push(async () => chat.close());
-  const slack = new FakeSlack();
-  await slack.start();
-  closers.push(() => slack.stop());
-  const connector = await startSlackConnector({
-    chat,
-    botToken: 'xoxb-test',
-    transport: { type: 'http', signingSecret: SECRET, port: 0 },
-    approvers: { U1: 'alice', U2: 'bob', U3: 'carol' },
-    apiUrl: slack.apiUrl,
-  });
-  closers.push(() => connector.stop());
+  const { slack, send } = await slackFor(chat, { U1: 'alice', U2: 'bob', U3: 'carol' }, closers);
   const app = await createWebServer({ interlock, store, approvers: access, chat });
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   closers.push(() => app.close());
-  const send = (body: string, form = false) =>
-    postSigned(connector.url as string, body, {
-      secret: SECRET,
-      timestamp: Math.floor(Date.now() / 1000),
-      ...(form ? { contentType: 'application/x-www-form-urlencoded' } : {}),
-    });
   return { interlock, slack, runs, send, baseUrl, tokens };
 }
 
-const isApproval = (call: SlackCall) =>
-  call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve');
 const toldTo = (slack: FakeSlack, user: string) =>
   slack
     .of('chat.postEphemeral')
@@ -91,8 +72,8 @@ describe('the requester of a call in a shared channel (F51, F57)', () => {
     expect((await send(messageEvent('U2', 'hello'))).status).toBe(200);
     await slack.until((calls) => calls.some((call) => String(call.body['text']).includes('You said')));
     expect((await send(messageEvent('U1', 'deploy api'))).status).toBe(200);
-    await slack.until((calls) => calls.some(isApproval));
-    const posted = slack.calls.find(isApproval) as SlackCall;
+    await slack.until((calls) => calls.some(isApprovalMessage));
+    const posted = slack.calls.find(isApprovalMessage) as SlackCall;
     const [request] = await interlock.pending();
     const interactionId = request?.interactionId as string;
 

@@ -1,17 +1,16 @@
 import { ChatChannel } from '@interlock/chat';
 import { deployChatParts } from '@interlock/chat/testing';
-import { startSlackConnector } from '@interlock/chat-slack';
 import {
   buttonPayload,
-  FakeSlack,
   formPayload,
+  isApprovalMessage,
   messageEvent,
-  postSigned,
   type SlackCall,
 } from '@interlock/chat-slack/testing';
 import { createWorker } from '@interlock/core';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { api, dropDeploymentSchemas, newDeployment, startWebServer, until } from './deployment/deployment-harness.js';
+import { slackFor } from './deployment/slack-chat.js';
 
 /*
  * Two processes on one PostgreSQL (issue 25): the team's service runs the chat's agent in a
@@ -19,7 +18,6 @@ import { api, dropDeploymentSchemas, newDeployment, startWebServer, until } from
  * either place is seen in the other.
  */
 
-const SECRET = 'slack-signing-secret';
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -28,15 +26,9 @@ afterAll(() => dropDeploymentSchemas());
 
 const { runs, tool, model, workflow } = deployChatParts();
 
-const isApproval = (call: SlackCall) =>
-  call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve');
-
 describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
   it('updates the Slack message when the inbox answers, and a Slack answer takes the call out of the inbox (F43, F57)', async () => {
     const deployment = await newDeployment();
-    const slack = new FakeSlack();
-    await slack.start();
-    closers.push(() => slack.stop());
     // The service: a worker runs the chat's agent, and shows its chats on Slack.
     const worker = await createWorker({
       store: deployment.store,
@@ -48,26 +40,13 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
     const chat = new ChatChannel({ interlock: worker.interlock, workflow: workflow.id });
     worker.interlock.setHandler(chat.channel, chat.handler);
     closers.push(async () => chat.close());
-    const connector = await startSlackConnector({
-      chat,
-      botToken: 'xoxb-test',
-      transport: { type: 'http', signingSecret: SECRET, port: 0 },
-      approvers: { U1: 'alice' },
-      apiUrl: slack.apiUrl,
-    });
-    closers.push(() => connector.stop());
+    const { slack, send } = await slackFor(chat, { U1: 'alice' }, closers);
     // The inbox: the built interlock-web, another process on the same database.
     const web = await startWebServer(deployment);
     closers.push(async () => {
       web.server.child.kill('SIGTERM');
       await web.server.exit;
     });
-    const send = (body: string, form = false) =>
-      postSigned(connector.url as string, body, {
-        secret: SECRET,
-        timestamp: Math.floor(Date.now() / 1000),
-        ...(form ? { contentType: 'application/x-www-form-urlencoded' } : {}),
-      });
     const inboxApprovals = async () =>
       (
         (await api(web.baseUrl, web.token, '/api/interactions')).body.interactions as {
@@ -80,13 +59,13 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
 
     // Asked in Slack, answered in the inbox: the Slack message is updated.
     await send(messageEvent('U1', 'deploy api'));
-    await slack.until((calls) => calls.filter(isApproval).length === 1);
+    await slack.until((calls) => calls.filter(isApprovalMessage).length === 1);
     const [first] = await until('the call in the inbox', inboxApprovals, (ids) => ids.length === 1);
     const answered = await api(web.baseUrl, web.token, `/api/interactions/${first}/respond`, { action: 'approve' });
     expect(answered.status).toBe(200);
     await slack.until((calls) => calls.some((call) => call.method === 'chat.update'));
     const update = slack.of('chat.update')[0] as SlackCall;
-    expect(update.body['ts']).toBe(slack.calls.find(isApproval)?.answer['ts']);
+    expect(update.body['ts']).toBe(slack.calls.find(isApprovalMessage)?.answer['ts']);
     expect(JSON.stringify(update.body['blocks'])).toContain('Approved by web:admin');
     expect(JSON.stringify(update.body['blocks'])).not.toContain('interlock_approve');
     await slack.until((calls) =>
@@ -95,7 +74,7 @@ describe('Slack and the web inbox on one PostgreSQL (F57)', () => {
 
     // Asked and answered in Slack: the inbox no longer lists it.
     await send(messageEvent('U1', 'deploy web'));
-    await slack.until((calls) => calls.filter(isApproval).length === 2);
+    await slack.until((calls) => calls.filter(isApprovalMessage).length === 2);
     const [second] = await until('the second call in the inbox', inboxApprovals, (ids) => ids.length === 1);
     await send(formPayload(buttonPayload('U1', 'interlock_approve', second as string)), true);
     await until('the inbox without the call', inboxApprovals, (ids) => ids.length === 0);

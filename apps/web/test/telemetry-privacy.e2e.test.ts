@@ -1,10 +1,6 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { startOtlpReceiver, type OtlpReceiver, spawnProcessGroup } from '@interlock/core/testing';
+import { describe, expect, it } from 'vitest';
+import { api, until } from './deployment/deployment-harness.js';
+import { telemetryRoundTrip } from './deployment/telemetry-round-trip.js';
 
 /*
  * What telemetry carries (F59; docs/security.md): codes, rule ids, decisions and levels —
@@ -13,10 +9,6 @@ import { startOtlpReceiver, type OtlpReceiver, spawnProcessGroup } from '@interl
  * `interlock worker` goes on; every export reaches a collector on 127.0.0.1, and the bodies
  * as they arrived are searched for the names, the reason and the instructions.
  */
-
-const WEB_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
-const ASKER = fileURLToPath(new URL('./deployment/telemetry-asker.mjs', import.meta.url));
 
 /** The people, as the approvers file names them: none of these may leave in telemetry. */
 const TOKENS = {
@@ -52,32 +44,7 @@ const WORKFLOW = {
   ],
 };
 
-let receiver: OtlpReceiver;
-let dir: string;
-const children: Child[] = [];
-
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  dir = await mkdtemp(join(tmpdir(), 'interlock-telemetry-privacy-'));
-});
-afterAll(async () => {
-  // Each child leads a process group: this also stops what it started.
-  for (const { child } of children) child.kill('SIGKILL');
-  await receiver.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-function start(args: string[], env: Record<string, string> = {}): Child {
-  const started = watch(
-    spawnProcessGroup(process.execPath, args, {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, INTERLOCK_STORE: '', ...env },
-    }),
-  );
-  children.push(started);
-  return started;
-}
+const roundTrip = telemetryRoundTrip('telemetry-privacy');
 
 interface Waiting {
   interactionId: string;
@@ -86,45 +53,11 @@ interface Waiting {
 
 describe('telemetry never carries a person (F59)', () => {
   it('exports no responder name, reason or instruction for refused, accepted and escalated answers (F51, F59)', async () => {
-    const database = join(dir, 'interlock.db');
-    const store = `sqlite:${database}`;
-    const workspace = join(dir, 'workspace');
-    await mkdir(workspace);
-    await writeFile(join(dir, 'release.json'), JSON.stringify(WORKFLOW));
-    await writeFile(
-      join(dir, 'interlock.toml'),
-      `[telemetry]\nendpoint = "${receiver.endpoint}"\nmetricsInterval = "200ms"\n`,
-    );
-    await writeFile(
-      join(dir, 'approvers.json'),
-      JSON.stringify({ approvers: Object.entries(TOKENS).map(([name, token]) => ({ name, token })) }),
-    );
-    const config = ['--config', join(dir, 'interlock.toml')];
-    const worker = start([CLI_MAIN, 'worker', 'release.json', '--store', store, '--workspace', workspace, ...config]);
-    await worker.printed(/Worker ready/);
-    const asker = start([ASKER], {
-      ASKER_CONFIG: JSON.stringify({
-        store: { type: 'sqlite', path: database },
-        workflow: join(dir, 'release.json'),
-        workspace,
-        endpoint: receiver.endpoint,
-        requestedBy: 'web:rita.requester',
-      }),
+    const { threadId, baseUrl, stop } = await roundTrip.run({
+      workflow: WORKFLOW,
+      tokens: TOKENS,
+      asker: { requestedBy: 'web:rita.requester' },
     });
-    const asked = await asker.exit;
-    expect(asked.code, asked.stderr).toBe(0);
-    const { threadId } = JSON.parse(/ASKER-RESULT (.*)/.exec(asked.stdout)?.[1] ?? '{}');
-    const web = start([
-      WEB_MAIN,
-      '--store',
-      store,
-      '--port',
-      '0',
-      '--approvers',
-      join(dir, 'approvers.json'),
-      ...config,
-    ]);
-    const [, baseUrl = ''] = await web.printed(/Interlock web inbox: (http:\/\/\S+?)\/\n/);
     const as = (name: keyof typeof TOKENS) => (path: string, body?: unknown) => api(baseUrl, TOKENS[name], path, body);
     const waitingFor = (path: string, done: (call: Waiting) => boolean = () => true) =>
       until(
@@ -165,10 +98,8 @@ describe('telemetry never carries a person (F59)', () => {
     );
 
     // Stopping flushes what each process still holds.
-    web.child.kill('SIGTERM');
-    worker.child.kill('SIGTERM');
-    expect((await web.exit).code).toBe(0);
-    expect((await worker.exit).code).toBe(0);
+    await stop();
+    const { receiver } = roundTrip;
 
     // What was exported tells the story in codes and decisions…
     const spans = receiver.spans.filter((span) => span.attributes['interlock.thread.id'] === threadId);

@@ -1,10 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, until, watch, type Child } from './deployment/deployment-harness.js';
-import { spawnProcessGroup, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@interlock/core/testing';
+import { describe, expect, it } from 'vitest';
+import type { ReceivedSpan } from '@interlock/core/testing';
+import { api, until } from './deployment/deployment-harness.js';
+import { telemetryRoundTrip } from './deployment/telemetry-round-trip.js';
 
 /*
  * One trace across the processes of a round trip (F59), through the OTLP/HTTP exporters into
@@ -14,9 +11,6 @@ import { spawnProcessGroup, startOtlpReceiver, type OtlpReceiver, type ReceivedS
  * person's wait in it, and the metrics say what was requested and answered.
  */
 
-const WEB_MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
-const ASKER = fileURLToPath(new URL('./deployment/telemetry-asker.mjs', import.meta.url));
 const TOKENS = { alice: 'alice-token-0123456789abcdef', bob: 'bob-token-0123456789abcdefgh' };
 
 const WORKFLOW = {
@@ -35,77 +29,12 @@ const WORKFLOW = {
   ],
 };
 
-let receiver: OtlpReceiver;
-let dir: string;
-const children: Child[] = [];
-
-beforeAll(async () => {
-  receiver = await startOtlpReceiver();
-  dir = await mkdtemp(join(tmpdir(), 'interlock-telemetry-'));
-});
-afterAll(async () => {
-  // Each child leads a process group: this also stops what it started, even after it exited.
-  for (const { child } of children) child.kill('SIGKILL');
-  await receiver.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
-function start(args: string[], env: Record<string, string> = {}): Child {
-  const started = watch(
-    spawnProcessGroup(process.execPath, args, {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, INTERLOCK_STORE: '', ...env },
-    }),
-  );
-  children.push(started);
-  return started;
-}
+const roundTrip = telemetryRoundTrip('telemetry');
 
 describe('telemetry across processes (F59)', () => {
   it('puts the asking service, the web server that answers and the worker that goes on in one trace, with the wait', async () => {
-    const database = join(dir, 'interlock.db');
-    const store = `sqlite:${database}`;
-    const workspace = join(dir, 'workspace');
-    await mkdir(workspace);
-    await writeFile(join(dir, 'release.json'), JSON.stringify(WORKFLOW));
-    await writeFile(
-      join(dir, 'interlock.toml'),
-      `[telemetry]\nendpoint = "${receiver.endpoint}"\nmetricsInterval = "200ms"\n`,
-    );
-    await writeFile(
-      join(dir, 'approvers.json'),
-      JSON.stringify({ approvers: Object.entries(TOKENS).map(([name, token]) => ({ name, token })) }),
-    );
-    const config = ['--config', join(dir, 'interlock.toml')];
-
-    const worker = start([CLI_MAIN, 'worker', 'release.json', '--store', store, '--workspace', workspace, ...config]);
-    await worker.printed(/Worker ready/);
-
-    const asker = start([ASKER], {
-      ASKER_CONFIG: JSON.stringify({
-        store: { type: 'sqlite', path: database },
-        workflow: join(dir, 'release.json'),
-        workspace,
-        endpoint: receiver.endpoint,
-      }),
-    });
-    const asked = await asker.exit;
-    expect(asked.code, asked.stderr).toBe(0);
-    const { threadId, status } = JSON.parse(/ASKER-RESULT (.*)/.exec(asked.stdout)?.[1] ?? '{}');
+    const { threadId, status, baseUrl, stop } = await roundTrip.run({ workflow: WORKFLOW, tokens: TOKENS });
     expect(status).toBe('waiting');
-
-    const web = start([
-      WEB_MAIN,
-      '--store',
-      store,
-      '--port',
-      '0',
-      '--approvers',
-      join(dir, 'approvers.json'),
-      ...config,
-    ]);
-    const [, baseUrl = ''] = await web.printed(/Interlock web inbox: (http:\/\/\S+?)\/\n/);
     const pending = await until(
       'the approval in the inbox',
       () => api(baseUrl, TOKENS.alice, '/api/interactions'),
@@ -123,10 +52,8 @@ describe('telemetry across processes (F59)', () => {
     );
 
     // Stopping flushes what each process still holds.
-    web.child.kill('SIGTERM');
-    worker.child.kill('SIGTERM');
-    expect((await web.exit).code).toBe(0);
-    expect((await worker.exit).code).toBe(0);
+    await stop();
+    const { receiver } = roundTrip;
 
     const started = receiver.spans.find(
       (span) => span.name === 'interlock.start' && span.attributes['interlock.thread.id'] === threadId,

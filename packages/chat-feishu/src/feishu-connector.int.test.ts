@@ -64,8 +64,7 @@ async function setUp(options: { verificationToken?: string } = {}) {
   const askToDeploy = async () => {
     expect((await send(messageEvent('ou_alice', 'deploy api', { now, ...token }))).status).toBe(200);
     await feishu.until((calls) => cards(calls).length === 1);
-    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
-      ?.interactionId as string;
+    const interactionId = await approvalWaiting(agent);
     return { card: cards(feishu.calls)[0] as FeishuCall, interactionId };
   };
   return {
@@ -256,32 +255,47 @@ describe('Feishu / Lark verification token and unreadable callbacks (F57)', () =
   });
 });
 
+/**
+ * The connector over the long connection to a local Feishu (`extra`: more of its options), on
+ * a chat whose agent deploys; all stopped after the test. `now` is the connector's clock.
+ */
+async function overLongConnection(extra: { verificationToken?: string } = {}) {
+  const feishu = new FakeFeishu();
+  await feishu.start();
+  const agent = await createDeployChat();
+  const now = Date.now();
+  const connector = await startFeishuConnector({
+    chat: agent.chat,
+    appId: APP,
+    appSecret: 'app-secret',
+    transport: { type: 'long-connection' },
+    approvers: { ou_alice: 'alice' },
+    domain: feishu.domain,
+    ...extra,
+    now: () => now,
+  });
+  closers.push(
+    () => feishu.stop(),
+    agent.close,
+    () => connector.stop(),
+  );
+  await feishu.whenConnected();
+  return { feishu, agent, now };
+}
+
+/** The id of the tool approval the chat's agent waits on. */
+async function approvalWaiting(agent: Awaited<ReturnType<typeof createDeployChat>>): Promise<string> {
+  return (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
+    ?.interactionId as string;
+}
+
 describe('Feishu / Lark connector over the long connection (F57)', () => {
   it('takes a message and a card action over the WebSocket, answers the action on its frame, and refuses a repeated event (F57)', async () => {
-    const feishu = new FakeFeishu();
-    await feishu.start();
-    const agent = await createDeployChat();
-    const now = Date.now();
-    const connector = await startFeishuConnector({
-      chat: agent.chat,
-      appId: APP,
-      appSecret: 'app-secret',
-      transport: { type: 'long-connection' },
-      approvers: { ou_alice: 'alice' },
-      domain: feishu.domain,
-      now: () => now,
-    });
-    closers.push(
-      () => feishu.stop(),
-      agent.close,
-      () => connector.stop(),
-    );
-    await feishu.whenConnected();
+    const { feishu, agent, now } = await overLongConnection();
 
     await feishu.sendEvent(messageEvent('ou_alice', 'deploy api', { now }));
     await feishu.until((calls) => cards(calls).length === 1);
-    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
-      ?.interactionId as string;
+    const interactionId = await approvalWaiting(agent);
     const action = cardAction('ou_alice', { action: 'approve', interactionId }, { now, eventId: 'ev-ws-1' });
     const answer = await feishu.sendEvent(action);
     const again = await feishu.sendEvent(action);
@@ -294,31 +308,11 @@ describe('Feishu / Lark connector over the long connection (F57)', () => {
   });
 
   it('refuses an event without the configured verification token there too, and audits it (F51, F57)', async () => {
-    const feishu = new FakeFeishu();
-    await feishu.start();
-    const agent = await createDeployChat();
-    const now = Date.now();
-    const connector = await startFeishuConnector({
-      chat: agent.chat,
-      appId: APP,
-      appSecret: 'app-secret',
-      transport: { type: 'long-connection' },
-      approvers: { ou_alice: 'alice' },
-      domain: feishu.domain,
-      verificationToken: 'the-app-token',
-      now: () => now,
-    });
-    closers.push(
-      () => feishu.stop(),
-      agent.close,
-      () => connector.stop(),
-    );
-    await feishu.whenConnected();
+    const { feishu, agent, now } = await overLongConnection({ verificationToken: 'the-app-token' });
 
     await feishu.sendEvent(messageEvent('ou_alice', 'deploy api', { now, token: 'the-app-token' }));
     await feishu.until((calls) => cards(calls).length === 1);
-    const interactionId = (await agent.interlock.pending()).find((request) => request.operationType === 'TOOL_APPROVAL')
-      ?.interactionId as string;
+    const interactionId = await approvalWaiting(agent);
     const forged = await feishu.sendEvent(
       cardAction('ou_alice', { action: 'approve', interactionId }, { now, token: 'a-guessed-token' }),
     );

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlackConnector } from './slack-connector.js';
-import { buttonPayload, FakeSlack, messageEvent, type SlackCall } from './testing/fake-slack.js';
+import { buttonPayload, FakeSlack, isApprovalMessage, messageEvent, type SlackCall } from './testing/fake-slack.js';
 import { createDeployChat } from '@interlock/chat/testing';
 
 const closers: (() => Promise<void>)[] = [];
@@ -9,10 +9,7 @@ afterEach(async () => {
 });
 
 function approvalOf(calls: readonly SlackCall[]): SlackCall | undefined {
-  return calls.find(
-    (call) =>
-      call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve'),
-  );
+  return calls.find(isApprovalMessage);
 }
 
 describe('Slack connector in Socket Mode (F57)', () => {

@@ -29,6 +29,20 @@ function thread(conversation: Message[]): ThreadRecord {
   };
 }
 
+/** A thread asked to write the notes: one write_file call (c1) that returned `result`, then "Done.". */
+function notesWritten(result: string): ThreadRecord {
+  return thread([
+    { role: 'user', content: 'write the notes' },
+    {
+      role: 'assistant',
+      content: 'On it.',
+      toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }],
+    },
+    { role: 'tool', toolCallId: 'c1', content: result },
+    { role: 'assistant', content: 'Done.' },
+  ]);
+}
+
 function approvalRequest(
   toolCallId: string,
   path: string,
@@ -97,16 +111,7 @@ describe('buildTranscript', () => {
   it('shows an answered approval right after the assistant message that proposed the call, with who answered', () => {
     const transcript = buildTranscript(
       sources({
-        thread: thread([
-          { role: 'user', content: 'write the notes' },
-          {
-            role: 'assistant',
-            content: 'On it.',
-            toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }],
-          },
-          { role: 'tool', toolCallId: 'c1', content: '[SUCCESS] wrote 10 characters to NOTES.md' },
-          { role: 'assistant', content: 'Done.' },
-        ]),
+        thread: notesWritten('[SUCCESS] wrote 10 characters to NOTES.md'),
         audit: [personDecision('c1', 'NOTES.md', 'allow', 'alice')],
       }),
     );
@@ -162,16 +167,7 @@ describe('buildTranscript', () => {
     const queued: ChatEntry = { id: 'note-2', role: 'user', text: 'and then?', at: AT, author: 'bob', queued: true };
     const transcript = buildTranscript(
       sources({
-        thread: thread([
-          { role: 'user', content: 'write the notes' },
-          {
-            role: 'assistant',
-            content: 'On it.',
-            toolCalls: [{ id: 'c1', name: 'write_file', arguments: { path: 'NOTES.md' } }],
-          },
-          { role: 'tool', toolCallId: 'c1', content: '[SUCCESS] wrote' },
-          { role: 'assistant', content: 'Done.' },
-        ]),
+        thread: notesWritten('[SUCCESS] wrote'),
         audit: [personDecision('c1', 'NOTES.md', 'allow', 'alice')],
         notes: [{ entry: consumed, after: 'approval-c1-execution' }],
         queued: [queued],

@@ -3,20 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ofType } from '@interlock/core';
 import { until } from '@interlock/core/testing';
+import { interlockCli } from '@interlock/testing-adapters';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claudeOptions, fakeTerraform, runToEnd, toolResults } from './__fixtures__/claude-code.js';
-import { interlockCli } from './__fixtures__/interlock-cli.js';
+import { claudeOptions, fakeTerraform, runToEnd, TERRAFORM_DESTROY, toolResults } from './__fixtures__/claude-code.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
 import { interlockPermissions, type InterlockPermissions } from './index.js';
-
-// The tests' banned command: a stand-in `terraform` only logs what it was run with, so a
-// call that ran is seen, and nothing is destroyed if one ever did.
-const TERRAFORM_DESTROY = {
-  id: 'terraform-destroy',
-  programs: ['terraform'],
-  reason: 'destroys infrastructure',
-  when: { subcommands: ['destroy'] },
-};
 
 let server: MessagesServer;
 let dir: string;
@@ -154,24 +145,38 @@ describe.each(WAYS)(
   },
 );
 
+/** The model writes `file` of the workspace with Claude Code's Write, then says `text`. */
+function modelWrites(file: string, text: string, content = 'draft'): void {
+  server.enqueue(
+    { toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, file), content } }] },
+    { text },
+  );
+}
+
+/** Interlock's permissions on a SQLite store, where `interlock respond` answers: the store's path. */
+async function permissionsOnAStore(): Promise<{ store: string; given: InterlockPermissions }> {
+  const store = join(dir, 'interlock.db');
+  permissions = await interlockPermissions({ store: { type: 'sqlite', path: store }, workspaceRoot: dir });
+  return { store, given: permissions };
+}
+
+/** The first question the gate asks, once it is asked. */
+async function firstQuestion(given: InterlockPermissions) {
+  const [question] = await until(
+    'the question to be asked',
+    () => given.gate.interlock.pending(),
+    (list) => list.length > 0,
+  );
+  return question!;
+}
+
 describe('the Claude Agent SDK: answers from the command line (F56, F62, F19)', { timeout: 90_000 }, () => {
   it('refuses an edit that breaks the tool’s input schema (exit 1, the question stays open) for Claude Code’s own Write', async () => {
-    const store = join(dir, 'interlock.db');
-    permissions = await interlockPermissions({ store: { type: 'sqlite', path: store }, workspaceRoot: dir });
-    server.enqueue(
-      {
-        toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'notes.md'), content: 'draft' } }],
-      },
-      { text: 'Written.' },
-    );
-    const given = permissions;
+    const { store, given } = await permissionsOnAStore();
+    modelWrites('notes.md', 'Written.');
     const answered = (async () => {
-      const [question] = await until(
-        'the question to be asked',
-        () => given.gate.interlock.pending(),
-        (list) => list.length > 0,
-      );
-      const id = question!.interactionId;
+      const question = await firstQuestion(given);
+      const id = question.interactionId;
       const edit = JSON.stringify({ file_path: join(dir, 'notes.md'), content: 42 });
       const refused = await interlockCli(store, ['respond', id, 'edit', edit]);
       expect(refused.code).toBe(1);
@@ -179,43 +184,32 @@ describe('the Claude Agent SDK: answers from the command line (F56, F62, F19)', 
       expect((await given.gate.interlock.pending()).map((open) => open.interactionId)).toEqual([id]);
       expect((await interlockCli(store, ['respond', id, 'approve'])).code).toBe(0);
     })();
-    expect(await runToEnd(options({ canUseTool: permissions.canUseTool }))).toBe('Written.');
+    expect(await runToEnd(options({ canUseTool: given.canUseTool }))).toBe('Written.');
     await answered;
     expect(await readFile(join(dir, 'notes.md'), 'utf8')).toBe('draft');
   });
 
   it('a second approver after a rejection is refused and changes nothing: the model and the gate keep the first reason', async () => {
-    const store = join(dir, 'interlock.db');
-    permissions = await interlockPermissions({ store: { type: 'sqlite', path: store }, workspaceRoot: dir });
-    server.enqueue(
-      {
-        toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'notes.md'), content: 'draft' } }],
-      },
-      { text: 'Waiting for the review.' },
-    );
-    const given = permissions;
+    const { store, given } = await permissionsOnAStore();
+    modelWrites('notes.md', 'Waiting for the review.');
     const answered = (async () => {
-      const [question] = await until(
-        'the question to be asked',
-        () => given.gate.interlock.pending(),
-        (list) => list.length > 0,
-      );
-      const id = question!.interactionId;
+      const question = await firstQuestion(given);
+      const id = question.interactionId;
       expect((await interlockCli(store, ['respond', id, 'reject', '--reason', 'not before the review'])).code).toBe(0);
       await until(
         'the decision to end',
-        () => given.gate.interlock.thread(question!.threadId),
+        () => given.gate.interlock.thread(question.threadId),
         (thread) => thread?.status === 'failed' || thread?.status === 'completed',
       );
       expect((await interlockCli(store, ['respond', id, 'approve'])).code).toBe(4);
-      return question!.threadId;
+      return question.threadId;
     })();
-    expect(await runToEnd(options({ canUseTool: permissions.canUseTool }))).toBe('Waiting for the review.');
+    expect(await runToEnd(options({ canUseTool: given.canUseTool }))).toBe('Waiting for the review.');
     const threadId = await answered;
     await expect(access(join(dir, 'notes.md'))).rejects.toThrow();
     expect(toolResults(server)).toContain('not before the review');
-    expect((await permissions.gate.interlock.audit({ threadId })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
-    expect(await permissions.gate.decisions([threadId])).toMatchObject([
+    expect((await given.gate.interlock.audit({ threadId })).at(-1)).toMatchObject({ decidedBy: 'attempt' });
+    expect(await given.gate.decisions([threadId])).toMatchObject([
       { status: 'rejected', decidedBy: 'person', reason: expect.stringContaining('not before the review') },
     ]);
   });
@@ -224,32 +218,25 @@ describe('the Claude Agent SDK: answers from the command line (F56, F62, F19)', 
     let now = Date.parse('2026-11-26T09:00:00Z');
     const clock = { now: () => now };
     permissions = await interlockPermissions({ workspaceRoot: dir, clock, approvalTimeoutMs: 60_000 });
-    server.enqueue(
-      { toolUses: [{ id: 'toolu_write', name: 'Write', input: { file_path: join(dir, 'late.md'), content: 'x' } }] },
-      { text: 'Nobody approved it.' },
-    );
+    modelWrites('late.md', 'Nobody approved it.', 'x');
     const given = permissions;
     const answered = (async () => {
-      const [question] = await until(
-        'the question to be asked',
-        () => given.gate.interlock.pending(),
-        (list) => list.length > 0,
-      );
+      const question = await firstQuestion(given);
       now += 61_000;
       // As `interlock respond` answers: refused as expired, and the attempt audited.
       const result = await given.gate.interlock.respond(
-        question!.interactionId,
+        question.interactionId,
         { approved: true },
         { responder: 'cli:ada' },
       );
       expect(result.status).toBe('expired');
       await given.gate.interlock.recordAttempt({
-        interactionId: question!.interactionId,
+        interactionId: question.interactionId,
         responder: 'cli:ada',
         result: 'lost',
         reason: 'approve: expired',
       });
-      return question!.threadId;
+      return question.threadId;
     })();
     expect(await runToEnd(options({ canUseTool: permissions.canUseTool }))).toBe('Nobody approved it.');
     const threadId = await answered;

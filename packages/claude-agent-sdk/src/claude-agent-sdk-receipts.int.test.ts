@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSdkMcpServer, tool } from '@anthropic-ai/claude-agent-sdk';
 import { ofType } from '@interlock/core';
-import { EXPECTED_REFUSALS, refusalsOf, startReceiptService, type ReceiptService } from '@interlock/core/testing';
+import { refundDesk, REFUND_ARGUMENTS } from '@interlock/testing-adapters';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { claudeOptions, runToEnd } from './__fixtures__/claude-code.js';
@@ -15,8 +15,8 @@ import { interlockPermissions, type InterlockPermissions } from './index.js';
  * takes the receipt of the call a person approved and forwards it; its service accepts it
  * and refuses the same call made any other way.
  */
+const desk = refundDesk();
 let server: MessagesServer;
-let service: ReceiptService | undefined;
 let dir: string;
 let permissions: InterlockPermissions | undefined;
 
@@ -28,7 +28,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await permissions?.close();
   permissions = undefined;
-  await service?.close();
   await server.close();
 });
 
@@ -39,22 +38,18 @@ describe('Claude Code’s MCP tools get approval receipts (F56, F63)', { timeout
       tools: { mcp__billing__refund: { category: 'command', riskLevel: 'HIGH' } },
     });
     const given = permissions;
-    service = await startReceiptService(() => given.gate.interlock.receipts.jwks());
-    const refunds = service;
-    const receipts: string[] = [];
+    await desk.open(() => given.gate.interlock.receipts.jwks());
     const billing = createSdkMcpServer({
       name: 'billing',
       tools: [
         tool('refund', 'Refunds an order', { orderId: z.string(), amount: z.number() }, async (args, extra) => {
-          const receipt = given.receiptFor(extra);
-          if (receipt !== undefined) receipts.push(receipt);
-          const answer = await refunds.call('mcp__billing__refund', args, receipt);
-          return { content: [{ type: 'text', text: answer.accepted === undefined ? 'refused' : 'refunded' }] };
+          const said = await desk.refund(args, given.receiptFor(extra), 'mcp__billing__refund');
+          return { content: [{ type: 'text', text: said }] };
         }),
       ],
     });
     server.enqueue(
-      { toolUses: [{ id: 'toolu_refund', name: 'mcp__billing__refund', input: { orderId: 'A-42', amount: 120 } }] },
+      { toolUses: [{ id: 'toolu_refund', name: 'mcp__billing__refund', input: REFUND_ARGUMENTS }] },
       { text: 'Refunded.' },
     );
     const answering = given.gate.interlock.events$.pipe(ofType('USER_INTERACTION_REQUESTED')).subscribe((event) => {
@@ -66,14 +61,7 @@ describe('Claude Code’s MCP tools get approval receipts (F56, F63)', { timeout
     } finally {
       answering.unsubscribe();
     }
-    expect(refunds.calls.map((call) => call.accepted?.approvers)).toEqual([['web:ada']]);
-    expect(
-      await refusalsOf(
-        refunds,
-        { tool: 'mcp__billing__refund', arguments: { orderId: 'A-42', amount: 120 }, receipt: receipts[0]! },
-        { amount: 1200 },
-      ),
-    ).toEqual(EXPECTED_REFUSALS);
+    await desk.expectOnlyTheApprovedRefund('mcp__billing__refund');
     expect(await given.gate.interlock.receipts.verify(await given.gate.interlock.audit())).toMatchObject({
       receipts: 1,
       valid: true,

@@ -7,18 +7,16 @@ import { loadProjectConfig, ofType } from '@interlock/core';
 import type { EventOfType, InterlockEventType } from '@interlock/sdk-types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startJsonLineChild } from '@interlock/core/testing';
-import { claudeOptions as optionsFor, runToEnd, toolResults as resultsOf } from './__fixtures__/claude-code.js';
+import {
+  claudeOptions as optionsFor,
+  runToEnd,
+  TERRAFORM_DESTROY,
+  toolResults as resultsOf,
+} from './__fixtures__/claude-code.js';
 import { startMessagesServer, type MessagesServer } from './__fixtures__/messages-server.js';
 import { interlockPermissions, type InterlockPermissions } from './index.js';
 
 const ANSWER = fileURLToPath(new URL('../test/answer.mjs', import.meta.url));
-// A command the tests ban (and that does nothing here if it ever ran): the real Bash tool runs what is allowed.
-const TERRAFORM_DESTROY = {
-  id: 'terraform-destroy',
-  programs: ['terraform'],
-  reason: 'destroys infrastructure',
-  when: { subcommands: ['destroy'] },
-};
 
 let server: MessagesServer;
 let dir: string;

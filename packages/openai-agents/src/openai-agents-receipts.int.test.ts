@@ -1,17 +1,10 @@
-import {
-  EXPECTED_REFUSALS,
-  refusalsOf,
-  startChatCompletionsServer,
-  startReceiptService,
-  until,
-  type ChatCompletionsServer,
-  type ReceiptService,
-} from '@interlock/core/testing';
+import { until } from '@interlock/core/testing';
+import { chatModelPerTest, refundDesk, REFUND_TURNS } from '@interlock/testing-adapters';
 import { Agent, OpenAIChatCompletionsModel, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { currentReceipt, interlockAgent, type InterlockAgent } from './index.js';
+import { currentReceipt, interlockAgent } from './index.js';
 
 /*
  * Approval receipts through the OpenAI Agents SDK's runtime (F63): the refund a person
@@ -19,53 +12,38 @@ import { currentReceipt, interlockAgent, type InterlockAgent } from './index.js'
  * same call made any other way.
  */
 setTracingDisabled(true);
-let server: ChatCompletionsServer;
-let service: ReceiptService;
-let guarded: InterlockAgent<Agent> | undefined;
-
-beforeEach(async () => {
-  server = await startChatCompletionsServer();
-});
-afterEach(async () => {
-  await guarded?.close();
-  guarded = undefined;
-  await service.close();
-  await server.close();
-});
+const desk = refundDesk();
+const model = chatModelPerTest();
 
 describe('the OpenAI Agents SDK’s tools get approval receipts (F56, F63)', { timeout: 90_000 }, () => {
   it('runs the approved refund with a receipt its service accepts; the service refuses it any other way', async () => {
-    const receipts: string[] = [];
     const agent = new Agent({
       name: 'refunds',
       instructions: 'You refund orders.',
-      model: new OpenAIChatCompletionsModel(new OpenAI({ baseURL: server.baseURL, apiKey: 'k', maxRetries: 0 }), 'm'),
+      model: new OpenAIChatCompletionsModel(
+        new OpenAI({ baseURL: model.server.baseURL, apiKey: 'k', maxRetries: 0 }),
+        'm',
+      ),
       tools: [
         tool({
           name: 'refund',
           description: 'Refunds an order',
           parameters: z.object({ orderId: z.string(), amount: z.number() }),
-          execute: async (args) => {
-            const receipt = currentReceipt();
-            if (receipt !== undefined) receipts.push(receipt);
-            const answer = await service.call('refund', args, receipt);
-            return answer.accepted === undefined ? `refused: ${String(answer.refused)}` : 'refunded';
-          },
+          execute: (args) => desk.refund(args, currentReceipt()),
         }),
       ],
     });
     const finished: unknown[] = [];
-    guarded = await interlockAgent({
-      agent,
-      tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
-      onFinished: (result) => void finished.push(result.finalOutput),
-    });
-    const gate = guarded.gate;
-    service = await startReceiptService(() => gate.interlock.receipts.jwks());
-    server.enqueue(
-      { toolCalls: [{ id: 'call_1', name: 'refund', arguments: { orderId: 'A-42', amount: 120 } }] },
-      { text: 'Refunded.' },
+    const guarded = model.closing(
+      await interlockAgent({
+        agent,
+        tools: { refund: { category: 'command', riskLevel: 'HIGH' } },
+        onFinished: (result) => void finished.push(result.finalOutput),
+      }),
     );
+    const gate = guarded.gate;
+    await desk.open(() => gate.interlock.receipts.jwks());
+    model.server.enqueue(...REFUND_TURNS);
     expect(await guarded.run('Refund order A-42')).toMatchObject({ status: 'paused' });
     const [question] = await gate.interlock.pending();
     await gate.interlock.respond(question!.interactionId, { approved: true }, { responder: 'web:ada' });
@@ -75,14 +53,7 @@ describe('the OpenAI Agents SDK’s tools get approval receipts (F56, F63)', { t
       (outputs) => outputs.length > 0,
     );
     expect(finished).toEqual(['Refunded.']);
-    expect(service.calls.map((call) => call.accepted?.approvers)).toEqual([['web:ada']]);
-    expect(
-      await refusalsOf(
-        service,
-        { tool: 'refund', arguments: { orderId: 'A-42', amount: 120 }, receipt: receipts[0]! },
-        { amount: 1200 },
-      ),
-    ).toEqual(EXPECTED_REFUSALS);
+    await desk.expectOnlyTheApprovedRefund();
     // The refund's receipt, and the one of the gate's own tool that continued the run: each verifies.
     expect(await gate.interlock.receipts.verify(await gate.interlock.audit())).toEqual({
       receipts: 2,

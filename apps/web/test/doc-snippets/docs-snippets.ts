@@ -1,19 +1,19 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { TmuxTerminal } from '@interlock/core/testing';
 import pg from 'pg';
 import { expect } from 'vitest';
 import type { Sandbox } from './sandbox.js';
 import { expectExit, getApi, WEB_STARTED, type SnippetEntry } from './snippet-entry.js';
-import { Terminal } from './terminal.js';
 import { commandsOf, expectTranscript } from './transcript.js';
 
 // docs/cli.md's demo as the terminal showed it: long, so in a file of its own.
 import { CLI_DEMO_TERMINAL } from './cli-demo-terminal.js';
 
 /** A terminal in the sandbox, its commands on the PATH, without colour. */
-function terminal(box: Sandbox, command: string): Promise<Terminal> {
+function terminal(box: Sandbox, command: string): Promise<TmuxTerminal> {
   const environment = box.environmentWith();
-  return Terminal.start(command, box.directory, { NO_COLOR: '1', PATH: environment['PATH'] ?? '' });
+  return TmuxTerminal.start(command, box.directory, { NO_COLOR: '1', PATH: environment['PATH'] ?? '' });
 }
 
 /** The tables of `schema`, in the database at `url`. */

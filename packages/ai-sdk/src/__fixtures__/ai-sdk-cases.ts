@@ -1,17 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import { loadProjectConfig, type GatePending } from '@interlock/core';
+import type { GatePending } from '@interlock/core';
 import { startChatCompletionsServer, startJsonLineChild, type ChatCompletionsServer } from '@interlock/core/testing';
+import { editedIdScript, ledgerAt, projectRules, unaudited, type Ledger } from '@interlock/testing-adapters';
 import { generateText, stepCountIs, streamText, tool, type ModelMessage, type ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { interlockApprovals, type InterlockApprovals } from '../index.js';
 import { cliCases } from './ai-sdk-cli-cases.js';
 import { POLICIES } from './policies.js';
-import { ledgerAt, unaudited } from './ledger.js';
 
 const ANSWER = fileURLToPath(new URL('../../test/answer.mjs', import.meta.url));
 
@@ -22,7 +22,7 @@ const ANSWER = fileURLToPath(new URL('../../test/answer.mjs', import.meta.url));
 export function aiSdkCases(major: 6 | 7): void {
   let server: ChatCompletionsServer;
   let dir: string;
-  let ledger: ReturnType<typeof ledgerAt>;
+  let ledger: Ledger;
   let approvals: InterlockApprovals | undefined;
 
   beforeEach(async () => {
@@ -225,12 +225,7 @@ export function aiSdkCases(major: 6 | 7): void {
     });
 
     it('decides by the rules of the project file: its allow rule runs a write at once, its deny rule refuses one (F56, F23)', async () => {
-      const configPath = join(dir, 'interlock.toml');
-      await writeFile(
-        configPath,
-        `[approval]\ndenyRules = ['tool == "write_file" && args.path.startsWith("secrets")']\nallowRules = ['tool == "write_file" && args.path == "CHANGELOG.md"']\n`,
-      );
-      const config = await loadProjectConfig(configPath);
+      const config = await projectRules(dir);
       approvals = await interlockApprovals({ config, tools: POLICIES, workspaceRoot: dir });
       server.enqueue(
         {
@@ -321,16 +316,8 @@ export function aiSdkCases(major: 6 | 7): void {
 
       it('an id reused with the edited arguments is asked about again, and a banned command under it never runs', async () => {
         approvals = await interlockApprovals({ tools: POLICIES, workspaceRoot: dir });
-        server.enqueue(
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy' } }] },
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'make deploy-staging' } }] },
-          { toolCalls: [{ id: 'call_1', name: 'bash', arguments: { command: 'rm -rf /' } }] },
-          { text: 'Deployed to staging once.' },
-        );
-        const answers = [
-          { approved: true, editedParameters: { command: 'make deploy-staging' } },
-          { approved: false, denyReason: 'once is enough' },
-        ];
+        const { turns, answers } = editedIdScript();
+        server.enqueue(...turns);
         const asked: unknown[] = [];
         const { text } = await converse('chat-edited', async () => {
           const [question] = await approvals!.gate.interlock.pending();

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, RecordedCalls } from '@interlock/chat/testing';
 
 /** A call the fake Open API received. */
 export interface FeishuCall {
@@ -20,7 +21,7 @@ export class FakeFeishu {
   readonly calls: FeishuCall[] = [];
   protected server: Server | undefined;
   protected next = 1;
-  private waiters: { test: () => boolean; resolve: () => void }[] = [];
+  private readonly recorded = new RecordedCalls(this.calls);
 
   get domain(): string {
     return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
@@ -57,7 +58,7 @@ export class FakeFeishu {
         if (!path.startsWith('/open-apis/auth')) this.calls.push(call);
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify(answer));
-        this.wake();
+        this.recorded.wake();
       });
     });
     this.serve(this.server);
@@ -68,25 +69,27 @@ export class FakeFeishu {
   protected serve(_server: Server): void {}
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   until(test: (calls: readonly FeishuCall[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      if (test(this.calls)) resolve();
-      else this.waiters.push({ test: () => test(this.calls), resolve });
-    });
-  }
-
-  protected wake(): void {
-    const ready = this.waiters.filter((waiter) => waiter.test());
-    this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
-    for (const waiter of ready) waiter.resolve();
+    return this.recorded.until(test);
   }
 }
 
 let events = 1;
+
+/** An event's header (schema 2.0): its id (a new one unless given), type, time and verification token (default `v`). */
+function headerOf(type: string, options: { now: number; eventId?: string; token?: string }) {
+  return {
+    event_id: options.eventId ?? `ev-${events++}`,
+    event_type: type,
+    create_time: String(options.now),
+    token: options.token ?? 'v',
+    app_id: 'cli_0123456789abcdef',
+    tenant_key: 'tk',
+  };
+}
 
 /**
  * An `im.message.receive_v1` event (schema 2.0) of `user` writing `text` in chat `oc_1`,
@@ -99,14 +102,7 @@ export function messageEvent(
 ) {
   return {
     schema: '2.0',
-    header: {
-      event_id: options.eventId ?? `ev-${events++}`,
-      event_type: 'im.message.receive_v1',
-      create_time: String(options.now),
-      token: options.token ?? 'v',
-      app_id: 'cli_0123456789abcdef',
-      tenant_key: 'tk',
-    },
+    header: headerOf('im.message.receive_v1', options),
     event: {
       sender: { sender_id: { open_id: user }, sender_type: 'user', tenant_key: 'tk' },
       message: {
@@ -129,14 +125,7 @@ export function cardAction(
 ) {
   return {
     schema: '2.0',
-    header: {
-      event_id: options.eventId ?? `ev-${events++}`,
-      event_type: 'card.action.trigger',
-      create_time: String(options.now),
-      token: options.token ?? 'v',
-      app_id: 'cli_0123456789abcdef',
-      tenant_key: 'tk',
-    },
+    header: headerOf('card.action.trigger', options),
     event: {
       operator: { open_id: user, tenant_key: 'tk' },
       action: { tag: 'button', value, ...(options.form === undefined ? {} : { form_value: options.form }) },

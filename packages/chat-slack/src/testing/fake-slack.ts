@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac } from 'node:crypto';
+import { closeServer, RecordedCalls } from '@interlock/chat/testing';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /** One Web API call the fake received. */
@@ -24,7 +25,7 @@ export class FakeSlack {
   private sockets: WebSocketServer | undefined;
   private socket: WebSocket | undefined;
   private nextTs = 1;
-  private waiters: { test: () => boolean; resolve: () => void }[] = [];
+  private readonly recorded = new RecordedCalls(this.calls);
   private readonly acks = new Map<string, (payload: unknown) => void>();
   private connected: (() => void) | undefined;
 
@@ -42,7 +43,7 @@ export class FakeSlack {
         this.calls.push({ method, token, body, answer });
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify(answer));
-        this.wake();
+        this.recorded.wake();
       });
     });
     this.sockets = new WebSocketServer({ noServer: true });
@@ -64,16 +65,12 @@ export class FakeSlack {
   async stop(): Promise<void> {
     this.socket?.terminate();
     this.sockets?.close();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   /** Resolves once a call matching `test` has arrived (no polling: woken by each call). */
   until(test: (calls: readonly SlackCall[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      if (test(this.calls)) resolve();
-      else this.waiters.push({ test: () => test(this.calls), resolve });
-    });
+    return this.recorded.until(test);
   }
 
   /** Web API calls of one method. */
@@ -118,12 +115,6 @@ export class FakeSlack {
         return { ok: false, error: 'unknown_method' };
     }
   }
-
-  private wake(): void {
-    const ready = this.waiters.filter((waiter) => waiter.test());
-    this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
-    for (const waiter of ready) waiter.resolve();
-  }
 }
 
 /** A Web API body: a form whose object values are JSON (as the Web API client sends them), or JSON. */
@@ -142,6 +133,11 @@ async function readForm(request: IncomingMessage): Promise<Record<string, unknow
     }
   }
   return body;
+}
+
+/** Whether `call` posted an approval: a message with Interlock's approve button. */
+export function isApprovalMessage(call: SlackCall): boolean {
+  return call.method === 'chat.postMessage' && JSON.stringify(call.body['blocks'] ?? '').includes('interlock_approve');
 }
 
 /** Posts to the connector as Slack does: signed with `secret` (or a given signature), at `timestamp` (seconds). */

@@ -8,6 +8,7 @@ export {
   buttonPayload,
   editSubmission,
   formPayload,
+  isApprovalMessage,
   messageEvent,
   postSigned,
   type SlackCall,

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeServer, RecordedCalls } from '@interlock/chat/testing';
 
 /** A message the fake Graph API was asked to send. */
 export interface SentMessage {
@@ -15,7 +16,7 @@ export class FakeWhatsApp {
   readonly sent: SentMessage[] = [];
   private server: Server | undefined;
   private next = 1;
-  private waiters: { test: () => boolean; resolve: () => void }[] = [];
+  private readonly recorded = new RecordedCalls(this.sent);
 
   get apiUrl(): string {
     return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/v21.0/`;
@@ -42,24 +43,18 @@ export class FakeWhatsApp {
             messages: [{ id }],
           }),
         );
-        const ready = this.waiters.filter((waiter) => waiter.test());
-        this.waiters = this.waiters.filter((waiter) => !ready.includes(waiter));
-        for (const waiter of ready) waiter.resolve();
+        this.recorded.wake();
       });
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
   }
 
   async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    await closeServer(this.server);
   }
 
   until(test: (sent: readonly SentMessage[]) => boolean): Promise<void> {
-    return new Promise((resolve) => {
-      if (test(this.sent)) resolve();
-      else this.waiters.push({ test: () => test(this.sent), resolve });
-    });
+    return this.recorded.until(test);
   }
 }
 

@@ -54,6 +54,18 @@ export function toolResults(server: MessagesServer): string {
 }
 
 /**
+ * The tests' banned command (`shell.extraBanned`): `terraform destroy`. What is allowed runs
+ * in the real Bash tool, where terraform is missing or the stand-in of {@link fakeTerraform},
+ * which only logs what it ran: nothing is destroyed if a banned call ever ran.
+ */
+export const TERRAFORM_DESTROY = {
+  id: 'terraform-destroy',
+  programs: ['terraform'],
+  reason: 'destroys infrastructure',
+  when: { subcommands: ['destroy'] },
+};
+
+/**
  * A stand-in `terraform` in `dir/bin`: it only writes the arguments it ran with to
  * `dir/terraform.log`, so a test sees which commands Claude Code's Bash tool really ran.
  */

@@ -34,11 +34,17 @@ const deploy = defineTool({
   },
 });
 
-/** A thread whose model proposes `deploy({ env: 'prod' })`, asked by rita, waiting for approvals. */
+/**
+ * A thread whose model proposes `deploy({ env: 'prod' })`, asked by rita, waiting for approvals:
+ * the quorum set on the workflow (or on the instance, `where`), with `store` if given.
+ */
 async function deployAsked(
   quorum: QuorumConfigInput,
-  approval: { onToolApprove?: () => boolean } = {},
-  where: 'workflow' | 'instance' = 'workflow',
+  {
+    onToolApprove,
+    where = 'workflow',
+    store,
+  }: { onToolApprove?: () => boolean; where?: 'workflow' | 'instance'; store?: InMemoryCheckpointStore } = {},
 ) {
   runs.length = 0;
   const model = scriptedModel([
@@ -46,9 +52,10 @@ async function deployAsked(
     'done',
   ]);
   interlock = await createInterlock({
+    ...(store ? { store: { type: 'custom' as const, store } } : {}),
     models: { default: model },
     tools: [deploy],
-    approval: { ...approval, ...(where === 'instance' ? { quorum } : {}) },
+    approval: { ...(onToolApprove ? { onToolApprove } : {}), ...(where === 'instance' ? { quorum } : {}) },
   });
   const events: InterlockEvent[] = [];
   interlock.events$.subscribe((event) => events.push(event));
@@ -123,25 +130,7 @@ describe('N-of-M approvals (F51)', () => {
         return super.commit(unit);
       }
     }
-    runs.length = 0;
-    interlock = await createInterlock({
-      store: { type: 'custom', store: new RecordingStore() },
-      models: {
-        default: scriptedModel([
-          { text: '', toolCalls: [{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }] },
-          'done',
-        ]),
-      },
-      tools: [deploy],
-    });
-    const workflow = interlock.registerWorkflow({
-      ...linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['deploy'] } }], { id: 'release' }),
-      config: { toolApproval: { approvalTimeout: '1h', quorum: { required: 2 } } },
-    });
-    const thread = await interlock.start(workflow, { channel: 'inbox' });
-    await thread.done();
-    const [request] = await interlock.pending();
-    const interactionId = request!.interactionId;
+    const { threadId, interactionId } = await deployAsked({ required: 2 }, { store: new RecordingStore() });
     await approve(interactionId, 'web:alice');
     units.length = 0;
     expect(await approve(interactionId, 'web:bob')).toMatchObject({ continuation: { status: 'continued' } });
@@ -149,7 +138,7 @@ describe('N-of-M approvals (F51)', () => {
     const [first] = units;
     expect(first?.interactions?.map((change) => change.kind).slice(0, 2)).toEqual(['approve-partially', 'answer']);
     expect(first?.thread).toMatchObject({ kind: 'save', claim: { kind: 'take' } });
-    await finished(thread.threadId);
+    await finished(threadId);
     expect(runs).toEqual([{ env: 'prod' }]);
     expect(
       units.filter((unit) => unit.interactions?.some((change) => change.kind === 'approve-partially')),
@@ -170,33 +159,13 @@ describe('N-of-M approvals (F51)', () => {
         return super.commit(unit);
       }
     }
-    runs.length = 0;
-    interlock = await createInterlock({
-      store: { type: 'custom', store: new InterleavingStore() },
-      models: {
-        default: scriptedModel([
-          { text: '', toolCalls: [{ id: 'c1', name: 'deploy', arguments: { env: 'prod' } }] },
-          'done',
-        ]),
-      },
-      tools: [deploy],
-    });
-    const workflow = interlock.registerWorkflow({
-      ...linearWorkflow([{ id: 'agent', type: 'LLM', config: { tools: ['deploy'] } }], { id: 'release' }),
-      config: { toolApproval: { approvalTimeout: '1h', quorum: { required: 2 } } },
-    });
-    const thread = await interlock.start(workflow, { channel: 'inbox' });
-    await thread.done();
-    const [request] = await interlock.pending();
-    const interactionId = request!.interactionId;
+    const { threadId, interactionId } = await deployAsked({ required: 2 }, { store: new InterleavingStore() });
     await approve(interactionId, 'web:alice');
     expect(await approve(interactionId, 'web:bob')).toMatchObject({ status: 'accepted' });
     expect(interleaved).toBe(true);
-    await finished(thread.threadId);
+    await finished(threadId);
     expect(runs).toEqual([{ env: 'prod' }]);
-    const decisions = (await interlock.audit({ threadId: thread.threadId })).filter(
-      (entry) => entry.decidedBy === 'person',
-    );
+    const decisions = (await interlock!.audit({ threadId })).filter((entry) => entry.decidedBy === 'person');
     expect(decisions.at(-1)).toMatchObject({
       responder: 'web:bob',
       reason: 'approved by 3 approvers: web:alice, web:carol, web:bob',
@@ -266,7 +235,7 @@ describe('N-of-M approvals (F51)', () => {
   });
 
   it("takes the quorum from the instance's approval options too (the project file's [approval.quorum])", async () => {
-    const { interactionId } = await deployAsked({ required: 3 }, {}, 'instance');
+    const { interactionId } = await deployAsked({ required: 3 }, { where: 'instance' });
     expect(await approve(interactionId, 'web:alice')).toMatchObject({ continuation: { given: 1, required: 3 } });
     expect(await approve(interactionId, 'web:bob')).toMatchObject({ continuation: { given: 2, required: 3 } });
     expect(runs).toEqual([]);

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkflowDefinitionInput } from '@interlock/sdk-types';
 import { agentTool, createInterlock, type Interlock } from '../index.js';
+import { agentWrite } from './__fixtures__/agent-write.js';
 
 /*
  * Issue 28/29: an agent's absolute paths are judged against the workspace the agent asked
@@ -17,35 +17,6 @@ import { agentTool, createInterlock, type Interlock } from '../index.js';
  */
 const ANSWER = fileURLToPath(new URL('./__fixtures__/answer-from-elsewhere.mjs', import.meta.url));
 const DIST = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
-
-/** START → a decide-only TOOL node about Claude Code's `Write` at `path` (as `interlock mcp serve` asks) → END. */
-function agentWrite(id: string, path: string): WorkflowDefinitionInput {
-  return {
-    id,
-    name: "An agent's write",
-    version: '1',
-    config: { toolApproval: { autoApprovedTools: [], approvalTimeout: '1h' } },
-    variables: [{ name: 'approved', scope: 'thread' }],
-    nodes: [
-      { id: 'start', type: 'START' },
-      {
-        id: 'decide',
-        type: 'TOOL',
-        config: {
-          tool: 'Write',
-          arguments: { file_path: path, content: 'draft' },
-          outputVariable: 'approved',
-          decideOnly: true,
-        },
-      },
-      { id: 'end', type: 'END', config: { output: '{{ approved }}' } },
-    ],
-    edges: [
-      { from: 'start', to: 'decide' },
-      { from: 'decide', to: 'end' },
-    ],
-  };
-}
 
 let root: string;
 let agentWorkspace: string;

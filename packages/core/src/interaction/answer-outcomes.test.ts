@@ -14,6 +14,7 @@ import {
   type ModelProvider,
 } from '../index.js';
 import { InMemoryCheckpointStore } from '../testing/index.js';
+import { agentWrite } from './__fixtures__/agent-write.js';
 
 /*
  * What respond() tells an answerer (issue 28): an answer the pipeline would refuse is refused
@@ -55,32 +56,8 @@ function agentWorkflow(tool: string): WorkflowDefinitionInput {
   };
 }
 
-/** START → a decide-only TOOL node about Claude Code's `Write` (as `interlock mcp serve` asks) → END. */
-const AGENT_WRITE: WorkflowDefinitionInput = {
-  id: 'agent-write',
-  name: "An agent's write",
-  version: '1',
-  config: { toolApproval: { autoApprovedTools: [], approvalTimeout: '1h' } },
-  variables: [{ name: 'approved', scope: 'thread' }],
-  nodes: [
-    { id: 'start', type: 'START' },
-    {
-      id: 'decide',
-      type: 'TOOL',
-      config: {
-        tool: 'Write',
-        arguments: { file_path: 'notes.md', content: 'hello' },
-        outputVariable: 'approved',
-        decideOnly: true,
-      },
-    },
-    { id: 'end', type: 'END', config: { output: '{{ approved }}' } },
-  ],
-  edges: [
-    { from: 'start', to: 'decide' },
-    { from: 'decide', to: 'end' },
-  ],
-};
+/** START → a decide-only TOOL node about Claude Code's `Write` of notes.md (as `interlock mcp serve` asks) → END. */
+const AGENT_WRITE = agentWrite('agent-write', 'notes.md');
 
 function proposing(name: string, args: Record<string, unknown>): ModelProvider {
   return scriptedModel((request) =>

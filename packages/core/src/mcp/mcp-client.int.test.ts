@@ -87,6 +87,10 @@ async function runTurn(options: {
   }
 }
 
+/** What each approval of `run` asked about: the tool, its category and its risk. */
+const askedAbout = (run: { asked: UserInteractionRequest[] }) =>
+  run.asked.map(({ toolApproval }) => [toolApproval?.toolName, toolApproval?.category, toolApproval?.riskLevel]);
+
 const filesystem = (extra: Partial<McpServerOptions> = {}): McpServerOptions => ({
   name: 'fs',
   transport: { type: 'stdio', command: process.execPath, args: [FILESYSTEM_SERVER, directory] },
@@ -107,13 +111,7 @@ describe('MCP client: server-filesystem over stdio', () => {
     });
     expect(run.result).toMatchObject({ status: 'completed' });
     // Only the writes asked; the read ran on its own.
-    expect(
-      run.asked.map((request) => [
-        request.toolApproval?.toolName,
-        request.toolApproval?.category,
-        request.toolApproval?.riskLevel,
-      ]),
-    ).toEqual([
+    expect(askedAbout(run)).toEqual([
       ['mcp__fs__create_directory', 'write', 'MEDIUM'],
       ['mcp__fs__write_file', 'write', 'HIGH'],
     ]);
@@ -165,13 +163,7 @@ describe('MCP client: server-filesystem over stdio', () => {
       ],
       answer: () => reject('not now'),
     });
-    expect(
-      run.asked.map((request) => [
-        request.toolApproval?.toolName,
-        request.toolApproval?.category,
-        request.toolApproval?.riskLevel,
-      ]),
-    ).toEqual([
+    expect(askedAbout(run)).toEqual([
       ['mcp__fs__write_file', 'write', 'HIGH'],
       ['mcp__fs__read_text_file', 'write', 'MEDIUM'],
     ]);
@@ -400,13 +392,7 @@ describe('MCP client: server-everything over Streamable HTTP', () => {
       ],
       answer: () => reject('no downloads'),
     });
-    expect(
-      run.asked.map((request) => [
-        request.toolApproval?.toolName,
-        request.toolApproval?.category,
-        request.toolApproval?.riskLevel,
-      ]),
-    ).toEqual([['mcp__everything__gzip-file-as-resource', 'network', 'MEDIUM']]);
+    expect(askedAbout(run)).toEqual([['mcp__everything__gzip-file-as-resource', 'network', 'MEDIUM']]);
     expect(run.toolMessages[0]).toContain('42');
     expect(run.toolMessages[1]).toMatch(/EXECUTION_REJECTED[\s\S]*no downloads/);
     expect(run.toolMessages[2]).toMatch(/TIMEOUT/);

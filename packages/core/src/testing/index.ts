@@ -7,8 +7,8 @@
  * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
  * PostgreSQL database of a test's own (for the store's defaults), an OTLP/HTTP collector
  * that keeps the spans, metrics and raw bodies processes export, processes started in a
- * group of their own, so that stopping one stops what it started, and a service that
- * refuses calls without a valid approval receipt.
+ * group of their own, so that stopping one stops what it started, a service that refuses
+ * calls without a valid approval receipt, and a real terminal (tmux) to type into and read.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -34,3 +34,4 @@ export {
   type ServiceCall,
 } from './receipt-service.js';
 export { spawnProcessGroup, stopProcessGroup } from './process-group.js';
+export { assertTmux, TmuxTerminal } from './tmux-terminal.js';

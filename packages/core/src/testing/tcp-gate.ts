@@ -1,4 +1,4 @@
-import { connect, createServer, type Socket } from 'node:net';
+import { tcpPipe } from './tcp-pipe.js';
 
 /** A TCP proxy to PostgreSQL that can refuse new connections and cut the open ones. */
 export interface TcpGate {
@@ -16,51 +16,18 @@ export interface TcpGate {
 }
 
 export async function tcpGate(target: string): Promise<TcpGate> {
-  const url = new URL(target);
-  const open = new Set<{ client: Socket; server: Socket }>();
   let refusing = false;
-  const gate = createServer((client) => {
-    if (refusing) {
-      client.destroy();
-      return;
-    }
-    const server = connect(Number(url.port), url.hostname);
-    const pair = { client, server };
-    open.add(pair);
-    client.on('data', (data) => server.write(data));
-    server.on('data', (data) => client.write(data));
-    const end = () => {
-      open.delete(pair);
-      client.destroy();
-      server.destroy();
-    };
-    client.on('close', end).on('error', end);
-    server.on('close', end).on('error', end);
-  });
-  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
-  const address = gate.address();
-  const proxied = new URL(url);
-  proxied.port = String(typeof address === 'object' && address !== null ? address.port : 0);
-  const cut = () => {
-    for (const pair of open) {
-      pair.client.destroy();
-      pair.server.destroy();
-    }
-  };
+  const pipe = await tcpPipe(target, { admit: () => !refusing });
   return {
-    url: proxied.toString(),
+    url: pipe.url,
     refuse: () => {
       refusing = true;
     },
     admit: () => {
       refusing = false;
     },
-    cut,
-    serverSidePorts: () => [...open].map((pair) => pair.server.localPort).filter((port) => port !== undefined),
-    close: async () => {
-      const closed = new Promise((resolve) => gate.close(resolve));
-      cut();
-      await closed;
-    },
+    cut: pipe.cut,
+    serverSidePorts: () => [...pipe.open].map((pair) => pair.server.localPort).filter((port) => port !== undefined),
+    close: pipe.close,
   };
 }

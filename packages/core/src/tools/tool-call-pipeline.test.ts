@@ -64,6 +64,20 @@ const toolMessages = (model: ReturnType<typeof scriptedModel>) =>
     .messages.filter((message) => message.role === 'tool')
     .map((message) => message.content);
 
+/** A workflow `id` whose TOOL node only decides the note `proposed`: its output is the decision. */
+function decideOnly(id: string) {
+  return linearWorkflow(
+    [
+      {
+        id: 'decide',
+        type: 'TOOL',
+        config: { tool: 'note', arguments: { text: 'proposed' }, outputVariable: 'output', decideOnly: true },
+      },
+    ],
+    { id },
+  );
+}
+
 describe('ToolCallPipeline', () => {
   it('onToolApprove decides before any handler, and can edit the arguments (F26)', async () => {
     const seen: unknown[] = [];
@@ -303,18 +317,7 @@ describe('ToolCallPipeline', () => {
   it('a decideOnly TOOL node hands back the approved (edited) arguments and never runs the tool (F50)', async () => {
     const { handler } = await setUp({ answers: [{ input: { approved: true, editedParameters: { text: 'edited' } } }] });
     effects.length = 0;
-    const workflow = interlock!.registerWorkflow(
-      linearWorkflow(
-        [
-          {
-            id: 'decide',
-            type: 'TOOL',
-            config: { tool: 'note', arguments: { text: 'proposed' }, outputVariable: 'output', decideOnly: true },
-          },
-        ],
-        { id: 'decide-only' },
-      ),
-    );
+    const workflow = interlock!.registerWorkflow(decideOnly('decide-only'));
     expect(await (await interlock!.start(workflow, { channel: 'cli' })).done()).toMatchObject({
       status: 'completed',
       output: { text: 'edited' },
@@ -327,18 +330,7 @@ describe('ToolCallPipeline', () => {
   it('a decideOnly TOOL node that a person rejects completes with null: the rejection is the decision (F50)', async () => {
     const { handler } = await setUp({ answers: [{ input: { approved: false, denyReason: 'not today' } }] });
     effects.length = 0;
-    const workflow = interlock!.registerWorkflow(
-      linearWorkflow(
-        [
-          {
-            id: 'decide',
-            type: 'TOOL',
-            config: { tool: 'note', arguments: { text: 'proposed' }, outputVariable: 'output', decideOnly: true },
-          },
-        ],
-        { id: 'decide-only-rejected' },
-      ),
-    );
+    const workflow = interlock!.registerWorkflow(decideOnly('decide-only-rejected'));
     expect(await (await interlock!.start(workflow, { channel: 'cli' })).done()).toMatchObject({
       status: 'completed',
       output: null,

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { InterlockEvent } from '@interlock/sdk-types';
 import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
-import { createInterlock, defineTool, InterlockError, type Interlock } from '../index.js';
+import { createInterlock, defineTool, InterlockError, type Interlock, type Tool } from '../index.js';
 import type { ThreadRecord } from '../persistence/checkpoint-store.js';
 import { InMemoryCheckpointStore, scriptedHandler, scriptedModel } from '../testing/index.js';
 import { safeShellClassifier } from '../testing/index.js';
@@ -12,6 +12,24 @@ const opened: Interlock[] = [];
 afterEach(async () => {
   for (const interlock of opened.splice(0)) await interlock.close().catch(() => undefined);
 });
+
+/** The payments workflow: an agent that may call `charge`. */
+const PAYMENTS = linearWorkflow(
+  [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
+  { id: 'payments' },
+);
+
+/** A first process on `store`, its model proposing to charge 42 with `tool`: it starts a payment. */
+async function startPayment(store: InMemoryCheckpointStore, tool: Tool) {
+  const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
+  const first = await createInterlock({
+    store: { type: 'custom', store },
+    models: { default: scriptedModel([proposal]) },
+    tools: [tool],
+    shellClassifier: safeShell,
+  });
+  return { first, thread: await first.start(first.registerWorkflow(PAYMENTS)) };
+}
 
 /** A tool whose first run hangs (the "process" running it is as good as dead), counting its effects. */
 function hangingTool(idempotent: boolean) {
@@ -39,20 +57,8 @@ function hangingTool(idempotent: boolean) {
 async function crashMidCall(idempotent: boolean, answer?: unknown) {
   const store = new InMemoryCheckpointStore();
   const { tool, effects } = hangingTool(idempotent);
-  const definition = linearWorkflow(
-    [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
-    { id: 'payments' },
-  );
-  const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
-
   // The first process is never closed: it is as good as dead, stuck inside the tool.
-  const first = await createInterlock({
-    store: { type: 'custom', store },
-    models: { default: scriptedModel([proposal]) },
-    tools: [tool],
-    shellClassifier: safeShell,
-  });
-  const stuck = await first.start(first.registerWorkflow(definition));
+  const { thread: stuck } = await startPayment(store, tool);
   await vi.waitFor(() => expect(effects).toHaveLength(1));
 
   // A second process takes the thread over from the store, as after a crash of the first:
@@ -238,18 +244,7 @@ describe('write-ahead tool executions (F40)', () => {
         return `charged ${amount}`;
       },
     });
-    const definition = linearWorkflow(
-      [{ id: 'agent', type: 'LLM', config: { tools: ['charge'], outputVariable: 'output' } }],
-      { id: 'payments' },
-    );
-    const proposal = { text: '', toolCalls: [{ id: 'pay-1', name: 'charge', arguments: { amount: 42 } }] };
-    const first = await createInterlock({
-      store: { type: 'custom', store },
-      models: { default: scriptedModel([proposal]) },
-      tools: [careless],
-      shellClassifier: safeShell,
-    });
-    const thread = await first.start(first.registerWorkflow(definition));
+    const { first, thread } = await startPayment(store, careless);
     await vi.waitFor(() => expect(effects).toEqual(['started']));
     // The process closes while the tool works: its signal is aborted, and it returns.
     await first.close();
@@ -266,7 +261,7 @@ describe('write-ahead tool executions (F40)', () => {
       handlers: { default: handler },
     });
     opened.push(second);
-    second.registerWorkflow(definition);
+    second.registerWorkflow(PAYMENTS);
     const events: InterlockEvent[] = [];
     second.events$.subscribe((event) => events.push(event));
     const outcome = await (await second.resume(thread.threadId)).done();

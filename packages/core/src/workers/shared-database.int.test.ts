@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../__fixtures__/postgres-schemas.js';
+import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, createWorker, openStore, servedWorkflows, type Interlock } from '../index.js';
 import { testPostgresUrl } from '../persistence/typeorm/__fixtures__/postgres-harness.js';
 import { until } from '../testing/until.js';
@@ -23,29 +24,7 @@ afterEach(async () => {
 afterAll(() => dropSchemas(url, schemas));
 
 /** Asks for a message, then ends with it. */
-const ECHO = {
-  id: 'echo',
-  name: 'Echo',
-  version: '1',
-  variables: [{ name: 'said', scope: 'thread' as const }],
-  nodes: [
-    { id: 'start', type: 'START' as const },
-    {
-      id: 'ask',
-      type: 'USER_INTERACTION' as const,
-      config: {
-        operationType: 'UPDATE_VARIABLES' as const,
-        prompt: 'Say something',
-        variables: [{ variableName: 'said', expression: '{{ input }}' }],
-      },
-    },
-    { id: 'end', type: 'END' as const, config: { output: '{{ said }}' } },
-  ],
-  edges: [
-    { from: 'start', to: 'ask' },
-    { from: 'ask', to: 'end' },
-  ],
-};
+const ECHO = linearWorkflow([askNode()], { id: 'echo' });
 
 function storeIn(schema: string) {
   schemas.push(schema);

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../__fixtures__/postgres-schemas.js';
+import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { until } from '../__fixtures__/until.js';
 import { createWorker, type InterlockWorker } from '../index.js';
 import { tcpGate, type TcpGate } from '../testing/tcp-gate.js';
@@ -24,29 +25,8 @@ afterEach(async () => {
 });
 afterAll(() => dropSchemas(url, schemas));
 
-const ASK = {
-  id: 'ask',
-  name: 'Ask',
-  version: '1',
-  variables: [{ name: 'answer', scope: 'thread' as const }],
-  nodes: [
-    { id: 'start', type: 'START' as const },
-    {
-      id: 'ask',
-      type: 'USER_INTERACTION' as const,
-      config: {
-        operationType: 'UPDATE_VARIABLES' as const,
-        prompt: 'Go?',
-        variables: [{ variableName: 'answer', expression: '{{ input }}' }],
-      },
-    },
-    { id: 'end', type: 'END' as const },
-  ],
-  edges: [
-    { from: 'start', to: 'ask' },
-    { from: 'ask', to: 'end' },
-  ],
-};
+/** Asks once, then ends. */
+const ASK = linearWorkflow([askNode()], { id: 'ask' });
 
 /** A worker on its own schema, reaching PostgreSQL through a gate, with its health port. */
 async function gatedWorker(name: string): Promise<{ worker: InterlockWorker; gate: TcpGate; schema: string }> {

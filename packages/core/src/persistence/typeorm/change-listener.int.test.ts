@@ -1,8 +1,8 @@
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
 import { createThread } from '../../testing/conformance/commit-helpers.js';
 import { threadRecord } from '../../testing/conformance/store-records.js';
+import { tcpPipe } from '../../testing/tcp-pipe.js';
 import { until } from '../../testing/until.js';
 import type { StoreChange } from '../checkpoint-store.js';
 import { testPostgresUrl } from './__fixtures__/postgres-harness.js';
@@ -26,38 +26,14 @@ afterEach(async () => {
 afterAll(() => dropSchemas(url, [schema]));
 
 /** A TCP proxy to PostgreSQL; `silence()` makes every connection open now carry nothing, both ways, without closing it. */
-async function silencingProxy(target: URL): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
-  const open = new Set<{ client: Socket; server: Socket; silent: boolean }>();
-  const proxy: Server = createServer((client) => {
-    const server = connect(Number(target.port), target.hostname);
-    const pair = { client, server, silent: false };
-    open.add(pair);
-    client.on('data', (data) => pair.silent || server.write(data));
-    server.on('data', (data) => pair.silent || client.write(data));
-    const end = () => {
-      open.delete(pair);
-      client.destroy();
-      server.destroy();
-    };
-    client.on('close', end).on('error', end);
-    server.on('close', end).on('error', end);
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  const address = proxy.address();
-  const proxied = new URL(target);
-  proxied.port = String(typeof address === 'object' && address !== null ? address.port : 0);
+async function silencingProxy(target: string): Promise<{ url: string; silence(): void; close(): Promise<void> }> {
+  const pipe = await tcpPipe(target);
   return {
-    url: proxied.toString(),
+    url: pipe.url,
     silence: () => {
-      for (const pair of open) pair.silent = true;
+      for (const pair of pipe.open) pair.silent = true;
     },
-    close: async () => {
-      for (const pair of open) {
-        pair.client.destroy();
-        pair.server.destroy();
-      }
-      await new Promise((resolve) => proxy.close(resolve));
-    },
+    close: pipe.close,
   };
 }
 
@@ -66,7 +42,7 @@ if (url !== undefined)
     it('finds the silent connection with its heartbeat, connects again, and reports a resync', async () => {
       const store = await createTypeormStore({ type: 'postgres', url, schema });
       closers.push(() => store.close());
-      const proxy = await silencingProxy(new URL(url));
+      const proxy = await silencingProxy(url);
       closers.push(() => proxy.close());
       const heard: StoreChange[] = [];
       const listening = await listenForChanges(proxy.url, schema, (change) => heard.push(change), {

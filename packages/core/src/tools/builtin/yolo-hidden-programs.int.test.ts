@@ -4,9 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linearWorkflow } from '../../__fixtures__/workflows.js';
-import { builtinTools, createInterlock, defineHandler, reject, type UserInteractionRequest } from '../../index.js';
-import { scriptedModel } from '../../testing/index.js';
+import { refusedInYolo } from '../../__fixtures__/yolo-bash.js';
 
 /*
  * Issue 24, item 2, end to end through the bash tool in yolo: commands that hide a program
@@ -41,44 +39,13 @@ const COMMANDS: [string, string][] = [
 
 describe('yolo through the bash tool (issue 24)', () => {
   it('asks a person before any command that hides what it runs, and runs none of them when refused (F22, F25)', async () => {
-    const asked: UserInteractionRequest[] = [];
-    const interlock = await createInterlock({
-      tools: builtinTools,
-      workspaceRoot: workspace,
-      approval: { mode: 'yolo' },
-      models: {
-        default: scriptedModel([
-          {
-            text: '',
-            toolCalls: COMMANDS.map(([command], index) => ({ id: `c${index}`, name: 'bash', arguments: { command } })),
-          },
-          'Done.',
-        ]),
-      },
-      handlers: {
-        cli: defineHandler({
-          handle: async (request: UserInteractionRequest) => {
-            asked.push(request);
-            return reject('not without reading it');
-          },
-        }),
-      },
-    });
-    try {
-      const workflow = interlock.registerWorkflow(
-        linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Work', tools: ['bash'] } }], {
-          id: 'yolo-hidden',
-        }),
-      );
-      expect(await (await interlock.start(workflow, { channel: 'cli' })).done()).toMatchObject({
-        status: 'completed',
-      });
-      const calls = asked.flatMap((request) => (request.toolApproval ? [request.toolApproval] : []));
-      expect(calls.map((call) => call.toolParameters['command'])).toEqual(COMMANDS.map(([command]) => command));
-      expect(calls.every((call) => call.rule === 'shell:hidden-effect')).toBe(true);
-      for (const [, marker] of COMMANDS) expect(existsSync(join(workspace, marker)), marker).toBe(false);
-    } finally {
-      await interlock.close();
-    }
+    const calls = await refusedInYolo(
+      workspace,
+      COMMANDS.map(([command]) => command),
+      { id: 'yolo-hidden', reason: 'not without reading it' },
+    );
+    expect(calls.map((call) => call.toolParameters['command'])).toEqual(COMMANDS.map(([command]) => command));
+    expect(calls.every((call) => call.rule === 'shell:hidden-effect')).toBe(true);
+    for (const [, marker] of COMMANDS) expect(existsSync(join(workspace, marker)), marker).toBe(false);
   });
 });

@@ -3,9 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linearWorkflow } from '../../__fixtures__/workflows.js';
-import { builtinTools, createInterlock, defineHandler, reject, type UserInteractionRequest } from '../../index.js';
-import { scriptedModel } from '../../testing/index.js';
+import { refusedInYolo } from '../../__fixtures__/yolo-bash.js';
 
 /*
  * Issue 37, end to end through the bash tool in yolo (F24, F25): the shell never writes
@@ -45,48 +43,13 @@ const commands = (): string[] => [
 
 describe('yolo through the bash tool (issue 37)', () => {
   it('asks a person before any command that writes outside the workspace, and runs none of them when refused', async () => {
-    const asked: UserInteractionRequest[] = [];
     const proposed = [...commands(), 'echo inside > inside.txt'];
-    const interlock = await createInterlock({
-      tools: builtinTools,
-      workspaceRoot: workspace,
-      approval: { mode: 'yolo' },
-      models: {
-        default: scriptedModel([
-          {
-            text: '',
-            toolCalls: proposed.map((command, index) => ({ id: `c${index}`, name: 'bash', arguments: { command } })),
-          },
-          'Done.',
-        ]),
-      },
-      handlers: {
-        cli: defineHandler({
-          handle: async (request: UserInteractionRequest) => {
-            asked.push(request);
-            return reject('not outside the workspace');
-          },
-        }),
-      },
-    });
-    try {
-      const workflow = interlock.registerWorkflow(
-        linearWorkflow([{ id: 'agent', type: 'LLM', config: { prompt: 'Work', tools: ['bash'] } }], {
-          id: 'yolo-outside',
-        }),
-      );
-      expect(await (await interlock.start(workflow, { channel: 'cli' })).done()).toMatchObject({
-        status: 'completed',
-      });
-      const calls = asked.flatMap((request) => (request.toolApproval ? [request.toolApproval] : []));
-      expect(calls.map((call) => call.toolParameters['command'])).toEqual(commands());
-      expect(calls.map((call) => call.rule)).toEqual(commands().map(() => 'shell:high-risk:outside-workspace'));
-      expect(readdirSync(outside).sort()).toEqual(['other.txt', 'passwd']);
-      expect(readFileSync(join(outside, 'passwd'), 'utf8')).toBe('root:x:0:0\n');
-      expect(readFileSync(join(workspace, 'inside.txt'), 'utf8')).toBe('inside\n');
-      expect(existsSync(join(workspace, 'notes.txt'))).toBe(true);
-    } finally {
-      await interlock.close();
-    }
+    const calls = await refusedInYolo(workspace, proposed, { id: 'yolo-outside', reason: 'not outside the workspace' });
+    expect(calls.map((call) => call.toolParameters['command'])).toEqual(commands());
+    expect(calls.map((call) => call.rule)).toEqual(commands().map(() => 'shell:high-risk:outside-workspace'));
+    expect(readdirSync(outside).sort()).toEqual(['other.txt', 'passwd']);
+    expect(readFileSync(join(outside, 'passwd'), 'utf8')).toBe('root:x:0:0\n');
+    expect(readFileSync(join(workspace, 'inside.txt'), 'utf8')).toBe('inside\n');
+    expect(existsSync(join(workspace, 'notes.txt'))).toBe(true);
   });
 });

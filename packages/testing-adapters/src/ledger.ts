@@ -7,18 +7,33 @@ export interface LedgerLine {
   args: Record<string, unknown>;
 }
 
-/** A file the tests' tools append what they ran to, one JSON line per call. */
+/** A line as a tool of another process writes it: with the process that ran the call. */
+export interface LedgerLineOfProcess extends LedgerLine {
+  pid: number;
+}
+
+/**
+ * A file the tests' tools append what they ran to, one JSON line per call: `lines()` the
+ * calls (tool and arguments), `written()` the lines as written (with the `pid` of the
+ * process that ran each, where its tool wrote one).
+ */
 export function ledgerAt(path: string) {
+  const written = async (): Promise<LedgerLineOfProcess[]> =>
+    (await readFile(path, 'utf8'))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as LedgerLineOfProcess);
   return {
+    path,
     reset: () => writeFile(path, ''),
     record: (tool: string, args: unknown) => writeFile(path, `${JSON.stringify({ tool, args })}\n`, { flag: 'a' }),
-    lines: async (): Promise<LedgerLine[]> =>
-      (await readFile(path, 'utf8'))
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as LedgerLine),
+    written,
+    lines: async (): Promise<LedgerLine[]> => (await written()).map(({ tool, args }) => ({ tool, args })),
   };
 }
+
+/** A ledger of {@link ledgerAt}. */
+export type Ledger = ReturnType<typeof ledgerAt>;
 
 /**
  * The calls that ran without an `allow` entry of their own in the audit (F62): each call
