@@ -1,8 +1,9 @@
 import type { ApprovalMode, Interlock, ModelProvider, ThreadHandle, ThreadOutcome } from '@interlock/core';
 import type { InterlockEvent, UserInteractionRequest } from '@interlock/sdk-types';
-import { startTelemetry, telemetryOptionsOf, type Telemetry } from '@interlock/telemetry';
+import type { Telemetry } from '@interlock/telemetry';
 import { createCliInterlock } from './composition-root.js';
 import { projectConfig } from './project-config-option.js';
+import { startProjectTelemetry } from './project-telemetry.js';
 import type { AuditSummary, EventPrinter } from './event-printer.js';
 import { ExitCode, exitCodeOf } from './exit-code.js';
 import { RunStopper } from './run-stopper.js';
@@ -97,9 +98,7 @@ export class ThreadSession {
       commandLine: options.commandLine,
     });
     // [telemetry] (F59): this process's spans join the trace the thread carries, as a worker's do.
-    const telemetryConfig = projectConfig()?.config.telemetry;
-    const telemetry =
-      telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-cli'));
+    const telemetry = await startProjectTelemetry(projectConfig()?.config.telemetry, 'interlock-cli');
     const interlock = await createCliInterlock({
       store: options.store.options,
       model: options.model,

@@ -15,7 +15,6 @@ import {
 } from '@interlock/core';
 import type { FastifyInstance } from 'fastify';
 import type { ChatChannel } from '@interlock/chat';
-import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
 import { chatApproverNames, startChatPlatforms } from './chat-platforms.js';
 import { createDeploymentInterlock } from './deployment/deployment-interlock.js';
 import { RELEASE_AGENT_WORKFLOW } from './demo/web-demo.js';
@@ -93,9 +92,14 @@ async function main(argv: string[]): Promise<void> {
   const projectPath = values['no-config'] ? undefined : (values.config ?? (await findProjectConfig(process.cwd())));
   const project = projectPath === undefined ? undefined : await loadProjectConfig(projectPath);
   // Before createInterlock, so core's metrics are recorded (F59).
+  // [telemetry] (F59): the SDK is imported only when the project file asks for it.
   const telemetryConfig = project?.config.telemetry;
   const telemetry =
-    telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-web'));
+    telemetryConfig === undefined
+      ? undefined
+      : await import('@interlock/telemetry').then((otel) =>
+          otel.startTelemetry(otel.telemetryOptionsOf(telemetryConfig, 'interlock-web')),
+        );
   const storeOptions = parseStore(values.store, project);
   // The file is followed: an approver added or removed takes effect without a restart.
   const approvers = ApproverDirectory.watch(

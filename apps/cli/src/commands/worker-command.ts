@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
 import { builtinTools, createWorker } from '@interlock/core';
-import { startTelemetry, telemetryOptionsOf } from '@interlock/telemetry';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { projectConfig, projectWorkflowFiles } from '../project-config-option.js';
 import { ExitCode } from '../exit-code.js';
 import { WORKER_HELP } from '../help-text.js';
 import { createModel } from '../model-option.js';
+import { startProjectTelemetry } from '../project-telemetry.js';
 import { parseStoreOption } from '../store-option.js';
 import { colourWanted, createTerminalStyle } from '../terminal-style.js';
 import { UsageError } from '../usage-error.js';
@@ -76,9 +76,7 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
   );
   const project = projectConfig();
   // [telemetry]: traces and metrics over OTLP/HTTP (F59), set up before the worker's Interlock.
-  const telemetryConfig = project?.config.telemetry;
-  const telemetry =
-    telemetryConfig === undefined ? undefined : startTelemetry(telemetryOptionsOf(telemetryConfig, 'interlock-worker'));
+  const telemetry = await startProjectTelemetry(project?.config.telemetry, 'interlock-worker');
   const worker = await createWorker({
     // The project file's rules, tools and workspace; the flags are a later layer.
     ...(project === undefined ? {} : { config: project }),
