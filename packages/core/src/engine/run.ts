@@ -65,6 +65,8 @@ export class Run {
   private held: EmittedEvent[] = [];
   /** Whether a commit of the run kept its claim: other processes saw it hold the thread. */
   private claimShown = false;
+  /** Whether another caller joined the run (see join). */
+  private joined = false;
   private lazyCommit: NodeJS.Immediate | undefined;
   private broken: unknown;
   private released = false;
@@ -162,6 +164,22 @@ export class Run {
   /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
   get claimWasVisible(): boolean {
     return this.claimShown;
+  }
+
+  /**
+   * A caller of this process asked to take the thread forward while this run had it (a
+   * worker's job for an answer stored elsewhere): the answer may have been stored after the
+   * run's last read, even after its last commit was sent, so what the thread waits on is
+   * read from the store when the run stops (issue 38: the job was otherwise done, and the
+   * thread left to its recovery).
+   */
+  join(): void {
+    this.joined = true;
+  }
+
+  /** Whether {@link join} was called. */
+  get wasJoined(): boolean {
+    return this.joined;
   }
 
   /** A durability point: commits everything pending, with the thread as it is now. `release` ends the run's claim. */

@@ -181,9 +181,10 @@ export class ThreadRunner {
   private resumeFrom(threadId: string, from: ResumeFrom = {}): Promise<ThreadHandle> {
     this.assertOpen();
     const running = this.runs.get(threadId);
-    if (running && from.answer === undefined) return Promise.resolve(running.handle);
+    // Joined, the run reads what its thread waits on when it stops (see Run.join).
+    if (running && from.answer === undefined) return Promise.resolve(this.join(running.handle));
     const claiming = this.claiming.get(threadId);
-    if (claiming && from.answer === undefined) return claiming;
+    if (claiming && from.answer === undefined) return claiming.then((handle) => this.join(handle));
     if (running || claiming)
       throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
     const launched = this.launchStored(threadId, from).finally(() => this.claiming.delete(threadId));
@@ -395,9 +396,9 @@ export class ThreadRunner {
     });
     try {
       const running = this.runs.get(threadId);
-      if (running) return accepted({ status: 'continued' }, running.handle);
+      if (running) return accepted({ status: 'continued' }, this.join(running.handle));
       const claiming = this.claiming.get(threadId);
-      if (claiming) return accepted({ status: 'continued' }, await claiming);
+      if (claiming) return accepted({ status: 'continued' }, this.join(await claiming));
       // A process taking this thread forward right now picks the answer up; if it died
       // instead, its claim runs out and this process goes on.
       const thread = await this.store.getThread(threadId);
@@ -566,14 +567,15 @@ export class ThreadRunner {
    * A thread that now waits durably: if an answer raced the suspension, continue it at once
    * (returns the new run); otherwise arm its deadlines. An answer can have been stored while
    * the run went on by `respond()` in this process, or — once the run's claim was visible in
-   * the store — by another process that left the answer to it: then the store is read.
+   * the store, or a caller here joined the run (a worker's job for that answer) — by another
+   * process that left the answer to it: then the store is read.
    */
   private async afterRun(outcome: ThreadOutcome, run: Run): Promise<ThreadHandle | undefined> {
     if (outcome.status !== 'waiting' || this.closed) return undefined;
     const interactions = [];
     for (const interactionId of outcome.pendingInteractionIds) {
       const known =
-        run.claimWasVisible || this.responses.wasAnswered(interactionId)
+        run.claimWasVisible || run.wasJoined || this.responses.wasAnswered(interactionId)
           ? await this.store.getInteraction(interactionId)
           : run.interaction(interactionId);
       if (known?.status === 'pending') interactions.push(known);
@@ -609,6 +611,12 @@ export class ThreadRunner {
     } catch {
       return undefined;
     }
+  }
+
+  /** Joins the run behind a handle of this process (issue 38): it reads the store for answers when it stops. */
+  private join(handle: ThreadHandle): ThreadHandle {
+    this.runs.runOf(handle)?.join();
+    return handle;
   }
 
   /** Arms the escalation of an approval that has one (F51). */
