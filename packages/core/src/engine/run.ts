@@ -35,7 +35,12 @@ export interface RunContext {
   onClaimed?(fence: ClaimFence, until: string): void;
   /** Told when the store refused a unit of the run because its claim had ended: the run's signal is aborted as for a lost claim. */
   onClaimEnded?(): void;
+  /** The keys of the jobs the unit that ends the thread removes (its recovery has nothing left to look at). */
+  endJobs?(threadId: string): readonly string[];
 }
+
+/** The statuses a thread does not leave. */
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** How the thread came to this run. */
 export type RunOrigin =
@@ -362,6 +367,10 @@ export class Run {
       (pending.remember?.length ?? 0) +
       (pending.jobs?.length ?? 0);
     const threadChange = this.threadChange(release, writes > 0);
+    const ended =
+      (threadChange?.kind === 'save' || threadChange?.kind === 'create') && ENDED.has(threadChange.thread.status)
+        ? this.context.endJobs?.(threadChange.thread.threadId)
+        : undefined;
     const unit: UnitOfWork = {
       ...(threadChange === undefined ? {} : { thread: threadChange }),
       ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),
@@ -370,6 +379,7 @@ export class Run {
       ...(pending.globals?.length ? { globals: pending.globals } : {}),
       ...(pending.remember?.length ? { remember: pending.remember } : {}),
       ...(pending.jobs?.length ? { jobs: pending.jobs } : {}),
+      ...(ended?.length ? { dropJobs: ended } : {}),
     };
     return Object.keys(unit).length === 0 ? undefined : unit;
   }
