@@ -141,7 +141,8 @@ export class AnswerIntake {
         ...(before.before === undefined ? [] : [before.before]),
         { kind: 'answer', interactionId, response },
       ],
-      jobs: this.jobs.forAnswer(thread, interactionId),
+      // The continuation carries the thread as this unit leaves it (not with a quorum's count).
+      jobs: this.jobs.forAnswer(thread, interactionId, before.before === undefined ? { stored, response } : undefined),
     });
     if (result.status === 'conflict') return this.refused(result.conflict, input, responder, threadId, recount);
     failpoint('interaction:answer-stored');

@@ -122,6 +122,7 @@ export class ThreadRunner {
         }
       },
       (run) => this.retake(run),
+      (threadId) => this.jobs.forEnd(threadId),
     );
   }
 
@@ -131,10 +132,11 @@ export class ThreadRunner {
     const record = newThreadRecord(registered, options, { epoch: 1 }, this.clock.now());
     await this.definitions.keep(registered);
     if (!this.jobs.runsThreads) {
-      // Stored unclaimed with the job that runs it: a worker serving the workflow takes it.
+      // Stored unclaimed with the job that runs it (and carries it): a worker serving the workflow takes it.
+      const created = { ...record, version: 1 };
       const result = await this.store.commit({
-        thread: { kind: 'create', thread: { ...record, version: 1 } },
-        jobs: this.jobs.forHandOver(record),
+        thread: { kind: 'create', thread: created },
+        jobs: this.jobs.forHandOver(record, { thread: created, interactions: [], toolCalls: [] }),
       });
       if (result.status === 'conflict')
         throw new InterlockError('STORE_CONFLICT', `thread ${record.threadId} already exists`);
@@ -163,8 +165,9 @@ export class ThreadRunner {
    * Continues a thread from the store: after a restart, or in another process. A process
    * that runs no thread (`workers-only`) hands it to a worker instead.
    */
-  async resume(threadId: string): Promise<ThreadHandle> {
-    if (this.jobs.runsThreads) return this.resumeFrom(threadId);
+  async resume(threadId: string, carried?: StoredThread): Promise<ThreadHandle> {
+    // `carried`: the thread as a worker's job carried it (its version fences the run's first commit).
+    if (this.jobs.runsThreads) return this.resumeFrom(threadId, carried === undefined ? {} : { stored: carried });
     this.assertOpen();
     const thread = await this.store.getThread(threadId);
     if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);

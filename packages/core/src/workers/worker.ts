@@ -23,7 +23,8 @@ import { JobRunner } from './job-runner.js';
 import { offerWorkflows, withdrawWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobQueue, recoverJob, type ThreadJob } from './thread-jobs.js';
 import { placementOf } from '../persistence/typeorm/postgres-placement.js';
-import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, StoredThread, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ThreadRunner } from '../engine/thread-runner.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
   /** The deployment's store: SQLite (one machine) or PostgreSQL. */
@@ -125,7 +126,13 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     const queues = definitions.map((definition) => jobQueue(definition.id, definition.version));
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions) await keepDefinition(store, definition);
-    const runner = new JobRunner(interlock, store, clock, planner);
+    // Jobs take threads forward through the runner itself: a job that carries its thread hands it over.
+    const threads = container.get<ThreadRunner>(TYPES.ThreadRunner);
+    const driver = {
+      resume: (threadId: string, carried?: StoredThread) => threads.resume(threadId, carried),
+      escalate: (interactionId: string) => interlock.escalate(interactionId),
+    };
+    const runner = new JobRunner(driver, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (storeOptions.type === 'postgres') {
