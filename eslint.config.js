@@ -2,7 +2,8 @@
 // eslint + typescript-eslint recommended everywhere, and the rule of the layers
 // (docs/architecture.md) as no-restricted-imports:
 //   sdk-types  depends on nothing of ours, no Node APIs, no rxjs/inversify
-//   core       depends on @interlock/sdk-types only
+//   receipts   depends on nothing of ours (jose only): a service may depend on it alone
+//   core       depends on @interlock/sdk-types and @interlock/receipts only
 //   apps       depend on the public entry points of core and sdk-types only
 // Flat config does not merge a rule's options: the last matching block sets the whole
 // no-restricted-imports rule for a file, so each layer lists everything it forbids.
@@ -129,13 +130,33 @@ export default defineConfig(
   },
 
   {
+    // Approval receipts (F63): the leaf a tool's service depends on alone, with jose; core signs with it.
+    files: ['packages/receipts/**'],
+    rules: restrict(
+      {
+        regex: NODE_BUILTIN,
+        message: '@interlock/receipts runs wherever jose does (Web Crypto): no Node APIs.',
+      },
+      {
+        regex: '^@interlock/',
+        message:
+          '@interlock/receipts depends on nothing of ours: a service installs it alone (layer rule, docs/architecture.md).',
+      },
+      {
+        regex: relativeInto(['core', 'sdk-types', 'cli', 'web', 'packages', 'apps']),
+        message: 'the receipts package may not reach into another package by a relative path.',
+      },
+    ),
+  },
+
+  {
     files: ['packages/core/**'],
     rules: restrict(
       {
-        // Anything under @interlock/ except exactly '@interlock/sdk-types' (no deep imports either).
-        regex: '^@interlock/(?!sdk-types$)',
+        // Anything under @interlock/ except exactly '@interlock/sdk-types' or '@interlock/receipts' (no deep imports either).
+        regex: '^@interlock/(?!(?:sdk-types|receipts)$)',
         message:
-          "core may import '@interlock/sdk-types' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, docs/architecture.md).",
+          "core may import '@interlock/sdk-types' and '@interlock/receipts' only: not itself by package name (use a relative path), not an app, not a deep path (layer rule, docs/architecture.md).",
       },
       {
         regex: relativeInto(['sdk-types', 'cli', 'web', 'packages', 'apps']),
@@ -166,7 +187,7 @@ export default defineConfig(
     rules: restrict(
       {
         regex:
-          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk|telemetry)$)',
+          '^@interlock/(?!(?:core|core/testing|core/testing/conformance|sdk-types|receipts|chat(?:-[a-z]+)?(?:/testing)?|ai-sdk|openai-agents|langgraph|claude-agent-sdk|telemetry)$)',
         message:
           "apps use the public API only: '@interlock/core', '@interlock/core/testing', '@interlock/core/testing/conformance', '@interlock/sdk-types', '@interlock/telemetry', a chat package or an adapter's package (no src/ or dist/ deep imports; if an app needs something, core exports it).",
       },
@@ -198,7 +219,8 @@ export default defineConfig(
     files: ADAPTERS,
     rules: restrict(
       {
-        regex: '^@interlock/(?!(?:core|core/testing|sdk-types|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
+        regex:
+          '^@interlock/(?!(?:core|core/testing|sdk-types|receipts|ai-sdk|openai-agents|langgraph|claude-agent-sdk)$)',
         message:
           "an adapter uses the public API only: '@interlock/core', '@interlock/core/testing' or '@interlock/sdk-types' (no src/ or dist/ deep imports; if an adapter needs something, core exports it).",
       },

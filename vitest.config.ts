@@ -35,6 +35,7 @@ export default defineConfig({
     // Tests run against the sources; the apps' end-to-end tests run the built CLI.
     alias: [
       { find: /^@interlock\/sdk-types$/, replacement: source('./packages/sdk-types/src/index.ts') },
+      { find: /^@interlock\/receipts$/, replacement: source('./packages/receipts/src/index.ts') },
       { find: /^@interlock\/core\/testing$/, replacement: source('./packages/core/src/testing/index.ts') },
       { find: /^@interlock\/core$/, replacement: source('./packages/core/src/index.ts') },
       { find: /^@interlock\/chat\/testing$/, replacement: source('./packages/chat/src/testing/index.ts') },

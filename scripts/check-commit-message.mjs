@@ -24,6 +24,7 @@ export const SCOPES = [
   'langgraph',
   'claude-agent-sdk',
   'telemetry',
+  'receipts',
   'cli',
   'web',
   'examples',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Packs Interlock's public packages into one directory, as tarballs npm can install anywhere:
 // every workspace package that is not private (the library, the four framework adapters, the
-// chat platforms, telemetry), every one with a command (`bin`: the CLI, the web app), and
+// chat platforms, telemetry, receipts), every one with a command (`bin`: the CLI, the web app), and
 // every workspace package those depend on, followed through the dependency graph — so a
 // package added to the workspace, or one an app starts to depend on, is packed without anyone
 // editing a list here. `workspace:*` links become the packages' real versions.

@@ -72,7 +72,7 @@ describe('packagesToPack', () => {
     }
   });
 
-  it('packs, for this repository, every public package: the two commands, the library, the four adapters, the chat platforms and telemetry', () => {
+  it('packs, for this repository, every public package: the two commands, the library, the four adapters, the chat platforms, telemetry and receipts', () => {
     const packages = workspacePackages(REPOSITORY);
     const packed = packagesToPack(packages);
     assert.deepEqual(packed, [
@@ -86,6 +86,7 @@ describe('packagesToPack', () => {
       '@interlock/core',
       '@interlock/langgraph',
       '@interlock/openai-agents',
+      '@interlock/receipts',
       '@interlock/sdk-types',
       '@interlock/telemetry',
       '@interlock/web',
@@ -101,7 +102,7 @@ describe('packagesToPack', () => {
     for (const adapter of ['ai-sdk', 'openai-agents', 'langgraph', 'claude-agent-sdk'])
       assert.deepEqual(
         packagesToPack(packages, [`@interlock/${adapter}`]),
-        [`@interlock/${adapter}`, '@interlock/core', '@interlock/sdk-types'].sort(),
+        [`@interlock/${adapter}`, '@interlock/core', '@interlock/receipts', '@interlock/sdk-types'].sort(),
       );
   });
 });

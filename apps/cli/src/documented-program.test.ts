@@ -47,12 +47,14 @@ function section(markdown: string, heading: string): string {
   return end < 0 ? rest : rest.slice(0, end);
 }
 
-/** The command lines a text names as `interlock <command>` (and `<subcommand>` for config and mcp), at the start of a table cell or usage line. */
+/** The command lines a text names as `interlock <command>` (and `<subcommand>` for config, mcp and receipts), at the start of a table cell or usage line. */
 function commandLinesIn(text: string): Set<string> {
   const found = new Set<string>();
   for (const match of text.matchAll(/(?:^\s*|\|\s*`)interlock ([a-z]+)(?: ([a-z]+))?/gm)) {
     const [, command = '', sub] = match;
-    found.add(command === 'config' || command === 'mcp' ? `${command} ${sub ?? ''}`.trim() : command);
+    found.add(
+      command === 'config' || command === 'mcp' || command === 'receipts' ? `${command} ${sub ?? ''}`.trim() : command,
+    );
   }
   found.delete('help');
   return found;

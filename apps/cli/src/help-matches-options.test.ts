@@ -13,6 +13,7 @@ const COMMANDS = [
   'validate',
   'worker',
   'mcp',
+  'receipts',
 ] as const;
 
 let written = '';

@@ -67,6 +67,10 @@ Usage:
   interlock worker <workflow.toml|json>… [--store SPEC] [--concurrency N]
   interlock mcp list [--json]
   interlock mcp serve [--http PORT] [--store SPEC]
+  interlock receipts keys [--store SPEC]
+  interlock receipts rotate [--store SPEC]
+  interlock receipts retire KID [--store SPEC]
+  interlock receipts generate
   interlock <command> --help
   interlock --version
 
@@ -88,6 +92,8 @@ Commands:
             anywhere (the web inbox, interlock respond), and at their deadlines
   mcp       list the project file's MCP servers and their tools (list), or be
             the MCP server agents ask for permission (serve)
+  receipts  the keys approval receipts are signed with: print the JWKS services
+            check them against (keys), rotate or retire keys, or generate one
 
 ${ANSWERING}
 

@@ -12,6 +12,7 @@ import { validateCommand } from './commands/validate-command.js';
 import { workerCommand } from './commands/worker-command.js';
 import { CONFIG_ACTIONS, configCommand } from './commands/config-command.js';
 import { MCP_SUBCOMMANDS, mcpCommand } from './commands/mcp-command.js';
+import { RECEIPTS_SUBCOMMANDS, receiptsCommand } from './commands/receipts-command.js';
 import { ExitCode } from './exit-code.js';
 import { takeProjectConfig } from './project-config-option.js';
 import { maskPassword } from './store-option.js';
@@ -31,10 +32,15 @@ const COMMANDS: Record<string, (argv: string[]) => Promise<ExitCode>> = {
   validate: validateCommand,
   worker: workerCommand,
   mcp: mcpCommand,
+  receipts: receiptsCommand,
 };
 
-/** Commands that take a subcommand: `config check`, `mcp list`, `mcp serve`. */
-const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = { config: CONFIG_ACTIONS, mcp: MCP_SUBCOMMANDS };
+/** Commands that take a subcommand: `config check`, `mcp list`, `mcp serve`, `receipts keys`… */
+const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
+  config: CONFIG_ACTIONS,
+  mcp: MCP_SUBCOMMANDS,
+  receipts: RECEIPTS_SUBCOMMANDS,
+};
 
 /**
  * Every command line the program takes, subcommands spelled out (`config check`, `mcp

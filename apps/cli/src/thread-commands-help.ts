@@ -164,28 +164,37 @@ Exit codes:
 
 /** `interlock audit --help`. */
 export const AUDIT_HELP = `Usage: interlock audit [--verify] [--thread ID] [--json] [--store SPEC]
-       interlock audit --verify --file FILE [--json]
+       interlock audit --verify --file FILE [--jwks FILE] [--json]
 
 Prints the audit trail of tool-call decisions kept in the store, oldest first:
 who or which rule allowed or denied which call, when, at which stage and why,
 whichever process made the decision. With --verify, checks the hash chain of
-the whole trail: changing or removing any entry breaks it. --json prints the
-chains' heads and anchors with the entries; --file checks such a saved copy
-against them, so a copy with entries cut from its end does not verify.
+the whole trail (changing or removing any entry breaks it) and the approval
+receipts of the calls that ran: each must be signed by a key of the deployment
+and name an entry that allowed exactly its call (tool, arguments, definition,
+approvers). --json prints the chains' heads and anchors, the receipts and the
+keys with the entries; --file checks such a saved copy against them, offline,
+so a copy with entries cut from its end does not verify.
 
 Options:
-      --verify          check the hash chain (exit 1 when it is broken)
+      --verify          check the hash chain and the receipts (exit 1 when
+                        either is broken)
       --thread ID       only this thread's entries (and its head)
       --json            print {"store","entries":[…],"evidence":{"heads",
-                        "anchors","legacyHead"},"verification":{…}}
+                        "anchors","legacyHead"},"receipts":[…],"keys":{…},
+                        "verification":{…},"receiptCheck":{…}}
       --file FILE       read a copy interlock audit --json saved, not the store
+      --jwks FILE       with --file: check the receipts against this JWKS
+                        (interlock receipts keys), not the keys the copy carries
       --store SPEC      the store (see Stores below)
   -h, --help            show this help
 
 ${STORE_HELP}
 
 Exit codes:
-  0    printed (and, with --verify, the chain holds)
-  1    --verify found the chain broken, or the store could not be read
-  2    usage error: --file that is not a saved copy, --file with --store
+  0    printed (and, with --verify, the chain and the receipts hold)
+  1    --verify found the chain or a receipt broken, or the store could not be
+       read
+  2    usage error: --file that is not a saved copy, --file with --store, --jwks
+       without --file or not a JWKS
 `;

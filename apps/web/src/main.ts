@@ -192,6 +192,22 @@ async function main(argv: string[]): Promise<void> {
           warn: (message) => process.stderr.write(`interlock-web: ${message}\n`),
         });
   for (const line of platforms?.started ?? []) process.stdout.write(`Chat on ${line}\n`);
+  // Listening for a stop before saying where it serves: a supervisor may stop it the moment it reads that.
+  const stop = async () => {
+    await platforms?.stop();
+    await app.close();
+    await readiness.close();
+    await web.close();
+    await telemetry?.shutdown();
+    process.exit(0);
+  };
+  const stopOrReport = () =>
+    void stop().catch((error: unknown) => {
+      process.stderr.write(`Could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    });
+  process.once('SIGINT', stopOrReport);
+  process.once('SIGTERM', stopOrReport);
   const address = await app.listen({ host: values.host, port });
   const url = address.replace('[::1]', 'localhost');
   process.stdout.write(`Interlock web inbox: ${url}/\n`);
@@ -210,21 +226,6 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`Started a release-agent thread (${thread.threadId}): its calls wait in the inbox.\n`);
   }
   process.stdout.write('Press Ctrl+C to stop; waiting threads stay in the store.\n');
-  const stop = async () => {
-    await platforms?.stop();
-    await app.close();
-    await readiness.close();
-    await web.close();
-    await telemetry?.shutdown();
-    process.exit(0);
-  };
-  const stopOrReport = () =>
-    void stop().catch((error: unknown) => {
-      process.stderr.write(`Could not stop cleanly: ${error instanceof Error ? error.message : String(error)}\n`);
-      process.exit(1);
-    });
-  process.once('SIGINT', stopOrReport);
-  process.once('SIGTERM', stopOrReport);
 }
 
 /**

@@ -25,6 +25,15 @@ import { launchChromium, screenshot, signedInPage } from './browser.js';
  */
 
 const REPOSITORY = fileURLToPath(new URL('../../../', import.meta.url));
+/**
+ * The team's shell: the Node that runs these tests first on the PATH, so npm, npx and the
+ * commands they start run on it (Node 24 under `pnpm test`, 26 and 22 in CI's other runs),
+ * as they would on a machine where that is the only Node.
+ */
+const TEAM_ENV: NodeJS.ProcessEnv = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${process.env['PATH'] ?? ''}`,
+};
 const BASE_URL = process.env['INTERLOCK_TEST_POSTGRES_URL'] ?? '';
 const children: ChildProcess[] = [];
 let project = '';
@@ -135,7 +144,7 @@ function start(
 ): Promise<{ child: ChildProcess; match: RegExpExecArray }> {
   const child = spawnProcessGroup('bash', ['-c', line], {
     cwd: project,
-    env: { ...process.env, ...environment },
+    env: { ...TEAM_ENV, ...environment },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -188,7 +197,7 @@ describe("the README's Deploying, with the packed packages installed outside the
       'interlock-telemetry-0.1.0.tgz',
       'interlock-web-0.1.0.tgz',
     ]);
-    execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore' });
+    execFileSync('npm', ['init', '-y'], { cwd: project, stdio: 'ignore', env: TEAM_ENV });
     const install = readmeInstall();
     expect(install).toEqual([
       "npm pkg set 'overrides.typeorm.better-sqlite3=^13.2.0'",
@@ -198,7 +207,7 @@ describe("the README's Deploying, with the packed packages installed outside the
       execFileSync(
         'bash',
         ['-c', line.startsWith('npm install ') ? `${line} --ignore-scripts --no-audit --no-fund` : line],
-        { cwd: project, stdio: ['ignore', 'ignore', 'pipe'], timeout: 900_000 },
+        { cwd: project, stdio: ['ignore', 'ignore', 'pipe'], timeout: 900_000, env: TEAM_ENV },
       );
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/@interlock/core/package.json'), 'utf8'));
     expect(installed.dependencies['@interlock/sdk-types']).toBe('0.1.0');

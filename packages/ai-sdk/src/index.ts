@@ -12,3 +12,5 @@ export {
   type InterlockApprovalsOptions,
   type InterlockToolApproval,
 } from './interlock-approvals.js';
+/** The approval receipt of the call a tool is running (F63): forward it to the service it calls. */
+export { currentReceipt } from '@interlock/core';

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import {
   createApprovalGate,
   mismatchOf,
+  receiptInScope,
+  runWithReceipts,
   type ApprovalGate,
   type ApprovalGateOptions,
   type GateDecision,
@@ -128,6 +130,41 @@ export class InterlockApprovals {
       // AI SDK 6 has no `toolApproval`: `needsApproval` is its only hook (deprecated in 7, where `toolApproval()` is used).
       // eslint-disable-next-line @typescript-eslint/no-deprecated -- see above
       wrapped[name] = { ...tool, needsApproval } as Tool;
+    }
+    // Each call that runs gets its receipt (F63).
+    return this.withReceipts(wrapped as TOOLS, options);
+  }
+
+  /**
+   * The tools with approval receipts (F63): right before the SDK runs a call, its receipt is
+   * signed — only for the call exactly as Interlock decided it (tool, arguments after any
+   * edit, definition) — and the tool's `execute` reads it with `currentReceipt()` to forward
+   * to its service (the `Interlock-Receipt` header). A call without a decision of its own
+   * runs without one, and a service that checks receipts refuses it. AI SDK 7: wrap the
+   * tools passed with {@link toolApproval}; AI SDK 6: {@link tools} does it already.
+   *
+   * @example
+   * await generateText({ model, tools: approvals.withReceipts(tools, { sessionId }), toolApproval, messages });
+   */
+  withReceipts<TOOLS extends ToolSet>(tools: TOOLS, options: { sessionId: string }): TOOLS {
+    const wrapped: Record<string, Tool> = {};
+    for (const [name, tool] of Object.entries(tools)) {
+      const execute = tool.execute;
+      if (execute === undefined) {
+        wrapped[name] = tool as Tool;
+        continue;
+      }
+      wrapped[name] = {
+        ...tool,
+        execute: async (input: unknown, runOptions: { toolCallId: string }) => {
+          const call = { toolName: name, arguments: argumentsOf(input) };
+          const decision = await this.latest(options.sessionId, runOptions.toolCallId);
+          const receipt = decision === undefined ? undefined : await this.gate.receipt(decision, call);
+          const scoped = receipt === undefined ? [] : [receiptInScope(receipt, name, call.arguments)];
+          const run = execute as (...args: unknown[]) => unknown;
+          return runWithReceipts(scoped, () => run(input, runOptions));
+        },
+      };
     }
     return wrapped as TOOLS;
   }

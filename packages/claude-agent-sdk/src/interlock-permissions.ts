@@ -10,6 +10,10 @@ import {
 } from '@interlock/core';
 import type { CanUseTool, HookCallback, HookCallbackMatcher, PermissionResult } from '@anthropic-ai/claude-agent-sdk';
 
+/** Where Claude Code names the tool use a `tools/call` request runs, in its `_meta`. */
+const TOOL_USE_ID_META = 'claudecode/toolUseId';
+const MAX_KEPT_RECEIPTS = 500;
+
 export interface InterlockPermissionsOptions extends Omit<ApprovalGateOptions, 'continuation' | 'name'> {
   /** The gate's name (one per app in a store). Default `claude-agent-sdk`. */
   name?: string;
@@ -55,6 +59,9 @@ export function claudeCodeToolPolicies(): Record<string, GateToolPolicy> {
  * `signal` cancels the question when the agent gives up.
  */
 export class InterlockPermissions {
+  /** Receipts of approved MCP calls about to run, by Claude Code's tool-use id, until their tool takes them (F63). */
+  private readonly receipts = new Map<string, string>();
+
   /** @internal Use {@link interlockPermissions}. */
   constructor(
     /** The gate: its Interlock answers, lists what waits and reads the audit. */
@@ -93,6 +100,25 @@ export class InterlockPermissions {
     return { PreToolUse: [{ hooks: [preToolUse] }] };
   }
 
+  /**
+   * The approval receipt of an MCP tool's call Interlock approved (F63), for the tool to
+   * forward to its service: give the tool's `extra` (Claude Code names the call in
+   * `extra._meta["claudecode/toolUseId"]`) or the tool-use id. Each is handed out once.
+   * Claude Code's built-in tools (Bash, Write, …) act themselves and get none.
+   *
+   * @example
+   * tool('refund', 'Refunds an order', { orderId: z.string() }, async (args, extra) =>
+   *   callRefundService(args, permissions.receiptFor(extra)));
+   */
+  receiptFor(of: unknown): string | undefined {
+    const meta = isObject(of) && isObject(of['_meta']) ? of['_meta'] : {};
+    const id = typeof of === 'string' ? of : meta[TOOL_USE_ID_META];
+    if (typeof id !== 'string') return undefined;
+    const receipt = this.receipts.get(id);
+    this.receipts.delete(id);
+    return receipt;
+  }
+
   /** Stops the gate. */
   close(): Promise<void> {
     return this.gate.close();
@@ -117,7 +143,21 @@ export class InterlockPermissions {
     // Fail closed: anything but the decision of exactly this call is a rejection.
     if (decision === undefined || decision.status === 'pending' || !this.gate.decidedExactly(decision, call))
       return mismatchOf(call);
+    if (decision.status === 'approved' && toolName.startsWith('mcp__')) await this.keepReceipt(toolUseID, decision);
     return decision;
+  }
+
+  /** Signs the receipt of an approved MCP call, which Claude Code runs next, for its tool to take (F63). */
+  private async keepReceipt(toolUseID: string, decision: GateDecision): Promise<void> {
+    if (decision.status !== 'approved') return;
+    const receipt = await this.gate.receipt(decision, { toolName: decision.toolName, arguments: decision.arguments });
+    if (receipt === undefined) return;
+    this.receipts.set(toolUseID, receipt);
+    // A receipt nobody takes (a server outside this process) is let go after the latest few hundred.
+    for (const id of this.receipts.keys()) {
+      if (this.receipts.size <= MAX_KEPT_RECEIPTS) break;
+      this.receipts.delete(id);
+    }
   }
 }
 

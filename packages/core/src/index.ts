@@ -138,6 +138,12 @@ export {
   type ShellRule,
 } from './policy/shell/index.js';
 export { canonicalJson, hashArguments } from './policy/canonical-arguments.js';
+export { Receipts, receiptsScope, type StoredReceipt, type ReceiptSubject } from './receipts/receipts.js';
+export { RECEIPT_KEYS_SCOPE, type ReceiptKeyInfo, type StoredReceiptKey } from './receipts/receipt-keys.js';
+export { RECEIPT_KEY_ENV, type ReceiptOptions } from './receipts/receipt-options.js';
+export { currentReceipt, runWithReceipts, receiptInScope, type ScopedReceipt } from './receipts/receipt-scope.js';
+export { verifyAuditReceipts, type ReceiptAuditCheck } from './receipts/audit-receipts.js';
+export type { CallGrant } from './receipts/receipt-grant.js';
 export { MessageBus, type ToolApprovalBusRequest } from './policy/message-bus.js';
 export {
   verifyAuditChain,

@@ -10,6 +10,7 @@ import type { ModelProvider } from './llm/model-provider.js';
 import type { McpServerOptions } from './mcp/mcp-client.js';
 import { isToolOfServers } from './mcp/servers-to-start.js';
 import type { StoreOptions } from './persistence/open-store.js';
+import type { ReceiptOptions } from './receipts/receipt-options.js';
 import type { ApprovalOptions } from './policy/approval-options.js';
 import type { ShellClassifierPort } from './policy/decide-approval.js';
 import { createShellClassifier, type ShellPolicyOptions } from './policy/shell/index.js';
@@ -85,6 +86,12 @@ export interface InterlockOptions {
    * (docs/persistence.md). Default 60 000; 0 never (another process may).
    */
   auditAnchorMs?: number;
+  /**
+   * Approval receipts (F63): each call that runs on an approval gets a signed receipt its
+   * service can check (`ToolContext.receipt`). On by default; the key comes from
+   * `INTERLOCK_RECEIPT_KEY` or is generated in the store.
+   */
+  receipts?: ReceiptOptions;
   /** Time out, at start, the interactions whose deadline passed while no process ran. Default true. */
   recoverOnStart?: boolean;
   /** Last chance to rebind services, e.g. `container.rebind(TYPES.X)`. Advanced. */

@@ -35,6 +35,8 @@ import type { ApprovalPolicy } from './policy/approval-policy.js';
 import type { ResponseInterpreter } from './interaction/response-interpreter.js';
 import type { MessageBus } from './policy/message-bus.js';
 import type { ApprovalDecision } from './policy/decide-approval.js';
+import { Receipts } from './receipts/receipts.js';
+import { resolveReceiptOptions } from './receipts/receipt-options.js';
 import { RunTelemetry } from './telemetry/run-telemetry.js';
 import { ToolRegistry } from './tools/tool-registry.js';
 import { CONTINUE_IN, JobPlanner } from './workers/job-planner.js';
@@ -70,6 +72,8 @@ export class Interlock {
     bus: EventBus,
     messageBus: MessageBus,
     private readonly telemetry: RunTelemetry,
+    /** Approval receipts (F63): the deployment's keys and JWKS, the receipts kept with the audit. */
+    readonly receipts: Receipts,
     private readonly resources: readonly { close(): Promise<void> }[] = [],
   ) {
     this.events$ = bus.events$;
@@ -173,8 +177,11 @@ export class Interlock {
    * `verifyAuditChain(entries, evidence)` checks later: one with entries removed from its
    * end no longer verifies (F45).
    */
-  exportAudit(filter?: { threadId?: string }): Promise<AuditExport> {
-    return this.auditLog.export(filter);
+  async exportAudit(filter?: { threadId?: string }): Promise<AuditExport> {
+    const exported = await this.auditLog.export(filter);
+    // The receipts of the calls that ran (F63), checked offline with the keys they were signed by.
+    const receipts = await this.receipts.ofThreads(exported.entries.map((entry) => entry.threadId));
+    return { ...exported, receipts, keys: await this.receipts.keys.archive() };
   }
 
   /** Checks the audit trail's hash chain (F45). */
@@ -342,6 +349,11 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
       (context) => new ThreadClaims(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), leaseMs),
     )
     .inSingletonScope();
+  const receipts = resolveReceiptOptions(options.receipts);
+  container
+    .bind(TYPES.Receipts)
+    .toDynamicValue((context) => new Receipts(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), receipts))
+    .inSingletonScope();
   container
     .bind(TYPES.RunTelemetry)
     .toDynamicValue((context) => new RunTelemetry(context.get(TYPES.CheckpointStore), context.get(TYPES.ToolRegistry)))
@@ -358,6 +370,7 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
     container.get(TYPES.EventBus),
     container.get(TYPES.MessageBus),
     container.get(TYPES.RunTelemetry),
+    container.get(TYPES.Receipts),
     mcp === undefined ? [] : [mcp],
   );
   containers.set(interlock, container);

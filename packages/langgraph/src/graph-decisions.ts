@@ -127,7 +127,7 @@ export async function resumeCommand(
 }
 
 /** An approved edit checked against the tool's own schema (a zod refinement JSON Schema cannot say). */
-async function fitting(
+export async function fitting(
   decision: GateDecision | GatePending,
   tools: readonly GraphTool[],
 ): Promise<GateDecision | GatePending> {

@@ -13,3 +13,5 @@ export {
   type InterruptibleGraph,
 } from './interlock-graph.js';
 export { exportThread, importThread } from './checkpoint-transfer.js';
+/** The approval receipt of the call a tool is running (F63): forward it to the service it calls. */
+export { currentReceipt } from '@interlock/core';

@@ -1,6 +1,7 @@
 import {
   createApprovalGate,
   InterlockError,
+  runWithReceipts,
   UNKNOWN_GATE_TOOL,
   type ApprovalGate,
   type ApprovalGateOptions,
@@ -8,6 +9,7 @@ import {
   type GatePause,
   type GatePending,
   type GateToolPolicy,
+  type ScopedReceipt,
 } from '@interlock/core';
 import type { BaseCheckpointSaver, StreamMode } from '@langchain/langgraph';
 import { exportThread, importThread } from './checkpoint-transfer.js';
@@ -19,6 +21,7 @@ import {
   type GraphInterrupt,
   type GraphTool,
 } from './graph-decisions.js';
+import { receiptsOfResume } from './graph-receipts.js';
 
 export type { HitlDecision, HitlRequest } from './graph-decisions.js';
 
@@ -104,7 +107,8 @@ export class InterlockGraph {
     // The decisions answer the interrupts the imported thread stands at, in their order (F62).
     const interrupts = await this.interruptsOf({ configurable: { thread_id: threadId } });
     const resume = await resumeCommand(this.gate, interrupts, pause.decisions, this.tools);
-    const outcome = await this.runFrom(resume, threadId, pause.session.sessionId);
+    const receipts = await receiptsOfResume(this.gate, interrupts, pause.decisions, this.tools);
+    const outcome = await this.runFrom(resume, threadId, pause.session.sessionId, receipts);
     if (outcome.status === 'paused') return { status: 'paused', pauseId: outcome.pauseId };
     await this.options.onFinished?.(outcome.result, { ...pause, threadId });
     return { status: 'completed' };
@@ -115,9 +119,14 @@ export class InterlockGraph {
     return this.gate.close();
   }
 
-  private async runFrom(input: unknown, threadId: string, sessionId: string): Promise<InterlockGraphOutcome> {
+  private async runFrom(
+    input: unknown,
+    threadId: string,
+    sessionId: string,
+    receipts: readonly ScopedReceipt[] = [],
+  ): Promise<InterlockGraphOutcome> {
     const config = { configurable: { thread_id: threadId } };
-    let result = await this.runOnce(input, config);
+    let result = await this.runOnce(input, config, receipts);
     for (;;) {
       const interrupts = await this.interruptsOf(config);
       if (interrupts.length === 0) return { status: 'completed', result };
@@ -137,7 +146,9 @@ export class InterlockGraph {
           decided: outcome.decisions.filter((decision): decision is GateDecision => decision.status !== 'pending'),
         };
       }
-      result = await this.runOnce(await resumeCommand(this.gate, interrupts, outcome.decisions, this.tools), config);
+      const resume = await resumeCommand(this.gate, interrupts, outcome.decisions, this.tools);
+      const receipts = await receiptsOfResume(this.gate, interrupts, outcome.decisions, this.tools);
+      result = await this.runOnce(resume, config, receipts);
     }
   }
 
@@ -145,8 +156,20 @@ export class InterlockGraph {
     return (await this.options.graph.getState(config)).tasks.flatMap((task) => task.interrupts ?? []);
   }
 
-  /** One run of the graph: invoked, or streamed to `onStreamChunk` when it is given. */
-  private async runOnce(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown> {
+  /**
+   * One run of the graph: invoked, or streamed to `onStreamChunk` when it is given. The
+   * approved calls' receipts are at hand while it runs (F63): its tools read them with
+   * `currentReceipt()`.
+   */
+  private runOnce(
+    input: unknown,
+    config: { configurable: { thread_id: string } },
+    receipts: readonly ScopedReceipt[] = [],
+  ): Promise<unknown> {
+    return runWithReceipts(receipts, () => this.runGraph(input, config));
+  }
+
+  private async runGraph(input: unknown, config: { configurable: { thread_id: string } }): Promise<unknown> {
     const { graph, onStreamChunk, streamMode = 'values' } = this.options;
     if (onStreamChunk === undefined) return graph.invoke(input, config);
     if (graph.stream === undefined)

@@ -10,3 +10,5 @@ export {
   type InterlockAgentOptions,
   type InterlockRunOutcome,
 } from './interlock-agent.js';
+/** The approval receipt of the call a tool is running (F63): forward it to the service it calls. */
+export { currentReceipt } from '@interlock/core';

@@ -20,7 +20,7 @@ import {
   type StreamedRunResult,
 } from '@openai/agents';
 import { distinctCallIds } from './distinct-call-ids.js';
-import { ApprovedRuns, argumentsOf, interlockedTools } from './interlocked-tools.js';
+import { ApprovedRuns, argumentsOf, interlockedTools, type ReceiptSigner } from './interlocked-tools.js';
 
 /** Any agent: the SDK's `Agent` is invariant in its context and output types. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
@@ -219,7 +219,9 @@ export async function interlockAgent<TAgent extends AnyAgent>(
   } = options;
   const approved = new ApprovedRuns();
   const model = typeof agent.model === 'string' ? agent.model : distinctCallIds(agent.model);
-  const wrapped = agent.clone({ tools: interlockedTools(agent.tools, approved), model }) as TAgent;
+  // Late-bound: the gate is made after the agent it continues.
+  const sign: ReceiptSigner = (decision, call) => guarded.gate.receipt(decision, call);
+  const wrapped = agent.clone({ tools: interlockedTools(agent.tools, approved, sign), model }) as TAgent;
   const guarded: InterlockAgent<TAgent> = new InterlockAgent(wrapped, options, approved);
   const policies: Record<string, GateToolPolicy> = {};
   for (const tool of agent.tools) {

@@ -1,4 +1,4 @@
-import { canonicalJson, type GateDecision } from '@interlock/core';
+import { canonicalJson, receiptInScope, runWithReceipts, type GateDecision } from '@interlock/core';
 import type { Tool } from '@openai/agents';
 
 /** One approved call, as the tool may run it once: the call as proposed, and what the approver changed. */
@@ -9,7 +9,15 @@ export interface ApprovedRun {
   /** The arguments to run instead (an approver's edit). */
   arguments?: Record<string, unknown>;
   instruction?: string;
+  /** The decision that approved it: its receipt is signed from it right before the call runs (F63). */
+  decision: Extract<GateDecision, { status: 'approved' }>;
 }
+
+/** Signs the receipt of an approved call about to run (the gate's `receipt`), or none. */
+export type ReceiptSigner = (
+  decision: GateDecision,
+  call: { toolName: string; arguments: Record<string, unknown> },
+) => Promise<string | undefined>;
 
 /**
  * The calls Interlock approved, waiting to run, by the model's call id (F62). Each approval
@@ -27,6 +35,7 @@ export class ApprovedRuns {
       proposed: canonicalJson(decision.proposed),
       ...(decision.edited ? { arguments: decision.arguments } : {}),
       ...(decision.instruction === undefined ? {} : { instruction: decision.instruction }),
+      decision,
     };
     this.byCallId.set(callId, [...(this.byCallId.get(callId) ?? []), run]);
   }
@@ -50,11 +59,11 @@ export const NOT_DECIDED =
 /**
  * The agent's tools with every function call under approval (`needsApproval`), each run
  * only on an approval of exactly that call (F62), with an approver's edited arguments when
- * there are some. The SDK approves a call only as the model proposed it, so the edit is
+ * there are some, and its approval receipt at hand (F63). The SDK approves a call only as the model proposed it, so the edit is
  * applied where the tool is invoked and the model is told, in the tool's output, which
  * arguments ran and what the approver said.
  */
-export function interlockedTools(tools: readonly Tool[], approved: ApprovedRuns): Tool[] {
+export function interlockedTools(tools: readonly Tool[], approved: ApprovedRuns, sign: ReceiptSigner): Tool[] {
   return tools.map((tool) => {
     if (tool.type !== 'function') return tool;
     return {
@@ -65,7 +74,11 @@ export function interlockedTools(tools: readonly Tool[], approved: ApprovedRuns)
         const run = callId === undefined ? undefined : approved.take(callId, tool.name, input);
         if (run === undefined) return NOT_DECIDED;
         const runWith = run.arguments === undefined ? input : JSON.stringify(run.arguments);
-        const output = (await tool.invoke(runContext, runWith, details)) as unknown;
+        // The call's approval receipt (F63), for the tool to forward: `currentReceipt()` inside its execute.
+        const args = run.arguments ?? argumentsOf(input);
+        const receipt = await sign(run.decision, { toolName: tool.name, arguments: args });
+        const scoped = receipt === undefined ? [] : [receiptInScope(receipt, tool.name, args)];
+        const output = (await runWithReceipts(scoped, () => tool.invoke(runContext, runWith, details))) as unknown;
         const notes = [
           ...(run.arguments === undefined ? [] : [`The approver edited the arguments; the call ran with ${runWith}.`]),
           ...(run.instruction === undefined ? [] : [`The approver added: ${run.instruction}`]),

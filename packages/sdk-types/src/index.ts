@@ -19,6 +19,7 @@ export {
   ProjectMcpServerConfig,
   ProjectMcpToolPolicy,
   ProjectTelemetryConfig,
+  ProjectReceiptsConfig,
 } from './config/project-config.js';
 export {
   ApproverLevel,

@@ -1,6 +1,15 @@
 import { parseArgs } from 'node:util';
 import { readFile } from 'node:fs/promises';
-import { verifyAuditChain, type AuditEntry, type AuditEvidence, type AuditVerification } from '@interlock/core';
+import {
+  verifyAuditChain,
+  verifyAuditReceipts,
+  type AuditEntry,
+  type AuditEvidence,
+  type AuditVerification,
+  type ReceiptAuditCheck,
+  type StoredReceipt,
+} from '@interlock/core';
+import type { JSONWebKeySet } from '@interlock/receipts';
 import { createCliInterlock } from '../composition-root.js';
 import { ExitCode } from '../exit-code.js';
 import { parseStoreOption, type StoreChoice } from '../store-option.js';
@@ -20,18 +29,37 @@ export interface AuditJson {
    * evidence)`) checks a saved copy with it: entries removed from its end are found.
    */
   evidence: AuditEvidence;
+  /** The approval receipts of the calls that ran (F63), each naming the entry that approved it. */
+  receipts?: StoredReceipt[];
+  /** Every public key the receipts were signed with (retired ones too). */
+  keys?: JSONWebKeySet;
   /** The check of the whole chain, with `--verify`. */
   verification?: AuditVerification;
+  /** The check of the receipts against the entries and the keys, with `--verify`. */
+  receiptCheck?: ReceiptAuditCheck;
+}
+
+/** What an audit read comes to: the entries with their evidence and receipts, and their checks. */
+interface AuditRead {
+  label: string;
+  entries: AuditEntry[];
+  evidence: AuditEvidence;
+  receipts: StoredReceipt[];
+  keys: JSONWebKeySet;
+  verification: AuditVerification;
+  receiptCheck: ReceiptAuditCheck;
 }
 
 /**
- * `interlock audit [--verify] [--thread ID] [--json] [--store SPEC] [--file FILE]`: the audit
- * trail of tool-call decisions kept in the store, by every process that used it, oldest
- * first; with `--verify`, whether its hash chain holds (the whole chain, also with
- * `--thread`). `--json` prints the heads and anchors with the entries; `--file` reads such a
- * saved copy instead of the store and checks it against them (F45).
+ * `interlock audit [--verify] [--thread ID] [--json] [--store SPEC] [--file FILE [--jwks FILE]]`:
+ * the audit trail of tool-call decisions kept in the store, by every process that used it,
+ * oldest first; with `--verify`, whether its hash chain holds (the whole chain, also with
+ * `--thread`) and whether each approval receipt names an entry that approved exactly its
+ * call, signed by a key of the deployment (F63). `--json` prints the heads and anchors, the
+ * receipts and the keys with the entries; `--file` reads such a saved copy instead of the
+ * store and checks it against them (F45), offline (`--jwks` gives the keys to trust).
  *
- * @returns 0, or 1 when `--verify` finds the chain broken.
+ * @returns 0, or 1 when `--verify` finds the chain or a receipt broken.
  * @throws UsageError for a wrong command line.
  */
 export async function auditCommand(argv: string[]): Promise<ExitCode> {
@@ -44,6 +72,7 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
         thread: { type: 'string' },
         store: { type: 'string' },
         file: { type: 'string' },
+        jwks: { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -57,26 +86,41 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
     throw new UsageError(`interlock audit takes no arguments, not ${positionals.join(' ')}`, 'audit');
   if (values.file !== undefined && (values.store !== undefined || values.thread !== undefined))
     throw new UsageError('--file reads a saved copy: it takes no --store or --thread', 'audit');
+  if (values.jwks !== undefined && values.file === undefined)
+    throw new UsageError('--jwks checks a saved copy’s receipts (with --file): the store has its own keys', 'audit');
   const store = values.file === undefined ? parseStoreOption(values.store, 'audit') : undefined;
-  let read: { label: string; entries: AuditEntry[]; evidence: AuditEvidence; verification: AuditVerification };
-  if (store === undefined) read = await readCopy(values.file as string);
+  let read: AuditRead;
+  if (store === undefined) read = await readCopy(values.file as string, values.jwks);
   else {
     const interlock = await createCliInterlock({ readsOnly: true, store: store.options });
     try {
       const exported = await interlock.exportAudit(values.thread === undefined ? {} : { threadId: values.thread });
-      read = { label: store.label, ...exported, verification: await interlock.verifyAudit() };
+      const receipts = exported.receipts ?? [];
+      const keys = exported.keys ?? { keys: [] };
+      read = {
+        label: store.label,
+        entries: exported.entries,
+        evidence: exported.evidence,
+        receipts,
+        keys,
+        verification: await interlock.verifyAudit(),
+        receiptCheck: await verifyAuditReceipts(exported.entries, receipts, keys),
+      };
     } finally {
       await interlock.close();
     }
   }
-  const { entries, evidence, verification } = read;
-  const exitCode = values.verify === true && !verification.valid ? ExitCode.failed : ExitCode.completed;
+  const { entries, evidence, verification, receiptCheck } = read;
+  const holds = verification.valid && receiptCheck.valid;
+  const exitCode = values.verify === true && !holds ? ExitCode.failed : ExitCode.completed;
   if (values.json) {
     const line: AuditJson = {
       store: read.label,
       entries,
       evidence,
-      ...(values.verify === true ? { verification } : {}),
+      receipts: read.receipts,
+      keys: read.keys,
+      ...(values.verify === true ? { verification, receiptCheck } : {}),
     };
     process.stdout.write(`${JSON.stringify(line)}\n`);
     return exitCode;
@@ -86,7 +130,7 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
     entries.length === 0
       ? [store === undefined ? `No audit entries in ${read.label}.` : emptyLine(store, values.thread)]
       : entries.map((entry) => entryLine(entry, style));
-  if (values.verify === true) lines.push(verificationLine(verification, style));
+  if (values.verify === true) lines.push(verificationLine(verification, style), receiptsLine(receiptCheck, style));
   process.stdout.write(`${lines.join('\n')}\n`);
   return exitCode;
 }
@@ -95,9 +139,7 @@ export async function auditCommand(argv: string[]): Promise<ExitCode> {
  * A copy `interlock audit --json` saved, verified against the heads and anchors it carries
  * (F45): a copy without them is refused as broken, never taken as whole.
  */
-async function readCopy(
-  path: string,
-): Promise<{ label: string; entries: AuditEntry[]; evidence: AuditEvidence; verification: AuditVerification }> {
+async function readCopy(path: string, jwksPath: string | undefined): Promise<AuditRead> {
   let copy: Partial<AuditJson>;
   try {
     copy = JSON.parse(await readFile(path, 'utf8')) as Partial<AuditJson>;
@@ -120,7 +162,21 @@ async function readCopy(
             'the copy has no "evidence" (the heads and anchors its entries are checked against): save it with interlock audit --json',
         }
       : verifyAuditChain(entries, evidence);
-  return { label: path, entries, evidence: evidence ?? {}, verification };
+  // The receipts are checked offline, against the keys given (--jwks), else those the copy carries (F63).
+  const receipts = Array.isArray(copy.receipts) ? copy.receipts : [];
+  const keys = jwksPath === undefined ? (copy.keys ?? { keys: [] }) : await readJwks(jwksPath);
+  const receiptCheck = await verifyAuditReceipts(entries, receipts, keys);
+  return { label: path, entries, evidence: evidence ?? {}, receipts, keys, verification, receiptCheck };
+}
+
+async function readJwks(path: string): Promise<JSONWebKeySet> {
+  try {
+    const jwks = JSON.parse(await readFile(path, 'utf8')) as Partial<JSONWebKeySet>;
+    if (Array.isArray(jwks.keys)) return jwks as JSONWebKeySet;
+  } catch {
+    // Reported below.
+  }
+  throw new UsageError(`--jwks ${path} is not a JWKS: save one with interlock receipts keys`, 'audit');
 }
 
 function emptyLine(store: StoreChoice, threadId: string | undefined): string {
@@ -141,4 +197,17 @@ function verificationLine(verification: AuditVerification, style: TerminalStyle)
   if (!verification.valid)
     return style.red(`hash chain BROKEN at entry ${verification.brokenAt}: ${verification.reason}`);
   return style.green(`hash chain intact (${verification.entries} ${verification.entries === 1 ? 'entry' : 'entries'})`);
+}
+
+function receiptsLine(check: ReceiptAuditCheck, style: TerminalStyle): string {
+  if (!check.valid) {
+    const [first] = check.problems;
+    const where = first?.threadId === undefined ? '' : ` (thread ${first.threadId}, call ${first.toolCallId ?? '?'})`;
+    return style.red(
+      `receipts BROKEN: ${String(check.problems.length)} of ${String(check.receipts)} do not hold${where}: ${first?.reason ?? ''}`,
+    );
+  }
+  return style.green(
+    `receipts verified (${String(check.receipts)} ${check.receipts === 1 ? 'receipt' : 'receipts'}, each naming the entry that approved its call)`,
+  );
 }

@@ -125,6 +125,11 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
     ...(options.progressIntervalMs === undefined ? {} : { progressIntervalMs: options.progressIntervalMs }),
     onThread: (threadId: string, kind: string) => log(`interlock mcp: ${kind} ${threadId}`),
   };
+  // Listening for a stop before saying it serves: a client may stop it the moment it reads that.
+  const stopAsked = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   let stop: () => Promise<void>;
   if (port === undefined) {
     const server = await createApprovalMcpServer(worker.interlock, serverOptions);
@@ -147,10 +152,7 @@ async function serve(options: ServeOptions): Promise<ExitCode> {
       `interlock mcp: serving approval_prompt and ask_user on http://${options.host}:${http.port}/mcp, store ${store.label}`,
     );
   }
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopAsked;
   await stop();
   await worker.stop();
   return ExitCode.completed;

@@ -103,15 +103,17 @@ export async function workerCommand(argv: string[]): Promise<ExitCode> {
     else if (event.type === 'THREAD_SUSPENDED')
       process.stdout.write(`${style.dim(`thread ${event.threadId}: waits for a person`)}\n`);
   });
+  // Listening before saying ready: a supervisor may stop it the moment it reads the line.
+  const stopAsked = new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
   if (worker.healthUrl !== undefined)
     process.stdout.write(`Health: ${worker.healthUrl}/healthz and ${worker.healthUrl}/readyz\n`);
   process.stdout.write(
     `Worker ready: serving ${worker.workflowIds.join(', ')} on ${store.label}, ${concurrency} at a time. Ctrl+C stops it.\n`,
   );
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await stopAsked;
   process.stdout.write('Stopping: the threads under way stop at their next wait…\n');
   await worker.stop();
   await telemetry?.shutdown();

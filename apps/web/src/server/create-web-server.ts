@@ -20,6 +20,7 @@ import { createRequestGuard, sessionIdOf } from './auth/request-guard.js';
 import { SessionKeys } from './auth/session-keys.js';
 import { SESSION_LIFETIME_MS, SessionStore } from './auth/sessions.js';
 import { registerHealthRoutes } from './health-routes.js';
+import { registerReceiptRoutes } from './receipt-routes.js';
 import { LiveUpdates } from './live-updates.js';
 import { CHAT_OPERATIONS, createOpenApiDocument, OIDC_OPERATIONS } from './openapi.js';
 import { registerAuditRoutes } from './routes/audit-routes.js';
@@ -260,6 +261,7 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
     },
     ...(options.readiness ?? []).filter((check) => check.name !== 'store'),
   ]);
+  registerReceiptRoutes(app, options.interlock);
   registerSessionRoutes(app, access, sessions, recheck, limits.signInPerMinute, oidc);
   if (oidc !== undefined)
     registerOidcRoutes(app, { oidc, sessions, access, keys, signInPerMinute: limits.signInPerMinute, now });

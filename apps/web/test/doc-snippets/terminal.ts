@@ -22,7 +22,10 @@ export class Terminal {
   static async start(command: string, directory: string, environment: Record<string, string>): Promise<Terminal> {
     const terminal = new Terminal();
     const variables = Object.entries(environment).flatMap(([name, value]) => ['-e', `${name}=${value}`]);
-    await terminal.tmux(
+    // tmux 3.3 gives a new session's command the PATH of the client that made it, whatever
+    // `-e PATH=…` says: the client runs with the environment too.
+    await terminal.tmuxWith(
+      { ...process.env, ...environment },
       'new-session',
       '-d',
       '-s',
@@ -69,7 +72,11 @@ export class Terminal {
   }
 
   private tmux(...args: string[]): Promise<{ stdout: string; stderr: string }> {
-    return run('tmux', ['-S', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    return this.tmuxWith(process.env, ...args);
+  }
+
+  private tmuxWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+    return run('tmux', ['-S', this.socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env });
   }
 }
 

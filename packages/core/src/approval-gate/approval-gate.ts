@@ -12,6 +12,7 @@ import {
   type GateDecision,
   type GatePending,
 } from './gate-decisions.js';
+import { gateReceipt } from './gate-receipts.js';
 import type { GateToolbox } from './gate-tools.js';
 import { gateWorkflowIds, type GateWorkflowIds } from './gate-workflows.js';
 import type { GateContinuation, GateDecideOptions, GateOutcome, GatePause } from './gate-options.js';
@@ -236,6 +237,20 @@ export class ApprovalGate {
   /** Whether `decision` lets `call` run as it stands: approved, with exactly these arguments (after any edit), tool and definition (F62). */
   letsRun(decision: GateDecision | GatePending, call: Pick<GateCall, 'toolName' | 'arguments'>): boolean {
     return letsRun(decision, call, this.toolbox.definitionHash(call.toolName));
+  }
+
+  /**
+   * The approval receipt of `call`, which the framework is about to run on `decision` (F63):
+   * signed now, kept with the decision's audit, for the tool to forward to its service
+   * (`verifyReceipt` of `@interlock/receipts` checks it there). Undefined unless the decision
+   * lets exactly this call run ({@link letsRun}), or when receipts are off.
+   */
+  async receipt(
+    decision: GateDecision | GatePending,
+    call: Pick<GateCall, 'toolName' | 'arguments'>,
+  ): Promise<string | undefined> {
+    if (!this.letsRun(decision, call)) return undefined;
+    return gateReceipt(this.interlock, decision, call, this.toolbox.definitionHash(call.toolName));
   }
 
   /**

@@ -1,5 +1,7 @@
 import type { ApprovalStage } from '@interlock/sdk-types';
+import type { JSONWebKeySet } from '@interlock/receipts';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { StoredReceipt } from '../receipts/receipts.js';
 import type { AuditDraft } from '../persistence/unit-of-work.js';
 import {
   auditDigest,
@@ -26,6 +28,10 @@ export {
 export interface AuditExport {
   entries: AuditEntry[];
   evidence: AuditEvidence;
+  /** The approval receipts of the calls that ran (F63), each checked against the entry it names. */
+  receipts?: StoredReceipt[];
+  /** Every public key receipts were signed with (retired ones too): what they are checked against offline. */
+  keys?: JSONWebKeySet;
 }
 
 /** One decision about a tool call (F33): who or which rule, what, when, why. */

@@ -1,6 +1,7 @@
 import type { McpServerOptions, McpTransportOptions } from '../mcp/mcp-client.js';
 import type { McpToolPolicy } from '../mcp/mcp-policy.js';
-import type { ProjectMcpToolPolicy } from '@interlock/sdk-types';
+import type { ProjectMcpToolPolicy, ProjectReceiptsConfig } from '@interlock/sdk-types';
+import type { ReceiptOptions } from '../receipts/receipt-options.js';
 import type { ApprovalOptions } from '../policy/approval-options.js';
 import type { ShellPolicyOptions } from '../policy/shell/index.js';
 import type { ModelProvider } from '../llm/model-provider.js';
@@ -27,6 +28,7 @@ export interface ProjectOptions {
   workspaceRoot?: string;
   models?: Record<string, ModelProvider>;
   tools?: Tool[];
+  receipts?: ReceiptOptions;
 }
 
 /**
@@ -55,13 +57,25 @@ export function optionsFromProjectConfig(
   const workspace =
     given.workspaceRoot ??
     (config.tools?.workspace === undefined ? undefined : resolveFromConfig(loaded, config.tools.workspace));
+  const receipts = given.receipts ?? receiptsOf(config.receipts);
   return {
     approval: merged.approval,
     shell: merged.shell,
+    ...(receipts === undefined ? {} : { receipts }),
     ...(store === undefined ? {} : { store }),
     ...(workspace === undefined ? {} : { workspaceRoot: workspace }),
     models: { ...modelsOf(loaded), ...given.models },
     tools,
+  };
+}
+
+/** `[receipts]` as `createInterlock`'s receipt options (the key comes from the environment, never the file). */
+function receiptsOf(section: ProjectReceiptsConfig | undefined): ReceiptOptions | undefined {
+  if (section === undefined) return undefined;
+  return {
+    ...(section.enabled === undefined ? {} : { enabled: section.enabled }),
+    ...(section.ttl === undefined ? {} : { ttlSeconds: section.ttl / 1000 }),
+    ...(section.issuer === undefined ? {} : { issuer: section.issuer }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { ModelProvider } from '../llm/model-provider.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { ResolvedApprovalOptions } from '../policy/approval-options.js';
 import type { ShellClassifierPort } from '../policy/decide-approval.js';
+import type { Receipts } from '../receipts/receipts.js';
 import type { RunTelemetry } from '../telemetry/run-telemetry.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
@@ -36,6 +37,8 @@ export const TYPES = {
   WorkspaceRoot: token<string>('WorkspaceRoot'),
   /** Traces and metrics of runs (F59): inert until the application installs an OpenTelemetry SDK. */
   RunTelemetry: token<RunTelemetry>('RunTelemetry'),
+  /** Approval receipts (F63): signing, the deployment's keys, the check of an audit's receipts. */
+  Receipts: token<Receipts>('Receipts'),
   ApprovalPolicy: Symbol.for('interlock.ApprovalPolicy'),
   ResponseInterpreter: Symbol.for('interlock.ResponseInterpreter'),
   InteractionGateway: Symbol.for('interlock.InteractionGateway'),

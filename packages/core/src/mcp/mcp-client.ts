@@ -9,6 +9,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { RECEIPT_META_KEY } from '@interlock/receipts';
 import type { Client, ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
@@ -202,12 +203,19 @@ export class McpServerConnection {
     });
   }
 
-  private async call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<unknown> {
+  private async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    receipt?: string,
+  ): Promise<unknown> {
     const client = await this.client();
     const timeout = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    // The approval receipt travels in the request's _meta (F63): the server checks it before it acts.
+    const meta = receipt === undefined ? {} : { _meta: { [RECEIPT_META_KEY]: receipt } };
     let result;
     try {
-      result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      result = await client.callTool({ name: tool, arguments: args, ...meta }, undefined, {
         signal,
         timeout,
         maxTotalTimeout: timeout,
@@ -262,7 +270,8 @@ export class McpServerConnection {
       tags: ['mcp', `mcp:${server}`],
       definitionHash: mcpDefinitionHash(definition),
       pinned: { definition: definition as unknown as Record<string, unknown> },
-      execute: (args, context) => this.call(remote.name, args as Record<string, unknown>, context.signal),
+      execute: (args, context) =>
+        this.call(remote.name, args as Record<string, unknown>, context.signal, context.receipt),
     };
     return { server, definition, tool };
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@interlock/receipts';
 import { InterlockError } from '../errors/interlock-error.js';
 
 /** Bounds on a tool call's arguments, checked before anything recurses into them. */
@@ -64,10 +65,8 @@ export function assertJsonArguments(value: unknown): void {
     });
 }
 
-/** JSON with object keys sorted at every level: equal arguments give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
+/** JSON with object keys sorted at every level: equal arguments give equal text (one definition, in @interlock/receipts, F63). */
+export { canonicalJson };
 
 /**
  * SHA-256 (hex) of the canonical JSON of the arguments: equal exactly when the JSON values
@@ -77,16 +76,4 @@ export function canonicalJson(value: unknown): string {
 export function hashArguments(value: unknown): string {
   assertJsonArguments(value);
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
-    );
-  }
-  return value;
 }

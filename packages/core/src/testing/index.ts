@@ -6,8 +6,9 @@
  * local server speaking OpenAI's chat completions (streaming included) for frameworks under test,
  * a child process read as JSON lines, a TCP gate that can cut a database's connections, a
  * PostgreSQL database of a test's own (for the store's defaults), an OTLP/HTTP collector
- * that keeps the spans, metrics and raw bodies processes export, and processes started in a
- * group of their own, so that stopping one stops what it started.
+ * that keeps the spans, metrics and raw bodies processes export, processes started in a
+ * group of their own, so that stopping one stops what it started, and a service that
+ * refuses calls without a valid approval receipt.
  */
 export { scriptedModel, type ScriptedModel, type ScriptedTurn } from '../llm/scripted-model.js';
 export { scriptedHandler, type ScriptedHandler, type ScriptedAnswer } from './scripted-handler.js';
@@ -24,4 +25,12 @@ export { startJsonLineChild, type JsonLineChild } from './json-line-child.js';
 export { tcpGate, type TcpGate } from './tcp-gate.js';
 export { ownDatabase, type OwnDatabase } from './own-database.js';
 export { startOtlpReceiver, type OtlpReceiver, type ReceivedMetric, type ReceivedSpan } from './otlp-receiver.js';
+export {
+  EXPECTED_REFUSALS,
+  forgedReceipt,
+  refusalsOf,
+  startReceiptService,
+  type ReceiptService,
+  type ServiceCall,
+} from './receipt-service.js';
 export { spawnProcessGroup, stopProcessGroup } from './process-group.js';

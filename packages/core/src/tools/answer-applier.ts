@@ -4,6 +4,7 @@ import { combineEffects, type Effects } from '../engine/step.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import { refuseEdit } from './admission.js';
+import { grantOf } from '../receipts/receipt-grant.js';
 import { readAnswer } from './approval-requests.js';
 import type { CallDecider, Decided } from './call-decider.js';
 import type { ToolExecution } from './tool-execution.js';
@@ -104,6 +105,12 @@ export class AnswerApplier {
       next = this.execution.resolve(reading.next, reading.resolution, response.denyReason, context);
     else if (next.call.phase === 'ready')
       next = { call: next.call, effects: { globals: await this.decider.pinOf(this.tools.find(call.name)) } };
+    // The call runs on this answer: its receipt names the entry that records it, and every approver (F63).
+    if (next.call.phase === 'ready' && response.approved)
+      next = {
+        ...next,
+        call: { ...next.call, grant: grantOf(audit[0] as (typeof audit)[number], approversOf(record)) },
+      };
     return {
       call: next.call,
       effects: combineEffects(consumed, next.effects, {
@@ -116,4 +123,11 @@ export class AnswerApplier {
       }),
     };
   }
+}
+
+/** Who approved the call an interaction asked about: each approval of a quorum (F51), and the answer's responder. */
+function approversOf(record: InteractionRecord): string[] {
+  const given = record.quorum?.approvals.map((approval) => approval.responder) ?? [];
+  const responder = record.response?.responder;
+  return responder === undefined ? given : [...given, responder];
 }

@@ -4,6 +4,7 @@ import type { Effects } from '../engine/step.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
 import { needsQuorum, quorumOf } from '../policy/approval-quorum.js';
 import type { MessageBus } from '../policy/message-bus.js';
+import { grantOf } from '../receipts/receipt-grant.js';
 import { admit, ruling } from './admission.js';
 import { askAutomatically, automaticApprover, toolUseOf, type AutomaticApprover } from './automatic-approvers.js';
 import type { Tool } from './define-tool.js';
@@ -101,7 +102,8 @@ export class CallDecider {
       const done = finish(decided, verdict.status, verdict.message);
       return { call: done, effects: { audit, events: [...events, ...this.recorder.reported(done, nodeId)] } };
     }
-    return { call: approve(decided, decision.rule), effects: { audit, events, globals: await this.pinOf(tool) } };
+    const approved = { ...approve(decided, decision.rule), grant: grantOf(audit[0] as (typeof audit)[number]) };
+    return { call: approved, effects: { audit, events, globals: await this.pinOf(tool) } };
   }
 
   /** The callback (or bus handler) decides when the rules did not (F26); errors and bad answers deny (F28). */
@@ -142,7 +144,8 @@ export class CallDecider {
       const done = finish(call, 'EXECUTION_REJECTED', reason);
       return { call: done, effects: { audit, events: [...events, ...this.recorder.reported(done, nodeId)] } };
     }
-    return { call: approve(next, approver.name), effects: { audit, events, globals: await this.pinOf(tool) } };
+    const approved = { ...approve(next, approver.name), grant: grantOf(audit[0] as (typeof audit)[number]) };
+    return { call: approved, effects: { audit, events, globals: await this.pinOf(tool) } };
   }
 
   /** The pin an approval of `tool` writes, if any. */

@@ -30,6 +30,15 @@ export interface ToolContext {
   workspaceRoot: string;
   /** What the approver said, when a person approved the call. */
   approval?: { userInstruction?: string; responder?: string };
+  /**
+   * The call's approval receipt (F63): a compact JWS, signed right before the call runs,
+   * naming the tool, its definition, the hash of exactly these arguments, the thread and
+   * call, who approved and the audit entry that records it. Forward it to the service the
+   * tool calls (the `Interlock-Receipt` header, MCP `_meta["interlock/receipt"]`): the
+   * service checks it with `verifyReceipt` of `@interlock/receipts`. Absent when receipts
+   * are off.
+   */
+  receipt?: string;
 }
 
 /** What `needsApproval` can look at. */

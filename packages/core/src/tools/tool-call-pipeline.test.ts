@@ -324,6 +324,30 @@ describe('ToolCallPipeline', () => {
     expect((await interlock!.audit()).map((entry) => entry.outcome)).toEqual(['allow']);
   });
 
+  it('a decideOnly TOOL node that a person rejects completes with null: the rejection is the decision (F50)', async () => {
+    const { handler } = await setUp({ answers: [{ input: { approved: false, denyReason: 'not today' } }] });
+    effects.length = 0;
+    const workflow = interlock!.registerWorkflow(
+      linearWorkflow(
+        [
+          {
+            id: 'decide',
+            type: 'TOOL',
+            config: { tool: 'note', arguments: { text: 'proposed' }, outputVariable: 'output', decideOnly: true },
+          },
+        ],
+        { id: 'decide-only-rejected' },
+      ),
+    );
+    expect(await (await interlock!.start(workflow, { channel: 'cli' })).done()).toMatchObject({
+      status: 'completed',
+      output: null,
+    });
+    expect(handler.requests).toHaveLength(1);
+    expect(effects).toEqual([]);
+    expect((await interlock!.audit()).map((entry) => [entry.outcome, entry.reason])).toEqual([['deny', 'not today']]);
+  });
+
   it('explain() dry-runs the pipeline and names the rule path (F42)', async () => {
     await setUp({ approval: { mode: 'autoEdit' } });
     expect(interlock!.explain({ toolName: 'note', arguments: { text: 'x' } })).toMatchObject({

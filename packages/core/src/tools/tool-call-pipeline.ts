@@ -15,6 +15,8 @@ import type { MessageBus } from '../policy/message-bus.js';
 import { AnswerApplier } from './answer-applier.js';
 import { approvalSpecs } from './approval-requests.js';
 import { CallDecider, type Decided } from './call-decider.js';
+import type { Receipts } from '../receipts/receipts.js';
+import { receiptsOf } from './call-receipts.js';
 import { ToolExecution } from './tool-execution.js';
 import { ToolPins } from './tool-pins.js';
 import type { ToolRegistry } from './tool-registry.js';
@@ -77,6 +79,7 @@ export class ToolCallPipeline {
     @inject(TYPES.WorkspaceRoot) private readonly workspaceRoot: string,
     @inject(TYPES.MessageBus) bus: MessageBus,
     @inject(TYPES.Clock) private readonly clock: Clock,
+    @inject(TYPES.Receipts) private readonly receipts: Receipts,
   ) {
     this.pins = new ToolPins(store);
     this.execution = new ToolExecution(clock, workspaceRoot);
@@ -223,23 +226,29 @@ export class ToolCallPipeline {
         await context.run.commit();
         failpoint('tool:approved');
       }
-      // Write-ahead: the starts are durable before any side effect.
+      // Write-ahead: the starts are durable before any side effect, with their receipts (F63).
       const events: EmittedEvent[] = starting.map(({ call }) => ({
         type: 'TOOL_CALL_STARTED',
         ...describeCall(call, nodeId),
       }));
+      const receipts = await receiptsOf(
+        this.receipts,
+        starting.map(({ call }) => ({ call, tool: this.tools.find(call.name) })),
+        context,
+      );
+      const kept = receipts.flatMap((receipt) => (receipt === undefined ? [] : [receipt.change]));
       await context.apply({
         next: context.thread,
-        effects: { toolCalls: starting.map(({ change }) => change), events, durable: 'now' },
+        effects: { toolCalls: starting.map(({ change }) => change), globals: kept, events, durable: 'now' },
       });
       failpoint('tool:started');
       // A call whose tool returned after the signal was aborted did not finish (ToolExecution
       // throws): the run stops there, and the call is asked about by whoever goes on.
       await Promise.all(
-        starting.map(async ({ index, call }) => {
+        starting.map(async ({ index, call }, n) => {
           const tool = this.tools.find(call.name);
           if (!tool) return;
-          const done = await this.execution.execute(call, tool, context, nodeId);
+          const done = await this.execution.execute(call, tool, context, nodeId, receipts[n]?.token);
           await this.update(context, lens, index, {
             call: done.call,
             effects: { ...done.effects, events: this.recorder.reported(done.call, nodeId) },

@@ -5,6 +5,7 @@ import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import type { ToolCallChange } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
+import { receiptInScope, runWithReceipts } from '../receipts/receipt-scope.js';
 import type { Resolution } from './approval-requests.js';
 import type { Decided } from './call-decider.js';
 import type { Tool } from './define-tool.js';
@@ -105,28 +106,40 @@ export class ToolExecution {
    * not finished: a tool that finds its signal aborted throws, so a return then may be one
    * that skipped its effect and says otherwise. This throws instead of taking the return
    * for an outcome; the call stays `started`, and whoever takes the thread next asks a
-   * person what became of it (F40, F53).
+   * person what became of it (F40, F53). `receipt` is the call's approval receipt (F63).
    */
-  async execute(call: ReadyCall, tool: Tool, context: NodeExecutionContext, nodeId: string): Promise<Decided> {
+  async execute(
+    call: ReadyCall,
+    tool: Tool,
+    context: NodeExecutionContext,
+    nodeId: string,
+    receipt?: string,
+  ): Promise<Decided> {
     const { threadId } = context.thread;
     let result: unknown;
     try {
-      result = await tool.execute(tool.parameters.parse(argumentsOf(call)), {
-        threadId,
-        nodeId,
-        toolCallId: call.id,
-        signal: context.signal,
-        fence: context.fence,
-        workspaceRoot: this.workspaceRoot,
-        ...(call.userInstruction === undefined && call.responder === undefined
-          ? {}
-          : {
-              approval: {
-                ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
-                ...(call.responder === undefined ? {} : { responder: call.responder }),
-              },
-            }),
-      });
+      const args = tool.parameters.parse(argumentsOf(call));
+      // The receipt travels with the call (F63): in its context, and for code it calls, `currentReceipt()`.
+      const scoped = receipt === undefined ? [] : [receiptInScope(receipt, tool.name, argumentsOf(call))];
+      result = await runWithReceipts(scoped, () =>
+        tool.execute(args, {
+          threadId,
+          nodeId,
+          toolCallId: call.id,
+          signal: context.signal,
+          fence: context.fence,
+          workspaceRoot: this.workspaceRoot,
+          ...(receipt === undefined ? {} : { receipt }),
+          ...(call.userInstruction === undefined && call.responder === undefined
+            ? {}
+            : {
+                approval: {
+                  ...(call.userInstruction === undefined ? {} : { userInstruction: call.userInstruction }),
+                  ...(call.responder === undefined ? {} : { responder: call.responder }),
+                },
+              }),
+        }),
+      );
     } catch (error) {
       const failure = toInterlockError(error);
       // A tool that did not answer in time (an MCP server that hangs) ends as TIMEOUT, anything else as ERROR.

@@ -1,5 +1,6 @@
 import type { ApprovalStage, ToolCallStatus } from '@interlock/sdk-types';
 import { argumentsProblem, canonicalJson } from '../policy/canonical-arguments.js';
+import type { CallGrant } from '../receipts/receipt-grant.js';
 import { toolMessage } from './tool-messages.js';
 
 /** What every phase of a call carries. */
@@ -21,6 +22,8 @@ interface CallBase {
   approvedBy?: string;
   userInstruction?: string;
   responder?: string;
+  /** The decision that let it run, for its receipt (F63): set when it is approved. */
+  grant?: CallGrant;
 }
 
 /** Proposed by the model, not yet decided. */

@@ -267,7 +267,8 @@ async function actLikeAPerson(interlock) {
     const [request] = (await interlock.pending()).filter((candidate) => candidate.threadId === config.threadId);
     try {
       if (request === undefined) {
-        const outcome = await (await interlock.resume(config.threadId)).done();
+        // The killed process's claim may still hold the thread for up to a lease.
+        const outcome = await (await resumeWhenFree(interlock, config.threadId)).done();
         steps.push({ action: 'resume', witnessBefore, outcome });
         continue;
       }

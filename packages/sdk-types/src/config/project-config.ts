@@ -244,6 +244,23 @@ export const ProjectTelemetryConfig = z.strictObject({
   metricsInterval: Duration.refine((ms) => ms >= 100, 'at least 100ms').optional(),
 });
 
+/**
+ * `[receipts]`: approval receipts (F63), a signed record of exactly which call was approved,
+ * handed to the tool and its service with each call that runs. The signing key is never in
+ * this file: it is generated in the store, or given to a process by `INTERLOCK_RECEIPT_KEY`.
+ */
+export const ProjectReceiptsConfig = z.strictObject({
+  /** Issue receipts. Default true. */
+  enabled: z.boolean().optional(),
+  /** How long a receipt is valid, from 1s to 24h. Default 5m. */
+  ttl: Duration.refine(
+    (ms) => ms >= 1_000 && ms <= 86_400_000 && ms % 1_000 === 0,
+    'whole seconds, from 1s to 24h',
+  ).optional(),
+  /** The issuer (`iss`) receipts name: the deployment (`https://interlock.example.com`). Default `interlock`. */
+  issuer: z.string().min(1).max(200).optional(),
+});
+
 /** An MCP server name: lower case, no `__` (it separates the parts of `mcp__<server>__<tool>`). */
 const McpServerName = /^[a-z0-9](?:[a-z0-9-]|_(?!_))*$/;
 
@@ -289,8 +306,10 @@ export const ProjectConfig = z.strictObject({
   /** Workflow files or directories of them, relative to the file. */
   workflows: z.array(z.string().min(1)).optional(),
   telemetry: ProjectTelemetryConfig.optional(),
+  receipts: ProjectReceiptsConfig.optional(),
 });
 export type ProjectConfig = z.infer<typeof ProjectConfig>;
+export type ProjectReceiptsConfig = z.infer<typeof ProjectReceiptsConfig>;
 export type ProjectChatConfig = z.infer<typeof ProjectChatConfig>;
 export type ProjectSlackConfig = z.infer<typeof ProjectSlackConfig>;
 export type ProjectWhatsAppConfig = z.infer<typeof ProjectWhatsAppConfig>;

@@ -51,7 +51,9 @@ export const ToolNodeConfig = z
      * Decide only, never run: the call goes through the approval pipeline (rules, modes, a
      * person) and the node's output is the arguments it was approved with (an approver's edit
      * included); the tool's `execute` is never called, whatever tool the name resolves to.
-     * An approval service (`interlock mcp serve`, the framework adapters) decides this way.
+     * A call refused (by a rule or a person) or left unanswered ends the node with `null`
+     * instead of failing it: the audit says who refused it and why. An approval service
+     * (`interlock mcp serve`, the framework adapters) decides this way.
      */
     decideOnly: z.boolean().default(false),
   })

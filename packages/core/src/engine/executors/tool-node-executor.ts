@@ -10,7 +10,10 @@ import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../node-e
 
 /**
  * Calls one tool directly from a workflow. The call goes through the same approval
- * pipeline as a model's call; a call that does not succeed fails the node.
+ * pipeline as a model's call; a call that does not succeed fails the node. A node that
+ * decides only (`decideOnly`) is done once the decision is: a call refused by a rule or a
+ * person, or left unanswered, ends it with `null` (the audit says who refused it and why),
+ * so an approval service's thread completes whatever was decided.
  */
 @injectable()
 export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
@@ -49,6 +52,8 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
       };
     }
     const [call] = (context.nodeState<TurnState>() as TurnState).calls;
+    const refused = call?.phase === 'done' && (call.status === 'EXECUTION_REJECTED' || call.status === 'TIMEOUT');
+    if (node.config.decideOnly && refused) return nodeOutput(node, null);
     if (call?.phase !== 'done' || call.status !== 'SUCCESS') {
       const done = call?.phase === 'done' ? call : undefined;
       throw new InterlockError(
@@ -59,14 +64,19 @@ export class ToolNodeExecutor implements INodeExecutor<'TOOL'> {
         },
       );
     }
-    const { outputVariable } = node.config;
-    return {
-      kind: 'next',
-      complete: (scopes) => {
-        if (outputVariable !== undefined) scopes.set(outputVariable, call.output ?? null, undefined, { blind: true });
-      },
-    };
+    return nodeOutput(node, call.output ?? null);
   }
+}
+
+/** Goes on to the next node with `output` in the node's output variable, if it names one. */
+function nodeOutput(node: NodeOfType<'TOOL'>, output: unknown): NodeOutcome {
+  const { outputVariable } = node.config;
+  return {
+    kind: 'next',
+    complete: (scopes) => {
+      if (outputVariable !== undefined) scopes.set(outputVariable, output, undefined, { blind: true });
+    },
+  };
 }
 
 /** A TOOL node's state is its turn of one call. */
