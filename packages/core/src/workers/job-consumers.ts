@@ -237,7 +237,7 @@ export class GraphileJobConsumer implements JobConsumer {
       pollInterval: pollMs,
       noHandleSignals: true,
       logger: quietLogger(worker),
-      events: events as unknown as import('graphile-worker').WorkerEvents,
+      events,
       taskList: this.taskList(),
       preset: {
         worker: {
