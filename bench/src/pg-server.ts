@@ -66,7 +66,7 @@ export async function serverStatements(url: string): Promise<number | undefined>
   await client.connect();
   try {
     const result = (await client.query('SELECT sum(total_exec_time) AS ms FROM pg_stat_statements WHERE toplevel')) as {
-      rows: { ms: number | null }[];
+      rows: { ms: string | null }[];
     };
     return Number(result.rows[0]?.ms ?? 0);
   } catch {
