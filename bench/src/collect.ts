@@ -490,13 +490,13 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
     '',
     'PostgreSQL with workers (issue 12): started and approved by an answerer that runs no thread (the web inbox of a deployment), taken forward by K worker processes; 8 round trips in flight',
     '',
-    '| workers | N | round trips/s | round trip p50 / p90 / p99 ms | tool runs | each once |',
-    '|---|---|---|---|---|---|',
+    '| workers | N | round trips/s | round trip p50 / p90 / p99 / max ms | network round trips per round trip | recovered / found by a poll | CPU ms per round trip: Node / PostgreSQL (server / statements) | tool runs | each once |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...records
       .filter((r) => r['kind'] === 'workers_pg')
       .map(
         (r) =>
-          `| ${show(r['workers'])} | ${show(r['n'])} | ${f1(r['round_trips_per_sec'])} | ${f1(at(r, 'round_trip', 'p50_ms'))} / ${f1(at(r, 'round_trip', 'p90_ms'))} / ${f1(at(r, 'round_trip', 'p99_ms'))} | ${show(r['tool_executions'])} | ${r['every_effect_once'] ? 'yes' : '**no**'} |`,
+          `| ${show(r['workers'])} | ${show(r['n'])} | ${f1(r['round_trips_per_sec'])} | ${f1(at(r, 'round_trip', 'p50_ms'))} / ${f1(at(r, 'round_trip', 'p90_ms'))} / ${f1(at(r, 'round_trip', 'p99_ms'))} / ${f1(at(r, 'round_trip', 'max_ms'))} | ${show(r['network_round_trips_per_round_trip'])} | ${show(r['recovered_round_trips'])} / ${show(r['round_trips_found_by_poll'])} | ${show(at(r, 'cpu_ms_per_round_trip', 'node'))} / ${show(at(r, 'cpu_ms_per_round_trip', 'postgres'))} / ${show(at(r, 'cpu_ms_per_round_trip', 'postgres_exec'))} | ${show(r['tool_executions'])} | ${r['every_effect_once'] ? 'yes' : '**no**'} |`,
       ),
     ...records
       .filter((r) => r['kind'] === 'queue_pg')

@@ -15,6 +15,7 @@ import { createInterlock, type ICheckpointStore, type Interlock, type StoreChang
 import { emit, now } from './common.js';
 import { requireFromCore, threadIdFor, workflow, WORKFLOW_ID } from './scenario.js';
 import { countPgStatements, takePgCounts, type PgCounts } from './pg-counter.js';
+import { serverCpu, serverStatements } from './pg-server.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -63,6 +64,12 @@ function latencies(values: number[]): Record<string, number> {
 interface WorkerResult {
   effects: Record<string, number>;
   pg: PgCounts;
+  /** CPU (user + system) of the process during the timed round trips, ms. */
+  cpuMs: number;
+  /** Threads a recover job took forward, and threads whose continuation a poll found. */
+  recovered: string[];
+  byPoll: string[];
+  jobsRan: number;
 }
 
 interface WorkerProcess {
@@ -174,21 +181,38 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
     await runRoundTrips(interlock, arrivals, 0, options.warmup);
     for (const worker of workers) worker.child.kill('SIGUSR2');
     takePgCounts();
+    const server = await serverCpu(options.url);
+    const serverAtStart = server?.read();
+    const statementsAtStart = await serverStatements(options.url);
+    const cpuAtStart = process.cpuUsage();
     const started = now();
     const times = await runRoundTrips(interlock, arrivals, options.warmup, options.n);
     const seconds = (now() - started) / 1000;
+    const answererCpu = process.cpuUsage(cpuAtStart);
+    const serverMs = serverAtStart === undefined ? undefined : (server?.read() ?? serverAtStart) - serverAtStart;
+    const statementsMs =
+      statementsAtStart === undefined ? undefined : ((await serverStatements(options.url)) ?? 0) - statementsAtStart;
     const answerer = takePgCounts();
     for (const worker of workers) worker.child.kill('SIGTERM');
     const effects = new Map<string, number>();
     const sent = { ...answerer };
-    for (const { effects: counted, pg } of await Promise.all(workers.map((worker) => worker.result))) {
+    let workersCpuMs = 0;
+    const recovered = new Set<string>();
+    const byPoll = new Set<string>();
+    for (const result of await Promise.all(workers.map((worker) => worker.result))) {
+      const { effects: counted, pg } = result;
       for (const [thread, count] of Object.entries(counted)) effects.set(thread, (effects.get(thread) ?? 0) + count);
       sent.statements += pg.statements;
       sent.roundTrips += pg.roundTrips;
       sent.jobFetches += pg.jobFetches;
       sent.emptyJobFetches += pg.emptyJobFetches;
+      workersCpuMs += result.cpuMs;
+      for (const thread of result.recovered) recovered.add(thread);
+      for (const thread of result.byPoll) byPoll.add(thread);
     }
     const perRoundTrip = (count: number) => Math.round((count / options.n) * 10) / 10;
+    const msPerRoundTrip = (ms: number) => Math.round((ms / options.n) * 100) / 100;
+    const answererCpuMs = (answererCpu.user + answererCpu.system) / 1000;
     const total = options.warmup + options.n;
     const once = Array.from({ length: total }, (_, i) => effects.get(String(i)) === 1).every(Boolean);
     const completed = (await interlock.threads({ status: 'completed' })).length;
@@ -211,6 +235,20 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
       tool_executions: [...effects.values()].reduce((sum, count) => sum + count, 0),
       completed,
       every_effect_once: once,
+      // Round trips that went through the recovery path (a recover job took the thread forward),
+      // or whose continuation waited for a poll: both 0 in a fault-free run (issue 38).
+      recovered_round_trips: recovered.size,
+      round_trips_found_by_poll: byPoll.size,
+      // CPU per round trip during the timed round trips: the answerer, the workers, all of
+      // Node; the PostgreSQL server's processes (/proc, when the server runs on this machine),
+      // and the execution time its pg_stat_statements counted (when the extension is there).
+      cpu_ms_per_round_trip: {
+        answerer: msPerRoundTrip(answererCpuMs),
+        workers: msPerRoundTrip(workersCpuMs),
+        node: msPerRoundTrip(answererCpuMs + workersCpuMs),
+        postgres: serverMs === undefined ? null : msPerRoundTrip(serverMs),
+        postgres_exec: statementsMs === undefined ? null : msPerRoundTrip(statementsMs),
+      },
       pass,
     });
     return pass;
@@ -236,6 +274,11 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     pollInterval: 1_000,
     noHandleSignals: true,
     logger: new graphile.Logger(() => () => undefined),
+    // Its defaults, its fastest for these lanes; BENCH_QUEUE_LOCAL=1 runs it as Interlock's
+    // workers do (workers/job-consumers.ts: its local queue, batched completion).
+    ...(process.env['BENCH_QUEUE_LOCAL'] === '1'
+      ? { preset: { worker: { localQueue: { size: IN_FLIGHT }, completeJobBatchDelay: 10 } } }
+      : {}),
     taskList: {
       noop: async (payload: unknown) => {
         picked.get((payload as { i: number }).i)?.();
@@ -272,6 +315,7 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
       in_flight: IN_FLIGHT,
       n: options.n,
       jobs_per_sec: Math.round((options.n / seconds) * 10) / 10,
+      options: process.env['BENCH_QUEUE_LOCAL'] === '1' ? 'local queue, batched completion' : 'defaults',
       add_to_run: latencies(times),
       pass: times.length === options.n,
     });

@@ -212,6 +212,8 @@ export { createWorker, type InterlockWorker, type WorkerOptions } from './worker
 export type { ContinueIn } from './workers/job-planner.js';
 export { servedVersions, servedWorkflows, type ServedWorkflow } from './workers/served-workflows.js';
 export type { ThreadJob, ThreadJobKind } from './workers/thread-jobs.js';
+export type { JobReport } from './workers/job-consumers.js';
+export type { JobOutcome } from './workers/job-runner.js';
 export { createApprovalGate } from './approval-gate/create-approval-gate.js';
 export {
   continuationThreadId,

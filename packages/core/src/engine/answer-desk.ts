@@ -134,7 +134,6 @@ export class AnswerDesk {
   /** Carries a plan out: its one commit (if it writes), then what the runner is told; 'conflict' to plan again. */
   private async carryOut(plan: AnswerPlan, seen: AnswerSeen): Promise<DeskAnswer | 'conflict'> {
     const { interactionId } = seen;
-    const thread = seen.stored?.thread;
     switch (plan.kind) {
       case 'refuse':
         return this.refuse(plan, interactionId);
@@ -153,14 +152,14 @@ export class AnswerDesk {
         return accepted(plan.threadId, { status: 'awaiting-approvals', given, required });
       }
       case 'store':
-        return this.storeAlone(plan, interactionId, thread);
+        return this.storeAlone(plan, interactionId, seen.stored);
       case 'fold':
         return { kind: 'fold', threadId: plan.threadId, interactionId, changes: plan.changes, stored: plan.stored };
       case 'continue':
         if (!plan.schedule)
           return { kind: 'continue', threadId: plan.threadId, interactionId, notify: false, repeated: true };
         // Stored and not applied: make sure a worker takes it on.
-        return this.scheduled(thread, interactionId, [], true);
+        return this.scheduled(seen.stored, interactionId, [], true);
     }
   }
 
@@ -184,10 +183,10 @@ export class AnswerDesk {
   private async storeAlone(
     plan: Extract<AnswerPlan, { kind: 'store' }>,
     interactionId: string,
-    thread: ThreadRecord | undefined,
+    stored: StoredThread | undefined,
   ): Promise<DeskAnswer | 'conflict'> {
     const { threadId, changes } = plan;
-    if (plan.for === 'worker') return this.scheduled(thread, interactionId, changes);
+    if (plan.for === 'worker') return this.scheduled(stored, interactionId, changes);
     const result = await this.store.commit({ interactions: changes });
     if (result.status === 'conflict') return 'conflict';
     failpoint('interaction:answer-stored');
@@ -207,18 +206,25 @@ export class AnswerDesk {
     }
   }
 
-  /** Stores `changes` with the job that continues the thread in a worker. */
+  /**
+   * Stores `changes` with the job that continues the thread in a worker. When they are the
+   * answer alone (not a quorum's count), the job carries the thread as this unit leaves it, so
+   * the worker does not read it back (issue 38).
+   */
   private async scheduled(
-    thread: ThreadRecord | undefined,
+    stored: StoredThread | undefined,
     interactionId: string,
     changes: InteractionChange[],
     repeated = false,
   ): Promise<DeskAnswer | 'conflict'> {
-    if (thread === undefined)
+    const thread = stored?.thread;
+    if (stored === undefined || thread === undefined)
       throw new InterlockError('INTERNAL', `the thread of interaction ${interactionId} was not read`);
+    const [only] = changes;
+    const carry = changes.length === 1 && only?.kind === 'answer' ? { stored, response: only.response } : undefined;
     const result = await this.store.commit({
       ...(changes.length === 0 ? {} : { interactions: changes }),
-      jobs: this.jobs.forAnswer(thread, interactionId),
+      jobs: this.jobs.forAnswer(thread, interactionId, carry),
     });
     if (result.status === 'conflict') return 'conflict';
     if (changes.length > 0) failpoint('interaction:answer-stored');
@@ -313,10 +319,14 @@ export class AnswerDesk {
    * @throws InterlockError STORE_CONFLICT when a new thread's id is taken.
    */
   async handOver(thread: ThreadRecord, options: { create: boolean }): Promise<void> {
-    const unit: UnitOfWork = {
-      ...(options.create ? { thread: { kind: 'create', thread: { ...thread, version: 1 } } } : {}),
-      jobs: this.jobs.forHandOver(thread),
-    };
+    // A new thread's continuation carries it (and the worker does not read it back: issue 38).
+    const created = { ...thread, version: 1 };
+    const unit: UnitOfWork = options.create
+      ? {
+          thread: { kind: 'create', thread: created },
+          jobs: this.jobs.forHandOver(thread, { thread: created, interactions: [], toolCalls: [] }),
+        }
+      : { jobs: this.jobs.forHandOver(thread) };
     const result = await this.store.commit(unit);
     if (result.status === 'conflict')
       throw new InterlockError('STORE_CONFLICT', `thread ${thread.threadId} already exists`);

@@ -1,7 +1,8 @@
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import type { CommitResult, Conflict, InteractionChange, UnitOfWork } from '../persistence/unit-of-work.js';
+import type { CommitResult, Conflict, InteractionChange, ThreadChange, UnitOfWork } from '../persistence/unit-of-work.js';
 import type { RunViews } from './run-views.js';
+import type { Effects } from './step.js';
 
 /*
  * What a run's commits need besides the run (engine/run.ts, whose part of the writer this is):
@@ -119,4 +120,47 @@ export async function settleOne(
     throw new InterlockError('INTERACTION_NOT_FOUND', `interaction ${interactionId} is missing from the store`);
   views.learn(stored);
   return stored;
+}
+
+/** The statuses a thread does not leave. */
+const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
+
+/** The jobs a unit that ends its thread removes (its recovery has nothing left to look at: issue 38). */
+function endedJobs(
+  change: ThreadChange | undefined,
+  endJobs: ((threadId: string) => readonly string[]) | undefined,
+): readonly string[] | undefined {
+  if ((change?.kind !== 'save' && change?.kind !== 'create') || !ENDED.has(change.thread.status)) return undefined;
+  return endJobs?.(change.thread.threadId);
+}
+
+/**
+ * The unit of work of a run's next durability point, or undefined when there is nothing to
+ * write. `threadChange` is the thread's part, given whether anything else is written.
+ */
+export function unitOfEffects(
+  pending: Effects,
+  threadChange: (writes: boolean) => ThreadChange | undefined,
+  endJobs: ((threadId: string) => readonly string[]) | undefined,
+): UnitOfWork | undefined {
+  const writes =
+    (pending.interactions?.length ?? 0) +
+    (pending.toolCalls?.length ?? 0) +
+    (pending.audit?.length ?? 0) +
+    (pending.globals?.length ?? 0) +
+    (pending.remember?.length ?? 0) +
+    (pending.jobs?.length ?? 0);
+  const change = threadChange(writes > 0);
+  const ended = endedJobs(change, endJobs);
+  const unit: UnitOfWork = {
+    ...(change === undefined ? {} : { thread: change }),
+    ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),
+    ...(pending.toolCalls?.length ? { toolCalls: pending.toolCalls } : {}),
+    ...(pending.audit?.length ? { audit: pending.audit } : {}),
+    ...(pending.globals?.length ? { globals: pending.globals } : {}),
+    ...(pending.remember?.length ? { remember: pending.remember } : {}),
+    ...(pending.jobs?.length ? { jobs: pending.jobs } : {}),
+    ...(ended?.length ? { dropJobs: ended } : {}),
+  };
+  return Object.keys(unit).length === 0 ? undefined : unit;
 }

@@ -11,7 +11,7 @@ import type {
 import type { ClaimChange, InteractionChange, ThreadChange, UnitOfWork } from '../persistence/unit-of-work.js';
 import { lostClaim } from '../persistence/stale-claim.js';
 import type { EmittedEvent } from './emitted-event.js';
-import { commitOrReadBack, commonPrefix, conflictError, settleOne } from './run-store.js';
+import { commitOrReadBack, commonPrefix, conflictError, settleOne, unitOfEffects } from './run-store.js';
 import { RunViews, type RunOrigin } from './run-views.js';
 import { combineEffects, type Effects, type Step } from './step.js';
 
@@ -28,6 +28,8 @@ export interface RunContext {
   onClaimed?(fence: ClaimFence, until: string): void;
   /** Told when the store refused a unit of the run because its claim had ended: the run's signal is aborted as for a lost claim. */
   onClaimEnded?(): void;
+  /** The keys of the jobs the unit that ends the thread removes (its recovery has nothing left to look at). */
+  endJobs?(threadId: string): readonly string[];
 }
 
 /** The key of a {@link StartsCommitted}: not exported, so only this module makes one. */
@@ -71,6 +73,8 @@ export class Run {
   private held: EmittedEvent[] = [];
   /** Whether a commit of the run kept its claim: other processes saw it hold the thread. */
   private claimShown = false;
+  /** Whether another caller joined the run (see join). */
+  private joined = false;
   private lazyCommit: NodeJS.Immediate | undefined;
   private broken: unknown;
   private released = false;
@@ -172,6 +176,22 @@ export class Run {
   /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
   get claimWasVisible(): boolean {
     return this.claimShown;
+  }
+
+  /**
+   * A caller of this process asked to take the thread forward while this run had it (a
+   * worker's job for an answer stored elsewhere): the answer may have been stored after the
+   * run's last read, even after its last commit was sent, so what the thread waits on is
+   * read from the store when the run stops (issue 38: the job was otherwise done, and the
+   * thread left to its recovery).
+   */
+  join(): void {
+    this.joined = true;
+  }
+
+  /** Whether {@link join} was called. */
+  get wasJoined(): boolean {
+    return this.joined;
   }
 
   /** A durability point: commits everything pending, with the thread as it is now. `release` ends the run's claim. */
@@ -291,24 +311,7 @@ export class Run {
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
   private unitOf(pending: Effects, release: boolean): UnitOfWork | undefined {
-    const writes =
-      (pending.interactions?.length ?? 0) +
-      (pending.toolCalls?.length ?? 0) +
-      (pending.audit?.length ?? 0) +
-      (pending.globals?.length ?? 0) +
-      (pending.remember?.length ?? 0) +
-      (pending.jobs?.length ?? 0);
-    const threadChange = this.threadChange(release, writes > 0);
-    const unit: UnitOfWork = {
-      ...(threadChange === undefined ? {} : { thread: threadChange }),
-      ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),
-      ...(pending.toolCalls?.length ? { toolCalls: pending.toolCalls } : {}),
-      ...(pending.audit?.length ? { audit: pending.audit } : {}),
-      ...(pending.globals?.length ? { globals: pending.globals } : {}),
-      ...(pending.remember?.length ? { remember: pending.remember } : {}),
-      ...(pending.jobs?.length ? { jobs: pending.jobs } : {}),
-    };
-    return Object.keys(unit).length === 0 ? undefined : unit;
+    return unitOfEffects(pending, (writes) => this.threadChange(release, writes), this.context.endJobs);
   }
 
   /**

@@ -52,9 +52,10 @@ export class StoredRuns {
    */
   resume(threadId: string, from: { stored?: StoredThread; answer?: InteractionChange[] } = {}): Promise<ThreadHandle> {
     const running = this.runs.get(threadId);
-    if (running && from.answer === undefined) return Promise.resolve(running.handle);
+    // Joined, the run reads what its thread waits on when it stops (see Run.join).
+    if (running && from.answer === undefined) return Promise.resolve(this.join(running.handle));
     const claiming = this.claiming.get(threadId);
-    if (claiming && from.answer === undefined) return claiming;
+    if (claiming && from.answer === undefined) return claiming.then((handle) => this.join(handle));
     if (running || claiming)
       throw new InterlockError('THREAD_BUSY', `thread ${threadId} is being taken forward in this process`);
     const launched = this.launch(threadId, from).finally(() => this.claiming.delete(threadId));
@@ -117,9 +118,9 @@ export class StoredRuns {
     });
     try {
       const running = this.runs.get(threadId);
-      if (running) return accepted({ status: 'continued' }, running.handle);
+      if (running) return accepted({ status: 'continued' }, this.join(running.handle));
       const claiming = this.claiming.get(threadId);
-      if (claiming) return accepted({ status: 'continued' }, await claiming);
+      if (claiming) return accepted({ status: 'continued' }, this.join(await claiming));
       // A process taking this thread forward right now picks the answer up; if it died
       // instead, its claim runs out and this process goes on.
       const thread = await this.store.getThread(threadId);
@@ -144,14 +145,15 @@ export class StoredRuns {
    * A thread that now waits durably: if an answer raced the suspension, continue it at once
    * (returns the new run); otherwise arm its deadlines. An answer can have been stored while
    * the run went on by `respond()` in this process, or — once the run's claim was visible in
-   * the store — by another process that left the answer to it: then the store is read.
+   * the store, or a caller here joined the run (a worker's job for that answer) — by another
+   * process that left the answer to it: then the store is read.
    */
   async afterRun(outcome: ThreadOutcome, run: Run): Promise<ThreadHandle | undefined> {
     if (outcome.status !== 'waiting' || this.isClosed()) return undefined;
     const interactions = [];
     for (const interactionId of outcome.pendingInteractionIds) {
       const known =
-        run.claimWasVisible || this.responses.wasAnswered(interactionId)
+        run.claimWasVisible || run.wasJoined || this.responses.wasAnswered(interactionId)
           ? await this.store.getInteraction(interactionId)
           : run.interaction(interactionId);
       if (known?.status === 'pending') interactions.push(known);
@@ -190,6 +192,12 @@ export class StoredRuns {
    * Continues a thread whose answer arrived while its run suspended. If another process
    * claimed it first, that process applies the answer: this run ends as it was (waiting).
    */
+  /** Joins the run behind a handle of this process (issue 38): it reads the store for answers when it stops. */
+  private join(handle: ThreadHandle): ThreadHandle {
+    this.runs.runOf(handle)?.join();
+    return handle;
+  }
+
   private async continueAnswered(threadId: string): Promise<ThreadHandle | undefined> {
     try {
       return await this.resume(threadId);

@@ -7,7 +7,7 @@ import { InterlockError } from '../errors/interlock-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InteractionResponses } from '../interaction/interaction-responses.js';
 import type { ResponseInterpreter } from '../interaction/response-interpreter.js';
-import type { ICheckpointStore, InteractionRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, InteractionRecord, StoredThread } from '../persistence/checkpoint-store.js';
 import { requestWithProgress } from '../policy/approval-quorum.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import type { WorkflowRegistry } from '../workflow/workflow-registry.js';
@@ -83,6 +83,7 @@ export class ThreadRunner {
       // then), before its thread's suspension is: whoever hears the thread wait finds it armed.
       (event) => this.timers.watch(event),
       (run) => this.stored.retake(run),
+      (threadId) => this.jobs.forEnd(threadId),
     );
     this.stored = new StoredRuns(
       coordinator,
@@ -127,11 +128,12 @@ export class ThreadRunner {
 
   /**
    * Continues a thread from the store: after a restart, or in another process. A process
-   * that runs no thread (`workers-only`) hands it to a worker instead.
+   * that runs no thread (`workers-only`) hands it to a worker instead. `carried`: the thread
+   * as a worker's job carried it (its version fences the run's first commit).
    */
-  async resume(threadId: string): Promise<ThreadHandle> {
+  async resume(threadId: string, carried?: StoredThread): Promise<ThreadHandle> {
     this.assertOpen();
-    if (this.jobs.runsThreads) return this.stored.resume(threadId);
+    if (this.jobs.runsThreads) return this.stored.resume(threadId, carried === undefined ? {} : { stored: carried });
     const thread = await this.store.getThread(threadId);
     if (!thread) throw new InterlockError('THREAD_NOT_FOUND', `no thread ${threadId} in the store`);
     assertResumable(thread);

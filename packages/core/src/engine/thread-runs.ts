@@ -44,6 +44,8 @@ export class ThreadRuns {
      * that a call it was running is asked about without a `resume()` by hand.
      */
     private readonly onClaimLost: (run: Run) => Promise<ThreadHandle | undefined> = async () => undefined,
+    /** The keys of the jobs a unit that ends a thread removes (its recovery: issue 38). */
+    private readonly endJobs: (threadId: string) => readonly string[] = () => [],
   ) {}
 
   get(threadId: string): ActiveRun | undefined {
@@ -80,6 +82,7 @@ export class ThreadRuns {
       store: this.store,
       owner: this.claims.owner,
       leaseUntil: () => this.claims.leaseUntil(),
+      endJobs: this.endJobs,
       nowIso: () => this.claims.nowIso(),
       publish: (thread, event) => {
         this.watch(event);

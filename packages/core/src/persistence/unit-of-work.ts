@@ -152,6 +152,11 @@ export interface UnitOfWork {
   definitions?: readonly WorkflowDefinition[];
   /** Jobs for workers (issue 12); one with the key of a waiting job replaces it. */
   jobs?: readonly ThreadJob[];
+  /**
+   * The keys of waiting jobs to remove (issue 38: the recovery of a thread the unit ends). A
+   * job a worker holds right now is left to run (it finds nothing to do); after `jobs`.
+   */
+  dropJobs?: readonly string[];
   /** The next audit anchor (conflict if one with its sequence exists: another process anchored first). */
   anchor?: AuditAnchor;
 }
@@ -204,6 +209,7 @@ export function isEmptyUnit(unit: UnitOfWork): boolean {
     !unit.remember?.length &&
     !unit.definitions?.length &&
     !unit.jobs?.length &&
+    !unit.dropJobs?.length &&
     unit.anchor === undefined
   );
 }

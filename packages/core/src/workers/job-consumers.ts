@@ -3,7 +3,7 @@ import type { Clock } from '../engine/clock.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { JobOutcome } from './job-runner.js';
 import { guardedPool } from './guarded-pool.js';
-import { JobNudges } from './job-nudges.js';
+import { JobPickups } from './job-pickups.js';
 import { taskIdentifier, type ThreadJob } from './thread-jobs.js';
 
 /** Runs a job and says what became of it. */
@@ -22,6 +22,17 @@ export interface JobConsumer {
 
 /** Reports a job that failed unexpectedly (it is run again later). */
 export type ReportFailure = (job: ThreadJob, error: unknown) => void;
+
+/** What a worker tells of a job it ran. */
+export interface JobReport {
+  job: ThreadJob;
+  outcome: JobOutcome;
+  /** Whether a poll found it (no announcement reached the worker, or it came due later): it waited for the poll. */
+  byPoll: boolean;
+}
+
+/** Told of each job a worker ran. */
+export type ReportJob = (report: JobReport) => void;
 
 /**
  * The store as its own queue (SQLite, one machine): due jobs are taken under the store's
@@ -47,6 +58,8 @@ export class StoreJobConsumer implements JobConsumer {
       pollMs: number;
       lockMs: number;
       onFailure: ReportFailure;
+      /** Told of each job run. */
+      onJob?: ReportJob;
     },
   ) {}
 
@@ -72,10 +85,11 @@ export class StoreJobConsumer implements JobConsumer {
   private schedule(ms: number): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.poll(), ms);
+    // A take right after a job finished is not a poll: more may wait.
+    this.timer = setTimeout(() => void this.poll(ms > 0), ms);
   }
 
-  private async poll(): Promise<void> {
+  private async poll(byPoll: boolean): Promise<void> {
     const free = this.options.concurrency - this.running.size;
     if (!this.stopped && free > 0) {
       const now = this.options.clock.now();
@@ -90,7 +104,7 @@ export class StoreJobConsumer implements JobConsumer {
         jobs = [];
       }
       for (const job of jobs) {
-        const run = this.execute(job).finally(() => {
+        const run = this.execute(job, byPoll).finally(() => {
           this.running.delete(run);
           this.schedule(0);
         });
@@ -100,10 +114,11 @@ export class StoreJobConsumer implements JobConsumer {
     this.schedule(this.options.pollMs);
   }
 
-  private async execute(job: ThreadJob): Promise<void> {
+  private async execute(job: ThreadJob, byPoll: boolean): Promise<void> {
     let outcome: JobOutcome;
     try {
       outcome = await this.runJob(job);
+      this.options.onJob?.({ job, outcome, byPoll });
     } catch (error) {
       this.options.onFailure(job, error);
       outcome = { status: 'retry', retryAt: this.options.clock.now() + 10_000, note: 'failed' };
@@ -120,17 +135,18 @@ export class StoreJobConsumer implements JobConsumer {
 
 /**
  * PostgreSQL: the jobs are graphile-worker's, in its schema beside the store's tables; it
- * hands out due jobs to the task of each workflow version this worker serves. A new due job
- * wakes one worker process, the one it is routed to, and a process polls for jobs that came
- * due once per `pollMs` ({@link JobNudges}). A job to run again later is added anew under its
- * key. A runner that stops by itself (its database failed for good, or it heard of a
- * breaking migration of its own schema) is reported and started again, backing off to 30 s
- * while it cannot start; see {@link guardedPool} for the migrations of other schemas.
+ * hands out due jobs to the task of each workflow version this worker serves. Its own
+ * mechanisms carry them (issue 38): the local queue fetches due jobs in batches when it
+ * hears of new ones (`jobs:insert`, sent by the unit of work that added them), when its
+ * cached jobs run out, and once per `pollMs` otherwise; completions are batched. A job to run
+ * again later is added anew under its key. A runner that stops by itself (its database
+ * failed for good, or it heard of a breaking migration of its own schema) is reported and
+ * started again, backing off to 30 s while it cannot start; see {@link guardedPool} for the
+ * migrations of other schemas.
  */
 export class GraphileJobConsumer implements JobConsumer {
   private runner: { stop(): Promise<void>; promise: Promise<void> } | undefined;
-  private pool: (import('pg').Pool & { listening: Promise<void> }) | undefined;
-  private nudges: JobNudges | undefined;
+  private pool: import('pg').Pool | undefined;
   private stopping = false;
   private readonly exitCodeBefore = process.exitCode;
   private restart: ReturnType<typeof setTimeout> | undefined;
@@ -142,6 +158,8 @@ export class GraphileJobConsumer implements JobConsumer {
    * every announcement is ignored: the runner checks the schema as it starts).
    */
   private knownBreaking = Number.POSITIVE_INFINITY;
+  /** Which jobs the runner's polls found (see JobPickups). */
+  private pickups = new JobPickups();
 
   constructor(
     private readonly connection: { url: string; schema: string },
@@ -154,31 +172,17 @@ export class GraphileJobConsumer implements JobConsumer {
       /** Connections of graphile-worker's pool: one per job fetched or completed at once, and one to listen. */
       poolSize: number;
       onFailure: ReportFailure;
+      /** Told of each job run (issue 38: how it was found, what became of it). */
+      onJob?: ReportJob;
     },
   ) {}
 
   async start(): Promise<void> {
-    const nudges = new JobNudges(
-      this.connection.schema,
-      new Set(this.queues.map(taskIdentifier)),
-      this.options.pollMs,
-      async (pattern) =>
-        (
-          (await this.pool?.query<{ name: string }>(
-            'SELECT DISTINCT application_name AS name FROM pg_stat_activity WHERE starts_with(application_name, $1)',
-            [pattern],
-          )) ?? { rows: [] }
-        ).rows.map((row) => row.name),
-    );
-    const pool = await guardedPool(this.connection.url, this.options.poolSize, nudges, () => this.ownSchemaMigrated());
+    const { url, schema } = this.connection;
+    const pool = await guardedPool(url, schema, this.options.poolSize, () => this.ownSchemaMigrated());
     this.pool = pool;
-    this.nudges = nudges;
     try {
       await this.startRunner(pool);
-      // Once it listens, it learns who serves the queue, and tells them it joins.
-      await pool.listening;
-      await nudges.readPeersNow();
-      await pool.query(`SELECT pg_notify('jobs:insert', $1)`, [nudges.joining]);
       this.knownBreaking = await this.newestBreakingMigration();
     } catch (error) {
       await this.stop();
@@ -198,9 +202,6 @@ export class GraphileJobConsumer implements JobConsumer {
   }
 
   async stop(): Promise<void> {
-    // Jobs routed to this process from now on go to the others (or wait for a poll if this fails).
-    if (!this.stopping && this.nudges !== undefined)
-      await this.pool?.query(`SELECT pg_notify('jobs:insert', $1)`, [this.nudges.leaving]).catch(() => undefined);
     this.stopping = true;
     clearTimeout(this.restart);
     // A restart under way stops its runner itself (see startRunner); wait for it.
@@ -222,15 +223,31 @@ export class GraphileJobConsumer implements JobConsumer {
 
   private async startRunner(pool: import('pg').Pool): Promise<void> {
     const worker = await import('graphile-worker');
+    const { EventEmitter } = await import('node:events');
     const { quietLogger } = await import('../persistence/typeorm/create-typeorm-store.js');
+    const events = new EventEmitter();
+    const pickups = new JobPickups();
+    pickups.watch(events);
+    this.pickups = pickups;
+    const { concurrency, pollMs } = this.options;
     const runner = await worker.run({
       pgPool: pool,
       schema: this.connection.schema,
-      concurrency: this.options.concurrency,
-      pollInterval: this.options.pollMs,
+      concurrency,
+      pollInterval: pollMs,
       noHandleSignals: true,
       logger: quietLogger(worker),
+      events,
       taskList: this.taskList(),
+      preset: {
+        worker: {
+          // Due jobs are fetched a batch at a time, one fetch for the process (not one per
+          // worker), and completed in batches: fewer statements per job, none for a worker
+          // that finds nothing.
+          localQueue: { size: concurrency },
+          completeJobBatchDelay: COMPLETE_BATCH_MS,
+        },
+      },
     });
     // Stopped while this (re)start was under way: it must not outlive the worker.
     if (this.stopping) {
@@ -269,6 +286,7 @@ export class GraphileJobConsumer implements JobConsumer {
     for (const queue of this.queues) {
       taskList[taskIdentifier(queue)] = async (payload, helpers) => {
         const job = payload as ThreadJob;
+        const byPoll = this.pickups.takePolled(helpers.job.id);
         let outcome: JobOutcome;
         try {
           outcome = await this.runJob({ ...job, workflowId: queue });
@@ -276,13 +294,16 @@ export class GraphileJobConsumer implements JobConsumer {
           this.options.onFailure(job, error);
           throw error;
         }
+        this.options.onJob?.({ job, outcome, byPoll });
         if (outcome.status === 'retry') {
           const addJob = helpers.addJob as unknown as (
             identifier: string,
             payload: unknown,
             spec: { runAt: Date; jobKey: string },
           ) => Promise<unknown>;
-          await addJob(taskIdentifier(queue), job, { runAt: new Date(outcome.retryAt), jobKey: job.key });
+          // Run again later: read afresh then (the thread a job carried is dropped).
+          const { stored: _stored, ...again } = job;
+          await addJob(taskIdentifier(queue), again, { runAt: new Date(outcome.retryAt), jobKey: job.key });
         }
       };
     }
@@ -302,12 +323,22 @@ export class GraphileJobConsumer implements JobConsumer {
   }
 }
 
+/**
+ * How long graphile-worker waits after a job completes for others to complete with it in
+ * one statement (ms). A completed job stays locked that much longer; its thread's progress
+ * is committed already, so nothing waits on it.
+ */
+const COMPLETE_BATCH_MS = 10;
+
 /** The exit code graphile-worker gives the process when it stops for a breaking migration. */
 const GRAPHILE_MIGRATED_EXIT = 57;
 
 type TaskList = Record<
   string,
-  (payload: unknown, helpers: { addJob: (...args: never[]) => Promise<unknown> }) => Promise<void>
+  (
+    payload: unknown,
+    helpers: { job: { id: string | number }; addJob: (...args: never[]) => Promise<unknown> },
+  ) => Promise<void>
 >;
 
 /** What a failure of the queue itself (not of one job) is reported as: a job of no thread. */

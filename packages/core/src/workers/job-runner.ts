@@ -1,6 +1,6 @@
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import type { Clock } from '../engine/clock.js';
-import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, StoredThread, ThreadRecord } from '../persistence/checkpoint-store.js';
 import type { JobPlanner } from './job-planner.js';
 import type { ThreadJob } from './thread-jobs.js';
 
@@ -9,7 +9,8 @@ export type JobOutcome = { status: 'done'; note?: string } | { status: 'retry'; 
 
 /** The part of Interlock a job runner drives. */
 export interface ThreadDriver {
-  resume(threadId: string): Promise<{ done(): Promise<unknown> }>;
+  /** Takes the thread forward; from `carried` (the thread as a job carried it) without reading it back. */
+  resume(threadId: string, carried?: StoredThread): Promise<{ done(): Promise<unknown> }>;
   /** Offers a waiting approval to its escalation approvers (F51); whether it did. */
   escalate(interactionId: string): Promise<boolean>;
 }
@@ -34,9 +35,9 @@ export class JobRunner {
       case 'deadline':
         await this.expire(job);
         return this.resume(job.threadId);
-      // resume() reads the thread once, and says when it ended (THREAD_NOT_WAITING).
+      // resume() reads the thread once (unless the job carries it), and says when it ended (THREAD_NOT_WAITING).
       case 'continue':
-        return this.resume(job.threadId);
+        return this.resume(job.threadId, undefined, job.stored);
       case 'recover': {
         const thread = await this.store.getThread(job.threadId);
         if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
@@ -56,7 +57,7 @@ export class JobRunner {
     const until = thread.lease === undefined ? undefined : Date.parse(thread.lease.until);
     if (until !== undefined && until > this.clock.now())
       return { status: 'retry', retryAt: until + 1_000, note: 'the thread is still claimed' };
-    if (thread.status === 'running') return this.resume(thread.threadId, thread);
+    if (thread.status === 'running') return recovered(await this.resume(thread.threadId, thread));
     // What the thread's own record waits on decides: an answer it has not taken in yet
     // (whatever the interaction's status says) or a deadline that passed moves it on.
     const waitedOn = (await this.store.listInteractions({ threadId: thread.threadId })).filter((interaction) =>
@@ -71,7 +72,7 @@ export class JobRunner {
     );
     if (!settled && !overdue) return { status: 'done', note: `nothing to recover (${job.key})` };
     if (overdue) await this.expire({ ...job, kind: 'deadline' });
-    return this.resume(thread.threadId, thread);
+    return recovered(await this.resume(thread.threadId, thread));
   }
 
   /** Times out the job's interaction, or every overdue one of the thread, if still pending. */
@@ -101,18 +102,20 @@ export class JobRunner {
    * PostgreSQL, for hours), so each such job has a recovery due once its claim should have
    * ended: continue and deadline jobs are scheduled with one (JobPlanner); a recover job
    * that takes the thread forward (`withRecovery`: the thread it read) schedules its own
-   * first, and a job to run again later gets one with it.
+   * first, and a job to run again later gets one with it. `carried`: the thread as the job
+   * carried it; should the store refuse it as stale (or it show a claim that has ended since),
+   * the thread is read again at once.
    */
-  private async resume(threadId: string, withRecovery?: ThreadRecord): Promise<JobOutcome> {
+  private async resume(threadId: string, withRecovery?: ThreadRecord, carried?: StoredThread): Promise<JobOutcome> {
     if (withRecovery !== undefined)
-      await this.store.commit({
-        jobs: [this.planner.recovery(withRecovery, `job:${threadId}`, this.clock.now())],
-      });
+      await this.store.commit({ jobs: [this.planner.recovery(withRecovery, this.clock.now())] });
     try {
-      await (await this.interlock.resume(threadId)).done();
+      await (await this.interlock.resume(threadId, carried)).done();
       return { status: 'done' };
     } catch (error) {
       const failure = toInterlockError(error);
+      if (carried !== undefined && (failure.code === 'THREAD_BUSY' || failure.code === 'STORE_CONFLICT'))
+        return this.resume(threadId);
       switch (failure.code) {
         // Another process holds the thread, or took it from this one (which froze past its
         // claim): look again once that claim ends, for its holder may die before it goes on.
@@ -122,7 +125,7 @@ export class JobRunner {
           if (current === undefined) return { status: 'done', note: failure.message };
           const until = current.lease === undefined ? this.clock.now() : Date.parse(current.lease.until);
           const retryAt = Math.max(until, this.clock.now()) + 1_000;
-          await this.store.commit({ jobs: [this.planner.recovery(current, `retry:${threadId}`, retryAt)] });
+          await this.store.commit({ jobs: [this.planner.recovery(current, retryAt)] });
           return { status: 'retry', retryAt, note: failure.message };
         }
         case 'THREAD_NOT_WAITING':
@@ -137,3 +140,11 @@ export class JobRunner {
     }
   }
 }
+
+/** A recover job's outcome once it took its thread forward: the thread went through recovery. */
+function recovered(outcome: JobOutcome): JobOutcome {
+  return outcome.status === 'done' ? { status: 'done', note: RECOVERED } : outcome;
+}
+
+/** The note of a recover job that took its thread forward (see `JobReport`). */
+export const RECOVERED = 'recovered';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { StoredThread } from '../persistence/checkpoint-store.js';
 
 /**
  * What a worker is asked to do for a thread (issue 12):
@@ -24,8 +25,18 @@ export interface ThreadJob {
   interactionId?: string;
   /** When the job is due (ISO 8601). */
   runAt: string;
-  /** At most one job per key waits: a new one replaces it (`continue:<thread>`, `deadline:<interaction>`, `recover:<thread>`). */
+  /**
+   * At most one job per key waits: a new one replaces it (`continue:<thread>`,
+   * `handover:<thread>`, `deadline:<interaction>`, `recover:<thread>`).
+   */
   key: string;
+  /**
+   * The thread as the unit that added the job left it (a `continue` job of a thread handed
+   * over or answered; issue 38): the worker goes on from it without reading it back. Its
+   * version fences the worker's first commit, so a copy that went stale meanwhile is refused
+   * and the thread is read again. Kept by the job queues that carry a payload (PostgreSQL).
+   */
+  stored?: StoredThread;
 }
 
 /** What a job needs of its thread: its id, and the workflow and version it runs (the job's queue). */
@@ -40,13 +51,14 @@ export function jobQueue(workflowId: string, version: string): string {
   return `${workflowId}@${version}`;
 }
 
-export function continueJob(thread: JobThread, at: number): ThreadJob {
+export function continueJob(thread: JobThread, at: number, stored?: StoredThread): ThreadJob {
   return {
     kind: 'continue',
     threadId: thread.threadId,
     workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     runAt: iso(at),
     key: `continue:${thread.threadId}`,
+    ...(stored === undefined ? {} : { stored }),
   };
 }
 
@@ -72,14 +84,23 @@ export function escalateJob(thread: JobThread, interactionId: string, at: string
   };
 }
 
+/**
+ * A look at the thread at `at`. One waits per thread (`recover:<thread>`): a later one
+ * replaces it, and the unit that ends the thread removes it (see `JobPlanner.forEnd`).
+ */
 export function recoverJob(thread: JobThread, at: number): ThreadJob {
   return {
     kind: 'recover',
     threadId: thread.threadId,
     workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     runAt: iso(at),
-    key: `recover:${thread.threadId}`,
+    key: recoverKey(thread.threadId),
   };
+}
+
+/** The key of a thread's recover job. */
+export function recoverKey(threadId: string): string {
+  return `recover:${threadId}`;
 }
 
 /**

@@ -99,10 +99,10 @@ describe('a worker’s health port (F60)', () => {
     const { worker, gate } = await gatedWorker('queue');
     expect((await probe(worker, '/readyz')).status).toBe(200);
     gate.refuse();
-    // The job queue's connections only (graphile-worker's, named iw:…): the store's stay open.
+    // The job queue's connections only (graphile-worker's, named interlock-jobs:…): the store's stay open.
     const killed = await admin(async (client) => {
       const result = await client.query<{ pid: number }>(
-        `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE application_name LIKE 'iw:%' AND client_port = ANY($1::int[])`,
+        `SELECT pg_terminate_backend(pid), pid FROM pg_stat_activity WHERE application_name LIKE 'interlock-jobs:%' AND client_port = ANY($1::int[])`,
         [gate.serverSidePorts()],
       );
       return result.rowCount;

@@ -11,13 +11,20 @@ import type { InterlockOptions } from '../interlock-options.js';
 import { resolveStoreOptions } from '../interlock-store.js';
 import type { StoreOptions } from '../persistence/open-store.js';
 import { listenForWorkerHealth } from './health-listener.js';
-import { GraphileJobConsumer, isQueueJob, StoreJobConsumer, type JobConsumer } from './job-consumers.js';
+import {
+  GraphileJobConsumer,
+  isQueueJob,
+  StoreJobConsumer,
+  type JobConsumer,
+  type JobReport,
+} from './job-consumers.js';
 import type { JobPlanner } from './job-planner.js';
 import { JobRunner } from './job-runner.js';
 import { offerWorkflows, withdrawWorkflows } from './served-workflows.js';
 import { continueJob, deadlineJob, jobQueue, recoverJob, type ThreadJob } from './thread-jobs.js';
 import { placementOf } from '../persistence/typeorm/postgres-placement.js';
-import type { ICheckpointStore, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, StoredThread, ThreadRecord } from '../persistence/checkpoint-store.js';
+import type { ThreadRunner } from '../engine/thread-runner.js';
 
 export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continueIn' | 'recoverOnStart'> {
   /** The deployment's store: SQLite (one machine) or PostgreSQL. */
@@ -34,6 +41,13 @@ export interface WorkerOptions extends Omit<InterlockOptions, 'store' | 'continu
    * tried again). Default: a line on stderr.
    */
   onJobFailure?: (job: ThreadJob, error: unknown) => void;
+  /**
+   * Told of each job the worker ran: the job, what became of it (`outcome.note` is
+   * `"recovered"` when a recover job took its thread forward: the process before it stopped
+   * or lost it), and whether a poll found it rather than the announcement of the unit that
+   * added it (`byPoll`: it waited for the poll). For metrics; it must not throw.
+   */
+  onJob?: (report: JobReport) => void;
   /** Answer `/healthz` and `/readyz` (store, migrations, jobQueue) on this port (F60); 0 picks a free one. Default none. */
   healthPort?: number;
   /** Where the health port listens. Default 127.0.0.1. */
@@ -67,7 +81,16 @@ export interface InterlockWorker {
  * });
  */
 export async function createWorker(options: WorkerOptions): Promise<InterlockWorker> {
-  const { workflows, concurrency = 4, pollMs, onJobFailure, healthPort, healthHost, ...interlockOptions } = options;
+  const {
+    workflows,
+    concurrency = 4,
+    pollMs,
+    onJobFailure,
+    onJob,
+    healthPort,
+    healthHost,
+    ...interlockOptions
+  } = options;
   if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1_000) {
     throw new InterlockError(
       'INVALID_OPTIONS',
@@ -104,7 +127,13 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
     // Kept in the store (refused if edited under the same version), so answerers can start them.
     for (const definition of definitions)
       await keepDefinition(store, definition, (kept) => store.commit({ definitions: [kept] }));
-    const runner = new JobRunner(interlock, store, clock, planner);
+    // Jobs take threads forward through the runner itself: a job that carries its thread hands it over.
+    const threads = container.get<ThreadRunner>(TYPES.ThreadRunner);
+    const driver = {
+      resume: (threadId: string, carried?: StoredThread) => threads.resume(threadId, carried),
+      escalate: (interactionId: string) => interlock.escalate(interactionId),
+    };
+    const runner = new JobRunner(driver, store, clock, planner);
     const onFailure = onJobFailure ?? reportOnStderr;
     let consumer: JobConsumer;
     if (storeOptions.type === 'postgres') {
@@ -124,6 +153,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
           pollMs: pollMs ?? 500,
           poolSize: queuePoolSize(concurrency),
           onFailure,
+          ...(onJob === undefined ? {} : { onJob }),
         },
       );
     } else {
@@ -143,6 +173,7 @@ export async function createWorker(options: WorkerOptions): Promise<InterlockWor
           pollMs: pollMs ?? 250,
           lockMs: 2 * leaseMs,
           onFailure,
+          ...(onJob === undefined ? {} : { onJob }),
         },
       );
     }
@@ -240,17 +271,14 @@ async function sweep(
           ? deadlineJob(thread, interaction.interactionId, interaction.deadline)
           : { ...continueJob(thread, now), key: `continue:${thread.threadId}` },
         // Should the worker that takes it die, a look at the thread once its claim should have ended.
-        planner.recovery(
-          thread,
-          `sweep:${interaction.interactionId}`,
-          status === 'pending' && interaction.deadline !== null ? Date.parse(interaction.deadline) : now,
-        ),
+        status === 'pending' && interaction.deadline !== null
+          ? planner.deadlineRecovery(thread, interaction.interactionId, interaction.deadline)
+          : planner.recovery(thread, now),
       );
     }
   }
   for (const thread of await store.listThreads({ status: 'running' })) {
-    if (queues.includes(jobQueue(thread.workflowId, thread.workflowVersion)))
-      jobs.push({ ...recoverJob(thread, now), key: `recover:sweep:${thread.threadId}` });
+    if (queues.includes(jobQueue(thread.workflowId, thread.workflowVersion))) jobs.push(recoverJob(thread, now));
   }
   if (jobs.length > 0) await store.commit({ jobs });
 }

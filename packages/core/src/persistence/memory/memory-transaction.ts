@@ -287,6 +287,8 @@ export class MemoryTransaction {
       if (!tables.workflows.has(key)) tables.workflows.set(key, deepFreeze(definition));
     }
     for (const job of unit.jobs ?? []) tables.jobs.set(job.key, { ...job });
+    // A job a worker holds is left to run (it finds nothing to do).
+    for (const key of unit.dropJobs ?? []) if (tables.jobs.get(key)?.lockedBy === undefined) tables.jobs.delete(key);
   }
 }
 

@@ -128,6 +128,8 @@ export const SQL = {
     'interaction_id = excluded.interaction_id, run_at = excluded.run_at, locked_by = NULL, locked_until = NULL',
   lockJob: 'UPDATE jobs SET locked_by = ?, locked_until = ? WHERE key = ?',
   finishJob: 'DELETE FROM jobs WHERE key = ? AND locked_by = ?',
+  /** A waiting job removed; one a worker holds is left to run. */
+  dropJob: 'DELETE FROM jobs WHERE key = ? AND locked_by IS NULL',
 
   upsertRememberedApproval:
     'INSERT INTO remembered_approvals ("key", expires_at) VALUES (@key, @expiresAt) ON CONFLICT ("key") DO UPDATE SET expires_at = excluded.expires_at',

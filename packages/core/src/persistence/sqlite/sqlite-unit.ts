@@ -91,7 +91,10 @@ export function applyUnit(statement: Statement, unit: UnitOfWork, now: string): 
     statement(SQL.upsertRememberedApproval).run({ key: storableText(key, 'remembered approval key'), expiresAt });
   for (const definition of unit.definitions ?? [])
     statement(SQL.insertWorkflowDefinitionIfAbsent).run(toWorkflowDefinitionRow(definition, now));
-  for (const job of unit.jobs ?? []) statement(SQL.scheduleJob).run({ interactionId: null, ...job });
+  // The store's jobs table keeps no payload: a job's carried thread is read again when it runs.
+  for (const { stored: _stored, ...job } of unit.jobs ?? [])
+    statement(SQL.scheduleJob).run({ interactionId: null, ...job });
+  for (const key of unit.dropJobs ?? []) statement(SQL.dropJob).run(key);
   if (unit.anchor !== undefined && statement(SQL.insertAnchor).run(unit.anchor).changes !== 1)
     throw new Refused({ kind: 'anchor-exists', sequence: unit.anchor.sequence });
   return { status: 'committed', ...(thread === undefined ? {} : { thread }), audit, failed };

@@ -122,11 +122,21 @@ function describePostgresStore(url: string): void {
         {
           key: 'continue:thread-1',
           task: taskIdentifier('workflow-a@1'),
-          payload: { kind: 'continue', threadId: 'thread-1', workflowId: 'workflow-a@1', key: 'continue:thread-1' },
+          payload: {
+            kind: 'continue',
+            threadId: 'thread-1',
+            workflowId: 'workflow-a@1',
+            runAt: '2031-01-01T00:00:00.000Z',
+            key: 'continue:thread-1',
+          },
           run_at: new Date('2031-01-01T00:00:00Z'),
         },
         expect.objectContaining({ key: 'recover:thread-1', run_at: new Date(0) }),
       ]);
+      // A unit that ends the thread drops its recovery (issue 38); other jobs stay.
+      await committed(store, { dropJobs: ['recover:thread-1', 'no-such-job'] });
+      const left = await schemas.admin.query<{ key: string }>(`SELECT key FROM "${schema}"._private_jobs ORDER BY key`);
+      expect(left.rows).toEqual([{ key: 'continue:thread-1' }]);
     });
 
     it('lets exactly one of two stores commit a thread at one version, and takes one answer', async () => {

@@ -68,7 +68,8 @@ export function encodeUnit(unit: UnitOfWork, now: string): string {
     ...(unit.definitions?.length
       ? { definitions: unit.definitions.map((definition) => toWorkflowDefinitionRow(definition, now)) }
       : {}),
-    ...(unit.jobs?.length ? { jobs: unit.jobs.map(encodeJob) } : {}),
+    ...(unit.jobs?.length ? { jobs: encodeJobs(unit.jobs) } : {}),
+    ...(unit.dropJobs?.length ? { dropJobs: unit.dropJobs.map((key) => storableText(key, 'job key')) } : {}),
     ...(unit.anchor === undefined ? {} : { anchor: unit.anchor }),
   });
 }
@@ -251,14 +252,23 @@ function encodeGlobal(change: GlobalChange): object {
   }
 }
 
-function encodeJob(job: ThreadJob): object {
-  const { key, runAt, workflowId, ...payload } = job;
-  return {
-    identifier: taskIdentifier(workflowId),
-    payload: JSON.stringify({ ...payload, workflowId, key }),
-    runAt: storableText(runAt, 'runAt'),
-    key: storableText(key, 'job key'),
-  };
+/**
+ * Jobs as graphile-worker's `job_spec` rows (`add_jobs`), one per key: a later job of the
+ * same key replaces an earlier one, as it would in the queue.
+ */
+function encodeJobs(jobs: readonly ThreadJob[]): object[] {
+  const byKey = new Map<string, ThreadJob>();
+  for (const job of jobs) {
+    byKey.delete(job.key);
+    byKey.set(job.key, job);
+  }
+  // The payload travels as JSON text (graphile-worker's `json`, which keeps what jsonb cannot: a NUL).
+  return [...byKey.values()].map((job) => ({
+    identifier: taskIdentifier(job.workflowId),
+    payload: JSON.stringify(job),
+    runAt: storableText(job.runAt, 'runAt'),
+    key: storableText(job.key, 'job key'),
+  }));
 }
 
 /** The CommitResult of `interlock_commit`'s answer. */

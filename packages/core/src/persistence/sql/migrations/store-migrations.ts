@@ -14,6 +14,7 @@ import { CompactRememberedApprovals1796342400000 } from './1796342400000-compact
 import { AddInteractionQuorum1796428800000 } from './1796428800000-add-interaction-quorum.js';
 import { RepairJobQueueSchema1796515200000 } from './1796515200000-repair-job-queue-schema.js';
 import { FenceClaimEnd1796601600000 } from './1796601600000-fence-claim-end.js';
+import { JobsInOneCall1796688000000 } from './1796688000000-jobs-in-one-call.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -33,4 +34,5 @@ export const STORE_MIGRATIONS = [
   AddInteractionQuorum1796428800000,
   RepairJobQueueSchema1796515200000,
   FenceClaimEnd1796601600000,
+  JobsInOneCall1796688000000,
 ];
