@@ -1,6 +1,12 @@
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
-import type { CommitResult, Conflict, InteractionChange, ThreadChange, UnitOfWork } from '../persistence/unit-of-work.js';
+import type {
+  CommitResult,
+  Conflict,
+  InteractionChange,
+  ThreadChange,
+  UnitOfWork,
+} from '../persistence/unit-of-work.js';
 import type { RunViews } from './run-views.js';
 import type { Effects } from './step.js';
 
@@ -126,12 +132,14 @@ export async function settleOne(
 const ENDED: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled']);
 
 /** The jobs a unit that ends its thread removes (its recovery has nothing left to look at: issue 38). */
-function endedJobs(
-  change: ThreadChange | undefined,
-  endJobs: ((threadId: string) => readonly string[]) | undefined,
-): readonly string[] | undefined {
+function endedJobs(change: ThreadChange | undefined, context: JobEnds): readonly string[] | undefined {
   if ((change?.kind !== 'save' && change?.kind !== 'create') || !ENDED.has(change.thread.status)) return undefined;
-  return endJobs?.(change.thread.threadId);
+  return context.endJobs?.(change.thread.threadId);
+}
+
+/** What a run's context says of the jobs a unit that ends a thread removes (`RunContext.endJobs`). */
+interface JobEnds {
+  endJobs?(threadId: string): readonly string[];
 }
 
 /**
@@ -141,7 +149,7 @@ function endedJobs(
 export function unitOfEffects(
   pending: Effects,
   threadChange: (writes: boolean) => ThreadChange | undefined,
-  endJobs: ((threadId: string) => readonly string[]) | undefined,
+  context: JobEnds,
 ): UnitOfWork | undefined {
   const writes =
     (pending.interactions?.length ?? 0) +
@@ -151,7 +159,7 @@ export function unitOfEffects(
     (pending.remember?.length ?? 0) +
     (pending.jobs?.length ?? 0);
   const change = threadChange(writes > 0);
-  const ended = endedJobs(change, endJobs);
+  const ended = endedJobs(change, context);
   const unit: UnitOfWork = {
     ...(change === undefined ? {} : { thread: change }),
     ...(pending.interactions?.length ? { interactions: pending.interactions } : {}),

@@ -311,7 +311,7 @@ export class Run {
 
   /** The unit of work of the next durability point, or undefined when there is nothing to write. */
   private unitOf(pending: Effects, release: boolean): UnitOfWork | undefined {
-    return unitOfEffects(pending, (writes) => this.threadChange(release, writes), this.context.endJobs);
+    return unitOfEffects(pending, (writes) => this.threadChange(release, writes), this.context);
   }
 
   /**
