@@ -27,6 +27,7 @@ import type {
 } from './persistence/checkpoint-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { openStore } from './interlock-store.js';
+import type { GlobalChange } from './persistence/unit-of-work.js';
 import { AuditLog, type AuditEntry, type AuditExport, type AuditVerification } from './audit/audit-log.js';
 import { loadProjectConfig } from './config/project-config.js';
 import { optionsFromProjectConfig } from './config/project-options.js';
@@ -145,6 +146,18 @@ export class Interlock {
     reason: string;
   }): Promise<AuditEntry | undefined> {
     return this.runner.desk.recordAttempt(attempt);
+  }
+
+  /**
+   * Keeps global variables of the engine's own scopes (`interlock:…`) in one commit, through
+   * the answer desk (the one writer outside a thread's run): an app's state that is not a
+   * thread's, such as the web app's sessions. False when the store refused it (a
+   * `compare-and-set` found another value: read again).
+   *
+   * @throws InterlockError INVALID_OPTIONS for a scope that is not `interlock:…` (a workflow's).
+   */
+  keepGlobals(changes: readonly GlobalChange[]): Promise<boolean> {
+    return this.runner.desk.keepGlobals(changes);
   }
 
   /**
