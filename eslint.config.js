@@ -132,23 +132,21 @@ export default defineConfig(
   // ---- One writer (issue 39, docs/architecture.md "Who writes") ----------------------------
 
   {
-    // A store's one write, `commit(unit)`, has three callers in core: Run (engine/run.ts and
-    // its engine/run-store.ts: what a thread's run does), the answer desk (engine/answer-desk.ts: every other write of the
-    // engine — answers, deadlines, escalations, attempts, hand-overs, definitions, anchors) and
-    // the job runner (workers/: the jobs of a worker process). Anything else asks one of them.
-    // Tests, fixtures and the conformance suite write units of their own. One exception, which
-    // came with approval receipts (issue 41) after the rule: receipts/ keeps the receipt keys and
-    // the receipt of a call run outside a thread's run as global variables of its own scopes
-    // (a receipt of a call in a run is committed by Run, with the call's start).
-    files: ['packages/core/src/**/*.ts'],
+    // A store's one write, `commit(unit)`, has three callers: Run (engine/run.ts and its
+    // engine/run-store.ts: what a thread's run does), the answer desk (engine/answer-desk.ts:
+    // every other write of the engine — answers, deadlines, escalations, attempts, hand-overs,
+    // definitions, anchors, and the global variables of the engine's own scopes through
+    // `keepGlobals`: receipt keys, a receipt of a call run outside a run, the web app's
+    // sessions and their key) and the job runner (workers/: the jobs of a worker process).
+    // Everything else in core and in the apps asks one of them (an app through
+    // `interlock.keepGlobals`). Tests, fixtures and the conformance suite write units of their own.
+    files: ['packages/core/src/**/*.ts', 'apps/*/src/**/*.ts'],
     ignores: [
       ...NOT_TYPED,
       'packages/core/src/engine/run.ts',
       'packages/core/src/engine/run-store.ts',
       'packages/core/src/engine/answer-desk.ts',
       'packages/core/src/workers/**',
-      'packages/core/src/receipts/receipt-keys.ts',
-      'packages/core/src/receipts/receipts.ts',
     ],
     rules: {
       'no-restricted-syntax': [
@@ -159,7 +157,7 @@ export default defineConfig(
         ].map((selector) => ({
           selector,
           message:
-            'store.commit is called by Run (a thread\'s run), the answer desk (engine/answer-desk.ts) and the job runner (workers/) only: apply a step to the run, or write through the desk (docs/architecture.md, "Who writes").',
+            'store.commit is called by Run (a thread\'s run), the answer desk (engine/answer-desk.ts) and the job runner (workers/) only: apply a step to the run, or write through the desk (an app: interlock.keepGlobals; docs/architecture.md, "Who writes").',
         })),
       ],
     },

@@ -200,6 +200,7 @@ export type {
   ToolCallChange,
   ToolCallDraft,
   GlobalChange,
+  GlobalsKeeper,
   AuditDraft,
 } from './persistence/checkpoint-store.js';
 export { isEmptyUnit } from './persistence/unit-of-work.js';

@@ -27,6 +27,7 @@ import type {
 } from './persistence/checkpoint-store.js';
 import { WorkflowRegistry } from './workflow/workflow-registry.js';
 import { openStore } from './interlock-store.js';
+import type { GlobalChange, GlobalsKeeper } from './persistence/unit-of-work.js';
 import { AuditLog, type AuditEntry, type AuditExport, type AuditVerification } from './audit/audit-log.js';
 import { loadProjectConfig } from './config/project-config.js';
 import { optionsFromProjectConfig } from './config/project-options.js';
@@ -145,6 +146,18 @@ export class Interlock {
     reason: string;
   }): Promise<AuditEntry | undefined> {
     return this.runner.desk.recordAttempt(attempt);
+  }
+
+  /**
+   * Keeps global variables of the engine's own scopes (`interlock:…`) in one commit, through
+   * the answer desk (the one writer outside a thread's run): an app's state that is not a
+   * thread's, such as the web app's sessions. False when the store refused it (a
+   * `compare-and-set` found another value: read again).
+   *
+   * @throws InterlockError INVALID_OPTIONS for a scope that is not `interlock:…` (a workflow's).
+   */
+  keepGlobals(changes: readonly GlobalChange[]): Promise<boolean> {
+    return this.runner.desk.keepGlobals(changes);
   }
 
   /**
@@ -336,7 +349,14 @@ export async function createInterlock(given: InterlockOptions = {}): Promise<Int
   const receipts = resolveReceiptOptions(options.receipts);
   container
     .bind(TYPES.Receipts)
-    .toDynamicValue((context) => new Receipts(context.get(TYPES.CheckpointStore), context.get(TYPES.Clock), receipts))
+    .toDynamicValue((context) => {
+      // The answer desk writes the keys. It is the runner's, and the runner needs receipts (its
+      // tool calls issue them): it is looked up when a key is written, not when this is made.
+      const desk: GlobalsKeeper = {
+        keepGlobals: (changes) => container.get<ThreadRunner>(TYPES.ThreadRunner).desk.keepGlobals(changes),
+      };
+      return new Receipts(context.get(TYPES.CheckpointStore), desk, context.get(TYPES.Clock), receipts);
+    })
     .inSingletonScope();
   container
     .bind(TYPES.RunTelemetry)

@@ -150,8 +150,10 @@ export async function createWebServer(options: WebServerOptions): Promise<Fastif
       void (reply as FastifyReply).code(web.statusCode).send(web.toJSON());
     },
   });
-  const sessions = new SessionStore(options.store, now, options.auth?.sessionLifetimeMs ?? SESSION_LIFETIME_MS);
-  const keys = await SessionKeys.resolve(options.store, options.auth?.sessionSecret);
+  // Sessions and their key are read from the store and written through the engine's answer desk.
+  const kept = { store: options.store, desk: options.interlock };
+  const sessions = new SessionStore(kept, now, options.auth?.sessionLifetimeMs ?? SESSION_LIFETIME_MS);
+  const keys = await SessionKeys.resolve(kept, options.auth?.sessionSecret);
   const oidc = options.auth?.oidc === undefined ? undefined : new OidcSignIn(options.auth.oidc, keys, now);
   const access =
     options.approvers instanceof ApproverDirectory

@@ -321,4 +321,17 @@ describe('AnswerDesk (what respond() writes, and what it hands back)', () => {
       await desk.recordAttempt({ interactionId: 'i-404', responder: 'web:bob', result: 'lost', reason: 'too late' }),
     ).toBeUndefined();
   });
+
+  it("keeps the engine's own global variables in one commit, tells a lost compare-and-set, and never a workflow's", async () => {
+    const { store, desk, commits } = await setUp('this-process');
+    const scope = 'interlock:web-sessions';
+    expect(await desk.keepGlobals([{ kind: 'set', scope, name: 'a', value: 1 }])).toBe(true);
+    expect(await desk.keepGlobals([{ kind: 'compare-and-set', scope, name: 'a', expected: 2, value: 3 }])).toBe(false);
+    await expect(desk.keepGlobals([{ kind: 'set', scope: 'intake', name: 'a', value: 4 }])).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    });
+    expect(commits).toHaveLength(2);
+    expect(await store.getGlobalVariables(scope)).toEqual({ a: 1 });
+    expect(await store.getGlobalVariables('intake')).toEqual({});
+  });
 });

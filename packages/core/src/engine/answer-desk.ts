@@ -10,7 +10,7 @@ import type {
   StoredThread,
   ThreadRecord,
 } from '../persistence/checkpoint-store.js';
-import type { AuditDraft, InteractionChange, UnitOfWork } from '../persistence/unit-of-work.js';
+import type { AuditDraft, GlobalChange, InteractionChange, UnitOfWork } from '../persistence/unit-of-work.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import { planAnswer, type AnswerInput, type AnswerPlan, type AnswerSeen } from './answer-plan.js';
 import type { Clock } from './clock.js';
@@ -49,7 +49,8 @@ export interface DeskProcess {
 /**
  * The one writer outside a thread's run (`Run` writes what a run does; the job runner, its
  * jobs): answers given through `respond()`, deadlines, escalations, questions let go, refused
- * attempts, threads handed to workers, definitions and audit anchors. An answer is read once
+ * attempts, threads handed to workers, definitions, audit anchors and the engine's own global
+ * variables (receipt keys, web sessions: `keepGlobals`). An answer is read once
  * (the interaction and its thread, one read where the store can), planned by the pure
  * `planAnswer`, and carried out in one commit; when the store refuses that commit (another
  * answer, an approval or a claim came first), it is read and planned again, a bounded number
@@ -340,6 +341,22 @@ export class AnswerDesk {
   /** Stores the next audit anchor; false when another process anchored first. */
   async anchor(anchor: AuditAnchor): Promise<boolean> {
     return (await this.store.commit({ anchor })).status === 'committed';
+  }
+
+  /**
+   * Keeps global variables of the engine's own scopes (`interlock:…`, no workflow's): receipt
+   * keys, receipts of calls run outside a thread's run, the web app's sessions and their key.
+   * False when the store refused the commit (a compare-and-set found another value).
+   * @throws InterlockError INVALID_OPTIONS for another scope (its threads write a workflow's).
+   */
+  async keepGlobals(changes: readonly GlobalChange[]): Promise<boolean> {
+    const foreign = changes.find((change) => !change.scope.startsWith('interlock:'));
+    if (foreign !== undefined)
+      throw new InterlockError(
+        'INVALID_OPTIONS',
+        `keepGlobals keeps interlock:… scopes only, not ${foreign.scope} (its threads write a workflow's)`,
+      );
+    return (await this.store.commit({ globals: changes })).status === 'committed';
   }
 
   /** Lets go of questions stored before a crash that their threads never asked (a store of an older version). */

@@ -129,6 +129,15 @@ export type GlobalChange =
   | { kind: 'delete'; scope: string; name: string };
 
 /**
+ * Writes global variables of the engine's own scopes (`interlock:…`) that no thread's run
+ * writes: the answer desk (`AnswerDesk.keepGlobals`; apps reach it as `Interlock.keepGlobals`).
+ */
+export interface GlobalsKeeper {
+  /** Commits `changes` as one unit; false when the store refused it (a compare-and-set found another value). */
+  keepGlobals(changes: readonly GlobalChange[]): Promise<boolean>;
+}
+
+/**
  * An audit entry to append to its thread's chain (F33, F45). The store links it: the next
  * `threadSequence` of the thread, the previous entry's hash, and
  * `hash = sha256(previousHash + "\n" + threadSequence + "\n" + digest)` (`auditLink` in

@@ -6,7 +6,9 @@ import {
   verifyReceipt,
   type ReceiptStatement,
 } from '@interlock/receipts';
+import type { Clock } from '../engine/clock.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
+import type { GlobalChange } from '../persistence/unit-of-work.js';
 import { RECEIPT_KEY_REFRESH_MS, ReceiptKeyRing } from './receipt-keys.js';
 import { resolveReceiptOptions } from './receipt-options.js';
 
@@ -25,6 +27,18 @@ const statement = async (): Promise<ReceiptStatement> => ({
   audit: 'a'.repeat(64),
 });
 
+/** A ring on `store`, its writes committed as the answer desk's `keepGlobals` commits them. */
+function keyRing(
+  store: InMemoryCheckpointStore,
+  clock: Clock,
+  options: ConstructorParameters<typeof ReceiptKeyRing>[3],
+) {
+  const desk = {
+    keepGlobals: async (globals: readonly GlobalChange[]) => (await store.commit({ globals })).status === 'committed',
+  };
+  return new ReceiptKeyRing(store, desk, clock, options);
+}
+
 function movableClock(start = Date.parse('2026-11-26T09:00:00Z')) {
   let now = start;
   return { clock: { now: () => now }, advance: (ms: number) => (now += ms) };
@@ -34,8 +48,8 @@ describe('the receipt keys of a deployment (F63)', () => {
   it('generates one key on first use, shared by every process on the store, never its private half in the JWKS', async () => {
     const store = new InMemoryCheckpointStore();
     const { clock } = movableClock();
-    const first = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
-    const second = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
+    const first = keyRing(store, clock, { ttlSeconds: 300 });
+    const second = keyRing(store, clock, { ttlSeconds: 300 });
     const key = await first.signingKey();
     expect((await second.signingKey()).kid).toBe(key.kid);
     const jwks = await second.jwks();
@@ -46,14 +60,14 @@ describe('the receipt keys of a deployment (F63)', () => {
   it('rotates without refusing receipts signed by the previous key within the overlap, then drops it', async () => {
     const store = new InMemoryCheckpointStore();
     const { clock, advance } = movableClock();
-    const ring = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
+    const ring = keyRing(store, clock, { ttlSeconds: 300 });
     const old = await ring.signingKey();
     const before = await signReceipt(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
     advance(60_000);
     const { kid, retired } = await ring.rotate();
     expect(retired).toEqual([old.kid]);
     // Another process moves to the new key within a refresh.
-    const elsewhere = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
+    const elsewhere = keyRing(store, clock, { ttlSeconds: 300 });
     expect((await elsewhere.signingKey()).kid).toBe(kid);
     expect((await ring.signingKey()).kid).toBe(kid);
     advance(200_000);
@@ -80,13 +94,13 @@ describe('the receipt keys of a deployment (F63)', () => {
     const { clock } = movableClock();
     const given = await generateReceiptKey();
     const options = resolveReceiptOptions({}, { INTERLOCK_RECEIPT_KEY: JSON.stringify(given.privateJwk) });
-    const ring = new ReceiptKeyRing(store, clock, { ttlSeconds: 300, given: options.key });
+    const ring = keyRing(store, clock, { ttlSeconds: 300, given: options.key });
     expect((await ring.signingKey()).kid).toBe(given.kid);
     // A process without the key (the web server serving the JWKS) publishes it too.
-    const web = new ReceiptKeyRing(store, clock, { ttlSeconds: 300 });
+    const web = keyRing(store, clock, { ttlSeconds: 300 });
     expect((await web.jwks()).keys.map((jwk) => jwk.kid)).toContain(given.kid);
     expect(await web.retire(given.kid)).toBe(true);
-    const restarted = new ReceiptKeyRing(store, clock, { ttlSeconds: 300, given: options.key });
+    const restarted = keyRing(store, clock, { ttlSeconds: 300, given: options.key });
     await expect(restarted.signingKey()).rejects.toMatchObject({ code: 'INVALID_OPTIONS' });
     expect(() => resolveReceiptOptions({}, { INTERLOCK_RECEIPT_KEY: 'not json' })).toThrow(/not a JWK/);
     expect(() => resolveReceiptOptions({ ttlSeconds: 0 })).toThrow(/ttlSeconds/);

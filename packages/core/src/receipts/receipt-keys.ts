@@ -11,7 +11,7 @@ import {
 import type { Clock } from '../engine/clock.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
-import type { GlobalChange } from '../persistence/unit-of-work.js';
+import type { GlobalChange, GlobalsKeeper } from '../persistence/unit-of-work.js';
 
 /** Where a deployment's receipt keys are kept: a global-variable scope no workflow id can take. */
 export const RECEIPT_KEYS_SCOPE = 'interlock:receipt-keys';
@@ -54,7 +54,9 @@ export class ReceiptKeyRing {
   private loading: Promise<ReceiptSigningKey> | undefined;
 
   constructor(
-    private readonly store: Pick<ICheckpointStore, 'getGlobalVariables' | 'commit'>,
+    private readonly store: Pick<ICheckpointStore, 'getGlobalVariables'>,
+    /** Writes the keys: the answer desk. */
+    private readonly desk: GlobalsKeeper,
     private readonly clock: Clock,
     private readonly options: { ttlSeconds: number; given?: JWK | undefined },
   ) {}
@@ -114,13 +116,11 @@ export class ReceiptKeyRing {
     const stored = await this.stored();
     const now = this.clock.now();
     const retiring = Object.values(stored).filter((key) => key.retiredAt === undefined);
-    const result = await this.store.commit({
-      globals: [
-        ...retiring.map((key) => this.retirement(key, now)),
-        { kind: 'set', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: generated(pair, now) },
-      ],
-    });
-    if (result.status !== 'committed')
+    const committed = await this.desk.keepGlobals([
+      ...retiring.map((key) => this.retirement(key, now)),
+      { kind: 'set', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: generated(pair, now) },
+    ]);
+    if (!committed)
       throw new InterlockError('STORE_CONFLICT', 'the receipt keys changed while they were rotated: rotate again');
     this.cached = undefined;
     return { kid: pair.kid, retired: retiring.map((key) => key.kid) };
@@ -130,9 +130,9 @@ export class ReceiptKeyRing {
   async retire(kid: string): Promise<boolean> {
     const key = (await this.stored())[kid];
     if (key === undefined || key.retiredAt !== undefined) return false;
-    const result = await this.store.commit({ globals: [this.retirement(key, this.clock.now())] });
+    const committed = await this.desk.keepGlobals([this.retirement(key, this.clock.now())]);
     this.cached = undefined;
-    return result.status === 'committed';
+    return committed;
   }
 
   private async load(): Promise<ReceiptSigningKey> {
@@ -168,9 +168,9 @@ export class ReceiptKeyRing {
         source: 'environment',
         createdAt: new Date(now).toISOString(),
       };
-      await this.store.commit({
-        globals: [{ kind: 'set-if-absent', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: record }],
-      });
+      await this.desk.keepGlobals([
+        { kind: 'set-if-absent', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: record },
+      ]);
     }
     return signingKeyOf(pair);
   }
@@ -185,9 +185,9 @@ export class ReceiptKeyRing {
       if (usable?.privateJwk !== undefined) return signingKeyOf(await receiptKeyPair(usable.privateJwk));
       const pair = await generateReceiptKey();
       // Two processes starting together may both generate one: both sign, both are published.
-      await this.store.commit({
-        globals: [{ kind: 'set-if-absent', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: generated(pair, now) }],
-      });
+      await this.desk.keepGlobals([
+        { kind: 'set-if-absent', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: generated(pair, now) },
+      ]);
     }
     throw new InterlockError('STORE_CONFLICT', 'no receipt key could be kept in the store: try again');
   }

@@ -2,7 +2,7 @@ import { signReceipt, type JSONWebKeySet } from '@interlock/receipts';
 import type { Clock } from '../engine/clock.js';
 import type { AuditEntry } from '../audit/audit-log.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
-import type { GlobalChange } from '../persistence/unit-of-work.js';
+import type { GlobalChange, GlobalsKeeper } from '../persistence/unit-of-work.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
 import type { CallGrant } from './receipt-grant.js';
 import { ReceiptKeyRing, type ReceiptKeyInfo } from './receipt-keys.js';
@@ -54,11 +54,13 @@ export class Receipts {
   readonly keys: ReceiptKeyRing;
 
   constructor(
-    private readonly store: Pick<ICheckpointStore, 'getGlobalVariables' | 'commit'>,
+    private readonly store: Pick<ICheckpointStore, 'getGlobalVariables'>,
+    /** Writes the keys, and the receipts of calls run outside a thread's run: the answer desk. */
+    private readonly desk: GlobalsKeeper,
     private readonly clock: Clock,
     readonly options: ResolvedReceiptOptions,
   ) {
-    this.keys = new ReceiptKeyRing(store, clock, { ttlSeconds: options.ttlSeconds, given: options.key });
+    this.keys = new ReceiptKeyRing(store, desk, clock, { ttlSeconds: options.ttlSeconds, given: options.key });
   }
 
   /** Whether this process issues receipts (`receipts.enabled`, default true). */
@@ -95,7 +97,7 @@ export class Receipts {
   /** Signs and keeps at once (a call run outside a thread's run: an adapter's tool). */
   async issueAndKeep(subject: ReceiptSubject): Promise<string> {
     const issued = await this.issue(subject);
-    await this.store.commit({ globals: [issued.change] });
+    await this.desk.keepGlobals([issued.change]);
     return issued.token;
   }
 

@@ -1,3 +1,4 @@
+import { createInterlock } from '@interlock/core';
 import { InMemoryCheckpointStore } from '@interlock/core/testing';
 import { describe, expect, it } from 'vitest';
 import { SessionKeys } from './session-keys.js';
@@ -16,10 +17,22 @@ describe('the session keys', () => {
 
   it('makes one key for every server on a store, and keeps it across restarts', async () => {
     const store = new InMemoryCheckpointStore();
-    const first = await SessionKeys.resolve(store);
-    const second = await SessionKeys.resolve(store);
-    expect(second.cookieSecret).toBe(first.cookieSecret);
-    expect(second.unseal(first.seal('shared'))).toBe('shared');
+    // Two servers, each with its engine, on one store: the key is written through their answer desks.
+    const one = await createInterlock({ store: { type: 'custom', store } });
+    const two = await createInterlock({ store: { type: 'custom', store } });
+    try {
+      const [first, second] = await Promise.all([
+        SessionKeys.resolve({ store, desk: one }),
+        SessionKeys.resolve({ store, desk: two }),
+      ]);
+      expect(second.cookieSecret).toBe(first.cookieSecret);
+      expect(second.unseal(first.seal('shared'))).toBe('shared');
+      const restarted = await SessionKeys.resolve({ store, desk: one });
+      expect(restarted.cookieSecret).toBe(first.cookieSecret);
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 
   it('refuses a secret from the environment that is too short to sign with', async () => {

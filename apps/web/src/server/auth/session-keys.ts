@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import type { ICheckpointStore } from '@interlock/core';
+import type { KeptGlobals } from './sessions.js';
 
 /** Where the session key is kept when no environment variable gives one (a scope no workflow id can take). */
 export const KEYS_SCOPE = 'interlock:web-keys';
@@ -24,11 +24,8 @@ export class SessionKeys {
     this.sealKey = Buffer.from(derive(secret, 'interlock web sealed tokens'));
   }
 
-  /** Keys from `secret` (the environment's), or from the secret kept in `store` (made there if missing). */
-  static async resolve(
-    store: Pick<ICheckpointStore, 'commit' | 'getGlobalVariables'> | undefined,
-    secret?: string,
-  ): Promise<SessionKeys> {
+  /** Keys from `secret` (the environment's), or from the secret kept in the store (made there if missing). */
+  static async resolve(kept: KeptGlobals | undefined, secret?: string): Promise<SessionKeys> {
     if (secret !== undefined) {
       if (secret.length < MIN_SECRET_LENGTH)
         throw new Error(
@@ -36,17 +33,15 @@ export class SessionKeys {
         );
       return new SessionKeys(secret);
     }
-    if (store === undefined) return new SessionKeys(randomBytes(32).toString('base64url'));
+    if (kept === undefined) return new SessionKeys(randomBytes(32).toString('base64url'));
     // The first server to start makes it; every other one (and every restart) reads that one.
-    await store.commit({
-      globals: [
-        { kind: 'set-if-absent', scope: KEYS_SCOPE, name: 'session', value: randomBytes(32).toString('base64url') },
-      ],
-    });
-    const kept = (await store.getGlobalVariables(KEYS_SCOPE))['session'];
-    if (typeof kept !== 'string' || kept.length < MIN_SECRET_LENGTH)
+    await kept.desk.keepGlobals([
+      { kind: 'set-if-absent', scope: KEYS_SCOPE, name: 'session', value: randomBytes(32).toString('base64url') },
+    ]);
+    const key = (await kept.store.getGlobalVariables(KEYS_SCOPE))['session'];
+    if (typeof key !== 'string' || key.length < MIN_SECRET_LENGTH)
       throw new Error(`the session key kept in the store (${KEYS_SCOPE}) is not readable: delete it to make a new one`);
-    return new SessionKeys(kept);
+    return new SessionKeys(key);
   }
 
   /** `text` encrypted and authenticated: `<iv>.<ciphertext>.<tag>`, base64url. */

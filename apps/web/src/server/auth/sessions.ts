@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ICheckpointStore } from '@interlock/core';
+import type { GlobalsKeeper, ICheckpointStore } from '@interlock/core';
 import type { Principal } from './approvers.js';
 
 /**
@@ -44,6 +44,15 @@ const RECHECK_MS = 5_000;
 type StoredSession = Omit<Session, 'sessionId'>;
 
 /**
+ * Where sessions and their key are kept: read from the store, written through the engine's
+ * answer desk (`interlock.keepGlobals`, the one writer of what is not a thread's).
+ */
+export interface KeptGlobals {
+  store: Pick<ICheckpointStore, 'getGlobalVariables'>;
+  desk: GlobalsKeeper;
+}
+
+/**
  * Sessions, kept in the store so a restart (or another server on the same store) keeps
  * people signed in. The store holds only the SHA-256 of a session id, never the id the
  * cookie carries, so reading the store does not let anyone sign in. Sign-out and expiry end
@@ -54,7 +63,8 @@ export class SessionStore {
   private readonly cache = new Map<string, { session: Session; raw: unknown; checkedAt: number }>();
 
   constructor(
-    private readonly store: Pick<ICheckpointStore, 'commit' | 'getGlobalVariables'> | undefined,
+    /** Undefined: kept in this process only. */
+    private readonly kept: KeptGlobals | undefined,
     private readonly now: () => number = Date.now,
     /** How long a new session lasts. */
     readonly lifetimeMs: number = SESSION_LIFETIME_MS,
@@ -69,9 +79,9 @@ export class SessionStore {
       ...(oidc === undefined ? {} : { oidc }),
     };
     const session: Session = { sessionId: randomBytes(32).toString('base64url'), ...stored };
-    await this.store?.commit({
-      globals: [{ kind: 'set', scope: SESSIONS_SCOPE, name: keyOf(session.sessionId), value: stored }],
-    });
+    await this.kept?.desk.keepGlobals([
+      { kind: 'set', scope: SESSIONS_SCOPE, name: keyOf(session.sessionId), value: stored },
+    ]);
     this.cache.set(session.sessionId, { session, raw: stored, checkedAt: this.now() });
     return session;
   }
@@ -80,10 +90,10 @@ export class SessionStore {
   async get(sessionId: string | undefined, fresh = false): Promise<Session | undefined> {
     if (sessionId === undefined) return undefined;
     const cached = this.cache.get(sessionId);
-    if (cached !== undefined && !fresh && (this.store === undefined || this.now() - cached.checkedAt < RECHECK_MS))
+    if (cached !== undefined && !fresh && (this.kept === undefined || this.now() - cached.checkedAt < RECHECK_MS))
       return this.live(sessionId, cached.session);
-    if (this.store === undefined) return cached === undefined ? undefined : this.live(sessionId, cached.session);
-    const raw = (await this.store.getGlobalVariables(SESSIONS_SCOPE))[keyOf(sessionId)];
+    if (this.kept === undefined) return cached === undefined ? undefined : this.live(sessionId, cached.session);
+    const raw = (await this.kept.store.getGlobalVariables(SESSIONS_SCOPE))[keyOf(sessionId)];
     const stored = parseStored(raw);
     if (stored === undefined) {
       this.cache.delete(sessionId);
@@ -108,19 +118,17 @@ export class SessionStore {
       expiresAt: cached.session.expiresAt,
       ...(next.oidc === undefined ? {} : { oidc: next.oidc }),
     };
-    if (this.store !== undefined) {
-      const result = await this.store.commit({
-        globals: [
-          {
-            kind: 'compare-and-set',
-            scope: SESSIONS_SCOPE,
-            name: keyOf(session.sessionId),
-            expected: cached.raw,
-            value: stored,
-          },
-        ],
-      });
-      if (result.status !== 'committed') {
+    if (this.kept !== undefined) {
+      const committed = await this.kept.desk.keepGlobals([
+        {
+          kind: 'compare-and-set',
+          scope: SESSIONS_SCOPE,
+          name: keyOf(session.sessionId),
+          expected: cached.raw,
+          value: stored,
+        },
+      ]);
+      if (!committed) {
         this.cache.delete(session.sessionId);
         return false;
       }
@@ -141,7 +149,7 @@ export class SessionStore {
 
   async delete(sessionId: string): Promise<void> {
     this.cache.delete(sessionId);
-    await this.store?.commit({ globals: [{ kind: 'delete', scope: SESSIONS_SCOPE, name: keyOf(sessionId) }] });
+    await this.kept?.desk.keepGlobals([{ kind: 'delete', scope: SESSIONS_SCOPE, name: keyOf(sessionId) }]);
   }
 
   private live(sessionId: string, session: Session): Session | undefined {
