@@ -52,7 +52,8 @@ describe('an approved call (F40, F63)', () => {
 
     units.length = 0;
     const result = await interlock.respond(interactionId ?? '', { approved: true });
-    expect(await result.thread?.done()).toMatchObject({ status: 'completed' });
+    if (result.status !== 'accepted' || result.thread === undefined) throw new Error(`not continued: ${result.status}`);
+    expect(await result.thread.done()).toMatchObject({ status: 'completed' });
     expect(effects).toEqual([42]);
     // Two durability points: the answer with the call's start and its receipt, before the
     // side effect; then the result with the claim's release. Nothing is committed alone between.
