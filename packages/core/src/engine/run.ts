@@ -35,11 +35,7 @@ export interface RunContext {
 /** The key of a {@link StartsCommitted}: not exported, so only this module makes one. */
 const committedStarts: unique symbol = Symbol('interlock.committedStarts');
 
-/**
- * Proof that the write-ahead starts of some tool calls were committed (F40): only
- * `Run.startCalls` makes one, after the commit that stores them, and `ToolExecution.execute`
- * runs a call only with a proof that names it.
- */
+/** Proof that some calls' write-ahead starts were committed (F40), made only by `Run.startCalls`. */
 export interface StartsCommitted {
   readonly [committedStarts]: ReadonlySet<string>;
 }
@@ -51,15 +47,13 @@ export function startCommitted(proof: StartsCommitted, toolCallId: string): bool
 }
 
 /**
- * One run of a thread in this process: the thread as a value, replaced by each step
- * (transitions are pure: `(thread, …) → { next, effects }`), and the writer of everything the
- * run does. The effects of the steps since the last durability point wait here; a durability
- * point commits them as one unit of work with the thread as it is then — claimed by the run's
- * first commit (its fence checked inside every later one), released by its last — and only
- * then are the step's events published. Besides its units it commits, each alone: its claim's
- * renewals and release, and an interaction its handler settled (`answer`, `failInteraction`).
- * The engine's other writes go through the answer desk (engine/answer-desk.ts); a worker's
- * jobs through the job runner (docs/architecture.md, "Who writes").
+ * One run of a thread in this process: the thread as a value, replaced by each (pure) step,
+ * and the writer of everything the run does. The steps' effects wait here until a durability
+ * point commits them as one unit of work with the thread as it is then — claimed by the
+ * run's first commit (fenced in every later one), released by its last — and only then are
+ * their events published. Besides, it commits alone its claim's renewals and release, and an
+ * interaction its handler settled. The engine's other writes go through the answer desk; a
+ * worker's jobs through the job runner (docs/architecture.md, "Who writes").
  */
 export class Run {
   private state: ThreadRecord;
@@ -124,12 +118,10 @@ export class Run {
   }
 
   /**
-   * The run's claim ran out by this process's clock, or the store refused its renewal: the
-   * run's signal is being aborted. From now on the run commits nothing — no outcome, no audit
-   * entry, no question, no completion, not even the release of its claim — whatever its steps
-   * still apply (a tool that returns anyway). A call it started stays `started` in the store,
-   * and the process that takes the thread next asks what became of it (F40, F53). A unit
-   * already on its way is fenced by the store: its claim's end is checked inside the write.
+   * The run's claim ran out by this process's clock, or the store refused its renewal: from
+   * now on the run commits nothing (not even its claim's release), whatever its steps still
+   * apply. A call it started stays `started`; the next process asks what became of it (F40,
+   * F53). A unit already on its way is fenced by the store (the claim's end checked inside).
    */
   claimLost(): void {
     if (this.lost) return;
@@ -173,18 +165,28 @@ export class Run {
     return { [committedStarts]: new Set(starts.map((change) => change.call.toolCallId)) };
   }
 
+  /**
+   * Runs `work` with the end-of-turn commit paused: what is pending is committed with the
+   * durability point that follows `work` at once, not alone in a turn `work` awaits (a
+   * receipt signed on the thread pool). If `work` throws, it is committed before the error.
+   */
+  async holdingCommit<T>(work: () => Promise<T>): Promise<T> {
+    if (this.lazyCommit === undefined) return work();
+    this.cancelLazyCommit();
+    const result = await work().catch(async (error: unknown) => {
+      await this.commit().catch(noop);
+      throw error;
+    });
+    this.commitSoon();
+    return result;
+  }
+
   /** Whether other processes could see the run hold the thread (a commit kept its claim): they leave answers to it. */
   get claimWasVisible(): boolean {
     return this.claimShown;
   }
 
-  /**
-   * A caller of this process asked to take the thread forward while this run had it (a
-   * worker's job for an answer stored elsewhere): the answer may have been stored after the
-   * run's last read, even after its last commit was sent, so what the thread waits on is
-   * read from the store when the run stops (issue 38: the job was otherwise done, and the
-   * thread left to its recovery).
-   */
+  /** Another caller asked to take the thread forward meanwhile (a job for an answer stored elsewhere): what it waits on is read again when the run stops (issue 38). */
   join(): void {
     this.joined = true;
   }
@@ -204,9 +206,8 @@ export class Run {
   }
 
   /**
-   * Stores a person's answer given to this run's handler, at once (they were told it was
-   * taken), if the interaction is still pending. Returns the interaction as stored: with
-   * this answer, or with the one (or the failure) that came first.
+   * Stores a person's answer given to this run's handler at once (they were told it was taken)
+   * if still pending. Returns the interaction as stored (this answer, or what came first).
    */
   answer(interactionId: string, response: InteractionRecord['response'] & object): Promise<InteractionRecord> {
     return this.settleInteraction(interactionId, { kind: 'answer', interactionId, response });
@@ -218,8 +219,13 @@ export class Run {
     reason: InteractionRecord['failureReason'] & string,
     message: string,
   ): Promise<InteractionRecord> {
-    const at = this.context.nowIso();
-    return this.settleInteraction(interactionId, { kind: 'fail', interactionId, reason, message, at });
+    return this.settleInteraction(interactionId, {
+      kind: 'fail',
+      interactionId,
+      reason,
+      message,
+      at: this.context.nowIso(),
+    });
   }
 
   private async settleInteraction(interactionId: string, change: InteractionChange): Promise<InteractionRecord> {
@@ -314,10 +320,7 @@ export class Run {
     return unitOfEffects(pending, (writes) => this.threadChange(release, writes), this.context);
   }
 
-  /**
-   * The thread's part of the unit. Every unit of a run that writes anything carries the
-   * thread, so its fence (version and epoch) is checked, and a run's first unit claims it.
-   */
+  /** The thread's part of the unit: in every unit that writes (its fence checked); the run's first claims it. */
   private threadChange(release: boolean, writes: boolean): ThreadChange | undefined {
     const current = this.state;
     const thread = { ...current, updatedAt: this.context.nowIso() };
@@ -355,9 +358,8 @@ export class Run {
   }
 
   /**
-   * Renews the run's claim until `until` (`now`: when the renewal was built; a claim that
-   * ended by then is lost, never renewed), straight to the store — not behind the run's
-   * commits, so only a process that does not run at all delays it. Whether the store kept it.
+   * Renews the run's claim until `until` (`now`: when it was built; a claim ended by then is
+   * lost), straight to the store, not behind the run's commits. Whether the store kept it.
    */
   async renewClaim(until: string, now: string): Promise<boolean> {
     const { threadId, epoch } = this.fence;
@@ -365,10 +367,7 @@ export class Run {
     return (await this.context.store.commit({ thread: renew })).status === 'committed';
   }
 
-  /**
-   * Frees the claim of a run that stopped on an error, writing nothing else: the thread stays
-   * as last committed, and another process may take it forward at once.
-   */
+  /** Frees the claim of a run that stopped on an error, writing nothing else (another process may go on at once). */
   async freeClaim(): Promise<void> {
     if (!this.holdsClaim) return;
     await this.committing;

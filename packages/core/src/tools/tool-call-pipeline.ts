@@ -231,10 +231,14 @@ export class ToolCallPipeline {
         type: 'TOOL_CALL_STARTED',
         ...describeCall(call, nodeId),
       }));
-      const receipts = await receiptsOf(
-        this.receipts,
-        starting.map(({ call }) => ({ call, tool: this.tools.find(call.name) })),
-        context,
+      // Signing takes a turn of the event loop: what is pending (the answer just applied)
+      // is committed with the starts, not alone in that turn.
+      const receipts = await context.run.holdingCommit(() =>
+        receiptsOf(
+          this.receipts,
+          starting.map(({ call }) => ({ call, tool: this.tools.find(call.name) })),
+          context,
+        ),
       );
       const kept = receipts.flatMap((receipt) => (receipt === undefined ? [] : [receipt.change]));
       // The starts and the receipts they run with are committed before any side effect (F40, F63).
