@@ -133,10 +133,10 @@ function describeQueue(url: string): void {
         Array.from({ length: 30 }, (_, index) => `other-${index + 1}`).sort(),
       );
       expect(most).toBeGreaterThan(1);
-      // Once the queue is idle: announced before it is due, only a poll finds it when it is
-      // (with the backlog still running, a fetch for more work could find it first).
+      // Once the queue is idle: announced a second before it is due, only a poll finds it when
+      // it is (with the backlog still running, a fetch for more work could find it first).
       await store.commit({
-        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 300)],
+        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 1_000)],
       });
       await until(
         'every job reported',
