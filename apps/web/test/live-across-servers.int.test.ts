@@ -121,6 +121,9 @@ describe('web servers behind one PostgreSQL (issue 12)', () => {
       15_000,
     );
     await answeredElsewhere.connected;
+    // A server serves before it listens (what changed meanwhile is read again, but not as
+    // "answered"): the answer is given once the second one hears the store.
+    await second.app.liveUpdates.listening();
     expect(
       (await api(first.baseUrl, token, `/api/interactions/${interactionId}/respond`, { action: 'approve' })).status,
     ).toBe(200);

@@ -78,6 +78,11 @@ export class LiveUpdates {
     if (this.options.expireDeadlines) this.poll();
   }
 
+  /** Resolves once the store's changes are listened for, or looked at instead (see start). */
+  async listening(): Promise<void> {
+    await this.watch;
+  }
+
   private poll(): void {
     if (this.timer === undefined && this.options.pollInterval > 0) {
       this.timer = setInterval(() => {
