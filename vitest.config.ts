@@ -133,7 +133,6 @@ export default defineConfig({
           include: PACKAGING,
           globalSetup: POSTGRES,
           testTimeout: 900_000,
-          fileParallelism: false,
           sequence: { groupOrder: 3 },
         },
       },

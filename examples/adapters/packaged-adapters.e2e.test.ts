@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type ExpectStatic } from 'vitest';
 
 /*
  * Each framework adapter installed as a team would, outside this repository (F61, issue 33):
@@ -105,22 +105,55 @@ afterAll(async () => {
   if (root !== '') await rm(root, { recursive: true, force: true });
 });
 
+/** What a command printed, how it ended, and a line that says both for a failed expectation. */
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  said: string;
+}
+
+const described = (command: string, args: string[], cwd: string, ran: Omit<Ran, 'said'>): Ran => ({
+  ...ran,
+  said: `${command} ${args.join(' ')} (in ${cwd}) exited ${String(ran.status)}:\n${ran.stdout}\n${ran.stderr}`,
+});
+
 /** Runs a command to its end; what it printed, and how it ended. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv) {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Ran {
   const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 });
   if (result.error !== undefined) throw result.error;
-  const { status, stdout, stderr } = result;
-  const said = `${command} ${args.join(' ')} (in ${cwd}) exited ${String(status)}:\n${stdout}\n${stderr}`;
-  return { status, stdout, stderr, said };
+  return described(command, args, cwd, result);
+}
+
+/**
+ * {@link run} without blocking this process: the four adapters install side by side (npm
+ * mostly waits on the registry), each in its own project.
+ */
+function runAside(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      command,
+      args,
+      { cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        if (error !== null && status === null && error.killed !== true) reject(error);
+        else resolve(described(command, args, cwd, { status, stdout, stderr }));
+      },
+    );
+  });
 }
 
 /** `npm install ARGS` in `project`, plain; fails the test on an error, an engines or a peer warning. */
-function npmInstall(project: string, args: string[]): void {
-  const install = run('npm', ['install', ...args], project, bare);
+async function npmInstall(expect: ExpectStatic, project: string, args: string[]): Promise<void> {
+  const install = await runAside('npm', ['install', ...args], project, bare);
   expect(install.status, install.said).toBe(0);
   const warnings = install.stderr.split('\n').filter((line) => /^npm warn/i.test(line));
   expect(warnings.filter((line) => /EBADENGINE|ERESOLVE|peer/i.test(line))).toEqual([]);
 }
+
+/** One pack at a time: two `pnpm pack`s of core at once would write the same tarball name. */
+let packing: Promise<unknown> = Promise.resolve();
 
 describe('each framework adapter installs outside the repository with plain npm install, beside the framework’s current release, on Node 24, and its example runs there (F61, F56)', () => {
   it('npm and node run on Node 24 there', () => {
@@ -135,86 +168,96 @@ describe('each framework adapter installs outside the repository with plain npm 
   });
 
   for (const [name, adapter] of Object.entries(ADAPTERS))
-    it(`${name}: npm install ${adapter.framework.join(' ')} with the tarballs, then examples/adapters/${adapter.example}.ts runs`, async () => {
-      const packages = join(root, `${adapter.example}-packages`);
-      const project = join(root, adapter.example);
-      await mkdir(project);
-      await writeFile(
-        join(project, 'package.json'),
-        JSON.stringify({ name: `team-${adapter.example}`, private: true, type: 'module' }),
-      );
-
-      // 1. Pack the adapter and what it needs; install them all in one `npm install` with the framework.
-      const packed = run(
-        join(NODE_24, 'node'),
-        [join(REPOSITORY, 'scripts/pack-packages.mjs'), packages, name],
-        REPOSITORY,
-        process.env,
-      );
-      expect(packed.status, packed.said).toBe(0);
-      const tarballs = packed.stdout.split('\n').filter((line) => line.endsWith('.tgz'));
-      // interlock-ai-sdk-0.1.0.tgz → @interlock/ai-sdk
-      const packageOf = (file: string) =>
-        `@${basename(file)
-          .replace(/-\d+\.\d+\.\d+[^/]*\.tgz$/, '')
-          .replace('-', '/')}`;
-      expect(tarballs.map(packageOf).sort()).toEqual(
-        [name, '@interlock/core', '@interlock/receipts', '@interlock/sdk-types'].sort(),
-      );
-      npmInstall(project, [...tarballs, ...adapter.framework]);
-
-      // Every @interlock package came from a tarball packed here (the scope is not ours on
-      // npmjs.com), none from a registry, each installed once.
-      const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as {
-        packages: Record<string, { version?: string; resolved?: string }>;
-      };
-      const ours = Object.entries(lock.packages).filter(([path]) =>
-        /(^|\/)node_modules\/@interlock\/[^/]+$/.test(path),
-      );
-      expect(ours.map(([path, entry]) => [path, entry.resolved]).sort()).toEqual(
-        tarballs
-          .map((file) => [`node_modules/${packageOf(file)}`, `file:../${basename(packages)}/${basename(file)}`])
-          .sort(),
-      );
-      // The framework at its current release.
-      for (const framework of adapter.current) {
-        const latest = run('npm', ['view', framework, 'dist-tags.latest'], project, bare).stdout.trim();
-        expect(lock.packages[`node_modules/${framework}`]?.version, `${framework}'s latest is ${latest}`).toBe(latest);
-      }
-
-      // 2. What the example imports besides, as a second install in the same project.
-      if (adapter.imports.length > 0) npmInstall(project, adapter.imports);
-      // A valid tree: every dependency and peer satisfied.
-      const listed = run('npm', ['ls', '--all'], project, bare);
-      expect(listed.status, listed.said).toBe(0);
-
-      // 3. The example, copied in as it is, run by Node 24 (which runs a .ts file by its own
-      // name: the import of ./local-model.js names ./local-model.ts there).
-      for (const file of [`${adapter.example}.ts`, 'local-model.ts'])
+    it.concurrent(
+      `${name}: npm install ${adapter.framework.join(' ')} with the tarballs, then examples/adapters/${adapter.example}.ts runs`,
+      async ({ expect }) => {
+        const packages = join(root, `${adapter.example}-packages`);
+        const project = join(root, adapter.example);
+        await mkdir(project);
         await writeFile(
-          join(project, file),
-          readFileSync(join(EXAMPLES, file), 'utf8').replaceAll("'./local-model.js'", "'./local-model.ts'"),
+          join(project, 'package.json'),
+          JSON.stringify({ name: `team-${adapter.example}`, private: true, type: 'module' }),
         );
-      await writeFile(join(project, 'run.mjs'), `import { main } from './${adapter.example}.ts';\nawait main();\n`);
-      const example = run('node', ['run.mjs'], project, team);
-      expect(example.status, example.said).toBe(0);
-      expect(example.stdout.split('\n')).toEqual(expect.arrayContaining(adapter.printed));
 
-      // Core's SQLite store opens there on the better-sqlite3 core asked for (13: prebuilt, no compiler).
-      await writeFile(
-        join(project, 'sqlite.mjs'),
-        [
-          "import { createRequire } from 'node:module';",
-          "import { openStore } from '@interlock/core';",
-          "const store = await openStore({ type: 'sqlite' });",
-          'await store.close();',
-          "const fromCore = createRequire(import.meta.resolve('@interlock/core'));",
-          "console.log(fromCore('better-sqlite3/package.json').version);",
-        ].join('\n'),
-      );
-      const sqlite = run('node', ['sqlite.mjs'], project, team);
-      expect(sqlite.status, sqlite.said).toBe(0);
-      expect(sqlite.stdout.trim()).toMatch(/^13\./);
-      expect(existsSync(join(project, '.interlock/interlock.db'))).toBe(true);
-    }, 900_000);
+        // 1. Pack the adapter and what it needs; install them all in one `npm install` with the framework.
+        const pack = packing.then(() =>
+          runAside(
+            join(NODE_24, 'node'),
+            [join(REPOSITORY, 'scripts/pack-packages.mjs'), packages, name],
+            REPOSITORY,
+            process.env,
+          ),
+        );
+        packing = pack.catch(() => undefined);
+        const packed = await pack;
+        expect(packed.status, packed.said).toBe(0);
+        const tarballs = packed.stdout.split('\n').filter((line) => line.endsWith('.tgz'));
+        // interlock-ai-sdk-0.1.0.tgz → @interlock/ai-sdk
+        const packageOf = (file: string) =>
+          `@${basename(file)
+            .replace(/-\d+\.\d+\.\d+[^/]*\.tgz$/, '')
+            .replace('-', '/')}`;
+        expect(tarballs.map(packageOf).sort()).toEqual(
+          [name, '@interlock/core', '@interlock/receipts', '@interlock/sdk-types'].sort(),
+        );
+        await npmInstall(expect, project, [...tarballs, ...adapter.framework]);
+
+        // Every @interlock package came from a tarball packed here (the scope is not ours on
+        // npmjs.com), none from a registry, each installed once.
+        const lock = JSON.parse(await readFile(join(project, 'package-lock.json'), 'utf8')) as {
+          packages: Record<string, { version?: string; resolved?: string }>;
+        };
+        const ours = Object.entries(lock.packages).filter(([path]) =>
+          /(^|\/)node_modules\/@interlock\/[^/]+$/.test(path),
+        );
+        expect(ours.map(([path, entry]) => [path, entry.resolved]).sort()).toEqual(
+          tarballs
+            .map((file) => [`node_modules/${packageOf(file)}`, `file:../${basename(packages)}/${basename(file)}`])
+            .sort(),
+        );
+        // The framework at its current release.
+        for (const framework of adapter.current) {
+          const latest = (await runAside('npm', ['view', framework, 'dist-tags.latest'], project, bare)).stdout.trim();
+          expect(lock.packages[`node_modules/${framework}`]?.version, `${framework}'s latest is ${latest}`).toBe(
+            latest,
+          );
+        }
+
+        // 2. What the example imports besides, as a second install in the same project.
+        if (adapter.imports.length > 0) await npmInstall(expect, project, adapter.imports);
+        // A valid tree: every dependency and peer satisfied.
+        const listed = await runAside('npm', ['ls', '--all'], project, bare);
+        expect(listed.status, listed.said).toBe(0);
+
+        // 3. The example, copied in as it is, run by Node 24 (which runs a .ts file by its own
+        // name: the import of ./local-model.js names ./local-model.ts there).
+        for (const file of [`${adapter.example}.ts`, 'local-model.ts'])
+          await writeFile(
+            join(project, file),
+            readFileSync(join(EXAMPLES, file), 'utf8').replaceAll("'./local-model.js'", "'./local-model.ts'"),
+          );
+        await writeFile(join(project, 'run.mjs'), `import { main } from './${adapter.example}.ts';\nawait main();\n`);
+        const example = await runAside('node', ['run.mjs'], project, team);
+        expect(example.status, example.said).toBe(0);
+        expect(example.stdout.split('\n')).toEqual(expect.arrayContaining(adapter.printed));
+
+        // Core's SQLite store opens there on the better-sqlite3 core asked for (13: prebuilt, no compiler).
+        await writeFile(
+          join(project, 'sqlite.mjs'),
+          [
+            "import { createRequire } from 'node:module';",
+            "import { openStore } from '@interlock/core';",
+            "const store = await openStore({ type: 'sqlite' });",
+            'await store.close();',
+            "const fromCore = createRequire(import.meta.resolve('@interlock/core'));",
+            "console.log(fromCore('better-sqlite3/package.json').version);",
+          ].join('\n'),
+        );
+        const sqlite = await runAside('node', ['sqlite.mjs'], project, team);
+        expect(sqlite.status, sqlite.said).toBe(0);
+        expect(sqlite.stdout.trim()).toMatch(/^13\./);
+        expect(existsSync(join(project, '.interlock/interlock.db'))).toBe(true);
+      },
+      900_000,
+    );
 });
