@@ -18,7 +18,8 @@ const INT = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.int.test.ts'));
 const E2E = ALL.map((glob) => glob.replace(/\.test\.ts$/, '.e2e.test.ts'));
 const DEPLOYMENT = ['apps/web/test/deployment.e2e.test.ts', 'packages/core/src/workers/workers.int.test.ts'];
 // Pack the packages and install them with npm outside the repository (minutes: npm fetches and
-// installs each project's whole tree): run on their own, `pnpm exec vitest run --project packaging`.
+// installs each project's whole tree): run last, the two files at once (npm mostly waits on the
+// registry); on their own, `pnpm exec vitest run --project packaging`.
 const PACKAGING = ['apps/web/test/packaged-deployment.e2e.test.ts', 'examples/adapters/packaged-adapters.e2e.test.ts'];
 const HEAVY = [
   'packages/core/src/engine/multi-process.int.test.ts',
@@ -65,9 +66,7 @@ export default defineConfig({
     // busy machine makes it slower, never wrong; a limit it hits on a busy machine cries wolf.
     testTimeout: 60_000,
     // vitest's default on 2 cores is one file at a time (CPUs − 1); most files wait on
-    // processes, servers and timers, so two at a time use the machine better. The two
-    // many-process groups below still run one file at a time (`fileParallelism: false` on
-    // their projects).
+    // processes, servers and timers, so two at a time use the machine better.
     maxWorkers: 2,
     hookTimeout: 60_000,
     // Every test has an assertion that can fail: one that only waits (for a condition, for a
@@ -75,18 +74,20 @@ export default defineConfig({
     expect: { requireAssertions: true },
     reporters: process.env.CI ? ['default'] : ['default'],
     projects: [
-      // These run many processes against one PostgreSQL and take both cores: beside anything
-      // else they starve it (and themselves) past timeouts and time budgets, so they run alone,
-      // one at a time. (Their 1000-thread runs used to stall now and then: a worker killed
-      // between consuming an answer and saving its thread left the thread waiting for good.
-      // Fixed in core; workers.int's "leaves … to the next worker" cases pin it down.)
+      // These run many processes against one PostgreSQL, with leases of a second: beside the
+      // other projects they starve them (and themselves) past timeouts and time budgets, so
+      // they run first, in a group of their own, two files at a time (they wait on leases and
+      // frozen processes: a file alone used a third of the two cores; 186 s one at a time,
+      // 110 s two at a time, with the same margins). (Their 1000-thread runs used to stall now
+      // and then: a worker killed between consuming an answer and saving its thread left the
+      // thread waiting for good. Fixed in core; workers.int's "leaves … to the next worker"
+      // cases pin it down.)
       {
         extends: true,
         test: {
           name: 'deployment',
           include: DEPLOYMENT,
           globalSetup: POSTGRES,
-          fileParallelism: false,
           sequence: { groupOrder: 0 },
         },
       },
@@ -142,8 +143,7 @@ export default defineConfig({
           name: 'many-process',
           include: HEAVY,
           globalSetup: POSTGRES,
-          fileParallelism: false,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 0 },
         },
       },
     ],
