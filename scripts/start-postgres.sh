@@ -5,8 +5,12 @@
 #   bash scripts/start-postgres.sh            # installs Debian's postgresql if missing
 #   eval "$(bash scripts/start-postgres.sh | grep '^export')"
 #
+#   bash scripts/start-postgres.sh stop       # stops it (fast shutdown), if it runs
+#
 # Settings (environment): INTERLOCK_PG_PORT (54329), INTERLOCK_PG_DIR (/tmp/interlock-postgres-<port>).
-# Stop it with: pg_ctl -D "$INTERLOCK_PG_DIR/data" stop  (as the postgres user when run as root).
+# When this call started the server (it was not running), it also prints
+# `export INTERLOCK_PG_STARTED=1`: a script that must leave nothing running (.ci/run) stops it
+# at its end, and leaves alone a server that was there before it.
 set -euo pipefail
 
 port="${INTERLOCK_PG_PORT:-54329}"
@@ -25,12 +29,6 @@ find_bin_dir() {
 }
 
 bin_dir="$(find_bin_dir)"
-if [ -z "${bin_dir}" ] || [ ! -x "${bin_dir}/initdb" ]; then
-  echo "start-postgres: installing Debian's postgresql…" >&2
-  as_root apt-get update >&2
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y postgresql >&2
-  bin_dir="$(find_bin_dir)"
-fi
 
 # initdb and postgres refuse to run as root: run them as the postgres user then.
 if [ "$(id -u)" -eq 0 ]; then
@@ -39,6 +37,20 @@ if [ "$(id -u)" -eq 0 ]; then
 else
   owner="$(id -un)"
   as_owner() { "$@"; }
+fi
+
+if [ "${1:-}" = stop ]; then
+  if [ -n "${bin_dir}" ] && [ -s "${data}/PG_VERSION" ] && as_owner "${bin_dir}/pg_ctl" -D "${data}" status >/dev/null 2>&1; then
+    as_owner "${bin_dir}/pg_ctl" -D "${data}" -w -m fast stop >&2
+  fi
+  exit 0
+fi
+
+if [ -z "${bin_dir}" ] || [ ! -x "${bin_dir}/initdb" ]; then
+  echo "start-postgres: installing Debian's postgresql…" >&2
+  as_root apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y postgresql >&2
+  bin_dir="$(find_bin_dir)"
 fi
 
 mkdir -p "${base}"
@@ -51,10 +63,12 @@ if [ ! -s "${data}/PG_VERSION" ]; then
     --encoding=UTF8 --locale=C.UTF-8 >&2
 fi
 
+started=0
 if ! as_owner "${bin_dir}/pg_ctl" -D "${data}" status >/dev/null 2>&1; then
   echo "start-postgres: starting PostgreSQL on 127.0.0.1:${port}…" >&2
   as_owner "${bin_dir}/pg_ctl" -D "${data}" -l "${base}/postgres.log" -w -t 60 \
     -o "-c listen_addresses=127.0.0.1 -p ${port} -k ${base}" start >&2
+  started=1
 fi
 
 psql_admin() {
@@ -72,3 +86,4 @@ echo "PostgreSQL is ready on 127.0.0.1:${port} (data: ${data}, log: ${base}/post
 echo "export INTERLOCK_TEST_POSTGRES_URL=postgres://${role}:${password}@127.0.0.1:${port}/${database}"
 # The superuser over the local socket: tests of the store's defaults create databases of their own.
 echo "export INTERLOCK_TEST_POSTGRES_ADMIN_URL=postgres://postgres@localhost:${port}/postgres?host=${base}"
+if [ "${started}" = 1 ]; then echo "export INTERLOCK_PG_STARTED=1"; fi
