@@ -120,4 +120,37 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
       'web:bob',
     ]);
   });
+
+  it('tells every open page when a call has one approval of two, as it tells them of an answer', async () => {
+    const thread = await harness.interlock.start(RELEASE_AGENT_WORKFLOW, {
+      channel: WEB_CHANNEL,
+      session: { requestedBy: 'web:rita' },
+    });
+    await thread.done();
+    const inbox = await request(harness, '/api/interactions', as('alice'));
+    const deploy = inbox.body.interactions.find(
+      (card: { threadId: string; toolApproval: { toolName: string } }) =>
+        card.threadId === thread.threadId && card.toolApproval.toolName === 'bash',
+    );
+    await harness.app.liveUpdates.tick();
+    const changes: string[] = [];
+    const unsubscribe = harness.app.liveUpdates.subscribe((change) => changes.push(change.reason));
+    try {
+      // An approval that does not end the question: nothing leaves the inbox and no thread moves,
+      // yet bob's inbox must come to say "1 of 2" without a reload.
+      const first = await request(harness, respond(deploy.interactionId), {
+        ...as('alice'),
+        body: { action: 'approve' },
+      });
+      expect(first.body).toMatchObject({ continuation: 'awaiting-approvals', approvals: { given: 1, required: 2 } });
+      await harness.app.liveUpdates.tick();
+      expect(changes).toContain('pending-changed');
+      // Looked at again with nothing new: no change to tell.
+      changes.length = 0;
+      await harness.app.liveUpdates.tick();
+      expect(changes).toEqual([]);
+    } finally {
+      unsubscribe();
+    }
+  });
 });

@@ -146,7 +146,12 @@ export class LiveUpdates {
       }
       // Also the threads an earlier look timed out but could not continue (the store failed).
       for (const threadId of [...this.toContinue]) await this.continueThread(threadId);
-      const signature = pending.map((request) => request.interactionId).join(',');
+      // What the inbox shows of each question: which wait, and how far each call that needs
+      // several approvers has come ("1 of 2", escalated). An approval that does not end its
+      // question changes only the latter, and no event of this process tells of it.
+      const signature = JSON.stringify(
+        pending.map((request) => [request.interactionId, request.toolApproval?.quorum ?? null]),
+      );
       if (signature !== this.pendingSignature) {
         this.pendingSignature = signature;
         this.publish({ kind: 'interaction', reason: 'pending-changed' });
