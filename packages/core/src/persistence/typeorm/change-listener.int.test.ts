@@ -1,7 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { dropSchemas } from '../../__fixtures__/postgres-schemas.js';
-import { createThread } from '../../testing/conformance/commit-helpers.js';
-import { threadRecord } from '../../testing/conformance/store-records.js';
+import { committed, createThread } from '../../testing/conformance/commit-helpers.js';
+import { CREATED_AT, interactionRecord, threadRecord } from '../../testing/conformance/store-records.js';
 import { tcpPipe } from '../../testing/tcp-pipe.js';
 import { until } from '../../testing/until.js';
 import type { StoreChange } from '../checkpoint-store.js';
@@ -83,5 +83,34 @@ if (url !== undefined)
       expect(before).toBeGreaterThanOrEqual(0);
       expect(resync).toBeGreaterThan(before);
       expect(after).toBeGreaterThan(resync);
+    }, 30_000);
+
+    it('hears an approval that does not end its question, which changes the quorum and not the status (F51)', async () => {
+      const store = await createTypeormStore({ type: 'postgres', url, schema });
+      closers.push(() => store.close());
+      const heard: StoreChange[] = [];
+      const listening = await listenForChanges(url, schema, (change) => heard.push(change));
+      closers.push(() => listening.stop());
+      const interactionId = `quorum-${Date.now().toString(36)}`;
+      const ofIt = (seen: StoreChange[]) =>
+        seen.filter((change) => change.table === 'interactions' && change.id === interactionId);
+      await committed(store, { interactions: [{ kind: 'open', interaction: interactionRecord({ interactionId }) }] });
+      await until(
+        'the question asked',
+        async () => heard,
+        (seen) => ofIt(seen).length === 1,
+        5_000,
+      );
+
+      const approval = { responder: 'web:alice', argumentsHash: 'hash', approvedAt: CREATED_AT };
+      await committed(store, { interactions: [{ kind: 'approve-partially', interactionId, approval, seen: 0 }] });
+      // Still pending, one approval of two: every web server on the database must hear of it.
+      await until(
+        'the approval heard',
+        async () => heard,
+        (seen) => ofIt(seen).length === 2,
+        5_000,
+      );
+      expect(ofIt(heard).map((change) => change.table !== '*' && change.status)).toEqual(['pending', 'pending']);
     }, 30_000);
   });

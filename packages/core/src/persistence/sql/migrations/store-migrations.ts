@@ -15,6 +15,7 @@ import { AddInteractionQuorum1796428800000 } from './1796428800000-add-interacti
 import { RepairJobQueueSchema1796515200000 } from './1796515200000-repair-job-queue-schema.js';
 import { FenceClaimEnd1796601600000 } from './1796601600000-fence-claim-end.js';
 import { JobsInOneCall1796688000000 } from './1796688000000-jobs-in-one-call.js';
+import { NotifyQuorumChanges1796774400000 } from './1796774400000-notify-quorum-changes.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -35,4 +36,5 @@ export const STORE_MIGRATIONS = [
   RepairJobQueueSchema1796515200000,
   FenceClaimEnd1796601600000,
   JobsInOneCall1796688000000,
+  NotifyQuorumChanges1796774400000,
 ];
