@@ -133,10 +133,12 @@ function describeQueue(url: string): void {
         Array.from({ length: 30 }, (_, index) => `other-${index + 1}`).sort(),
       );
       expect(most).toBeGreaterThan(1);
-      // Once the queue is idle: announced a second before it is due, only a poll finds it when
-      // it is (with the backlog still running, a fetch for more work could find it first).
+      // Once the queue is idle: announced well before it is due, only a poll finds it when it
+      // is (with the backlog still running, a fetch for more work could find it first). Three
+      // seconds, not one: on a loaded machine (CI's Node 22 run) the announcement was once
+      // handled after a second, and its fetch found the job due.
       await store.commit({
-        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 1_000)],
+        jobs: [continueJob({ threadId: 'later', workflowId: 'workflow-a', workflowVersion: '1' }, Date.now() + 3_000)],
       });
       await until(
         'every job reported',
