@@ -22,20 +22,32 @@ afterAll(() => harness.close());
 
 const as = (name: string) => ({ token: harness.tokens[name]! });
 
+interface Card {
+  interactionId: string;
+  threadId: string;
+  toolApproval: { toolName: string; riskLevel: string; quorum?: unknown };
+}
+
+/** A release thread rita asks for (her approval never counts), and its two cards in alice's inbox. */
+async function releaseAskedByRita(): Promise<{ threadId: string; write: Card; deploy: Card }> {
+  const thread = await harness.interlock.start(RELEASE_AGENT_WORKFLOW, {
+    channel: WEB_CHANNEL,
+    session: { requestedBy: 'web:rita' },
+  });
+  await thread.done();
+  const inbox = await request(harness, '/api/interactions', as('alice'));
+  const cards = (inbox.body.interactions as Card[]).filter((card) => card.threadId === thread.threadId);
+  const card = (toolName: string) => {
+    const found = cards.find((each) => each.toolApproval.toolName === toolName);
+    if (found === undefined) throw new Error(`no ${toolName} card in alice's inbox`);
+    return found;
+  };
+  return { threadId: thread.threadId, write: card('write_file'), deploy: card('bash') };
+}
+
 describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
   it('answers the first approval with "1 of 2", refuses the requester, and runs the call at the second', async () => {
-    // rita asks for the thread: her approval never counts.
-    const thread = await harness.interlock.start(RELEASE_AGENT_WORKFLOW, {
-      channel: WEB_CHANNEL,
-      session: { requestedBy: 'web:rita' },
-    });
-    await thread.done();
-    const inbox = await request(harness, '/api/interactions', as('alice'));
-    const cards = inbox.body.interactions.filter((card: { threadId: string }) => card.threadId === thread.threadId);
-    const write = cards.find(
-      (card: { toolApproval: { toolName: string } }) => card.toolApproval.toolName === 'write_file',
-    );
-    const deploy = cards.find((card: { toolApproval: { toolName: string } }) => card.toolApproval.toolName === 'bash');
+    const { threadId, write, deploy } = await releaseAskedByRita();
     expect(write.toolApproval.quorum).toBeUndefined();
     expect(deploy.toolApproval).toMatchObject({ riskLevel: 'HIGH', quorum: { required: 2, given: 0, approvedBy: [] } });
 
@@ -54,7 +66,7 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
     expect(first.body).toMatchObject({
       result: 'accepted',
       interactionId: deploy.interactionId,
-      threadId: thread.threadId,
+      threadId,
       continuation: 'awaiting-approvals',
       continued: false,
       approvals: { given: 1, required: 2 },
@@ -85,11 +97,7 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
     expect(byRequester.status).toBe(403);
     expect(byRequester.body.code).toBe('APPROVAL_NOT_ALLOWED');
     expect(
-      (await harness.interlock.audit({ threadId: thread.threadId })).map((entry) => [
-        entry.decidedBy,
-        entry.rule,
-        entry.responder,
-      ]),
+      (await harness.interlock.audit({ threadId })).map((entry) => [entry.decidedBy, entry.rule, entry.responder]),
     ).toContainEqual(['attempt', 'attempt:refused', 'web:rita']);
     // alice again counts once.
     expect(
@@ -104,7 +112,7 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
     expect(second.body).toMatchObject({ result: 'accepted', continuation: 'continued', continued: true });
     expect(second.body.approvals).toBeUndefined();
     const timeline = await eventually(async () => {
-      const response = await request(harness, `/api/threads/${thread.threadId}`, as('alice'));
+      const response = await request(harness, `/api/threads/${threadId}`, as('alice'));
       return response.body.thread.status === 'completed' ? response.body : undefined;
     });
     const ran = timeline.entries.filter((entry: { kind: string; title: string }) => entry.kind === 'tool');
@@ -122,16 +130,7 @@ describe('two approvals for a HIGH-risk call in the inbox (F51)', () => {
   });
 
   it('tells every open page when a call has one approval of two, as it tells them of an answer', async () => {
-    const thread = await harness.interlock.start(RELEASE_AGENT_WORKFLOW, {
-      channel: WEB_CHANNEL,
-      session: { requestedBy: 'web:rita' },
-    });
-    await thread.done();
-    const inbox = await request(harness, '/api/interactions', as('alice'));
-    const deploy = inbox.body.interactions.find(
-      (card: { threadId: string; toolApproval: { toolName: string } }) =>
-        card.threadId === thread.threadId && card.toolApproval.toolName === 'bash',
-    );
+    const { deploy } = await releaseAskedByRita();
     await harness.app.liveUpdates.tick();
     const changes: string[] = [];
     const unsubscribe = harness.app.liveUpdates.subscribe((change) => changes.push(change.reason));
