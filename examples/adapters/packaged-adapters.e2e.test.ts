@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -113,23 +113,11 @@ interface Ran {
   said: string;
 }
 
-const described = (command: string, args: string[], cwd: string, ran: Omit<Ran, 'said'>): Ran => ({
-  ...ran,
-  said: `${command} ${args.join(' ')} (in ${cwd}) exited ${String(ran.status)}:\n${ran.stdout}\n${ran.stderr}`,
-});
-
-/** Runs a command to its end; what it printed, and how it ended. */
-function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Ran {
-  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 });
-  if (result.error !== undefined) throw result.error;
-  return described(command, args, cwd, result);
-}
-
 /**
- * {@link run} without blocking this process: the four adapters install side by side (npm
- * mostly waits on the registry), each in its own project.
+ * Runs a command to its end without blocking this process (the four adapters install side
+ * by side: npm mostly waits on the registry); what it printed, and how it ended.
  */
-function runAside(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
   return new Promise((resolve, reject) => {
     execFile(
       command,
@@ -137,8 +125,12 @@ function runAside(command: string, args: string[], cwd: string, env: NodeJS.Proc
       { cwd, env, encoding: 'utf8', timeout: 600_000, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        // Not started at all (no such command): an error of the test, not of the command.
         if (error !== null && status === null && error.killed !== true) reject(error);
-        else resolve(described(command, args, cwd, { status, stdout, stderr }));
+        else {
+          const said = `${command} ${args.join(' ')} (in ${cwd}) exited ${String(status)}:\n${stdout}\n${stderr}`;
+          resolve({ status, stdout, stderr, said });
+        }
       },
     );
   });
@@ -146,7 +138,7 @@ function runAside(command: string, args: string[], cwd: string, env: NodeJS.Proc
 
 /** `npm install ARGS` in `project`, plain; fails the test on an error, an engines or a peer warning. */
 async function npmInstall(expect: ExpectStatic, project: string, args: string[]): Promise<void> {
-  const install = await runAside('npm', ['install', ...args], project, bare);
+  const install = await run('npm', ['install', ...args], project, bare);
   expect(install.status, install.said).toBe(0);
   const warnings = install.stderr.split('\n').filter((line) => /^npm warn/i.test(line));
   expect(warnings.filter((line) => /EBADENGINE|ERESOLVE|peer/i.test(line))).toEqual([]);
@@ -156,10 +148,10 @@ async function npmInstall(expect: ExpectStatic, project: string, args: string[])
 let packing: Promise<unknown> = Promise.resolve();
 
 describe('each framework adapter installs outside the repository with plain npm install, beside the framework’s current release, on Node 24, and its example runs there (F61, F56)', () => {
-  it('npm and node run on Node 24 there', () => {
-    expect(run('node', ['--version'], root, bare).stdout.trim()).toMatch(/^v24\./);
+  it('npm and node run on Node 24 there', async () => {
+    expect((await run('node', ['--version'], root, bare)).stdout.trim()).toMatch(/^v24\./);
     // The Node npm runs on (the versions npm reads from its own process).
-    expect(JSON.parse(run('npm', ['version', '--json'], root, bare).stdout)).toMatchObject({
+    expect(JSON.parse((await run('npm', ['version', '--json'], root, bare)).stdout)).toMatchObject({
       node: expect.stringMatching(/^24\./),
     });
     // Nothing of this repository is on the team's PATH, and no NODE_PATH reaches into it.
@@ -181,7 +173,7 @@ describe('each framework adapter installs outside the repository with plain npm 
 
         // 1. Pack the adapter and what it needs; install them all in one `npm install` with the framework.
         const pack = packing.then(() =>
-          runAside(
+          run(
             join(NODE_24, 'node'),
             [join(REPOSITORY, 'scripts/pack-packages.mjs'), packages, name],
             REPOSITORY,
@@ -217,7 +209,7 @@ describe('each framework adapter installs outside the repository with plain npm 
         );
         // The framework at its current release.
         for (const framework of adapter.current) {
-          const latest = (await runAside('npm', ['view', framework, 'dist-tags.latest'], project, bare)).stdout.trim();
+          const latest = (await run('npm', ['view', framework, 'dist-tags.latest'], project, bare)).stdout.trim();
           expect(lock.packages[`node_modules/${framework}`]?.version, `${framework}'s latest is ${latest}`).toBe(
             latest,
           );
@@ -226,7 +218,7 @@ describe('each framework adapter installs outside the repository with plain npm 
         // 2. What the example imports besides, as a second install in the same project.
         if (adapter.imports.length > 0) await npmInstall(expect, project, adapter.imports);
         // A valid tree: every dependency and peer satisfied.
-        const listed = await runAside('npm', ['ls', '--all'], project, bare);
+        const listed = await run('npm', ['ls', '--all'], project, bare);
         expect(listed.status, listed.said).toBe(0);
 
         // 3. The example, copied in as it is, run by Node 24 (which runs a .ts file by its own
@@ -237,7 +229,7 @@ describe('each framework adapter installs outside the repository with plain npm 
             readFileSync(join(EXAMPLES, file), 'utf8').replaceAll("'./local-model.js'", "'./local-model.ts'"),
           );
         await writeFile(join(project, 'run.mjs'), `import { main } from './${adapter.example}.ts';\nawait main();\n`);
-        const example = await runAside('node', ['run.mjs'], project, team);
+        const example = await run('node', ['run.mjs'], project, team);
         expect(example.status, example.said).toBe(0);
         expect(example.stdout.split('\n')).toEqual(expect.arrayContaining(adapter.printed));
 
@@ -253,7 +245,7 @@ describe('each framework adapter installs outside the repository with plain npm 
             "console.log(fromCore('better-sqlite3/package.json').version);",
           ].join('\n'),
         );
-        const sqlite = await runAside('node', ['sqlite.mjs'], project, team);
+        const sqlite = await run('node', ['sqlite.mjs'], project, team);
         expect(sqlite.status, sqlite.said).toBe(0);
         expect(sqlite.stdout.trim()).toMatch(/^13\./);
         expect(existsSync(join(project, '.interlock/interlock.db'))).toBe(true);
