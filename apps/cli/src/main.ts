@@ -3,7 +3,14 @@
  * @packageDocumentation
  * The `interlock` bin. Everything is in {@link runCli}; this file only sets the exit code.
  */
+import module from 'node:module';
 import { setFlagsFromString } from 'node:v8';
+
+// Node keeps the compiled bin in its compile cache (the system's temporary folder, unless
+// NODE_COMPILE_CACHE names another; NODE_DISABLE_COMPILE_CACHE=1 turns it off): each command
+// after the first starts without compiling the CLI again. (Node 22.0 has no compile cache.)
+const { enableCompileCache } = module as Partial<typeof module>;
+enableCompileCache?.();
 
 // The shell rules parse with tree-sitter's WebAssembly grammar. V8 would also recompile it
 // in the background with its optimizing tier: a command that is done stays alive about

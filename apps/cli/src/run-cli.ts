@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { toInterlockError } from '@interlock/core';
 import { auditCommand } from './commands/audit-command.js';
 import { demoCommand } from './commands/demo-command.js';
@@ -15,6 +15,7 @@ import { MCP_SUBCOMMANDS, mcpCommand } from './commands/mcp-command.js';
 import { RECEIPTS_SUBCOMMANDS, receiptsCommand } from './commands/receipts-command.js';
 import { ExitCode } from './exit-code.js';
 import { takeProjectConfig } from './project-config-option.js';
+import { packageFile } from './package-files.js';
 import { maskPassword } from './store-option.js';
 import { TOP_LEVEL_HELP } from './help-text.js';
 import { colourWanted, createTerminalStyle } from './terminal-style.js';
@@ -106,7 +107,7 @@ async function dispatch(argv: string[]): Promise<ExitCode> {
 }
 
 function version(): string {
-  const manifest: unknown = createRequire(import.meta.url)('../package.json');
+  const manifest: unknown = JSON.parse(readFileSync(packageFile('package.json'), 'utf8'));
   const value =
     typeof manifest === 'object' && manifest !== null ? (manifest as { version?: unknown }).version : undefined;
   return typeof value === 'string' ? value : 'unknown';

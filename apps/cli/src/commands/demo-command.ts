@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseApprovalMode } from '../approval-mode-option.js';
 import { createDemoModel } from '../demo-model.js';
@@ -10,6 +9,7 @@ import { ExitCode } from '../exit-code.js';
 import { DEMO_HELP } from '../help-text.js';
 import { parseInputAssignments } from '../parse-input-assignments.js';
 import { runWorkflow } from '../run-workflow.js';
+import { packageFile } from '../package-files.js';
 import { parseStoreOption } from '../store-option.js';
 import { colourWanted, createTerminalStyle } from '../terminal-style.js';
 import { UsageError } from '../usage-error.js';
@@ -20,10 +20,8 @@ import { withUsageErrors } from './with-usage-errors.js';
  * installed package has it), else in the repository's examples/ (running from the sources).
  */
 function demoWorkflow(name: string): string {
-  const packaged = fileURLToPath(new URL(`../workflows/${name}.toml`, import.meta.url));
-  return existsSync(packaged)
-    ? packaged
-    : fileURLToPath(new URL(`../../../../examples/workflows/${name}.toml`, import.meta.url));
+  const packaged = packageFile(`dist/workflows/${name}.toml`);
+  return existsSync(packaged) ? packaged : packageFile(`../../examples/workflows/${name}.toml`);
 }
 
 const DEMOS = {
