@@ -1,5 +1,6 @@
 // The audit trail of tool-call decisions, and the check of its hash chain.
 import { api } from './api.js';
+import { latestOnly } from './latest.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
@@ -8,6 +9,8 @@ import { renderRevealed } from './invisible-characters.js';
 
 export class AuditView {
   constructor() {
+    /** Only the answer to the latest question is drawn (latest.js). */
+    this.fetchLatest = latestOnly(api);
     this.verdict = h('p', { class: 'verdict' });
     this.body = h('tbody');
     this.element = h(
@@ -40,7 +43,9 @@ export class AuditView {
   }
 
   async refresh() {
-    const { entries } = /** @type {{ entries: AuditEntry[] }} */ (await api('/api/audit'));
+    const latest = await this.fetchLatest('/api/audit');
+    if (latest === undefined) return;
+    const { entries } = /** @type {{ entries: AuditEntry[] }} */ (latest.value);
     this.body.replaceChildren(
       ...entries.map((entry) => {
         const argumentsCell = h('pre', { class: 'arguments' });

@@ -2,6 +2,7 @@
 // a plain "yes" or "no" answers it (the server keeps that reply from the agent).
 /* global location */
 import { api, messageOf } from './api.js';
+import { latestOnly } from './latest.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
@@ -13,6 +14,8 @@ export class ChatView {
   /** @param {{ notify: import('./dom.js').Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
+    /** Only the answer to the latest question is drawn (latest.js). */
+    this.fetchLatest = latestOnly(api);
     this.chatId = '';
     this.picker = h('select', {
       class: 'chat-picker',
@@ -70,9 +73,9 @@ export class ChatView {
 
   async refresh() {
     if (this.chatId === '') return this.show('');
-    const { entries } = /** @type {{ entries: ChatEntry[] }} */ (
-      await api(`/api/chats/${encodeURIComponent(this.chatId)}/messages`)
-    );
+    const latest = await this.fetchLatest(`/api/chats/${encodeURIComponent(this.chatId)}/messages`);
+    if (latest === undefined) return;
+    const { entries } = /** @type {{ entries: ChatEntry[] }} */ (latest.value);
     this.render(entries);
   }
 

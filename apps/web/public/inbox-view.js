@@ -1,6 +1,7 @@
 // The inbox: a card per pending interaction, kept in place while it stays pending (so a
 // half-typed edit survives live refreshes), and a list of what was settled meanwhile.
 import { api, ApiError, messageOf } from './api.js';
+import { latestOnly } from './latest.js';
 import { clockTime, formatRemaining, h, shortId } from './dom.js';
 import { countBlankRuns, countInvisible, renderRevealed } from './invisible-characters.js';
 import { checkAgainstSchema } from './json-schema-check.js';
@@ -20,6 +21,8 @@ export class InboxView {
   /** @param {{ notify: import('./dom.js').Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
+    /** Only the answer to the latest question is drawn (latest.js). */
+    this.fetchLatest = latestOnly(api);
     /** @type {Map<string, { request: UserInteractionRequest, element: HTMLElement }>} */
     this.cards = new Map();
     /** @type {Map<string, HTMLElement>} */
@@ -78,9 +81,9 @@ export class InboxView {
 
   async refresh() {
     const query = new URLSearchParams(Object.entries(this.filter).filter(([, value]) => value !== ''));
-    const { serverTime, interactions } = /** @type {PendingInteractions} */ (
-      await api(`/api/interactions${query.size > 0 ? `?${query}` : ''}`)
-    );
+    const latest = await this.fetchLatest(`/api/interactions${query.size > 0 ? `?${query}` : ''}`);
+    if (latest === undefined) return;
+    const { serverTime, interactions } = /** @type {PendingInteractions} */ (latest.value);
     this.serverOffset = Date.parse(serverTime) - Date.now();
     const pendingIds = new Set(interactions.map((request) => request.interactionId));
     for (const [interactionId, card] of this.cards) {
@@ -530,16 +533,17 @@ export class InboxView {
   }
 
   /**
-   * Adds a line to "Recently settled" saying how an interaction that left the inbox ended, and who decided.
+   * Adds a line to "Recently settled" saying how an interaction that left the inbox ended, and who decided;
+   * none for one that still waits.
    * @param {UserInteractionRequest} request
    */
   async settle(request) {
     let line;
     try {
-      line = describeSettlement(
-        request,
-        /** @type {InteractionState} */ (await api(`/api/interactions/${request.interactionId}`)),
-      );
+      const state = /** @type {InteractionState} */ (await api(`/api/interactions/${request.interactionId}`));
+      // Still waiting: the filter hides it (or a later list will show it again), it did not settle.
+      if (state.status === 'pending') return;
+      line = describeSettlement(request, state);
     } catch {
       line = `${subjectOf(request)}: no longer pending`;
     }

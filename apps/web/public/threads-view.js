@@ -1,6 +1,7 @@
 // Threads: the list (with starting a workflow and cancelling), and one thread's timeline.
 /* global window */
 import { api, messageOf } from './api.js';
+import { latestOnly } from './latest.js';
 import { clockTime, h, shortId } from './dom.js';
 import { renderRevealed } from './invisible-characters.js';
 
@@ -13,6 +14,13 @@ export class ThreadsView {
   /** @param {{ notify: Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
+    /** Only the answer to the latest question is drawn (latest.js). */
+    this.fetchLatest = latestOnly(() =>
+      Promise.all([
+        /** @type {Promise<{ threads: ThreadSummary[] }>} */ (api('/api/threads')),
+        /** @type {Promise<{ workflows: WorkflowSummary[] }>} */ (api('/api/workflows')),
+      ]),
+    );
     this.workflowSelect = h('select', { class: 'start-workflow', 'aria-label': 'Workflow' });
     this.body = h('tbody');
     this.element = h(
@@ -49,10 +57,9 @@ export class ThreadsView {
   }
 
   async refresh() {
-    const [{ threads }, { workflows }] = await Promise.all([
-      /** @type {Promise<{ threads: ThreadSummary[] }>} */ (api('/api/threads')),
-      /** @type {Promise<{ workflows: WorkflowSummary[] }>} */ (api('/api/workflows')),
-    ]);
+    const latest = await this.fetchLatest();
+    if (latest === undefined) return;
+    const [{ threads }, { workflows }] = latest.value;
     if (this.workflowSelect.options.length !== workflows.length) {
       this.workflowSelect.replaceChildren(
         ...workflows.map((workflow) =>
@@ -100,6 +107,8 @@ export class TimelineView {
   /** @param {{ notify: Notify }} options */
   constructor({ notify }) {
     this.notify = notify;
+    /** Only the answer to the latest question is drawn (latest.js). */
+    this.fetchLatest = latestOnly(api);
     this.threadId = '';
     this.header = h('div', { class: 'view-header' });
     this.entries = h('ol', { class: 'timeline' });
@@ -121,9 +130,9 @@ export class TimelineView {
   }
 
   async refresh() {
-    const { thread, entries, conversation } = /** @type {ThreadTimeline} */ (
-      await api(`/api/threads/${encodeURIComponent(this.threadId)}`)
-    );
+    const latest = await this.fetchLatest(`/api/threads/${encodeURIComponent(this.threadId)}`);
+    if (latest === undefined) return;
+    const { thread, entries, conversation } = /** @type {ThreadTimeline} */ (latest.value);
     this.header.replaceChildren(
       h('h1', null, `Thread ${shortId(thread.threadId)}`),
       h('span', { class: `status status-${thread.status}` }, thread.status),

@@ -252,6 +252,36 @@ describe('what the page says an answer came to (issue 28)', () => {
   });
 });
 
+// A server of its own: the main one's sign-ins are near its limit of 10 a minute.
+describe('the inbox page with a filter', () => {
+  let filtered: WebHarness;
+  beforeAll(async () => {
+    filtered = await startHarness();
+  });
+  afterAll(() => filtered?.close());
+
+  it('hides what a filter leaves out without saying it settled, and shows it again when the filter is cleared', async () => {
+    const { approvals } = await filtered.startReleaseAgent();
+    const [write, bash] = [approvals[0]!.interactionId, approvals[1]!.interactionId];
+    const page = await signedInPage(browser, filtered.baseUrl, filtered.tokens['alice']!);
+    await card(page, bash).waitFor();
+    const looked = page.waitForResponse((response) => response.url().endsWith(`/api/interactions/${bash}`));
+    await page.locator('.filter-tool').fill('write_file');
+    await page.locator('.filter-tool').dispatchEvent('change');
+    await card(page, bash).waitFor({ state: 'detached' });
+    await looked; // the page asked where the hidden call stands: still pending
+    // A call that did settle meanwhile still gets its line, after the hidden one's answer came.
+    await card(page, write).getByRole('button', { name: 'Approve', exact: true }).click();
+    await settled(page, write).filter({ hasText: 'approved by web:alice' }).waitFor();
+    expect(await settled(page, bash).count()).toBe(0);
+    await page.locator('.filter-tool').fill('');
+    await page.locator('.filter-tool').dispatchEvent('change');
+    await card(page, bash).waitFor();
+    expect(await settled(page, bash).count()).toBe(0);
+    await page.context().close();
+  });
+});
+
 describe('deadlines on the page', () => {
   const clock = manualClock();
   let timed: WebHarness;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 // The page's plain ES modules, tested in Node (the functions below touch no DOM).
 import { countBlankRuns, countInvisible, revealInvisible } from '../public/invisible-characters.js';
 import { checkAgainstSchema } from '../public/json-schema-check.js';
+import { latestOnly } from '../public/latest.js';
 
 describe('revealInvisible', () => {
   it('marks right-to-left overrides, zero-width and tag characters, and leaves newlines, tabs and accents alone', () => {
@@ -62,5 +63,42 @@ describe('checkAgainstSchema', () => {
     ]);
     expect(checkAgainstSchema({}, schema)).toEqual(['path: is required']);
     expect(checkAgainstSchema([], schema)).toEqual(['(root): expected object, got an array']);
+  });
+});
+
+describe('latestOnly: refreshes whose answers arrive out of order', () => {
+  /** A load whose calls the test settles one by one, in the order it chooses. */
+  function manualLoad() {
+    const pending = new Map<string, { resolve: (value: string) => void; reject: (error: Error) => void }>();
+    const load = (url: string) =>
+      new Promise<string>((resolve, reject) => {
+        pending.set(url, { resolve, reject });
+      });
+    return { load, pending };
+  }
+
+  it("draws the latest call's answer, never an older one that arrives after it", async () => {
+    const { load, pending } = manualLoad();
+    const fetchLatest = latestOnly(load);
+    const older = fetchLatest('/api/interactions?tool=write_file');
+    const newer = fetchLatest('/api/interactions');
+    pending.get('/api/interactions')!.resolve('all pending');
+    await expect(newer).resolves.toEqual({ value: 'all pending' });
+    pending.get('/api/interactions?tool=write_file')!.resolve('filtered');
+    await expect(older).resolves.toBeUndefined();
+    const next = fetchLatest('/api/interactions');
+    pending.get('/api/interactions')!.resolve('later');
+    await expect(next).resolves.toEqual({ value: 'later' });
+  });
+
+  it("drops an older call's failure and reports the latest call's", async () => {
+    const { load, pending } = manualLoad();
+    const fetchLatest = latestOnly(load);
+    const older = fetchLatest('/a');
+    const newer = fetchLatest('/b');
+    pending.get('/a')!.reject(new Error('network down'));
+    await expect(older).resolves.toBeUndefined();
+    pending.get('/b')!.reject(new Error('signed out'));
+    await expect(newer).rejects.toThrow('signed out');
   });
 });
