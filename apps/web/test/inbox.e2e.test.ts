@@ -230,55 +230,51 @@ describe('the inbox page', () => {
   });
 });
 
-describe('what the page says an answer came to (issue 28)', () => {
-  // A server of its own: each page load spends requests from the per-client rate limit.
+// A server of its own: each page load spends requests from the per-client rate limit, and the
+// main one's sign-ins are near their limit of 10 a minute.
+describe('on a second server', () => {
   let own: WebHarness;
   beforeAll(async () => {
     own = await startHarness();
   });
   afterAll(() => own?.close());
 
-  it('says in its notice what the answer came to, as the server said it', async () => {
-    const { approvals } = await own.startReleaseAgent();
-    const page = await signedInPage(browser, own.baseUrl, own.tokens['alice']!);
-    await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
-    const notice = page
-      .locator('.notice')
-      .filter({ hasText: 'Your answer is stored; the thread goes on now.' })
-      .first();
-    await notice.waitFor();
-    expect(await notice.textContent()).toContain('Your answer is stored; the thread goes on now.');
-    await page.context().close();
+  describe('what the page says an answer came to (issue 28)', () => {
+    it('says in its notice what the answer came to, as the server said it', async () => {
+      const { approvals } = await own.startReleaseAgent();
+      const page = await signedInPage(browser, own.baseUrl, own.tokens['alice']!);
+      await card(page, approvals[0]!.interactionId).getByRole('button', { name: 'Approve', exact: true }).click();
+      const notice = page
+        .locator('.notice')
+        .filter({ hasText: 'Your answer is stored; the thread goes on now.' })
+        .first();
+      await notice.waitFor();
+      expect(await notice.textContent()).toContain('Your answer is stored; the thread goes on now.');
+      await page.context().close();
+    });
   });
-});
 
-// A server of its own: the main one's sign-ins are near its limit of 10 a minute.
-describe('the inbox page with a filter', () => {
-  let filtered: WebHarness;
-  beforeAll(async () => {
-    filtered = await startHarness();
-  });
-  afterAll(() => filtered?.close());
-
-  it('hides what a filter leaves out without saying it settled, and shows it again when the filter is cleared', async () => {
-    const { approvals } = await filtered.startReleaseAgent();
-    const [write, bash] = [approvals[0]!.interactionId, approvals[1]!.interactionId];
-    const page = await signedInPage(browser, filtered.baseUrl, filtered.tokens['alice']!);
-    await card(page, bash).waitFor();
-    const looked = page.waitForResponse((response) => response.url().endsWith(`/api/interactions/${bash}`));
-    await page.locator('.filter-tool').fill('write_file');
-    await page.locator('.filter-tool').dispatchEvent('change');
-    await card(page, bash).waitFor({ state: 'detached' });
-    await looked; // the page asked where the hidden call stands: still pending
-    // A call that did settle meanwhile still gets its line, after the hidden one's answer came.
-    await card(page, write).getByRole('button', { name: 'Approve', exact: true }).click();
-    await settled(page, write).filter({ hasText: 'approved by web:alice' }).waitFor();
-    expect(await settled(page, bash).count()).toBe(0);
-    await page.locator('.filter-tool').fill('');
-    await page.locator('.filter-tool').dispatchEvent('change');
-    await card(page, bash).waitFor();
-    expect(await settled(page, bash).count()).toBe(0);
-    await page.context().close();
+  describe('the inbox page with a filter', () => {
+    it('hides what a filter leaves out without saying it settled, and shows it again when the filter is cleared', async () => {
+      const { approvals } = await own.startReleaseAgent();
+      const [write, bash] = [approvals[0]!.interactionId, approvals[1]!.interactionId];
+      const page = await signedInPage(browser, own.baseUrl, own.tokens['alice']!);
+      await card(page, bash).waitFor();
+      const looked = page.waitForResponse((response) => response.url().endsWith(`/api/interactions/${bash}`));
+      await page.locator('.filter-tool').fill('write_file');
+      await page.locator('.filter-tool').dispatchEvent('change');
+      await card(page, bash).waitFor({ state: 'detached' });
+      await looked; // the page asked where the hidden call stands: still pending
+      // A call that did settle meanwhile still gets its line, after the hidden one's answer came.
+      await card(page, write).getByRole('button', { name: 'Approve', exact: true }).click();
+      await settled(page, write).filter({ hasText: 'approved by web:alice' }).waitFor();
+      expect(await settled(page, bash).count()).toBe(0);
+      await page.locator('.filter-tool').fill('');
+      await page.locator('.filter-tool').dispatchEvent('change');
+      await card(page, bash).waitFor();
+      expect(await settled(page, bash).count()).toBe(0);
+      await page.context().close();
+    });
   });
 });
 
