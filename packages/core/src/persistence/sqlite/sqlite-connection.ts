@@ -124,10 +124,11 @@ export class SqliteConnection {
    * Takes the write lock if it is free. The busy timeout is off meanwhile: waiting inside
    * SQLite would block the event loop, and with it a connection of this process that holds
    * the lock. (SQLite applies `PRAGMA busy_timeout` when it prepares the statement, so it
-   * cannot be a prepared statement run again.)
+   * cannot be a prepared statement run again; `exec` prepares it without a statement object,
+   * at a tenth of `pragma()`'s cost.)
    */
   private tryBegin(): boolean {
-    this.database.pragma('busy_timeout = 0');
+    this.database.exec('PRAGMA busy_timeout = 0');
     try {
       this.statements.begin.run();
       return true;
@@ -135,7 +136,7 @@ export class SqliteConnection {
       if (isBusy(error)) return false;
       throw this.unavailable(error);
     } finally {
-      this.database.pragma(`busy_timeout = ${this.options.busyTimeoutMs}`);
+      this.database.exec(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`);
     }
   }
 
