@@ -23,7 +23,14 @@ export {
 } from './keys.js';
 export { ReceiptError, type ReceiptErrorCode } from './receipt-error.js';
 export { memorySeenStore, type ReceiptSeenStore } from './seen-store.js';
-export { DEFAULT_RECEIPT_TTL_SECONDS, signReceipt, type ReceiptStatement, type SignOptions } from './sign.js';
+export {
+  DEFAULT_RECEIPT_TTL_SECONDS,
+  receiptClaims,
+  receiptHeader,
+  signReceipt,
+  type ReceiptStatement,
+  type SignOptions,
+} from './sign.js';
 export {
   ISSUED_AHEAD_SECONDS,
   localJwks,

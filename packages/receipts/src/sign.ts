@@ -20,21 +20,28 @@ export interface SignOptions {
 /** The default lifetime of a receipt: five minutes. */
 export const DEFAULT_RECEIPT_TTL_SECONDS = 300;
 
-/** Signs a receipt (F63): a compact JWS, `typ` {@link RECEIPT_TYPE}, EdDSA with `key`. */
-export async function signReceipt(
-  statement: ReceiptStatement,
-  key: ReceiptSigningKey,
-  options: SignOptions = {},
-): Promise<string> {
+/** The claims of a receipt of `statement`: the issuer, its id and its times added (see {@link SignOptions}). */
+export function receiptClaims(statement: ReceiptStatement, options: SignOptions = {}): ReceiptClaims {
   const iat = Math.floor((options.now ?? Date.now()) / 1000);
-  const claims: ReceiptClaims = {
+  return {
     ...statement,
     iss: options.issuer ?? 'interlock',
     jti: options.jti ?? crypto.randomUUID(),
     iat,
     exp: iat + (options.ttlSeconds ?? DEFAULT_RECEIPT_TTL_SECONDS),
   };
-  return new SignJWT({ ...claims })
-    .setProtectedHeader({ alg: RECEIPT_ALGORITHM, typ: RECEIPT_TYPE, kid: key.kid })
-    .sign(key.key);
+}
+
+/** The protected header of a receipt signed with the key `kid`. */
+export function receiptHeader(kid: string): { alg: typeof RECEIPT_ALGORITHM; typ: typeof RECEIPT_TYPE; kid: string } {
+  return { alg: RECEIPT_ALGORITHM, typ: RECEIPT_TYPE, kid };
+}
+
+/** Signs a receipt (F63): a compact JWS, `typ` {@link RECEIPT_TYPE}, EdDSA with `key`. */
+export async function signReceipt(
+  statement: ReceiptStatement,
+  key: ReceiptSigningKey,
+  options: SignOptions = {},
+): Promise<string> {
+  return new SignJWT({ ...receiptClaims(statement, options) }).setProtectedHeader(receiptHeader(key.kid)).sign(key.key);
 }

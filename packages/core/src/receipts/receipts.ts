@@ -1,4 +1,4 @@
-import { signReceipt, type JSONWebKeySet } from '@interlock/receipts';
+import type { JSONWebKeySet } from '@interlock/receipts';
 import type { Clock } from '../engine/clock.js';
 import type { AuditEntry } from '../audit/audit-log.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
@@ -8,6 +8,7 @@ import type { CallGrant } from './receipt-grant.js';
 import { ReceiptKeyRing, type ReceiptKeyInfo } from './receipt-keys.js';
 import type { ResolvedReceiptOptions } from './receipt-options.js';
 import { verifyAuditReceipts, type ReceiptAuditCheck } from './audit-receipts.js';
+import { signReceiptNow } from './sign-now.js';
 
 /** Where a thread's receipts are kept: a global-variable scope of its own, no workflow id can take. */
 export const receiptsScope = (threadId: string): string => `interlock:receipts:${threadId}`;
@@ -73,7 +74,7 @@ export class Receipts {
     const key = await this.keys.signingKey();
     const jti = crypto.randomUUID();
     const { grant } = subject;
-    const token = await signReceipt(
+    const token = signReceiptNow(
       {
         tool: subject.toolName,
         def: subject.definitionHash,
