@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { auditLink } from '../../audit/audit-chain.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 import { migrateSqlite } from './sqlite-migrations.js';
 import { isBusy } from './sqlite-connection.js';
@@ -53,10 +52,6 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Sqli
       database.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
       database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       database.pragma('foreign_keys = ON');
-      // The audit chain's link, so an entry is appended in one statement (sqlite-statements.ts).
-      database.function('interlock_link', { deterministic: true }, (previousHash, threadSequence, digest) =>
-        auditLink(String(previousHash), Number(threadSequence), String(digest)),
-      );
       await migrateSqlite(database);
       return new SqliteCheckpointStore(database, {
         busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,

@@ -50,7 +50,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   /**
    * @param database a better-sqlite3 connection to a database whose tables are up to date
-   * (`openSqliteStore` migrates it, sets its pragmas and its `interlock_link` function); the store closes it.
+   * (`openSqliteStore` migrates it and sets its pragmas); the store closes it.
    */
   constructor(
     private readonly database: BetterSqlite3.Database,

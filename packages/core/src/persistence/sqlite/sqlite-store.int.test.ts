@@ -161,7 +161,6 @@ describe('SQLite store (better-sqlite3): commits', () => {
     const file = freshPath();
     await (await openSqliteStore({ path: file })).close();
     const database = new Database(file);
-    database.function('interlock_link', () => 'unused');
     // A deferred foreign key is checked at COMMIT: a row that breaks it makes the commit fail.
     database.pragma('foreign_keys = ON');
     database.exec(

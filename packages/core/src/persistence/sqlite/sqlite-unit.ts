@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { GENESIS } from '../../audit/audit-chain.js';
+import { GENESIS, auditLink, type AuditThreadHead } from '../../audit/audit-chain.js';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
 import { toAuditEntry, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
@@ -17,6 +17,7 @@ import type { InteractionRow, ToolExecutionRow } from '../sql/row-types.js';
 import { decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from '../sql/stored-text.js';
 import type { ThreadLease } from '../records.js';
 import type {
+  AuditDraft,
   CommitResult,
   Conflict,
   GlobalChange,
@@ -64,28 +65,7 @@ export function applyUnit(statement: Statement, unit: UnitOfWork, now: string): 
   }
   for (const change of unit.toolCalls ?? []) applyToolCall(statement, change);
   const audit: AuditEntry[] = [];
-  for (const { entry, digest } of unit.audit ?? []) {
-    const what = `the audit entry of thread ${entry.threadId}`;
-    const row = statement(SQL.appendAuditEntry).get({
-      threadId: storableText(entry.threadId, 'thread id'),
-      toolCallId: storableText(entry.toolCallId, 'tool call id'),
-      toolName: storableText(entry.toolName, 'tool name'),
-      outcome: entry.outcome,
-      decidedBy: storableText(entry.decidedBy, 'decidedBy'),
-      rule: storableText(entry.rule, 'rule'),
-      reason: encodeJson(entry.reason, `the reason of ${what}`),
-      responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
-      stage: entry.stage,
-      originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
-      editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
-      toolDefinitionHash: entry.toolDefinitionHash ?? null,
-      interactionId: entry.interactionId ?? null,
-      at: storableText(entry.at, 'at'),
-      genesis: GENESIS,
-      digest,
-    }) as AuditEntryRowWithChain;
-    audit.push(toAuditEntry(row));
-  }
+  for (const { entry, digest } of unit.audit ?? []) audit.push(appendAudit(statement, entry, digest));
   for (const change of unit.globals ?? []) applyGlobal(statement, change);
   for (const { key, expiresAt } of unit.remember ?? [])
     statement(SQL.upsertRememberedApproval).run({ key: storableText(key, 'remembered approval key'), expiresAt });
@@ -341,6 +321,38 @@ function applyToolCall(statement: Statement, change: ToolCallChange): void {
       return;
     }
   }
+}
+
+/** Appends an entry to its thread's chain: linked to the thread's head, which the table's trigger then moves. */
+function appendAudit(statement: Statement, entry: AuditDraft['entry'], digest: string): AuditEntry {
+  const what = `the audit entry of thread ${entry.threadId}`;
+  const threadId = storableText(entry.threadId, 'thread id');
+  const head = statement(SQL.auditHeadOfThread).get(threadId) as AuditThreadHead | undefined;
+  const last = statement(SQL.lastAuditSequence).pluck().get() as number | null;
+  const threadSequence = (head?.threadSequence ?? 0) + 1;
+  const previousHash = head?.hash ?? GENESIS;
+  const row: AuditEntryRowWithChain = {
+    sequence: (last ?? 0) + 1,
+    threadSequence,
+    threadId,
+    toolCallId: storableText(entry.toolCallId, 'tool call id'),
+    toolName: storableText(entry.toolName, 'tool name'),
+    outcome: entry.outcome,
+    decidedBy: storableText(entry.decidedBy, 'decidedBy'),
+    rule: storableText(entry.rule, 'rule'),
+    reason: encodeJson(entry.reason, `the reason of ${what}`),
+    responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
+    stage: entry.stage,
+    originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
+    editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
+    toolDefinitionHash: entry.toolDefinitionHash ?? null,
+    interactionId: entry.interactionId ?? null,
+    at: storableText(entry.at, 'at'),
+    previousHash,
+    hash: auditLink(previousHash, threadSequence, digest),
+  };
+  statement(SQL.insertAuditEntry).run(row);
+  return toAuditEntry(row);
 }
 
 function applyGlobal(statement: Statement, change: GlobalChange): void {
