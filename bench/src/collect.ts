@@ -164,7 +164,7 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
         seqRows.push(
           `| ${tag} | ${store} | ${show(r['n'])} | ${f1(r['threads_per_sec'])} | ${f1(at(r, 'suspend', 'p50_ms'))} / ${f1(at(r, 'suspend', 'p99_ms'))} | ${f1(at(r, 'resume', 'p50_ms'))} / ${f1(
             at(r, 'resume', 'p99_ms'),
-          )} | ${f1(at(r, 'round_trip', 'p50_ms'))} / ${f1(at(r, 'round_trip', 'p99_ms'))} | ${show(r['peak_rss_mb'])} |`,
+          )} | ${f1(at(r, 'round_trip', 'p50_ms'))} / ${f1(at(r, 'round_trip', 'p99_ms'))} | ${show(r['cpu_ms_per_round_trip'] ?? '–')} | ${show(r['peak_rss_mb'])} |`,
         );
       }
       if (r['kind'] === 'fanout') {
@@ -430,8 +430,8 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
     '',
     'Sequential (a/d): latencies in ms, p50 / p99',
     '',
-    '| engine/variant | store | N | threads/s | suspend p50/p99 | resume p50/p99 | round trip p50/p99 | peak RSS MB |',
-    '|---|---|---|---|---|---|---|---|',
+    '| engine/variant | store | N | threads/s | suspend p50/p99 | resume p50/p99 | round trip p50/p99 | CPU ms per round trip | peak RSS MB |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...seqRows,
     '',
     'Fan-out (b/c): all N paused at once, then all approved',

@@ -138,6 +138,7 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
   const resume = new Array<number>(n);
   const finals = new Array<unknown>(n);
   const rss = rssSampler(20);
+  const cpu0 = process.cpuUsage();
   const t0 = now();
   for (let i = 0; i < n; i++) {
     const a = now();
@@ -149,6 +150,7 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
     resume[i] = c - b;
   }
   const total = now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   const peak = rss.stop();
   emit({
     kind: 'sequential',
@@ -158,6 +160,8 @@ export async function modeSeq(options: RunOptions): Promise<boolean> {
     warmup: options.warmup,
     total_ms: Math.round(total),
     threads_per_sec: Math.round((n / total) * 1000 * 10) / 10,
+    // This process's CPU (user + system) over the loop: less swayed by a loaded machine than the rate.
+    cpu_ms_per_round_trip: Math.round(((cpu.user + cpu.system) / 1000 / n) * 1000) / 1000,
     suspend: summarize(suspend),
     resume: summarize(resume),
     round_trip: summarize(suspend.map((s, i) => s + (resume[i] ?? 0))),
