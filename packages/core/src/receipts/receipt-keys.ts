@@ -2,16 +2,15 @@ import {
   generateReceiptKey,
   jwksOf,
   receiptKeyPair,
-  signingKeyOf,
   type JSONWebKeySet,
   type JWK,
   type ReceiptKeyPair,
-  type ReceiptSigningKey,
 } from '@interlock/receipts';
 import type { Clock } from '../engine/clock.js';
 import { InterlockError } from '../errors/interlock-error.js';
 import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
 import type { GlobalChange, GlobalsKeeper } from '../persistence/unit-of-work.js';
+import { nodeSigningKeyOf, type NodeSigningKey } from './sign-now.js';
 
 /** Where a deployment's receipt keys are kept: a global-variable scope no workflow id can take. */
 export const RECEIPT_KEYS_SCOPE = 'interlock:receipt-keys';
@@ -50,8 +49,8 @@ export interface ReceiptKeyInfo {
  * receipts' lifetime and a refresh more (the overlap), then leaves it (the store keeps it, for the audit).
  */
 export class ReceiptKeyRing {
-  private cached: { key: ReceiptSigningKey; at: number } | undefined;
-  private loading: Promise<ReceiptSigningKey> | undefined;
+  private cached: { key: NodeSigningKey; at: number } | undefined;
+  private loading: Promise<NodeSigningKey> | undefined;
 
   constructor(
     private readonly store: Pick<ICheckpointStore, 'getGlobalVariables'>,
@@ -62,7 +61,7 @@ export class ReceiptKeyRing {
   ) {}
 
   /** The key this process signs with now (refreshed from the store every {@link RECEIPT_KEY_REFRESH_MS}). */
-  signingKey(): Promise<ReceiptSigningKey> {
+  signingKey(): Promise<NodeSigningKey> {
     const cached = this.cached;
     if (cached !== undefined && this.clock.now() - cached.at < RECEIPT_KEY_REFRESH_MS)
       return Promise.resolve(cached.key);
@@ -135,7 +134,7 @@ export class ReceiptKeyRing {
     return committed;
   }
 
-  private async load(): Promise<ReceiptSigningKey> {
+  private async load(): Promise<NodeSigningKey> {
     const now = this.clock.now();
     const key =
       this.options.given === undefined ? await this.storedKey(now) : await this.givenKey(this.options.given, now);
@@ -144,7 +143,7 @@ export class ReceiptKeyRing {
   }
 
   /** The key given by environment, recorded in the store (its public half) so the JWKS lists it. */
-  private async givenKey(given: JWK, now: number): Promise<ReceiptSigningKey> {
+  private async givenKey(given: JWK, now: number): Promise<NodeSigningKey> {
     let pair: ReceiptKeyPair;
     try {
       pair = await receiptKeyPair(given);
@@ -172,17 +171,17 @@ export class ReceiptKeyRing {
         { kind: 'set-if-absent', scope: RECEIPT_KEYS_SCOPE, name: pair.kid, value: record },
       ]);
     }
-    return signingKeyOf(pair);
+    return nodeSigningKeyOf(pair);
   }
 
   /** The newest key generated in the store that still signs; one is generated when there is none. */
-  private async storedKey(now: number): Promise<ReceiptSigningKey> {
+  private async storedKey(now: number): Promise<NodeSigningKey> {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const usable = Object.values(await this.stored())
         .filter((key) => key.retiredAt === undefined && key.privateJwk !== undefined)
         .sort(byCreation)
         .at(-1);
-      if (usable?.privateJwk !== undefined) return signingKeyOf(await receiptKeyPair(usable.privateJwk));
+      if (usable?.privateJwk !== undefined) return nodeSigningKeyOf(await receiptKeyPair(usable.privateJwk));
       const pair = await generateReceiptKey();
       // Two processes starting together may both generate one: both sign, both are published.
       await this.desk.keepGlobals([

@@ -2,16 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   argumentsHash,
   generateReceiptKey,
-  signingKeyOf,
   signReceipt,
   verifyReceipt,
   type ReceiptStatement,
 } from '@interlock/receipts';
-import { signReceiptNow } from './sign-now.js';
+import { nodeSigningKeyOf, signReceiptNow } from './sign-now.js';
 
 describe('signReceiptNow (F63)', () => {
   it('signs the same token as signReceipt, which a service verifies', async () => {
-    const key = await signingKeyOf(await generateReceiptKey());
+    const key = await nodeSigningKeyOf(await generateReceiptKey());
     const args = { orderId: 'A-42', amount: 1200 };
     const statement: ReceiptStatement = {
       tool: 'refund',
