@@ -1,4 +1,4 @@
-import { createPrivateKey, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import {
   receiptClaims,
   receiptHeader,
@@ -16,7 +16,7 @@ export interface NodeSigningKey extends ReceiptSigningKey {
 
 /** The signing key of `pair`, for {@link signReceiptNow} (and for Web Crypto, as `signingKeyOf` gives it). */
 export async function nodeSigningKeyOf(pair: ReceiptKeyPair): Promise<NodeSigningKey> {
-  const keyObject = createPrivateKey({ key: pair.privateJwk as JsonWebKey, format: 'jwk' });
+  const keyObject = createPrivateKey({ key: pair.privateJwk, format: 'jwk' });
   return { ...(await signingKeyOf(pair)), keyObject };
 }
 
