@@ -13,6 +13,8 @@ export interface PgCounts {
   /** graphile-worker's job fetches sent, and those that found no job. */
   jobFetches: number;
   emptyJobFetches: number;
+  /** With BENCH_PG_TRACE=1: statements and network round trips per statement text (its start). */
+  byStatement?: Record<string, { statements: number; roundTrips: number }>;
 }
 
 const counts: PgCounts = { statements: 0, roundTrips: 0, jobFetches: 0, emptyJobFetches: 0 };
@@ -26,6 +28,8 @@ function textOf(config: unknown): string | undefined {
   return typeof text === 'string' ? text : undefined;
 }
 const unanswered = new WeakMap<object, number>();
+const tracing = process.env['BENCH_PG_TRACE'] === '1';
+let byStatement: Record<string, { statements: number; roundTrips: number }> = {};
 
 /** Installs the counter once per process. */
 export function countPgStatements(): void {
@@ -47,6 +51,12 @@ export function countPgStatements(): void {
     }
     const waiting = unanswered.get(this) ?? 0;
     if (waiting === 0) counts.roundTrips += 1;
+    if (tracing) {
+      const key = (textOf(args[0]) ?? '?').replace(/\s+/g, ' ').slice(0, 90);
+      const entry = (byStatement[key] ??= { statements: 0, roundTrips: 0 });
+      entry.statements += 1;
+      if (waiting === 0) entry.roundTrips += 1;
+    }
     unanswered.set(this, waiting + 1);
     const settle = () => unanswered.set(this, (unanswered.get(this) ?? 1) - 1);
     result.then(settle, settle);
@@ -58,7 +68,8 @@ export function countPgStatements(): void {
 
 /** The counts so far, and a reset. */
 export function takePgCounts(): PgCounts {
-  const taken = { ...counts };
+  const taken: PgCounts = { ...counts, ...(tracing ? { byStatement } : {}) };
+  byStatement = {};
   counts.statements = 0;
   counts.roundTrips = 0;
   counts.jobFetches = 0;

@@ -209,7 +209,9 @@ export async function modeWorkersPg(options: PgOptions): Promise<boolean> {
       workersCpuMs += result.cpuMs;
       for (const thread of result.recovered) recovered.add(thread);
       for (const thread of result.byPoll) byPoll.add(thread);
+      if (pg.byStatement) traceStatements('worker', pg.byStatement, options.n);
     }
+    if (answerer.byStatement) traceStatements('answerer', answerer.byStatement, options.n);
     const perRoundTrip = (count: number) => Math.round((count / options.n) * 10) / 10;
     const msPerRoundTrip = (ms: number) => Math.round((ms / options.n) * 100) / 100;
     const answererCpuMs = (answererCpu.user + answererCpu.system) / 1000;
@@ -325,6 +327,13 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     await pool.end();
     await dropSchemas(options.url, [schema]);
   }
+}
+
+/** BENCH_PG_TRACE=1: what one side sent per round trip, statement by statement (stderr). */
+function traceStatements(side: string, byStatement: NonNullable<PgCounts['byStatement']>, n: number): void {
+  const rows = Object.entries(byStatement).sort(([, a], [, b]) => b.roundTrips - a.roundTrips);
+  for (const [text, { statements, roundTrips }] of rows)
+    process.stderr.write(`${side}\t${(statements / n).toFixed(2)}\t${(roundTrips / n).toFixed(2)}\t${text}\n`);
 }
 
 async function dropSchemas(url: string, schemas: string[]): Promise<void> {
