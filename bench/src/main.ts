@@ -6,7 +6,8 @@
  *
  * Knobs (environment): N=1000, WARMUP=50, DURABLE_N=50, SCALE_N=10000, SCALE_SAMPLE=1000,
  * COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000, PG_N=300 (the PostgreSQL steps, on
- * INTERLOCK_BENCH_POSTGRES_URL or a server started on port 54351), ONLY=seq,fanout,… (step-name prefixes),
+ * INTERLOCK_BENCH_POSTGRES_URL or a server started on port 54351; BENCH_PG_TRACE=1 prints on stderr
+ * what each side sends per round trip, statement by statement), ONLY=seq,fanout,… (step-name prefixes),
  * PROFILE=1 (also a --cpu-prof run of seq), PEERS_DIR (default ../../shared/bench/peers,
  * for the mirror check of common.ts), RESULTS_DIR (default results/: a smoke run can write
  * elsewhere; the peers' figures and the separate 100k record are always read from
