@@ -67,15 +67,18 @@ const steps: [string, string[]][] = [
   ['queue-pg', ['queue-pg', '--n', PG_N, '--warmup', '20']],
 ];
 
+const PG_SCRIPT = path.join(benchDir, '..', 'scripts', 'start-postgres.sh');
+const PG_ENV = { ...process.env, INTERLOCK_PG_PORT: '54351' };
+
 /**
  * The PostgreSQL steps' server: INTERLOCK_BENCH_POSTGRES_URL, or one started on 127.0.0.1:54351
- * by scripts/start-postgres.sh (which installs Debian's postgresql if it is missing).
+ * by scripts/start-postgres.sh (which installs Debian's postgresql if it is missing). Returns
+ * whether this call started it: the bench then stops it when it is done.
  */
-function ensurePostgres(): void {
-  if (process.env['INTERLOCK_BENCH_POSTGRES_URL']) return;
-  const script = path.join(benchDir, '..', 'scripts', 'start-postgres.sh');
-  const started = spawnSync('bash', [script], {
-    env: { ...process.env, INTERLOCK_PG_PORT: '54351' },
+function ensurePostgres(): boolean {
+  if (process.env['INTERLOCK_BENCH_POSTGRES_URL']) return false;
+  const started = spawnSync('bash', [PG_SCRIPT], {
+    env: PG_ENV,
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -85,6 +88,7 @@ function ensurePostgres(): void {
   if (started.status !== 0 || url === undefined)
     throw new Error('could not start PostgreSQL for the workers-pg steps: set INTERLOCK_BENCH_POSTGRES_URL');
   process.env['INTERLOCK_BENCH_POSTGRES_URL'] = url;
+  return /INTERLOCK_PG_STARTED=1/.test(started.stdout);
 }
 
 const TIME = '/usr/bin/time';
@@ -203,8 +207,13 @@ process.stdout.write(JSON.stringify(mirror) + '\n');
 
 const failed: string[] = [];
 const startedAll = Date.now();
-if (selected.some(([name]) => name.endsWith('-pg') || name.includes('-pg-'))) ensurePostgres();
-for (const [name, args] of selected) if ((await runStep(name, args, jsonl)) !== 0) failed.push(name);
+const startedPostgres = selected.some(([name]) => name.endsWith('-pg') || name.includes('-pg-')) && ensurePostgres();
+try {
+  for (const [name, args] of selected) if ((await runStep(name, args, jsonl)) !== 0) failed.push(name);
+} finally {
+  // A server this bench started is not left running; one that was there before is left alone.
+  if (startedPostgres) spawnSync('bash', [PG_SCRIPT, 'stop'], { env: PG_ENV, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 if (process.env['PROFILE'] === '1') await profileSequential(here, resultsDir, N, WARMUP);
 writeCollected(resultsDir, benchResultsDir);
 process.stderr.write(`## all steps took ${Math.round((Date.now() - startedAll) / 1000)} s\n`);
