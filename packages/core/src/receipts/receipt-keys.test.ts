@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  argumentsHash,
-  generateReceiptKey,
-  signReceipt,
-  verifyReceipt,
-  type ReceiptStatement,
-} from '@interlock/receipts';
+import { argumentsHash, generateReceiptKey, verifyReceipt, type ReceiptStatement } from '@interlock/receipts';
 import type { Clock } from '../engine/clock.js';
 import { InMemoryCheckpointStore } from '../persistence/memory/in-memory-checkpoint-store.js';
 import type { GlobalChange } from '../persistence/unit-of-work.js';
 import { RECEIPT_KEY_REFRESH_MS, ReceiptKeyRing } from './receipt-keys.js';
+import { signReceiptNow } from './sign-now.js';
 import { resolveReceiptOptions } from './receipt-options.js';
 
 const args = { orderId: 'A-42' };
@@ -62,7 +57,7 @@ describe('the receipt keys of a deployment (F63)', () => {
     const { clock, advance } = movableClock();
     const ring = keyRing(store, clock, { ttlSeconds: 300 });
     const old = await ring.signingKey();
-    const before = await signReceipt(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
+    const before = signReceiptNow(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
     advance(60_000);
     const { kid, retired } = await ring.rotate();
     expect(retired).toEqual([old.kid]);
@@ -74,12 +69,12 @@ describe('the receipt keys of a deployment (F63)', () => {
     const check = async (token: string) =>
       verifyReceipt(token, { jwks: await ring.jwks(), tool: 'refund', arguments: args, now: clock.now() });
     await expect(check(before)).resolves.toMatchObject({ tool: 'refund' });
-    const after = await signReceipt(await statement(), await ring.signingKey(), { now: clock.now(), ttlSeconds: 300 });
+    const after = signReceiptNow(await statement(), await ring.signingKey(), { now: clock.now(), ttlSeconds: 300 });
     await expect(check(after)).resolves.toMatchObject({ tool: 'refund' });
     // Past the overlap the retired key leaves the JWKS: what it signs now is refused.
     advance(300_000 + 2 * RECEIPT_KEY_REFRESH_MS);
     expect((await ring.jwks()).keys.map((jwk) => jwk.kid)).toEqual([kid]);
-    const late = await signReceipt(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
+    const late = signReceiptNow(await statement(), old, { now: clock.now(), ttlSeconds: 300 });
     await expect(check(late)).rejects.toMatchObject({ code: 'RECEIPT_KEY_UNKNOWN' });
     // The audit still knows every key receipts were signed with.
     expect((await ring.archive()).keys.map((jwk) => jwk.kid).sort()).toEqual([kid, old.kid].sort());

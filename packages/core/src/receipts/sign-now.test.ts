@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   argumentsHash,
   generateReceiptKey,
+  signingKeyOf,
   signReceipt,
   verifyReceipt,
   type ReceiptStatement,
@@ -10,7 +11,8 @@ import { nodeSigningKeyOf, signReceiptNow } from './sign-now.js';
 
 describe('signReceiptNow (F63)', () => {
   it('signs the same token as signReceipt, which a service verifies', async () => {
-    const key = await nodeSigningKeyOf(await generateReceiptKey());
+    const pair = await generateReceiptKey();
+    const key = nodeSigningKeyOf(pair);
     const args = { orderId: 'A-42', amount: 1200 };
     const statement: ReceiptStatement = {
       tool: 'refund',
@@ -38,8 +40,8 @@ describe('signReceiptNow (F63)', () => {
     expect(warnings).toEqual([]);
 
     // Ed25519 signatures are deterministic: the same header and claims give the same token.
-    expect(token).toBe(await signReceipt(statement, key, options));
-    const jwks = { keys: [key.publicJwk] };
+    expect(token).toBe(await signReceipt(statement, await signingKeyOf(pair), options));
+    const jwks = { keys: [pair.publicJwk] };
     await expect(verifyReceipt(token, { jwks, tool: 'refund', arguments: args })).resolves.toMatchObject({
       jti: 'r-1',
       iss: 'shop',

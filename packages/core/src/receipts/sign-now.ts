@@ -2,22 +2,20 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import {
   receiptClaims,
   receiptHeader,
-  signingKeyOf,
   type ReceiptKeyPair,
-  type ReceiptSigningKey,
   type ReceiptStatement,
   type SignOptions,
 } from '@interlock/receipts';
 
-/** A receipt key ready to sign in Node: its private half also as Node's own key object. */
-export interface NodeSigningKey extends ReceiptSigningKey {
+/** A receipt key ready to sign in Node: its id and its private half as Node's own key object. */
+export interface NodeSigningKey {
+  kid: string;
   keyObject: KeyObject;
 }
 
-/** The signing key of `pair`, for {@link signReceiptNow} (and for Web Crypto, as `signingKeyOf` gives it). */
-export async function nodeSigningKeyOf(pair: ReceiptKeyPair): Promise<NodeSigningKey> {
-  const keyObject = createPrivateKey({ key: pair.privateJwk, format: 'jwk' });
-  return { ...(await signingKeyOf(pair)), keyObject };
+/** The signing key of `pair`, for {@link signReceiptNow}. */
+export function nodeSigningKeyOf(pair: ReceiptKeyPair): NodeSigningKey {
+  return { kid: pair.kid, keyObject: createPrivateKey({ key: pair.privateJwk, format: 'jwk' }) };
 }
 
 /**
