@@ -1,7 +1,8 @@
 import type { ApprovalStage } from '@interlock/sdk-types';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { InterlockError } from '../../errors/interlock-error.js';
-import { decodeJson, decodeOptionalJson } from './stored-text.js';
+import type { AuditDraft } from '../unit-of-work.js';
+import { decodeJson, decodeOptionalJson, encodeJson, encodeOptionalJson, storableText } from './stored-text.js';
 import type { AuditEntryRow } from './row-types.js';
 
 /*
@@ -11,6 +12,29 @@ import type { AuditEntryRow } from './row-types.js';
 
 /** An `audit_entries` row with its position in its thread's chain (NULL for an entry of the older global chain). */
 export type AuditEntryRowWithChain = AuditEntryRow & { threadSequence: number | null };
+
+/** An entry's columns as both stores write them, before the store links it into its thread's chain. */
+export function auditEntryColumns(
+  entry: AuditDraft['entry'],
+): Omit<AuditEntryRow, 'sequence' | 'previousHash' | 'hash'> {
+  const what = `the audit entry of thread ${entry.threadId}`;
+  return {
+    threadId: storableText(entry.threadId, 'thread id'),
+    toolCallId: storableText(entry.toolCallId, 'tool call id'),
+    toolName: storableText(entry.toolName, 'tool name'),
+    outcome: entry.outcome,
+    decidedBy: storableText(entry.decidedBy, 'decidedBy'),
+    rule: storableText(entry.rule, 'rule'),
+    reason: encodeJson(entry.reason, `the reason of ${what}`),
+    responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
+    stage: entry.stage,
+    originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
+    editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
+    toolDefinitionHash: entry.toolDefinitionHash ?? null,
+    interactionId: entry.interactionId ?? null,
+    at: storableText(entry.at, 'at'),
+  };
+}
 
 /** `value` if it is a whole number of milliseconds that can be stored exactly. */
 export function wholeMilliseconds(value: number, what: string): number {

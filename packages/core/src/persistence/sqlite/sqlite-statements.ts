@@ -101,16 +101,15 @@ export const SQL = {
   selectToolCall: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ? AND tool_call_id = ?`,
   toolCallsOfThread: `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions WHERE thread_id = ?`,
 
-  /**
-   * What the next audit entry is linked to, read under the write lock: its thread's head and
-   * the last sequence. (Two plain statements: one that joins them runs ten times slower.)
-   */
+  /** What the next audit entry is linked to, read under the write lock: its thread's head. */
   auditHeadOfThread: 'SELECT thread_sequence AS threadSequence, hash FROM audit_thread_heads WHERE thread_id = ?',
-  lastAuditSequence: 'SELECT MAX(sequence) FROM audit_entries',
-  /** Appends an entry, linked by the caller; a trigger moves its thread's head (see the AddThreadAuditChains migration). */
+  /**
+   * Appends an entry, linked by the caller; `sequence` is the rowid, so SQLite gives the next
+   * one. A trigger moves its thread's head (see the AddThreadAuditChains migration).
+   */
   insertAuditEntry:
     'INSERT INTO audit_entries (sequence, thread_sequence, thread_id, tool_call_id, tool_name, outcome, decided_by, rule, reason, responder, stage, original_arguments, edited_arguments, tool_definition_hash, interaction_id, at, previous_hash, hash) ' +
-    'VALUES (@sequence, @threadSequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, @previousHash, @hash)',
+    'VALUES (NULL, @threadSequence, @threadId, @toolCallId, @toolName, @outcome, @decidedBy, @rule, @reason, @responder, @stage, @originalArguments, @editedArguments, @toolDefinitionHash, @interactionId, @at, @previousHash, @hash)',
   insertAnchor:
     // Only the next anchor: its place taken, or a gap before it, inserts nothing (anchor-exists).
     'INSERT INTO audit_anchors (sequence, at, through, digest, previous_hash, hash) SELECT @sequence, @at, @through, @digest, @previousHash, @hash WHERE @sequence = (SELECT COALESCE(MAX(sequence), 0) + 1 FROM audit_anchors) ON CONFLICT DO NOTHING',

@@ -2,7 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { GENESIS, auditLink, type AuditThreadHead } from '../../audit/audit-chain.js';
 import type { AuditEntry } from '../../audit/audit-log.js';
 import { canonicalJson } from '../../policy/canonical-arguments.js';
-import { toAuditEntry, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
+import { auditEntryColumns, toAuditEntry } from '../sql/audit-rows.js';
 import { encodeConversationFrom } from '../sql/conversation-rows.js';
 import { applyQuorumChange } from '../quorum-change.js';
 import {
@@ -325,34 +325,14 @@ function applyToolCall(statement: Statement, change: ToolCallChange): void {
 
 /** Appends an entry to its thread's chain: linked to the thread's head, which the table's trigger then moves. */
 function appendAudit(statement: Statement, entry: AuditDraft['entry'], digest: string): AuditEntry {
-  const what = `the audit entry of thread ${entry.threadId}`;
-  const threadId = storableText(entry.threadId, 'thread id');
-  const head = statement(SQL.auditHeadOfThread).get(threadId) as AuditThreadHead | undefined;
-  const last = statement(SQL.lastAuditSequence).pluck().get() as number | null;
+  const columns = auditEntryColumns(entry);
+  const head = statement(SQL.auditHeadOfThread).get(columns.threadId) as AuditThreadHead | undefined;
   const threadSequence = (head?.threadSequence ?? 0) + 1;
   const previousHash = head?.hash ?? GENESIS;
-  const row: AuditEntryRowWithChain = {
-    sequence: (last ?? 0) + 1,
-    threadSequence,
-    threadId,
-    toolCallId: storableText(entry.toolCallId, 'tool call id'),
-    toolName: storableText(entry.toolName, 'tool name'),
-    outcome: entry.outcome,
-    decidedBy: storableText(entry.decidedBy, 'decidedBy'),
-    rule: storableText(entry.rule, 'rule'),
-    reason: encodeJson(entry.reason, `the reason of ${what}`),
-    responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
-    stage: entry.stage,
-    originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
-    editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
-    toolDefinitionHash: entry.toolDefinitionHash ?? null,
-    interactionId: entry.interactionId ?? null,
-    at: storableText(entry.at, 'at'),
-    previousHash,
-    hash: auditLink(previousHash, threadSequence, digest),
-  };
-  statement(SQL.insertAuditEntry).run(row);
-  return toAuditEntry(row);
+  const linked = { ...columns, threadSequence, previousHash, hash: auditLink(previousHash, threadSequence, digest) };
+  // `sequence` is the table's rowid: SQLite gives the entry the next one (the last + 1).
+  const { lastInsertRowid } = statement(SQL.insertAuditEntry).run(linked);
+  return toAuditEntry({ ...linked, sequence: Number(lastInsertRowid) });
 }
 
 function applyGlobal(statement: Statement, change: GlobalChange): void {

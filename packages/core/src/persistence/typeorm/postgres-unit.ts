@@ -1,5 +1,5 @@
 import { taskIdentifier, type ThreadJob } from '../../workers/thread-jobs.js';
-import { toAuditEntry, wholeMilliseconds, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
+import { auditEntryColumns, toAuditEntry, wholeMilliseconds, type AuditEntryRowWithChain } from '../sql/audit-rows.js';
 import { encodeConversationFrom } from '../sql/conversation-rows.js';
 import {
   toGivenApprovalRow,
@@ -208,26 +208,7 @@ function encodeToolCall(change: ToolCallChange): object {
 }
 
 function encodeAudit({ entry, digest }: AuditDraft): object {
-  const what = `the audit entry of thread ${entry.threadId}`;
-  return {
-    digest,
-    entry: {
-      threadId: storableText(entry.threadId, 'thread id'),
-      toolCallId: storableText(entry.toolCallId, 'tool call id'),
-      toolName: storableText(entry.toolName, 'tool name'),
-      outcome: entry.outcome,
-      decidedBy: storableText(entry.decidedBy, 'decidedBy'),
-      rule: storableText(entry.rule, 'rule'),
-      reason: encodeJson(entry.reason, `the reason of ${what}`),
-      responder: entry.responder === undefined ? null : storableText(entry.responder, 'responder'),
-      stage: entry.stage,
-      originalArguments: encodeJson(entry.originalArguments, `the original arguments of ${what}`),
-      editedArguments: encodeOptionalJson(entry.editedArguments, `the edited arguments of ${what}`),
-      toolDefinitionHash: entry.toolDefinitionHash ?? null,
-      interactionId: entry.interactionId ?? null,
-      at: storableText(entry.at, 'at'),
-    },
-  };
+  return { digest, entry: auditEntryColumns(entry) };
 }
 
 function encodeGlobal(change: GlobalChange): object {
