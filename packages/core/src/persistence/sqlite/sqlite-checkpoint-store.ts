@@ -21,12 +21,19 @@ import {
   toToolExecutionRecord,
   toWorkflowDefinition,
 } from '../sql/record-mapping.js';
-import type { InteractionRow, ThreadRow, ToolExecutionRow, WorkflowDefinitionRow } from '../sql/row-types.js';
+import type {
+  InteractionRow,
+  MessageRow,
+  ThreadRow,
+  ToolExecutionRow,
+  WorkflowDefinitionRow,
+} from '../sql/row-types.js';
 import { decodeOptionalJson, isStorableText } from '../sql/stored-text.js';
 import type { CommitResult, UnitOfWork } from '../unit-of-work.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
 import { applyUnit, Refused, sqliteBoolean } from './sqlite-unit.js';
+import { isoTime } from '../../engine/clock.js';
 
 /** How a {@link SqliteCheckpointStore} commits. */
 export interface SqliteCheckpointStoreOptions {
@@ -73,7 +80,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   async commit(unit: UnitOfWork): Promise<CommitResult> {
-    const now = new Date().toISOString();
+    const now = isoTime(Date.now());
     // A renewal is committed at once, group or not (see SqliteConnection.write).
     const atOnce = unit.thread?.kind === 'renew';
     try {
@@ -86,15 +93,13 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
     if (!isStorableText(threadId)) return undefined;
-    return this.connection.read(
-      () => threadsOf(this.statement(SQL.selectThread).all(threadId) as ThreadMessageRow[])[0],
-    );
+    return this.connection.read(() => this.threadNow(threadId));
   }
 
   async loadThread(threadId: string): Promise<StoredThread | undefined> {
     if (!isStorableText(threadId)) return undefined;
     return this.connection.read(() => {
-      const [thread] = threadsOf(this.statement(SQL.selectThread).all(threadId) as ThreadMessageRow[]);
+      const thread = this.threadNow(threadId);
       if (thread === undefined) return undefined;
       const interactions = (this.statement(SQL.interactionsOfThread).all(threadId) as InteractionRow[]).map(
         toInteractionRecord,
@@ -102,6 +107,19 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       const toolCalls = (this.statement(SQL.toolCallsOfThread).all(threadId) as ToolExecutionRow[]).map(toolCallOf);
       return { thread, interactions, toolCalls };
     });
+  }
+
+  /** One thread with its conversation; inside a read (one snapshot for both statements). */
+  private threadNow(threadId: string): ThreadRecord | undefined {
+    const row = this.statement(SQL.selectThread).get(threadId) as ThreadRow | undefined;
+    if (row === undefined) return undefined;
+    const conversations = new Map<string, Message[]>([[threadId, []]]);
+    for (const message of this.statement(SQL.messagesOfThread).all(threadId) as Pick<
+      MessageRow,
+      'position' | 'message'
+    >[])
+      appendStoredMessage(conversations, { threadId, ...message });
+    return toThreadRecord(row, conversations.get(threadId) ?? []);
   }
 
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {

@@ -30,7 +30,7 @@ const MAX_LOCK_PAUSE_MS = 20;
  */
 export class SqliteConnection {
   private readonly statements: Record<
-    'begin' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackToSavepoint',
+    'begin' | 'beginRead' | 'commit' | 'rollback' | 'savepoint' | 'release' | 'rollbackToSavepoint',
     BetterSqlite3.Statement
   >;
   /** Group commit: the transaction open in this turn, and those waiting for its commit. */
@@ -46,12 +46,16 @@ export class SqliteConnection {
   ) {
     this.statements = {
       begin: database.prepare('BEGIN IMMEDIATE'),
+      beginRead: database.prepare('BEGIN'),
       commit: database.prepare('COMMIT'),
       rollback: database.prepare('ROLLBACK'),
       savepoint: database.prepare('SAVEPOINT unit'),
       release: database.prepare('RELEASE unit'),
       rollbackToSavepoint: database.prepare('ROLLBACK TO unit'),
     };
+    // Off while the connection is idle and writing: waiting inside SQLite would block the event
+    // loop (see tryBegin). A read that finds the database busy waits with it on (see read).
+    database.exec('PRAGMA busy_timeout = 0');
   }
 
   /**
@@ -101,13 +105,39 @@ export class SqliteConnection {
     return result;
   }
 
-  /** Runs `work`, which only reads, at once. */
+  /**
+   * Runs `work`, which only reads, at once, all its statements on one snapshot: a thread and
+   * its conversation read in two statements are never from two commits of another process.
+   * Outside a transaction it opens a read transaction (`BEGIN` takes no lock until the first
+   * read, and one snapshot for all costs less than one per statement); inside the open group
+   * it reads the group's writes, as before.
+   */
   read<T>(work: () => T): T {
     this.assertOpen();
     try {
-      return work();
+      return this.snapshot(work);
+    } catch (error) {
+      if (!isBusy(error)) throw this.unavailable(error);
+    }
+    // Rare in WAL mode (another process recovering the WAL or truncating it): this read waits,
+    // up to the busy timeout, as every statement did before the timeout was kept off.
+    this.database.exec(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`);
+    try {
+      return this.snapshot(work);
     } catch (error) {
       throw this.unavailable(error);
+    } finally {
+      this.database.exec('PRAGMA busy_timeout = 0');
+    }
+  }
+
+  private snapshot<T>(work: () => T): T {
+    if (this.database.inTransaction) return work();
+    this.statements.beginRead.run();
+    try {
+      return work();
+    } finally {
+      if (this.database.inTransaction) this.statements.commit.run();
     }
   }
 
@@ -121,22 +151,17 @@ export class SqliteConnection {
   }
 
   /**
-   * Takes the write lock if it is free. The busy timeout is off meanwhile: waiting inside
-   * SQLite would block the event loop, and with it a connection of this process that holds
-   * the lock. (SQLite applies `PRAGMA busy_timeout` when it prepares the statement, so it
-   * cannot be a prepared statement run again; `exec` prepares it without a statement object,
-   * at a tenth of `pragma()`'s cost.)
+   * Takes the write lock if it is free. The busy timeout is off (see the constructor): waiting
+   * inside SQLite would block the event loop, and with it a connection of this process that
+   * holds the lock.
    */
   private tryBegin(): boolean {
-    this.database.exec('PRAGMA busy_timeout = 0');
     try {
       this.statements.begin.run();
       return true;
     } catch (error) {
       if (isBusy(error)) return false;
       throw this.unavailable(error);
-    } finally {
-      this.database.exec(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`);
     }
   }
 
