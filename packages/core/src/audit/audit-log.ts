@@ -11,6 +11,7 @@ import {
   type AuditEvidence,
   type AuditVerification,
 } from './audit-chain.js';
+import { isoTime } from '../engine/clock.js';
 
 export type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 export {
@@ -59,7 +60,7 @@ export class AuditLog {
 
   /** An entry ready to go into a unit of work: stamped now, with its content's digest. */
   draft(input: AuditEntryInput): AuditDraft {
-    const entry = { ...input, at: new Date(this.now()).toISOString() };
+    const entry = { ...input, at: isoTime(this.now()) };
     return { entry, digest: auditDigest(entry) };
   }
 

@@ -4,6 +4,7 @@ import { TYPES } from '../di/tokens.js';
 import { InterlockError, isStoreFailure, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate } from '../expressions/expressions.js';
 import type { Clock } from '../engine/clock.js';
+import { isoTime } from '../engine/clock.js';
 import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
@@ -55,7 +56,7 @@ export class NodeExecutionCoordinator {
       ...event,
       threadId: thread.threadId,
       workflowId: thread.workflowId,
-      timestamp: new Date(this.clock.now()).toISOString(),
+      timestamp: isoTime(this.clock.now()),
     };
     // Spans and metrics hang off the run's events (F59).
     this.telemetry.observe(thread, published);

@@ -5,6 +5,7 @@ import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate, stringify } from '../expressions/expressions.js';
 import type { INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import type { Clock } from '../engine/clock.js';
+import { isoTime } from '../engine/clock.js';
 import type { EmittedEvent } from '../engine/node-executor.js';
 import { nodeStateOf, withStateOf } from '../engine/node-states.js';
 import { appendMessages } from '../engine/transitions.js';
@@ -122,7 +123,7 @@ export class UserInteractionCoordinator implements INodeExecutor<'USER_INTERACTI
     const consume = {
       kind: 'consume' as const,
       interactionId: interaction.interactionId,
-      at: new Date(this.clock.now()).toISOString(),
+      at: isoTime(this.clock.now()),
     };
     const release = (thread: ThreadRecord) => this.gateway.release(thread, interaction.interactionId);
     const { config } = node;

@@ -14,6 +14,7 @@ import type { AuditDraft, GlobalChange, InteractionChange, UnitOfWork } from '..
 import type { JobPlanner } from '../workers/job-planner.js';
 import { planAnswer, type AnswerInput, type AnswerPlan, type AnswerSeen } from './answer-plan.js';
 import type { Clock } from './clock.js';
+import { isoTime } from './clock.js';
 import { planEscalation } from './escalations.js';
 import { failpoint, isArmed } from './failpoints.js';
 import type { EmittedEvent } from './node-executor.js';
@@ -381,7 +382,7 @@ export class AnswerDesk {
   }
 
   private iso(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
 

@@ -12,6 +12,7 @@ import type {
 import type { InteractionChange } from '../persistence/unit-of-work.js';
 import { askerOf, personOf } from '../policy/approval-quorum.js';
 import { hashArguments } from '../policy/canonical-arguments.js';
+import { isoTime } from './clock.js';
 
 /*
  * What an answer given through `respond()` comes to, as one pure function of what the answer
@@ -166,7 +167,7 @@ export function planAnswer(
   const response: InteractionResponseRecord = {
     input: input.value,
     ...(responder === undefined ? {} : { responder }),
-    respondedAt: new Date(now).toISOString(),
+    respondedAt: isoTime(now),
   };
   const answer: InteractionChange = { kind: 'answer', interactionId, response };
   const counted = countApproval(seen, interaction, thread, response, now);

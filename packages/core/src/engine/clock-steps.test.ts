@@ -7,6 +7,7 @@ import { askNode, linearWorkflow } from '../__fixtures__/workflows.js';
 import { createInterlock, defineTool, steadyClock, type Interlock } from '../index.js';
 import { scriptedHandler, scriptedModel } from '../testing/index.js';
 import { safeShellClassifier } from '../testing/index.js';
+import { isoTime } from './clock.js';
 
 /* The wall clock steps back two hours mid-run (issue 11): deadlines and remembered approvals still end on time. */
 
@@ -106,5 +107,17 @@ describe('a backward step of the wall clock (issue 11, F14, F30)', () => {
     expect((await (await interlock.start(workflow, { channel: 'cli', session })).done()).status).toBe('completed');
     expect(handler.requests).toHaveLength(2);
     expect((await interlock.audit()).map((entry) => entry.decidedBy)).toEqual(['person', 'person']);
+  });
+});
+
+describe('isoTime', () => {
+  it('writes each time as toISOString does, whichever time was asked before', () => {
+    const times = [0, 1_795_000_000_000, 1_795_000_000_000, 1_795_000_000_001, 1_795_000_000_000, -1, 8.64e15];
+    expect(times.map(isoTime)).toEqual(times.map((ms) => new Date(ms).toISOString()));
+  });
+
+  it('refuses a time out of range, as toISOString does', () => {
+    expect(() => isoTime(8.64e15 + 1)).toThrow(RangeError);
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
   });
 });

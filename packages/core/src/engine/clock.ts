@@ -60,3 +60,19 @@ export function timerUntil(
     return () => clearTimeout(handle);
   });
 }
+
+let lastIsoMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * `new Date(ms).toISOString()`, remembered for the last millisecond asked: a round trip
+ * stamps its events, records and claims with the same few milliseconds, and building the
+ * text is a large part of what stamping costs.
+ */
+export function isoTime(ms: number): string {
+  if (ms !== lastIsoMs) {
+    lastIso = new Date(ms).toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIso;
+}

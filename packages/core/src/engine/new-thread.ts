@@ -5,6 +5,7 @@ import type { ThreadLease, ThreadRecord } from '../persistence/checkpoint-store.
 import { definitionHash } from '../workflow/definition-hash.js';
 import { startNodeId } from './graph.js';
 import { defaultsOf } from './variable-scopes.js';
+import { isoTime } from './clock.js';
 
 export interface StartOptions {
   /** Initial values of declared thread or subgraph variables. */
@@ -47,7 +48,7 @@ export function newThreadRecord(
         `input "${name}" is not a declared thread or subgraph variable of workflow "${workflow.id}"`,
       );
   }
-  const at = new Date(now).toISOString();
+  const at = isoTime(now);
   const threadId = options.threadId ?? randomUUID();
   const { session } = options;
   return {

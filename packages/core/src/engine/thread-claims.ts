@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { filter, interval, map, switchMap, take, type Observable, type Subscription } from 'rxjs';
 import type { ICheckpointStore, InteractionRecord, ThreadRecord } from '../persistence/checkpoint-store.js';
 import { heldElsewhere } from './answer-plan.js';
-import { timerUntil, type Clock } from './clock.js';
+import { timerUntil, type Clock, isoTime } from './clock.js';
 
 /** How long a claim lasts without renewal unless `createInterlock({ leaseMs })` says otherwise. */
 export const DEFAULT_LEASE_MS = 15_000;
@@ -34,11 +34,11 @@ export class ThreadClaims {
 
   /** When a claim taken now ends. */
   leaseUntil(): string {
-    return new Date(this.clock.now() + this.ttlMs).toISOString();
+    return isoTime(this.clock.now() + this.ttlMs);
   }
 
   nowIso(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 
   /** Whether another process holds a live claim on the thread. */
@@ -71,10 +71,10 @@ export class ThreadClaims {
     };
     const renewals = interval(Math.max(1, Math.floor(this.ttlMs / 3))).subscribe(() => {
       const now = this.clock.now();
-      const next = new Date(now + this.ttlMs).toISOString();
+      const next = isoTime(now + this.ttlMs);
       // `now`: a claim that ran out (this process froze past its end) is lost, never renewed:
       // the store refuses the renewal, as it refuses every later unit of the run.
-      void renew(next, new Date(now).toISOString()).then(
+      void renew(next, isoTime(now)).then(
         (renewed) => {
           if (renewals.closed) return;
           if (renewed) expireAt(next);

@@ -141,6 +141,11 @@ export function defaultsOf(workflow: WorkflowDefinition, scope: VariableScope): 
   return Object.fromEntries(
     workflow.variables
       .filter((declaration) => declaration.scope === scope)
-      .map((declaration) => [declaration.name, structuredClone(declaration.default ?? null)]),
+      .map((declaration) => [declaration.name, copyOf(declaration.default ?? null)]),
   );
+}
+
+/** A copy of a JSON value to hand to a thread; a primitive is its own copy. */
+function copyOf<T>(value: T): T {
+  return typeof value === 'object' && value !== null ? structuredClone(value) : value;
 }

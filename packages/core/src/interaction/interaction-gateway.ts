@@ -9,7 +9,7 @@ import {
 } from '@interlock/sdk-types';
 import { TYPES } from '../di/tokens.js';
 import { InterlockError, toInterlockError } from '../errors/interlock-error.js';
-import { timerUntil, type Clock } from '../engine/clock.js';
+import { timerUntil, type Clock, isoTime } from '../engine/clock.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import { isStop } from '../engine/shutdown.js';
@@ -85,7 +85,7 @@ export class InteractionGateway {
           ...(thread.session.parentThreadId === undefined ? {} : { parentThreadId: thread.session.parentThreadId }),
           ...(thread.session.requestedBy === undefined ? {} : { requestedBy: thread.session.requestedBy }),
         },
-        requestedAt: new Date(now).toISOString(),
+        requestedAt: isoTime(now),
       };
       return {
         interactionId: request.interactionId,
@@ -282,7 +282,7 @@ export class InteractionGateway {
     const answered = await run.answer(interactionId, {
       input,
       ...(result.responder === undefined ? {} : { responder: result.responder }),
-      respondedAt: new Date(this.clock.now()).toISOString(),
+      respondedAt: isoTime(this.clock.now()),
     });
     failpoint('interaction:answer-stored');
     return answered;

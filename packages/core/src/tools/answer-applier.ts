@@ -1,4 +1,5 @@
 import type { Clock } from '../engine/clock.js';
+import { isoTime } from '../engine/clock.js';
 import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
 import { combineEffects, type Effects } from '../engine/step.js';
 import type { InteractionRecord } from '../persistence/checkpoint-store.js';
@@ -74,9 +75,7 @@ export class AnswerApplier {
     ];
     const consumed: Effects = {
       audit,
-      interactions: [
-        { kind: 'consume', interactionId: record.interactionId, at: new Date(this.clock.now()).toISOString() },
-      ],
+      interactions: [{ kind: 'consume', interactionId: record.interactionId, at: isoTime(this.clock.now()) }],
       durable: 'soon',
     };
     if (reading.kind === 'refused-edit') {

@@ -1,4 +1,5 @@
 import type { Clock } from '../engine/clock.js';
+import { isoTime } from '../engine/clock.js';
 import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
 import type { Effects } from '../engine/step.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';
@@ -150,8 +151,7 @@ export class CallDecider {
 
   /** The pin an approval of `tool` writes, if any. */
   async pinOf(tool: Tool | undefined) {
-    const change =
-      tool === undefined ? undefined : await this.pins.pinChange(tool, new Date(this.clock.now()).toISOString());
+    const change = tool === undefined ? undefined : await this.pins.pinChange(tool, isoTime(this.clock.now()));
     return change === undefined ? [] : [change];
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../engine/clock.js';
+import { isoTime } from '../engine/clock.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { startCommitted, type StartsCommitted } from '../engine/run.js';
@@ -220,7 +221,7 @@ export class ToolExecution {
   }
 
   private now(): string {
-    return new Date(this.clock.now()).toISOString();
+    return isoTime(this.clock.now());
   }
 }
 
