@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash as oneShotHash } from 'node:crypto';
 import { canonicalJson } from '../policy/canonical-arguments.js';
 import type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 
@@ -16,7 +16,7 @@ import type { AuditEntry, AuditEntryInput } from './audit-entry.js';
 /** The hash a thread's chain starts from (`previousHash` of its first entry): 64 zeros. */
 export const GENESIS = '0'.repeat(64);
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const sha256 = (text: string) => oneShotHash('sha256', text, 'hex');
 
 /** The end of one thread's chain, kept apart from its entries (a cut-off tail no longer matches it). */
 export interface AuditThreadHead {

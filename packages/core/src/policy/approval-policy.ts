@@ -37,7 +37,7 @@ export class ApprovalPolicy {
    */
   decide(call: ApprovalCall, scope: DecisionScope, remembered = false): ApprovalDecision {
     const memoryScope = { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) };
-    const memory = { has: () => remembered };
+    const memory = { has: () => remembered, known: remembered };
     return decideApproval(call, {
       tools: this.tools,
       options: this.options,
@@ -63,7 +63,7 @@ export class ApprovalPolicy {
       options: this.options,
       autoApprovedTools: scope.autoApprovedTools ?? [],
       shell: this.shell,
-      memory: { has: () => false },
+      memory: { has: () => false, known: false },
       scope: { channel: scope.channel, ...(scope.chatId === undefined ? {} : { chatId: scope.chatId }) },
       now: this.clock.now(),
     });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { canonicalJson } from '@interlock/receipts';
 import { InterlockError } from '../errors/interlock-error.js';
 
@@ -75,5 +75,5 @@ export { canonicalJson };
  */
 export function hashArguments(value: unknown): string {
   assertJsonArguments(value);
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+  return hash('sha256', canonicalJson(value), 'hex');
 }

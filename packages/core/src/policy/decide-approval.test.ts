@@ -4,7 +4,7 @@ import type { ToolCategory } from '@interlock/sdk-types';
 import { defineTool, type Tool } from '../tools/define-tool.js';
 import { ToolRegistry } from '../tools/tool-registry.js';
 import { resolveApprovalOptions, type ApprovalMode, type ApprovalOptions } from './approval-options.js';
-import { decideApproval, type ShellClassifierPort } from './decide-approval.js';
+import { decideApproval, type ApprovalContext, type ShellClassifierPort } from './decide-approval.js';
 import { SessionMemory } from './session-memory.js';
 
 const tool = (
@@ -59,7 +59,7 @@ function decide(
   toolName: string,
   args: Record<string, unknown> = {},
   options: ApprovalOptions = {},
-  extra: { memory?: SessionMemory; now?: number; autoApprovedTools?: string[] } = {},
+  extra: { memory?: ApprovalContext['memory']; now?: number; autoApprovedTools?: string[] } = {},
 ) {
   return decideApproval(
     { toolName, arguments: args },
@@ -172,6 +172,15 @@ describe('decideApproval: seed 003 flows (F12, F29, F30)', () => {
     expect(decide('write', { path: 'b.txt' }, {}, { memory, now: 1_000 }).outcome).toBe('ask');
     expect(decide('write', { path: 'a.txt' }, {}, { memory, now: 300_000 }).outcome).toBe('ask');
     expect(memory.size).toBe(0); // the expired entry was dropped
+  });
+
+  it('session memory: an answer the caller looked up already (`known`) is used as it is, no key asked for', () => {
+    const asked: string[] = [];
+    const memory = (known: boolean) => ({ has: (key: string) => (asked.push(key), !known), known });
+    expect(decide('write', { path: 'a.txt' }, {}, { memory: memory(true) })).toMatchObject({ rule: 'memory:session' });
+    expect(decide('write', { path: 'a.txt' }, {}, { memory: memory(false) }).outcome).toBe('ask');
+    expect(decide('high_write', { path: 'a.txt' }, {}, { memory: memory(true) }).outcome).toBe('ask'); // MEDIUM only
+    expect(asked).toEqual([]);
   });
 
   it('strictMode: every non-LOW tool asks, whatever the mode, whitelist or memory', () => {

@@ -29,8 +29,11 @@ export interface ApprovalContext {
   /** The workflow's `config.toolApproval.autoApprovedTools` (F17). */
   autoApprovedTools: readonly string[];
   shell: ShellClassifierPort;
-  /** Remembered approvals ("for this session"); `SessionMemory` is one, the store-backed policy passes its answer. */
-  memory: { has(key: string, now: number): boolean };
+  /**
+   * Remembered approvals ("for this session"); `SessionMemory` is one. `known`: the caller
+   * looked this call up already (the store-backed policy does), so no key is computed.
+   */
+  memory: { has(key: string, now: number): boolean; readonly known?: boolean };
   scope: MemoryScope;
   now: number;
   /**
@@ -241,7 +244,7 @@ function convenience(
   // 12. Remembered for this session (MEDIUM only).
   if (
     tool.riskLevel === 'MEDIUM' &&
-    context.memory.has(SessionMemory.key(context.scope, tool, call.arguments), context.now)
+    (context.memory.known ?? context.memory.has(SessionMemory.key(context.scope, tool, call.arguments), context.now))
   ) {
     return decide('allow', 'memory:session', 'the same call was approved earlier in this session');
   }

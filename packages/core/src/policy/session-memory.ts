@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { hashArguments } from './canonical-arguments.js';
 
 /** Who a remembered approval belongs to. */
@@ -18,7 +18,7 @@ export class SessionMemory {
   /** The key of an approval of `args` for the tool of this definition (a redefined tool is another key). */
   static key(scope: MemoryScope, tool: { name: string; definitionHash: string }, args: unknown): string {
     const parts = [scope.channel, scope.chatId ?? '', tool.name, tool.definitionHash, hashArguments(args)];
-    return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+    return hash('sha256', JSON.stringify(parts), 'base64url');
   }
 
   remember(key: string, now: number, windowMs: number): void {
