@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { InterlockError } from '../../errors/interlock-error.js';
 
@@ -33,7 +34,7 @@ export async function runStatement<Row>(
   client.on('error', ignore);
   let rows: Row[];
   try {
-    rows = (await client.query(sql, parameters as unknown[])).rows as Row[];
+    rows = (await client.query({ name: statementName(sql), text: sql, values: parameters as unknown[] })).rows as Row[];
   } catch (error) {
     const sessionLives = answeredByServer(error) && !endsSession(error);
     client.off('error', ignore);
@@ -44,6 +45,22 @@ export async function runStatement<Row>(
   client.off('error', ignore);
   client.release();
   return rows;
+}
+
+const names = new Map<string, string>();
+
+/**
+ * The name a statement is prepared under on each connection (its text's digest): the server
+ * parses and plans it once per connection instead of on every call (issue 38), in the same
+ * round trip as its first run. graphile-worker prepares its statements the same way.
+ */
+function statementName(sql: string): string {
+  let name = names.get(sql);
+  if (name === undefined) {
+    name = `interlock_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
+    names.set(sql, name);
+  }
+  return name;
 }
 
 /** The server answered with an error of its own (a SQLSTATE). */
