@@ -33,8 +33,8 @@ function qualified(queryRunner: MigrationRunner, name: string): string {
  * force_generic_plan`): graphile-worker's `add_jobs` planned three of its statements anew
  * on every call, a third of a commit's time. Its other parts are JobsInOneCall1796688000000's.
  */
-export class LeanCommit1796860800000 implements MigrationInterface {
-  name = 'LeanCommit1796860800000';
+export class LeanCommit1796947200000 implements MigrationInterface {
+  name = 'LeanCommit1796947200000';
 
   async up(queryRunner: MigrationRunner): Promise<void> {
     if (queryRunner.connection.driver.options?.type !== 'postgres') return;
