@@ -93,12 +93,12 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async getThread(threadId: string): Promise<ThreadRecord | undefined> {
     if (!isStorableText(threadId)) return undefined;
-    return this.connection.read(() => this.threadNow(threadId));
+    return this.connection.readTogether(() => this.threadNow(threadId));
   }
 
   async loadThread(threadId: string): Promise<StoredThread | undefined> {
     if (!isStorableText(threadId)) return undefined;
-    return this.connection.read(() => {
+    return this.connection.readTogether(() => {
       const thread = this.threadNow(threadId);
       if (thread === undefined) return undefined;
       const interactions = (this.statement(SQL.interactionsOfThread).all(threadId) as InteractionRow[]).map(
@@ -109,7 +109,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     });
   }
 
-  /** One thread with its conversation; inside a read (one snapshot for both statements). */
+  /** One thread with its conversation; inside `readTogether` (one snapshot for both statements). */
   private threadNow(threadId: string): ThreadRecord | undefined {
     const row = this.statement(SQL.selectThread).get(threadId) as ThreadRow | undefined;
     if (row === undefined) return undefined;
@@ -183,7 +183,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   }
 
   async readAuditEvidence(): Promise<StoredAuditEvidence> {
-    return this.connection.read(() => {
+    return this.connection.readTogether(() => {
       const heads = this.statement(SQL.auditHeads).all() as AuditThreadHead[];
       const anchors = this.statement(SQL.auditAnchors).all() as AuditAnchor[];
       const legacy = this.statement(SQL.legacyAuditHead).get() as AuditHead | undefined;

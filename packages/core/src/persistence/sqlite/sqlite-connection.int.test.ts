@@ -25,10 +25,10 @@ function twoConnections(): { connection: SqliteConnection; mine: Database.Databa
 }
 
 describe('SqliteConnection reads (F21)', () => {
-  it('reads all statements of one read on one snapshot: a commit of another connection in between is not seen', () => {
+  it('reads all statements of one readTogether on one snapshot: a commit of another connection in between is not seen', () => {
     const { connection, mine, other } = twoConnections();
     const count = mine.prepare('SELECT count(*) FROM t').pluck();
-    const seen = connection.read(() => {
+    const seen = connection.readTogether(() => {
       const before = count.get();
       other.prepare('INSERT INTO t VALUES (1)').run(); // another process commits between the two statements
       return [before, count.get()];
@@ -42,7 +42,7 @@ describe('SqliteConnection reads (F21)', () => {
     const timeout = () => mine.pragma('busy_timeout', { simple: true });
     expect(timeout()).toBe(0); // idle: a write that finds the lock taken must not block the event loop
     const timeouts: unknown[] = [];
-    const value = connection.read(() => {
+    const value = connection.readTogether(() => {
       timeouts.push(timeout());
       if (timeouts.length === 1) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
       return 'read';

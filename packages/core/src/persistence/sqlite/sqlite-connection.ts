@@ -105,17 +105,34 @@ export class SqliteConnection {
     return result;
   }
 
+  /** Runs `work`, one statement that only reads, at once (a statement is its own snapshot). */
+  read<T>(work: () => T): T {
+    return this.readRetried(work);
+  }
+
   /**
-   * Runs `work`, which only reads, at once, all its statements on one snapshot: a thread and
-   * its conversation read in two statements are never from two commits of another process.
+   * Runs `work`, statements that only read, at once and on one snapshot: a thread and its
+   * conversation read in two statements are never from two commits of another process.
    * Outside a transaction it opens a read transaction (`BEGIN` takes no lock until the first
    * read, and one snapshot for all costs less than one per statement); inside the open group
-   * it reads the group's writes, as before.
+   * it reads the group's writes, as every read does.
    */
-  read<T>(work: () => T): T {
+  readTogether<T>(work: () => T): T {
+    return this.readRetried(() => {
+      if (this.database.inTransaction) return work();
+      this.statements.beginRead.run();
+      try {
+        return work();
+      } finally {
+        if (this.database.inTransaction) this.statements.commit.run();
+      }
+    });
+  }
+
+  private readRetried<T>(read: () => T): T {
     this.assertOpen();
     try {
-      return this.snapshot(work);
+      return read();
     } catch (error) {
       if (!isBusy(error)) throw this.unavailable(error);
     }
@@ -123,21 +140,11 @@ export class SqliteConnection {
     // up to the busy timeout, as every statement did before the timeout was kept off.
     this.database.exec(`PRAGMA busy_timeout = ${this.options.busyTimeoutMs}`);
     try {
-      return this.snapshot(work);
+      return read();
     } catch (error) {
       throw this.unavailable(error);
     } finally {
       this.database.exec('PRAGMA busy_timeout = 0');
-    }
-  }
-
-  private snapshot<T>(work: () => T): T {
-    if (this.database.inTransaction) return work();
-    this.statements.beginRead.run();
-    try {
-      return work();
-    } finally {
-      if (this.database.inTransaction) this.statements.commit.run();
     }
   }
 
