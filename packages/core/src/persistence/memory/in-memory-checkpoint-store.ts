@@ -58,6 +58,11 @@ export class InMemoryCheckpointStore implements ICheckpointStore {
     };
   }
 
+  async loadThreadOf(interactionId: string): Promise<StoredThread | undefined> {
+    const interaction = this.tables.interactions.get(interactionId);
+    return interaction === undefined ? undefined : this.loadThread(interaction.threadId);
+  }
+
   async listThreads(filter: { status?: ThreadStatus } = {}): Promise<ThreadRecord[]> {
     return [...this.tables.threads.values()].filter(
       (thread) => filter.status === undefined || thread.status === filter.status,

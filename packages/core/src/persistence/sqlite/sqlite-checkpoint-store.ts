@@ -98,15 +98,26 @@ export class SqliteCheckpointStore implements ICheckpointStore {
 
   async loadThread(threadId: string): Promise<StoredThread | undefined> {
     if (!isStorableText(threadId)) return undefined;
+    return this.connection.readTogether(() => this.loadNow(threadId));
+  }
+
+  async loadThreadOf(interactionId: string): Promise<StoredThread | undefined> {
+    if (!isStorableText(interactionId)) return undefined;
     return this.connection.readTogether(() => {
-      const thread = this.threadNow(threadId);
-      if (thread === undefined) return undefined;
-      const interactions = (this.statement(SQL.interactionsOfThread).all(threadId) as InteractionRow[]).map(
-        toInteractionRecord,
-      );
-      const toolCalls = (this.statement(SQL.toolCallsOfThread).all(threadId) as ToolExecutionRow[]).map(toolCallOf);
-      return { thread, interactions, toolCalls };
+      const threadId = this.statement(SQL.threadOfInteraction).pluck().get(interactionId) as string | undefined;
+      return threadId === undefined ? undefined : this.loadNow(threadId);
     });
+  }
+
+  /** A thread with its interactions and calls; inside `readTogether`. */
+  private loadNow(threadId: string): StoredThread | undefined {
+    const thread = this.threadNow(threadId);
+    if (thread === undefined) return undefined;
+    const interactions = (this.statement(SQL.interactionsOfThread).all(threadId) as InteractionRow[]).map(
+      toInteractionRecord,
+    );
+    const toolCalls = (this.statement(SQL.toolCallsOfThread).all(threadId) as ToolExecutionRow[]).map(toolCallOf);
+    return { thread, interactions, toolCalls };
   }
 
   /** One thread with its conversation; inside `readTogether` (one snapshot for both statements). */

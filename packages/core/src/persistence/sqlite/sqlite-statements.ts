@@ -70,6 +70,7 @@ export const SQL = {
     'deadline = excluded.deadline, request = excluded.request, response = excluded.response, failure_reason = excluded.failure_reason, ' +
     'failure_message = excluded.failure_message, created_at = excluded.created_at, updated_at = excluded.updated_at, quorum = excluded.quorum',
   selectInteraction: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE interaction_id = ?`,
+  threadOfInteraction: 'SELECT thread_id FROM interactions WHERE interaction_id = ?',
   interactionsOfThread: `SELECT ${INTERACTION_COLUMNS} FROM interactions WHERE thread_id = ? ORDER BY created_at ASC, rowid ASC`,
   /** An answer, or an answer consumed in the same unit (`@status` processed). */
   answerInteraction:
