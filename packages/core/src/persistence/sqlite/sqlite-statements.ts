@@ -29,6 +29,26 @@ const THREAD_WITH_MESSAGES = `SELECT ${THREAD_COLUMNS}, m.position, m.message FR
  */
 const CLAIM_RUNS = '(@now IS NULL OR (lease_until IS NOT NULL AND lease_until > @now))';
 
+/*
+ * The status indexes hold only the rows someone looks up (SqliteFewerPagesPerCommit1796860800000),
+ * so a commit that moves a row between two statuses a round trip goes through leaves them
+ * alone. SQLite uses a partial index only for a query whose WHERE repeats the index's
+ * condition: a lookup by a status the index holds adds that condition.
+ */
+
+/** Statuses of a thread that has not finished: `live` is 1 (kept by triggers), `idx_threads_live` holds it. */
+export const LIVE_THREAD_STATUSES: readonly string[] = ['running', 'waiting'];
+
+/** What a lookup of interactions by `status` adds so that `idx_interactions_status` serves it ('' for processed: read whole). */
+export function interactionStatusCondition(status: string): string {
+  return status === 'processed' ? '' : "status <> 'processed'";
+}
+
+/** What a lookup of tool executions by `status` adds so that `idx_tool_executions_status` serves it ('' for started and finished: read whole). */
+export function toolExecutionStatusCondition(status: string): string {
+  return status === 'approved' || status === 'unknown' ? "status IN ('approved', 'unknown')" : '';
+}
+
 /** The store's fixed statements; named parameters (`@x`) bind the row objects of record-mapping.ts. */
 export const SQL = {
   insertThread:
@@ -60,7 +80,10 @@ export const SQL = {
   selectThread: `SELECT ${THREAD_COLUMNS} FROM threads t WHERE t.thread_id = ?`,
   messagesOfThread: 'SELECT position, message FROM messages WHERE thread_id = ? ORDER BY position ASC',
   listThreads: `${THREAD_WITH_MESSAGES} ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  /** Threads of a finished status: most of the table, read whole (no index holds them). */
   listThreadsByStatus: `${THREAD_WITH_MESSAGES} WHERE t.status = ? ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  /** Running or waiting threads, through `idx_threads_live` (`live` is 1 while a thread has not finished). */
+  listLiveThreadsByStatus: `${THREAD_WITH_MESSAGES} WHERE t.live = 1 AND t.status = ? ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
   deleteMessagesFrom: 'DELETE FROM messages WHERE thread_id = ? AND position >= ?',
 
   upsertInteraction:

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+/**
+ * Issue 38: which pages each SQLite commit of a round trip writes, read from the WAL.
+ *
+ *   cd bench && node --expose-gc scripts/wal-pages.mjs [--n 30] [--warmup 200] [--synchronous normal] [--out /tmp/walpages]
+ *
+ * Runs `warmup` round trips (the scenario's: startThread, then approveThread, one at a time),
+ * checkpoints the WAL into the file (TRUNCATE, from a second connection), runs `n` more, and
+ * reads the WAL's frames: each frame is one page a commit wrote; a commit ends with a frame
+ * that carries the database's size. Each page is named by `dbstat` (the table or index it
+ * belongs to) on a copy of the file with its WAL. Prints frames per round trip, per commit
+ * of a round trip (the suspend, the call's start, its end), and per table or index.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const dist = path.resolve(here, '..', 'dist');
+const { createEngine, startThread, approveThread, requireFromCore } = await import(path.join(dist, 'scenario.js'));
+const { rmDb } = await import(path.join(dist, 'common.js'));
+const Database = requireFromCore('better-sqlite3');
+
+const flags = {};
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i += 2) flags[argv[i].replace(/^--/, '')] = argv[i + 1];
+const n = Number(flags.n ?? 30);
+const warmup = Number(flags.warmup ?? 200);
+const synchronous = flags.synchronous === 'full' ? 'full' : 'normal';
+const out = path.resolve(flags.out ?? '/tmp/walpages');
+fs.mkdirSync(out, { recursive: true });
+const file = path.join(out, `wal-pages-${process.pid}.db`);
+
+rmDb(file);
+const engine = await createEngine('sqlite', file, { synchronous });
+for (let i = 0; i < warmup; i++) {
+  await startThread(engine, i);
+  await approveThread(engine, i);
+}
+{
+  const db = new Database(file);
+  const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  if (result.busy !== 0) throw new Error(`the checkpoint was blocked: ${JSON.stringify(result)}`);
+}
+// Where each round trip's frames start: the WAL's size before it, and between its two halves.
+const walFile = `${file}-wal`;
+const walSize = () => (fs.existsSync(walFile) ? fs.statSync(walFile).size : 0);
+const marks = [];
+for (let i = warmup; i < warmup + n; i++) {
+  const start = walSize();
+  await startThread(engine, i);
+  const suspended = walSize();
+  await approveThread(engine, i);
+  marks.push({ start, suspended, end: walSize() });
+}
+const wal = fs.readFileSync(walFile);
+await engine.interlock.close();
+
+const pageSize = wal.readUInt32BE(8);
+const frameSize = 24 + pageSize;
+/** The frames as [{ offset, page, commit }] in WAL order (offset: the frame's first byte). */
+const frames = [];
+for (let offset = 32; offset + frameSize <= wal.length; offset += frameSize)
+  frames.push({ offset, page: wal.readUInt32BE(offset), commit: wal.readUInt32BE(offset + 4) !== 0 });
+
+// Name the pages: dbstat on a copy of the file and its WAL, taken before the close checkpointed them.
+const copy = path.join(out, `wal-pages-${process.pid}-copy.db`);
+rmDb(copy);
+fs.copyFileSync(file, copy);
+fs.writeFileSync(`${copy}-wal`, wal);
+const names = new Map();
+{
+  const db = new Database(copy);
+  for (const row of db.prepare('SELECT pageno, name, pagetype FROM dbstat').all())
+    names.set(row.pageno, row.pagetype === 'overflow' ? `${row.name} (overflow)` : row.name);
+  db.close();
+}
+rmDb(copy);
+rmDb(file);
+const nameOf = (page) => (page === 1 ? 'header (page 1)' : (names.get(page) ?? 'free or moved'));
+
+/** The commits between two WAL offsets, each a list of page names. */
+function commitsBetween(from, to) {
+  const commits = [];
+  let current = [];
+  for (const frame of frames) {
+    if (frame.offset < from || frame.offset >= to) continue;
+    current.push(nameOf(frame.page));
+    if (frame.commit) {
+      commits.push(current);
+      current = [];
+    }
+  }
+  if (current.length > 0) commits.push(current);
+  return commits;
+}
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
+const byName = {};
+const perRoundTrip = [];
+const commitsPerRoundTrip = [];
+const shapes = { suspend: [], start: [], end: [] };
+const objectsByCommit = { suspend: {}, start: {}, end: {} };
+const count = (into, names) => {
+  for (const name of names) into[name] = (into[name] ?? 0) + 1;
+};
+for (const { start, suspended, end } of marks) {
+  const suspend = commitsBetween(start, suspended);
+  const resume = commitsBetween(suspended, end);
+  const all = [...suspend, ...resume];
+  commitsPerRoundTrip.push(all.length);
+  perRoundTrip.push(all.flat().length);
+  for (const name of all.flat()) byName[name] = (byName[name] ?? 0) + 1;
+  shapes.suspend.push(suspend.flat().length);
+  shapes.start.push(resume[0]?.length ?? 0);
+  shapes.end.push(resume.slice(1).flat().length);
+  count(objectsByCommit.suspend, suspend.flat());
+  count(objectsByCommit.start, resume[0] ?? []);
+  count(objectsByCommit.end, resume.slice(1).flat());
+}
+console.log(
+  JSON.stringify(
+    {
+      synchronous,
+      warmup,
+      n,
+      page_size: pageSize,
+      frames_per_round_trip: { median: median(perRoundTrip), min: Math.min(...perRoundTrip), max: Math.max(...perRoundTrip) },
+      commits_per_round_trip: { median: median(commitsPerRoundTrip), min: Math.min(...commitsPerRoundTrip), max: Math.max(...commitsPerRoundTrip) },
+      frames_by_commit: Object.fromEntries(
+        Object.entries(shapes).map(([name, values]) => [name, { median: median(values), min: Math.min(...values), max: Math.max(...values) }]),
+      ),
+      frames_by_commit_and_object: Object.fromEntries(
+        Object.entries(objectsByCommit).map(([commit, counts]) => [
+          commit,
+          Object.fromEntries(
+            Object.entries(counts)
+              .sort((a, b) => b[1] - a[1])
+              .map(([name, c]) => [name, Math.round((c / n) * 100) / 100]),
+          ),
+        ]),
+      ),
+      frames_per_round_trip_by_object: Object.fromEntries(
+        Object.entries(byName)
+          .sort((a, b) => b[1] - a[1])
+          .map(([name, count]) => [name, Math.round((count / n) * 100) / 100]),
+      ),
+    },
+    null,
+    1,
+  ),
+);
