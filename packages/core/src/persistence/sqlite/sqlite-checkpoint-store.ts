@@ -34,8 +34,8 @@ import { SqliteConnection } from './sqlite-connection.js';
 import {
   INTERACTION_COLUMNS,
   interactionStatusCondition,
-  LIVE_THREAD_STATUSES,
   SQL,
+  threadsByStatus,
   TOOL_EXECUTION_COLUMNS,
   toolExecutionStatusCondition,
 } from './sqlite-statements.js';
@@ -146,9 +146,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       threadsOf(
         (status === undefined
           ? this.statement(SQL.listThreads).all()
-          : this.statement(
-              LIVE_THREAD_STATUSES.includes(status) ? SQL.listLiveThreadsByStatus : SQL.listThreadsByStatus,
-            ).all(status)) as ThreadMessageRow[],
+          : this.statement(threadsByStatus(status)).all(status)) as ThreadMessageRow[],
       ),
     );
   }

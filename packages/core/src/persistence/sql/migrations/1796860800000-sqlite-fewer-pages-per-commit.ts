@@ -6,8 +6,8 @@ import type { MigrationRunner } from './migration-runner.js';
  * migration that shipped must not change when shared code does).
  */
 
-/** Whether a thread's row (`NEW.` in a trigger, `` otherwise) is of a thread that has not finished. */
-const liveThread = (row = ''): string => `(${row}"status" IN ('running', 'waiting'))`;
+/** Whether a thread's row (`NEW.` or `OLD.` in a trigger) is of a thread that has not finished. */
+const liveThread = (row: string): string => `(${row}"status" IN ('running', 'waiting'))`;
 
 /** How `audit_entries` moves its thread's head, as AddThreadAuditChains1796083200000 created it. */
 const AUDIT_HEAD_TRIGGER = `CREATE TRIGGER "audit_thread_head" AFTER INSERT ON "audit_entries" WHEN NEW."thread_sequence" IS NOT NULL BEGIN
@@ -18,14 +18,14 @@ const AUDIT_HEAD_TRIGGER = `CREATE TRIGGER "audit_thread_head" AFTER INSERT ON "
 /**
  * SQLite only (issue 38): a commit writes every page it changes to the WAL (and, at
  * synchronous FULL, fsyncs them), so an index that a round trip's commits keep changing
- * costs a page in each. The status indexes now hold only the rows someone looks up, and
- * none of them changes in a commit that does not change who is in it:
+ * costs a page in each. The status indexes now hold only the rows someone looks up, and a
+ * commit that does not change who is in one leaves it alone:
  *
- * - threads: `idx_threads_live`, the threads that have not finished, by a `live` column
- *   (1, or NULL once finished) that triggers keep from `status`. Its key is not the
- *   status, so a save that moves a thread between running and waiting leaves it alone;
- *   only a thread's creation and its end write it. Lists of running or waiting threads
- *   use it; lists of finished ones read the table (most of its rows).
+ * - threads: `live_threads` lists the threads that have not finished (running or
+ *   waiting), kept by triggers on `threads`: a thread's creation and its end write it, a
+ *   save between running and waiting does not (an index on the status would change with
+ *   it). `idx_threads_status` holds the failed and cancelled threads. Completed threads,
+ *   most of the table, are listed by reading it.
  * - interactions: those not processed (pending, responded, failed: what recovery and the
  *   inbox look for).
  * - tool executions: those stopped short of their end (approved, unknown). A call that
@@ -39,18 +39,27 @@ export class SqliteFewerPagesPerCommit1796860800000 implements MigrationInterfac
 
   async up(queryRunner: MigrationRunner): Promise<void> {
     if (queryRunner.connection.driver.options?.type !== 'sqlite') return;
-    await queryRunner.query(`ALTER TABLE "threads" ADD COLUMN "live" integer`);
-    await queryRunner.query(`UPDATE "threads" SET "live" = 1 WHERE ${liveThread()}`);
-    await queryRunner.query(`DROP INDEX "idx_threads_status"`);
-    await queryRunner.query(`CREATE INDEX "idx_threads_live" ON "threads" ("live") WHERE "live" IS NOT NULL`);
+    await queryRunner.query(`CREATE TABLE "live_threads" (
+      "thread_id" text NOT NULL,
+      CONSTRAINT "pk_live_threads" PRIMARY KEY ("thread_id")
+    ) WITHOUT ROWID`);
+    await queryRunner.query(`INSERT INTO "live_threads" ("thread_id") SELECT "thread_id" FROM "threads" WHERE ${liveThread('')}`);
     await queryRunner.query(`CREATE TRIGGER "threads_live_insert" AFTER INSERT ON "threads" WHEN ${liveThread('NEW.')} BEGIN
-        UPDATE "threads" SET "live" = 1 WHERE rowid = NEW.rowid;
+        INSERT INTO "live_threads" ("thread_id") VALUES (NEW."thread_id") ON CONFLICT DO NOTHING;
       END`);
-    // Fires only when the status crosses between live and finished (the WHEN), not on every save.
+    // Fires only when a save moves the thread between live and finished (the WHEN), not on every save.
     await queryRunner.query(`CREATE TRIGGER "threads_live_status" AFTER UPDATE OF "status" ON "threads"
-      WHEN ${liveThread('NEW.')} IS NOT (NEW."live" IS NOT NULL) BEGIN
-        UPDATE "threads" SET "live" = CASE WHEN ${liveThread('NEW.')} THEN 1 END WHERE rowid = NEW.rowid;
+      WHEN ${liveThread('OLD.')} IS NOT ${liveThread('NEW.')} BEGIN
+        DELETE FROM "live_threads" WHERE "thread_id" = NEW."thread_id" AND NOT ${liveThread('NEW.')};
+        INSERT INTO "live_threads" ("thread_id") SELECT NEW."thread_id" WHERE ${liveThread('NEW.')} ON CONFLICT DO NOTHING;
       END`);
+    await queryRunner.query(`CREATE TRIGGER "threads_live_delete" AFTER DELETE ON "threads" BEGIN
+        DELETE FROM "live_threads" WHERE "thread_id" = OLD."thread_id";
+      END`);
+    await queryRunner.query(`DROP INDEX "idx_threads_status"`);
+    await queryRunner.query(
+      `CREATE INDEX "idx_threads_status" ON "threads" ("status") WHERE "status" IN ('failed', 'cancelled')`,
+    );
 
     await queryRunner.query(`DROP INDEX "idx_interactions_status"`);
     await queryRunner.query(
@@ -99,10 +108,11 @@ export class SqliteFewerPagesPerCommit1796860800000 implements MigrationInterfac
     await queryRunner.query(`DROP INDEX "idx_interactions_status"`);
     await queryRunner.query(`CREATE INDEX "idx_interactions_status" ON "interactions" ("status")`);
 
+    await queryRunner.query(`DROP TRIGGER "threads_live_delete"`);
     await queryRunner.query(`DROP TRIGGER "threads_live_status"`);
     await queryRunner.query(`DROP TRIGGER "threads_live_insert"`);
-    await queryRunner.query(`DROP INDEX "idx_threads_live"`);
+    await queryRunner.query(`DROP TABLE "live_threads"`);
+    await queryRunner.query(`DROP INDEX "idx_threads_status"`);
     await queryRunner.query(`CREATE INDEX "idx_threads_status" ON "threads" ("status")`);
-    await queryRunner.query(`ALTER TABLE "threads" DROP COLUMN "live"`);
   }
 }
