@@ -128,10 +128,21 @@ console.log(
       warmup,
       n,
       page_size: pageSize,
-      frames_per_round_trip: { median: median(perRoundTrip), min: Math.min(...perRoundTrip), max: Math.max(...perRoundTrip) },
-      commits_per_round_trip: { median: median(commitsPerRoundTrip), min: Math.min(...commitsPerRoundTrip), max: Math.max(...commitsPerRoundTrip) },
+      frames_per_round_trip: {
+        median: median(perRoundTrip),
+        min: Math.min(...perRoundTrip),
+        max: Math.max(...perRoundTrip),
+      },
+      commits_per_round_trip: {
+        median: median(commitsPerRoundTrip),
+        min: Math.min(...commitsPerRoundTrip),
+        max: Math.max(...commitsPerRoundTrip),
+      },
       frames_by_commit: Object.fromEntries(
-        Object.entries(shapes).map(([name, values]) => [name, { median: median(values), min: Math.min(...values), max: Math.max(...values) }]),
+        Object.entries(shapes).map(([name, values]) => [
+          name,
+          { median: median(values), min: Math.min(...values), max: Math.max(...values) },
+        ]),
       ),
       frames_by_commit_and_object: Object.fromEntries(
         Object.entries(objectsByCommit).map(([commit, counts]) => [

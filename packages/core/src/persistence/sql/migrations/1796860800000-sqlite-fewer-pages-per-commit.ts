@@ -43,7 +43,9 @@ export class SqliteFewerPagesPerCommit1796860800000 implements MigrationInterfac
       "thread_id" text NOT NULL,
       CONSTRAINT "pk_live_threads" PRIMARY KEY ("thread_id")
     ) WITHOUT ROWID`);
-    await queryRunner.query(`INSERT INTO "live_threads" ("thread_id") SELECT "thread_id" FROM "threads" WHERE ${liveThread('')}`);
+    await queryRunner.query(
+      `INSERT INTO "live_threads" ("thread_id") SELECT "thread_id" FROM "threads" WHERE ${liveThread('')}`,
+    );
     await queryRunner.query(`CREATE TRIGGER "threads_live_insert" AFTER INSERT ON "threads" WHEN ${liveThread('NEW.')} BEGIN
         INSERT INTO "live_threads" ("thread_id") VALUES (NEW."thread_id") ON CONFLICT DO NOTHING;
       END`);
