@@ -5,8 +5,8 @@
  *   cd bench && node --expose-gc scripts/wal-pages.mjs [--n 30] [--warmup 200] [--synchronous normal] [--out /tmp/walpages]
  *
  * Runs `warmup` round trips (the scenario's: startThread, then approveThread, one at a time),
- * checkpoints the WAL into the file (TRUNCATE, from a second connection), runs `n` more, and
- * reads the WAL's frames: each frame is one page a commit wrote; a commit ends with a frame
+ * checkpoints the WAL into the file (TRUNCATE, from a second connection), runs `n` more while
+ * a reader holds its snapshot (so no checkpoint starts the WAL over), and reads the WAL's frames: each frame is one page a commit wrote; a commit ends with a frame
  * that carries the database's size. Each page is named by `dbstat` (the table or index it
  * belongs to) on a copy of the file with its WAL. Prints frames per round trip, per commit
  * of a round trip (the suspend, the call's start, its end), and per table or index.
@@ -43,6 +43,11 @@ for (let i = 0; i < warmup; i++) {
   db.close();
   if (result.busy !== 0) throw new Error(`the checkpoint was blocked: ${JSON.stringify(result)}`);
 }
+// A reader that holds its snapshot from before the measured round trips: no checkpoint can
+// then move the WAL's frames into the file and start the WAL over, however many there are.
+const reader = new Database(file);
+reader.exec('BEGIN');
+reader.prepare('SELECT COUNT(*) FROM sqlite_master').get();
 // Where each round trip's frames start: the WAL's size before it, and between its two halves.
 const walFile = `${file}-wal`;
 const walSize = () => (fs.existsSync(walFile) ? fs.statSync(walFile).size : 0);
@@ -55,7 +60,11 @@ for (let i = warmup; i < warmup + n; i++) {
   marks.push({ start, suspended, end: walSize() });
 }
 const wal = fs.readFileSync(walFile);
+reader.exec('COMMIT');
+reader.close();
 await engine.interlock.close();
+if (marks.some(({ start, suspended, end }) => !(start <= suspended && suspended <= end)))
+  throw new Error('the WAL started over during the measured round trips: nothing to read');
 
 const pageSize = wal.readUInt32BE(8);
 const frameSize = 24 + pageSize;
