@@ -2,7 +2,7 @@
 /**
  * Issue 38: which pages each SQLite commit of a round trip writes, read from the WAL.
  *
- *   cd bench && node --expose-gc scripts/wal-pages.mjs [--n 30] [--warmup 200] [--synchronous normal] [--out /tmp/walpages]
+ *   cd bench && node --expose-gc scripts/wal-pages.mjs [--n 30] [--warmup 200] [--synchronous normal] [--ids uuid] [--out /tmp/walpages]
  *
  * Runs `warmup` round trips (the scenario's: startThread, then approveThread, one at a time),
  * checkpoints the WAL into the file (TRUNCATE, from a second connection), runs `n` more while
@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = path.resolve(here, '..', 'dist');
-const { createEngine, startThread, approveThread, requireFromCore } = await import(path.join(dist, 'scenario.js'));
-const { rmDb } = await import(path.join(dist, 'common.js'));
+const { createEngine, startThread, approveThread, requireFromCore, WORKFLOW_ID } = await import(
+  path.join(dist, 'scenario.js')
+);
+const { rmDb, threadCtx } = await import(path.join(dist, 'common.js'));
 const Database = requireFromCore('better-sqlite3');
 
 const flags = {};
@@ -28,15 +30,32 @@ const n = Number(flags.n ?? 30);
 const warmup = Number(flags.warmup ?? 200);
 const synchronous = flags.synchronous === 'full' ? 'full' : 'normal';
 const out = path.resolve(flags.out ?? '/tmp/walpages');
+// `--ids uuid`: threads get random ids, as `interlock.start` gives them by default (the scenario's are t-<i>).
+const uuids = flags.ids === 'uuid';
 fs.mkdirSync(out, { recursive: true });
 const file = path.join(out, `wal-pages-${process.pid}.db`);
 
 rmDb(file);
 const engine = await createEngine('sqlite', file, { synchronous });
-for (let i = 0; i < warmup; i++) {
-  await startThread(engine, i);
-  await approveThread(engine, i);
+/** The scenario's round trip, halves apart; with --ids uuid, under a random thread id. */
+async function start(i) {
+  if (!uuids) return startThread(engine, i);
+  return threadCtx.run({ threadIndex: i }, async () => {
+    const handle = await engine.interlock.start(WORKFLOW_ID, {});
+    const outcome = await handle.done();
+    if (outcome.status !== 'waiting') throw new Error(`thread ${i} did not wait: ${JSON.stringify(outcome)}`);
+    return { threadId: handle.threadId, interactionId: outcome.pendingInteractionIds[0] };
+  });
 }
+async function approve(i, started) {
+  if (!uuids) return approveThread(engine, i);
+  return threadCtx.run({ threadIndex: i }, async () => {
+    const result = await engine.interlock.respond(started.interactionId, { approved: true });
+    const outcome = await result.thread?.done();
+    if (outcome?.status !== 'completed') throw new Error(`thread ${i} did not finish: ${JSON.stringify(outcome)}`);
+  });
+}
+for (let i = 0; i < warmup; i++) await approve(i, await start(i));
 {
   const db = new Database(file);
   const [result] = db.pragma('wal_checkpoint(TRUNCATE)');
@@ -53,11 +72,11 @@ const walFile = `${file}-wal`;
 const walSize = () => (fs.existsSync(walFile) ? fs.statSync(walFile).size : 0);
 const marks = [];
 for (let i = warmup; i < warmup + n; i++) {
-  const start = walSize();
-  await startThread(engine, i);
+  const before = walSize();
+  const started = await start(i);
   const suspended = walSize();
-  await approveThread(engine, i);
-  marks.push({ start, suspended, end: walSize() });
+  await approve(i, started);
+  marks.push({ start: before, suspended, end: walSize() });
 }
 const wal = fs.readFileSync(walFile);
 reader.exec('COMMIT');
@@ -134,6 +153,7 @@ console.log(
   JSON.stringify(
     {
       synchronous,
+      ids: uuids ? 'uuid' : 't-<i>',
       warmup,
       n,
       page_size: pageSize,
