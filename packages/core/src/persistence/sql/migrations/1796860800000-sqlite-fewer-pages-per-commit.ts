@@ -33,6 +33,11 @@ const AUDIT_HEAD_TRIGGER = `CREATE TRIGGER "audit_thread_head" AFTER INSERT ON "
  *
  * `audit_thread_heads` is kept WITHOUT ROWID (rebuilt, rows copied): a head is 70 bytes,
  * and a new thread's head is then one b-tree's page, not the table's and its key index's.
+ * The other text-keyed tables stay rowid tables: measured from the WAL, WITHOUT ROWID made
+ * `tool_executions` and `global_variables` write more pages (their rows, 0.5–1 KB, land in
+ * the key's order and split leaves; a rowid table appends), `messages` saved 0.6 pages a
+ * round trip, and rows over ~1 KB (a waiting thread, an interaction, a long message) would
+ * spill to an overflow page of their own.
  */
 export class SqliteFewerPagesPerCommit1796860800000 implements MigrationInterface {
   name = 'SqliteFewerPagesPerCommit1796860800000';
