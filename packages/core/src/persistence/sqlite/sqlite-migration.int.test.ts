@@ -19,6 +19,7 @@ import type { ICheckpointStore, ThreadStatus, ToolExecutionStatus } from '../che
 import { MIGRATIONS_TABLE, type MigrationRunner } from '../sql/migrations/migration-runner.js';
 import { STORE_MIGRATIONS } from '../sql/migrations/store-migrations.js';
 import { openSqliteStore } from './open-sqlite-store.js';
+import { migrateSqlite } from './sqlite-migrations.js';
 import { SqliteCheckpointStore } from './sqlite-checkpoint-store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'interlock-sqlite-migration-'));
@@ -274,6 +275,52 @@ describe('SQLite store: the migration to fewer pages per commit (issue 38)', () 
         expect(inspect(file).live).toEqual(status === 'running' || status === 'waiting' ? ['a'] : []);
       }
       expect(await ids('completed')).toEqual(['b']);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('looks up live threads, unprocessed interactions and stopped calls without reading their whole table', async () => {
+    const database = new Database(freshFile());
+    await migrateSqlite(database);
+    // The statements the store runs, as it prepared them (with their parameters, not values).
+    const ran: string[] = [];
+    const prepare = database.prepare.bind(database);
+    database.prepare = ((sql: string) => {
+      const statement = prepare(sql);
+      const all = statement.all.bind(statement);
+      statement.all = ((...parameters: unknown[]) => {
+        ran.push(sql);
+        return all(...parameters);
+      }) as typeof statement.all;
+      return statement;
+    }) as typeof database.prepare;
+    const store = new SqliteCheckpointStore(database);
+    const plans: Record<string, string> = {};
+    const planOf = async (lookup: string, read: () => Promise<unknown>) => {
+      ran.length = 0;
+      await read();
+      const [sql = ''] = ran;
+      const parameters = Object.fromEntries([...sql.matchAll(/@(\w+)/g)].map(([, name]) => [name, 'x']));
+      const positional = (sql.match(/\?/g) ?? []).map(() => 'x');
+      const rows = prepare(`EXPLAIN QUERY PLAN ${sql}`).all(
+        ...(Object.keys(parameters).length > 0 ? [parameters] : positional),
+      ) as { detail: string }[];
+      plans[lookup] = rows.map((row) => row.detail).join('; ');
+    };
+    try {
+      for (const status of ['running', 'waiting', 'failed', 'cancelled'] as const)
+        await planOf(`threads ${status}`, () => store.listThreads({ status }));
+      for (const status of ['pending', 'responded', 'failed'] as const) {
+        await planOf(`interactions ${status}`, () => store.listInteractions({ status }));
+        await planOf(`interactions ${status} of a thread`, () => store.listInteractions({ status, threadId: 't' }));
+      }
+      for (const status of ['approved', 'unknown'] as const)
+        await planOf(`tool calls ${status}`, () => store.listToolExecutions({ status }));
+      // `t` is threads, `l` live_threads (only the threads that have not finished).
+      const scans = Object.entries(plans).filter(([, plan]) => /SCAN (t|interactions|tool_executions)\b/.test(plan));
+      expect(scans).toEqual([]);
+      expect(Object.keys(plans)).toHaveLength(12);
     } finally {
       await store.close();
     }

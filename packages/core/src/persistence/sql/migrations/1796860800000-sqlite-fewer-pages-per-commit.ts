@@ -63,23 +63,23 @@ export class SqliteFewerPagesPerCommit1796860800000 implements MigrationInterfac
     await queryRunner.query(`CREATE TRIGGER "threads_live_delete" AFTER DELETE ON "threads" BEGIN
         DELETE FROM "live_threads" WHERE "thread_id" = OLD."thread_id";
       END`);
-    await queryRunner.query(`DROP INDEX "idx_threads_status"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "idx_threads_status"`);
     await queryRunner.query(
       `CREATE INDEX "idx_threads_status" ON "threads" ("status") WHERE "status" IN ('failed', 'cancelled')`,
     );
 
-    await queryRunner.query(`DROP INDEX "idx_interactions_status"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "idx_interactions_status"`);
     await queryRunner.query(
       `CREATE INDEX "idx_interactions_status" ON "interactions" ("status") WHERE "status" <> 'processed'`,
     );
-    await queryRunner.query(`DROP INDEX "idx_tool_executions_status"`);
+    await queryRunner.query(`DROP INDEX IF EXISTS "idx_tool_executions_status"`);
     await queryRunner.query(
       `CREATE INDEX "idx_tool_executions_status" ON "tool_executions" ("status") WHERE "status" IN ('approved', 'unknown')`,
     );
 
     // The SQLite way to change a table's kind: a new table, the rows copied, the old one dropped.
     // The trigger that writes heads names the table: dropped first, created again after.
-    await queryRunner.query(`DROP TRIGGER "audit_thread_head"`);
+    await queryRunner.query(`DROP TRIGGER IF EXISTS "audit_thread_head"`);
     await queryRunner.query(`CREATE TABLE "audit_thread_heads_rebuilt" (
       "thread_id" text NOT NULL,
       "thread_sequence" integer NOT NULL,
