@@ -31,7 +31,14 @@ import type {
 import { decodeOptionalJson, isStorableText } from '../sql/stored-text.js';
 import type { CommitResult, UnitOfWork } from '../unit-of-work.js';
 import { SqliteConnection } from './sqlite-connection.js';
-import { INTERACTION_COLUMNS, SQL, TOOL_EXECUTION_COLUMNS } from './sqlite-statements.js';
+import {
+  INTERACTION_COLUMNS,
+  interactionStatusCondition,
+  SQL,
+  threadsByStatus,
+  TOOL_EXECUTION_COLUMNS,
+  toolExecutionStatusCondition,
+} from './sqlite-statements.js';
 import { applyUnit, Refused, sqliteBoolean } from './sqlite-unit.js';
 import { isoTime } from '../../engine/clock.js';
 
@@ -139,7 +146,7 @@ export class SqliteCheckpointStore implements ICheckpointStore {
       threadsOf(
         (status === undefined
           ? this.statement(SQL.listThreads).all()
-          : this.statement(SQL.listThreadsByStatus).all(status)) as ThreadMessageRow[],
+          : this.statement(threadsByStatus(status)).all(status)) as ThreadMessageRow[],
       ),
     );
   }
@@ -156,9 +163,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     const { status, threadId } = filter;
     if (threadId !== undefined && !isStorableText(threadId)) return [];
     const where = [
-      ...(status === undefined ? [] : ['status = @status']),
+      ...(status === undefined ? [] : ['status = @status', interactionStatusCondition(status)]),
       ...(threadId === undefined ? [] : ['thread_id = @threadId']),
-    ];
+    ].filter((term) => term !== '');
     const sql = `SELECT ${INTERACTION_COLUMNS} FROM interactions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, rowid ASC`;
     return this.connection
       .read(() => this.statement(sql).all({ status, threadId }) as InteractionRow[])
@@ -172,8 +179,8 @@ export class SqliteCheckpointStore implements ICheckpointStore {
     if (threadId !== undefined && !isStorableText(threadId)) return [];
     const where = [
       ...(threadId === undefined ? [] : ['thread_id = @threadId']),
-      ...(status === undefined ? [] : ['status = @status']),
-    ];
+      ...(status === undefined ? [] : ['status = @status', toolExecutionStatusCondition(status)]),
+    ].filter((term) => term !== '');
     const sql = `SELECT ${TOOL_EXECUTION_COLUMNS} FROM tool_executions${where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`} ORDER BY created_at ASC, thread_id ASC, tool_call_id ASC`;
     return this.connection
       .read(() => this.statement(sql).all({ threadId, status }) as ToolExecutionRow[])

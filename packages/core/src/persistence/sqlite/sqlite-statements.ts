@@ -60,7 +60,14 @@ export const SQL = {
   selectThread: `SELECT ${THREAD_COLUMNS} FROM threads t WHERE t.thread_id = ?`,
   messagesOfThread: 'SELECT position, message FROM messages WHERE thread_id = ? ORDER BY position ASC',
   listThreads: `${THREAD_WITH_MESSAGES} ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  /** Completed threads: most of the table, read whole. */
   listThreadsByStatus: `${THREAD_WITH_MESSAGES} WHERE t.status = ? ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  /** Failed or cancelled threads, through `idx_threads_status` (it holds only those). */
+  listEndedThreadsByStatus: `${THREAD_WITH_MESSAGES} WHERE t.status = ? AND t.status IN ('failed', 'cancelled') ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
+  /** Running or waiting threads, from `live_threads` (CROSS JOIN: SQLite reads it first). */
+  listLiveThreadsByStatus:
+    `SELECT ${THREAD_COLUMNS}, m.position, m.message FROM live_threads l CROSS JOIN threads t ON t.thread_id = l.thread_id ` +
+    'LEFT JOIN messages m ON m.thread_id = t.thread_id WHERE t.status = ? ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC',
   deleteMessagesFrom: 'DELETE FROM messages WHERE thread_id = ? AND position >= ?',
 
   upsertInteraction:
@@ -142,6 +149,29 @@ export const SQL = {
   selectWorkflowDefinition:
     'SELECT workflow_id AS workflowId, version, definition, created_at AS createdAt FROM workflow_definitions WHERE workflow_id = ? AND version = ?',
 } as const;
+
+/*
+ * The status indexes hold only the rows someone looks up (SqliteFewerPagesPerCommit1796860800000),
+ * so a commit that moves a row between two statuses a round trip goes through leaves them
+ * alone. SQLite uses a partial index only for a query whose WHERE repeats the index's
+ * condition: a lookup by a status the index holds adds that condition.
+ */
+
+/** The statement that lists threads of `status`: the live ones from `live_threads`, failed or cancelled ones through their index. */
+export function threadsByStatus(status: string): string {
+  if (status === 'running' || status === 'waiting') return SQL.listLiveThreadsByStatus;
+  return status === 'failed' || status === 'cancelled' ? SQL.listEndedThreadsByStatus : SQL.listThreadsByStatus;
+}
+
+/** What a lookup of interactions by `status` adds so that `idx_interactions_status` serves it ('' for processed: read whole). */
+export function interactionStatusCondition(status: string): string {
+  return status === 'processed' ? '' : "status <> 'processed'";
+}
+
+/** What a lookup of tool executions by `status` adds so that `idx_tool_executions_status` serves it ('' for started and finished: read whole). */
+export function toolExecutionStatusCondition(status: string): string {
+  return status === 'approved' || status === 'unknown' ? "status IN ('approved', 'unknown')" : '';
+}
 
 /** The multi-row INSERT of `count` messages (`?` four per message: thread, position, message, digest). */
 export function insertMessages(count: number): string {

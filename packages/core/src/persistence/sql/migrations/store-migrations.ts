@@ -16,6 +16,7 @@ import { RepairJobQueueSchema1796515200000 } from './1796515200000-repair-job-qu
 import { FenceClaimEnd1796601600000 } from './1796601600000-fence-claim-end.js';
 import { JobsInOneCall1796688000000 } from './1796688000000-jobs-in-one-call.js';
 import { NotifyQuorumChanges1796774400000 } from './1796774400000-notify-quorum-changes.js';
+import { SqliteFewerPagesPerCommit1796860800000 } from './1796860800000-sqlite-fewer-pages-per-commit.js';
 import { LeanCommit1796947200000 } from './1796947200000-lean-commit.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
@@ -38,5 +39,7 @@ export const STORE_MIGRATIONS = [
   FenceClaimEnd1796601600000,
   JobsInOneCall1796688000000,
   NotifyQuorumChanges1796774400000,
+  // Before LeanCommit: TypeORM runs migrations in the order of their timestamps.
+  SqliteFewerPagesPerCommit1796860800000,
   LeanCommit1796947200000,
 ];
