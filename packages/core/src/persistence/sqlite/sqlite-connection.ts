@@ -124,7 +124,8 @@ export class SqliteConnection {
       try {
         return work();
       } finally {
-        if (this.database.inTransaction) this.statements.commit.run();
+        // Ended by the read only if SQLite rolled it back (a failed read): nothing to commit then.
+        if (inTransaction(this.database)) this.statements.commit.run();
       }
     });
   }
@@ -278,4 +279,9 @@ export class SqliteConnection {
 export function isBusy(error: unknown): boolean {
   const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT';
+}
+
+/** Whether a transaction is open now (a call, so that a check before it does not decide it). */
+function inTransaction(database: BetterSqlite3.Database): boolean {
+  return database.inTransaction;
 }
