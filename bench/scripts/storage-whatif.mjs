@@ -94,10 +94,11 @@ const changes = {
   // Audit entry compacted: previous_hash is the previous entry's hash (drop it), the time as integer ms.
   'audit: no previous_hash copy, integer time': `
     UPDATE audit_entries SET previous_hash = '', at = CAST(strftime('%s', at) AS INTEGER) * 1000;`,
-  // remembered_approvals keyed by a 32-byte hash of the key, WITHOUT ROWID (the text key is now stored twice: row + autoindex).
-  'remembered approvals: hashed key, WITHOUT ROWID': `
+  // remembered_approvals keyed by the 32 bytes of its hash, not 43 characters of base64url (the table is WITHOUT ROWID
+  // since CompactRememberedApprovals; SQLite cannot decode base64, so random bytes of the same size stand in).
+  'remembered approvals: key as 32-byte blob': `
     CREATE TABLE remembered2 (key BLOB PRIMARY KEY, expires_at INTEGER NOT NULL) WITHOUT ROWID;
-    INSERT INTO remembered2 SELECT unhex(substr(key, -64)), expires_at FROM remembered_approvals;
+    INSERT INTO remembered2 SELECT randomblob(32), expires_at FROM remembered_approvals;
     DROP TABLE remembered_approvals;`,
   // Timestamps as integer ms instead of 24-char ISO strings.
   'timestamps as integers': `
