@@ -41,10 +41,15 @@ function pgCtl(...args: string[]): void {
 /** Every process of the server: the postmaster and its children. */
 function serverProcesses(): number[] {
   const postmaster = Number(readFileSync(`${DIR}/data/postmaster.pid`, 'utf8').split('\n')[0]);
-  const children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
-    .split('\n')
-    .filter(Boolean)
-    .map(Number);
+  let children: number[] = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    // pgrep exits 1 when it finds none (a postmaster starting or stopping): the postmaster alone.
+  }
   return [postmaster, ...children];
 }
 
@@ -133,9 +138,18 @@ afterAll(async () => {
   for (const interlock of opened) await interlock.close().catch(() => undefined);
   try {
     signalServer('SIGCONT');
-    pgCtl('stop', '-m', 'fast');
   } catch {
-    // Already stopped.
+    // No server: nothing to wake.
+  }
+  // Stopped whatever the wake-up said (a server left running fails the run's teardown); pg_ctl
+  // waits for the postmaster to exit, up to two minutes on a loaded machine.
+  for (const mode of ['fast', 'immediate']) {
+    try {
+      pgCtl('stop', '-m', mode, '-t', '120');
+      return;
+    } catch {
+      // Already stopped, or it did not stop in time: the next mode.
+    }
   }
 });
 
