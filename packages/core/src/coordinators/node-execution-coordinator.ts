@@ -3,8 +3,7 @@ import type { NodeType, WorkflowDefinition, WorkflowNode } from '@interlock/sdk-
 import { TYPES } from '../di/tokens.js';
 import { InterlockError, isStoreFailure, toInterlockError } from '../errors/interlock-error.js';
 import { renderTemplate } from '../expressions/expressions.js';
-import type { Clock } from '../engine/clock.js';
-import { isoTime } from '../engine/clock.js';
+import { isoTime, type Clock } from '../engine/clock.js';
 import { edgeTarget, findNode } from '../engine/graph.js';
 import type { EmittedEvent, INodeExecutor, NodeExecutionContext, NodeOutcome } from '../engine/node-executor.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';

@@ -13,8 +13,7 @@ import type {
 import type { AuditDraft, GlobalChange, InteractionChange, UnitOfWork } from '../persistence/unit-of-work.js';
 import type { JobPlanner } from '../workers/job-planner.js';
 import { planAnswer, type AnswerInput, type AnswerPlan, type AnswerSeen } from './answer-plan.js';
-import type { Clock } from './clock.js';
-import { isoTime } from './clock.js';
+import { isoTime, type Clock } from './clock.js';
 import { planEscalation } from './escalations.js';
 import { failpoint, isArmed } from './failpoints.js';
 import type { EmittedEvent } from './node-executor.js';

@@ -1,5 +1,4 @@
-import type { Clock } from '../engine/clock.js';
-import { isoTime } from '../engine/clock.js';
+import { isoTime, type Clock } from '../engine/clock.js';
 import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor.js';
 import type { Effects } from '../engine/step.js';
 import type { ApprovalPolicy } from '../policy/approval-policy.js';

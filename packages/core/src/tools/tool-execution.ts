@@ -1,5 +1,4 @@
-import type { Clock } from '../engine/clock.js';
-import { isoTime } from '../engine/clock.js';
+import { isoTime, type Clock } from '../engine/clock.js';
 import { failpoint, isArmed } from '../engine/failpoints.js';
 import type { NodeExecutionContext } from '../engine/node-executor.js';
 import { startCommitted, type StartsCommitted } from '../engine/run.js';
