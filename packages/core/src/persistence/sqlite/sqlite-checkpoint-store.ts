@@ -131,12 +131,9 @@ export class SqliteCheckpointStore implements ICheckpointStore {
   private threadNow(threadId: string): ThreadRecord | undefined {
     const row = this.statement(SQL.selectThread).get(threadId) as ThreadRow | undefined;
     if (row === undefined) return undefined;
+    const messages = this.statement(SQL.messagesOfThread).all(threadId) as Pick<MessageRow, 'position' | 'message'>[];
     const conversations = new Map<string, Message[]>([[threadId, []]]);
-    for (const message of this.statement(SQL.messagesOfThread).all(threadId) as Pick<
-      MessageRow,
-      'position' | 'message'
-    >[])
-      appendStoredMessage(conversations, { threadId, ...message });
+    for (const message of messages) appendStoredMessage(conversations, { threadId, ...message });
     return toThreadRecord(row, conversations.get(threadId) ?? []);
   }
 

@@ -56,7 +56,7 @@ export const SQL = {
   releaseClaim:
     'UPDATE threads SET lease_owner = NULL, lease_until = NULL WHERE thread_id = @threadId AND epoch = @epoch AND lease_owner = @owner RETURNING version, epoch, updated_at AS updatedAt',
 
-  /** One thread's row; its conversation is `messagesOfThread` (one read transaction: see SqliteConnection.read). */
+  /** One thread's row; its conversation is `messagesOfThread`, read on the same snapshot (SqliteConnection.readTogether). */
   selectThread: `SELECT ${THREAD_COLUMNS} FROM threads t WHERE t.thread_id = ?`,
   messagesOfThread: 'SELECT position, message FROM messages WHERE thread_id = ? ORDER BY position ASC',
   listThreads: `${THREAD_WITH_MESSAGES} ORDER BY t.created_at ASC, t.thread_id ASC, m.position ASC`,
