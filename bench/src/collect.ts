@@ -504,6 +504,7 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
         (r) =>
           `\nThe job queue alone (${show(r['queue'])}, nothing of Interlock): ${f1(r['jobs_per_sec'])} no-op jobs/s, add → run p50 ${f1(at(r, 'add_to_run', 'p50_ms'))} ms, p99 ${f1(at(r, 'add_to_run', 'p99_ms'))} ms (N=${show(r['n'])}, ${show(r['in_flight'])} in flight).`,
       ),
+    ...queueScaling(records),
     '',
     'Micro-benchmarks (per call, µs: p50 / p99)',
     '',
@@ -541,6 +542,25 @@ export function writeCollected(dir: string, benchResultsDir = dir): void {
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'summary.md'), md);
   process.stdout.write(md);
+}
+
+/**
+ * The job queue alone in 1, 2 and 4 worker processes (`queue-pg --workers K`), beside the
+ * workers table: what more processes cost the queue itself, each figure against the one before.
+ */
+function queueScaling(records: Json[]): string[] {
+  const rows = records
+    .filter((r) => r['kind'] === 'queue_pg_workers')
+    .sort((a, b) => num(a['workers']) - num(b['workers']));
+  if (rows.length === 0) return [];
+  const rates = rows.map((r, i) => {
+    const before = rows[i - 1];
+    const step = before === undefined ? '' : ` (${(num(r['jobs_per_sec']) / num(before['jobs_per_sec'])).toFixed(2)}×)`;
+    return `${show(r['workers'])}: ${f1(r['jobs_per_sec'])} jobs/s${step}, CPU ms per job workers ${show(at(r, 'cpu_ms_per_job', 'workers'))} / PostgreSQL ${show(at(r, 'cpu_ms_per_job', 'postgres'))}`;
+  });
+  return [
+    `\nThe job queue alone in K worker processes, nothing of Interlock (${show(rows[0]?.['options'])}; N=${show(rows[0]?.['n'])}, ${show(rows[0]?.['in_flight'])} in flight), each rate against the one before: ${rates.join('; ')}.`,
+  ];
 }
 
 // `node dist/collect.js [dir]`: the peers' figures and the 100k record always come from bench/results.

@@ -7,7 +7,8 @@
  * Knobs (environment): N=1000, WARMUP=50, DURABLE_N=50, SCALE_N=10000, SCALE_SAMPLE=1000,
  * COMMITS_N=200, FSYNC_N=2000, MICRO_N=1000, PG_N=300 (the PostgreSQL steps, on
  * INTERLOCK_BENCH_POSTGRES_URL or a server started on port 54351; BENCH_PG_TRACE=1 prints on stderr
- * what each side sends per round trip, statement by statement), ONLY=seq,fanout,… (step-name prefixes),
+ * what each side sends per round trip, statement by statement), QUEUE_N=2000 (the job queue alone
+ * in 1, 2 and 4 worker processes), ONLY=seq,fanout,… (step-name prefixes),
  * PROFILE=1 (also a --cpu-prof run of seq), PEERS_DIR (default ../../shared/bench/peers,
  * for the mirror check of common.ts), RESULTS_DIR (default results/: a smoke run can write
  * elsewhere; the peers' figures and the separate 100k record are always read from
@@ -43,6 +44,7 @@ const COMMITS_N = env('COMMITS_N', '200');
 const FSYNC_N = env('FSYNC_N', '2000');
 const MICRO_N = env('MICRO_N', '1000');
 const PG_N = env('PG_N', '300');
+const QUEUE_N = env('QUEUE_N', '2000');
 const ONLY = env('ONLY', '')
   .split(',')
   .map((s) => s.trim())
@@ -65,6 +67,9 @@ const steps: [string, string[]][] = [
   ['workers-pg-2', ['workers-pg', '--workers', '2', '--n', PG_N, '--warmup', '20']],
   ['workers-pg-4', ['workers-pg', '--workers', '4', '--n', PG_N, '--warmup', '20']],
   ['queue-pg', ['queue-pg', '--n', PG_N, '--warmup', '20']],
+  ['queue-pg-workers-1', ['queue-pg', '--workers', '1', '--n', QUEUE_N, '--warmup', '200']],
+  ['queue-pg-workers-2', ['queue-pg', '--workers', '2', '--n', QUEUE_N, '--warmup', '200']],
+  ['queue-pg-workers-4', ['queue-pg', '--workers', '4', '--n', QUEUE_N, '--warmup', '200']],
 ];
 
 const PG_SCRIPT = path.join(benchDir, '..', 'scripts', 'start-postgres.sh');
@@ -181,6 +186,8 @@ function stepOf(record: Record<string, unknown>): string {
       return `workers-pg-${String(record['workers'])}`;
     case 'queue_pg':
       return 'queue-pg';
+    case 'queue_pg_workers':
+      return `queue-pg-workers-${String(record['workers'])}`;
     case 'mirror_check':
       return 'mirror';
     case 'correctness': {

@@ -2,7 +2,8 @@
  * One measurement in this process: `node --expose-gc dist/run.js <mode> [--n N] [--warmup W]
  * [--store sqlite|memory] [--synchronous full|normal] [--group-commit true|false]
  * [--phase suspend|resume] [--db file] [--sample S] [--batch B] [--workers K]`; `workers-pg` and
- * `queue-pg` run on INTERLOCK_BENCH_POSTGRES_URL. The SQLite store's options
+ * `queue-pg` run on INTERLOCK_BENCH_POSTGRES_URL (`queue-pg --workers K`: the queue alone in K
+ * processes, as Interlock's workers run it). The SQLite store's options
  * default to core's (synchronous FULL, no group commit).
  * Prints one JSON object per line; the exit code says whether its checks passed.
  */
@@ -21,6 +22,7 @@ import {
 import { modeInspect } from './inspect-thread.js';
 import { modeMicro } from './micro.js';
 import { modeQueuePg, modeWorkersPg } from './workers-pg.js';
+import { modeQueueWorkersPg } from './queue-workers-pg.js';
 
 function parseArguments(argv: string[]): { mode: string; flags: Record<string, string> } {
   const flags: Record<string, string> = {};
@@ -61,7 +63,15 @@ const modes: Record<string, (options: RunOptions) => Promise<boolean> | boolean>
   micro: modeMicro,
   'workers-pg': () =>
     modeWorkersPg({ url: postgresUrl(), n: options.n, warmup: options.warmup, workers: Number(flags['workers'] ?? 1) }),
-  'queue-pg': () => modeQueuePg({ url: postgresUrl(), n: options.n, warmup: options.warmup }),
+  'queue-pg': () =>
+    flags['workers'] === undefined
+      ? modeQueuePg({ url: postgresUrl(), n: options.n, warmup: options.warmup })
+      : modeQueueWorkersPg({
+          url: postgresUrl(),
+          n: options.n,
+          warmup: options.warmup,
+          workers: Number(flags['workers']),
+        }),
 };
 
 function postgresUrl(): string {

@@ -20,10 +20,15 @@ import { serverCpu, serverStatements } from './pg-server.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** What this file uses of pg and graphile-worker (core's copies: the bench does not depend on them itself). */
-interface Pg {
+export interface Pg {
   Pool: new (options: { connectionString: string; max: number }) => {
     query(sql: string, values?: unknown[]): Promise<unknown>;
     end(): Promise<void>;
+    on(event: 'error', listener: (error: Error) => void): void;
+    on(
+      event: 'connect',
+      listener: (client: { on(event: 'error', listener: (error: Error) => void): void }) => void,
+    ): void;
   };
   Client: new (options: { connectionString: string }) => {
     connect(): Promise<void>;
@@ -31,11 +36,12 @@ interface Pg {
     end(): Promise<void>;
   };
 }
-interface GraphileWorker {
+export interface GraphileWorker {
+  runMigrations(options: Record<string, unknown>): Promise<void>;
   run(options: Record<string, unknown>): Promise<{ stop(): Promise<void> }>;
   Logger: new (factory: () => () => void) => unknown;
 }
-const IN_FLIGHT = 8;
+export const IN_FLIGHT = 8;
 
 export interface PgOptions {
   url: string;
@@ -49,7 +55,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-function latencies(values: number[]): Record<string, number> {
+export function latencies(values: number[]): Record<string, number> {
   const sorted = [...values].sort((a, b) => a - b);
   const round = (value: number) => Math.round(value * 100) / 100;
   return {
@@ -268,6 +274,7 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
   const graphile = requireFromCore('graphile-worker') as GraphileWorker;
   const pg = requireFromCore('pg') as Pg;
   const pool = new pg.Pool({ connectionString: options.url, max: IN_FLIGHT + 2 });
+  reportPoolErrors(pool, 'queue-pg');
   const picked = new Map<number, () => void>();
   const runner = await graphile.run({
     pgPool: pool,
@@ -279,7 +286,7 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     // Its defaults, its fastest for these lanes; BENCH_QUEUE_LOCAL=1 runs it as Interlock's
     // workers do (workers/job-consumers.ts: its local queue, batched completion).
     ...(process.env['BENCH_QUEUE_LOCAL'] === '1'
-      ? { preset: { worker: { localQueue: { size: IN_FLIGHT }, completeJobBatchDelay: 10 } } }
+      ? { preset: { worker: { localQueue: { size: IN_FLIGHT }, completeJobBatchDelay: 50 } } }
       : {}),
     taskList: {
       noop: async (payload: unknown) => {
@@ -288,24 +295,7 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     },
   });
   try {
-    const one = async (i: number): Promise<number> => {
-      const started = now();
-      const ran = new Promise<void>((resolve) => picked.set(i, resolve));
-      await pool.query(`SELECT "${schema}".add_job('noop', $1::json)`, [JSON.stringify({ i })]);
-      await ran;
-      picked.delete(i);
-      return now() - started;
-    };
-    const lanes = async (from: number, count: number) => {
-      const times: number[] = [];
-      let next = from;
-      await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < from + count) times.push(await one(next++));
-        }),
-      );
-      return times;
-    };
+    const lanes = noopJobLanes(pool, schema, picked);
     await lanes(0, options.warmup);
     const started = now();
     const times = await lanes(options.warmup, options.n);
@@ -336,7 +326,46 @@ function traceStatements(side: string, byStatement: NonNullable<PgCounts['byStat
     process.stderr.write(`${side}\t${(statements / n).toFixed(2)}\t${(roundTrips / n).toFixed(2)}\t${text}\n`);
 }
 
-async function dropSchemas(url: string, schemas: string[]): Promise<void> {
+/**
+ * Adds no-op jobs `from`…`from + count - 1` to the queue in `schema`, `IN_FLIGHT` at a time,
+ * each once the one before it in its lane ran (`ran.get(i)` is called when job `i` runs), and
+ * gives each one's time from add to run (ms).
+ */
+export function noopJobLanes(
+  pool: InstanceType<Pg['Pool']>,
+  schema: string,
+  ran: Map<number, () => void>,
+): (from: number, count: number) => Promise<number[]> {
+  const one = async (i: number): Promise<number> => {
+    const started = now();
+    const done = new Promise<void>((resolve) => ran.set(i, resolve));
+    await pool.query(`SELECT "${schema}".add_job('noop', $1::json)`, [JSON.stringify({ i })]);
+    await done;
+    ran.delete(i);
+    return now() - started;
+  };
+  return async (from, count) => {
+    const times: number[] = [];
+    let next = from;
+    const lane = async () => {
+      while (next < from + count) times.push(await one(next++));
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+    return times;
+  };
+}
+
+/**
+ * A failed connection of `pool` (idle, or one a query holds) is said on stderr; the pool
+ * replaces it and the run goes on (graphile-worker asks for both handlers).
+ */
+export function reportPoolErrors(pool: InstanceType<Pg['Pool']>, who: string): void {
+  const report = (error: Error) => process.stderr.write(`${who}: ${error.message}\n`);
+  pool.on('error', report);
+  pool.on('connect', (client) => client.on('error', report));
+}
+
+export async function dropSchemas(url: string, schemas: string[]): Promise<void> {
   const pg = requireFromCore('pg') as Pg;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
