@@ -1,4 +1,4 @@
-import type { InteractionRecord, ToolExecutionRecord } from '../persistence/checkpoint-store.js';
+import type { InteractionRecord, RememberedApprovals, ToolExecutionRecord } from '../persistence/checkpoint-store.js';
 import { applyQuorumChange } from '../persistence/quorum-change.js';
 import type { Effects } from './step.js';
 
@@ -7,20 +7,35 @@ export type RunOrigin =
   /** Started here: stored by the run's first commit. */
   | { kind: 'new' }
   /** Read from the store: claimed by the run's first commit. */
-  | { kind: 'stored'; interactions: readonly InteractionRecord[]; toolCalls: readonly ToolExecutionRecord[] };
+  | {
+      kind: 'stored';
+      interactions: readonly InteractionRecord[];
+      toolCalls: readonly ToolExecutionRecord[];
+      remembered?: RememberedApprovals;
+    };
 
 /**
  * What a run knows of its thread's interactions and tool calls' write-ahead records: read
  * with the thread, then kept in step with the run's own writes (and with what it read again
- * of another process's answers), so its steps decide from them without a store read.
+ * of another process's answers), so its steps decide from them without a store read. Also
+ * the thread's scope's remembered approvals when its copy came with them (a worker's job),
+ * with those the run remembers itself.
  */
 export class RunViews {
   private readonly interactions = new Map<string, InteractionRecord>();
   private readonly toolCalls = new Map<string, ToolExecutionRecord>();
+  private known: RememberedApprovals | undefined;
 
-  constructor(interactions: readonly InteractionRecord[] = [], toolCalls: readonly ToolExecutionRecord[] = []) {
-    for (const interaction of interactions) this.interactions.set(interaction.interactionId, interaction);
-    for (const call of toolCalls) this.toolCalls.set(call.toolCallId, call);
+  constructor(origin: RunOrigin = { kind: 'new' }) {
+    if (origin.kind === 'new') return;
+    for (const interaction of origin.interactions) this.interactions.set(interaction.interactionId, interaction);
+    for (const call of origin.toolCalls) this.toolCalls.set(call.toolCallId, call);
+    this.known = origin.remembered;
+  }
+
+  /** The scope's remembered approvals as the run knows them, if its thread came with them. */
+  get remembered(): RememberedApprovals | undefined {
+    return this.known;
   }
 
   interaction(interactionId: string): InteractionRecord | undefined {
@@ -36,8 +51,11 @@ export class RunViews {
     return this.toolCalls.get(toolCallId);
   }
 
-  /** Keeps the run's views of its interactions and tool calls in step with its own writes. */
+  /** Keeps the run's views of its interactions, tool calls and remembered approvals in step with its own writes. */
   see(effects: Effects): void {
+    for (const { key, expiresAt, scope } of effects.remember ?? [])
+      if (this.known !== undefined && scope === this.known.scope)
+        this.known = { scope, entries: { ...this.known.entries, [key]: expiresAt } };
     for (const change of effects.interactions ?? []) {
       if (change.kind === 'open') {
         this.interactions.set(change.interaction.interactionId, change.interaction);

@@ -88,7 +88,7 @@ export class Run {
   ) {
     this.state = thread;
     this.previousLease = thread.lease?.owner === context.owner ? undefined : thread.lease;
-    this.views = origin.kind === 'stored' ? new RunViews(origin.interactions, origin.toolCalls) : new RunViews();
+    this.views = new RunViews(origin);
     if (origin.kind === 'stored') this.committed = thread;
     this.firstCommit = new Promise<void>((resolve, reject) => {
       this.markCommitted = resolve;
@@ -137,6 +137,11 @@ export class Run {
   /** An interaction as read again from the store (answered or failed by another process). */
   learn(interaction: InteractionRecord): void {
     this.views.learn(interaction);
+  }
+
+  /** Its scope's remembered approvals, when its copy came with them (a worker's job). */
+  get remembered(): RunViews['remembered'] {
+    return this.views.remembered;
   }
 
   /** The write-ahead record of a tool call as this run knows it. */
@@ -396,4 +401,3 @@ export class Run {
 function noop(): void {}
 
 export { conflictError, conflictOf } from './run-store.js';
-export type { RunOrigin } from './run-views.js';

@@ -1,6 +1,12 @@
 import type { ThreadJob } from '../workers/thread-jobs.js';
 import type { ThreadRecord } from '../persistence/records.js';
-import type { AuditDraft, GlobalChange, InteractionChange, ToolCallChange } from '../persistence/unit-of-work.js';
+import type {
+  AuditDraft,
+  GlobalChange,
+  InteractionChange,
+  RememberEntry,
+  ToolCallChange,
+} from '../persistence/unit-of-work.js';
 import type { EmittedEvent } from './emitted-event.js';
 
 /**
@@ -19,7 +25,7 @@ export interface Effects {
   toolCalls?: readonly ToolCallChange[];
   audit?: readonly AuditDraft[];
   globals?: readonly GlobalChange[];
-  remember?: readonly { key: string; expiresAt: number }[];
+  remember?: readonly RememberEntry[];
   jobs?: readonly ThreadJob[];
   /** Published once the step is applied (after its commit, when it is durable). */
   events?: readonly EmittedEvent[];
@@ -44,7 +50,7 @@ export function combineEffects(...all: readonly (Effects | undefined)[]): Effect
     toolCalls: ToolCallChange[];
     audit: AuditDraft[];
     globals: GlobalChange[];
-    remember: { key: string; expiresAt: number }[];
+    remember: RememberEntry[];
     jobs: ThreadJob[];
     events: EmittedEvent[];
     durable?: Durability;

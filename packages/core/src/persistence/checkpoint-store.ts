@@ -22,6 +22,20 @@ export interface StoredThread {
   interactions: InteractionRecord[];
   /** The write-ahead records of its tool calls. */
   toolCalls: ToolExecutionRecord[];
+  /** Its scope's remembered approvals, when the copy came with them (a worker's job on PostgreSQL). */
+  remembered?: RememberedApprovals;
+}
+
+/**
+ * Every approval remembered for one scope (F30), as the commit that added a worker's job saw
+ * it (issue 38): `entries` maps each key to when it expires (ms since the epoch). A worker
+ * decides from it instead of reading the store: one remembered after that commit only makes
+ * it ask a person again, and none is ever taken back before it expires.
+ */
+export interface RememberedApprovals {
+  /** `SessionMemory.scopeKey` of the scope. */
+  scope: string;
+  entries: Readonly<Record<string, number>>;
 }
 
 /** What the audit's verification compares the entries with (see audit/audit-chain.ts). */

@@ -148,6 +148,17 @@ export interface AuditDraft {
   digest: string;
 }
 
+/**
+ * An approval remembered for a session (F30): `key` until `expiresAt` (ms since the epoch),
+ * filed under its `scope` (`SessionMemory.scopeKey`) so a commit can hand a worker every
+ * approval of one scope (`RememberedApprovals`).
+ */
+export interface RememberEntry {
+  key: string;
+  expiresAt: number;
+  scope?: string;
+}
+
 /** Everything one durability point writes, atomically. */
 export interface UnitOfWork {
   thread?: ThreadChange;
@@ -155,8 +166,8 @@ export interface UnitOfWork {
   toolCalls?: readonly ToolCallChange[];
   audit?: readonly AuditDraft[];
   globals?: readonly GlobalChange[];
-  /** Approvals remembered for a session (F30): `key` until `expiresAt` (ms since the epoch). */
-  remember?: readonly { key: string; expiresAt: number }[];
+  /** Approvals remembered for a session (F30). */
+  remember?: readonly RememberEntry[];
   /** Workflow definitions threads run, kept unless one with the same id and version is (the first stays). */
   definitions?: readonly WorkflowDefinition[];
   /** Jobs for workers (issue 12); one with the key of a waiting job replaces it. */

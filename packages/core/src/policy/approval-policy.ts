@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
 import { TYPES } from '../di/tokens.js';
 import type { Clock } from '../engine/clock.js';
-import type { ICheckpointStore } from '../persistence/checkpoint-store.js';
+import type { ICheckpointStore, RememberedApprovals } from '../persistence/checkpoint-store.js';
+import type { RememberEntry } from '../persistence/unit-of-work.js';
 import type { Tool } from '../tools/define-tool.js';
 import type { ToolRegistry } from '../tools/tool-registry.js';
 import type { ResolvedApprovalOptions } from './approval-options.js';
@@ -69,20 +70,29 @@ export class ApprovalPolicy {
     });
   }
 
-  /** Whether "remember for this session" holds this exact call now (kept in the store, F30). */
-  isRemembered(call: ApprovalCall, scope: MemoryScope): Promise<boolean> {
+  /**
+   * Whether "remember for this session" holds this exact call now (kept in the store, F30).
+   * `known`: the scope's remembered approvals as a worker's job brought them (issue 38),
+   * decided from without a read when they are this scope's.
+   */
+  isRemembered(call: ApprovalCall, scope: MemoryScope, known?: RememberedApprovals): Promise<boolean> {
     const tool = this.tools.find(call.toolName);
     if (!tool) return Promise.resolve(false);
-    return this.store.isApprovalRemembered(SessionMemory.key(scope, tool, call.arguments), this.clock.now());
+    const key = SessionMemory.key(scope, tool, call.arguments);
+    const now = this.clock.now();
+    if (known?.scope === SessionMemory.scopeKey(scope))
+      return Promise.resolve(Object.hasOwn(known.entries, key) && (known.entries[key] ?? 0) > now);
+    return this.store.isApprovalRemembered(key, now);
   }
 
   /** What remembering an approval of these exact arguments for the session window writes (F30). */
-  memoryEntry(call: ApprovalCall, scope: MemoryScope): { key: string; expiresAt: number } | undefined {
+  memoryEntry(call: ApprovalCall, scope: MemoryScope): RememberEntry | undefined {
     const tool = this.tools.find(call.toolName);
     if (!tool) return undefined;
     return {
       key: SessionMemory.key(scope, tool, call.arguments),
       expiresAt: this.clock.now() + this.options.memoryWindow,
+      scope: SessionMemory.scopeKey(scope),
     };
   }
 }

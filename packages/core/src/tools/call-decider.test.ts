@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ApprovalOptions } from '../policy/approval-options.js';
+import { SessionMemory } from '../policy/session-memory.js';
 import { committed, present } from '../testing/conformance/store-records.js';
 import type { TurnOptions } from './turn-state.js';
 import { argumentsOf, newTurnCall, type NewCall } from './turn-state.js';
 import { TOOL_PINS_SCOPE } from './tool-pins.js';
-import { threadWithTurn, turnOf, turnParts } from './__fixtures__/turn-parts.js';
+import { clock, threadWithTurn, turnOf, turnParts } from './__fixtures__/turn-parts.js';
 
 const OPTIONS = { nodeId: 'agent', allowedTools: ['note', 'lookup'] };
 
@@ -100,5 +101,56 @@ describe('CallDecider (a new call: admission, the rules, an automatic approver)'
     await committed(parts.store, { remember: [memory] });
     const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
     expect(call).toMatchObject({ phase: 'ready', rule: 'memory:session' });
+  });
+
+  describe("with the remembered approvals a worker's job brought (issue 38)", () => {
+    const SCOPE = { channel: 'cli', chatId: 'session-1' };
+    const HOUR = 3_600_000;
+    /** The parts of a run whose thread came with these entries of `scope`; the store's reads of remembered approvals are counted. */
+    async function carried(entries: (key: string) => Record<string, number>, scope = SCOPE) {
+      const probe = await turnParts();
+      const key = present(probe.policy.memoryEntry({ toolName: 'note', arguments: { text: 'x' } }, SCOPE)).key;
+      const parts = await turnParts({
+        thread: threadWithTurn([note()]),
+        remembered: { scope: SessionMemory.scopeKey(scope), entries: entries(key) },
+      });
+      const reads = vi.spyOn(parts.store, 'isApprovalRemembered');
+      return { ...parts, key, reads };
+    }
+
+    it('approves a call they hold without reading the store', async () => {
+      const parts = await carried((key) => ({ [key]: clock.now() + HOUR }));
+      const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
+      expect(call).toMatchObject({ phase: 'ready', rule: 'memory:session' });
+      expect(parts.reads).not.toHaveBeenCalled();
+    });
+
+    it('asks for a call they do not hold, or hold expired, even if the store remembers it since: never the other way round', async () => {
+      for (const entries of [() => ({}), (key: string) => ({ [key]: clock.now() - 1 })]) {
+        const parts = await carried(entries);
+        await committed(parts.store, { remember: [{ key: parts.key, expiresAt: clock.now() + HOUR }] });
+        const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
+        expect(call).toMatchObject({ phase: 'new', rule: 'ask:risk:MEDIUM' });
+        expect(parts.reads).not.toHaveBeenCalled();
+      }
+    });
+
+    it('reads the store when they are of another scope', async () => {
+      const parts = await carried((key) => ({ [key]: clock.now() + HOUR }), { channel: 'cli', chatId: 'another' });
+      await committed(parts.store, { remember: [{ key: parts.key, expiresAt: clock.now() + HOUR }] });
+      const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
+      expect(call).toMatchObject({ phase: 'ready', rule: 'memory:session' });
+      expect(parts.reads).toHaveBeenCalledTimes(1);
+    });
+
+    it('holds what the run itself remembers in its scope, for its next call', async () => {
+      const parts = await carried(() => ({}));
+      const memory = present(parts.policy.memoryEntry({ toolName: 'note', arguments: { text: 'x' } }, SCOPE));
+      expect(memory.scope).toBe(SessionMemory.scopeKey(SCOPE));
+      await parts.context.apply({ next: parts.context.thread, effects: { remember: [memory] } });
+      const { call } = await parts.decider.decide(note(), parts.context, OPTIONS);
+      expect(call).toMatchObject({ phase: 'ready', rule: 'memory:session' });
+      expect(parts.reads).not.toHaveBeenCalled();
+    });
   });
 });

@@ -64,7 +64,9 @@ export class CallDecider {
     }
     const proposed = { toolName: call.name, arguments: admission.finalArguments };
     const scope = scopeOf(context);
-    const remembered = tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope));
+    // A worker's job brings the scope's remembered approvals: no read then (issue 38).
+    const remembered =
+      tool?.riskLevel === 'MEDIUM' && (await this.policy.isRemembered(proposed, scope, context.run.remembered));
     const autoApprovedTools = context.thread.toolApproval.autoApprovedTools;
     const decision = await this.pins.checkDecision(
       tool,

@@ -3,6 +3,7 @@ import type { EmittedEvent, NodeExecutionContext } from '../engine/node-executor
 import type { AuditDraft as AuditRow } from '../persistence/unit-of-work.js';
 import type { AuditDraft } from './approval-requests.js';
 import type { ToolRegistry } from './tool-registry.js';
+import { memoryScopeOf, type MemoryScope } from '../policy/session-memory.js';
 import { describeCall, type TurnCall } from './turn-state.js';
 
 /** What a call's decisions write and say (pure): its audit entries and its events. */
@@ -36,9 +37,6 @@ export class TurnRecorder {
 }
 
 /** Session memory is keyed channel:chatId; a thread without a chat id is its own session. */
-export function scopeOf(context: NodeExecutionContext) {
-  return {
-    channel: context.thread.channel,
-    chatId: context.thread.session.chatId ?? context.thread.session.sessionId,
-  };
+export function scopeOf(context: NodeExecutionContext): MemoryScope {
+  return memoryScopeOf(context.thread);
 }

@@ -35,9 +35,10 @@ export class JobRunner {
       case 'deadline':
         await this.expire(job);
         return this.resume(job.threadId);
-      // resume() reads the thread once (unless the job carries it), and says when it ended (THREAD_NOT_WAITING).
+      // resume() reads the thread once (unless the job carries it, with its scope's remembered
+      // approvals), and says when it ended (THREAD_NOT_WAITING).
       case 'continue':
-        return this.resume(job.threadId, undefined, job.stored);
+        return this.resume(job.threadId, undefined, carriedOf(job));
       case 'recover': {
         const thread = await this.store.getThread(job.threadId);
         if (thread === undefined || (thread.status !== 'waiting' && thread.status !== 'running'))
@@ -148,3 +149,9 @@ function recovered(outcome: JobOutcome): JobOutcome {
 
 /** The note of a recover job that took its thread forward (see `JobReport`). */
 export const RECOVERED = 'recovered';
+
+/** The thread a continue job carries, with the remembered approvals the store added to the job. */
+function carriedOf(job: ThreadJob): StoredThread | undefined {
+  if (job.stored === undefined || job.remembered === undefined) return job.stored;
+  return { ...job.stored, remembered: job.remembered };
+}

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { StoredThread } from '../persistence/checkpoint-store.js';
+import type { RememberedApprovals, StoredThread } from '../persistence/checkpoint-store.js';
+import { memoryScopeOf, SessionMemory } from '../policy/session-memory.js';
 
 /**
  * What a worker is asked to do for a thread (issue 12):
@@ -37,6 +38,13 @@ export interface ThreadJob {
    * and the thread is read again. Kept by the job queues that carry a payload (PostgreSQL).
    */
   stored?: StoredThread;
+  /**
+   * With `stored`: the scope (`SessionMemory.scopeKey`) whose remembered approvals the store
+   * adds to the job as `remembered` when it adds the job, in the same transaction (issue 38).
+   */
+  rememberedScope?: string;
+  /** Added by the store (PostgreSQL): see `rememberedScope`. The worker decides from them without reading them. */
+  remembered?: RememberedApprovals;
 }
 
 /** What a job needs of its thread: its id, and the workflow and version it runs (the job's queue). */
@@ -58,7 +66,7 @@ export function continueJob(thread: JobThread, at: number, stored?: StoredThread
     workflowId: jobQueue(thread.workflowId, thread.workflowVersion),
     runAt: iso(at),
     key: `continue:${thread.threadId}`,
-    ...(stored === undefined ? {} : { stored }),
+    ...(stored === undefined ? {} : { stored, rememberedScope: SessionMemory.scopeKey(memoryScopeOf(stored.thread)) }),
   };
 }
 

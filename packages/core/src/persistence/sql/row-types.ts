@@ -125,6 +125,8 @@ export interface RememberedApprovalRow {
   key: string;
   /** Milliseconds since the epoch; PostgreSQL's driver reads a bigint back as a string. */
   expiresAt: number | string;
+  /** `SessionMemory.scopeKey` of the scope it was given in (PostgreSQL; null before issue 38 and on SQLite). */
+  scope: string | null;
 }
 
 /** A row of `audit_head`: the end of the audit chain (one row, id 1). */

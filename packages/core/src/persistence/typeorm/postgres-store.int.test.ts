@@ -139,6 +139,42 @@ function describePostgresStore(url: string): void {
       expect(left.rows).toEqual([{ key: 'continue:thread-1' }]);
     });
 
+    it("adds to a job that names a scope every live approval remembered in it, its own unit's too (issue 38)", async () => {
+      const store = await open();
+      const schema = store.placement.jobsSchema;
+      const later = Date.now() + 3_600_000;
+      const remembered = (key: string, scope: string, expiresAt = later) => ({ key, expiresAt, scope });
+      await createThread(store, threadRecord());
+      await committed(store, {
+        remember: [remembered('k-old', 'S'), remembered('k-expired', 'S', Date.now() - 1), remembered('k-other', 'T')],
+      });
+      const job = (threadId: string, scope: string) => ({
+        ...continueJob({ threadId, workflowId: 'workflow-a', workflowVersion: '1' }, Date.now()),
+        rememberedScope: scope,
+      });
+      await committed(store, { remember: [remembered('k-new', 'S')], jobs: [job('thread-1', 'S')] });
+      // A scope with more than a job carries: the worker reads what it needs.
+      const many = Array.from({ length: 65 }, (_, i) => remembered(`k-many-${i}`, 'U'));
+      await committed(store, { remember: many, jobs: [job('thread-2', 'U'), job('thread-3', 'V')] });
+      // A unit refused for a conflict remembers nothing, and adds no job.
+      expect(
+        await refused(store, { ...saveOf(threadRecord({ version: 7 })), remember: [remembered('k-refused', 'S')] }),
+      ).toMatchObject({ kind: 'thread-changed' });
+
+      const payloads = await schemas.admin.query<{ key: string; payload: { remembered?: unknown } }>(
+        `SELECT key, payload FROM "${schema}"._private_jobs ORDER BY key`,
+      );
+      expect(payloads.rows.map(({ key, payload }) => [key, payload.remembered])).toEqual([
+        ['continue:thread-1', { scope: 'S', entries: { 'k-old': later, 'k-new': later } }],
+        ['continue:thread-2', undefined],
+        ['continue:thread-3', { scope: 'V', entries: {} }],
+      ]);
+      const rows = await schemas.admin.query<{ key: string; scope: string }>(
+        `SELECT key, scope FROM "${store.placement.schema}".remembered_approvals WHERE key IN ('k-old', 'k-refused')`,
+      );
+      expect(rows.rows).toEqual([{ key: 'k-old', scope: 'S' }]);
+    });
+
     it('lets exactly one of two stores commit a thread at one version, and takes one answer', async () => {
       const shared = schemas.fresh();
       const [first, second] = await Promise.all([open(shared), open(shared)]);

@@ -59,9 +59,10 @@ export function encodeUnit(unit: UnitOfWork, now: string): string {
     ...(unit.globals?.length ? { globals: unit.globals.map(encodeGlobal) } : {}),
     ...(unit.remember?.length
       ? {
-          remember: unit.remember.map(({ key, expiresAt }) => ({
+          remember: unit.remember.map(({ key, expiresAt, scope }) => ({
             key: storableText(key, 'remembered approval key'),
             expiresAt: wholeMilliseconds(expiresAt, 'expiresAt'),
+            ...(scope === undefined ? {} : { scope: storableText(scope, 'remembered approval scope') }),
           })),
         }
       : {}),
@@ -243,12 +244,16 @@ function encodeJobs(jobs: readonly ThreadJob[]): object[] {
     byKey.delete(job.key);
     byKey.set(job.key, job);
   }
-  // The payload travels as JSON text (graphile-worker's `json`, which keeps what jsonb cannot: a NUL).
-  return [...byKey.values()].map((job) => ({
+  // The payload travels as JSON text (graphile-worker's `json`, which keeps what jsonb cannot: a
+  // NUL); `interlock_commit` adds `remembered` to a job that names its scope (issue 38).
+  return [...byKey.values()].map(({ remembered: _, ...job }) => ({
     identifier: taskIdentifier(job.workflowId),
     payload: JSON.stringify(job),
     runAt: storableText(job.runAt, 'runAt'),
     key: storableText(job.key, 'job key'),
+    ...(job.rememberedScope === undefined
+      ? {}
+      : { rememberedScope: storableText(job.rememberedScope, 'remembered approval scope') }),
   }));
 }
 

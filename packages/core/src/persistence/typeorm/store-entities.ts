@@ -208,7 +208,9 @@ export const RememberedApprovalEntity = new EntitySchema<RememberedApprovalRow>(
   columns: {
     key: primaryText('key', 'pk_remembered_approvals'),
     expiresAt: { name: 'expires_at', type: 'bigint' },
+    scope: { name: 'scope', type: 'text', nullable: true },
   },
+  indices: [{ name: 'idx_remembered_approvals_scope', columns: ['scope'] }],
 });
 
 /** The `audit_head` table. */

@@ -9,6 +9,7 @@ import type {
   CommitResult,
   ICheckpointStore,
   InteractionRecord,
+  RememberedApprovals,
   ThreadRecord,
   ToolExecutionRecord,
   UnitOfWork,
@@ -127,6 +128,8 @@ export interface TurnPartsOptions {
   seed?: (store: RecordingStore) => Promise<void>;
   /** Whether the run takes the thread's claim (a first commit) before the test; default true. */
   claimed?: boolean;
+  /** The remembered approvals the thread's copy came with (a worker's job on PostgreSQL, issue 38). */
+  remembered?: RememberedApprovals;
 }
 
 export async function turnParts(options: TurnPartsOptions = {}) {
@@ -157,7 +160,11 @@ export async function turnParts(options: TurnPartsOptions = {}) {
       nowIso: () => new Date(clock.now()).toISOString(),
       publish: (_thread, event) => events.push(event),
     };
-    const run = Run.fromStored(runContext, present(await store.loadThread('thread-1')));
+    const stored = present(await store.loadThread('thread-1'));
+    const run = Run.fromStored(
+      runContext,
+      options.remembered === undefined ? stored : { ...stored, remembered: options.remembered },
+    );
     const workflow = workflowDefinition();
     const context: NodeExecutionContext = {
       get thread() {

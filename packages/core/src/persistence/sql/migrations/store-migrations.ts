@@ -18,6 +18,7 @@ import { JobsInOneCall1796688000000 } from './1796688000000-jobs-in-one-call.js'
 import { NotifyQuorumChanges1796774400000 } from './1796774400000-notify-quorum-changes.js';
 import { SqliteFewerPagesPerCommit1796860800000 } from './1796860800000-sqlite-fewer-pages-per-commit.js';
 import { LeanCommit1796947200000 } from './1796947200000-lean-commit.js';
+import { CarryRememberedApprovals1797033600000 } from './1797033600000-carry-remembered-approvals.js';
 
 /** The store's migrations, oldest first. Append new ones; never edit one that shipped. */
 export const STORE_MIGRATIONS = [
@@ -42,4 +43,5 @@ export const STORE_MIGRATIONS = [
   // Before LeanCommit: TypeORM runs migrations in the order of their timestamps.
   SqliteFewerPagesPerCommit1796860800000,
   LeanCommit1796947200000,
+  CarryRememberedApprovals1797033600000,
 ];
