@@ -17,7 +17,7 @@ const MOST_CARRIED = 64;
 
 /**
  * Remembered approvals carried with a worker's job (issue 38). A remembered approval's row
- * says the scope it was given in (`scope`: channel and chat, hashed; indexed), and
+ * says the scope it was given in (`scope`: channel and chat, hashed; indexed where set), and
  * `interlock_commit` (PostgreSQL) adds to each job that names a scope (`rememberedScope`)
  * every approval of that scope that has not expired, as `remembered` in its payload, in the
  * transaction that adds the job: the worker that takes the job decides from them, without
@@ -36,7 +36,10 @@ export class CarryRememberedApprovals1797033600000 implements MigrationInterface
   async up(queryRunner: MigrationRunner): Promise<void> {
     const table = qualified(queryRunner, 'remembered_approvals');
     await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN "scope" text`);
-    await queryRunner.query(`CREATE INDEX "idx_remembered_approvals_scope" ON ${table} ("scope")`);
+    // Only rows with a scope: on SQLite, which writes none, it stays empty (no bytes per thread).
+    await queryRunner.query(
+      `CREATE INDEX "idx_remembered_approvals_scope" ON ${table} ("scope") WHERE "scope" IS NOT NULL`,
+    );
     if (queryRunner.connection.driver.options?.type !== 'postgres') return;
     await queryRunner.query(commitFunction(queryRunner, carryingRemembered(queryRunner)));
   }
