@@ -170,6 +170,7 @@ export { anthropic, type AnthropicOptions } from './llm/anthropic.js';
 export type {
   ICheckpointStore,
   StoredThread,
+  RememberedApprovals,
   StoredAuditEvidence,
   ThreadRecord,
   LiveThread,
