@@ -3,7 +3,7 @@ import type { InteractionResponses } from '../interaction/interaction-responses.
 import type { AnswerDesk, DeskAnswer } from './answer-desk.js';
 import type { AnswerSeen } from './answer-plan.js';
 import type { RespondResult } from './respond-result.js';
-import { conflictOf } from './run.js';
+import { conflictOf } from './run-store.js';
 import type { StoredRuns } from './stored-runs.js';
 import type { ThreadHandle } from './thread-handle.js';
 import type { ThreadRuns } from './thread-runs.js';

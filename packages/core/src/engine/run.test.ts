@@ -11,7 +11,8 @@ import {
   threadRecord,
   toolApproval,
 } from '../testing/conformance/store-records.js';
-import { conflictOf, Run, startCommitted, type RunContext } from './run.js';
+import { Run, startCommitted, type RunContext } from './run.js';
+import { conflictOf } from './run-store.js';
 
 /*
  * Run's commits and how each can fail (issue 39): refused (the run stops and writes nothing

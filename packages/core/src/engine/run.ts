@@ -170,11 +170,7 @@ export class Run {
     return { [committedStarts]: new Set(starts.map((change) => change.call.toolCallId)) };
   }
 
-  /**
-   * Runs `work` with the end-of-turn commit paused: what is pending is committed with the
-   * durability point that follows `work` at once, not alone in a turn `work` awaits (a
-   * receipt signed on the thread pool). If `work` throws, it is committed before the error.
-   */
+  /** Runs `work` with the end-of-turn commit paused: what is pending goes with the durability point after it, not alone in a turn it awaits (a receipt's key read); if it throws, it is committed first. */
   async holdingCommit<T>(work: () => Promise<T>): Promise<T> {
     if (this.lazyCommit === undefined) return work();
     this.cancelLazyCommit();
@@ -399,5 +395,3 @@ export class Run {
 }
 
 function noop(): void {}
-
-export { conflictError, conflictOf } from './run-store.js';
