@@ -1,30 +1,25 @@
 /**
  * One worker process of the queue-alone scaling step (queue-workers-pg.ts): graphile-worker
- * with the options Interlock's workers run it with (workers/job-consumers.ts: a local queue
- * of `concurrency` jobs, completion batched every 50 ms), and a no-op task that tells the
- * parent which job ran (IPC). Stops on the parent's `stop` and answers with its CPU since
- * the parent's `measure`.
+ * with the options Interlock's workers run it with (`AS_INTERLOCK_RUNS_IT`), and a no-op
+ * task that tells the parent which job ran (IPC). Stops on the parent's `stop` and answers
+ * with its CPU since the parent's `measure`.
  */
 import { requireFromCore } from './scenario.js';
-import { IN_FLIGHT, reportPoolErrors, type GraphileWorker, type Pg } from './workers-pg.js';
-
-/** What Interlock's workers set (workers/job-consumers.ts), with the concurrency of the bench's (pg-worker.ts). */
-const COMPLETE_BATCH_MS = 50;
-const concurrency = IN_FLIGHT;
+import { AS_INTERLOCK_RUNS_IT, IN_FLIGHT, reportPoolErrors, type GraphileWorker, type Pg } from './workers-pg.js';
 
 const send = (message: unknown) => process.send?.(message);
 const graphile = requireFromCore('graphile-worker') as GraphileWorker;
 const pg = requireFromCore('pg') as Pg;
-const pool = new pg.Pool({ connectionString: process.env['BENCH_PG_URL'] ?? '', max: concurrency + 2 });
+const pool = new pg.Pool({ connectionString: process.env['BENCH_PG_URL'] ?? '', max: IN_FLIGHT + 2 });
 reportPoolErrors(pool, 'queue worker');
 const runner = await graphile.run({
   pgPool: pool,
   schema: process.env['BENCH_PG_SCHEMA'],
-  concurrency,
+  concurrency: IN_FLIGHT,
   pollInterval: 1_000,
   noHandleSignals: true,
   logger: new graphile.Logger(() => () => undefined),
-  preset: { worker: { localQueue: { size: concurrency }, completeJobBatchDelay: COMPLETE_BATCH_MS } },
+  preset: AS_INTERLOCK_RUNS_IT,
   taskList: {
     noop: (payload: unknown) => {
       send({ ran: (payload as { i: number }).i });

@@ -42,6 +42,11 @@ export interface GraphileWorker {
   Logger: new (factory: () => () => void) => unknown;
 }
 export const IN_FLIGHT = 8;
+/**
+ * graphile-worker's options as Interlock's workers set them (workers/job-consumers.ts): a
+ * local queue of the worker's concurrency (the bench's: `IN_FLIGHT`), completion batched every 50 ms.
+ */
+export const AS_INTERLOCK_RUNS_IT = { worker: { localQueue: { size: IN_FLIGHT }, completeJobBatchDelay: 50 } };
 
 export interface PgOptions {
   url: string;
@@ -285,9 +290,7 @@ export async function modeQueuePg(options: Omit<PgOptions, 'workers'>): Promise<
     logger: new graphile.Logger(() => () => undefined),
     // Its defaults, its fastest for these lanes; BENCH_QUEUE_LOCAL=1 runs it as Interlock's
     // workers do (workers/job-consumers.ts: its local queue, batched completion).
-    ...(process.env['BENCH_QUEUE_LOCAL'] === '1'
-      ? { preset: { worker: { localQueue: { size: IN_FLIGHT }, completeJobBatchDelay: 50 } } }
-      : {}),
+    ...(process.env['BENCH_QUEUE_LOCAL'] === '1' ? { preset: AS_INTERLOCK_RUNS_IT } : {}),
     taskList: {
       noop: async (payload: unknown) => {
         picked.get((payload as { i: number }).i)?.();
