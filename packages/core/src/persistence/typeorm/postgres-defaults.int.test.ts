@@ -8,6 +8,7 @@ import { openStore } from '../../interlock-store.js';
 import type { StoreOptions } from '../open-store.js';
 import { ownDatabase, type OwnDatabase } from '../../testing/own-database.js';
 import { until } from '../../testing/until.js';
+import { continueJob } from '../../workers/thread-jobs.js';
 import { createWorker, type InterlockWorker } from '../../workers/worker.js';
 import { testPostgresUrl } from './__fixtures__/postgres-harness.js';
 import { placementOf } from './postgres-placement.js';
@@ -115,6 +116,27 @@ if (baseUrl !== undefined) {
       const same = await answerer({ type: 'postgres', url: `${url}?schema=public` });
       expect(await answeredAndFinished(same, 'named public')).toBe('named public');
       expect(await sql(url, `SELECT count(*)::int AS threads FROM public.threads`)).toEqual([{ threads: 2 }]);
+    });
+
+    it("on a plain URL carries a scope's remembered approvals with the job that names it (issue 38)", async () => {
+      const { url } = await database('remembered');
+      const store = await openStore({ type: 'postgres', url });
+      closers.push(() => store.close());
+      const later = Date.now() + 3_600_000;
+      const thread = { threadId: 'thread-1', workflowId: 'elsewhere', workflowVersion: '1' };
+      const result = await store.commit({
+        remember: [{ key: 'k', expiresAt: later, scope: 'S' }],
+        jobs: [{ ...continueJob(thread, later), rememberedScope: 'S' }],
+      });
+      expect(result.status).toBe('committed');
+      expect(await sql(url, 'SELECT "key", "scope" FROM public.remembered_approvals')).toEqual([
+        { key: 'k', scope: 'S' },
+      ]);
+      const [job] = await sql<{ payload: { remembered?: unknown } }>(
+        url,
+        'SELECT payload FROM public_jobs._private_jobs',
+      );
+      expect(job?.payload.remembered).toEqual({ scope: 'S', entries: { k: later } });
     });
 
     it('with ?schema= in the URL, or the schema option, keeps both apart from public; the worker reads its queue from its store', async () => {
