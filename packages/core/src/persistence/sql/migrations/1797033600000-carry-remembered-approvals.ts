@@ -47,11 +47,8 @@ export class CarryRememberedApprovals1797033600000 implements MigrationInterface
   async down(queryRunner: MigrationRunner): Promise<void> {
     if (queryRunner.connection.driver.options?.type === 'postgres')
       await queryRunner.query(commitFunction(queryRunner, ''));
-    const index =
-      queryRunner.connection.driver.options?.type === 'postgres'
-        ? qualified(queryRunner, 'idx_remembered_approvals_scope')
-        : '"idx_remembered_approvals_scope"';
-    await queryRunner.query(`DROP INDEX ${index}`);
+    // An index lives in its table's schema.
+    await queryRunner.query(`DROP INDEX ${qualified(queryRunner, 'idx_remembered_approvals_scope')}`);
     await queryRunner.query(`ALTER TABLE ${qualified(queryRunner, 'remembered_approvals')} DROP COLUMN "scope"`);
   }
 }
